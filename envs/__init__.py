@@ -1,0 +1,8 @@
+"""monster-zoo environments: PettingZoo AEC games over numba kernels.
+
+>>> import envs
+>>> env = envs.make("marry_the_monster-v0", num_players=3)
+"""
+from .registry import available, config, make, make_batch, register, spec
+
+__all__ = ["available", "config", "make", "make_batch", "register", "spec"]

@@ -1,0 +1,209 @@
+"""One PettingZoo AEC adapter over any game that implements the kernel contract.
+
+A game's ``env.py`` subclasses :class:`KernelAECEnv`, setting ``spec`` and
+``metadata``; everything else (validation, illegal actions, rewards, rendering,
+pickling) lives here once.
+"""
+import numbers
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL
+from .options import resolve_options
+from .rng import entropy_seed, make_rng
+
+
+class IllegalActionError(ValueError):
+    """An action the rules do not allow; the game is left exactly as it was."""
+
+
+class KernelAECEnv(AECEnv, EzPickle):
+    """PettingZoo AEC env whose rules are the numba kernels of ``spec``.
+
+    Subclasses set ``spec`` (a :class:`~envs.core.contract.GameSpec`) and
+    ``metadata``. Constructor keywords are the game's options (see its docs).
+    """
+
+    spec = None
+    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, **options):
+        EzPickle.__init__(self, **options)
+        super().__init__()
+        spec = self.spec
+        self.options = resolve_options(spec.env_id, spec.options, options)
+        self.render_mode = self.options["render_mode"]
+        self._config = spec.make_config(self.options)
+        n = int(self._config[0])
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
+        })
+        self._act_space = spaces.Discrete(spec.num_actions)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._state = np.zeros(spec.state_size, np.int32)
+        self._mask = np.zeros(spec.num_actions, np.int8)
+        self._returns = np.zeros(n, np.float32)
+        self._rng = None
+
+    # --- PettingZoo API ------------------------------------------------------
+    def observation_space(self, agent):
+        """The same cached Dict space for every agent."""
+        return self._obs_space
+
+    def action_space(self, agent):
+        """The same cached Discrete space for every agent."""
+        return self._act_space
+
+    def reset(self, seed=None, options=None):
+        """Start a new game; ``seed`` makes it reproducible (ruling C2)."""
+        if seed is not None:
+            self._rng = make_rng(seed)
+        elif self._rng is None:
+            self._rng = make_rng(entropy_seed())
+        self.spec.init_state(self._state, self._config, self._rng)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._sync_selection()
+
+    def observe(self, agent):
+        """``{"observation", "action_mask"}`` from ``agent``'s seat; the mask is zero off-turn."""
+        obs = np.zeros(self.spec.obs_size, np.float32)
+        self.spec.observe_into(self._state, self._seat[agent], obs)
+        mask = np.zeros(self.spec.num_actions, np.int8)
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            mask[:] = self._mask
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        """Apply ``action`` for the selected agent, or retire a finished agent with None."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"{agent} has finished; the only valid action is None, got {action!r}")
+            self._was_dead_step(action)
+            return
+        reason = self._check_action(agent, action)
+        if reason is not None:
+            if self.options["illegal_action"] == "penalize":
+                self._penalize(agent)
+                return
+            raise IllegalActionError(reason)
+        self._cumulative_rewards[agent] = 0.0
+        self.spec.apply_action(self._state, int(action), self._rng)
+        self.rewards = {a: 0.0 for a in self.agents}
+        if self._state[H_TERMINAL]:
+            self.spec.returns(self._state, self._returns)
+            self.rewards = {a: float(self._returns[self._seat[a]]) for a in self.agents}
+            self.terminations = {a: True for a in self.agents}
+        elif self._state[H_STEPS] >= self._config[C_MAX_STEPS]:
+            self.truncations = {a: True for a in self.agents}
+        self._sync_selection()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        """Text of the public state ('ansi' returns it, 'human' prints it)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        text = self.spec.to_text(self._state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        """Nothing to release."""
+
+    def state(self):
+        """A copy of the full engine state (hidden information included; for debugging)."""
+        return self._state.copy()
+
+    # --- helpers -----------------------------------------------------------------
+    @property
+    def engine_state(self) -> np.ndarray:
+        """The live engine state vector (do not modify; copy for search)."""
+        return self._state
+
+    def action_to_str(self, action) -> str:
+        """Name ``action`` in the current state."""
+        return self.spec.action_to_str(int(action), self._state)
+
+    def legal_actions(self):
+        """Indices of the legal actions of the selected agent."""
+        return np.flatnonzero(self._mask).tolist()
+
+    def _sync_selection(self):
+        """Point ``agent_selection`` at the seat on move and refresh its mask."""
+        cur = int(self._state[H_CURRENT])
+        if self._state[H_TERMINAL] or cur < 0 or any(self.truncations.values()):
+            self._mask[:] = 0
+            if self.agents:
+                self.agent_selection = self.agents[0] if cur < 0 else self.possible_agents[cur]
+            return
+        self.agent_selection = self.possible_agents[cur]
+        self.spec.legal_mask(self._state, self._mask)
+
+    def _check_action(self, agent, action):
+        """None if ``action`` is legal for ``agent``, else the error message."""
+        if action is None:
+            return f"{agent} is on move and must act; None is only for finished agents"
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral):
+            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            else:
+                return f"{agent}: action {action!r} is not an integer action index"
+        a = int(action)
+        if not 0 <= a < self.spec.num_actions:
+            return f"{agent}: action {a} is out of range 0..{self.spec.num_actions - 1}"
+        code = int(self.spec.illegal_reason(self._state, a))
+        if code:
+            return (f"{agent}: action {a} ({self.spec.action_to_str(a, self._state)}) is illegal: "
+                    f"{self.spec.reasons[code]}")
+        return None
+
+    def _penalize(self, agent):
+        """End the game: -1 to ``agent``, 0 to the others (PettingZoo's TerminateIllegalWrapper)."""
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
+        self.terminations = {a: True for a in self.agents}
+        self.infos[agent]["illegal_move"] = True
+        self._mask[:] = 0
+        self._accumulate_rewards()
+
+    # --- pickling: constructor options plus the live game ---------------------------
+    def __getstate__(self):
+        live = None
+        if self._rng is not None and hasattr(self, "agents"):
+            live = {k: getattr(self, k) for k in (
+                "_state", "_rng", "agents", "rewards", "_cumulative_rewards", "terminations",
+                "truncations", "infos", "agent_selection", "_mask")}
+            live = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in live.items()}
+        return {"ezpickle": EzPickle.__getstate__(self), "live": live}
+
+    def __setstate__(self, data):
+        EzPickle.__setstate__(self, data["ezpickle"])
+        if data["live"] is not None:
+            for k, v in data["live"].items():
+                setattr(self, k, v)
+
+
+def wrap(raw):
+    """Standard wrappers of ``env()``: order enforcement only, since the adapter itself
+    validates actions (bounds and legality) with clearer messages than the generic wrappers."""
+    return wrappers.OrderEnforcingWrapper(raw)

@@ -1,0 +1,196 @@
+"""Generic batched drivers: many games stepped in parallel with the games' own kernels.
+
+The drivers are written once and receive a game's kernels as first-class numba
+functions (see ``contract``), so the same compiled driver serves every game and
+no rule is ever written twice. Each slot owns its game generator (and a separate
+generator for random actions), so results do not depend on the thread count.
+Finished or truncated games are reset in place (auto-reset); their final
+rewards are reported in the step that ended them.
+"""
+import numpy as np
+from numba import njit, prange, types
+
+from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
+                       INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
+from .rng import make_rng, make_rngs, rng_pick_set
+
+STATES = types.int32[:, ::1]
+RNGS = types.uint64[:, ::1]
+MASKS = types.int8[:, ::1]
+FLOATS2 = types.float32[:, ::1]
+BOOLS = types.boolean[::1]
+INTS = types.int64[::1]
+
+
+@njit(types.void(STATES, CONFIG, RNGS, MASKS, FLOATS2, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T),
+      cache=True, parallel=True)
+def batch_reset(states, config, rngs, masks, obs, init_state, legal_mask, observe_into):
+    """Start a new game in every slot and write the mover's mask and observation."""
+    for i in prange(states.shape[0]):
+        init_state(states[i], config, rngs[i])
+        legal_mask(states[i], masks[i])
+        observe_into(states[i], states[i, H_CURRENT], obs[i])
+
+
+@njit(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, FLOATS2, FLOATS2, BOOLS, BOOLS,
+                  INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T),
+      cache=True, parallel=True)
+def batch_step(states, config, rngs, actions, masks, obs, rewards, terminated, truncated,
+               init_state, legal_mask, apply_action, returns, observe_into):
+    """Apply one action per slot and auto-reset finished games.
+
+    ``masks`` holds the legal actions of the state being stepped; an action it
+    does not allow leaves its slot unchanged and is counted in the result.
+    ``rewards[i]`` holds every seat's final reward in the step a game ended.
+    """
+    illegal = 0
+    for i in prange(states.shape[0]):
+        a = actions[i]
+        rewards[i, :] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+            illegal += 1
+            continue
+        s = states[i]
+        apply_action(s, a, rngs[i])
+        if s[H_TERMINAL] != 0:
+            returns(s, rewards[i])
+            terminated[i] = True
+        elif s[H_STEPS] >= s[H_MAX_STEPS]:
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            init_state(s, config, rngs[i])
+        legal_mask(s, masks[i])
+        observe_into(s, s[H_CURRENT], obs[i])
+    return illegal
+
+
+@njit(types.void(MASKS, RNGS, INTS), cache=True, parallel=True)
+def batch_random_actions(masks, rngs, out):
+    """A uniformly random legal action per slot, drawn from ``rngs`` (not the game's)."""
+    for i in prange(masks.shape[0]):
+        out[i] = rng_pick_set(masks[i], rngs[i])
+
+
+@njit(types.int64(types.int32[::1], CONFIG, types.uint64[::1], types.uint64[::1], types.int8[::1],
+                  types.int64, INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T), cache=True)
+def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask,
+                 apply_action):
+    """Play ``num_steps`` random legal actions on one state (auto-reset); return games finished."""
+    finished = 0
+    for _ in range(num_steps):
+        legal_mask(state, mask)
+        apply_action(state, rng_pick_set(mask, action_rng), rng)
+        if state[H_TERMINAL] != 0 or state[H_STEPS] >= state[H_MAX_STEPS]:
+            finished += 1
+            init_state(state, config, rng)
+    return finished
+
+
+@njit(types.int64(STATES, CONFIG, RNGS, RNGS, MASKS, types.int64,
+                  INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T),
+      cache=True, parallel=True)
+def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
+                       init_state, legal_mask, apply_action):
+    """Play ``num_steps`` random legal actions in every slot; return games finished.
+
+    The pure engine loop used by the benchmarks: no observations, auto-reset.
+    """
+    finished = np.zeros(states.shape[0], np.int64)
+    for i in prange(states.shape[0]):
+        finished[i] = random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
+                                   init_state, legal_mask, apply_action)
+        legal_mask(states[i], masks[i])
+    return finished.sum()
+
+
+class BatchEngine:
+    """``num_envs`` games of one kind stepped together by the batched drivers.
+
+    Game ``i`` is seeded with ``seed + i``, exactly as ``env.reset(seed=seed + i)``
+    seeds the AEC env, so both give the same games for the same actions.
+    Observations are from the seat on move in each slot.
+    """
+
+    def __init__(self, spec, config: np.ndarray, num_envs: int, seed: int = 0):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.spec = spec
+        self.config = np.ascontiguousarray(config, dtype=np.int64)
+        self.num_envs = int(num_envs)
+        self.num_players = int(self.config[0])
+        self.states = np.zeros((num_envs, spec.state_size), np.int32)
+        self.masks = np.zeros((num_envs, spec.num_actions), np.int8)
+        self.obs = np.zeros((num_envs, spec.obs_size), np.float32)
+        self.rewards = np.zeros((num_envs, self.num_players), np.float32)
+        self.terminated = np.zeros(num_envs, np.bool_)
+        self.truncated = np.zeros(num_envs, np.bool_)
+        self._actions = np.zeros(num_envs, np.int64)
+        self.seed(seed)
+
+    def seed(self, seed: int) -> None:
+        """Reseed every slot: game generators ``seed + i``, action generators derived apart."""
+        self.rngs = make_rngs([seed + i for i in range(self.num_envs)])
+        self.action_rngs = make_rngs([(seed + i) ^ 0x5EED5EED5EED for i in range(self.num_envs)])
+
+    def reset(self):
+        """Start every game; return ``(obs, masks)`` of the seat on move."""
+        s = self.spec
+        batch_reset(self.states, self.config, self.rngs, self.masks, self.obs,
+                    s.init_state, s.legal_mask, s.observe_into)
+        return self.obs, self.masks
+
+    @property
+    def current_players(self) -> np.ndarray:
+        """The seat on move in each slot."""
+        return self.states[:, H_CURRENT].copy()
+
+    def step(self, actions):
+        """Apply one action per slot; return ``(obs, masks, rewards, terminated, truncated)``.
+
+        Raises ValueError, changing nothing, if any action is illegal in its slot.
+        """
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"expected {self.num_envs} actions, got shape {acts.shape}")
+        bad = (acts < 0) | (acts >= self.spec.num_actions)
+        bad[~bad] = self.masks[np.flatnonzero(~bad), acts[~bad]] == 0
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"slot {i}: action {int(acts[i])} ({self.spec.action_to_str(int(acts[i]))}) "
+                             f"is illegal for player_{int(self.states[i, H_CURRENT])}")
+        s = self.spec
+        batch_step(self.states, self.config, self.rngs, acts, self.masks, self.obs, self.rewards,
+                   self.terminated, self.truncated,
+                   s.init_state, s.legal_mask, s.apply_action, s.returns, s.observe_into)
+        return self.obs, self.masks, self.rewards, self.terminated, self.truncated
+
+    def random_actions(self) -> np.ndarray:
+        """A random legal action per slot from the engine's own action generators."""
+        batch_random_actions(self.masks, self.action_rngs, self._actions)
+        return self._actions.copy()
+
+    def step_random(self, num_steps: int) -> int:
+        """Run ``num_steps`` random steps per slot inside numba; return games finished."""
+        s = self.spec
+        return int(batch_random_steps(self.states, self.config, self.rngs, self.action_rngs,
+                                      self.masks, int(num_steps),
+                                      s.init_state, s.legal_mask, s.apply_action))
+
+
+def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **options) -> int:
+    """Run one game state through ``num_steps`` random legal actions; return games finished.
+
+    The single-state engine loop of the benchmarks (auto-resetting).
+    """
+    from .. import registry
+
+    spec = registry.spec(game_id)
+    state = np.zeros(spec.state_size, np.int32)
+    mask = np.zeros(spec.num_actions, np.int8)
+    config = registry.config(game_id, options)
+    rng, action_rng = make_rng(seed), make_rng(seed ^ 0x5EED5EED5EED)
+    spec.init_state(state, config, rng)
+    return int(random_steps(state, config, rng, action_rng, mask, int(num_steps),
+                            spec.init_state, spec.legal_mask, spec.apply_action))

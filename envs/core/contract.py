@@ -1,0 +1,92 @@
+"""The kernel contract every game implements, and the header all game states share.
+
+A game's state is one flat ``int32`` vector. Its first ``HEADER_SIZE`` slots are
+common to every game so that the generic drivers (AEC adapter, batched engine)
+can read who is on move, whether the game is over and how many actions were
+taken without knowing the game. The rest of the vector is the game's own layout.
+
+The kernels are compiled with the explicit signatures below. The batched drivers
+receive them as first-class numba functions, so one driver serves every game and
+its machine code stays in numba's on-disk cache (a driver specialised on a
+dispatcher object would be recompiled in every process).
+"""
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Sequence
+
+from numba import types
+
+# --- shared state header -------------------------------------------------------
+H_NUM_PLAYERS = 0
+H_CURRENT = 1      # seat on move; -1 once the game is over
+H_TERMINAL = 2     # 1 when the rules ended the game
+H_STEPS = 3        # actions applied since reset
+H_MAX_STEPS = 4    # truncation limit (ruling C4)
+H_REWARD_MODE = 5  # REWARD_WIN or REWARD_SCORE (ruling C3)
+HEADER_SIZE = 6
+
+REWARD_WIN = 0
+REWARD_SCORE = 1
+
+# --- config vector handed to init_state ----------------------------------------
+C_NUM_PLAYERS = 0
+C_MAX_STEPS = 1
+C_REWARD_MODE = 2
+CONFIG_COMMON = 3  # games append their own config entries after these
+
+# --- kernel signatures -----------------------------------------------------------
+STATE = types.int32[::1]
+CONFIG = types.int64[::1]
+RNG = types.uint64[::1]
+MASK = types.int8[::1]
+FLOATS = types.float32[::1]
+
+INIT_STATE_SIG = types.void(STATE, CONFIG, RNG)
+LEGAL_MASK_SIG = types.int64(STATE, MASK)
+APPLY_ACTION_SIG = types.void(STATE, types.int64, RNG)
+RETURNS_SIG = types.void(STATE, FLOATS)
+OBSERVE_SIG = types.void(STATE, types.int64, FLOATS)
+ILLEGAL_REASON_SIG = types.int64(STATE, types.int64)
+DETERMINIZE_SIG = types.void(STATE, types.int64, RNG)
+
+INIT_STATE_T = types.FunctionType(INIT_STATE_SIG)
+LEGAL_MASK_T = types.FunctionType(LEGAL_MASK_SIG)
+APPLY_ACTION_T = types.FunctionType(APPLY_ACTION_SIG)
+RETURNS_T = types.FunctionType(RETURNS_SIG)
+OBSERVE_T = types.FunctionType(OBSERVE_SIG)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Static description of one game: sizes, kernels, options and text helpers.
+
+    Generic code (AEC adapter, batched engine, tests, benchmarks) reads only this.
+    """
+
+    name: str                     # e.g. "marry_the_monster"
+    version: int                  # the module suffix: envs.<name>_v<version>
+    title: str                    # human name for tables and renders
+    min_players: int
+    max_players: int
+    state_size: int
+    obs_size: int
+    num_actions: int
+    max_game_length: int          # default truncation limit in actions (C4)
+    init_state: Callable
+    legal_mask: Callable
+    apply_action: Callable
+    returns: Callable
+    observe_into: Callable
+    illegal_reason: Callable      # 0 when legal, else a key of ``reasons``
+    determinize: Callable         # resample what ``player`` cannot see
+    reasons: Dict[int, str]
+    options: Sequence             # envs.core.options.Option entries
+    make_config: Callable         # validated options dict -> int64 config vector
+    to_text: Callable             # state -> str (public view)
+    action_to_str: Callable       # (action, state=None) -> str
+    str_to_action: Callable       # text -> action index
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def env_id(self) -> str:
+        """The registry id, e.g. ``marry_the_monster-v0``."""
+        return f"{self.name}-v{self.version}"

@@ -1,0 +1,71 @@
+"""Declared constructor options with validation that names the valid values."""
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+
+
+@dataclass(frozen=True)
+class Option:
+    """One constructor option of a game.
+
+    ``choices`` lists the accepted values; when it is None, ``check`` validates
+    and ``valid`` describes the accepted values in words for error messages.
+    """
+
+    name: str
+    default: Any
+    doc: str
+    choices: Optional[Tuple[Any, ...]] = None
+    check: Optional[Callable[[Any], bool]] = None
+    valid: str = ""
+
+    def validate(self, value: Any, game: str) -> Any:
+        """Return ``value`` if acceptable, else raise ValueError listing valid values."""
+        if self.choices is not None:
+            if any(_same_kind(value, c) and value == c for c in self.choices):
+                return value
+            listed = ", ".join(repr(c) for c in self.choices)
+            raise ValueError(f"{game}: option {self.name}={value!r} is not valid; valid values: {listed}")
+        if self.check is not None and not self.check(value):
+            raise ValueError(f"{game}: option {self.name}={value!r} is not valid; expected {self.valid}")
+        return value
+
+
+def _same_kind(value: Any, choice: Any) -> bool:
+    """Whether ``value`` may equal ``choice``: 3.0 is no player count and True no 1."""
+    import numbers
+
+    if isinstance(choice, bool) or isinstance(value, bool):
+        return isinstance(choice, bool) and isinstance(value, bool)
+    if isinstance(choice, numbers.Integral):
+        return isinstance(value, numbers.Integral)
+    return type(value) is type(choice)
+
+
+def positive_int(value: Any) -> bool:
+    """True for a Python or numpy integer >= 1 (bools excluded)."""
+    import numbers
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
+
+
+COMMON_OPTIONS = (
+    Option("reward", "win", "'win': +1/k to the k winners, -1/(n-k) to the others (ruling C3); "
+           "'score': final score minus the mean final score.", choices=("win", "score")),
+    Option("illegal_action", "raise", "'raise': an illegal action raises ValueError and changes nothing; "
+           "'penalize': it ends the game with -1 for the offender and 0 for the others.",
+           choices=("raise", "penalize")),
+    Option("render_mode", None, "None, 'ansi' (render() returns text) or 'human' (render() prints).",
+           choices=(None, "ansi", "human")),
+)
+
+
+def resolve_options(game: str, declared: Sequence[Option], given: Dict[str, Any]) -> Dict[str, Any]:
+    """Merge ``given`` over the defaults of ``declared``, refusing unknown names and bad values."""
+    by_name = {o.name: o for o in declared}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        raise TypeError(f"{game}: unknown option(s) {', '.join(unknown)}; valid options: {', '.join(by_name)}")
+    resolved = {}
+    for name, opt in by_name.items():
+        resolved[name] = opt.validate(given[name], game) if name in given else opt.default
+    return resolved

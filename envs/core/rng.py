@@ -1,0 +1,76 @@
+"""Explicit, seedable random generator usable inside numba kernels.
+
+Every game owns its generator as a ``uint64[1]`` array (splitmix64). Kernels never
+touch ``np.random``: numba's generator is per thread, so results would depend on
+the thread that ran a game under ``prange``. Keeping the generator outside the
+game state also means a planner that clones a state cannot peek at future draws.
+"""
+import numpy as np
+from numba import njit
+
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_MASK64 = (1 << 64) - 1
+
+
+def _mix(z: int) -> int:
+    """splitmix64's finaliser on a Python int, used to spread user seeds."""
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & _MASK64
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB & _MASK64
+    return z ^ (z >> 31)
+
+
+def make_rng(seed: int) -> np.ndarray:
+    """Return a fresh generator state for an integer seed (any size, negative allowed)."""
+    return np.array([_mix((int(seed) + 0x9E3779B97F4A7C15) & _MASK64)], dtype=np.uint64)
+
+
+def make_rngs(seeds) -> np.ndarray:
+    """Return one generator row per seed, shape ``[len(seeds), 1]``."""
+    return np.stack([make_rng(s) for s in seeds])
+
+
+def entropy_seed() -> int:
+    """A non-deterministic seed for ``reset()`` without a seed."""
+    return int(np.random.SeedSequence().entropy) & _MASK64
+
+
+@njit(cache=True)
+def rng_next(rng):
+    """Advance the generator and return 64 random bits."""
+    rng[0] += _GAMMA
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def rng_below(rng, n):
+    """Uniform integer in ``[0, n)`` for ``n >= 1``, without modulo bias."""
+    bound = np.uint64(n)
+    # Reject the top partial block so every residue is equally likely.
+    limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % bound)
+    while True:
+        x = rng_next(rng)
+        if x < limit:
+            return np.int64(x % bound)
+
+
+@njit(cache=True)
+def rng_pick_set(mask, rng):
+    """Index of a uniformly chosen non-zero entry of ``mask`` (-1 when all are zero)."""
+    count = 0
+    for i in range(mask.shape[0]):
+        if mask[i] != 0:
+            count += 1
+    if count == 0:
+        return -1
+    k = rng_below(rng, count)
+    for i in range(mask.shape[0]):
+        if mask[i] != 0:
+            if k == 0:
+                return i
+            k -= 1
+    return -1

@@ -1,0 +1,51 @@
+"""Marry the Monster as a PettingZoo AEC env: the game's declaration for the generic adapter."""
+import numpy as np
+
+from ..core.aec import KernelAECEnv, wrap
+from ..core.contract import REWARD_SCORE, REWARD_WIN, GameSpec
+from ..core.options import COMMON_OPTIONS, Option, positive_int
+from . import rules
+from .actions import NUM_ACTIONS, action_to_str, str_to_action
+from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
+from .layout import STATE_SIZE
+from .render import to_text
+
+DEFAULT_MAX_STEPS = 5000
+
+OPTIONS = (
+    Option("num_players", int(DATA["default_players"]), "Number of players, 3-5 as printed, 2 as a variant "
+           "(ruling MtM2).", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
+    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
+           check=positive_int, valid="a positive integer"),
+) + COMMON_OPTIONS
+
+
+def make_config(options: dict) -> np.ndarray:
+    """Kernel config vector (num_players, max_steps, reward mode) from validated options."""
+    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
+    return np.array([options["num_players"], options["max_steps"], reward], dtype=np.int64)
+
+
+SPEC = GameSpec(
+    name="marry_the_monster", version=0, title="Marry the Monster",
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+    state_size=STATE_SIZE, obs_size=rules.OBS_SIZE, num_actions=NUM_ACTIONS,
+    max_game_length=DEFAULT_MAX_STEPS,
+    init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
+    returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
+    determinize=rules.determinize, reasons=rules.REASONS, options=OPTIONS, make_config=make_config,
+    to_text=to_text, action_to_str=action_to_str, str_to_action=str_to_action,
+)
+
+
+class raw_env(KernelAECEnv):
+    """Marry the Monster without wrappers; see ``envs.marry_the_monster_v0`` for the docs."""
+
+    spec = SPEC
+    metadata = {"name": "marry_the_monster_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+
+def env(**options):
+    """Marry the Monster wrapped like PettingZoo's classic envs."""
+    return wrap(raw_env(**options))

@@ -1,0 +1,96 @@
+"""
+# Marry the Monster
+
+| Import             | `from envs import marry_the_monster_v0`            |
+|--------------------|----------------------------------------------------|
+| Actions            | Discrete                                           |
+| Parallel API       | No                                                 |
+| Manual control     | No (terminal play arrives with the `play` command) |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2']`     |
+| Agents             | 3 (2-5 with `num_players`)                         |
+| Action shape       | (1,)                                               |
+| Action values      | Discrete(99)                                       |
+| Observation shape  | (280,)                                             |
+| Observation values | [0, 1]                                             |
+
+Dukes build houses, manors and towers on a 37-cell hex valley and score their
+cells' values every turn, while each of them lures the fachan, a lonely
+monster, to stomp through the others' buildings. The first to hold 45 points
+and three towers, or 90 points, wins. The rules in our words, with the ids the
+tests cite, are in `seeds/marry_the_monster/rules.md`.
+
+A turn has several decisions, so one player acts several times in a row:
+place free houses, then move the fachan and play cards in any order, then end
+the turn. Automatic steps (scoring, drawing, step 5, reshuffles) happen inside
+`step` and never ask an agent; a decision with nothing to choose but stopping
+is skipped (ruling C6).
+
+## Observation space
+
+`{"observation": Box(0, 1, (280,), float32), "action_mask": Box(0, 1, (99,), int8)}`.
+Seats are relative: the observer is seat 0, the next player clockwise seat 1,
+and so on (seats beyond `num_players` stay zero).
+
+| slice     | content                                                                         |
+|-----------|---------------------------------------------------------------------------------|
+| 0-184     | building height / 3 per relative seat (5) and cell (37), cells row by row A1..G4 |
+| 185-221   | fachan position, one-hot over the 37 cells                                      |
+| 222-226   | score / 150 per seat (capped at 1)                                              |
+| 227-231   | pieces in the pool / 25 per seat                                                |
+| 232-236   | pieces stomped this turn, waiting in the forest, / 25 per seat                  |
+| 237-241   | hand size / 60 per seat                                                         |
+| 242-244   | the observer's own hand: Stomp, Build, Fortify counts / 60                      |
+| 245       | deck size / 60                                                                  |
+| 246-248   | discard pile: Stomp, Build, Fortify counts / 60                                 |
+| 249-254   | phase one-hot: free houses, main, build, fortify, stomp target, game over       |
+| 255-259   | seat on move, one-hot                                                           |
+| 260-264   | first player, one-hot                                                           |
+| 265-269   | 1 for each seat in the game                                                     |
+| 270-279   | turn: fachan moved, a card played, stomps / 2, opponent target used, free houses left / 3, free towers left / 3, Build houses left / 2, pending stomp strength / 3, buildings stomped this turn / 12, first round |
+
+Nothing else is visible: other players' hands and the deck's composition are
+not in the observation (ruling MtM15). The deck has no order in the state at
+all: draws pick a card type with the probability of the cards left.
+
+## Action mask
+
+`action_mask` is 1 for every legal action of the agent on move and all zeros
+for every other agent and once the game is over.
+
+## Action space
+
+| action  | meaning                                                                 |
+|---------|-------------------------------------------------------------------------|
+| 0-36    | choose a cell (A1..G4, row by row): a free house on an empty cell or a free tower on an own house/manor in step 3; a house of a Build; the building to fortify; the stomp target |
+| 37-72   | move the fachan `37 + 6*direction + (distance-1)`, directions E, NE, NW, W, SW, SE |
+| 73-78   | play Build / Fortify with one card or three of another type             |
+| 79-97   | stomp with 1-3 units, each a Stomp card or three of another type        |
+| 98      | end: stop free houses, stop a Build after its first house, or end the turn |
+
+`env.unwrapped.action_to_str(a)` names an action in the current state
+(`"house D4"`, `"move NE 2"`, `"stomp 2 (1 stomp + 3 build)"`, `"end"`) and
+`SPEC.str_to_action` reads those names back.
+
+## Rewards
+
+At the end the winner gets +1 and the others -1/(n-1) (ruling C3); a
+truncated game gives 0 to everyone. With `reward="score"` each player gets
+their final score minus the mean final score.
+
+## Options
+
+| option           | default   | values                                                        |
+|------------------|-----------|---------------------------------------------------------------|
+| `num_players`    | 3         | 2, 3, 4, 5 (2 is a variant with unchanged rules)              |
+| `max_steps`      | 5000      | positive int: actions before truncation                       |
+| `reward`         | `"win"`   | `"win"`, `"score"`                                            |
+| `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
+| `render_mode`    | None      | None, `"ansi"`, `"human"`                                     |
+
+## Version history
+
+* v0: initial release (rules MTM-1 to MTM-19, rulings MtM1-MtM15).
+"""
+from .marry_the_monster.env import SPEC, env, raw_env
+
+__all__ = ["SPEC", "env", "raw_env"]
