@@ -89,7 +89,7 @@ their final score minus the mean final score.
 
 ## Version history
 
-* v0: initial release (rules MTM-1 to MTM-19, rulings MtM1-MtM15).
+* v0: initial release (rules MTM-1 to MTM-24, rulings MtM1-MtM15).
 """
 from .marry_the_monster.env import SPEC, env, raw_env
 

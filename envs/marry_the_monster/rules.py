@@ -459,7 +459,7 @@ def start_turn(state, p, rng):
 
 @njit(cache=True)
 def end_turn(state, rng):
-    """Close step 4 and run step 5, then start the next seat's turn (MTM-15, MTM-16, MTM-11)."""
+    """Close step 4 and run step 5, then start the next seat's turn (MTM-15, MTM-16, MTM-20)."""
     p = state[H_CURRENT]
     if state[CARDS_PLAYED] == 0:
         for _ in range(NO_PLAY_DRAW):
