@@ -216,18 +216,43 @@ def can_pay(state, p, play):
 
 
 @njit(cache=True)
-def any_cell_ok(state, p, kind):
-    """Whether some cell passes the predicate of ``kind`` (0 house, 1 fortify, 2 target)."""
+def can_place_any_house(state, p):
+    """Whether seat ``p`` has a piece and the board an empty cell off the fachan."""
+    if state[POOL + p] < 1:
+        return False
     for c in range(NUM_CELLS):
-        if kind == 0:
-            r = house_reason(state, p, c)
-        elif kind == 1:
-            r = fortify_reason(state, p, c)
-        else:
-            r = target_reason(state, p, c)
-        if r == OK:
+        if house_reason(state, p, c) == OK:
             return True
     return False
+
+
+@njit(cache=True)
+def can_fortify_any(state, p):
+    """Whether seat ``p`` has a piece and a house or manor to raise."""
+    if state[POOL + p] < 1:
+        return False
+    for c in range(NUM_CELLS):
+        if fortify_reason(state, p, c) == OK:
+            return True
+    return False
+
+
+@njit(cache=True)
+def can_target_any(state, p):
+    """Whether a building seat ``p`` may target lies on a line from the fachan."""
+    f = state[FACHAN]
+    for d in range(NUM_DIRS):
+        for k in range(RAY_LEN[f, d]):
+            if target_reason(state, p, RAY[f, d, k]) == OK:
+                return True
+    return False
+
+
+@njit(cache=True)
+def plays_possible(state, p):
+    """Which kinds of card play could take effect now: (build, fortify, stomp) (MTM-10)."""
+    can_stomp = state[STOMPS] < stomp_allowance(state[SCORE + p]) and can_target_any(state, p)
+    return can_place_any_house(state, p), can_fortify_any(state, p), can_stomp
 
 
 @njit(cache=True)
@@ -237,14 +262,13 @@ def play_reason(state, p, play):
     if kind == STOMP:
         if state[STOMPS] >= stomp_allowance(state[SCORE + p]):
             return R_STOMP_LIMIT
-        if not any_cell_ok(state, p, 2):
+        if not can_target_any(state, p):
             return R_NO_STOMP_TARGET
     elif kind == BUILD:
-        if not any_cell_ok(state, p, 0):
+        if not can_place_any_house(state, p):
             return R_NO_EMPTY_CELL
-    else:
-        if not any_cell_ok(state, p, 1):
-            return R_NOTHING_TO_FORTIFY
+    elif not can_fortify_any(state, p):
+        return R_NOTHING_TO_FORTIFY
     if not can_pay(state, p, play):
         return R_MISSING_CARDS
     return OK
@@ -308,14 +332,21 @@ def legal_mask(state, out):
                 count += 1
         out[END] = 1
         return count + 1
-    if phase == PH_BUILD or phase == PH_FORTIFY or phase == PH_STOMP:
+    if phase == PH_STOMP:
+        f = state[FACHAN]
+        for d in range(NUM_DIRS):
+            for k in range(RAY_LEN[f, d]):
+                c = RAY[f, d, k]
+                if target_reason(state, p, c) == OK:
+                    out[CELL0 + c] = 1
+                    count += 1
+        return count
+    if phase == PH_BUILD or phase == PH_FORTIFY:
         for c in range(NUM_CELLS):
             if phase == PH_BUILD:
                 r = house_reason(state, p, c)
-            elif phase == PH_FORTIFY:
-                r = fortify_reason(state, p, c)
             else:
-                r = target_reason(state, p, c)
+                r = fortify_reason(state, p, c)
             if r == OK:
                 out[CELL0 + c] = 1
                 count += 1
@@ -332,9 +363,7 @@ def legal_mask(state, out):
                     break
                 out[MOVE0 + d * MAX_RAY + k] = 1
                 count += 1
-    can_build = any_cell_ok(state, p, 0)
-    can_fortify = any_cell_ok(state, p, 1)
-    can_stomp = state[STOMPS] < stomp_allowance(state[SCORE + p]) and any_cell_ok(state, p, 2)
+    can_build, can_fortify, can_stomp = plays_possible(state, p)
     for play in range(NUM_PLAYS):
         kind = PLAY_KIND[play]
         able = can_stomp if kind == STOMP else (can_build if kind == BUILD else can_fortify)
@@ -347,41 +376,57 @@ def legal_mask(state, out):
 
 # --- stomp lines -------------------------------------------------------------------
 @njit(cache=True)
-def stomp_path(state, target, strength, destroyed):
-    """Resolve a stomp line without changing ``state`` (MTM-12).
+def stomp_stop(state, target, strength):
+    """Cell where a stomp of ``strength`` units at ``target`` leaves the fachan (MTM-12).
 
     Walking from the fachan to ``target``, every building of height <= strength
-    falls; the first higher one stops the fachan on the cell before it. Writes
-    the fallen cells into ``destroyed`` and returns ``(final_cell, count)``.
+    falls; the first higher one stops him on the cell before it. So exactly the
+    buildings between the fachan and the returned cell, that cell included, fall.
     """
     f = state[FACHAN]
     d = LINE_DIR[f, target]
     stop = f
-    count = 0
     for k in range(LINE_DIST[f, target]):
         c = RAY[f, d, k]
-        h = state[HEIGHT + c]
-        if h > strength:
+        if state[HEIGHT + c] > strength:
             break
-        if h > 0:
-            destroyed[count] = c
-            count += 1
         stop = c
+    return stop
+
+
+@njit(cache=True)
+def stomp_path(state, target, strength, destroyed):
+    """Preview a stomp without changing ``state``: write the cells that would fall into
+    ``destroyed`` and return ``(final_cell, count)``."""
+    f = state[FACHAN]
+    stop = stomp_stop(state, target, strength)
+    count = 0
+    if stop != f:
+        d = LINE_DIR[f, stop]
+        for k in range(LINE_DIST[f, stop]):
+            c = RAY[f, d, k]
+            if state[HEIGHT + c] > 0:
+                destroyed[count] = c
+                count += 1
     return stop, count
 
 
 @njit(cache=True)
 def resolve_stomp(state, target):
     """Apply a stomp at ``target``: remove fallen buildings, move the fachan (MTM-12)."""
-    destroyed = np.empty(MAX_RAY, np.int32)
-    stop, count = stomp_path(state, target, state[STOMP_N], destroyed)
-    for i in range(count):
-        c = destroyed[i]
-        owner = state[OWNER + c]
-        state[PENDING + owner] += state[HEIGHT + c]
-        state[OWNER + c] = -1
-        state[HEIGHT + c] = 0
-    state[DESTROYED] += count
+    f = state[FACHAN]
+    stop = stomp_stop(state, target, state[STOMP_N])
+    if stop == f:
+        return
+    d = LINE_DIR[f, stop]
+    for k in range(LINE_DIST[f, stop]):
+        c = RAY[f, d, k]
+        h = state[HEIGHT + c]
+        if h > 0:
+            state[PENDING + state[OWNER + c]] += h
+            state[OWNER + c] = -1
+            state[HEIGHT + c] = 0
+            state[DESTROYED] += 1
     state[FACHAN] = stop
 
 
@@ -492,8 +537,11 @@ def has_main_option(state, p):
         for d in range(NUM_DIRS):
             if RAY_LEN[f, d] > 0 and state[HEIGHT + RAY[f, d, 0]] == 0:
                 return True
+    can_build, can_fortify, can_stomp = plays_possible(state, p)
     for play in range(NUM_PLAYS):
-        if play_reason(state, p, play) == OK:
+        kind = PLAY_KIND[play]
+        able = can_stomp if kind == STOMP else (can_build if kind == BUILD else can_fortify)
+        if able and can_pay(state, p, play):
             return True
     return False
 
@@ -508,7 +556,7 @@ def advance(state, rng):
             state[PHASE] = PH_MAIN
         elif phase == PH_MAIN and not has_main_option(state, p):
             end_turn(state, rng)
-        elif phase == PH_BUILD and (state[BUILD_LEFT] == 0 or not any_cell_ok(state, p, 0)):
+        elif phase == PH_BUILD and (state[BUILD_LEFT] == 0 or not can_place_any_house(state, p)):
             state[PHASE] = PH_MAIN
         else:
             return

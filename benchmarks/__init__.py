@@ -1,0 +1,4 @@
+"""Throughput benchmarks: our engines and AEC envs against PettingZoo and OpenSpiel anchors.
+
+Run ``python -m benchmarks.bench --help``; see ``benchmarks/README.md``.
+"""

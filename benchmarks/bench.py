@@ -1,0 +1,578 @@
+"""Time our engines and AEC envs against PettingZoo and OpenSpiel, on one machine, in one run.
+
+    python -m benchmarks.bench                     # everything, ~2 minutes per game
+    python -m benchmarks.bench --quick --games none  # anchors only, a few seconds
+
+Every throughput is random legal play with auto-reset, counted in actions applied per
+second. Each measurement is warmed up (numba compile included) before it is timed, then
+timed ``--repeats`` times for ``--seconds`` each; the rounds are interleaved across all
+measurements so that a slow spell of the machine hits every measurement alike, and the
+median is reported. Compile and start-up times are reported separately. Results go to
+stdout as markdown tables and are appended to a JSON-lines file; see README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import itertools
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from benchmarks import anchors
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "results.jsonl"
+MIN_REPEATS = 5
+SEED = 0
+# Targets the project has set itself (see README.md).
+AEC_RATIO_TARGET = 3.0
+ENGINE_RATIO_TARGET = 10.0
+WARM_START_TARGET_S = 1.5
+QUICK_SETTINGS = {"repeats": 2, "seconds": 0.1, "batch_sizes": [64, 256], "threads": [1]}
+FULL_SETTINGS = {"repeats": MIN_REPEATS, "seconds": 1.0, "batch_sizes": [64, 256, 1024, 4096], "threads": [1, 2]}
+
+PZ_ENV = "pettingzoo connect_four_v3 env()"
+PZ_RAW_ENV = "pettingzoo connect_four_v3 raw_env()"
+OPENSPIEL = "openspiel connect_four"
+SINGLE_STATE = "single-state engine loop"
+BATCHED = "batched engine"
+BATCHED_PYTHON = "batched engine (python loop)"
+OUR_ENV = "aec env()"
+OUR_RAW_ENV = "aec raw_env()"
+
+# Run in a fresh interpreter to time what a user waits for once numba's cache is on disk.
+WARM_START_SCRIPT = """\
+import time
+start = time.perf_counter()
+import envs
+import numpy as np
+env = envs.make({game_id!r})
+env.reset(seed=0)
+mask = env.last()[0]["action_mask"]
+env.step(int(np.flatnonzero(mask)[0]))
+print(time.perf_counter() - start)
+"""
+
+
+@dataclass
+class Measurement:
+    """One throughput to time: ``run(seconds) -> (steps, elapsed)`` plus its labels."""
+
+    name: str
+    kind: str  # "anchor" or "ours"
+    game: str
+    run: Callable[[float], tuple[int, float]]
+    batch_size: int | None = None
+    threads: int | None = None
+    rates: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        """Median steps/s over the repeats timed so far."""
+        return statistics.median(self.rates)
+
+    def record(self, seconds: float) -> dict:
+        """The JSON-lines record of this measurement."""
+        return {
+            "record": "measurement",
+            "name": self.name,
+            "kind": self.kind,
+            "game": self.game,
+            "steps_per_s": self.median,
+            "repeats": self.rates,
+            "batch_size": self.batch_size,
+            "threads": self.threads,
+            "seconds_per_repeat": seconds,
+        }
+
+
+@dataclass
+class Timing:
+    """A start-up cost in seconds (median of ``samples``), with an optional target."""
+
+    name: str
+    game: str | None
+    samples: list[float]
+    target_s: float | None = None
+
+    @property
+    def seconds(self) -> float:
+        """Median of the samples."""
+        return statistics.median(self.samples)
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the target is met, or None without a target."""
+        return None if self.target_s is None else self.seconds < self.target_s
+
+    def record(self) -> dict:
+        """The JSON-lines record of this timing."""
+        return {
+            "record": "timing",
+            "name": self.name,
+            "game": self.game,
+            "seconds": self.seconds,
+            "repeats": self.samples,
+            "target_s": self.target_s,
+            "passed": self.passed,
+        }
+
+
+@dataclass
+class Ratio:
+    """A throughput ratio of ours over an anchor, against a target; None if a side is missing."""
+
+    name: str
+    game: str
+    value: float | None
+    target: float
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the target is met, or None when the ratio could not be computed."""
+        return None if self.value is None else self.value >= self.target
+
+    def record(self) -> dict:
+        """The JSON-lines record of this ratio."""
+        return {
+            "record": "ratio",
+            "name": self.name,
+            "game": self.game,
+            "value": self.value,
+            "target": self.target,
+            "passed": self.passed,
+        }
+
+
+def _int_list(text: str) -> list[int]:
+    """Parse a comma-separated list of positive integers (an argparse type)."""
+    try:
+        values = [int(item) for item in text.split(",") if item.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line, filling defaults from the full or the ``--quick`` settings."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench",
+        description="Throughput of our engines and AEC envs against PettingZoo and OpenSpiel anchors.",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        help=f"timed repeats per measurement (at least {MIN_REPEATS} unless --quick; default {MIN_REPEATS})",
+    )
+    parser.add_argument("--seconds", type=float, help=f"wall time of one repeat (default {FULL_SETTINGS['seconds']})")
+    parser.add_argument(
+        "--batch-sizes", type=_int_list, help="batched engine sizes, comma-separated (default 64,256,1024,4096)"
+    )
+    parser.add_argument("--threads", type=_int_list, help="numba thread counts, comma-separated (default 1,2)")
+    parser.add_argument("--quick", action="store_true", help="tiny settings for a smoke test; the numbers mean little")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        help=f"JSON-lines file to append to (default {DEFAULT_JSON.relative_to(REPO_ROOT)})",
+    )
+    parser.add_argument(
+        "--games", help="comma-separated game ids, or 'none' for the anchors only (default: all registered games)"
+    )
+    args = parser.parse_args(argv)
+
+    settings = QUICK_SETTINGS if args.quick else FULL_SETTINGS
+    for key, default in settings.items():
+        if getattr(args, key) is None:
+            setattr(args, key, default)
+    if args.repeats < 1 or (args.repeats < MIN_REPEATS and not args.quick):
+        parser.error(f"--repeats must be at least {MIN_REPEATS}; use --quick for a smoke test")
+    if args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    return args
+
+
+def _our_games(requested: str | None) -> tuple[list[str], Timing | None]:
+    """Resolve ``--games`` to game ids, timing ``import envs`` when it is needed."""
+    if requested == "none":
+        return [], None
+    start = time.perf_counter()
+    import envs
+
+    registered = envs.available()
+    import_timing = Timing("import envs", None, [time.perf_counter() - start])
+    if requested is None:
+        return registered, import_timing
+    games = [game.strip() for game in requested.split(",") if game.strip()]
+    unknown = sorted(set(games) - set(registered))
+    if unknown:
+        sys.exit(f"error: unknown game id(s) {unknown}; registered: {registered}")
+    return games, import_timing
+
+
+def _package_version(distribution: str) -> str | None:
+    """Installed version of ``distribution``, or None where it is not installed."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, falling back to ``platform.processor()``."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _git(*args: str) -> str | None:
+    """Output of a git command in the repository, or None outside a repository or without git."""
+    try:
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def header_record(args: argparse.Namespace, run_id: str) -> dict:
+    """The first record of a run: versions, hardware, git revision and settings."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "record": "header",
+        "run_id": run_id,
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "numpy": _package_version("numpy"),
+        "numba": _package_version("numba"),
+        "gymnasium": _package_version("gymnasium"),
+        "pettingzoo": _package_version("pettingzoo"),
+        "open_spiel": _package_version("open_spiel"),
+        "cpu_model": _cpu_model(),
+        "cores": os.cpu_count(),
+        # Other load at the start; with few cores it moves the multi-threaded numbers most.
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "platform": platform.platform(),
+        "git_revision": _git("rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+        "settings": {
+            "repeats": args.repeats,
+            "seconds": args.seconds,
+            "batch_sizes": args.batch_sizes,
+            "threads": args.threads,
+            "quick": args.quick,
+        },
+    }
+
+
+def calibrated_runner(
+    call: Callable[[int], object], steps_per_unit: int, seconds: float, threads: int | None = None
+) -> Callable[[float], tuple[int, float]]:
+    """Turn ``call(units)``, which applies ``units * steps_per_unit`` actions, into a runner.
+
+    The first call compiles and warms up and is not timed. The chunk size is then doubled
+    until one call takes a tenth of ``seconds``, so that the Python overhead between calls
+    and the overshoot past ``seconds`` stay small. ``threads``, if given, is set with
+    ``numba.set_num_threads`` before each use, since measurements with different thread
+    counts are interleaved.
+    """
+    import numba
+
+    def use_threads() -> None:
+        if threads is not None:
+            numba.set_num_threads(threads)
+
+    use_threads()
+    call(1)
+    units = 1
+    while True:
+        start = time.perf_counter()
+        call(units)
+        if time.perf_counter() - start >= seconds / 10 or units >= 1 << 30:
+            break
+        units *= 2
+
+    def run(budget: float) -> tuple[int, float]:
+        use_threads()
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            call(units)
+            steps += units * steps_per_unit
+            elapsed = time.perf_counter() - start
+            if elapsed >= budget:
+                return steps, elapsed
+
+    return run
+
+
+def anchor_measurements(seconds: float) -> list[Measurement]:
+    """The anchors, each warmed up once: PettingZoo's connect_four env() and raw_env(), OpenSpiel's connect_four."""
+    measurements = [
+        Measurement(PZ_ENV, "anchor", "connect_four", anchors.pettingzoo_connect_four(wrapped=True, seed=SEED)),
+        Measurement(PZ_RAW_ENV, "anchor", "connect_four", anchors.pettingzoo_connect_four(wrapped=False, seed=SEED)),
+    ]
+    if anchors.openspiel_available():
+        runner = anchors.openspiel_game("connect_four", seed=SEED)
+        measurements.append(Measurement(OPENSPIEL, "anchor", "connect_four", runner))
+    else:
+        print("note: pyspiel is not importable, so the OpenSpiel anchor is skipped", file=sys.stderr)
+    for measurement in measurements:
+        measurement.run(min(seconds, 0.1))
+    return measurements
+
+
+def warm_start_timing(game_id: str, repeats: int) -> Timing:
+    """Seconds a fresh interpreter takes to import envs, make, reset and step ``game_id``.
+
+    A first, untimed run makes sure numba's cache is on disk; ``repeats`` timed runs follow.
+    """
+    command = [sys.executable, "-c", WARM_START_SCRIPT.format(game_id=game_id)]
+    samples = []
+    for attempt in range(repeats + 1):
+        completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+        if attempt:
+            samples.append(float(completed.stdout.strip().splitlines()[-1]))
+    return Timing("warm start (import+reset+step)", game_id, samples, WARM_START_TARGET_S)
+
+
+def game_measurements(
+    game_id: str, args: argparse.Namespace, threads: list[int]
+) -> tuple[list[Measurement], list[Timing]]:
+    """Compile, warm up and time the start-up of one of our games; return its measurements and timings.
+
+    The first AEC ``make`` + reset + step is timed before anything else of the game runs,
+    so that it carries the compile (or the cache load) as a user meets it.
+    """
+    import envs
+    import numpy as np
+    from envs.core.batch import single_state_random_steps
+
+    timings = []
+    start = time.perf_counter()
+    env = envs.make(game_id)
+    env.reset(seed=SEED)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    timings.append(Timing("compile/first call (aec env)", game_id, [time.perf_counter() - start]))
+
+    start = time.perf_counter()
+    single_state_random_steps(game_id, 1, SEED)
+    timings.append(Timing("compile/first call (single-state loop)", game_id, [time.perf_counter() - start]))
+
+    engines = {}
+    start = time.perf_counter()
+    first_engine = engines[args.batch_sizes[0]] = envs.make_batch(game_id, num_envs=args.batch_sizes[0], seed=SEED)
+    first_engine.reset()
+    first_engine.step(first_engine.random_actions())
+    first_engine.step_random(1)
+    timings.append(Timing("compile/first call (batched engine)", game_id, [time.perf_counter() - start]))
+
+    timings.append(warm_start_timing(game_id, args.repeats))
+
+    seeds = itertools.count(SEED + 1)
+
+    def single_state(units: int) -> None:
+        single_state_random_steps(game_id, units, next(seeds))
+
+    measurements = [Measurement(SINGLE_STATE, "ours", game_id, calibrated_runner(single_state, 1, args.seconds))]
+    for batch_size in args.batch_sizes:
+        if batch_size not in engines:
+            engines[batch_size] = envs.make_batch(game_id, num_envs=batch_size, seed=SEED + batch_size)
+            engines[batch_size].reset()
+        for thread_count in threads:
+            runner = calibrated_runner(engines[batch_size].step_random, batch_size, args.seconds, thread_count)
+            measurements.append(Measurement(BATCHED, "ours", game_id, runner, batch_size, thread_count))
+
+    largest = max(args.batch_sizes)
+    engine = engines[largest]
+
+    def python_loop(units: int) -> None:
+        for _ in range(units):
+            engine.step(engine.random_actions())
+
+    runner = calibrated_runner(python_loop, largest, args.seconds, max(threads))
+    measurements.append(Measurement(BATCHED_PYTHON, "ours", game_id, runner, largest, max(threads)))
+    for name, wrapped in ((OUR_ENV, True), (OUR_RAW_ENV, False)):
+        measurement = Measurement(name, "ours", game_id, anchors.aec_runner(envs.make(game_id, wrapped=wrapped), SEED))
+        measurement.run(min(args.seconds, 0.1))
+        measurements.append(measurement)
+    return measurements, timings
+
+
+def usable_threads(requested: list[int]) -> list[int]:
+    """The requested numba thread counts that this machine allows (at most NUMBA_NUM_THREADS)."""
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    usable = [count for count in requested if count <= limit]
+    if len(usable) < len(requested):
+        skipped = sorted(set(requested) - set(usable))
+        print(f"note: numba allows at most {limit} threads here; skipping {skipped}", file=sys.stderr)
+    return usable or [1]
+
+
+def time_all(measurements: list[Measurement], repeats: int, seconds: float) -> None:
+    """Time every measurement ``repeats`` times, one interleaved round after another."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        tqdm = None
+    total = repeats * len(measurements)
+    progress = tqdm(total=total, desc="timing", unit="run", file=sys.stderr) if tqdm else None
+    for _ in range(repeats):
+        for measurement in measurements:
+            steps, elapsed = measurement.run(seconds)
+            measurement.rates.append(steps / elapsed)
+            if progress:
+                progress.update()
+    if progress:
+        progress.close()
+
+
+def compute_ratios(measurements: list[Measurement], games: list[str]) -> list[Ratio]:
+    """Per game: our AEC env() over PettingZoo's env(), and our best batched engine over OpenSpiel."""
+    medians = {(m.name, m.game): m.median for m in measurements if m.name != BATCHED}
+    ratios = []
+    for game in games:
+        ours = medians.get((OUR_ENV, game))
+        anchor = medians.get((PZ_ENV, "connect_four"))
+        value = ours / anchor if ours is not None and anchor else None
+        ratios.append(Ratio(f"{OUR_ENV} / {PZ_ENV}", game, value, AEC_RATIO_TARGET))
+
+        batched = [m.median for m in measurements if m.name == BATCHED and m.game == game]
+        anchor = medians.get((OPENSPIEL, "connect_four"))
+        value = max(batched) / anchor if batched and anchor else None
+        ratios.append(Ratio(f"best {BATCHED} / {OPENSPIEL}", game, value, ENGINE_RATIO_TARGET))
+    return ratios
+
+
+def _verdict(passed: bool | None) -> str:
+    return {True: "PASS", False: "MISS", None: "n/a"}[passed]
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def markdown_report(header: dict, measurements: list[Measurement], timings: list[Timing], ratios: list[Ratio]) -> str:
+    """The run as markdown: context line, throughput, start-up and ratio tables."""
+    settings = header["settings"]
+    lines = [
+        f"# monster-zoo benchmark {header['run_id']}",
+        "",
+        f"{header['cpu_model']}, {header['cores']} cores (load {header['load_average_1min']}); "
+        f"Python {header['python']}, numpy {header['numpy']}, numba {header['numba']}, "
+        f"pettingzoo {header['pettingzoo']}, open_spiel {header['open_spiel']}; "
+        f"git {(header['git_revision'] or 'none')[:12]}{' (dirty)' if header['git_dirty'] else ''}.",
+        f"Medians of {settings['repeats']} repeats of {settings['seconds']:g} s"
+        + (" (--quick: not for comparison)." if settings["quick"] else "."),
+        "",
+        "| measurement | game | batch | threads | steps/s (median) | min | max |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for m in measurements:
+        lines.append(
+            f"| {m.name} | {m.game} | {_cell(m.batch_size)} | {_cell(m.threads)} | "
+            f"{m.median:,.0f} | {min(m.rates):,.0f} | {max(m.rates):,.0f} |"
+        )
+    if timings:
+        lines += ["", "| start-up | game | seconds (median) | target | result |", "| --- | --- | ---: | ---: | --- |"]
+        for t in timings:
+            target = "" if t.target_s is None else f"< {t.target_s:g}"
+            result = "" if t.target_s is None else _verdict(t.passed)
+            lines.append(f"| {t.name} | {_cell(t.game)} | {t.seconds:.3f} | {target} | {result} |")
+    if ratios:
+        lines += ["", "| ratio | game | value | target | result |", "| --- | --- | ---: | ---: | --- |"]
+        for r in ratios:
+            value = "n/a" if r.value is None else f"{r.value:.1f}x"
+            lines.append(f"| {r.name} | {r.game} | {value} | >= {r.target:g}x | {_verdict(r.passed)} |")
+    return "\n".join(lines)
+
+
+def write_plot(measurements: list[Measurement], path: Path) -> None:
+    """Log-log plot of batched steps/s against batch size, a line per game and thread count.
+
+    Needs matplotlib, which is deliberately not a dependency: without it, only a note.
+    """
+    batched = [m for m in measurements if m.name == BATCHED]
+    if not batched:
+        return
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("note: matplotlib is not installed, so no plot was written", file=sys.stderr)
+        return
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for game, threads in sorted({(m.game, m.threads) for m in batched}):
+        line = sorted((m for m in batched if m.game == game and m.threads == threads), key=lambda m: m.batch_size)
+        label = f"{game}, {threads} thread{'s' if threads > 1 else ''}"
+        axes.plot([m.batch_size for m in line], [m.median for m in line], marker="o", label=label)
+    for m in measurements:
+        if m.name in (OPENSPIEL, SINGLE_STATE):
+            color = "grey" if m.kind == "anchor" else "black"
+            axes.axhline(m.median, linestyle="--", linewidth=1, color=color, label=f"{m.name} ({m.game})")
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xlabel("batch size (games)")
+    axes.set_ylabel("steps/s")
+    axes.set_title("Batched engine throughput")
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    print(f"plot written to {path}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark: measure, print markdown, append JSON lines, plot if possible."""
+    args = parse_args(argv)
+    run_id = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    header = header_record(args, run_id)
+    games, import_timing = _our_games(args.games)
+
+    print("warming up the anchors", file=sys.stderr)
+    measurements = anchor_measurements(args.seconds)
+    timings = [import_timing] if import_timing else []
+    if games:
+        threads = usable_threads(args.threads)
+        for game_id in games:
+            print(f"compiling and warming up {game_id}", file=sys.stderr)
+            game_measures, game_timings = game_measurements(game_id, args, threads)
+            measurements += game_measures
+            timings += game_timings
+
+    time_all(measurements, args.repeats, args.seconds)
+    ratios = compute_ratios(measurements, games)
+
+    print(markdown_report(header, measurements, timings, ratios))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    records = [header, *(m.record(args.seconds) for m in measurements)]
+    records += [t.record() for t in timings] + [r.record() for r in ratios]
+    with args.json.open("a") as out:
+        for record in records:
+            out.write(json.dumps({"run_id": run_id, **record}) + "\n")
+    print(f"results appended to {args.json}", file=sys.stderr)
+    write_plot(measurements, args.json.parent / f"batch_scaling-{run_id}.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Smoke tests for ``python -m benchmarks.bench``: it runs end to end and writes the records it promises.
+
+The script is run in a subprocess, as a user runs it, with ``--quick`` settings: the
+numbers are meaningless, only their presence and sign are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ANCHORS = {
+    "pettingzoo connect_four_v3 env()",
+    "pettingzoo connect_four_v3 raw_env()",
+    "openspiel connect_four",
+}
+
+
+def run_bench(tmp_path: Path, *args: str, timeout: float) -> list[dict]:
+    """Run the benchmark with ``--quick`` into a fresh JSON-lines file and return its records."""
+    results = tmp_path / "results.jsonl"
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench", "--quick", "--json", str(results), *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "| measurement |" in completed.stdout
+    return [json.loads(line) for line in results.read_text().splitlines()]
+
+
+def test_anchors_only_run_writes_header_and_anchor_records(tmp_path):
+    pytest.importorskip("pyspiel", reason="the OpenSpiel anchor needs the bench extra (open_spiel)")
+    records = run_bench(tmp_path, "--games", "none", timeout=60)
+
+    header = records[0]
+    assert header["record"] == "header"
+    versions = ("python", "numpy", "numba", "pettingzoo", "open_spiel")
+    for key in (*versions, "cpu_model", "cores", "git_revision", "timestamp"):
+        assert key in header
+    assert {record["run_id"] for record in records} == {header["run_id"]}
+
+    measurements = {record["name"]: record for record in records if record["record"] == "measurement"}
+    assert set(measurements) == ANCHORS
+    for record in measurements.values():
+        assert record["steps_per_s"] > 0
+        assert len(record["repeats"]) == header["settings"]["repeats"]
+        assert all(rate > 0 for rate in record["repeats"])
+
+
+def test_run_with_our_game_writes_every_measurement(tmp_path):
+    import envs
+
+    game_id = envs.available()[0]
+    # Generous: on a fresh clone this includes numba's first compile of the game.
+    records = run_bench(tmp_path, "--games", game_id, timeout=900)
+    header = records[0]
+
+    ours = [record for record in records if record["record"] == "measurement" and record["game"] == game_id]
+    names = {record["name"] for record in ours}
+    assert names == {
+        "single-state engine loop",
+        "batched engine",
+        "batched engine (python loop)",
+        "aec env()",
+        "aec raw_env()",
+    }
+    batched = [record for record in ours if record["name"] == "batched engine"]
+    settings = header["settings"]
+    assert len(batched) == len(settings["batch_sizes"]) * len(settings["threads"])
+    assert all(record["steps_per_s"] > 0 for record in ours)
+
+    timings = {r["name"]: r for r in records if r["record"] == "timing" and r["game"] == game_id}
+    assert "warm start (import+reset+step)" in timings
+    assert all(record["seconds"] > 0 for record in timings.values())
+    ratios = [record for record in records if record["record"] == "ratio" and record["game"] == game_id]
+    assert len(ratios) == 2

@@ -1,0 +1,1 @@
+"""Self-play training scripts for monster-zoo (arriving in a later issue; see README.md)."""
