@@ -14,7 +14,7 @@ $(PY):
 
 demo: venv
 	$(PIP) -e '.[dev]'
-	$(PY) -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 60 --seed 0
+	$(PY) -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 300 --seed 0
 
 test: venv
 	$(PIP) -e '.[dev,bench]'

@@ -1,0 +1,22 @@
+"""Agents for monster-zoo games and the match runner that pits them against each other.
+
+>>> from agents import make_agent
+>>> agent = make_agent("greedy", "marry_the_monster-v0", seed=0)
+
+The agents' numba kernels inline the engines' kernels and read their tables, so
+their on-disk cache is cleared whenever those sources change (numba itself
+only watches the file a kernel is defined in).
+"""
+from pathlib import Path
+
+from envs.core.cache import clear_stale_cache
+
+_HERE = Path(__file__).resolve().parent
+_ROOT = _HERE.parent
+clear_stale_cache(_HERE, [_HERE, _ROOT / "envs" / "core", _ROOT / "envs" / "marry_the_monster",
+                          _ROOT / "seeds" / "marry_the_monster"])
+
+from .base import Agent  # noqa: E402  (the cache must be checked before kernels load)
+from .registry import available_agents, make_agent  # noqa: E402
+
+__all__ = ["Agent", "available_agents", "make_agent"]

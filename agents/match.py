@@ -1,0 +1,234 @@
+"""Play agents against each other through the real AEC env and report win rates.
+
+    python -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 60 --seed 0
+
+One agent per seat; the number of agents sets ``num_players``. Seats rotate so
+that every agent plays every seat equally often, and seeds are paired across
+rotations: game ``g`` seats the agents with rotation ``g mod n`` on the deal of
+env seed ``seed + g // n``, so each deal is played once from every seat and
+luck of the deal cancels out. A game counts as a win for an agent whose final
+reward is above 0. The table gives each win rate with its 95% Wilson interval.
+"""
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import envs
+
+from .registry import make_agent
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(wins: int, games: int, z: float = Z95):
+    """Wilson score interval of a win rate ``wins / games``; ``(0, 1)`` for no games."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1.0 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class AgentStats:
+    """Totals of one entry of the agent list over a match."""
+
+    agent: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0            # final reward exactly 0: a draw or a truncated game
+    reward_sum: float = 0.0
+    length_sum: int = 0       # actions in the games this agent played
+
+    @property
+    def win_rate(self) -> float:
+        """Share of games won (reward > 0)."""
+        return self.wins / self.games if self.games else 0.0
+
+    def summary(self) -> dict:
+        """Plain numbers for the table and the JSON results."""
+        low, high = wilson_interval(self.wins, self.games)
+        return {"agent": self.agent, "games": self.games, "wins": self.wins, "draws": self.draws,
+                "win_rate": self.win_rate, "win_rate_low": low, "win_rate_high": high,
+                "mean_reward": self.reward_sum / max(self.games, 1),
+                "mean_length": self.length_sum / max(self.games, 1)}
+
+
+@dataclass
+class MatchResult:
+    """A finished match: per-agent totals and one record per game."""
+
+    game_id: str
+    agents: List[str]
+    seed: int
+    options: Dict
+    stats: List[AgentStats]
+    records: List[dict] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    def table(self) -> str:
+        """The results as a markdown table."""
+        lines = ["| agent | games | wins | draws/truncations | win rate [95% CI] | mean reward | mean length |",
+                 "|---|---:|---:|---:|---|---:|---:|"]
+        for s in (st.summary() for st in self.stats):
+            lines.append(f"| {s['agent']} | {s['games']} | {s['wins']} | {s['draws']} | "
+                         f"{s['win_rate']:.3f} [{s['win_rate_low']:.3f}, {s['win_rate_high']:.3f}] | "
+                         f"{s['mean_reward']:+.3f} | {s['mean_length']:.1f} |")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """Everything about the match as JSON-ready data."""
+        return {"game": self.game_id, "agents": self.agents, "seed": self.seed, "options": self.options,
+                "games": len(self.records), "elapsed_s": self.elapsed_s,
+                "results": [s.summary() for s in self.stats], "records": self.records}
+
+
+def agent_seed(seed: int, game: int, index: int) -> int:
+    """Seed of entry ``index`` of the agent list in game ``game`` (make_rng mixes it well)."""
+    return (seed * 1_000_003 + game) * 101 + index
+
+
+def labels(names: Sequence[str]) -> List[str]:
+    """Row labels: the names, numbered where one appears more than once."""
+    return [f"{n} #{names[:i].count(n) + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
+def play_game(env, seat_agents: Sequence, seed: int) -> dict:
+    """Play one game of ``env`` with ``seat_agents[s]`` in seat ``s``; rewards per seat and length.
+
+    Only agents with ``needs_state`` see the engine state.
+    """
+    raw = env.unwrapped
+    seat = {name: i for i, name in enumerate(raw.possible_agents)}
+    rewards = [0.0] * len(seat_agents)
+    truncated = False
+    length = 0
+    env.reset(seed=seed)
+    for name in env.agent_iter():
+        obs, reward, termination, truncation, _ = env.last()
+        rewards[seat[name]] += reward
+        if termination or truncation:
+            truncated |= truncation
+            env.step(None)
+            continue
+        agent = seat_agents[seat[name]]
+        state = raw.engine_state if agent.needs_state else None
+        env.step(agent.act(obs["observation"], obs["action_mask"], state))
+        length += 1
+    return {"rewards": rewards, "length": length, "truncated": truncated}
+
+
+def run_match(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
+              options: Optional[Dict] = None, progress: bool = True) -> MatchResult:
+    """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them."""
+    n = len(agent_names)
+    options = dict(options or {})
+    if "num_players" in options and options["num_players"] != n:
+        raise ValueError(f"num_players={options['num_players']} but {n} agents were given; "
+                         "the number of agents sets num_players")
+    options["num_players"] = n
+    env = envs.make(game_id, **options)
+    agents = [make_agent(name, game_id, agent_seed(seed, 0, i)) for i, name in enumerate(agent_names)]
+    stats = [AgentStats(label) for label in labels(list(agent_names))]
+    result = MatchResult(game_id, list(agent_names), seed, options, stats)
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=games, desc=f"{game_id} {' vs '.join(agent_names)}", unit="game")
+        except ImportError:
+            bar = None
+    start = time.perf_counter()
+    for g in range(games):
+        rotation, deal = g % n, seed + g // n
+        order = [(s + rotation) % n for s in range(n)]  # agent index in each seat
+        for i, agent in enumerate(agents):
+            agent.reset(agent_seed(seed, g, i))
+        outcome = play_game(env, [agents[i] for i in order], deal)
+        for s, i in enumerate(order):
+            r = outcome["rewards"][s]
+            st = stats[i]
+            st.games += 1
+            st.wins += r > 0
+            st.draws += r == 0
+            st.reward_sum += r
+            st.length_sum += outcome["length"]
+        result.records.append({"game": g, "seed": deal, "rotation": rotation, "seats": order, **outcome})
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    result.elapsed_s = time.perf_counter() - start
+    env.close()
+    return result
+
+
+def parse_option(text: str):
+    """``key=value`` into a pair; integer values become ints."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"option {text!r} is not of the form key=value")
+    try:
+        return key, int(value)
+    except ValueError:
+        return key, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m agents.match``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.match", description=__doc__.split("\n\n")[0],
+        epilog="Games are rounded up to a multiple of the number of agents so seats stay balanced.")
+    parser.add_argument("--game", default="marry_the_monster-v0",
+                        help=f"game id (default %(default)s; available: {', '.join(envs.available())})")
+    parser.add_argument("--agents", nargs="+", default=["greedy", "random", "random"], metavar="NAME",
+                        help="one agent name per seat; their number sets num_players "
+                        "(default: greedy random random)")
+    parser.add_argument("--games", type=int, default=60, help="games to play (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of deals and agents (default %(default)s)")
+    parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
+                        help="game option passed to envs.make, repeatable (e.g. --option max_steps=2000)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results and every game's record here")
+    parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run a match from the command line; print the table and the elapsed time."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    n = len(args.agents)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    games = -(-args.games // n) * n
+    if games != args.games:
+        print(f"note: playing {games} games instead of {args.games} so that every agent plays "
+              f"every seat equally often", file=sys.stderr)
+    start = time.perf_counter()
+    try:
+        result = run_match(args.game, args.agents, games, args.seed, dict(args.option),
+                           progress=not args.no_progress)
+    except (ValueError, TypeError) as err:  # unknown agents, games or options
+        parser.error(str(err))
+    elapsed = time.perf_counter() - start
+    print(f"{args.game}: {n} players, {games} games, seed {args.seed}, seats rotated, "
+          f"deals paired across rotations")
+    print()
+    print(result.table())
+    print()
+    print(f"elapsed {elapsed:.1f} s (games {result.elapsed_s:.1f} s)")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(result.to_json(), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,225 @@
+"""Agents and the match runner: seeding, legality, the state contract, strength, the CLI."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from agents import available_agents, make_agent
+from agents.marry_the_monster_greedy import MarryTheMonsterGreedy
+from agents.match import play_game, run_match, wilson_interval
+from agents.random_agent import RandomAgent
+from envs.core.contract import H_CURRENT
+from envs.core.rng import make_rng
+
+GAME = "marry_the_monster-v0"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def decisions(agents, seed, num_players=3):
+    """Yield ``(agent, observation, mask, live_state)`` for every decision of one AEC game.
+
+    The caller's answer is read back with ``send``: drive it with :func:`play_through`.
+    """
+    env = envs.make(GAME, num_players=num_players)
+    raw = env.unwrapped
+    env.reset(seed=seed)
+    for name in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        agent = agents[raw.possible_agents.index(name)]
+        action = yield agent, obs["observation"], obs["action_mask"], raw.engine_state
+        env.step(action)
+
+
+def play_through(agents, seed, on_decision, num_players=3):
+    """Play one game; ``on_decision(agent, obs, mask, state)`` returns the action to take."""
+    game = decisions(agents, seed, num_players)
+    try:
+        item = next(game)
+        while True:
+            item = game.send(on_decision(*item))
+    except StopIteration:
+        pass
+
+
+# --- random agent -------------------------------------------------------------------
+def test_random_agent_is_reproducible_and_legal():
+    masks = []
+    chosen = {}
+    for seed in (7, 7, 8):
+        agent = RandomAgent(seed)
+        picks = []
+
+        def record(agent, obs, mask, state, picks=picks):
+            a = agent.act(obs, mask)
+            assert mask[a] == 1
+            masks.append(mask.copy())
+            picks.append(a)
+            return a
+
+        play_through([agent, RandomAgent(100), RandomAgent(101)], 3, record)
+        chosen.setdefault(seed, []).append(picks)
+    assert chosen[7][0] == chosen[7][1]
+    assert chosen[7][0] != chosen[8][0]
+    # reset(seed) restarts the generator exactly as construction did
+    agent = RandomAgent(7)
+    first = [agent.act(None, m) for m in masks[:50]]
+    agent.reset(7)
+    assert [agent.act(None, m) for m in masks[:50]] == first
+
+
+def test_random_agent_is_uniform_over_the_legal_actions():
+    mask = np.zeros(99, np.int8)
+    mask[[3, 40, 98]] = 1
+    agent = RandomAgent(0)
+    counts = np.bincount([agent.act(None, mask) for _ in range(3000)], minlength=99)
+    assert set(np.flatnonzero(counts)) == {3, 40, 98}
+    assert counts[[3, 40, 98]].min() > 900
+
+
+def test_agents_refuse_an_empty_mask():
+    mask = np.zeros(99, np.int8)
+    with pytest.raises(ValueError, match="not on move"):
+        RandomAgent(0).act(None, mask)
+    with pytest.raises(ValueError, match="needs the engine state"):
+        MarryTheMonsterGreedy(0).act(None, mask)
+
+
+# --- greedy agent -------------------------------------------------------------------
+def test_greedy_is_legal_and_never_mutates_the_state():
+    for seed in range(4):
+        agents = [MarryTheMonsterGreedy(seed), RandomAgent(seed), MarryTheMonsterGreedy(seed + 10)]
+
+        def check(agent, obs, mask, state):
+            before = state.copy()
+            a = agent.act(obs, mask, state if agent.needs_state else None)
+            assert np.array_equal(state, before), "the agent modified the live engine state"
+            assert mask[a] == 1, f"illegal action {a}"
+            return a
+
+        play_through(agents, seed, check)
+
+
+def test_greedy_ignores_hidden_information():
+    """Redealing what the player on move cannot see (others' hands, deck) changes nothing."""
+    spec = envs.spec(GAME)
+    checked = 0
+    for seed in range(3):
+        agents = [MarryTheMonsterGreedy(seed), RandomAgent(seed), RandomAgent(seed + 1)]
+
+        def compare(agent, obs, mask, state):
+            nonlocal checked
+            if not agent.needs_state:
+                return agent.act(obs, mask)
+            p = int(state[H_CURRENT])
+            keep = agent.rng.copy()
+            a = agent.act(obs, mask, state)
+            for k in range(3):
+                other = state.copy()
+                spec.determinize(other, p, make_rng(1000 * seed + k))
+                agent.rng[:] = keep
+                assert agent.act(obs, mask, other) == a, spec.to_text(state)
+                checked += 1
+            return a
+
+        play_through(agents, seed, compare)
+    assert checked > 50
+
+
+def test_greedy_beats_random_in_three_player_games():
+    result = run_match(GAME, ["greedy", "random", "random"], games=300, seed=12345, progress=False)
+    greedy = result.stats[0]
+    low, high = wilson_interval(greedy.wins, greedy.games)
+    print(f"\ngreedy vs 2 random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} "
+          f"[95% Wilson {low:.3f}, {high:.3f}]")
+    assert greedy.games == 300
+    assert greedy.win_rate >= 0.80
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", [2, 4, 5])
+def test_greedy_beats_random_at_other_player_counts(num_players):
+    names = ["greedy"] + ["random"] * (num_players - 1)
+    result = run_match(GAME, names, games=60 * num_players, seed=777, progress=False)
+    greedy = result.stats[0]
+    low, high = wilson_interval(greedy.wins, greedy.games)
+    print(f"\ngreedy vs {num_players - 1} random: {greedy.win_rate:.3f} [{low:.3f}, {high:.3f}]")
+    assert low > 0.75
+
+
+# --- registry -------------------------------------------------------------------------
+def test_registry_names():
+    names = available_agents(GAME)
+    assert {"random", "greedy", "marry_the_monster-greedy-v1", "marry_the_monster-random-v1"} <= set(names)
+    assert isinstance(make_agent("greedy", GAME, 1), MarryTheMonsterGreedy)
+    assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), MarryTheMonsterGreedy)
+    assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
+    assert make_agent("random", GAME, 5).seed == 5
+    with pytest.raises(ValueError, match="valid names: greedy, random"):
+        make_agent("alphazero", GAME, 0)
+    with pytest.raises(ValueError, match="valid names"):
+        make_agent("other_game-greedy-v1", GAME, 0)
+    with pytest.raises(ValueError, match="unknown game"):
+        make_agent("random", "no_such_game-v0", 0)
+
+
+# --- match runner -------------------------------------------------------------------
+def test_wilson_interval():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    assert wilson_interval(0, 20)[0] == 0.0 and wilson_interval(20, 20)[1] == 1.0
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_match_rotates_seats_and_pairs_deals():
+    result = run_match(GAME, ["random", "greedy", "random"], games=6, seed=3, progress=False)
+    seats = np.zeros((3, 3), int)
+    deals = {}
+    for record in result.records:
+        for seat, agent in enumerate(record["seats"]):
+            seats[agent, seat] += 1
+        deals.setdefault(record["seed"], set()).add(record["rotation"])
+    assert (seats == 2).all()
+    assert deals == {3: {0, 1, 2}, 4: {0, 1, 2}}
+    assert [s.games for s in result.stats] == [6, 6, 6]
+    # a game is reproducible from its deal seed and the agents' seeds
+    again = run_match(GAME, ["random", "greedy", "random"], games=6, seed=3, progress=False)
+    assert again.records == result.records
+
+
+def test_play_game_rewards_sum_to_zero():
+    env = envs.make(GAME, num_players=4)
+    outcome = play_game(env, [RandomAgent(i) for i in range(4)], seed=1)
+    assert sum(outcome["rewards"]) == pytest.approx(0.0, abs=1e-6)
+    assert outcome["length"] > 0
+
+
+def test_match_cli_smoke(tmp_path):
+    out = tmp_path / "results.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "agents.match", "--game", GAME, "--agents", "greedy", "random", "random",
+         "--games", "3", "--seed", "0", "--option", "max_steps=3000", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| agent |"))
+    assert "win rate [95% CI]" in lines[header] and "mean length" in lines[header]
+    rows = lines[header + 2:header + 5]
+    assert [r.split("|")[1].strip() for r in rows] == ["greedy", "random #1", "random #2"]
+    assert all(r.split("|")[2].strip() == "3" for r in rows)
+    assert any(line.startswith("elapsed") for line in lines)
+    data = json.loads(out.read_text())
+    assert data["games"] == 3 and data["options"]["max_steps"] == 3000
+    assert sum(r["wins"] for r in data["results"]) <= 3
+
+
+def test_agents_package_runs_as_a_module():
+    proc = subprocess.run([sys.executable, "-m", "agents", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "--agents" in proc.stdout and "--option" in proc.stdout
