@@ -1,0 +1,143 @@
+"""Shared fixtures for the generic tests: registered games, their option sets, and a warm numba cache.
+
+Every test that asks for the fixture ``game_id`` runs once per registered game, and
+every test that asks for ``case`` once per (game, option set), so a game added to
+the registry is covered by the conformance tests without touching them.
+"""
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.batch import random_steps
+from envs.core.rng import make_rng
+
+# Options exercised elsewhere on purpose (render modes, illegal-action handling) or
+# needing a value rather than a choice; they are left at their defaults in option sets.
+_NOT_IN_OPTION_SETS = {"num_players", "render_mode", "illegal_action"}
+
+
+@dataclass(frozen=True)
+class GameCase:
+    """One registered game with one option set."""
+
+    game_id: str
+    options: Dict = field(default_factory=dict)
+
+    @property
+    def spec(self):
+        """The game's GameSpec."""
+        return envs.spec(self.game_id)
+
+    @property
+    def label(self) -> str:
+        """A readable pytest id, e.g. ``marry_the_monster-v0[num_players=2]``."""
+        opts = ",".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+        return f"{self.game_id}[{opts}]" if opts else self.game_id
+
+    def make(self, **extra):
+        """The wrapped env with this case's options plus ``extra``."""
+        return envs.make(self.game_id, **{**self.options, **extra})
+
+    def make_batch(self, num_envs: int, seed: int = 0):
+        """A BatchEngine with this case's options."""
+        return envs.make_batch(self.game_id, num_envs, seed, **self.options)
+
+    def config(self) -> np.ndarray:
+        """The kernel config vector of this case's options."""
+        return envs.config(self.game_id, self.options)
+
+
+def option_sets(game_id: str) -> List[Dict]:
+    """Option sets a game is tested under, derived from its declared options.
+
+    Every player count from ``min_players`` to ``max_players``, then every
+    non-default value of each other option that lists its choices (for Marry the
+    Monster: ``num_players`` 2..5 and ``reward="score"``).
+    """
+    s = envs.spec(game_id)
+    names = {o.name for o in s.options}
+    sets = [{"num_players": n} for n in range(s.min_players, s.max_players + 1)] \
+        if "num_players" in names else [{}]
+    for opt in s.options:
+        if opt.name in _NOT_IN_OPTION_SETS or opt.choices is None:
+            continue
+        sets += [{opt.name: value} for value in opt.choices if value != opt.default]
+    return sets
+
+
+def all_cases() -> List[GameCase]:
+    """Every (game, option set) pair of the registry."""
+    return [GameCase(g, opts) for g in envs.available() for opts in option_sets(g)]
+
+
+# Parametrized fixtures rather than a collection hook, so a test module that parametrizes
+# ``game_id`` or ``case`` itself simply overrides them.
+@pytest.fixture(scope="session", params=envs.available())
+def game_id(request) -> str:
+    """Each registered game id in turn."""
+    return request.param
+
+
+@pytest.fixture(scope="session", params=all_cases(), ids=lambda c: c.label)
+def case(request) -> GameCase:
+    """Each registered game under each of its option sets in turn."""
+    return request.param
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_numba_cache():
+    """Load (or compile once) every game's kernels and the batched drivers before any test.
+
+    Timings of individual tests then measure the tests, not numba; with a warm
+    on-disk cache this takes about a second.
+    """
+    for game_id in envs.available():
+        env = envs.make(game_id)
+        env.reset(seed=0)
+        agent = env.agent_selection
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+        engine = envs.make_batch(game_id, 2, seed=0)
+        engine.reset()
+        engine.step(engine.random_actions())
+        engine.step_random(1)
+        s = envs.spec(game_id)
+        state = env.unwrapped.state()
+        s.illegal_reason(state, 0)
+        s.determinize(state, 0, make_rng(0))
+
+
+@pytest.fixture(scope="session")
+def game_ids() -> List[str]:
+    """Ids of every registered game."""
+    return envs.available()
+
+
+@pytest.fixture(scope="session")
+def game_option_sets() -> Dict[str, List[Dict]]:
+    """Option sets per registered game (see :func:`option_sets`)."""
+    return {g: option_sets(g) for g in envs.available()}
+
+
+def reachable_state(game_id: str, options: Dict, seed: int, num_steps: int) -> np.ndarray:
+    """A state reached by ``num_steps`` uniformly random legal actions from ``reset(seed=seed)``.
+
+    Uses the engine's own single-state driver, which starts a new game when one ends,
+    so any ``num_steps`` gives a live state.
+    """
+    s = envs.spec(game_id)
+    config = envs.config(game_id, options)
+    state = np.zeros(s.state_size, np.int32)
+    mask = np.zeros(s.num_actions, np.int8)
+    rng, action_rng = make_rng(seed), make_rng(seed ^ 0x5EED)
+    s.init_state(state, config, rng)
+    random_steps(state, config, rng, action_rng, mask, num_steps, s.init_state, s.legal_mask, s.apply_action)
+    return state
+
+
+@pytest.fixture(scope="session")
+def make_reachable_state() -> Callable[..., np.ndarray]:
+    """The factory :func:`reachable_state` (session scoped, so hypothesis tests may use it)."""
+    return reachable_state
