@@ -12,7 +12,7 @@ from numba import njit, prange, types
 
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                        INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
-from .rng import make_rng, make_rngs, rng_pick_set
+from .rng import make_rng, make_rngs, rng_pick_counted, rng_pick_set
 
 STATES = types.int32[:, ::1]
 RNGS = types.uint64[:, ::1]
@@ -80,8 +80,8 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
     """Play ``num_steps`` random legal actions on one state (auto-reset); return games finished."""
     finished = 0
     for _ in range(num_steps):
-        legal_mask(state, mask)
-        apply_action(state, rng_pick_set(mask, action_rng), rng)
+        count = legal_mask(state, mask)
+        apply_action(state, rng_pick_counted(mask, count, action_rng), rng)
         if state[H_TERMINAL] != 0 or state[H_STEPS] >= state[H_MAX_STEPS]:
             finished += 1
             init_state(state, config, rng)

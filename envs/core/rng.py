@@ -63,8 +63,13 @@ def rng_pick_set(mask, rng):
     """Index of a uniformly chosen non-zero entry of ``mask`` (-1 when all are zero)."""
     count = 0
     for i in range(mask.shape[0]):
-        if mask[i] != 0:
-            count += 1
+        count += mask[i] != 0
+    return rng_pick_counted(mask, count, rng)
+
+
+@njit(cache=True)
+def rng_pick_counted(mask, count, rng):
+    """Like ``rng_pick_set`` when the number of non-zero entries is already known."""
     if count == 0:
         return -1
     k = rng_below(rng, count)
