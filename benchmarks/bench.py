@@ -63,6 +63,17 @@ env.step(int(np.flatnonzero(mask)[0]))
 print(time.perf_counter() - start)
 """
 
+# The same start plus the batched engine, run once with numba's cache pointed at an empty
+# folder: what a fresh install pays to compile every kernel of the game.
+COLD_START_SCRIPT = WARM_START_SCRIPT.replace(
+    "print(time.perf_counter() - start)",
+    "engine = envs.make_batch({game_id!r}, num_envs=2, seed=0)\n"
+    "engine.reset()\n"
+    "engine.step(engine.random_actions())\n"
+    "engine.step_random(1)\n"
+    "print(time.perf_counter() - start)",
+)
+
 
 @dataclass
 class Measurement:
@@ -351,6 +362,20 @@ def warm_start_timing(game_id: str, repeats: int) -> Timing:
     return Timing("warm start (import+reset+step)", game_id, samples, WARM_START_TARGET_S)
 
 
+def cold_start_timing(game_id: str) -> Timing:
+    """Seconds a fresh interpreter with an empty numba cache takes to compile and start
+    ``game_id``'s AEC env and batched engine (one sample: it is the compile cost)."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache_dir:
+        completed = subprocess.run(
+            [sys.executable, "-c", COLD_START_SCRIPT.format(game_id=game_id)], cwd=REPO_ROOT,
+            capture_output=True, text=True, check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache_dir})
+    return Timing("cold start, empty cache (compile all kernels)", game_id,
+                  [float(completed.stdout.strip().splitlines()[-1])])
+
+
 def game_measurements(
     game_id: str, args: argparse.Namespace, threads: list[int]
 ) -> tuple[list[Measurement], list[Timing]]:
@@ -383,6 +408,8 @@ def game_measurements(
     timings.append(Timing("compile/first call (batched engine)", game_id, [time.perf_counter() - start]))
 
     timings.append(warm_start_timing(game_id, args.repeats))
+    if not args.quick:
+        timings.append(cold_start_timing(game_id))
 
     seeds = itertools.count(SEED + 1)
 
