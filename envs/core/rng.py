@@ -12,6 +12,8 @@ _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _MASK64 = (1 << 64) - 1
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
 
 
 def _mix(z: int) -> int:
@@ -48,14 +50,20 @@ def rng_next(rng):
 
 @njit(cache=True)
 def rng_below(rng, n):
-    """Uniform integer in ``[0, n)`` for ``n >= 1``, without modulo bias."""
+    """Uniform integer in ``[0, n)`` for ``1 <= n < 2**32``, without bias.
+
+    Lemire's multiply-and-shift on 32 random bits: a multiplication instead of a
+    division per draw; the rare rejection step keeps every value equally likely.
+    """
     bound = np.uint64(n)
-    # Reject the top partial block so every residue is equally likely.
-    limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % bound)
-    while True:
-        x = rng_next(rng)
-        if x < limit:
-            return np.int64(x % bound)
+    product = (rng_next(rng) >> np.uint64(32)) * bound
+    low = product & _LOW32
+    if low < bound:
+        threshold = (_TWO32 - bound) % bound  # 2**32 mod n
+        while low < threshold:
+            product = (rng_next(rng) >> np.uint64(32)) * bound
+            low = product & _LOW32
+    return np.int64(product >> np.uint64(32))
 
 
 @njit(cache=True)
@@ -73,9 +81,11 @@ def rng_pick_counted(mask, count, rng):
     if count == 0:
         return -1
     k = rng_below(rng, count)
+    # The chosen index is the number of positions whose running count of set entries is
+    # still <= k; counting them branch-free avoids a mispredicted branch per entry.
+    seen = 0
+    index = 0
     for i in range(mask.shape[0]):
-        if mask[i] != 0:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
+        seen += mask[i] != 0
+        index += seen <= k
+    return index

@@ -107,8 +107,7 @@ def towers(state, p):
     """Number of towers seat ``p`` has on the board."""
     count = 0
     for c in range(NUM_CELLS):
-        if state[OWNER + c] == p and state[HEIGHT + c] == TOWER:
-            count += 1
+        count += (state[OWNER + c] == p) & (state[HEIGHT + c] == TOWER)
     return count
 
 
@@ -117,8 +116,7 @@ def building_points(state, p):
     """Points seat ``p``'s buildings are worth (MTM-5: cell value, whatever the height)."""
     total = 0
     for c in range(NUM_CELLS):
-        if state[OWNER + c] == p:
-            total += VALUE[c]
+        total += VALUE[c] * (state[OWNER + c] == p)
     return total
 
 
@@ -538,22 +536,25 @@ def end_turn(state, rng):
 @njit(cache=True)
 def has_free_option(state, p):
     """Whether step 3 offers seat ``p`` any placement or upgrade."""
-    any_ok = False
     for c in range(NUM_CELLS):
-        any_ok |= free_cell_ok(state, p, c)
-    return any_ok
+        if free_cell_ok(state, p, c):
+            return True  # usually within the first few cells
+    return False
 
 
 @njit(cache=True)
 def has_main_option(state, p):
     """Whether step 4 offers seat ``p`` anything besides ending the turn."""
-    any_ok = False
+    can_move = False
     for d in range(NUM_DIRS):
-        any_ok |= move_ok(state, d, 1)
+        can_move |= move_ok(state, d, 1)
+    if can_move:
+        return True  # the common case: skip the scan for card plays
     build, fortify, stomp = plays_possible(state, p)
+    can_play = False
     for play in range(NUM_PLAYS):
-        any_ok |= play_ok(play, build, fortify, stomp, state, p)
-    return any_ok
+        can_play |= play_ok(play, build, fortify, stomp, state, p)
+    return can_play
 
 
 @njit(cache=True)
