@@ -144,6 +144,7 @@ def state_from_diagram(board: str, *, num_players: int = 3, current: int = 0,
     state[FACHAN] = fachan
     state[OWNER:OWNER + NUM_CELLS] = owner
     state[HEIGHT:HEIGHT + NUM_CELLS] = height
+    rules.sync_board_bits(state)  # the engine's cell sets follow the hand-written board
     for field, value in ((MOVED, moved), (CARDS_PLAYED, cards_played), (STOMPS, stomps),
                          (OPP_TARGET_USED, opp_target_used), (DESTROYED, destroyed),
                          (FREE_HOUSES, free_houses), (FREE_TOWERS, free_towers),

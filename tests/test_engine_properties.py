@@ -18,8 +18,9 @@ from envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H
 from envs.core.rng import make_rng
 from envs.marry_the_monster.components import (DECK_COUNTS, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS,
                                                PIECES, TOWER)
-from envs.marry_the_monster.layout import (DECK, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING, POOL,
-                                           SCORE, WINNER)
+from envs.marry_the_monster.layout import (BITS_SPLIT, DECK, DISCARD, FACHAN, HAND, HEIGHT,
+                                           OCCUPIED_BITS, OWN_BITS, OWNER, PENDING, POOL, SCORE,
+                                           WINNER)
 
 MTM = "marry_the_monster-v0"
 MTM_SPEC = envs.spec(MTM)
@@ -31,6 +32,21 @@ def hands(states: np.ndarray) -> np.ndarray:
     """Card counts as ``[game, seat, card type]``."""
     block = states[:, HAND:HAND + MAX_PLAYERS * NUM_CARD_TYPES]
     return block.reshape(len(states), MAX_PLAYERS, NUM_CARD_TYPES)
+
+
+def cell_set(states: np.ndarray, offset: int) -> np.ndarray:
+    """The engine's cell set stored at ``offset`` as ``bool[games, cell]``."""
+    bits = states[:, offset].astype(np.int64) | (states[:, offset + 1].astype(np.int64) << BITS_SPLIT)
+    return (bits[:, None] >> np.arange(NUM_CELLS)[None, :]) & 1 == 1
+
+
+def cell_sets_mismatch(states: np.ndarray, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """Games whose cell sets (per seat and height, occupied) disagree with OWNER/HEIGHT."""
+    bad = cell_set(states, OCCUPIED_BITS) != (height > 0)
+    for p in range(MAX_PLAYERS):
+        for h in range(1, TOWER + 1):
+            bad |= cell_set(states, OWN_BITS + (p * TOWER + h - 1) * 2) != ((owner == p) & (height == h))
+    return bad.any(1)
 
 
 def invariant_violations(states: np.ndarray) -> dict:
@@ -64,6 +80,7 @@ def invariant_violations(states: np.ndarray) -> dict:
         "fachan on a building": height[rows, states[:, FACHAN]] != 0,
         "seat on move wrong": np.where(live, (current < 0) | (current >= n[:, 0]), current != -1),
         "steps past max_steps": states[:, H_STEPS] > states[:, H_MAX_STEPS],
+        "cell sets disagree with the board": cell_sets_mismatch(states, owner, height),
     }
 
 

@@ -84,6 +84,15 @@ for _c, (_q, _r) in enumerate(COORDS):
             _k += 1
         RAY_LEN[_c, _d] = _k
 
+# Cell sets as 64-bit masks: bit c is cell c.
+CELL_BIT = np.array([1 << c for c in range(NUM_CELLS)], dtype=np.uint64)
+ALL_CELLS = np.uint64((1 << NUM_CELLS) - 1)
+LINE_BITS = np.array([sum(1 << int(t) for t in range(NUM_CELLS) if LINE_DIR[c, t] >= 0)
+                      for c in range(NUM_CELLS)], dtype=np.uint64)
+# RAY_BIT[c, d, k]: the bit of RAY[c, d, k], 0 past the edge.
+RAY_BIT = np.where(RAY >= 0, np.left_shift(np.uint64(1), np.maximum(RAY, 0).astype(np.uint64)),
+                   np.uint64(0)).astype(np.uint64)
+
 # Rows for rendering and cell names: row letters A.. north to south, numbers west to east.
 ROW_LETTERS = "ABCDEFGHIJKLM"
 CELL_NAMES = []

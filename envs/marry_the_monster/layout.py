@@ -19,6 +19,12 @@ BUILD_PLACED = _lay.block("build_placed")  # houses placed by the current Build
 STOMP_N = _lay.block("stomp_n")            # strength of the stomp awaiting its target
 OWNER = _lay.block("owner", NUM_CELLS)     # seat owning the building, -1 if none
 HEIGHT = _lay.block("height", NUM_CELLS)   # 0 empty, 1 house, 2 manor, 3 tower
+# Cell sets as bitboards, kept in step with OWNER/HEIGHT by rules.set_building: one set
+# per seat and height (house, manor, tower) plus the occupied cells. A set of the 37
+# cells is split over two int32 slots of BITS_SPLIT and 37 - BITS_SPLIT bits.
+BITS_SPLIT = 20
+OWN_BITS = _lay.block("own_bits", MAX_PLAYERS * 3 * 2)
+OCCUPIED_BITS = _lay.block("occupied_bits", 2)
 SCORE = _lay.block("score", MAX_PLAYERS)
 POOL = _lay.block("pool", MAX_PLAYERS)     # pieces in front of the player
 PENDING = _lay.block("pending", MAX_PLAYERS)  # stomped pieces waiting in the forest (MTM-11)
