@@ -534,7 +534,7 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
 def write_plot(measurements: list[Measurement], path: Path) -> None:
     """Log-log plot of batched steps/s against batch size, a line per game and thread count.
 
-    Needs matplotlib, which is deliberately not a dependency: without it, only a note.
+    Needs matplotlib (the bench extra installs it); without it, only a note.
     """
     batched = [m for m in measurements if m.name == BATCHED]
     if not batched:
