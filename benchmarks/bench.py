@@ -386,7 +386,7 @@ def game_measurements(
     """
     import envs
     import numpy as np
-    from envs.core.batch import single_state_random_steps
+    from envs.registry import single_state_random_steps
 
     timings = []
     start = time.perf_counter()

@@ -53,4 +53,11 @@ def make_batch(game_id: str, num_envs: int, seed: int = 0, **options):
     return BatchEngine(spec(game_id), config(game_id, options), num_envs, seed)
 
 
+def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **options) -> int:
+    """Play one ``game_id`` state through ``num_steps`` random legal actions; return games finished."""
+    from .core.batch import random_playout
+
+    return random_playout(spec(game_id), config(game_id, options), num_steps, seed)[2]
+
+
 register("marry_the_monster-v0", "envs.marry_the_monster_v0")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.batch import random_steps
+from envs.core.batch import random_playout
 from envs.core.rng import make_rng
 
 # Options exercised elsewhere on purpose (render modes, illegal-action handling) or
@@ -127,14 +127,7 @@ def reachable_state(game_id: str, options: Dict, seed: int, num_steps: int) -> n
     Uses the engine's own single-state driver, which starts a new game when one ends,
     so any ``num_steps`` gives a live state.
     """
-    s = envs.spec(game_id)
-    config = envs.config(game_id, options)
-    state = np.zeros(s.state_size, np.int32)
-    mask = np.zeros(s.num_actions, np.int8)
-    rng, action_rng = make_rng(seed), make_rng(seed ^ 0x5EED)
-    s.init_state(state, config, rng)
-    random_steps(state, config, rng, action_rng, mask, num_steps, s.init_state, s.legal_mask, s.apply_action)
-    return state
+    return random_playout(envs.spec(game_id), envs.config(game_id, options), num_steps, seed)[0]
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import envs
-from envs.core.batch import random_steps
+from envs.core.batch import random_playout
 from envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from envs.core.rng import make_rng
 from envs.marry_the_monster.components import (DECK_COUNTS, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS,
@@ -220,12 +220,8 @@ def test_batch_random_steps_match_the_single_state_driver(case):
     total = 0
     for i in range(k):
         # BatchEngine.seed documents these generators: game seed + i, actions derived apart.
-        rng, action_rng = make_rng(seed + i), make_rng((seed + i) ^ 0x5EED5EED5EED)
-        state = np.zeros(spec.state_size, np.int32)
-        mask = np.zeros(spec.num_actions, np.int8)
-        spec.init_state(state, config, rng)
-        total += random_steps(state, config, rng, action_rng, mask, steps,
-                              spec.init_state, spec.legal_mask, spec.apply_action)
+        state, rng, finished_here = random_playout(spec, config, steps, seed + i)
+        total += finished_here
         assert np.array_equal(state, engine.states[i]), f"slot {i} differs"
         assert np.array_equal(rng, engine.rngs[i])
     assert total == finished > 0

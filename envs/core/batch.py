@@ -105,6 +105,15 @@ def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
     return finished.sum()
 
 
+ACTION_SEED_SALT = 0x5EED5EED5EED
+
+
+def action_rng(seed: int) -> np.ndarray:
+    """The generator of random actions paired with game seed ``seed``, kept apart from the
+    game's own generator so choosing actions never shifts the game's chance."""
+    return make_rng(seed ^ ACTION_SEED_SALT)
+
+
 class BatchEngine:
     """``num_envs`` games of one kind stepped together by the batched drivers.
 
@@ -132,7 +141,7 @@ class BatchEngine:
     def seed(self, seed: int) -> None:
         """Reseed every slot: game generators ``seed + i``, action generators derived apart."""
         self.rngs = make_rngs([seed + i for i in range(self.num_envs)])
-        self.action_rngs = make_rngs([(seed + i) ^ 0x5EED5EED5EED for i in range(self.num_envs)])
+        self.action_rngs = np.stack([action_rng(seed + i) for i in range(self.num_envs)])
 
     def reset(self):
         """Start every game; return ``(obs, masks)`` of the seat on move."""
@@ -149,7 +158,8 @@ class BatchEngine:
     def step(self, actions):
         """Apply one action per slot; return ``(obs, masks, rewards, terminated, truncated)``.
 
-        Raises ValueError, changing nothing, if any action is illegal in its slot.
+        The arrays are the engine's buffers, overwritten by the next call: copy what
+        you keep. Raises ValueError, changing nothing, if any action is illegal in its slot.
         """
         acts = np.ascontiguousarray(actions, dtype=np.int64)
         if acts.shape != (self.num_envs,):
@@ -179,18 +189,18 @@ class BatchEngine:
                                       s.init_state, s.legal_mask, s.apply_action))
 
 
-def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **options) -> int:
-    """Run one game state through ``num_steps`` random legal actions; return games finished.
+def random_playout(spec, config: np.ndarray, num_steps: int, seed: int = 0):
+    """One game state through ``num_steps`` random legal actions (auto-resetting).
 
-    The single-state engine loop of the benchmarks (auto-resetting).
+    The game is seeded ``seed`` and the actions drawn from ``action_rng(seed)``, exactly
+    like slot 0 of a ``BatchEngine`` with that seed. Returns ``(state, game_rng,
+    games_finished)``; this is the single-state engine loop of the benchmarks.
     """
-    from .. import registry
-
-    spec = registry.spec(game_id)
     state = np.zeros(spec.state_size, np.int32)
     mask = np.zeros(spec.num_actions, np.int8)
-    config = registry.config(game_id, options)
-    rng, action_rng = make_rng(seed), make_rng(seed ^ 0x5EED5EED5EED)
+    config = np.ascontiguousarray(config, dtype=np.int64)
+    rng, actions = make_rng(seed), action_rng(seed)
     spec.init_state(state, config, rng)
-    return int(random_steps(state, config, rng, action_rng, mask, int(num_steps),
-                            spec.init_state, spec.legal_mask, spec.apply_action))
+    finished = random_steps(state, config, rng, actions, mask, int(num_steps),
+                            spec.init_state, spec.legal_mask, spec.apply_action)
+    return state, rng, int(finished)
