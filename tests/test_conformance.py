@@ -351,6 +351,8 @@ def test_bad_actions_raise_and_change_nothing(case):
             if type(action) is int and 0 <= action < s.num_actions:
                 reason = s.reasons[int(s.illegal_reason(env.unwrapped.state(), action))]
                 assert reason in msg, msg
+                first_legal = s.action_to_str(legal(env)[0], env.unwrapped.state())
+                assert f"legal now: {first_legal}" in msg, f"the message should suggest legal actions: {msg}"
             assert snapshot(env) == before, f"{action!r} changed the game"
         # numpy integers are valid actions, and the env still plays after the refusals
         action = np.int64(legal(env)[0])

@@ -174,8 +174,15 @@ class KernelAECEnv(AECEnv, EzPickle):
         code = int(self.spec.illegal_reason(self._state, a))
         if code:
             return (f"{agent}: action {a} ({self.spec.action_to_str(a, self._state)}) is illegal: "
-                    f"{self.spec.reasons[code]}")
+                    f"{self.spec.reasons[code]}; legal now: {self._legal_summary()}")
         return None
+
+    def _legal_summary(self, shown: int = 8) -> str:
+        """The first legal actions by name, for error messages."""
+        legal = self.legal_actions()
+        names = [self.spec.action_to_str(a, self._state) for a in legal[:shown]]
+        more = f" and {len(legal) - shown} more" if len(legal) > shown else ""
+        return ", ".join(names) + more
 
     def _penalize(self, agent):
         """End the game: -1 to ``agent``, 0 to the others (PettingZoo's TerminateIllegalWrapper)."""

@@ -59,7 +59,8 @@ R_NO_FREE_HOUSE = 21
 
 REASONS = {
     R_GAME_OVER: "the game is over",
-    R_WRONG_PHASE: "that kind of action is not expected in this phase",
+    R_WRONG_PHASE: ("it does not fit the decision at hand: step 3, a Build, a Fortify and a stomp "
+                    "ask for a cell (or end); moves and card plays belong to step 4"),
     R_CELL_TAKEN: "the cell already holds a building",
     R_FACHAN_CELL: "the fachan stands on that cell",
     R_NO_PIECES: "the player has no building pieces left in their pool",
