@@ -9,12 +9,14 @@ only watches the file a kernel is defined in).
 """
 from pathlib import Path
 
+import envs
 from envs.core.cache import clear_stale_cache
+from seeds import game_dir
 
 _HERE = Path(__file__).resolve().parent
-_ROOT = _HERE.parent
-clear_stale_cache(_HERE, [_HERE, _ROOT / "envs" / "core", _ROOT / "envs" / "marry_the_monster",
-                          _ROOT / "seeds" / "marry_the_monster"])
+_ENVS = Path(envs.__file__).resolve().parent
+clear_stale_cache(_HERE, [_HERE, _ENVS / "core", _ENVS / "marry_the_monster",
+                          game_dir("marry_the_monster")])
 
 from .base import Agent  # noqa: E402  (the cache must be checked before kernels load)
 from .registry import available_agents, make_agent  # noqa: E402

@@ -1,7 +1,9 @@
 """Marry the Monster: kernels, components and the AEC env declaration."""
 from pathlib import Path
 
+from seeds import game_dir
+
 from ..core.cache import clear_stale_cache
 
 _HERE = Path(__file__).resolve().parent
-clear_stale_cache(_HERE, [_HERE, _HERE.parent / "core", _HERE.parents[1] / "seeds" / "marry_the_monster"])
+clear_stale_cache(_HERE, [_HERE, _HERE.parent / "core", game_dir("marry_the_monster")])

@@ -4,11 +4,12 @@ The board geometry (cells, neighbours, rays, lines) is derived here from the
 board radius so the kernels only read precomputed tables.
 """
 import json
-from pathlib import Path
 
 import numpy as np
 
-SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds" / "marry_the_monster"
+from seeds import game_dir
+
+SEEDS_DIR = game_dir("marry_the_monster")
 DATA = json.loads((SEEDS_DIR / "components.json").read_text(encoding="utf-8"))
 
 # --- cards -----------------------------------------------------------------------
