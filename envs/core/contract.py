@@ -10,7 +10,7 @@ receive them as first-class numba functions, so one driver serves every game and
 its machine code stays in numba's on-disk cache (a driver specialised on a
 dispatcher object would be recompiled in every process).
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, Sequence
 
 from numba import types
@@ -84,7 +84,6 @@ class GameSpec:
     to_text: Callable             # state -> str (public view)
     action_to_str: Callable       # (action, state=None) -> str
     str_to_action: Callable       # text -> action index
-    extra: dict = field(default_factory=dict)
 
     @property
     def env_id(self) -> str:
