@@ -1,7 +1,7 @@
 """Marry the Monster's components, loaded once from ``seeds/marry_the_monster/``.
 
-The board geometry (cells, neighbours, rays, lines) is derived here from the
-board radius so the kernels only read precomputed tables.
+The board is a table of cell values row by row; its geometry (cells, rays,
+lines, cell sets) is derived here so the kernels only read precomputed tables.
 """
 import json
 
@@ -43,8 +43,8 @@ TURN_DRAW = int(DATA["turn_draw"])
 TOWER = int(DATA["building_heights"]["tower"])
 
 # --- board ------------------------------------------------------------------------
-RADIUS = int(DATA["board"]["radius"])
-RING_VALUES = np.array(DATA["board"]["ring_values"], dtype=np.int32)
+BOARD_ROWS = [list(map(int, row)) for row in DATA["board"]["rows"]]
+RADIUS = len(BOARD_ROWS) // 2
 # Axial directions on a pointy-top hex grid, in the order the actions use.
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 DIRECTION_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
@@ -63,9 +63,10 @@ def _cells():
 COORDS = np.array(_cells(), dtype=np.int32)
 NUM_CELLS = len(COORDS)
 _INDEX = {(int(q), int(r)): i for i, (q, r) in enumerate(COORDS)}
-RING = np.array([max(abs(q), abs(r), abs(q + r)) for q, r in COORDS], dtype=np.int32)
-VALUE = RING_VALUES[RING].astype(np.int32)
-CENTRE = _INDEX[(0, 0)]
+_ROW_LENGTHS = [sum(1 for _, r in COORDS if r == row - RADIUS) for row in range(2 * RADIUS + 1)]
+if [len(row) for row in BOARD_ROWS] != _ROW_LENGTHS:
+    raise ValueError(f"components.json: board rows must have lengths {_ROW_LENGTHS} (a hexagon)")
+VALUE = np.array([v for row in BOARD_ROWS for v in row], dtype=np.int32)
 MAX_RAY = 2 * RADIUS
 
 # RAY[c, d, k]: the k-th cell from c in direction d (-1 past the edge).
@@ -103,6 +104,7 @@ for _i, (_q, _r) in enumerate(COORDS):
     CELL_NAMES.append(f"{ROW_LETTERS[_row]}{int(_q) - _first_q + 1}")
 CELL_NAMES = tuple(CELL_NAMES)
 CELL_BY_NAME = {name: i for i, name in enumerate(CELL_NAMES)}
+FACHAN_START = CELL_BY_NAME[DATA["board"]["fachan_start"]]
 
 
 def cell(name: str) -> int:

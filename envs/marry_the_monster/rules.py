@@ -19,8 +19,8 @@ from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_MAX
                              C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE)
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from .components import (ALL_CELLS, BUILD, CELL_BIT, CENTRE, DECK_COUNTS, DECK_SIZE,
-                         DOUBLE_STOMP_POINTS, EXTRA_DRAWS, FORTIFY, FREE_HOUSE_STEPS,
+from .components import (ALL_CELLS, BUILD, CELL_BIT, DECK_COUNTS, DECK_SIZE,
+                         DOUBLE_STOMP_POINTS, EXTRA_DRAWS, FACHAN_START, FORTIFY, FREE_HOUSE_STEPS,
                          FREE_TOWER_BASE, FREE_TOWER_EVERY, FREE_TOWER_FROM, HAND_SIZE,
                          HOUSES_PER_BUILD, INSTANT_WIN_POINTS, LINE_BITS, LINE_DIR, LINE_DIST,
                          MAX_PLAYERS, MAX_RAY, NO_PLAY_DRAW, NUM_CARD_TYPES, NUM_CELLS, NUM_DIRS,
@@ -654,7 +654,7 @@ def init_state(state, config, rng):
     state[H_REWARD_MODE] = config[C_REWARD_MODE]
     for c in range(NUM_CELLS):
         state[OWNER + c] = -1
-    state[FACHAN] = CENTRE
+    state[FACHAN] = FACHAN_START
     for p in range(n):
         state[POOL + p] = PIECES
     for t in range(NUM_CARD_TYPES):
