@@ -171,6 +171,8 @@ class KernelAECEnv(AECEnv, EzPickle):
         a = int(action)
         if not 0 <= a < self.spec.num_actions:
             return f"{agent}: action {a} is out of range 0..{self.spec.num_actions - 1}"
+        if self._mask[a]:
+            return None  # the mask already says legal; the reason kernel only explains refusals
         code = int(self.spec.illegal_reason(self._state, a))
         if code:
             return (f"{agent}: action {a} ({self.spec.action_to_str(a, self._state)}) is illegal: "
