@@ -10,13 +10,13 @@ only watches the file a kernel is defined in).
 from pathlib import Path
 
 import envs
-from envs.core.cache import clear_stale_cache
-from seeds import game_dir
+from envs.core.cache import clear_stale_cache, core_kernel_sources, kernel_sources
+from seeds import SEEDS_DIR
 
 _HERE = Path(__file__).resolve().parent
 _ENVS = Path(envs.__file__).resolve().parent
-clear_stale_cache(_HERE, [_HERE, _ENVS / "core", _ENVS / "marry_the_monster",
-                          game_dir("marry_the_monster")])
+_GAMES = [p for p in _ENVS.iterdir() if p.is_dir() and p.name not in ("core", "__pycache__")]
+clear_stale_cache(_HERE, [*kernel_sources(_HERE), *core_kernel_sources(), *_GAMES, SEEDS_DIR])
 
 from .base import Agent  # noqa: E402  (the cache must be checked before kernels load)
 from .registry import available_agents, make_agent  # noqa: E402

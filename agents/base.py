@@ -34,6 +34,10 @@ class Agent:
 
     name = "agent"
     needs_state = False
+    # A numba policy with ``envs.core.contract.POLICY_SIG`` (state, mask, rng) ->
+    # action, when the agent has one: the training vec env then plays this agent
+    # inside numba, with ``self.rng`` as its generator, instead of calling ``act``.
+    policy_kernel = None
 
     def __init__(self, seed: int = 0):
         self.reset(seed)
@@ -47,6 +51,13 @@ class Agent:
             state: Optional[np.ndarray] = None) -> int:
         """Return one action index whose entry in ``action_mask`` is 1."""
         raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
+                  states: Optional[np.ndarray] = None) -> np.ndarray:
+        """One action per row; agents that batch (neural policies) override this."""
+        rows = range(len(masks))
+        return np.array([self.act(observations[i], masks[i], None if states is None else states[i])
+                         for i in rows], dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"

@@ -35,7 +35,7 @@ from typing import Optional
 import numpy as np
 from numba import njit
 
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
+from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
 from envs.core.rng import rng_pick_set
 from envs.marry_the_monster.actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
 from envs.marry_the_monster.components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES,
@@ -140,7 +140,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch):
     return position_value(sim, before, p, scratch)
 
 
-@njit(cache=True)
+@njit(POLICY_SIG, cache=True)
 def greedy_action(state, action_mask, rng):
     """The legal action with the best one-ply value for the seat on move; ``state`` is not modified.
 
@@ -180,6 +180,7 @@ class MarryTheMonsterGreedy(Agent):
 
     name = "greedy"
     needs_state = True
+    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             state: Optional[np.ndarray] = None) -> int:

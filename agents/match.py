@@ -7,7 +7,10 @@ that every agent plays every seat equally often, and seeds are paired across
 rotations: game ``g`` seats the agents with rotation ``g mod n`` on the deal of
 env seed ``seed + g // n``, so each deal is played once from every seat and
 luck of the deal cancels out. A game counts as a win for an agent whose final
-reward is above 0. The table gives each win rate with its 95% Wilson interval.
+return is strictly the best at the table (with the default ``reward="win"``:
+the winner's +1), as a draw for every seat sharing the best return (a truncated
+game gives everyone 0) and as a loss otherwise. The table gives each win rate
+with its 95% Wilson interval. ``training.tournament`` builds on the same games.
 """
 import argparse
 import json
@@ -15,13 +18,14 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import envs
 
 from .registry import make_agent
 
 Z95 = 1.959963984540054
+WIN, DRAW, LOSS = "win", "draw", "loss"
 
 
 def wilson_interval(wins: int, games: int, z: float = Z95):
@@ -42,13 +46,13 @@ class AgentStats:
     agent: str
     games: int = 0
     wins: int = 0
-    draws: int = 0            # final reward exactly 0: a draw or a truncated game
+    draws: int = 0            # shared the best return: a tie or a truncated game
     reward_sum: float = 0.0
     length_sum: int = 0       # actions in the games this agent played
 
     @property
     def win_rate(self) -> float:
-        """Share of games won (reward > 0)."""
+        """Share of games won (strictly the best return)."""
         return self.wins / self.games if self.games else 0.0
 
     def summary(self) -> dict:
@@ -99,10 +103,52 @@ def labels(names: Sequence[str]) -> List[str]:
     return [f"{n} #{names[:i].count(n) + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
-def play_game(env, seat_agents: Sequence, seed: int) -> dict:
+def seat_outcome(rewards: Sequence[float], seat: int) -> str:
+    """WIN if ``seat``'s return is strictly the best, DRAW if it shares the best, else LOSS.
+
+    With ``reward="win"`` this is the sign of the seat's reward (+1 winner, 0 for all
+    in a truncated game); with ``reward="score"`` it still means "came first", where
+    the sign would only mean "beat the average".
+    """
+    best = max(rewards)
+    if rewards[seat] < best:
+        return LOSS
+    return DRAW if sum(r == best for r in rewards) > 1 else WIN
+
+
+def seat_balanced(games: int, num_players: int) -> int:
+    """``games`` rounded up to a multiple of ``num_players``, so every rotation is played equally."""
+    return -(-games // num_players) * num_players
+
+
+class _NoBar:
+    """Stands in for a tqdm bar when progress is off or tqdm is not installed."""
+
+    def update(self, n: int = 1) -> None:
+        """Ignore progress."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def progress_bar(total: int, desc: str, enabled: bool = True):
+    """A tqdm bar counting games, or a silent stand-in (tqdm is an optional extra)."""
+    if enabled:
+        try:
+            from tqdm import tqdm
+
+            return tqdm(total=total, desc=desc, unit="game")
+        except ImportError:
+            pass
+    return _NoBar()
+
+
+def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
     """Play one game of ``env`` with ``seat_agents[s]`` in seat ``s``; rewards per seat and length.
 
-    Only agents with ``needs_state`` see the engine state.
+    Only agents with ``needs_state`` see the engine state. ``on_action(seat, action)``,
+    when given, hears every action before it is applied (so it can still be named in
+    the state it applies to): the terminal game uses it to announce the others' moves.
     """
     raw = env.unwrapped
     seat = {name: i for i, name in enumerate(raw.possible_agents)}
@@ -119,54 +165,71 @@ def play_game(env, seat_agents: Sequence, seed: int) -> dict:
             continue
         agent = seat_agents[seat[name]]
         state = raw.engine_state if agent.needs_state else None
-        env.step(agent.act(obs["observation"], obs["action_mask"], state))
+        action = agent.act(obs["observation"], obs["action_mask"], state)
+        if on_action is not None:
+            on_action(seat[name], action)
+        env.step(action)
         length += 1
     return {"rewards": rewards, "length": length, "truncated": truncated}
+
+
+def seated_options(options: Optional[Dict], num_players: int) -> Dict:
+    """A copy of ``options`` with ``num_players`` set; ValueError if it says otherwise."""
+    options = dict(options or {})
+    if options.get("num_players", num_players) != num_players:
+        raise ValueError(f"num_players={options['num_players']} but {num_players} agents were given; "
+                         "the number of agents sets num_players")
+    options["num_players"] = num_players
+    return options
+
+
+def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
+               options: Optional[Dict] = None) -> Iterator[dict]:
+    """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
+
+    A record holds the game index, its deal ``seed``, the ``rotation``, ``seats``
+    (index into ``agent_names`` of the agent in each seat), the ``rewards`` per seat,
+    the ``length`` in actions and whether it was ``truncated``. Every caller with the
+    same ``seed`` and player count plays the same deals, whatever the agents.
+    """
+    n = len(agent_names)
+    env = envs.make(game_id, **seated_options(options, n))
+    agents = [make_agent(name, game_id, agent_seed(seed, 0, i)) for i, name in enumerate(agent_names)]
+    try:
+        for g in range(games):
+            rotation, deal = g % n, seed + g // n
+            order = [(s + rotation) % n for s in range(n)]  # agent index in each seat
+            for i, agent in enumerate(agents):
+                agent.reset(agent_seed(seed, g, i))
+            outcome = play_game(env, [agents[i] for i in order], deal)
+            yield {"game": g, "seed": deal, "rotation": rotation, "seats": order, **outcome}
+    finally:
+        env.close()
 
 
 def run_match(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
               options: Optional[Dict] = None, progress: bool = True) -> MatchResult:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them."""
-    n = len(agent_names)
-    options = dict(options or {})
-    if "num_players" in options and options["num_players"] != n:
-        raise ValueError(f"num_players={options['num_players']} but {n} agents were given; "
-                         "the number of agents sets num_players")
-    options["num_players"] = n
-    env = envs.make(game_id, **options)
-    agents = [make_agent(name, game_id, agent_seed(seed, 0, i)) for i, name in enumerate(agent_names)]
+    options = seated_options(options, len(agent_names))
     stats = [AgentStats(label) for label in labels(list(agent_names))]
     result = MatchResult(game_id, list(agent_names), seed, options, stats)
-    bar = None
-    if progress:
-        try:
-            from tqdm import tqdm
-
-            bar = tqdm(total=games, desc=f"{game_id} {' vs '.join(agent_names)}", unit="game")
-        except ImportError:
-            bar = None
+    bar = progress_bar(games, f"{game_id} {' vs '.join(agent_names)}", progress)
     start = time.perf_counter()
-    for g in range(games):
-        rotation, deal = g % n, seed + g // n
-        order = [(s + rotation) % n for s in range(n)]  # agent index in each seat
-        for i, agent in enumerate(agents):
-            agent.reset(agent_seed(seed, g, i))
-        outcome = play_game(env, [agents[i] for i in order], deal)
-        for s, i in enumerate(order):
-            r = outcome["rewards"][s]
-            st = stats[i]
-            st.games += 1
-            st.wins += r > 0
-            st.draws += r == 0
-            st.reward_sum += r
-            st.length_sum += outcome["length"]
-        result.records.append({"game": g, "seed": deal, "rotation": rotation, "seats": order, **outcome})
-        if bar is not None:
+    try:
+        for record in iter_games(game_id, agent_names, games, seed, options):
+            for s, i in enumerate(record["seats"]):
+                st = stats[i]
+                outcome = seat_outcome(record["rewards"], s)
+                st.games += 1
+                st.wins += outcome == WIN
+                st.draws += outcome == DRAW
+                st.reward_sum += record["rewards"][s]
+                st.length_sum += record["length"]
+            result.records.append(record)
             bar.update(1)
-    if bar is not None:
+    finally:
         bar.close()
     result.elapsed_s = time.perf_counter() - start
-    env.close()
     return result
 
 
@@ -207,7 +270,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     n = len(args.agents)
     if args.games < 1:
         parser.error("--games must be at least 1")
-    games = -(-args.games // n) * n
+    games = seat_balanced(args.games, n)
     if games != args.games:
         print(f"note: playing {games} games instead of {args.games} so that every agent plays "
               f"every seat equally often", file=sys.stderr)

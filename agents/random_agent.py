@@ -4,6 +4,7 @@ from typing import Optional
 import numpy as np
 
 from envs.core.rng import rng_pick_set
+from envs.core.selfplay import random_policy
 
 from .base import Agent
 
@@ -12,6 +13,7 @@ class RandomAgent(Agent):
     """Picks uniformly among the legal actions with its own seeded generator."""
 
     name = "random"
+    policy_kernel = staticmethod(random_policy)  # lets the training vec env run it inside numba
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             state: Optional[np.ndarray] = None) -> int:

@@ -4,6 +4,9 @@ Each game's baselines answer to a short name (``"random"``, ``"greedy"``) and to
 a versioned one, ``<game>-<kind>-v<version>`` (``"marry_the_monster-greedy-v1"``).
 A versioned name always means the same behaviour: change a baseline's play and
 its version goes up, so results quoted against a name stay comparable.
+
+A trained MaskablePPO policy answers to ``ppo:<path of its .zip>`` (needs the
+``train`` extra).
 """
 import importlib
 from typing import Dict, List, Tuple
@@ -15,6 +18,7 @@ from .base import Agent
 # kind -> (version, module, class) for agents that play any game
 _GENERIC: Dict[str, Tuple[int, str, str]] = {
     "random": (1, "agents.random_agent", "RandomAgent"),
+    "mcts": (1, "agents.mcts", "MCTSAgent"),
 }
 # game name -> kind -> (version, module, class) for agents written for one game
 _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
@@ -22,6 +26,7 @@ _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
         "greedy": (1, "agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
     },
 }
+PPO_PREFIX = "ppo:"
 
 
 def _game_name(game_id: str) -> str:
@@ -48,12 +53,15 @@ def make_agent(name: str, game_id: str, seed: int = 0) -> Agent:
     registered games for an unknown game.
     """
     game = _game_name(game_id)
+    if name.startswith(PPO_PREFIX):
+        from .ppo_agent import PPOAgent  # torch is an extra: import only when asked for
+        return PPOAgent.load(name[len(PPO_PREFIX):], game_id, seed)
     kinds = _baselines(game_id)
     kind = name
     if name not in kinds:
         kind = next((k for k, (v, _, _) in kinds.items() if name == f"{game}-{k}-v{v}"), None)
         if kind is None:
             raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
-                             f"{', '.join(available_agents(game_id))}")
+                             f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.zip>")
     _, module, cls = kinds[kind]
     return getattr(importlib.import_module(module), cls)(seed)

@@ -3,6 +3,8 @@
 >>> import envs
 >>> env = envs.make("marry_the_monster-v0", num_players=3)
 """
-from .registry import available, config, make, make_batch, register, spec
+from .registry import (available, config, make, make_batch, make_learner_env, make_vec_env, register,
+                       spec)
 
-__all__ = ["available", "config", "make", "make_batch", "register", "spec"]
+__all__ = ["available", "config", "make", "make_batch", "make_learner_env", "make_vec_env", "register",
+           "spec"]

@@ -1,4 +1,5 @@
-"""Registry of games: ``make``, ``make_batch`` and ``available`` by id (``<game>-v<version>``)."""
+"""Registry of games by id (``<game>-v<version>``): ``make`` (AEC env), ``make_batch`` (batched
+engine), ``make_vec_env`` (SB3 self-play VecEnv), ``make_learner_env`` (gymnasium) and ``available``."""
 import importlib
 from typing import Dict, List
 
@@ -47,10 +48,37 @@ def make_batch(game_id: str, num_envs: int, seed: int = 0, **options):
     """A :class:`~envs.core.batch.BatchEngine` of ``num_envs`` games (slot i seeded ``seed + i``)."""
     from .core.batch import BatchEngine
 
+    return BatchEngine(spec(game_id), _engine_options(game_id, options), num_envs, seed)
+
+
+def _engine_options(game_id: str, options: dict) -> np.ndarray:
+    """The config of ``options`` for engines that have no AEC-only options."""
     for ignored in ("render_mode", "illegal_action"):
         if ignored in options:
             raise TypeError(f"{game_id}: option {ignored!r} applies to the AEC env, not the batched engine")
-    return BatchEngine(spec(game_id), config(game_id, options), num_envs, seed)
+    return config(game_id, options)
+
+
+def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed: int = 0, **options):
+    """An SB3 :class:`~envs.core.sb3_vec_env.SelfPlayVecEnv` for ``sb3_contrib.MaskablePPO``.
+
+    Each of the ``num_envs`` games gives the learner a random seat; the other
+    seats are played by an opponent drawn from ``opponents`` (objects with
+    ``act_batch``, e.g. ``agents.make_agent(...)``; random play when ``None``)
+    with ``weights``. Needs the ``train`` extra.
+    """
+    from .core.sb3_vec_env import SelfPlayVecEnv
+
+    return SelfPlayVecEnv(spec(game_id), _engine_options(game_id, options), num_envs, opponents,
+                          weights, seed)
+
+
+def make_learner_env(game_id: str, opponents=None, weights=None, render_mode=None, **options):
+    """A gymnasium single-agent :class:`~envs.core.gym_env.LearnerEnv`: one learner seat, the
+    other seats played by ``opponents`` (random play when ``None``)."""
+    from .core.gym_env import LearnerEnv
+
+    return LearnerEnv(spec(game_id), _engine_options(game_id, options), opponents, weights, render_mode)
 
 
 def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **options) -> int:

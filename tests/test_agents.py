@@ -10,7 +10,8 @@ import pytest
 import envs
 from agents import available_agents, make_agent
 from agents.marry_the_monster_greedy import MarryTheMonsterGreedy
-from agents.match import play_game, run_match, wilson_interval
+from agents.match import (DRAW, LOSS, WIN, iter_games, play_game, run_match, seat_balanced, seat_outcome,
+                          seated_options, wilson_interval)
 from agents.random_agent import RandomAgent
 from envs.core.contract import H_CURRENT
 from envs.core.rng import make_rng
@@ -161,8 +162,10 @@ def test_registry_names():
     assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), MarryTheMonsterGreedy)
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
-    with pytest.raises(ValueError, match="valid names: greedy, random"):
+    with pytest.raises(ValueError, match=r"valid names: greedy, mcts, random, .* or ppo:<model.zip>"):
         make_agent("alphazero", GAME, 0)
+    with pytest.raises(ValueError, match="no saved model"):
+        make_agent("ppo:/no/such/model.zip", GAME, 0)
     with pytest.raises(ValueError, match="valid names"):
         make_agent("other_game-greedy-v1", GAME, 0)
     with pytest.raises(ValueError, match="unknown game"):
@@ -198,6 +201,41 @@ def test_play_game_rewards_sum_to_zero():
     outcome = play_game(env, [RandomAgent(i) for i in range(4)], seed=1)
     assert sum(outcome["rewards"]) == pytest.approx(0.0, abs=1e-6)
     assert outcome["length"] > 0
+
+
+def test_seat_outcome_is_strictly_the_best_return():
+    assert [seat_outcome([1.0, -0.5, -0.5], s) for s in range(3)] == [WIN, LOSS, LOSS]
+    assert [seat_outcome([0.0, 0.0], s) for s in range(2)] == [DRAW, DRAW]  # truncated
+    assert [seat_outcome([0.5, 0.5, -1.0], s) for s in range(3)] == [DRAW, DRAW, LOSS]  # shared win
+    # reward="score": above the mean is not enough, only first place wins
+    assert [seat_outcome([12.0, 3.0, -15.0], s) for s in range(3)] == [WIN, LOSS, LOSS]
+
+
+def test_match_helpers():
+    assert [seat_balanced(g, 3) for g in (1, 3, 4)] == [3, 3, 6]
+    assert seated_options({"max_steps": 9}, 4) == {"max_steps": 9, "num_players": 4}
+    with pytest.raises(ValueError, match="num_players=2 but 3 agents"):
+        seated_options({"num_players": 2}, 3)
+
+
+def test_play_game_announces_every_action_before_it_is_applied():
+    env = envs.make(GAME, num_players=2)
+    heard = []
+    outcome = play_game(env, [RandomAgent(0), RandomAgent(1)], seed=2,
+                        on_action=lambda seat, a: heard.append((seat, a, env.unwrapped.action_to_str(a))))
+    assert len(heard) == outcome["length"]
+    assert {seat for seat, _, _ in heard} == {0, 1}
+    replay = envs.make(GAME, num_players=2)
+    replay.reset(seed=2)
+    for seat, a, name in heard:  # the same actions replay the game, named as they were applied
+        assert replay.unwrapped.agent_selection == f"player_{seat}"
+        assert replay.unwrapped.action_to_str(a) == name
+        replay.step(a)
+
+
+def test_iter_games_yields_the_records_run_match_keeps():
+    records = list(iter_games(GAME, ["random", "greedy"], 4, seed=9))
+    assert records == run_match(GAME, ["random", "greedy"], 4, seed=9, progress=False).records
 
 
 def test_match_cli_smoke(tmp_path):

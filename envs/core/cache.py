@@ -11,6 +11,21 @@ from pathlib import Path
 from typing import Iterable
 
 _FINGERPRINT = "numba_sources.sha1"
+CORE_DIR = Path(__file__).resolve().parent
+
+
+def core_kernel_sources() -> list:
+    """The core files that games' and agents' kernels inline: the generator and the contract."""
+    return [CORE_DIR / "rng.py", CORE_DIR / "contract.py"]
+
+
+def kernel_sources(folder: Path) -> list:
+    """The Python files of ``folder`` that define numba kernels.
+
+    Fingerprinting only these keeps an edit to plain Python code (an env
+    adapter, a CLI) from throwing away compiled kernels.
+    """
+    return sorted(f for f in Path(folder).glob("*.py") if "njit" in f.read_text())
 
 
 def fingerprint(paths: Iterable[Path]) -> str:

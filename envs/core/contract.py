@@ -47,12 +47,17 @@ RETURNS_SIG = types.void(STATE, FLOATS)
 OBSERVE_SIG = types.void(STATE, types.int64, FLOATS)
 ILLEGAL_REASON_SIG = types.int64(STATE, types.int64)
 DETERMINIZE_SIG = types.void(STATE, types.int64, RNG)
+# A policy compiled for numba: (state, mask of the seat on move, the policy's own
+# generator) -> action. Embedded opponents that provide one are stepped inside numba.
+POLICY_SIG = types.int64(STATE, MASK, RNG)
 
 INIT_STATE_T = types.FunctionType(INIT_STATE_SIG)
 LEGAL_MASK_T = types.FunctionType(LEGAL_MASK_SIG)
 APPLY_ACTION_T = types.FunctionType(APPLY_ACTION_SIG)
 RETURNS_T = types.FunctionType(RETURNS_SIG)
 OBSERVE_T = types.FunctionType(OBSERVE_SIG)
+DETERMINIZE_T = types.FunctionType(DETERMINIZE_SIG)
+POLICY_T = types.FunctionType(POLICY_SIG)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from seeds import game_dir
 
-from ..core.cache import clear_stale_cache
+from ..core.cache import clear_stale_cache, core_kernel_sources
 
 _HERE = Path(__file__).resolve().parent
-clear_stale_cache(_HERE, [_HERE, _HERE.parent / "core", game_dir("marry_the_monster")])
+clear_stale_cache(_HERE, [_HERE, *core_kernel_sources(), game_dir("marry_the_monster")])

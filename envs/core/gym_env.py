@@ -1,0 +1,89 @@
+"""A plain gymnasium single-agent env: one game seen from the learner's seat.
+
+For users of libraries other than SB3 (or of SB3 without vectorisation): the
+other seats are played by embedded opponents, exactly as in
+:class:`~envs.core.sb3_vec_env.SelfPlayVecEnv` (both run on
+:class:`~envs.core.selfplay.LearnerGames`). The legal actions are in
+``info["action_mask"]`` and from :meth:`LearnerEnv.action_masks` (the method
+``sb3_contrib``'s ``ActionMasker`` and ``MaskablePPO`` look for).
+"""
+from typing import Optional, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .rng import entropy_seed
+from .selfplay import LearnerGames
+
+
+class LearnerEnv(gym.Env):
+    """One game from a random learner seat against opponents drawn from a pool."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(self, spec, config: np.ndarray, opponents: Sequence,
+                 weights: Optional[Sequence[float]] = None, render_mode: Optional[str] = None):
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of None, 'ansi', 'human'; got {render_mode!r}")
+        self.game_spec = spec
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
+        self.action_space = spaces.Discrete(spec.num_actions)
+        self.games = LearnerGames(spec, config, 1, opponents, weights, seed=entropy_seed())
+        self._started = False
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Start a game; with ``seed`` the game and the learner's seat are reproducible.
+
+        Without a seed the next game of the current seed sequence is played.
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            self.games.seed(seed)
+            self._started = False
+        if not self._started:
+            self.games.reset()
+            self._started = True
+        return self.games.observations[0].copy(), self._info()
+
+    def step(self, action):
+        """Apply the learner's action; the opponents answer before this returns."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        g = self.games
+        g.step(np.array([action], np.int64))
+        terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
+        info = self._info()
+        if terminated or truncated:
+            obs = g.final_observations[0].copy()
+            info.update(returns=g.final_returns[0].copy(), action_mask=np.zeros_like(g.masks[0]))
+        else:
+            obs = g.observations[0].copy()
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(g.rewards[0]), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (``bool[num_actions]``)."""
+        return self.games.masks[0].astype(bool)
+
+    def set_opponents(self, opponents: Sequence, weights: Optional[Sequence[float]] = None) -> None:
+        """Replace the opponent pool (from the next game on)."""
+        self.games.set_opponents(opponents, weights)
+
+    def render(self):
+        """The public table as text ('ansi' returns it, 'human' prints it)."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        text = self.game_spec.to_text(self.games.states[0])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _info(self) -> dict:
+        g = self.games
+        return {"action_mask": g.masks[0].copy(), "learner_seat": int(g.learner_seats[0]),
+                "game_seed": int(g.game_seeds[0])}

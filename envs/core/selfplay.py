@@ -1,0 +1,326 @@
+"""Games seen from one learning seat: the engine under the training adapters.
+
+:class:`LearnerGames` runs ``num_envs`` games of one kind on the game's own
+kernels. In every game one seat, drawn at random when the game starts, belongs
+to the learner; every other seat is played by an *opponent* drawn (by weight)
+from a pool. After each learner action the opponents move until the learner
+must act again or the game is over, so the learner only ever sees its own
+decisions. Finished games report the learner's final reward (also when an
+opponent's move ended the game), keep the learner's last observation and are
+reset in place.
+
+Opponents are objects with ``act_batch(observations, masks, states) -> actions``
+(the :class:`agents.base.Agent` protocol). One that also carries a numba
+``policy_kernel`` (``contract.POLICY_SIG``) is stepped entirely inside numba,
+with a generator per slot, which is what makes training against random and
+heuristic opponents cheap. ``envs`` never imports ``agents``: the pool is
+whatever the caller passes.
+
+Seeding, so a run can be replayed in the AEC env: game ``k`` of slot ``i`` is
+seeded ``seed + i + k * num_envs`` (the first games match
+``env.reset(seed=seed + i)``); the learner's seat and the opponent are drawn from
+a generator of the slot's own, and kernel opponents draw from another, so
+nothing depends on the thread count.
+"""
+from typing import Optional, Sequence
+
+import numpy as np
+from numba import njit, prange, types
+
+from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
+                       INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, POLICY_SIG, POLICY_T)
+from .rng import make_rng, make_rngs, rng_below, rng_next, rng_pick_set
+
+STATES = types.int32[:, ::1]
+RNGS = types.uint64[:, ::1]
+MASKS = types.int8[:, ::1]
+FLOATS2 = types.float32[:, ::1]
+INTS = types.int64[::1]
+
+SEAT_SALT = 0x5EA7_5EA7_5EA7
+OPPONENT_SALT = 0x0220_0220_0220
+
+
+@njit(POLICY_SIG, cache=True)
+def random_policy(state, mask, rng):
+    """A uniformly random legal action: the default opponent."""
+    return rng_pick_set(mask, rng)
+
+
+class RandomOpponent:
+    """The default opponent: uniformly random legal actions, stepped inside numba."""
+
+    name = "random"
+    policy_kernel = staticmethod(random_policy)  # a dispatcher would bind as a method
+
+    def __init__(self, seed: int = 0):
+        self.rng = make_rng(seed)
+
+    def act_batch(self, observations, masks, states=None) -> np.ndarray:
+        """A random legal action per row (used when called outside the numba path)."""
+        return np.array([rng_pick_set(np.ascontiguousarray(m, dtype=np.int8), self.rng) for m in masks],
+                        dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _opponent_on_move(s, learner):
+    """True while the game goes on and a seat other than the learner's must act."""
+    return s[H_TERMINAL] == 0 and s[H_STEPS] < s[H_MAX_STEPS] and s[H_CURRENT] != learner
+
+
+# Only whole opponent turns are worth threads: the per-round helpers below touch
+# one action per slot, and a parallel launch costs more than that (much more when
+# another process holds a core).
+@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
+      cache=True, parallel=True)
+def advance_with_policy(states, slots, learner, game_rngs, policy_rngs, masks, policy,
+                        legal_mask, apply_action):
+    """Let ``policy`` play every seat but the learner's in ``slots`` until the learner is on
+    move or the game ends."""
+    for j in prange(slots.shape[0]):
+        i = slots[j]
+        s = states[i]
+        while _opponent_on_move(s, learner[i]):
+            legal_mask(s, masks[i])
+            apply_action(s, policy(s, masks[i], policy_rngs[i]), game_rngs[i])
+
+
+@njit(types.int64(STATES, INTS, INTS, INTS), cache=True)
+def opponents_on_move(states, slots, learner, out):
+    """Write into ``out`` the slots of ``slots`` where an opponent must act; return how many."""
+    n = 0
+    for j in range(slots.shape[0]):
+        i = slots[j]
+        if _opponent_on_move(states[i], learner[i]):
+            out[n] = i
+            n += 1
+    return n
+
+
+@njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), cache=True)
+def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
+    """Mask and observation of the seat on move in each slot of ``slots`` (rows by position)."""
+    for j in range(slots.shape[0]):
+        s = states[slots[j]]
+        legal_mask(s, masks[j])
+        observe_into(s, s[H_CURRENT], obs[j])
+
+
+@njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T), cache=True)
+def apply_in_slots(states, slots, actions, game_rngs, apply_action):
+    """Apply ``actions[j]`` in slot ``slots[j]``."""
+    for j in range(slots.shape[0]):
+        i = slots[j]
+        apply_action(states[i], actions[j], game_rngs[i])
+
+
+@njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), cache=True)
+def learner_view(states, learner, masks, obs, legal_mask, observe_into):
+    """The learner's observation in every slot, and its mask where it is on move (else zeros)."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        masks[i, :] = 0
+        if s[H_TERMINAL] == 0 and s[H_STEPS] < s[H_MAX_STEPS] and s[H_CURRENT] == learner[i]:
+            legal_mask(s, masks[i])
+        observe_into(s, learner[i], obs[i])
+
+
+class LearnerGames:
+    """``num_envs`` games played from one learner seat each, opponents embedded.
+
+    ``opponents`` is a sequence of opponent objects (see the module docstring;
+    ``None`` means random play), ``weights`` their sampling weights (uniform by
+    default). ``seats`` fixes the learner's seat per slot (evaluation rotates
+    seats this way); by default each game draws it at random. The arrays
+    ``observations``, ``masks``, ``rewards``, ``terminated`` and ``truncated`` are
+    the learner's view after :meth:`reset` / :meth:`step`, overwritten by the next
+    call; :attr:`final_observations` holds the learner's last view of the games
+    that just ended (before their slots were reset).
+    """
+
+    def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
+                 weights: Optional[Sequence[float]] = None, seed: int = 0,
+                 seats: Optional[Sequence[int]] = None):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.spec = spec
+        self.config = np.ascontiguousarray(config, dtype=np.int64)
+        self.num_envs = int(num_envs)
+        self.num_players = int(self.config[0])
+        n, s = self.num_envs, spec
+        self.states = np.zeros((n, s.state_size), np.int32)
+        self.masks = np.zeros((n, s.num_actions), np.int8)
+        self.observations = np.zeros((n, s.obs_size), np.float32)
+        self.final_observations = np.zeros((n, s.obs_size), np.float32)
+        self.rewards = np.zeros(n, np.float32)
+        self.terminated = np.zeros(n, np.bool_)
+        self.truncated = np.zeros(n, np.bool_)
+        self.final_returns = np.zeros((n, self.num_players), np.float32)
+        self.learner_seats = np.zeros(n, np.int64)
+        self.game_seeds = np.zeros(n, np.int64)
+        self.slot_opponents = [None] * n
+        self._returns = np.zeros(self.num_players, np.float32)
+        self._scratch_masks = np.zeros((n, s.num_actions), np.int8)
+        self._scratch_obs = np.zeros((n, s.obs_size), np.float32)
+        self._pending = np.zeros(n, np.int64)
+        self.fixed_seats = None if seats is None else np.asarray(seats, np.int64)
+        if self.fixed_seats is not None and (self.fixed_seats.shape != (self.num_envs,) or (
+                (self.fixed_seats < 0) | (self.fixed_seats >= self.num_players)).any()):
+            raise ValueError(f"seats must be {self.num_envs} seats in 0..{self.num_players - 1}, got {seats!r}")
+        self.set_opponents(opponents, weights)
+        self.seed(seed)
+
+    # --- configuration -------------------------------------------------------------
+    def set_opponents(self, opponents: Optional[Sequence], weights: Optional[Sequence[float]] = None) -> None:
+        """Replace the opponent pool; games in progress keep the opponent they started with."""
+        opponents = [RandomOpponent()] if opponents is None else list(opponents)
+        if not opponents:
+            raise ValueError("the opponent pool is empty: pass at least one opponent")
+        for o in opponents:
+            if not hasattr(o, "act_batch"):
+                raise TypeError(f"opponent {o!r} has no act_batch(observations, masks, states) method")
+        w = np.ones(len(opponents)) if weights is None else np.asarray(weights, np.float64)
+        if w.shape != (len(opponents),) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"weights must be {len(opponents)} non-negative numbers with a "
+                             f"positive sum, got {weights!r}")
+        self.opponents = opponents
+        self._cumulative = np.cumsum(w / w.sum())
+
+    def seed(self, seed: int) -> None:
+        """Reseed every slot (takes effect at the next :meth:`reset`)."""
+        self.base_seed = int(seed)
+        slots = range(self.num_envs)
+        self._games_started = np.zeros(self.num_envs, np.int64)
+        self.game_rngs = np.zeros((self.num_envs, 1), np.uint64)
+        self.seat_rngs = make_rngs([(self.base_seed + i) ^ SEAT_SALT for i in slots])
+        self.policy_rngs = make_rngs([(self.base_seed + i) ^ OPPONENT_SALT for i in slots])
+
+    # --- stepping ---------------------------------------------------------------------
+    def reset(self):
+        """Start a game in every slot and play the opponents up to the learner's first turn."""
+        self._start_games(np.arange(self.num_envs, dtype=np.int64))
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self._refresh_view()
+        return self.observations, self.masks
+
+    def step(self, actions):
+        """Apply the learner's action in every slot; opponents answer; finished games restart.
+
+        Raises ValueError naming the slot, the seat and the action, changing
+        nothing, if an action is not legal for the learner in its slot.
+        """
+        acts = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
+        self._check(acts)
+        everyone = np.arange(self.num_envs, dtype=np.int64)
+        apply_in_slots(self.states, everyone, acts, self.game_rngs, self.spec.apply_action)
+        self._advance(everyone)
+        self._finish_games()
+        self._refresh_view()
+        return self.observations, self.masks, self.rewards, self.terminated, self.truncated
+
+    def _check(self, acts: np.ndarray) -> None:
+        """ValueError for the first slot whose action the learner may not take."""
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"expected {self.num_envs} actions, got {acts.size}")
+        for i in np.flatnonzero((acts < 0) | (acts >= self.spec.num_actions)):
+            raise ValueError(f"slot {i}: action {int(acts[i])} is out of range "
+                             f"0..{self.spec.num_actions - 1}")
+        bad = self.masks[np.arange(self.num_envs), acts] == 0
+        for i in np.flatnonzero(bad):
+            a = int(acts[i])
+            raise ValueError(f"slot {i}: action {a} ({self.spec.action_to_str(a, self.states[i])}) "
+                             f"is illegal for the learner, player_{int(self.learner_seats[i])}")
+
+    def _start_games(self, slots: np.ndarray) -> None:
+        """Start the next game in ``slots``: seed, learner seat, opponent, opening moves."""
+        n = self.num_envs
+        for i in slots:
+            k = self._games_started[i]
+            self._games_started[i] += 1
+            self.game_seeds[i] = self.base_seed + i + k * n
+            self.game_rngs[i] = make_rng(int(self.game_seeds[i]))
+            self.learner_seats[i] = rng_below(self.seat_rngs[i], self.num_players)
+            if self.fixed_seats is not None:
+                self.learner_seats[i] = self.fixed_seats[i]
+            draw = (rng_next(self.seat_rngs[i]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            pick = min(int(np.searchsorted(self._cumulative, draw, side="right")), len(self.opponents) - 1)
+            self.slot_opponents[i] = self.opponents[pick]
+            self.spec.init_state(self.states[i], self.config, self.game_rngs[i])
+        self._advance(slots)
+
+    def _advance(self, slots: np.ndarray) -> None:
+        """Let each slot's opponent move until the learner must act or the game is over."""
+        by_kernel, called = {}, []
+        for i in slots:
+            kernel = getattr(self.slot_opponents[i], "policy_kernel", None)
+            if kernel is None:
+                called.append(i)
+            else:
+                by_kernel.setdefault(id(kernel), (kernel, []))[1].append(i)
+        s = self.spec
+        for kernel, group in by_kernel.values():
+            advance_with_policy(self.states, np.asarray(group, np.int64), self.learner_seats,
+                                self.game_rngs, self.policy_rngs, self._scratch_masks, kernel,
+                                s.legal_mask, s.apply_action)
+        if called:
+            self._advance_by_calls(np.asarray(called, np.int64))
+
+    def _advance_by_calls(self, slots: np.ndarray) -> None:
+        """Step opponents without a kernel in rounds: every slot whose opponent is on move
+        moves once per round, with one ``act_batch`` call per opponent."""
+        s = self.spec
+        while True:
+            k = opponents_on_move(self.states, slots, self.learner_seats, self._pending)
+            if k == 0:
+                return
+            pending = self._pending[:k].copy()
+            masks, obs = self._scratch_masks[:k], self._scratch_obs[:k]
+            view_of_mover(self.states, pending, masks, obs, s.legal_mask, s.observe_into)
+            actions = np.zeros(k, np.int64)
+            owners = [id(self.slot_opponents[i]) for i in pending]
+            for key in dict.fromkeys(owners):
+                rows = np.flatnonzero(np.array(owners) == key)
+                opponent = self.slot_opponents[pending[rows[0]]]
+                actions[rows] = opponent.act_batch(obs[rows], masks[rows], self.states[pending[rows]])
+                self._check_opponent(opponent, actions[rows], masks[rows], pending[rows])
+            apply_in_slots(self.states, pending, actions, self.game_rngs, s.apply_action)
+
+    def _check_opponent(self, opponent, actions: np.ndarray, masks: np.ndarray, slots: np.ndarray) -> None:
+        """ValueError if an embedded opponent answered with an action its mask forbids."""
+        illegal = (actions < 0) | (actions >= self.spec.num_actions)
+        illegal[~illegal] = masks[np.flatnonzero(~illegal), actions[~illegal]] == 0
+        if illegal.any():
+            j = int(np.flatnonzero(illegal)[0])
+            raise ValueError(f"opponent {opponent!r} chose illegal action {int(actions[j])} in slot {int(slots[j])}")
+
+    def _finish_games(self) -> None:
+        """Rewards and final views of the games that ended; restart their slots."""
+        terminal = self.states[:, H_TERMINAL] != 0
+        cut = ~terminal & (self.states[:, H_STEPS] >= self.states[:, H_MAX_STEPS])
+        self.terminated[:] = terminal
+        self.truncated[:] = cut
+        self.rewards[:] = 0.0
+        done = np.flatnonzero(terminal | cut)
+        if done.size == 0:
+            return
+        s = self.spec
+        for i in done:
+            self.final_returns[i] = 0.0
+            if terminal[i]:
+                s.returns(self.states[i], self._returns)
+                self.final_returns[i] = self._returns
+                self.rewards[i] = self._returns[self.learner_seats[i]]
+            s.observe_into(self.states[i], int(self.learner_seats[i]), self.final_observations[i])
+        # A fresh game may end before the learner's first turn; such games are
+        # played out and replaced, so every slot hands the learner a decision.
+        while done.size:
+            self._start_games(done)
+            done = done[(self.states[done, H_TERMINAL] != 0)
+                        | (self.states[done, H_STEPS] >= self.states[done, H_MAX_STEPS])]
+
+    def _refresh_view(self) -> None:
+        s = self.spec
+        learner_view(self.states, self.learner_seats, self.masks, self.observations,
+                     s.legal_mask, s.observe_into)

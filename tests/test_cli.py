@@ -1,0 +1,179 @@
+"""The terminal player (HumanAgent) and the ``monster-zoo`` / ``python -m training`` command line."""
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from agents.human import HumanAgent, QuitGame
+from envs.core.contract import H_CURRENT
+from envs.core.rng import make_rng
+from training import cli
+
+GAME = "marry_the_monster-v0"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def first_decision(seed: int = 0, num_players: int = 3):
+    """The env at its first decision: (env, observation, mask, live state)."""
+    env = envs.make(GAME, num_players=num_players)
+    env.reset(seed=seed)
+    obs = env.observe(env.agent_selection)
+    return env, obs["observation"], obs["action_mask"], env.unwrapped.engine_state
+
+
+def scripted(lines):
+    """A HumanAgent reading ``lines`` and writing into a StringIO (returned too)."""
+    out = io.StringIO()
+    return HumanAgent(GAME, input_stream=io.StringIO("".join(f"{x}\n" for x in lines)), output_stream=out), out
+
+
+def run_cli(*args, stdin="", timeout=120):
+    """``python -m training ARGS`` in a subprocess, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "training", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# --- HumanAgent ---------------------------------------------------------------------
+def test_bad_input_reprompts_until_a_legal_move():
+    env, obs, mask, state = first_decision()
+    spec = envs.spec(GAME)
+    legal = np.flatnonzero(mask).tolist()
+    illegal = spec.action_to_str(next(a for a in range(spec.num_actions) if not mask[a]), state)
+    before = state.copy()
+    agent, out = scripted(["garbage", illegal, str(len(legal) + 1), "0", "", "2"])
+    assert agent.act(obs, mask, state) == legal[1]
+    assert np.array_equal(state, before)
+    text = out.getvalue()
+    assert "cannot read action 'garbage'" in text
+    assert f"'{illegal}' is not legal now: " in text
+    assert f"there is no move {len(legal) + 1}: choose a number from 1 to {len(legal)}" in text
+    assert "there is no move 0" in text and "type a move" in text
+    assert text.count("your move") == 6
+    assert f"  1. {spec.action_to_str(legal[0], state)}" in text
+
+
+def test_moves_are_read_by_name_and_the_board_on_request():
+    env, obs, mask, state = first_decision()
+    name = env.unwrapped.action_to_str(np.flatnonzero(mask)[-1])
+    agent, out = scripted(["board", f"  {name.upper()} "])
+    assert agent.act(obs, mask, state) == np.flatnonzero(mask)[-1]
+    assert out.getvalue().count("=== your turn: player_") == 2
+
+
+def test_quit_and_end_of_input_stop_cleanly():
+    _, obs, mask, state = first_decision()
+    for lines in (["nonsense", "quit"], ["exit"], []):
+        agent, _ = scripted(lines)
+        with pytest.raises(QuitGame):
+            agent.act(obs, mask, state)
+
+
+def test_the_view_shows_only_what_the_seat_may_see():
+    """Own hand shown; redealing everything the seat cannot see leaves the view unchanged."""
+    spec = envs.spec(GAME)
+    _, obs, mask, state = first_decision(seed=4, num_players=4)
+    seat = int(state[H_CURRENT])
+    names = [spec.action_to_str(a, state) for a in np.flatnonzero(mask)]
+    agent, out = scripted([])
+    agent.show(state, names)
+    view = out.getvalue()
+    assert f"your turn: player_{seat}" in view and "your hand: " in view
+    for k in range(5):
+        other = state.copy()
+        spec.determinize(other, seat, make_rng(k))
+        agent.output = io.StringIO()
+        agent.show(other, names)
+        assert agent.output.getvalue() == view
+
+
+def test_human_agent_needs_the_state_and_a_turn():
+    _, obs, mask, state = first_decision()
+    agent, _ = scripted(["1"])
+    with pytest.raises(ValueError, match="needs the engine state"):
+        agent.act(obs, mask)
+    with pytest.raises(ValueError, match="not on move"):
+        agent.act(obs, np.zeros_like(mask), state)
+
+
+# --- command line, in process ---------------------------------------------------------
+def test_train_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
+    import training
+
+    for blocked in cli.TRAIN_EXTRA:
+        monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
+    monkeypatch.delitem(sys.modules, cli.TRAIN_SCRIPT, raising=False)
+    monkeypatch.delattr(training, "selfplay_ppo", raising=False)
+    assert cli.main(["train", "--total-timesteps", "10"]) == 1
+    assert "pip install -e '.[train]'" in capsys.readouterr().err
+
+
+def test_evaluate_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
+    real_find_spec = cli.importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "openskill" else real_find_spec(name, *rest))
+    assert cli.main(["evaluate", "--agents", "random", "greedy"]) == 1
+    assert "openskill not installed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["play", "--seat", "3", "--agents", "random"], "--seat must be between 0 and 1"),
+    (["play", "--agents", "nobody"], "valid names"),
+    (["play", "--agents", "random", "--option", "num_players=3"], "num_players=3 but 2 agents"),
+    (["evaluate"], "give --agents"),
+    (["evaluate", "--agents", "random", "greedy", "--curves", "somewhere"], "--curves needs --out"),
+    (["evaluate", "--agents", "random"], "two distinct"),
+])
+def test_bad_command_lines_are_refused_with_a_reason(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+# --- command line, as a user runs it ---------------------------------------------------
+def test_help_lists_the_commands():
+    proc = run_cli("--help")
+    assert proc.returncode == 0, proc.stderr
+    for command in ("play", "train", "evaluate", "bench"):
+        assert f"    {command}" in proc.stdout
+
+
+def test_play_a_whole_game_always_choosing_the_first_move():
+    proc = run_cli("play", "--agents", "random", "--seat", "1", "--seed", "3", stdin="1\n" * 500)
+    assert proc.returncode == 0, proc.stderr
+    assert "you are player_1" in proc.stdout and "=== game over ===" in proc.stdout
+    assert "player_0 (random): " in proc.stdout and "player_1 (you): " in proc.stdout
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.startswith(("you won", "you lost", "you shared")), last
+
+
+def test_play_quits_on_request():
+    proc = run_cli("play", "--option", "num_players=4", stdin="what\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 players" in proc.stdout and "cannot read action 'what'" in proc.stdout
+    assert proc.stdout.strip().endswith("game abandoned")
+
+
+def test_evaluate_writes_tables_pictures_and_curves(tmp_path):
+    pytest.importorskip("openskill")
+    run = tmp_path / f"{GAME}__ppo__1__1700000000"
+    run.mkdir()
+    (run / "metrics.csv").write_text("step,wall_time,metric,value\n0,0.0,eval/winrate_vs_random,0.3\n"
+                                     "100,1.0,eval/winrate_vs_random,0.5\n")
+    out = tmp_path / "eval"
+    proc = run_cli("evaluate", "--agents", "greedy", "random", "--games", "2", "--option", "num_players=2",
+                   "--seed", "1", "--out", str(out), "--curves", str(run), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert "| row vs column | greedy | random |" in proc.stdout
+    for name in ("tournament.md", "tournament.json", "win_rates.png", "learning_curves.png"):
+        assert (out / name).stat().st_size > 0, name
+
+
+def test_bench_help_is_forwarded():
+    proc = run_cli("bench", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "--quick" in proc.stdout and "--batch-sizes" in proc.stdout

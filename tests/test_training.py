@@ -1,0 +1,72 @@
+"""The self-play trainer end to end: a subprocess smoke run with a tiny budget, and the slow
+check that a short training run beats random play."""
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from training.selfplay_ppo import build_parser, parse_mix  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def train(tmp_path, *extra, timeout=600):
+    """Run ``python -m training train`` in a subprocess; return the run folder."""
+    cmd = [sys.executable, "-m", "training", "train", "--out-dir", str(tmp_path), "--no-progress",
+           "--option", "num_players=2", *extra]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (run_dir,) = tmp_path.iterdir()
+    return run_dir, done.stdout
+
+
+def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
+    run_dir, out = train(tmp_path, "--total-timesteps", "512", "--num-envs", "8", "--num-steps", "16",
+                         "--batch-size", "64", "--update-epochs", "1", "--snapshot-every", "1",
+                         "--eval-every", "256", "--eval-games", "4", "--checkpoint-every", "256",
+                         "--seed", "3")
+    game, exp, seed, stamp = run_dir.name.split("__")
+    assert (game, exp, seed) == ("marry_the_monster-v0", "selfplay_ppo", "3") and stamp.isdigit()
+    with open(run_dir / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    metrics = {r["metric"] for r in rows}
+    assert {"charts/SPS", "eval/winrate_vs_random", "eval/winrate_vs_greedy", "train/pool_size"} <= metrics
+    assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows if r["metric"].startswith("eval/"))
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["step_256.zip", "step_512.zip"]
+    assert (run_dir / "final_model.zip").is_file() and (run_dir / "curves.png").stat().st_size > 1000
+    assert list(run_dir.glob("events.out.tfevents.*")), "no TensorBoard log"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["timesteps"] == 512 and summary["winrate_vs_random"]["games"] == 4
+    assert "win rate" in out and "vs greedy" in out
+
+
+def test_train_help_and_bad_arguments():
+    helped = subprocess.run([sys.executable, "-m", "training", "train", "--help"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert helped.returncode == 0 and "--total-timesteps" in helped.stdout and "--opponents" in helped.stdout
+    bad = subprocess.run([sys.executable, "-m", "training", "train", "--opponents", "nobody:1",
+                          "--total-timesteps", "64"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr and "valid names" in bad.stderr
+
+
+def test_argument_block_and_opponent_mix_parsing():
+    args = build_parser().parse_args(["--num-envs", "4", "--no-progress", "--option", "num_players=3"])
+    assert args.num_envs == 4 and args.progress is False and args.option == ["num_players=3"]
+    assert parse_mix("random:0.25,snapshots:0.75") == {"random": 0.25, "snapshots": 0.75}
+    for bad in ("random", "random:-1", "random:0"):
+        with pytest.raises(SystemExit):
+            parse_mix(bad)
+
+
+@pytest.mark.slow
+def test_short_training_beats_random(tmp_path):
+    run_dir, _ = train(tmp_path, "--total-timesteps", "150000", "--opponents", "random:0.5,snapshots:0.5",
+                       "--eval-every", "0", "--eval-games", "200", "--no-plot", timeout=1800)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    low, _ = summary["winrate_vs_random"]["interval"]
+    assert low > 0.6, summary

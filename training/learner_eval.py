@@ -1,0 +1,65 @@
+"""Fast win-rate evaluation of one agent against a fixed opponent, all games at once.
+
+The agent takes seat ``g % num_players`` in game ``g`` (so seats are balanced) and
+the opponent plays every other seat; game ``g`` is seeded ``seed + g``, so two
+agents evaluated with the same seed meet the same deals. All games run side by
+side on the batched kernels and the agent scores every slot in one call, which
+is what makes evaluating a neural policy during training cheap. For the full,
+paired and rated comparison of a field of agents use :mod:`training.tournament`.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+import envs
+from agents.match import wilson_interval
+from envs.core.selfplay import LearnerGames
+
+
+@dataclass
+class WinRate:
+    """Outcome of an evaluation: counts, the win rate and its 95% Wilson interval."""
+
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+
+    @property
+    def rate(self) -> float:
+        """Share of games won outright."""
+        return self.wins / self.games
+
+    @property
+    def interval(self):
+        """95% Wilson interval of the win rate."""
+        return wilson_interval(self.wins, self.games)
+
+    def __str__(self) -> str:
+        lo, hi = self.interval
+        return f"{self.rate:.3f} [{lo:.3f}, {hi:.3f}] vs {self.opponent} ({self.games} games)"
+
+
+def evaluate_against(agent, opponent, game_id: str, games: int, seed: int = 0, **options) -> WinRate:
+    """Play ``games`` games of ``agent`` (one seat) against ``opponent`` (the others).
+
+    A win is a game the agent ends with the strictly highest return; a draw one it
+    shares the highest return with someone (or that was truncated).
+    """
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    spec = envs.spec(game_id)
+    config = envs.config(game_id, options)
+    n = int(config[0])
+    play = LearnerGames(spec, config, games, [opponent], seed=seed, seats=np.arange(games) % n)
+    obs, masks = play.reset()
+    result = np.full(games, -2, np.int64)  # -2 running, 1 win, 0 draw, -1 loss
+    while (result == -2).any():
+        obs, masks, _, terminated, truncated = play.step(agent.act_batch(obs, masks, play.states))
+        for i in np.flatnonzero((terminated | truncated) & (result == -2)):
+            returns = play.final_returns[i]
+            mine = returns[play.learner_seats[i]]
+            best_other = np.delete(returns, play.learner_seats[i]).max()
+            result[i] = 0 if truncated[i] or mine == best_other else (1 if mine > best_other else -1)
+    return WinRate(getattr(opponent, "name", repr(opponent)), games,
+                   int((result == 1).sum()), int((result == 0).sum()))

@@ -1,0 +1,296 @@
+"""Self-play MaskablePPO for any monster-zoo game, in one readable script.
+
+    python -m training.selfplay_ppo --help
+    python -m training.selfplay_ppo --game marry_the_monster-v0 --total-timesteps 300000
+
+The learner plays one random seat in each of ``num_envs`` games on the batched
+kernels (:class:`envs.core.sb3_vec_env.SelfPlayVecEnv`); the other seats are
+played by an opponent drawn per game from a mix of fixed baselines (``random``,
+``greedy``, any name ``agents.make_agent`` knows) and a pool of frozen snapshots
+of the learner itself, refreshed every ``snapshot_every`` PPO updates.
+
+Every run writes to ``{out_dir}/{run_name}/`` with ``run_name =
+"{game}__{exp_name}__{seed}__{unix time}"``: ``metrics.csv`` (long format:
+step, wall_time, metric, value; metric names fixed: ``charts/SPS``,
+``eval/winrate_vs_random``, ``eval/winrate_vs_greedy``, ``rollout/ep_rew_mean``,
+``train/pool_size``), TensorBoard events, ``checkpoints/``, ``final_model.zip``,
+``summary.json`` and ``curves.png``.
+"""
+import csv
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+
+@dataclass
+class Args:
+    """Every knob of a run; each field is a command-line flag (``--total-timesteps``)."""
+
+    game: str = "marry_the_monster-v0"
+    """registry id of the game"""
+    option: List[str] = field(default_factory=list)
+    """game option KEY=VALUE, repeatable (e.g. num_players=3)"""
+    exp_name: str = "selfplay_ppo"
+    """experiment name, part of the run name"""
+    seed: int = 1
+    """seed of the games, the opponents and torch"""
+    total_timesteps: int = 1_000_000
+    """learner decisions to train on"""
+    num_envs: int = 64
+    """games played side by side"""
+    num_steps: int = 64
+    """learner decisions per game per rollout (rollout = num_envs * num_steps)"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    gamma: float = 0.995
+    """discount per learner decision"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    batch_size: int = 1024
+    """minibatch size of the PPO update"""
+    update_epochs: int = 4
+    """passes over each rollout"""
+    clip_coef: float = 0.2
+    """PPO clipping coefficient"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    net_arch: str = "256,256"
+    """hidden layer sizes of the policy and value networks"""
+    opponents: str = "random:0.2,greedy:0.3,snapshots:0.5"
+    """opponent mix NAME:WEIGHT,...; names from agents.make_agent, plus 'snapshots' (the self-play pool)"""
+    snapshot_every: int = 10
+    """PPO updates between snapshots of the learner into the pool"""
+    pool_size: int = 8
+    """snapshots kept in the pool (oldest dropped first)"""
+    eval_every: int = 100_000
+    """timesteps between evaluations against random and greedy (0: only at the end)"""
+    eval_games: int = 200
+    """games per evaluation and opponent (seats rotated)"""
+    checkpoint_every: int = 250_000
+    """timesteps between checkpoints (0: final model only)"""
+    out_dir: str = "runs"
+    """folder of the runs"""
+    torch_threads: int = 0
+    """torch CPU threads (0: torch's default)"""
+    progress: bool = True
+    """show a progress bar"""
+    plot: bool = True
+    """draw the learning curves into curves.png at the end"""
+
+
+def build_parser() -> "argparse.ArgumentParser":
+    """An argparse parser generated from :class:`Args` (flag help = the field's docstring)."""
+    import argparse
+    import ast
+    import inspect
+
+    # Field docstrings are plain string statements after each field: read them from the source.
+    docs, last = {}, None
+    for node in ast.parse(inspect.getsource(Args)).body[0].body:
+        if isinstance(node, ast.AnnAssign):
+            last = node.target.id
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and last:
+            docs[last] = node.value.value
+    parser = argparse.ArgumentParser(prog="python -m training.selfplay_ppo", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+        if f.type is bool or f.type == "bool":
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=docs[f.name])
+        elif f.name == "option":
+            parser.add_argument(flag, action="append", default=default, metavar="KEY=VALUE", help=docs[f.name])
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=docs[f.name])
+    return parser
+
+
+def parse_options(pairs: Sequence[str]) -> dict:
+    """``["num_players=3"]`` -> ``{"num_players": 3}`` (integers where they parse)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"option {pair!r} is not of the form KEY=VALUE")
+        options[key] = int(value) if value.lstrip("-").isdigit() else value
+    return options
+
+
+def parse_mix(text: str) -> dict:
+    """``"random:0.2,snapshots:0.8"`` -> ``{"random": 0.2, "snapshots": 0.8}``."""
+    mix = {}
+    for item in filter(None, text.split(",")):
+        name, _, weight = item.rpartition(":")
+        try:
+            mix[name] = float(weight)
+        except ValueError:
+            raise SystemExit(f"opponent mix item {item!r} is not NAME:WEIGHT") from None
+        if not name or mix[name] < 0:
+            raise SystemExit(f"opponent mix item {item!r} is not NAME:WEIGHT with WEIGHT >= 0")
+    if not mix or sum(mix.values()) <= 0:
+        raise SystemExit(f"opponent mix {text!r} gives no opponent a positive weight")
+    return mix
+
+
+class MetricsLog:
+    """``metrics.csv`` in long format plus SB3's logger (TensorBoard) under the same names."""
+
+    def __init__(self, path: Path, sb3_logger):
+        self.file = path.open("w", newline="")
+        self.writer = csv.writer(self.file)
+        self.writer.writerow(["step", "wall_time", "metric", "value"])
+        self.sb3_logger = sb3_logger
+        self.start = time.time()
+
+    def log(self, step: int, metric: str, value: float) -> None:
+        """Record one value at ``step`` (learner timesteps)."""
+        self.writer.writerow([step, f"{time.time() - self.start:.2f}", metric, f"{value:.6g}"])
+        self.file.flush()
+        self.sb3_logger.record(metric, value)
+
+    def close(self) -> None:
+        """Flush and close the CSV file."""
+        self.file.close()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Train, evaluate and save; return 0 (argument errors exit with a message)."""
+    args = Args(**vars(build_parser().parse_args(argv)))
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import VecMonitor
+    from tqdm.auto import tqdm
+
+    import envs
+    from agents import make_agent
+    from agents.ppo_agent import PPOAgent
+    from training.learner_eval import evaluate_against
+
+    options = parse_options(args.option)
+    try:
+        envs.config(args.game, options)
+        mix = parse_mix(args.opponents)
+        baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k)
+                     for k, name in enumerate(mix) if name != "snapshots"}
+    except (TypeError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    run_dir = Path(args.out_dir) / run_name
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+
+    vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(baselines.values()) or None,
+                                seed=args.seed, **options)
+    model = MaskablePPO(
+        "MlpPolicy", VecMonitor(vec_env), learning_rate=args.learning_rate, n_steps=args.num_steps,
+        batch_size=args.batch_size, n_epochs=args.update_epochs, gamma=args.gamma,
+        gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",")]},
+        seed=args.seed, device="cpu", verbose=0)
+    model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
+    metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
+    pool: List[PPOAgent] = []
+
+    def refresh_opponents() -> None:
+        """Give each baseline its weight and share the snapshots' weight over the pool."""
+        names = [n for n in mix if n != "snapshots" or pool]
+        opponents, weights = [], []
+        for name in names:
+            group = pool if name == "snapshots" else [baselines[name]]
+            opponents += group
+            weights += [mix[name] / len(group)] * len(group)
+        vec_env.set_opponents(opponents, weights)
+
+    def evaluate(step: int) -> dict:
+        """Win rates of the deterministic policy against random and greedy."""
+        learner = PPOAgent(args.seed, model.policy, deterministic=True)
+        rates = {}
+        for k, name in enumerate(("random", "greedy")):
+            try:
+                opponent = make_agent(name, args.game, seed=args.seed + k)
+            except ValueError:
+                continue  # a game without a greedy baseline
+            rates[name] = evaluate_against(learner, opponent, args.game, args.eval_games,
+                                           seed=10_000_000 + args.seed, **options)
+            metrics.log(step, f"eval/winrate_vs_{name}", rates[name].rate)
+        return rates
+
+    class SelfPlay(BaseCallback):
+        """Snapshots, evaluation, checkpoints, metrics and the progress bar, at rollout ends."""
+
+        def _on_training_start(self) -> None:
+            self.updates, self.start = 0, time.time()
+            self.next_eval = args.eval_every or None
+            self.next_checkpoint = args.checkpoint_every or None
+            self.bar = tqdm(total=args.total_timesteps, unit="step", disable=not args.progress,
+                            desc=run_name)
+
+        def _on_step(self) -> bool:
+            self.bar.update(args.num_envs)
+            return True
+
+        def _on_rollout_end(self) -> None:
+            step = self.num_timesteps
+            self.updates += 1
+            metrics.log(step, "charts/SPS", step / (time.time() - self.start))
+            if self.model.ep_info_buffer:
+                metrics.log(step, "rollout/ep_rew_mean",
+                            float(np.mean([e["r"] for e in self.model.ep_info_buffer])))
+            if self.updates % args.snapshot_every == 0 and "snapshots" in mix:
+                pool.append(PPOAgent.snapshot(self.model.policy, args.seed + self.updates,
+                                              f"snapshot@{step}"))
+                del pool[:-args.pool_size]
+                refresh_opponents()
+                metrics.log(step, "train/pool_size", len(pool))
+            if self.next_eval and step >= self.next_eval:
+                rates = evaluate(step)
+                self.bar.set_postfix({f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()})
+                self.next_eval += args.eval_every
+            if self.next_checkpoint and step >= self.next_checkpoint:
+                self.model.save(run_dir / "checkpoints" / f"step_{step}.zip")
+                self.next_checkpoint += args.checkpoint_every
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    refresh_opponents()
+    started = time.time()
+    model.learn(total_timesteps=args.total_timesteps, callback=SelfPlay())
+    train_seconds = time.time() - started
+    model.save(run_dir / "final_model.zip")
+    rates = evaluate(model.num_timesteps)
+    model.logger.dump(model.num_timesteps)
+    metrics.close()
+    summary = {"run_name": run_name, "timesteps": int(model.num_timesteps),
+               "train_seconds": round(train_seconds, 1),
+               "timesteps_per_second": round(model.num_timesteps / train_seconds, 1),
+               "model": str(run_dir / "final_model.zip"),
+               **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
+                  for k, r in rates.items()}}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    print(f"run {run_name}: {summary['timesteps']} timesteps in {train_seconds:.0f} s "
+          f"({summary['timesteps_per_second']:.0f}/s)")
+    for rate in rates.values():
+        print(f"  win rate {rate}")
+    if args.plot:
+        from training.plots import plot_learning_curves
+
+        plot_learning_curves([run_dir], run_dir / "curves.png")
+        print(f"  learning curves: {run_dir / 'curves.png'}")
+    print(f"  model: {run_dir / 'final_model.zip'} (play it as agent 'ppo:{run_dir / 'final_model.zip'}')")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

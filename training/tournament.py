@@ -1,0 +1,217 @@
+"""A round-robin tournament: every pair of a field of agents head to head, plus a rating.
+
+    python -m training evaluate --game marry_the_monster-v0 --agents greedy random --games 40 --out results/
+
+For each ordered pair (A, B) of the field, A takes one seat and B every other
+seat; for two players that is simply A against B, and one set of games serves
+both (A, B) and (B, A). The games are those of ``agents.match``: seats rotate so
+A plays every seat equally often, and game ``g`` deals env seed ``seed + g // n``,
+so every pairing plays the same deals and luck of the deal cancels out.
+
+A game counts as a **win** for A when A's return is strictly the best at the
+table: with more than two players A must beat all n-1 copies of B, so two equal
+agents score 1/n, not 1/2. A **draw** is a shared best return (a truncated game
+gives everyone 0), a **loss** is any B seat doing better. Each win rate comes
+with its 95% Wilson interval.
+
+The rating is openskill's Plackett-Luce model over every game: each game ranks
+its seats by return (ties share a rank) and updates the ratings of the agents in
+them. Ratings are updated game by game, so the order matters: games are rated
+interleaved across pairings (game 0 of every pairing, then game 1, ...), which
+keeps any one pairing from having the last word. An agent holding several seats
+of one game takes the mean of those seats' updated ratings.
+"""
+import json
+import time
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from openskill.models import PlackettLuce
+
+import envs
+from agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
+                          wilson_interval)
+from agents.registry import make_agent
+
+
+@dataclass
+class PairingStats:
+    """The games of ``agent`` in one seat against ``opponent`` in every other seat."""
+
+    agent: str
+    opponent: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return self.wins + self.draws + self.losses
+
+    def add(self, outcome: str) -> None:
+        """Count one game's outcome (``WIN``, ``DRAW`` or ``LOSS``) for ``agent``."""
+        self.wins += outcome == WIN
+        self.draws += outcome == DRAW
+        self.losses += outcome == LOSS
+
+    def summary(self) -> dict:
+        """Plain numbers for the tables, the JSON file and the plots."""
+        low, high = wilson_interval(self.wins, self.games)
+        return {"agent": self.agent, "opponent": self.opponent, "games": self.games,
+                "wins": self.wins, "draws": self.draws, "losses": self.losses,
+                "win_rate": self.wins / self.games if self.games else 0.0,
+                "win_rate_low": low, "win_rate_high": high}
+
+
+@dataclass
+class TournamentResult:
+    """A finished tournament: pairwise counts, ratings and one record per game."""
+
+    game_id: str
+    field: List[str]
+    num_players: int
+    games_per_pairing: int
+    seed: int
+    options: Dict
+    pairings: Dict[Tuple[str, str], PairingStats]
+    ratings: Dict[str, dict]          # name -> {"mu", "sigma", "ordinal", "games"}
+    records: List[dict] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    def ranking(self) -> List[str]:
+        """The field from the highest rating ordinal down."""
+        return sorted(self.field, key=lambda name: -self.ratings[name]["ordinal"])
+
+    def markdown(self) -> str:
+        """The pairwise matrix with intervals and the ratings table, as markdown."""
+        n = self.num_players
+        opponents = "the other seat" if n == 2 else f"all {n - 1} other seats"
+        lines = [f"## {self.game_id}: {n} players, {self.games_per_pairing} games per pairing, "
+                 f"seed {self.seed}",
+                 "",
+                 f"Win rate of the row agent in one seat against the column agent in {opponents} "
+                 f"[95% Wilson interval] (wins-draws-losses). A win is a return strictly above "
+                 f"every other seat's; equal agents would score {1 / n:.2f}.",
+                 "",
+                 "| row vs column | " + " | ".join(self.field) + " |",
+                 "|---|" + "---|" * len(self.field)]
+        for row in self.field:
+            cells = []
+            for col in self.field:
+                if row == col:
+                    cells.append("—")
+                    continue
+                s = self.pairings[row, col].summary()
+                cells.append(f"{s['win_rate']:.3f} [{s['win_rate_low']:.3f}, {s['win_rate_high']:.3f}] "
+                             f"({s['wins']}-{s['draws']}-{s['losses']})")
+            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+        lines += ["",
+                  f"Ratings: openskill Plackett-Luce over all {len(self.records)} games; "
+                  "ordinal = mu - 3 sigma.",
+                  "",
+                  "| rank | agent | mu | sigma | ordinal | games |",
+                  "|---:|---|---:|---:|---:|---:|"]
+        for rank, name in enumerate(self.ranking(), 1):
+            r = self.ratings[name]
+            lines.append(f"| {rank} | {name} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | "
+                         f"{r['games']} |")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """Everything about the tournament as JSON-ready data (what ``training.plots`` reads)."""
+        return {"game": self.game_id, "field": self.field, "num_players": self.num_players,
+                "games_per_pairing": self.games_per_pairing, "seed": self.seed, "options": self.options,
+                "elapsed_s": self.elapsed_s,
+                "pairings": [self.pairings[a, b].summary() for a, b in permutations(self.field, 2)],
+                "ratings": [{"agent": name, **self.ratings[name]} for name in self.ranking()],
+                "records": self.records}
+
+    def write(self, out_dir: Path) -> Dict[str, Path]:
+        """Write ``tournament.md`` and ``tournament.json`` into ``out_dir``; return their paths."""
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = {"markdown": out_dir / "tournament.md", "json": out_dir / "tournament.json"}
+        paths["markdown"].write_text(self.markdown() + "\n", encoding="utf-8")
+        with paths["json"].open("w", encoding="utf-8") as f:
+            json.dump(self.to_json(), f, indent=1)
+        return paths
+
+
+def seat_ranks(rewards: Sequence[float]) -> List[int]:
+    """Rank of each seat by return, 1 for the best; equal returns share a rank."""
+    return [1 + sum(other > r for other in rewards) for r in rewards]
+
+
+def rate_games(records: Sequence[dict], names: Sequence[str]) -> Dict[str, dict]:
+    """openskill Plackett-Luce ratings of ``names`` from game records, rated in the given order.
+
+    Each record names the agent of every seat (``seat_agents``) and their ``rewards``.
+    """
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    games = dict.fromkeys(names, 0)
+    for record in records:
+        seats = record["seat_agents"]
+        updated = model.rate([[ratings[name]] for name in seats], ranks=seat_ranks(record["rewards"]))
+        for name in set(seats):
+            mine = [team[0] for team, seated in zip(updated, seats) if seated == name]
+            ratings[name] = model.rating(mu=sum(r.mu for r in mine) / len(mine),
+                                         sigma=sum(r.sigma for r in mine) / len(mine), name=name)
+            games[name] += 1
+    return {name: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), "games": games[name]}
+            for name, r in ratings.items()}
+
+
+def pairings_to_play(names: Sequence[str], num_players: int) -> List[Tuple[str, str]]:
+    """(lone agent, agent of the other seats) for every game series to play.
+
+    With two players (A, B) and (B, A) are the same games, so each unordered pair is
+    played once; with more, A alone among B's differs from B alone among A's.
+    """
+    return list(combinations(names, 2)) if num_players == 2 else list(permutations(names, 2))
+
+
+def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0,
+                   options: Optional[Dict] = None, progress: bool = True) -> TournamentResult:
+    """Play every pairing of ``names`` for ``games`` games each (see the module doc) and rate them.
+
+    ``games`` is rounded up to a multiple of the player count so every seat is
+    played equally often; ``options`` are the game's options (``num_players``
+    included, else the game's default).
+    """
+    names = list(names)
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError(f"a tournament needs at least two distinct agent names, got {names}")
+    options = dict(options or {})
+    num_players = len(envs.make(game_id, **options).unwrapped.possible_agents)  # validates the options
+    for name in names:  # an unknown name fails now, not after hours of games
+        make_agent(name, game_id, seed)
+    games = seat_balanced(games, num_players)
+    plan = pairings_to_play(names, num_players)
+    pairings = {(a, b): PairingStats(a, b) for a, b in permutations(names, 2)}
+    series = []
+    bar = progress_bar(games * len(plan), f"{game_id} tournament", progress)
+    start = time.perf_counter()
+    try:
+        for lone, other in plan:
+            seat_names = [lone] + [other] * (num_players - 1)
+            played = []
+            for record in iter_games(game_id, seat_names, games, seed, options):
+                seats = [seat_names[i] for i in record["seats"]]
+                lone_seat = record["seats"].index(0)
+                pairings[lone, other].add(seat_outcome(record["rewards"], lone_seat))
+                if num_players == 2:
+                    pairings[other, lone].add(seat_outcome(record["rewards"], 1 - lone_seat))
+                played.append({"pairing": [lone, other], "game": record["game"], "seed": record["seed"],
+                               "seat_agents": seats, "rewards": record["rewards"],
+                               "length": record["length"], "truncated": record["truncated"]})
+                bar.update(1)
+            series.append(played)
+    finally:
+        bar.close()
+    records = [game for round_ in zip(*series) for game in round_]  # interleaved: see the module doc
+    return TournamentResult(game_id, names, num_players, games, seed, {**options, "num_players": num_players},
+                            pairings, rate_games(records, names), records, time.perf_counter() - start)
