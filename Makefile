@@ -4,7 +4,7 @@
 PY := .venv/bin/python
 PIP := $(PY) -m pip install -q
 
-.PHONY: venv demo test bench clean-cache
+.PHONY: venv demo test bench play match clean-cache
 
 venv: $(PY)
 
@@ -12,17 +12,33 @@ $(PY):
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
 
+# The main job: a short self-play MaskablePPO run on Marry the Monster (2 players), then
+# the trained agent's win rates against random and greedy and its learning curves
+# (runs/<run name>/curves.png).
 demo: venv
-	$(PIP) -e '.[dev]'
-	$(PY) -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 300 --seed 0
+	$(PIP) -e '.[train]'
+	$(PY) -m training train --option num_players=2 --exp-name demo $(DEMO_ARGS)
+
+DEMO_ARGS := --total-timesteps 500000 --eval-every 100000 --eval-games 200 --checkpoint-every 0
 
 test: venv
-	$(PIP) -e '.[dev,bench]'
+	$(PIP) -e '.[dev,bench,train]'
 	$(PY) -m pytest -q
 
 bench: venv
-	$(PIP) -e '.[bench,dev]'
+	$(PIP) -e '.[bench,train,dev]'
 	$(PY) -m benchmarks.bench
+	$(PY) -m benchmarks.training_throughput
+
+# Play Marry the Monster in the terminal against two greedy agents.
+play: venv
+	$(PIP) -e '.'
+	$(PY) -m training play --game marry_the_monster-v0 --agents greedy greedy
+
+# A seat-rotated series greedy vs random with win rates and 95% intervals.
+match: venv
+	$(PIP) -e '.'
+	$(PY) -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 300 --seed 0
 
 # numba's on-disk cache (cache=True) lives next to the sources; stale entries can
 # survive a signature change, so this forces a clean recompile.

@@ -1,14 +1,14 @@
 """A person at a terminal as an agent: the board, the legal moves by name, a typed choice.
 
 The agent sees what its seat may see and nothing more: the game's public text
-(``spec.to_text``, which never shows hands) plus its own hand, read from the
-engine state under the state contract of ``agents.base``. A move is typed as its
+(``spec.to_text``, which never shows hands) plus what only its seat sees
+(``spec.private_text``: its own hand). A move is typed as its
 number in the list or its name (``spec.str_to_action``); anything else gets a
 message and a new prompt, so no illegal move ever reaches the game. ``quit`` or
 the end of input raises :class:`QuitGame`, which the caller turns into a clean exit.
 """
 import sys
-from typing import Callable, Dict, Optional, TextIO
+from typing import Optional, TextIO
 
 import numpy as np
 
@@ -24,23 +24,6 @@ LINE_WIDTH = 80
 
 class QuitGame(Exception):
     """The person asked to stop (``quit``) or their input ended."""
-
-
-def _marry_the_monster_hand(state: np.ndarray, seat: int) -> str:
-    """The cards in ``seat``'s hand, per type."""
-    from envs.marry_the_monster.components import CARD_NAMES, NUM_CARD_TYPES
-    from envs.marry_the_monster.layout import HAND
-
-    cards = ", ".join(f"{int(state[HAND + seat * NUM_CARD_TYPES + t])} {name}"
-                      for t, name in enumerate(CARD_NAMES))
-    return f"your hand: {cards}"
-
-
-# What a seat may see beyond the public text, per game name. The GameSpec has no
-# such view yet (its to_text is public only), so it lives here, next to its one user.
-OWN_VIEW: Dict[str, Callable[[np.ndarray, int], str]] = {
-    "marry_the_monster": _marry_the_monster_hand,
-}
 
 
 class HumanAgent(Agent):
@@ -112,9 +95,8 @@ class HumanAgent(Agent):
         seat = int(state[H_CURRENT])
         self._say(f"\n=== your turn: player_{seat} ===")
         self._say(self.spec.to_text(state))
-        own_view = OWN_VIEW.get(self.spec.name)
-        if own_view is not None:
-            self._say(own_view(state, seat))
+        if self.spec.private_text is not None:
+            self._say(self.spec.private_text(state, seat))
         self._say("legal moves:")
         self._say(numbered_columns(names))
 

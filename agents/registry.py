@@ -9,6 +9,7 @@ A trained MaskablePPO policy answers to ``ppo:<path of its .zip>`` (needs the
 ``train`` extra).
 """
 import importlib
+import inspect
 from typing import Dict, List, Tuple
 
 import envs
@@ -63,5 +64,9 @@ def make_agent(name: str, game_id: str, seed: int = 0) -> Agent:
         if kind is None:
             raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
                              f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.zip>")
-    _, module, cls = kinds[kind]
-    return getattr(importlib.import_module(module), cls)(seed)
+    _, module, class_name = kinds[kind]
+    cls = getattr(importlib.import_module(module), class_name)
+    # Generic agents that work through the game's kernels (MCTS) are told the game.
+    if "game_id" in inspect.signature(cls).parameters:
+        return cls(seed, game_id=game_id)
+    return cls(seed)

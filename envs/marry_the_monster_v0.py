@@ -5,7 +5,7 @@
 |--------------------|----------------------------------------------------|
 | Actions            | Discrete                                           |
 | Parallel API       | No                                                 |
-| Manual control     | No (terminal play arrives with the `play` command) |
+| Manual control     | Yes: `monster-zoo play --game marry_the_monster-v0` (or `python -m training play`) |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2']`     |
 | Agents             | 3 (2-5 with `num_players`)                         |
 | Action shape       | (1,)                                               |

@@ -42,6 +42,8 @@ class Args:
     """seed of the games, the opponents and torch"""
     total_timesteps: int = 1_000_000
     """learner decisions to train on"""
+    time_limit: float = 0.0
+    """stop training after this many minutes of wall time, whatever the timesteps (0: no limit)"""
     num_envs: int = 64
     """games played side by side"""
     num_steps: int = 64
@@ -62,7 +64,7 @@ class Args:
     """entropy bonus"""
     net_arch: str = "256,256"
     """hidden layer sizes of the policy and value networks"""
-    opponents: str = "random:0.2,greedy:0.3,snapshots:0.5"
+    opponents: str = "random:0.1,greedy:0.5,snapshots:0.4"
     """opponent mix NAME:WEIGHT,...; names from agents.make_agent, plus 'snapshots' (the self-play pool)"""
     snapshot_every: int = 10
     """PPO updates between snapshots of the learner into the pool"""
@@ -76,8 +78,9 @@ class Args:
     """timesteps between checkpoints (0: final model only)"""
     out_dir: str = "runs"
     """folder of the runs"""
-    torch_threads: int = 0
-    """torch CPU threads (0: torch's default)"""
+    torch_threads: int = 1
+    """torch CPU threads (0: torch's default); one is best for these small networks, whose
+    updates gain little from threads that stall whenever numba or another process holds a core"""
     progress: bool = True
     """show a progress bar"""
     plot: bool = True
@@ -238,7 +241,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         def _on_step(self) -> bool:
             self.bar.update(args.num_envs)
-            return True
+            return not args.time_limit or time.time() - self.start < 60 * args.time_limit
 
         def _on_rollout_end(self) -> None:
             step = self.num_timesteps

@@ -82,13 +82,14 @@ class GameSpec:
     returns: Callable
     observe_into: Callable
     illegal_reason: Callable      # 0 when legal, else a key of ``reasons``
-    determinize: Callable         # resample what ``player`` cannot see
+    determinize: Callable         # resample what ``player`` cannot see (None: nothing is hidden)
     reasons: Dict[int, str]
     options: Sequence             # envs.core.options.Option entries
     make_config: Callable         # validated options dict -> int64 config vector
     to_text: Callable             # state -> str (public view)
     action_to_str: Callable       # (action, state=None) -> str
     str_to_action: Callable       # text -> action index
+    private_text: Callable = None  # (state, player) -> str: what only that player sees
 
     @property
     def env_id(self) -> str:

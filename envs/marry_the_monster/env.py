@@ -8,7 +8,7 @@ from . import rules
 from .actions import NUM_ACTIONS, action_to_str, str_to_action
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
-from .render import to_text
+from .render import private_text, to_text
 
 DEFAULT_MAX_STEPS = 5000
 
@@ -35,6 +35,7 @@ SPEC = GameSpec(
     returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
     determinize=rules.determinize, reasons=rules.REASONS, options=OPTIONS, make_config=make_config,
     to_text=to_text, action_to_str=action_to_str, str_to_action=str_to_action,
+    private_text=private_text,
 )
 
 

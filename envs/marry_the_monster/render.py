@@ -1,7 +1,7 @@
 """Text view of a Marry the Monster state: the hex board and a table of players."""
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.render import hex_rows, table
-from .components import CELL_NAMES, COORDS, NUM_CARD_TYPES, RADIUS, ROW_LETTERS, VALUE
+from .components import CARD_NAMES, CELL_NAMES, COORDS, NUM_CARD_TYPES, RADIUS, ROW_LETTERS, VALUE
 from .layout import (DECK, DISCARD, FACHAN, FIRST_PLAYER, HAND, HEIGHT, OWNER, PENDING, PHASE,
                      PHASE_NAMES, POOL, SCORE, WINNER)
 
@@ -41,3 +41,10 @@ def to_text(state) -> str:
             f"player_{int(state[FIRST_PLAYER])} - fachan at {CELL_NAMES[int(state[FACHAN])]}")
     foot = f"deck {deck} cards, discard stomp/build/fortify {discard}   (* on move, W winner)"
     return "\n".join([head, board, table(("player", "score", "towers", "pool", "stomped", "hand"), players), foot])
+
+
+def private_text(state, player: int) -> str:
+    """What only ``player`` sees: the cards in their hand, per type."""
+    cards = ", ".join(f"{int(state[HAND + player * NUM_CARD_TYPES + t])} {name}"
+                      for t, name in enumerate(CARD_NAMES))
+    return f"your hand: {cards}"

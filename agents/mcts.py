@@ -1,0 +1,100 @@
+"""Monte-Carlo tree search over engine states for any registered game (``"mcts"``).
+
+Information-set UCT with max^n backups and random rollouts (see
+``agents.mcts_tree`` for the search and ``agents.mcts_evaluator`` for the rollouts).
+The agent reads the live engine state under the state contract of
+:mod:`agents.base`: it copies the state and, because every simulation redeals what
+the seat on move cannot see with the game's ``determinize``, its choices do not
+depend on other players' hands or the deck's composition.
+
+The game is named by ``game_id`` or, when the registry builds the agent from a seed
+alone, recognised at the first move from the sizes of the state and the action mask.
+"""
+from typing import Callable, Optional
+
+import numpy as np
+
+import envs
+from envs.core.contract import H_NUM_PLAYERS
+from envs.core.rng import rng_below
+
+from .base import Agent
+from .mcts_evaluator import uniform_policy
+from .mcts_tree import SearchTree, no_determinize, search
+
+DEFAULT_SIMULATIONS = 10000
+DEFAULT_EXPLORATION = 1.0
+
+
+def spec_for(state_size: int, num_actions: int):
+    """The GameSpec of the one registered game with these state and action sizes; ValueError otherwise."""
+    specs = [envs.spec(g) for g in envs.available()]
+    found = [s for s in specs if (s.state_size, s.num_actions) == (state_size, num_actions)]
+    if len(found) != 1:
+        names = ", ".join(s.env_id for s in found) or "none"
+        raise ValueError(f"cannot tell the game from a state of {state_size} and {num_actions} "
+                         f"actions (matching games: {names}); pass game_id")
+    return found[0]
+
+
+class MCTSAgent(Agent):
+    """Information-set MCTS: ``simulations`` rollouts per move, UCB1 with constant ``exploration``.
+
+    ``determinize=False`` searches the state as given (perfect information; for tests
+    or games that hide nothing). ``rollout_policy`` is a numba function with
+    ``envs.core.contract.POLICY_SIG`` playing every seat in rollouts (default: uniform).
+    After each move ``tree`` holds the last search (``tree.root_visits()``).
+    """
+
+    name = "mcts"
+    needs_state = True
+
+    def __init__(self, seed: int = 0, simulations: int = DEFAULT_SIMULATIONS,
+                 exploration: float = DEFAULT_EXPLORATION, game_id: Optional[str] = None,
+                 determinize: bool = True, rollout_policy: Callable = uniform_policy):
+        if simulations < 1:
+            raise ValueError(f"simulations must be >= 1, got {simulations}")
+        self.simulations = int(simulations)
+        self.exploration = float(exploration)
+        self.determinize = bool(determinize)
+        self.rollout_policy = rollout_policy
+        self.spec = envs.spec(game_id) if game_id is not None else None
+        self.tree: Optional[SearchTree] = None
+        super().__init__(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            state: Optional[np.ndarray] = None) -> int:
+        """The most visited root action after the search (ties broken with the agent's generator)."""
+        if state is None:
+            raise ValueError("the MCTS agent needs the engine state (needs_state = True)")
+        mask = np.asarray(action_mask)
+        if not mask.any():
+            raise ValueError("the action mask allows no action: this agent is not on move")
+        root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
+        visits = self.run_search(root, mask.shape[0])
+        best = np.flatnonzero((visits == visits.max()) & (mask != 0))
+        return int(best[rng_below(self.rng, len(best))])
+
+    def run_search(self, root: np.ndarray, num_actions: int) -> np.ndarray:
+        """Search from ``root`` (left unmodified); return the root visit counts."""
+        if self.spec is None:
+            self.spec = spec_for(root.shape[0], num_actions)
+        s = self.spec
+        tree = self._tree(s.num_actions, int(root[H_NUM_PLAYERS]))
+        hidden = self.determinize and s.determinize is not None
+        tree.size = search(root, self.simulations, self.exploration, hidden, self.rng,
+                           tree.children, tree.visits, tree.available, tree.values,
+                           s.legal_mask, s.apply_action, s.returns,
+                           s.determinize if hidden else no_determinize, self.rollout_policy)
+        return tree.root_visits()
+
+    def _tree(self, num_actions: int, num_players: int) -> SearchTree:
+        """The agent's tree arrays, reallocated only when a search would not fit."""
+        capacity = self.simulations + 1
+        if self.tree is None or not self.tree.fits(capacity, num_actions, num_players):
+            self.tree = SearchTree(capacity, num_actions, num_players)
+        return self.tree
+
+    def __repr__(self) -> str:
+        return (f"MCTSAgent(seed={self.seed}, simulations={self.simulations}, "
+                f"exploration={self.exploration}, determinize={self.determinize})")

@@ -1,0 +1,132 @@
+"""Self-play training throughput against the PettingZoo SB3 Connect Four tutorial setup.
+
+    python -m benchmarks.training_throughput            # ~2 minutes on two cores
+    python -m benchmarks.training_throughput --quick    # a smoke test; numbers mean little
+
+Both sides train MaskablePPO on CPU in this process's machine, one after the other,
+and report learner timesteps per second of ``model.learn`` (model construction and
+evaluation excluded):
+
+* **tutorial**: PettingZoo's "SB3: Action Masked PPO for Connect Four" setup - one
+  ``connect_four_v3`` AEC env behind a gymnasium-style wrapper in which the same
+  policy plays both seats, ``ActionMasker``, MaskablePPO with its default
+  hyperparameters. The wrapper is re-stated here (the tutorial pins gymnasium 0.29).
+* **ours**: ``training.selfplay_ppo`` with its defaults (64 games on the batched
+  kernels, opponents random / greedy / snapshot pool), run as a subprocess.
+
+Each side is timed ``--repeats`` times and the medians are compared; the result is
+printed as markdown and appended as a JSON line to ``benchmarks/results/training.jsonl``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "training.jsonl"
+TARGET_RATIO = 5.0
+
+
+def tutorial_timesteps_per_second(timesteps: int, seed: int) -> float:
+    """Train the tutorial's setup for ``timesteps``; return timesteps per second of ``learn``."""
+    import gymnasium as gym
+    from pettingzoo.classic import connect_four_v3
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    class BothSeats(gym.Env):
+        """The tutorial's wrapper: the observation of the next agent, the reward of the last."""
+
+        def __init__(self, aec):
+            self.aec = aec
+            first = aec.possible_agents[0]
+            self.observation_space = aec.observation_space(first)["observation"]
+            self.action_space = aec.action_space(first)
+
+        def reset(self, seed=None, options=None):
+            self.aec.reset(seed=seed, options=options)
+            return self.aec.observe(self.aec.agent_selection)["observation"], {}
+
+        def step(self, action):
+            acting = self.aec.agent_selection
+            self.aec.step(action)
+            return (self.aec.observe(self.aec.agent_selection)["observation"],
+                    self.aec._cumulative_rewards[acting], self.aec.terminations[acting],
+                    self.aec.truncations[acting], self.aec.infos[acting])
+
+        def action_mask(self):
+            return self.aec.observe(self.aec.agent_selection)["action_mask"]
+
+    env = BothSeats(connect_four_v3.env())
+    env.reset(seed=seed)
+    env = ActionMasker(env, lambda e: e.action_mask())
+    model = MaskablePPO(MaskableActorCriticPolicy, env, verbose=0, seed=seed, device="cpu")
+    start = time.perf_counter()
+    model.learn(total_timesteps=timesteps)
+    return model.num_timesteps / (time.perf_counter() - start)
+
+
+def our_timesteps_per_second(timesteps: int, seed: int, extra: list[str]) -> float:
+    """Run the self-play trainer with its defaults; return its measured timesteps per second."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [sys.executable, "-m", "training.selfplay_ppo", "--total-timesteps", str(timesteps),
+               "--seed", str(seed), "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "0",
+               "--no-progress", "--no-plot", "--out-dir", out, *extra]
+        subprocess.run(cmd, cwd=REPO_ROOT, check=True, capture_output=True, text=True)
+        (summary,) = Path(out).glob("*/summary.json")
+        return json.loads(summary.read_text())["timesteps_per_second"]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_throughput",
+                                     description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--tutorial-timesteps", type=int, default=20_480,
+                        help="timesteps per tutorial run (the tutorial trains 20,480)")
+    parser.add_argument("--our-timesteps", type=int, default=262_144, help="timesteps per run of ours")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each side; medians compared")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first run (then +1 per repeat)")
+    parser.add_argument("--trainer-arg", action="append", default=[], metavar="ARG",
+                        help="extra argument for our trainer, repeatable (e.g. --trainer-arg=--num-envs=32)")
+    parser.add_argument("--quick", action="store_true", help="tiny runs for a smoke test")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON-lines file to append to")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time both setups, print the markdown table, append the JSON record; return 0."""
+    args = parse_args(argv)
+    if args.quick:
+        args.tutorial_timesteps, args.our_timesteps, args.repeats = 2048, 8192, 1
+    tutorial, ours = [], []
+    for k in range(args.repeats):
+        tutorial.append(tutorial_timesteps_per_second(args.tutorial_timesteps, args.seed + k))
+        ours.append(our_timesteps_per_second(args.our_timesteps, args.seed + k, args.trainer_arg))
+        print(f"repeat {k + 1}/{args.repeats}: tutorial {tutorial[-1]:,.0f}/s, ours {ours[-1]:,.0f}/s",
+              flush=True)
+    t, o = statistics.median(tutorial), statistics.median(ours)
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpus": os.cpu_count(),
+              "load_average": os.getloadavg()[0], "quick": args.quick,
+              "tutorial_timesteps_per_s": tutorial, "ours_timesteps_per_s": ours,
+              "trainer_args": args.trainer_arg, "ratio": o / t, "target": TARGET_RATIO}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    with args.json.open("a") as f:
+        f.write(json.dumps(record) + "\n")
+    print("\n| setup | timesteps/s (median) |\n| --- | ---: |")
+    print(f"| PettingZoo SB3 connect-four tutorial (1 env, MaskablePPO defaults) | {t:,.0f} |")
+    print(f"| monster-zoo self-play trainer (defaults) | {o:,.0f} |")
+    print(f"\nratio {o / t:.1f}x (target {TARGET_RATIO:.0f}x: {'met' if o / t >= TARGET_RATIO else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
