@@ -13,11 +13,12 @@ import torch
 
 import envs
 from envs.core.rng import rng_next
+from envs.core.selfplay import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights
 
 from .base import Agent
 
 UNIT = 1.0 / 9007199254740992.0  # 2**-53: turns 53 random bits into a float in [0, 1)
-_ACTIVATIONS = {torch.nn.Tanh: np.tanh, torch.nn.ReLU: lambda x: np.maximum(x, 0.0)}
+_ACTIVATIONS = {torch.nn.Tanh: (np.tanh, ACT_TANH), torch.nn.ReLU: (lambda x: np.maximum(x, 0.0), ACT_RELU)}
 
 
 def numpy_actor(policy):
@@ -35,13 +36,13 @@ def numpy_actor(policy):
     layers = []
     for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
         if isinstance(module, nn.Linear):
-            layers.append([module.weight.detach().numpy().T.astype(np.float64),
+            layers.append([np.ascontiguousarray(module.weight.detach().numpy().T, dtype=np.float64),
                            module.bias.detach().numpy().astype(np.float64), None])
         elif type(module) in _ACTIVATIONS and layers and layers[-1][2] is None:
             layers[-1][2] = _ACTIVATIONS[type(module)]
         else:
             return None
-    return layers
+    return [(w, b, act if act is not None else (None, ACT_NONE)) for w, b, act in layers]
 
 
 class PPOAgent(Agent):
@@ -65,6 +66,10 @@ class PPOAgent(Agent):
         self.name = name
         # A frozen policy's weights never change, so they can be copied out once.
         self.layers = numpy_actor(policy) if frozen else None
+        # A sampling frozen policy can be played inside numba by the training vec env.
+        self.policy_mlp = None
+        if self.layers is not None and not deterministic:
+            self.policy_mlp = MLPWeights([(w, b, code) for w, b, (_, code) in self.layers])
 
     @classmethod
     def load(cls, path: str, game_id: str, seed: int = 0, deterministic: bool = True) -> "PPOAgent":
@@ -96,7 +101,7 @@ class PPOAgent(Agent):
         """The policy's action probabilities, illegal actions at zero (rows as inputs)."""
         if self.layers is not None:
             x = np.asarray(observations, np.float64)
-            for weight, bias, activation in self.layers:
+            for weight, bias, (activation, _) in self.layers:
                 x = x @ weight + bias
                 if activation is not None:
                     x = activation(x)

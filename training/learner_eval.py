@@ -55,7 +55,12 @@ def evaluate_against(agent, opponent, game_id: str, games: int, seed: int = 0, *
     obs, masks = play.reset()
     result = np.full(games, -2, np.int64)  # -2 running, 1 win, 0 draw, -1 loss
     while (result == -2).any():
-        obs, masks, _, terminated, truncated = play.step(agent.act_batch(obs, masks, play.states))
+        # Slots whose game is decided play on (the engine auto-resets) with their first
+        # legal action, so the agent is asked only about the games being counted.
+        running = np.flatnonzero(result == -2)
+        actions = np.argmax(masks != 0, axis=1).astype(np.int64)
+        actions[running] = agent.act_batch(obs[running], masks[running], play.states[running])
+        obs, masks, _, terminated, truncated = play.step(actions)
         for i in np.flatnonzero((terminated | truncated) & (result == -2)):
             returns = play.final_returns[i]
             mine = returns[play.learner_seats[i]]

@@ -28,89 +28,65 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 
+def flag(default, help: str):
+    """A field of :class:`Args` with its command-line help."""
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass
 class Args:
     """Every knob of a run; each field is a command-line flag (``--total-timesteps``)."""
 
-    game: str = "marry_the_monster-v0"
-    """registry id of the game"""
-    option: List[str] = field(default_factory=list)
-    """game option KEY=VALUE, repeatable (e.g. num_players=3)"""
-    exp_name: str = "selfplay_ppo"
-    """experiment name, part of the run name"""
-    seed: int = 1
-    """seed of the games, the opponents and torch"""
-    total_timesteps: int = 1_000_000
-    """learner decisions to train on"""
-    time_limit: float = 0.0
-    """stop training after this many minutes of wall time, whatever the timesteps (0: no limit)"""
-    num_envs: int = 64
-    """games played side by side"""
-    num_steps: int = 64
-    """learner decisions per game per rollout (rollout = num_envs * num_steps)"""
-    learning_rate: float = 3e-4
-    """Adam learning rate"""
-    gamma: float = 0.995
-    """discount per learner decision"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
-    batch_size: int = 1024
-    """minibatch size of the PPO update"""
-    update_epochs: int = 4
-    """passes over each rollout"""
-    clip_coef: float = 0.2
-    """PPO clipping coefficient"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    net_arch: str = "256,256"
-    """hidden layer sizes of the policy and value networks"""
-    opponents: str = "random:0.1,greedy:0.5,snapshots:0.4"
-    """opponent mix NAME:WEIGHT,...; names from agents.make_agent, plus 'snapshots' (the self-play pool)"""
-    snapshot_every: int = 10
-    """PPO updates between snapshots of the learner into the pool"""
-    pool_size: int = 8
-    """snapshots kept in the pool (oldest dropped first)"""
-    eval_every: int = 100_000
-    """timesteps between evaluations against random and greedy (0: only at the end)"""
-    eval_games: int = 200
-    """games per evaluation and opponent (seats rotated)"""
-    checkpoint_every: int = 250_000
-    """timesteps between checkpoints (0: final model only)"""
-    out_dir: str = "runs"
-    """folder of the runs"""
-    torch_threads: int = 1
-    """torch CPU threads (0: torch's default); one is best for these small networks, whose
-    updates gain little from threads that stall whenever numba or another process holds a core"""
-    progress: bool = True
-    """show a progress bar"""
-    plot: bool = True
-    """draw the learning curves into curves.png at the end"""
+    game: str = flag("marry_the_monster-v0", 'registry id of the game')
+    option: List[str] = field(default_factory=list,
+                              metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"})
+    exp_name: str = flag("selfplay_ppo", 'experiment name, part of the run name')
+    seed: int = flag(1, 'seed of the games, the opponents and torch')
+    total_timesteps: int = flag(1_000_000, 'learner decisions to train on')
+    time_limit: float = flag(
+        0.0, 'stop training after this many minutes of wall time, whatever the timesteps (0: no limit)')
+    num_envs: int = flag(128, "games played side by side")
+    num_steps: int = flag(32, 'learner decisions per game per rollout (rollout = num_envs * num_steps)')
+    learning_rate: float = flag(3e-4, 'Adam learning rate')
+    gamma: float = flag(0.995, 'discount per learner decision')
+    gae_lambda: float = flag(0.95, 'GAE lambda')
+    batch_size: int = flag(1024, 'minibatch size of the PPO update')
+    update_epochs: int = flag(4, 'passes over each rollout')
+    clip_coef: float = flag(0.2, 'PPO clipping coefficient')
+    ent_coef: float = flag(0.01, 'entropy bonus')
+    net_arch: str = flag("256,256", 'hidden layer sizes of the policy and value networks')
+    opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
+                          "opponent mix NAME:WEIGHT,...; names from agents.make_agent, "
+                          "plus 'snapshots' (the self-play pool)")
+    snapshot_every: int = flag(10, 'PPO updates between snapshots of the learner into the pool')
+    pool_size: int = flag(8, 'snapshots kept in the pool (oldest dropped first)')
+    eval_every: int = flag(
+        100_000, 'timesteps between evaluations against random and greedy (0: only at the end)')
+    eval_games: int = flag(200, 'games per evaluation and opponent (seats rotated)')
+    checkpoint_every: int = flag(250_000, 'timesteps between checkpoints (0: final model only)')
+    out_dir: str = flag("runs", 'folder of the runs')
+    # One thread: these small networks gain little from more, and torch's threads
+    # stall whenever numba or another process holds a core.
+    torch_threads: int = flag(1, "torch CPU threads (0: torch's default)")
+    progress: bool = flag(True, 'show a progress bar')
+    plot: bool = flag(True, 'draw the learning curves into curves.png at the end')
 
 
-def build_parser() -> "argparse.ArgumentParser":
-    """An argparse parser generated from :class:`Args` (flag help = the field's docstring)."""
+def build_parser():
+    """An argparse parser generated from :class:`Args` (flag help = the field's ``help``)."""
     import argparse
-    import ast
-    import inspect
 
-    # Field docstrings are plain string statements after each field: read them from the source.
-    docs, last = {}, None
-    for node in ast.parse(inspect.getsource(Args)).body[0].body:
-        if isinstance(node, ast.AnnAssign):
-            last = node.target.id
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and last:
-            docs[last] = node.value.value
     parser = argparse.ArgumentParser(prog="python -m training.selfplay_ppo", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.replace("_", "-")
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default
         if f.type is bool or f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=docs[f.name])
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=f.metadata["help"])
         elif f.name == "option":
-            parser.add_argument(flag, action="append", default=default, metavar="KEY=VALUE", help=docs[f.name])
+            parser.add_argument(flag, action="append", default=default, metavar="KEY=VALUE", help=f.metadata["help"])
         else:
-            parser.add_argument(flag, type=type(default), default=default, help=docs[f.name])
+            parser.add_argument(flag, type=type(default), default=default, help=f.metadata["help"])
     return parser
 
 
@@ -207,9 +183,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def refresh_opponents() -> None:
         """Give each baseline its weight and share the snapshots' weight over the pool."""
-        names = [n for n in mix if n != "snapshots" or pool]
         opponents, weights = [], []
-        for name in names:
+        for name in mix:
             group = pool if name == "snapshots" else [baselines[name]]
             opponents += group
             weights += [mix[name] / len(group)] * len(group)
@@ -267,6 +242,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         def _on_training_end(self) -> None:
             self.bar.close()
 
+    if "snapshots" in mix:  # self-play starts against the untrained policy itself
+        pool.append(PPOAgent.snapshot(model.policy, args.seed, "snapshot@0"))
     refresh_opponents()
     started = time.time()
     model.learn(total_timesteps=args.total_timesteps, callback=SelfPlay())

@@ -27,8 +27,8 @@ from typing import Optional, Sequence
 import numpy as np
 from numba import njit, prange, types
 
-from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
-                       INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, POLICY_SIG, POLICY_T)
+from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
+                       LEGAL_MASK_T, OBSERVE_T, POLICY_SIG, POLICY_T)
 from .rng import make_rng, make_rngs, rng_below, rng_next, rng_pick_set
 
 STATES = types.int32[:, ::1]
@@ -83,6 +83,101 @@ def advance_with_policy(states, slots, learner, game_rngs, policy_rngs, masks, p
         while _opponent_on_move(s, learner[i]):
             legal_mask(s, masks[i])
             apply_action(s, policy(s, masks[i], policy_rngs[i]), game_rngs[i])
+
+
+ACT_NONE, ACT_TANH, ACT_RELU = 0, 1, 2
+UNIT = 1.0 / 9007199254740992.0  # 2**-53: 53 random bits to a float in [0, 1)
+
+
+class MLPWeights:
+    """A frozen multilayer perceptron policy as flat arrays that numba kernels can read.
+
+    ``layers`` is a sequence of ``(weight[in, out], bias[out], activation)`` with
+    activation one of ``ACT_NONE``, ``ACT_TANH``, ``ACT_RELU``; the last layer gives the
+    action logits. An opponent that carries one as ``policy_mlp`` is played inside
+    numba (observation, forward pass, masked softmax, a draw from the slot's
+    generator), which is how frozen self-play snapshots cost little more than random play.
+    """
+
+    def __init__(self, layers):
+        # Weights are stored transposed (out x in), so each output is one contiguous dot product.
+        self.params = np.concatenate([np.concatenate([np.ravel(np.transpose(w)), np.ravel(b)])
+                                      for w, b, _ in layers]).astype(np.float64)
+        self.shapes = np.array([w.shape for w, _, _ in layers], np.int64)
+        self.activations = np.array([a for _, _, a in layers], np.int64)
+        self.width = int(self.shapes.max())
+
+
+@njit(cache=True)
+def _mlp_logits(params, shapes, activations, x, out):
+    """Forward pass of one MLP (parameters flat, as :class:`MLPWeights`) into ``out``.
+
+    ``x`` holds the input and is overwritten layer by layer. ``np.dot`` runs on
+    BLAS (numba needs SciPy for it, part of the ``train`` extra): a hand-written
+    loop measured several times slower.
+    """
+    offset = 0
+    n = 0
+    for layer in range(shapes.shape[0]):
+        n_in, n_out = shapes[layer, 0], shapes[layer, 1]
+        bias = offset + n_in * n_out
+        weight = params[offset:bias].reshape((n_out, n_in))
+        out[:n_out] = np.dot(weight, x[:n_in]) + params[bias:bias + n_out]
+        act = activations[layer]
+        if act == ACT_TANH:
+            out[:n_out] = np.tanh(out[:n_out])
+        elif act == ACT_RELU:
+            out[:n_out] = np.maximum(out[:n_out], 0.0)
+        x[:n_out] = out[:n_out]
+        offset = bias + n_out
+        n = n_out
+    out[:n] = x[:n]
+
+
+@njit(cache=True)
+def _sample_masked(logits, mask, rng):
+    """A draw from softmax(logits) over the legal actions of ``mask``."""
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] != 0 and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(mask.shape[0]):
+        logits[a] = np.exp(logits[a] - top) if mask[a] != 0 else 0.0
+        total += logits[a]
+    u = (rng_next(rng) >> np.uint64(11)) * UNIT * total
+    last = -1
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            last = a
+            u -= logits[a]
+            if u < 0.0:
+                return a
+    return last
+
+
+@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float64[:, ::1], types.int64[:, ::1],
+                 INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T),
+      cache=True, parallel=True)
+def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
+                      activations, masks, obs, legal_mask, observe_into, apply_action):
+    """Let slot ``slots[j]``'s MLP (row ``members[j]`` of ``params``) play every seat but the
+    learner's until the learner is on move or the game ends."""
+    width = 0
+    for layer in range(shapes.shape[0]):
+        width = max(width, shapes[layer, 0], shapes[layer, 1])
+    for j in prange(slots.shape[0]):
+        i = slots[j]
+        s = states[i]
+        x = np.empty(width)
+        logits = np.empty(max(width, masks.shape[1]))
+        while _opponent_on_move(s, learner[i]):
+            legal_mask(s, masks[i])
+            observe_into(s, s[H_CURRENT], obs[i])
+            for k in range(obs.shape[1]):
+                x[k] = obs[i, k]
+            _mlp_logits(params[members[j]], shapes, activations, x, logits)
+            apply_action(s, _sample_masked(logits, masks[i], policy_rngs[i]), game_rngs[i])
 
 
 @njit(types.int64(STATES, INTS, INTS, INTS), cache=True)
@@ -163,6 +258,7 @@ class LearnerGames:
         self._scratch_masks = np.zeros((n, s.num_actions), np.int8)
         self._scratch_obs = np.zeros((n, s.obs_size), np.float32)
         self._pending = np.zeros(n, np.int64)
+        self._stacked = {}
         self.fixed_seats = None if seats is None else np.asarray(seats, np.int64)
         if self.fixed_seats is not None and (self.fixed_seats.shape != (self.num_envs,) or (
                 (self.fixed_seats < 0) | (self.fixed_seats >= self.num_players)).any()):
@@ -252,20 +348,49 @@ class LearnerGames:
 
     def _advance(self, slots: np.ndarray) -> None:
         """Let each slot's opponent move until the learner must act or the game is over."""
-        by_kernel, called = {}, []
+        by_kernel, by_mlp, called = {}, {}, []
         for i in slots:
-            kernel = getattr(self.slot_opponents[i], "policy_kernel", None)
-            if kernel is None:
-                called.append(i)
-            else:
+            opponent = self.slot_opponents[i]
+            kernel = getattr(opponent, "policy_kernel", None)
+            mlp = getattr(opponent, "policy_mlp", None)
+            if kernel is not None:
                 by_kernel.setdefault(id(kernel), (kernel, []))[1].append(i)
+            elif mlp is not None:
+                shape_key = (mlp.shapes.tobytes(), mlp.activations.tobytes())
+                by_mlp.setdefault(shape_key, []).append(i)
+            else:
+                called.append(i)
         s = self.spec
         for kernel, group in by_kernel.values():
             advance_with_policy(self.states, np.asarray(group, np.int64), self.learner_seats,
                                 self.game_rngs, self.policy_rngs, self._scratch_masks, kernel,
                                 s.legal_mask, s.apply_action)
+        for group in by_mlp.values():
+            self._advance_mlps(np.asarray(group, np.int64))
         if called:
             self._advance_by_calls(np.asarray(called, np.int64))
+
+    def _advance_mlps(self, group: np.ndarray) -> None:
+        """Play MLP opponents of one architecture inside numba, their weights stacked row-wise."""
+        mlps = {}
+        for i in group:
+            mlp = self.slot_opponents[i].policy_mlp
+            mlps.setdefault(id(mlp), mlp)
+        key = tuple(mlps)
+        if key not in self._stacked:
+            # The stack changes only when the pool does (or its last game of a retired
+            # snapshot ends), so it is built once and reused for many steps.
+            if len(self._stacked) > 16:
+                self._stacked.clear()
+            self._stacked[key] = np.stack([m.params for m in mlps.values()])
+        row = {k: r for r, k in enumerate(key)}
+        members = np.array([row[id(self.slot_opponents[i].policy_mlp)] for i in group], np.int64)
+        first = next(iter(mlps.values()))
+        s = self.spec
+        advance_with_mlps(self.states, group, self.learner_seats, self.game_rngs, self.policy_rngs,
+                          members, self._stacked[key], first.shapes, first.activations,
+                          self._scratch_masks, self._scratch_obs, s.legal_mask, s.observe_into,
+                          s.apply_action)
 
     def _advance_by_calls(self, slots: np.ndarray) -> None:
         """Step opponents without a kernel in rounds: every slot whose opponent is on move
