@@ -219,3 +219,14 @@ def test_gymnasium_env_passes_the_checks_and_replays_from_a_seed(game_id):
     assert np.array_equal(first, again) and reward == reward_again
     assert reward == pytest.approx(info["returns"][info["learner_seat"]])
     assert isinstance(env.render(), str)
+
+
+def test_bad_options_are_refused_with_the_valid_values(game_id):
+    with pytest.raises(TypeError, match="unknown option.*valid options"):
+        envs.make_vec_env(game_id, 2, no_such_option=1)
+    with pytest.raises(TypeError, match="applies to the AEC env"):
+        envs.make_learner_env(game_id, illegal_action="penalize")
+    with pytest.raises(ValueError, match="num_envs must be >= 1"):
+        envs.make_vec_env(game_id, 0)
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        envs.make_learner_env(game_id, render_mode="rgb_array")

@@ -29,13 +29,8 @@ from numba import njit, prange, types
 
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                        LEGAL_MASK_T, OBSERVE_T, POLICY_SIG, POLICY_T)
+from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .rng import make_rng, make_rngs, rng_below, rng_next, rng_pick_set
-
-STATES = types.int32[:, ::1]
-RNGS = types.uint64[:, ::1]
-MASKS = types.int8[:, ::1]
-FLOATS2 = types.float32[:, ::1]
-INTS = types.int64[::1]
 
 SEAT_SALT = 0x5EA7_5EA7_5EA7
 OPPONENT_SALT = 0x0220_0220_0220
