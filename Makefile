@@ -19,7 +19,7 @@ demo: venv
 	$(PIP) -e '.[train]'
 	$(PY) -m training train --option num_players=2 --exp-name demo $(DEMO_ARGS)
 
-DEMO_ARGS := --total-timesteps 500000 --eval-every 100000 --eval-games 200 --checkpoint-every 0
+DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
 
 test: venv
 	$(PIP) -e '.[dev,bench,train]'
