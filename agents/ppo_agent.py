@@ -13,7 +13,7 @@ import torch
 
 import envs
 from envs.core.rng import rng_next
-from envs.core.selfplay import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights
+from envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights
 
 from .base import Agent
 

@@ -4,7 +4,7 @@ from typing import Optional
 import numpy as np
 
 from envs.core.rng import rng_pick_set
-from envs.core.selfplay import random_policy
+from envs.core.opponents import random_policy
 
 from .base import Agent
 

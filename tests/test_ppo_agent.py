@@ -86,7 +86,7 @@ def test_loading_a_model_of_another_shape_is_refused(tmp_path):
 
 def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
     from envs.core.rng import make_rng
-    from envs.core.selfplay import _mlp_logits, _sample_masked
+    from envs.core.opponents import _mlp_logits, _sample_masked
 
     snap = PPOAgent.snapshot(model.policy, 0, "s")
     mlp = snap.policy_mlp

@@ -13,7 +13,8 @@ from numba import njit
 
 import envs
 from envs.core.contract import POLICY_SIG
-from envs.core.selfplay import LearnerGames, RandomOpponent
+from envs.core.opponents import RandomOpponent
+from envs.core.selfplay import LearnerGames
 from envs.core.sb3_vec_env import SelfPlayVecEnv
 
 

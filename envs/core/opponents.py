@@ -1,0 +1,150 @@
+"""Opponents the training engine plays inside numba: numba policies and frozen MLP networks.
+
+Both kinds play every seat but the learner's, whole turns at a time, with the
+slot's own generator (so results do not depend on the thread count). See
+:mod:`envs.core.selfplay` for how opponents are chosen per game.
+"""
+import numpy as np
+from numba import njit, prange, types
+
+from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
+from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
+                       OBSERVE_T, POLICY_SIG, POLICY_T)
+from .rng import make_rng, rng_next, rng_pick_set
+
+
+@njit(POLICY_SIG, cache=True)
+def random_policy(state, mask, rng):
+    """A uniformly random legal action: the default opponent."""
+    return rng_pick_set(mask, rng)
+
+
+class RandomOpponent:
+    """The default opponent: uniformly random legal actions, stepped inside numba."""
+
+    name = "random"
+    policy_kernel = staticmethod(random_policy)  # a dispatcher would bind as a method
+
+    def __init__(self, seed: int = 0):
+        self.rng = make_rng(seed)
+
+    def act_batch(self, observations, masks, states=None) -> np.ndarray:
+        """A random legal action per row (used when called outside the numba path)."""
+        return np.array([rng_pick_set(np.ascontiguousarray(m, dtype=np.int8), self.rng) for m in masks],
+                        dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def opponent_on_move(s, learner):
+    """True while the game goes on and a seat other than the learner's must act."""
+    return s[H_TERMINAL] == 0 and s[H_STEPS] < s[H_MAX_STEPS] and s[H_CURRENT] != learner
+
+
+# Whole opponent turns are worth threads (unlike the per-round helpers of selfplay.py).
+@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
+      cache=True, parallel=True)
+def advance_with_policy(states, slots, learner, game_rngs, policy_rngs, masks, policy,
+                        legal_mask, apply_action):
+    """Let ``policy`` play every seat but the learner's in ``slots`` until the learner is on
+    move or the game ends."""
+    for j in prange(slots.shape[0]):
+        i = slots[j]
+        s = states[i]
+        while opponent_on_move(s, learner[i]):
+            legal_mask(s, masks[i])
+            apply_action(s, policy(s, masks[i], policy_rngs[i]), game_rngs[i])
+
+
+ACT_NONE, ACT_TANH, ACT_RELU = 0, 1, 2
+UNIT = 1.0 / 9007199254740992.0  # 2**-53: 53 random bits to a float in [0, 1)
+
+
+class MLPWeights:
+    """A frozen multilayer perceptron policy as flat arrays that numba kernels can read.
+
+    ``layers`` is a sequence of ``(weight[in, out], bias[out], activation)`` with
+    activation one of ``ACT_NONE``, ``ACT_TANH``, ``ACT_RELU``; the last layer gives the
+    action logits. An opponent that carries one as ``policy_mlp`` is played inside
+    numba (observation, forward pass, masked softmax, a draw from the slot's
+    generator), which is how frozen self-play snapshots cost little more than random play.
+    """
+
+    def __init__(self, layers):
+        # Weights are stored transposed (out x in), so each output is one contiguous dot product.
+        self.params = np.concatenate([np.concatenate([np.ravel(np.transpose(w)), np.ravel(b)])
+                                      for w, b, _ in layers]).astype(np.float64)
+        self.shapes = np.array([w.shape for w, _, _ in layers], np.int64)
+        self.activations = np.array([a for _, _, a in layers], np.int64)
+        self.width = int(self.shapes.max())
+
+
+@njit(cache=True)
+def _mlp_logits(params, shapes, activations, x, out):
+    """Forward pass of one MLP (parameters flat, as :class:`MLPWeights`) into ``out``.
+
+    ``x`` holds the input and is overwritten layer by layer. ``np.dot`` runs on
+    BLAS (numba needs SciPy for it, part of the ``train`` extra): a hand-written
+    loop measured several times slower.
+    """
+    offset = 0
+    n = 0
+    for layer in range(shapes.shape[0]):
+        n_in, n_out = shapes[layer, 0], shapes[layer, 1]
+        bias = offset + n_in * n_out
+        weight = params[offset:bias].reshape((n_out, n_in))
+        out[:n_out] = np.dot(weight, x[:n_in]) + params[bias:bias + n_out]
+        act = activations[layer]
+        if act == ACT_TANH:
+            out[:n_out] = np.tanh(out[:n_out])
+        elif act == ACT_RELU:
+            out[:n_out] = np.maximum(out[:n_out], 0.0)
+        x[:n_out] = out[:n_out]
+        offset = bias + n_out
+        n = n_out
+    out[:n] = x[:n]
+
+
+@njit(cache=True)
+def _sample_masked(logits, mask, rng):
+    """A draw from softmax(logits) over the legal actions of ``mask``."""
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] != 0 and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(mask.shape[0]):
+        logits[a] = np.exp(logits[a] - top) if mask[a] != 0 else 0.0
+        total += logits[a]
+    u = (rng_next(rng) >> np.uint64(11)) * UNIT * total
+    last = -1
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            last = a
+            u -= logits[a]
+            if u < 0.0:
+                return a
+    return last
+
+
+@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float64[:, ::1], types.int64[:, ::1],
+                 INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T),
+      cache=True, parallel=True)
+def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
+                      activations, masks, obs, legal_mask, observe_into, apply_action):
+    """Let slot ``slots[j]``'s MLP (row ``members[j]`` of ``params``) play every seat but the
+    learner's until the learner is on move or the game ends."""
+    width = 0
+    for layer in range(shapes.shape[0]):
+        width = max(width, shapes[layer, 0], shapes[layer, 1])
+    for j in prange(slots.shape[0]):
+        i = slots[j]
+        s = states[i]
+        x = np.empty(width)
+        logits = np.empty(max(width, masks.shape[1]))
+        while opponent_on_move(s, learner[i]):
+            legal_mask(s, masks[i])
+            observe_into(s, s[H_CURRENT], obs[i])
+            for k in range(obs.shape[1]):
+                x[k] = obs[i, k]
+            _mlp_logits(params[members[j]], shapes, activations, x, logits)
+            apply_action(s, _sample_masked(logits, masks[i], policy_rngs[i]), game_rngs[i])
