@@ -82,3 +82,15 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
     assert all(record["seconds"] > 0 for record in timings.values())
     ratios = [record for record in records if record["record"] == "ratio" and record["game"] == game_id]
     assert len(ratios) == 2
+
+
+def test_training_throughput_quick_run_writes_a_record(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "training.jsonl"
+    done = subprocess.run([sys.executable, "-m", "benchmarks.training_throughput", "--quick", "--json", str(out)],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["quick"] and set(record["ratios"]) == {"pure self-play", "default mix"}
+    assert all(r > 0 for r in record["ratios"].values()) and len(record["tutorial_timesteps_per_s"]) == 1
+    assert "connect-four tutorial" in done.stdout

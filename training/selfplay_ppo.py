@@ -65,9 +65,8 @@ class Args:
     eval_games: int = flag(200, 'games per evaluation and opponent (seats rotated)')
     checkpoint_every: int = flag(250_000, 'timesteps between checkpoints (0: final model only)')
     out_dir: str = flag("runs", 'folder of the runs')
-    # One thread: these small networks gain little from more, and torch's threads
-    # stall whenever numba or another process holds a core.
-    torch_threads: int = flag(1, "torch CPU threads (0: torch's default)")
+    # On a shared machine use 1: torch's threads stall whenever another process holds a core.
+    torch_threads: int = flag(0, "torch CPU threads (0: torch's default, one per core)")
     progress: bool = flag(True, 'show a progress bar')
     plot: bool = flag(True, 'draw the learning curves into curves.png at the end')
 
