@@ -93,9 +93,9 @@ def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
     assert mlp is not None
     obs, masks = views
     probs = snap.probabilities(obs, masks)
-    logits = np.empty(max(mlp.width, masks.shape[1]))
+    logits = np.empty(max(mlp.width, masks.shape[1]), np.float32)
     for row in range(4):
-        x = np.empty(mlp.width)
+        x = np.empty(mlp.width, np.float32)
         x[:obs.shape[1]] = obs[row]
         _mlp_logits(mlp.params, mlp.shapes, mlp.activations, x, logits)
         z = np.where(masks[row] != 0, logits[:masks.shape[1]], -np.inf)

@@ -70,9 +70,11 @@ class MLPWeights:
     """
 
     def __init__(self, layers):
-        # Weights are stored transposed (out x in), so each output is one contiguous dot product.
+        # Weights are stored transposed (out x in), so each output is one contiguous dot
+        # product, and in float32: half the memory traffic of a forward pass, which
+        # measured 3x faster for a pool of 8 snapshots.
         self.params = np.concatenate([np.concatenate([np.ravel(np.transpose(w)), np.ravel(b)])
-                                      for w, b, _ in layers]).astype(np.float64)
+                                      for w, b, _ in layers]).astype(np.float32)
         self.shapes = np.array([w.shape for w, _, _ in layers], np.int64)
         self.activations = np.array([a for _, _, a in layers], np.int64)
         self.width = int(self.shapes.max())
@@ -126,7 +128,7 @@ def _sample_masked(logits, mask, rng):
     return last
 
 
-@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float64[:, ::1], types.int64[:, ::1],
+@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float32[:, ::1], types.int64[:, ::1],
                  INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T),
       cache=True, parallel=True)
 def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
@@ -139,8 +141,8 @@ def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, p
     for j in prange(slots.shape[0]):
         i = slots[j]
         s = states[i]
-        x = np.empty(width)
-        logits = np.empty(max(width, masks.shape[1]))
+        x = np.empty(width, np.float32)
+        logits = np.empty(max(width, masks.shape[1]), np.float32)
         while opponent_on_move(s, learner[i]):
             legal_mask(s, masks[i])
             observe_into(s, s[H_CURRENT], obs[i])
