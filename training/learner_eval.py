@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import envs
-from agents.match import wilson_interval
+from agents.match import DRAW, LOSS, WIN, seat_outcome, wilson_interval
 from envs.core.selfplay import LearnerGames
 
 
@@ -43,8 +43,8 @@ class WinRate:
 def evaluate_against(agent, opponent, game_id: str, games: int, seed: int = 0, **options) -> WinRate:
     """Play ``games`` games of ``agent`` (one seat) against ``opponent`` (the others).
 
-    A win is a game the agent ends with the strictly highest return; a draw one it
-    shares the highest return with someone (or that was truncated).
+    Outcomes as :func:`agents.match.seat_outcome` counts them: a win is the strictly
+    highest return, a draw a shared highest one (a truncated game gives everyone 0).
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
@@ -62,9 +62,7 @@ def evaluate_against(agent, opponent, game_id: str, games: int, seed: int = 0, *
         actions[running] = agent.act_batch(obs[running], masks[running], play.states[running])
         obs, masks, _, terminated, truncated = play.step(actions)
         for i in np.flatnonzero((terminated | truncated) & (result == -2)):
-            returns = play.final_returns[i]
-            mine = returns[play.learner_seats[i]]
-            best_other = np.delete(returns, play.learner_seats[i]).max()
-            result[i] = 0 if truncated[i] or mine == best_other else (1 if mine > best_other else -1)
+            outcome = seat_outcome(play.final_returns[i].tolist(), int(play.learner_seats[i]))
+            result[i] = {WIN: 1, DRAW: 0, LOSS: -1}[outcome]
     return WinRate(getattr(opponent, "name", repr(opponent)), games,
                    int((result == 1).sum()), int((result == 0).sum()))
