@@ -26,6 +26,9 @@ _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
     "marry_the_monster": {
         "greedy": (1, "agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
     },
+    "monstargh": {
+        "greedy": (1, "agents.monstargh_greedy", "MonstarghGreedy"),
+    },
 }
 PPO_PREFIX = "ppo:"
 

@@ -1,0 +1,96 @@
+"""MONSTArgh! as a PettingZoo AEC env: the game's declaration for the generic adapter."""
+import numpy as np
+
+from ..core.aec import KernelAECEnv, wrap
+from ..core.contract import REWARD_SCORE, REWARD_WIN, GameSpec
+from ..core.options import COMMON_OPTIONS, Option, positive_int
+from . import rules
+from .actions import NUM_ACTIONS, action_to_str, str_to_action
+from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, SPECIES, SPECIES_IN_PLAY
+from .layout import STATE_SIZE
+from .render import private_text, to_text
+
+DEFAULT_MAX_STEPS = 3000
+TIEBREAKS = ("share", "extra_scene")
+
+
+def species_names(value):
+    """The species named by the ``species`` option (a list or a comma-separated string), lower
+    case, or None for ``"random"``; ValueError for unknown or repeated names."""
+    if isinstance(value, str):
+        if value.strip().lower() == "random":
+            return None
+        value = value.split(",")
+    names = [str(v).strip().lower() for v in value]
+    unknown = [v for v in names if v not in SPECIES]
+    if unknown or len(set(names)) != len(names) or not names:
+        raise ValueError(f"monstargh-v0: option species={value!r} is not valid; expected 'random' or "
+                         f"distinct names among {', '.join(SPECIES)}")
+    return names
+
+
+def _species_ok(value) -> bool:
+    """Whether ``value`` is 'random' or a list/string of distinct species names."""
+    if not isinstance(value, (str, list, tuple)):
+        return False
+    try:
+        species_names(value)
+    except ValueError:
+        return False
+    return True
+
+
+OPTIONS = (
+    Option("num_players", DEFAULT_PLAYERS, "Number of players, 2-6 (ruling MA1).",
+           choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
+    Option("species", "random", "'random' draws the species in play per game; or name them (a list or "
+           "a comma-separated string), as many as the player count needs: 2-3 players 4, 4 players 5, "
+           "5-6 players 6 (ruling MA1).", check=_species_ok,
+           valid=f"'random' or distinct names among {', '.join(SPECIES)}"),
+    Option("tiebreak", "share", "'share': players tied for the most stars share the win; 'extra_scene': "
+           "play more scenes until the tie breaks (ruling MA8).", choices=TIEBREAKS),
+    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
+           check=positive_int, valid="a positive integer"),
+) + COMMON_OPTIONS
+
+
+def make_config(options: dict) -> np.ndarray:
+    """Kernel config vector (num_players, max_steps, reward mode, tiebreak, species bits)."""
+    n = options["num_players"]
+    names = species_names(options["species"])
+    bits = 0
+    if names is not None:
+        need = int(SPECIES_IN_PLAY[n])
+        if len(names) != need:
+            raise ValueError(f"monstargh-v0: option species names {len(names)} species but {n} players "
+                             f"play with {need}; valid: 'random' or {need} distinct names among "
+                             f"{', '.join(SPECIES)}")
+        bits = sum(1 << SPECIES.index(s) for s in names)
+    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
+    tiebreak = TIEBREAKS.index(options["tiebreak"])
+    return np.array([n, options["max_steps"], reward, tiebreak, bits], dtype=np.int64)
+
+
+SPEC = GameSpec(
+    name="monstargh", version=0, title="MONSTArgh!",
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+    state_size=STATE_SIZE, obs_size=rules.OBS_SIZE, num_actions=NUM_ACTIONS,
+    max_game_length=DEFAULT_MAX_STEPS,
+    init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
+    returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
+    determinize=rules.determinize, reasons=rules.REASONS, options=OPTIONS, make_config=make_config,
+    to_text=to_text, action_to_str=action_to_str, str_to_action=str_to_action,
+    private_text=private_text,
+)
+
+
+class raw_env(KernelAECEnv):
+    """MONSTArgh! without wrappers; see ``envs.monstargh_v0`` for the docs."""
+
+    spec = SPEC
+    metadata = {"name": "monstargh_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+
+def env(**options):
+    """MONSTArgh! wrapped like PettingZoo's classic envs."""
+    return wrap(raw_env(**options))

@@ -1,0 +1,697 @@
+"""MONSTArgh! rules as numba kernels: the single source of truth.
+
+Everything the game does happens here: scene setup (species in play, secret tokens,
+dealing), card plays, the protagonist's interaction loop (eclipses and steals),
+drawing, skipping empty hands, scene scoring, game end and the next scene's starting
+player. The AEC env, the batched engine and the agents only call these kernels. Rule
+ids (MA-n) refer to ``seeds/monstargh/rules.md``.
+
+The deck is a set, not a sequence: a draw picks one of the cards still in the deck
+uniformly, which is the same as drawing the top card of a shuffled deck. The state
+therefore holds no deck order at all, and a planner that clones it cannot see future
+draws.
+"""
+import numpy as np
+from numba import njit
+
+from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE,
+                             CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
+                             H_NUM_PLAYERS, H_REWARD_MODE, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG,
+                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, REWARD_WIN)
+from ..core.rng import rng_below
+from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
+from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
+                         MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
+                         NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
+from .layout import (ACTIVE, CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
+                     FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE, PH_OVER,
+                     PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
+                     STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
+                     WINNER)
+
+# --- config vector after the common entries -------------------------------------------
+C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until the tie breaks
+C_SPECIES = CONFIG_COMMON + 1    # bit s set for each named species; 0 draws them at random
+TIEBREAK_SHARE = 0
+TIEBREAK_EXTRA_SCENE = 1
+
+# --- reasons an action is illegal (codes for illegal_reason) -----------------------------
+OK = 0
+R_GAME_OVER = 1
+R_OUT_OF_RANGE = 2
+R_WRONG_PHASE = 3
+R_NOT_IN_HAND = 4
+R_FOCUS_SPENT = 5
+R_FIRST_PLAY = 6
+R_NOT_VISIBLE = 7
+R_CELL_TAKEN = 8
+R_OTHER_NAME = 9
+R_NO_STEAL = 10
+
+REASONS = {
+    R_GAME_OVER: "the game is over",
+    R_OUT_OF_RANGE: "the action index is out of range",
+    R_WRONG_PHASE: ("it does not fit the decision at hand: first a card is chosen, then the chosen "
+                    "monster's cell, the focus card's target or the protagonist's steal"),
+    R_NOT_IN_HAND: "that monster card is not in the player's hand",
+    R_FOCUS_SPENT: "the player has already played that focus card this scene",
+    R_FIRST_PLAY: "a scene's first play must be a monster card (MA-7)",
+    R_NOT_VISIBLE: "that card is not a visible card on the table",
+    R_CELL_TAKEN: "the cell on that side already holds a card",
+    R_OTHER_NAME: ("that cell borders a visible card listed earlier (lowest species, then value); "
+                   "the action naming that card places there (MA-19)"),
+    R_NO_STEAL: "the neighbour on that side is not of another species with a value one below the protagonist",
+}
+
+
+# --- small queries ------------------------------------------------------------------------
+@njit(cache=True)
+def hand_monsters(state, p):
+    """Number of monster cards seat ``p`` holds."""
+    count = 0
+    for c in range(NUM_CARDS):
+        count += state[WHERE + c] == p
+    return count
+
+
+@njit(cache=True)
+def focus_held(state, p):
+    """Number of focus cards seat ``p`` still holds this scene."""
+    count = 0
+    for f in range(NUM_FOCUS):
+        count += state[FOCUS + p * NUM_FOCUS + f]
+    return count
+
+
+@njit(cache=True)
+def hand_size(state, p):
+    """Cards in seat ``p``'s hand: monsters and focus cards."""
+    return hand_monsters(state, p) + focus_held(state, p)
+
+
+@njit(cache=True)
+def deck_size(state):
+    """Monster cards left in the deck."""
+    count = 0
+    for c in range(NUM_CARDS):
+        count += state[WHERE + c] == W_DECK
+    return count
+
+
+@njit(cache=True)
+def table_empty(state):
+    """True before a scene's first card is placed."""
+    for c in range(NUM_CARDS):
+        if state[CELL_TOP + c] >= 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def cell_at(state, x, y):
+    """The slot of the occupied cell at ``(x, y)``, or -1 when that cell is empty."""
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0 and state[CELL_X + k] == x and state[CELL_Y + k] == y:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def is_visible(state, card):
+    """True when ``card`` is the top card of a cell on the table."""
+    return state[WHERE + card] == W_TABLE and state[CELL_TOP + state[CARD_CELL + card]] == card
+
+
+@njit(cache=True)
+def neighbour_top(state, card, d):
+    """The visible card on side ``d`` of ``card``'s cell, or -1 (also when ``card`` is not on the table)."""
+    if card < 0 or state[WHERE + card] != W_TABLE:
+        return -1
+    k = state[CARD_CELL + card]
+    n = cell_at(state, state[CELL_X + k] + DX[d], state[CELL_Y + k] + DY[d])
+    return state[CELL_TOP + n] if n >= 0 else -1
+
+
+@njit(cache=True)
+def visible_counts(state, out):
+    """Visible monsters per species into ``out`` (length ``NUM_SPECIES``)."""
+    out[:] = 0
+    for k in range(NUM_CARDS):
+        top = state[CELL_TOP + k]
+        if top >= 0:
+            out[CARD_SPECIES[top]] += 1
+
+
+@njit(cache=True)
+def placement_reason(state, t, d):
+    """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may); MA-6, MA-19."""
+    if not is_visible(state, t):
+        return R_NOT_VISIBLE
+    k = state[CARD_CELL + t]
+    x = state[CELL_X + k] + DX[d]
+    y = state[CELL_Y + k] + DY[d]
+    if cell_at(state, x, y) >= 0:
+        return R_CELL_TAKEN
+    for e in range(NUM_DIRS):
+        n = cell_at(state, x + DX[e], y + DY[e])
+        if n >= 0 and state[CELL_TOP + n] < t:
+            return R_OTHER_NAME
+    return OK
+
+
+@njit(cache=True)
+def steal_candidate(state, d):
+    """Whether the protagonist may steal from its neighbour on side ``d`` (MA-11)."""
+    prot = state[PROTAGONIST]
+    victim = neighbour_top(state, prot, d)
+    return (victim >= 0 and CARD_VALUE[victim] == state[PROT_VALUE] - 1
+            and CARD_SPECIES[victim] != CARD_SPECIES[prot])
+
+
+# --- legality ------------------------------------------------------------------------------
+@njit(ILLEGAL_REASON_SIG, cache=True)
+def illegal_reason(state, action):
+    """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
+    if action < 0 or action >= NUM_ACTIONS:
+        return R_OUT_OF_RANGE
+    if state[H_TERMINAL] != 0:
+        return R_GAME_OVER
+    p = state[H_CURRENT]
+    phase = state[PHASE]
+    if action < FOCUS0:
+        if phase != PH_CHOOSE:
+            return R_WRONG_PHASE
+        return OK if state[WHERE + action - CARD0] == p else R_NOT_IN_HAND
+    if action < PLACE0:
+        if phase != PH_CHOOSE:
+            return R_WRONG_PHASE
+        if state[FOCUS + p * NUM_FOCUS + (action - FOCUS0) // 2] == 0:
+            return R_FOCUS_SPENT
+        return R_FIRST_PLAY if table_empty(state) else OK
+    if action < TARGET0:
+        if phase != PH_PLACE:
+            return R_WRONG_PHASE
+        return placement_reason(state, (action - PLACE0) // NUM_DIRS, (action - PLACE0) % NUM_DIRS)
+    if action < STEAL0:
+        if phase != PH_TARGET:
+            return R_WRONG_PHASE
+        return OK if is_visible(state, action - TARGET0) else R_NOT_VISIBLE
+    if phase != PH_STEAL:
+        return R_WRONG_PHASE
+    return OK if steal_candidate(state, action - STEAL0) else R_NO_STEAL
+
+
+@njit(LEGAL_MASK_SIG, cache=True)
+def legal_mask(state, out):
+    """Write the legal actions of the player on move into ``out``; return how many there are."""
+    out[:] = 0
+    if state[H_TERMINAL] != 0:
+        return 0
+    p = state[H_CURRENT]
+    phase = state[PHASE]
+    count = 0
+    if phase == PH_CHOOSE:
+        for c in range(NUM_CARDS):
+            if state[WHERE + c] == p:
+                out[CARD0 + c] = 1
+                count += 1
+        if not table_empty(state):
+            for f in range(NUM_FOCUS):
+                if state[FOCUS + p * NUM_FOCUS + f]:
+                    out[FOCUS0 + 2 * f] = 1
+                    out[FOCUS0 + 2 * f + 1] = 1
+                    count += 2
+    elif phase == PH_PLACE:
+        for t in range(NUM_CARDS):
+            if is_visible(state, t):
+                for d in range(NUM_DIRS):
+                    if placement_reason(state, t, d) == OK:
+                        out[PLACE0 + NUM_DIRS * t + d] = 1
+                        count += 1
+    elif phase == PH_TARGET:
+        for t in range(NUM_CARDS):
+            if is_visible(state, t):
+                out[TARGET0 + t] = 1
+                count += 1
+    elif phase == PH_STEAL:
+        for d in range(NUM_DIRS):
+            if steal_candidate(state, d):
+                out[STEAL0 + d] = 1
+                count += 1
+    return count
+
+
+# --- moving cards ----------------------------------------------------------------------------
+@njit(cache=True)
+def draw_card(state, p, rng):
+    """Seat ``p`` draws a uniformly chosen card of the deck; nothing when it is empty (MA-14)."""
+    left = deck_size(state)
+    if left == 0:
+        return
+    k = rng_below(rng, left)
+    for c in range(NUM_CARDS):
+        if state[WHERE + c] == W_DECK:
+            if k == 0:
+                state[WHERE + c] = p
+                return
+            k -= 1
+
+
+@njit(cache=True)
+def place_card(state, card, x, y):
+    """Put ``card`` alone on the empty cell ``(x, y)`` in the first free cell slot."""
+    k = 0
+    while state[CELL_TOP + k] >= 0:
+        k += 1
+    state[CELL_X + k] = x
+    state[CELL_Y + k] = y
+    state[CELL_TOP + k] = card
+    state[CELL_HEIGHT + k] = 1
+    state[WHERE + card] = W_TABLE
+    state[CARD_CELL + card] = k
+    state[CARD_LEVEL + card] = 0
+
+
+@njit(cache=True)
+def empty_cell(state, k):
+    """Mark cell slot ``k`` empty."""
+    state[CELL_TOP + k] = -1
+    state[CELL_HEIGHT + k] = 0
+    state[CELL_X + k] = 0
+    state[CELL_Y + k] = 0
+
+
+@njit(cache=True)
+def slide_under(state, below, above):
+    """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``."""
+    lift = state[CELL_HEIGHT + below]
+    for c in range(NUM_CARDS):
+        if state[WHERE + c] == W_TABLE and state[CARD_CELL + c] == above:
+            state[CARD_CELL + c] = below
+            state[CARD_LEVEL + c] += lift
+    state[CELL_HEIGHT + below] += state[CELL_HEIGHT + above]
+    state[CELL_TOP + below] = state[CELL_TOP + above]
+    empty_cell(state, above)
+
+
+@njit(cache=True)
+def eclipse(state, prot_cell, other):
+    """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10)."""
+    lift = state[CELL_HEIGHT + other]
+    for c in range(NUM_CARDS):
+        if state[WHERE + c] == W_TABLE:
+            if state[CARD_CELL + c] == prot_cell:
+                state[CARD_LEVEL + c] += lift
+            elif state[CARD_CELL + c] == other:
+                state[CARD_CELL + c] = prot_cell
+    state[CELL_HEIGHT + prot_cell] += lift
+    empty_cell(state, other)
+
+
+@njit(cache=True)
+def steal(state, d):
+    """The protagonist's stack moves on top of its neighbour on side ``d`` (MA-11)."""
+    prot = state[PROTAGONIST]
+    k = state[CARD_CELL + prot]
+    victim = neighbour_top(state, prot, d)
+    slide_under(state, state[CARD_CELL + victim], k)
+
+
+@njit(cache=True)
+def eclipse_all(state):
+    """Eclipse every neighbour of the protagonist's species worth one less (MA-10)."""
+    prot = state[PROTAGONIST]
+    k = state[CARD_CELL + prot]
+    x = state[CELL_X + k]
+    y = state[CELL_Y + k]
+    for d in range(NUM_DIRS):
+        n = cell_at(state, x + DX[d], y + DY[d])
+        if n >= 0:
+            top = state[CELL_TOP + n]
+            if CARD_VALUE[top] == state[PROT_VALUE] - 1 and CARD_SPECIES[top] == CARD_SPECIES[prot]:
+                eclipse(state, k, n)
+
+
+@njit(cache=True)
+def interact(state):
+    """Run the protagonist's interaction loop; True once it has ended, False when the active
+    player must choose a steal first.
+
+    Eclipses first, then steals; a single candidate is stolen from without asking
+    (MA-11); after a steal the loop starts again from the new cell (MA-12).
+    """
+    while True:
+        eclipse_all(state)
+        count = 0
+        only = -1
+        for d in range(NUM_DIRS):
+            if steal_candidate(state, d):
+                count += 1
+                only = d
+        if count == 0:
+            return True
+        if count > 1:
+            state[PHASE] = PH_STEAL
+            return False
+        steal(state, only)
+
+
+@njit(cache=True)
+def finish_play(state, rng):
+    """End the play: drop the focus (MA-13), draw (MA-14), pass to the next non-empty hand (MA-5)."""
+    state[PROTAGONIST] = -1
+    state[PROT_VALUE] = 0
+    state[FOCUS_AMOUNT] = 0
+    state[CHOSEN] = -1
+    state[PHASE] = PH_CHOOSE
+    p = state[ACTIVE]
+    for _ in range(DRAW_AFTER_PLAY):
+        draw_card(state, p, rng)
+    n = state[H_NUM_PLAYERS]
+    for step in range(1, n + 1):
+        q = (p + step) % n
+        if hand_size(state, q) > 0:
+            state[ACTIVE] = q
+            state[H_CURRENT] = q
+            return
+    end_scene(state, rng)
+
+
+# --- scenes ---------------------------------------------------------------------------------
+@njit(cache=True)
+def start_scene(state, rng):
+    """Clear the table, deal tokens, monster cards and focus cards, pick the starter (MA-3, MA-4)."""
+    n = state[H_NUM_PLAYERS]
+    for k in range(NUM_CARDS):
+        empty_cell(state, k)
+    for c in range(NUM_CARDS):
+        state[CARD_CELL + c] = -1
+        state[CARD_LEVEL + c] = 0
+        if state[WHERE + c] != W_OUT:
+            state[WHERE + c] = W_DECK
+    tokens = np.empty(NUM_SPECIES, np.int64)
+    count = 0
+    for s in range(NUM_SPECIES):
+        if state[IN_PLAY + s]:
+            tokens[count] = s
+            count += 1
+    for i in range(count - 1, 0, -1):  # Fisher-Yates: the tokens in a random order
+        j = rng_below(rng, i + 1)
+        tokens[i], tokens[j] = tokens[j], tokens[i]
+    for p in range(n):
+        state[TOKEN + p] = tokens[p]
+    for p in range(n):
+        for _ in range(MONSTERS_DEALT):
+            draw_card(state, p, rng)
+        for f in range(NUM_FOCUS):
+            state[FOCUS + p * NUM_FOCUS + f] = 1
+    state[SCENE] += 1
+    starter = rng_below(rng, n) if state[SCENE] == 1 else fewest_stars(state, rng)
+    state[STARTER] = starter
+    state[ACTIVE] = starter
+    state[H_CURRENT] = starter
+    state[PHASE] = PH_CHOOSE
+    state[PROTAGONIST] = -1
+    state[CHOSEN] = -1
+
+
+@njit(cache=True)
+def fewest_stars(state, rng):
+    """A seat with the fewest stars, chosen at random among ties (MA-4)."""
+    n = state[H_NUM_PLAYERS]
+    low = state[STARS]
+    for p in range(1, n):
+        low = min(low, state[STARS + p])
+    tied = 0
+    for p in range(n):
+        tied += state[STARS + p] == low
+    k = rng_below(rng, tied)
+    for p in range(n):
+        if state[STARS + p] == low:
+            if k == 0:
+                return p
+            k -= 1
+    return 0
+
+
+@njit(cache=True)
+def end_scene(state, rng):
+    """Score the scene (MA-15), reveal the tokens (MA-16), end the game or start a scene (MA-17)."""
+    n = state[H_NUM_PLAYERS]
+    visible = np.zeros(NUM_SPECIES, np.int64)
+    visible_counts(state, visible)
+    best = 0
+    for p in range(n):
+        s = state[TOKEN + p]
+        state[LAST_STARS + p] = visible[s]
+        state[STARS + p] += visible[s]
+        state[LAST_TOKEN + p] = s
+        state[TOKEN_HISTORY + p * NUM_SPECIES + s] += 1
+        best = max(best, state[STARS + p])
+    if best >= STARS_TO_END:
+        leaders = 0
+        for p in range(n):
+            leaders += state[STARS + p] == best
+        if leaders == 1 or state[TIEBREAK] == TIEBREAK_SHARE:
+            for p in range(n):
+                state[WINNER + p] = state[STARS + p] == best
+            state[H_TERMINAL] = 1
+            state[H_CURRENT] = -1
+            state[PHASE] = PH_OVER
+            return
+    start_scene(state, rng)
+
+
+# --- the kernel contract ----------------------------------------------------------------------
+@njit(INIT_STATE_SIG, cache=True)
+def init_state(state, config, rng):
+    """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, tiebreak,
+    species bits) (MA-2, MA-3)."""
+    state[:] = 0
+    n = config[C_NUM_PLAYERS]
+    state[H_NUM_PLAYERS] = n
+    state[H_MAX_STEPS] = config[C_MAX_STEPS]
+    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    state[TIEBREAK] = config[C_TIEBREAK]
+    named = config[C_SPECIES]
+    if named != 0:
+        for s in range(NUM_SPECIES):
+            state[IN_PLAY + s] = (named >> s) & 1
+    else:
+        order = np.arange(NUM_SPECIES)
+        for i in range(NUM_SPECIES - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            order[i], order[j] = order[j], order[i]
+        for i in range(SPECIES_IN_PLAY[n]):
+            state[IN_PLAY + order[i]] = 1
+    for c in range(NUM_CARDS):
+        state[WHERE + c] = W_DECK if state[IN_PLAY + CARD_SPECIES[c]] else W_OUT
+    for p in range(MAX_PLAYERS):
+        state[LAST_TOKEN + p] = -1
+        state[TOKEN + p] = -1
+    start_scene(state, rng)
+
+
+@njit(cache=True)
+def play_step(state, action):
+    """Carry out one decision of a play, up to the end of the interaction loop but not beyond:
+    True when the play is complete (its card placed or its focus resolved, every steal made).
+
+    ``apply_action`` then finishes the turn; agents may call this alone to see what a play does
+    to the table without drawing cards or ending the scene.
+    """
+    p = state[H_CURRENT]
+    if action < FOCUS0:
+        card = action - CARD0
+        if not table_empty(state):
+            state[CHOSEN] = card
+            state[WHERE + card] = W_PLAYING
+            state[PHASE] = PH_PLACE
+            return False
+        place_card(state, card, 0, 0)  # the scene's first card has one place to go (MA-6, MA-19)
+        state[PROTAGONIST] = card
+        state[PROT_VALUE] = CARD_VALUE[card]
+        return True
+    if action < PLACE0:
+        f = (action - FOCUS0) // 2
+        sign = 1 - 2 * ((action - FOCUS0) % 2)
+        state[FOCUS + p * NUM_FOCUS + f] = 0
+        state[FOCUS_AMOUNT] = sign * FOCUS_AMOUNTS[f]
+        state[PHASE] = PH_TARGET
+        return False
+    if action < TARGET0:
+        t = (action - PLACE0) // NUM_DIRS
+        d = (action - PLACE0) % NUM_DIRS
+        k = state[CARD_CELL + t]
+        card = state[CHOSEN]
+        place_card(state, card, state[CELL_X + k] + DX[d], state[CELL_Y + k] + DY[d])
+        state[CHOSEN] = -1
+        state[PROTAGONIST] = card
+        state[PROT_VALUE] = CARD_VALUE[card]
+    elif action < STEAL0:
+        t = action - TARGET0
+        state[PROTAGONIST] = t
+        state[PROT_VALUE] = CARD_VALUE[t] + state[FOCUS_AMOUNT]
+    else:
+        steal(state, action - STEAL0)
+    return interact(state)
+
+
+@njit(APPLY_ACTION_SIG, cache=True)
+def apply_action(state, action, rng):
+    """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
+    state[H_STEPS] += 1
+    if play_step(state, action):
+        finish_play(state, rng)
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns(state, out):
+    """Final rewards per seat (MA-20, ruling C3); zeros while the game runs."""
+    out[:] = 0.0
+    if state[H_TERMINAL] == 0:
+        return
+    n = state[H_NUM_PLAYERS]
+    if state[H_REWARD_MODE] == REWARD_WIN:
+        k = 0
+        for p in range(n):
+            k += state[WINNER + p]
+        if k == 0 or k == n:
+            return
+        for p in range(n):
+            out[p] = 1.0 / k if state[WINNER + p] else -1.0 / (n - k)
+    else:
+        mean = 0.0
+        for p in range(n):
+            mean += state[STARS + p]
+        mean /= n
+        for p in range(n):
+            out[p] = state[STARS + p] - mean
+
+
+# --- observation --------------------------------------------------------------------------------
+# Per card (36 of them, by id): where it is as far as the observer knows, and where on the table.
+F_IN_GAME = 0       # its species is in play
+F_VISIBLE = 1       # top card of a cell
+F_COVERED = 2       # on the table under another card
+F_OWN_HAND = 3      # in the observer's hand
+F_X = 4             # cell x relative to the origin, (x + MAX_REACH) / (2 * MAX_REACH)
+F_Y = 5             # cell y likewise
+F_LEVEL = 6         # height in its stack / (NUM_CARDS - 1)
+F_OPEN = 7          # 4 flags for a visible card: the cell on side d is empty
+F_ACTING = F_OPEN + NUM_DIRS  # the chosen monster or the protagonist
+CARD_FEATURES = F_ACTING + 1
+OBS_CARDS = 0
+OBS_SPECIES = OBS_CARDS + NUM_CARDS * CARD_FEATURES  # per species: in play, own token, visible / 36
+OBS_SEATS = OBS_SPECIES + 3 * NUM_SPECIES
+# per relative seat: seated, on move, starter, monsters in hand / MAX_HAND, focus +-1, focus +-2,
+# stars / STAR_SCALE, stars gained last scene / NUM_CARDS, species revealed last scene (6),
+# species held in earlier scenes counted / scenes played (6)
+SEAT_FEATURES = 9 + 2 * NUM_SPECIES
+OBS_GLOBAL = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+# deck / 36, phase one-hot (5), focus being played one-hot (+1, -1, +2, -2),
+# protagonist's acting value (v + 2) / 10, scene / SCENE_SCALE, table empty
+OBS_SIZE = OBS_GLOBAL + 1 + 5 + 2 * NUM_FOCUS + 3
+MAX_HAND = MONSTERS_DEALT + NUM_FOCUS  # monsters in hand: 3 dealt, +1 per focus played
+STAR_SCALE = 20.0
+SCENE_SCALE = 20.0
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe_into(state, player, out):
+    """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
+
+    Holds the public state (MA-18) plus the observer's own species and hand, nothing else.
+    """
+    out[:] = 0.0
+    n = state[H_NUM_PLAYERS]
+    acting = state[CHOSEN] if state[PHASE] == PH_PLACE else state[PROTAGONIST]
+    for c in range(NUM_CARDS):
+        o = OBS_CARDS + c * CARD_FEATURES
+        where = state[WHERE + c]
+        out[o + F_IN_GAME] = where != W_OUT
+        out[o + F_OWN_HAND] = where == player
+        out[o + F_ACTING] = c == acting and acting >= 0
+        if where == W_TABLE:
+            k = state[CARD_CELL + c]
+            x = state[CELL_X + k]
+            y = state[CELL_Y + k]
+            top = state[CELL_TOP + k] == c
+            out[o + F_VISIBLE] = top
+            out[o + F_COVERED] = not top
+            out[o + F_X] = (x + MAX_REACH) / (2.0 * MAX_REACH)
+            out[o + F_Y] = (y + MAX_REACH) / (2.0 * MAX_REACH)
+            out[o + F_LEVEL] = state[CARD_LEVEL + c] / (NUM_CARDS - 1.0)
+            if top:
+                for d in range(NUM_DIRS):
+                    out[o + F_OPEN + d] = cell_at(state, x + DX[d], y + DY[d]) < 0
+    visible = np.zeros(NUM_SPECIES, np.int64)
+    visible_counts(state, visible)
+    for s in range(NUM_SPECIES):
+        out[OBS_SPECIES + s] = state[IN_PLAY + s]
+        out[OBS_SPECIES + 2 * NUM_SPECIES + s] = visible[s] / NUM_CARDS
+    if state[H_TERMINAL] == 0:
+        out[OBS_SPECIES + NUM_SPECIES + state[TOKEN + player]] = 1.0
+    scenes_done = state[SCENE] - 1 + state[H_TERMINAL]
+    for q in range(n):
+        o = OBS_SEATS + ((q - player) % n) * SEAT_FEATURES
+        out[o] = 1.0
+        out[o + 1] = state[H_CURRENT] == q
+        out[o + 2] = state[STARTER] == q
+        out[o + 3] = min(hand_monsters(state, q) / MAX_HAND, 1.0)
+        out[o + 4] = state[FOCUS + q * NUM_FOCUS]
+        out[o + 5] = state[FOCUS + q * NUM_FOCUS + 1]
+        out[o + 6] = min(state[STARS + q] / STAR_SCALE, 1.0)
+        out[o + 7] = state[LAST_STARS + q] / NUM_CARDS
+        if state[LAST_TOKEN + q] >= 0:
+            out[o + 8 + state[LAST_TOKEN + q]] = 1.0
+        if scenes_done > 0:
+            for s in range(NUM_SPECIES):
+                out[o + 8 + NUM_SPECIES + s] = state[TOKEN_HISTORY + q * NUM_SPECIES + s] / scenes_done
+        out[o + 8 + 2 * NUM_SPECIES] = state[WINNER + q]
+    g = OBS_GLOBAL
+    out[g] = deck_size(state) / NUM_CARDS
+    out[g + 1 + state[PHASE]] = 1.0
+    amount = state[FOCUS_AMOUNT]
+    if state[PHASE] == PH_TARGET:
+        for f in range(NUM_FOCUS):
+            if FOCUS_AMOUNTS[f] == abs(amount):
+                out[g + 6 + 2 * f + (amount < 0)] = 1.0
+    if state[PROTAGONIST] >= 0:
+        out[g + 6 + 2 * NUM_FOCUS] = (state[PROT_VALUE] + 2) / 10.0
+    out[g + 7 + 2 * NUM_FOCUS] = min(state[SCENE] / SCENE_SCALE, 1.0)
+    out[g + 8 + 2 * NUM_FOCUS] = table_empty(state)
+
+
+# --- hidden information ---------------------------------------------------------------------------
+@njit(DETERMINIZE_SIG, cache=True)
+def determinize(state, player, rng):
+    """Resample what ``player`` cannot see (MA-18): the other seats' species tokens, dealt at
+    random from the species in play other than ``player``'s own, and the other seats' monster
+    cards, redealt from those cards plus the deck with every hand size kept."""
+    if state[H_TERMINAL] != 0:
+        return
+    n = state[H_NUM_PLAYERS]
+    pool = np.empty(NUM_SPECIES, np.int64)
+    count = 0
+    for s in range(NUM_SPECIES):
+        if state[IN_PLAY + s] and s != state[TOKEN + player]:
+            pool[count] = s
+            count += 1
+    for i in range(count - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    k = 0
+    for q in range(n):
+        if q != player:
+            state[TOKEN + q] = pool[k]
+            k += 1
+    sizes = np.zeros(MAX_PLAYERS, np.int64)
+    for c in range(NUM_CARDS):
+        q = state[WHERE + c]
+        if q >= 0 and q != player:
+            sizes[q] += 1
+            state[WHERE + c] = W_DECK
+    for q in range(n):
+        for _ in range(sizes[q]):
+            draw_card(state, q, rng)
