@@ -81,6 +81,7 @@ def position(table: str, hands: Dict[int, List[str]], tokens: List[str], num_pla
         state[FOCUS + 2 * seat: FOCUS + 2 * seat + 2] = held
     state[H_CURRENT] = state[ACTIVE] = on_move
     state[PHASE] = PH_CHOOSE
+    rules.recount(state)
     return state
 
 

@@ -11,7 +11,7 @@ from envs.core.rng import make_rng
 from envs.monstargh import rules
 from envs.monstargh.components import MAX_REACH, NUM_CARDS, NUM_FOCUS, SPECIES_IN_PLAY
 from envs.monstargh.layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
-                                   FOCUS, IN_PLAY, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
+                                   CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
                                    W_TABLE, WHERE, WINNER)
 from conftest import reachable_state
 
@@ -48,6 +48,9 @@ def assert_invariants(state, where):
         assert max(abs(xy[0]), abs(xy[1])) <= MAX_REACH, f"{where}: a cell beyond reach"
         coords.add(xy)
     assert (heights[tops < 0] == 0).all(), where
+    assert state[CELLS_USED] == (tops >= 0).sum(), f"{where}: occupied-cell count out of step"
+    assert state[DECK_LEFT] == (loc == W_DECK).sum(), f"{where}: deck count out of step"
+    assert all(state[HELD + p] == (loc == p).sum() for p in range(n)), f"{where}: hand count out of step"
     for p in range(n):
         assert (loc == p).sum() <= 3 + NUM_FOCUS, f"{where}: seat {p} holds too many monsters"
         held = state[FOCUS + p * NUM_FOCUS: FOCUS + (p + 1) * NUM_FOCUS]

@@ -176,6 +176,7 @@ def test_ma5_empty_hands_are_skipped_and_the_scene_ends_when_all_are_empty():
     for c in range(NUM_CARDS):  # an empty deck: nobody draws
         if state[WHERE + c] == W_DECK:
             state[WHERE + c] = W_OUT
+    rules.recount(state)
     play(state, "play blue 6", "place east of green 1")
     assert state[H_CURRENT] == 2  # seat 1 holds nothing
     play(state, "play red 6", "place west of green 1")
@@ -313,6 +314,7 @@ def test_ma14_draw_after_playing_while_the_deck_lasts():
     for c in range(NUM_CARDS):
         if state[WHERE + c] == W_DECK:
             state[WHERE + c] = W_OUT
+    rules.recount(state)
     play(state, "play red 6", "place west of green 1")
     assert len(hand(state, 1)) == 0
 

@@ -26,7 +26,12 @@ TOKEN_HISTORY = _lay.block("token_history", MAX_PLAYERS * NUM_SPECIES)  # reveal
 STARS = _lay.block("stars", MAX_PLAYERS)
 LAST_STARS = _lay.block("last_stars", MAX_PLAYERS)      # stars gained in the last scene
 FOCUS = _lay.block("focus", MAX_PLAYERS * NUM_FOCUS)    # 1 while the focus card is in hand
-WHERE = _lay.block("where", NUM_CARDS)      # W_OUT, W_DECK, W_TABLE or the seat holding it
+WHERE = _lay.block("where", NUM_CARDS)      # W_OUT, W_DECK, W_TABLE, W_PLAYING or the seat holding it
+# Counts kept in step with WHERE and CELL_TOP (rules.move_card, place_card, empty_cell) so that
+# the kernels never count by scanning every card.
+HELD = _lay.block("held", MAX_PLAYERS)      # monster cards in each seat's hand
+DECK_LEFT = _lay.block("deck_left")         # monster cards in the deck
+CELLS_USED = _lay.block("cells_used")       # occupied cells
 CARD_CELL = _lay.block("card_cell", NUM_CARDS)    # cell slot of a card on the table
 CARD_LEVEL = _lay.block("card_level", NUM_CARDS)  # 0 at the bottom of its stack
 CELL_X = _lay.block("cell_x", NUM_CARDS)

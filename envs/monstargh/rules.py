@@ -23,7 +23,7 @@ from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
                          MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
                          NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
-from .layout import (ACTIVE, CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
+from .layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
                      FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
                      STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
@@ -34,6 +34,7 @@ C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until 
 C_SPECIES = CONFIG_COMMON + 1    # bit s set for each named species; 0 draws them at random
 TIEBREAK_SHARE = 0
 TIEBREAK_EXTRA_SCENE = 1
+GRID_MARGIN = 2  # a placement lies next to the table and is checked against its own neighbours
 
 # --- reasons an action is illegal (codes for illegal_reason) -----------------------------
 OK = 0
@@ -68,10 +69,7 @@ REASONS = {
 @njit(cache=True)
 def hand_monsters(state, p):
     """Number of monster cards seat ``p`` holds."""
-    count = 0
-    for c in range(NUM_CARDS):
-        count += state[WHERE + c] == p
-    return count
+    return state[HELD + p]
 
 
 @njit(cache=True)
@@ -92,19 +90,13 @@ def hand_size(state, p):
 @njit(cache=True)
 def deck_size(state):
     """Monster cards left in the deck."""
-    count = 0
-    for c in range(NUM_CARDS):
-        count += state[WHERE + c] == W_DECK
-    return count
+    return state[DECK_LEFT]
 
 
 @njit(cache=True)
 def table_empty(state):
     """True before a scene's first card is placed."""
-    for c in range(NUM_CARDS):
-        if state[CELL_TOP + c] >= 0:
-            return False
-    return True
+    return state[CELLS_USED] == 0
 
 
 @njit(cache=True)
@@ -116,7 +108,7 @@ def cell_at(state, x, y):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_visible(state, card):
     """True when ``card`` is the top card of a cell on the table."""
     return state[WHERE + card] == W_TABLE and state[CELL_TOP + state[CARD_CELL + card]] == card
@@ -143,20 +135,78 @@ def visible_counts(state, out):
 
 
 @njit(cache=True)
+def table_grid(state):
+    """The table as a small dense grid: ``(grid, x0, y0, width)`` where ``grid`` holds the visible
+    card of every cell of the occupied bounding box widened by 2 cells on each side (-1 where
+    empty), row by row from ``(x0, y0)``.
+
+    Built per call from the cell slots, so it is never outgrown; it turns the neighbour
+    lookups of a whole legal mask into array reads instead of scans of every cell.
+    """
+    x0 = y0 = 1 << 30
+    x1 = y1 = -(1 << 30)
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0:
+            x0 = min(x0, state[CELL_X + k])
+            x1 = max(x1, state[CELL_X + k])
+            y0 = min(y0, state[CELL_Y + k])
+            y1 = max(y1, state[CELL_Y + k])
+    if x1 < x0:
+        return np.full(1, -1, np.int64), 0, 0, 1
+    x0 -= GRID_MARGIN
+    y0 -= GRID_MARGIN
+    width = x1 - x0 + 1 + GRID_MARGIN
+    grid = np.full(width * (y1 - y0 + 1 + GRID_MARGIN), -1, np.int64)
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0:
+            grid[(state[CELL_Y + k] - y0) * width + state[CELL_X + k] - x0] = state[CELL_TOP + k]
+    return grid, x0, y0, width
+
+
+@njit(cache=True)
+def grid_top(grid, x0, y0, width, x, y):
+    """The visible card at ``(x, y)`` in a ``table_grid``, -1 when the cell is empty."""
+    i = x - x0
+    row = y - y0
+    if i < 0 or i >= width or row < 0 or row * width + i >= grid.shape[0]:
+        return -1
+    return grid[row * width + i]
+
+
+@njit(cache=True, inline="always")
+def lowest_neighbour(grid, width, i):
+    """The lowest visible card next to grid index ``i`` (-1 when none); ``i`` must lie at least
+    one cell inside the grid, as every placement target does (``GRID_MARGIN``)."""
+    low = NUM_CARDS
+    for j in (i - width, i + 1, i + width, i - 1):
+        if 0 <= grid[j] < low:
+            low = grid[j]
+    return low if low < NUM_CARDS else -1
+
+
+@njit(cache=True, inline="always")
+def cell_reason(grid, width, i, t):
+    """Why the chosen monster may not go on grid index ``i`` named through visible card ``t``
+    (OK if it may): the cell must be empty (MA-6) and ``t`` the lowest visible card next to it
+    (MA-19)."""
+    if grid[i] >= 0:
+        return R_CELL_TAKEN
+    return OK if lowest_neighbour(grid, width, i) == t else R_OTHER_NAME
+
+
+@njit(cache=True, inline="always")
+def side_index(state, k, d, x0, y0, width):
+    """Grid index of the cell on side ``d`` of cell slot ``k`` in a ``table_grid``."""
+    return (state[CELL_Y + k] + DY[d] - y0) * width + state[CELL_X + k] + DX[d] - x0
+
+
+@njit(cache=True)
 def placement_reason(state, t, d):
-    """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may); MA-6, MA-19."""
+    """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may)."""
     if not is_visible(state, t):
         return R_NOT_VISIBLE
-    k = state[CARD_CELL + t]
-    x = state[CELL_X + k] + DX[d]
-    y = state[CELL_Y + k] + DY[d]
-    if cell_at(state, x, y) >= 0:
-        return R_CELL_TAKEN
-    for e in range(NUM_DIRS):
-        n = cell_at(state, x + DX[e], y + DY[e])
-        if n >= 0 and state[CELL_TOP + n] < t:
-            return R_OTHER_NAME
-    return OK
+    grid, x0, y0, width = table_grid(state)
+    return cell_reason(grid, width, side_index(state, state[CARD_CELL + t], d, x0, y0, width), t)
 
 
 @njit(cache=True)
@@ -222,10 +272,12 @@ def legal_mask(state, out):
                     out[FOCUS0 + 2 * f + 1] = 1
                     count += 2
     elif phase == PH_PLACE:
-        for t in range(NUM_CARDS):
-            if is_visible(state, t):
+        grid, x0, y0, width = table_grid(state)
+        for k in range(NUM_CARDS):
+            t = state[CELL_TOP + k]
+            if t >= 0:
                 for d in range(NUM_DIRS):
-                    if placement_reason(state, t, d) == OK:
+                    if cell_reason(grid, width, side_index(state, k, d, x0, y0, width), t) == OK:
                         out[PLACE0 + NUM_DIRS * t + d] = 1
                         count += 1
     elif phase == PH_TARGET:
@@ -252,9 +304,41 @@ def draw_card(state, p, rng):
     for c in range(NUM_CARDS):
         if state[WHERE + c] == W_DECK:
             if k == 0:
-                state[WHERE + c] = p
+                move_card(state, c, p)
                 return
             k -= 1
+
+
+@njit(cache=True)
+def move_card(state, c, dest):
+    """Move monster card ``c`` to ``dest`` (a seat, W_DECK, W_TABLE, W_PLAYING), keeping the
+    hand and deck counts in step."""
+    src = state[WHERE + c]
+    if src >= 0:
+        state[HELD + src] -= 1
+    elif src == W_DECK:
+        state[DECK_LEFT] -= 1
+    if dest >= 0:
+        state[HELD + dest] += 1
+    elif dest == W_DECK:
+        state[DECK_LEFT] += 1
+    state[WHERE + c] = dest
+
+
+@njit(cache=True)
+def recount(state):
+    """Recompute the hand, deck and cell counts from the card and cell fields (after a state
+    was edited directly, as tests do)."""
+    state[HELD: HELD + MAX_PLAYERS] = 0
+    state[DECK_LEFT] = 0
+    state[CELLS_USED] = 0
+    for c in range(NUM_CARDS):
+        w = state[WHERE + c]
+        if w >= 0:
+            state[HELD + w] += 1
+        elif w == W_DECK:
+            state[DECK_LEFT] += 1
+        state[CELLS_USED] += state[CELL_TOP + c] >= 0
 
 
 @njit(cache=True)
@@ -267,7 +351,8 @@ def place_card(state, card, x, y):
     state[CELL_Y + k] = y
     state[CELL_TOP + k] = card
     state[CELL_HEIGHT + k] = 1
-    state[WHERE + card] = W_TABLE
+    state[CELLS_USED] += 1
+    move_card(state, card, W_TABLE)
     state[CARD_CELL + card] = k
     state[CARD_LEVEL + card] = 0
 
@@ -275,6 +360,7 @@ def place_card(state, card, x, y):
 @njit(cache=True)
 def empty_cell(state, k):
     """Mark cell slot ``k`` empty."""
+    state[CELLS_USED] -= state[CELL_TOP + k] >= 0
     state[CELL_TOP + k] = -1
     state[CELL_HEIGHT + k] = 0
     state[CELL_X + k] = 0
@@ -318,18 +404,17 @@ def steal(state, d):
 
 
 @njit(cache=True)
-def eclipse_all(state):
-    """Eclipse every neighbour of the protagonist's species worth one less (MA-10)."""
-    prot = state[PROTAGONIST]
-    k = state[CARD_CELL + prot]
+def neighbour_slots(state, k, out):
+    """The occupied cell slot on each side of cell slot ``k`` into ``out[d]`` (-1 where empty), in
+    one pass over the slots."""
+    out[:] = -1
     x = state[CELL_X + k]
     y = state[CELL_Y + k]
-    for d in range(NUM_DIRS):
-        n = cell_at(state, x + DX[d], y + DY[d])
-        if n >= 0:
-            top = state[CELL_TOP + n]
-            if CARD_VALUE[top] == state[PROT_VALUE] - 1 and CARD_SPECIES[top] == CARD_SPECIES[prot]:
-                eclipse(state, k, n)
+    for n in range(NUM_CARDS):
+        if state[CELL_TOP + n] >= 0:
+            for d in range(NUM_DIRS):
+                if state[CELL_X + n] == x + DX[d] and state[CELL_Y + n] == y + DY[d]:
+                    out[d] = n
 
 
 @njit(cache=True)
@@ -337,23 +422,32 @@ def interact(state):
     """Run the protagonist's interaction loop; True once it has ended, False when the active
     player must choose a steal first.
 
-    Eclipses first, then steals; a single candidate is stolen from without asking
+    Eclipses first (MA-10), then steals; a single candidate is stolen from without asking
     (MA-11); after a steal the loop starts again from the new cell (MA-12).
     """
+    prot = state[PROTAGONIST]
+    target = state[PROT_VALUE] - 1
+    species = CARD_SPECIES[prot]
+    around = np.empty(NUM_DIRS, np.int64)
     while True:
-        eclipse_all(state)
+        k = state[CARD_CELL + prot]
+        neighbour_slots(state, k, around)
         count = 0
         only = -1
         for d in range(NUM_DIRS):
-            if steal_candidate(state, d):
-                count += 1
-                only = d
+            n = around[d]
+            if n >= 0 and CARD_VALUE[state[CELL_TOP + n]] == target:
+                if CARD_SPECIES[state[CELL_TOP + n]] == species:
+                    eclipse(state, k, n)
+                else:
+                    count += 1
+                    only = d
         if count == 0:
             return True
         if count > 1:
             state[PHASE] = PH_STEAL
             return False
-        steal(state, only)
+        slide_under(state, around[only], k)
 
 
 @njit(cache=True)
@@ -389,6 +483,7 @@ def start_scene(state, rng):
         state[CARD_LEVEL + c] = 0
         if state[WHERE + c] != W_OUT:
             state[WHERE + c] = W_DECK
+    recount(state)
     tokens = np.empty(NUM_SPECIES, np.int64)
     count = 0
     for s in range(NUM_SPECIES):
@@ -505,7 +600,7 @@ def play_step(state, action):
         card = action - CARD0
         if not table_empty(state):
             state[CHOSEN] = card
-            state[WHERE + card] = W_PLAYING
+            move_card(state, card, W_PLAYING)
             state[PHASE] = PH_PLACE
             return False
         place_card(state, card, 0, 0)  # the scene's first card has one place to go (MA-6, MA-19)
@@ -605,6 +700,7 @@ def observe_into(state, player, out):
     """
     out[:] = 0.0
     n = state[H_NUM_PLAYERS]
+    grid, x0, y0, width = table_grid(state)
     acting = state[CHOSEN] if state[PHASE] == PH_PLACE else state[PROTAGONIST]
     for c in range(NUM_CARDS):
         o = OBS_CARDS + c * CARD_FEATURES
@@ -624,7 +720,7 @@ def observe_into(state, player, out):
             out[o + F_LEVEL] = state[CARD_LEVEL + c] / (NUM_CARDS - 1.0)
             if top:
                 for d in range(NUM_DIRS):
-                    out[o + F_OPEN + d] = cell_at(state, x + DX[d], y + DY[d]) < 0
+                    out[o + F_OPEN + d] = grid_top(grid, x0, y0, width, x + DX[d], y + DY[d]) < 0
     visible = np.zeros(NUM_SPECIES, np.int64)
     visible_counts(state, visible)
     for s in range(NUM_SPECIES):
@@ -691,7 +787,7 @@ def determinize(state, player, rng):
         q = state[WHERE + c]
         if q >= 0 and q != player:
             sizes[q] += 1
-            state[WHERE + c] = W_DECK
+            move_card(state, c, W_DECK)
     for q in range(n):
         for _ in range(sizes[q]):
             draw_card(state, q, rng)
