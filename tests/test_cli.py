@@ -177,3 +177,18 @@ def test_bench_help_is_forwarded():
     proc = run_cli("bench", "--help")
     assert proc.returncode == 0, proc.stderr
     assert "--quick" in proc.stdout and "--batch-sizes" in proc.stdout
+
+
+# --- every registered game through the user-facing commands (checklist point 11) ----------------
+def test_every_game_plays_in_the_terminal_and_in_a_tournament(game_id, tmp_path):
+    """``play`` (a human seat always taking the first listed move) and ``evaluate`` (greedy vs
+    random) run to the end for each registered game."""
+    proc = run_cli("play", "--game", game_id, "--agents", "greedy", "--seat", "1", "--seed", "2",
+                   stdin="1\n" * 5000, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "=== game over ===" in proc.stdout, proc.stdout[-2000:]
+    pytest.importorskip("openskill")
+    proc = run_cli("evaluate", "--game", game_id, "--agents", "greedy", "random", "--games", "2",
+                   "--seed", "1", "--out", str(tmp_path), "--no-progress", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "| row vs column | greedy | random |" in proc.stdout
