@@ -234,10 +234,14 @@ def run_match(game_id: str, agent_names: Sequence[str], games: int, seed: int = 
 
 
 def parse_option(text: str):
-    """``key=value`` into a pair; integer values become ints."""
+    """``key=value`` into a pair; integers become ints, ``true``/``false`` bools and ``none``
+    None (case-insensitive), anything else stays a string."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"option {text!r} is not of the form key=value")
+    literals = {"true": True, "false": False, "none": None}
+    if value.strip().lower() in literals:
+        return key, literals[value.strip().lower()]
     try:
         return key, int(value)
     except ValueError:

@@ -26,6 +26,9 @@ _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
     "marry_the_monster": {
         "greedy": (1, "agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
     },
+    "mighty_monsters": {
+        "greedy": (1, "agents.mighty_monsters_greedy", "MightyMonstersGreedy"),
+    },
     "monstargh": {
         "greedy": (1, "agents.monstargh_greedy", "MonstarghGreedy"),
     },

@@ -10,8 +10,8 @@ import pytest
 import envs
 from agents import available_agents, make_agent
 from agents.marry_the_monster_greedy import MarryTheMonsterGreedy
-from agents.match import (DRAW, LOSS, WIN, iter_games, play_game, run_match, seat_balanced, seat_outcome,
-                          seated_options, wilson_interval)
+from agents.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
+                          seat_outcome, seated_options, wilson_interval)
 from agents.random_agent import RandomAgent
 from envs.core.contract import H_CURRENT
 from envs.core.rng import make_rng
@@ -216,6 +216,15 @@ def test_match_helpers():
     assert seated_options({"max_steps": 9}, 4) == {"max_steps": 9, "num_players": 4}
     with pytest.raises(ValueError, match="num_players=2 but 3 agents"):
         seated_options({"num_players": 2}, 3)
+
+
+def test_command_line_options_read_ints_bools_and_none():
+    """``--option`` values: ints, true/false (any case) as bools, none as None, else strings."""
+    assert parse_option("num_players=4") == ("num_players", 4)
+    assert parse_option("kings_rules=True") == ("kings_rules", True)
+    assert parse_option("guard_lineup=false") == ("guard_lineup", False)
+    assert parse_option("render_mode=None") == ("render_mode", None)
+    assert parse_option("species=red,blue") == ("species", "red,blue")
 
 
 def test_play_game_announces_every_action_before_it_is_applied():

@@ -1,0 +1,179 @@
+"""A greedy heuristic for Mighty Monsters (``mighty_monsters-greedy-v1``): the play with the most
+expected gold this round, judged from what is public.
+
+For every legal play the agent copies the state and makes the play with the
+engine's own ``place_card`` (fees included, no fight), then estimates its own
+gold from this round's fights:
+
+* a face-down guard's printed (strength, loot) is taken uniformly from the guard
+  cards of its level nobody has seen (``rules.unseen_guards``), never from the
+  card itself;
+* an empty space is filled, in turn, with each strength that may still be played
+  (the cards seats with placements left hold in hand, as the player knows them
+  through ``rules.seen_by``), owned by another seat;
+* fights go from the main gate: a guard is fought only if all before it were
+  won, each guard taken independently; a won fight pays the agent its share by
+  ``rules.loot_shares`` of ``rules.fight_loot``, a lost or unreached one costs the
+  healing of its monsters there (``rules.heal_cost``).
+
+The value of a play is that expectation plus the gold the play itself costs.
+Ties are broken with the agent's seeded generator. At setup it keeps its three
+strongest cards in hand (the round's expected gold grows with strength) and lays
+the two weakest face down.
+
+No rule is restated here: fees, king tiles, fight strength, loot, the split and
+healing all come from the engine's kernels.
+"""
+from typing import Optional
+
+import numpy as np
+from numba import njit
+
+from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
+from envs.core.rng import rng_pick_set
+from envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, SETUP0
+from envs.mighty_monsters.components import (GUARD_LOOT, GUARD_STRENGTH, MAX_PLAYERS, NUM_CARDS,
+                                             NUM_GUARDS, NUM_SPACES, PER_ROUND, SETUP_PAIRS, SIDES,
+                                             STRENGTH)
+from envs.mighty_monsters.layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
+from envs.mighty_monsters.rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares,
+                                        pair_strength, place_card, placed, seen_by, unseen_guards)
+
+from .base import Agent
+
+TIE = 1e-9
+
+
+@njit(cache=True)
+def weakest_pair():
+    """The setup choice laying down the two weakest cards."""
+    best = 0
+    for pair in range(SETUP_PAIRS.shape[0]):
+        if STRENGTH[SETUP_PAIRS[pair, 0]] + STRENGTH[SETUP_PAIRS[pair, 1]] < \
+                STRENGTH[SETUP_PAIRS[best, 0]] + STRENGTH[SETUP_PAIRS[best, 1]]:
+            best = pair
+    return best
+
+
+@njit(cache=True)
+def playable_cards(state, p):
+    """Weights of the cards that may still fill an empty space, per card index, as seat ``p``
+    knows them: cards in the hands of seats with placements left; a card that ``p`` cannot tell
+    to be in hand or face down counts half."""
+    n = state[H_NUM_PLAYERS]
+    weights = np.zeros(NUM_CARDS)
+    for q in range(n):
+        if placed(state, q) >= PER_ROUND:
+            continue
+        for k in range(NUM_CARDS):
+            loc = seen_by(state, p, q, k)
+            if loc == LOC_HAND:
+                weights[k] += 1.0
+            elif loc < 0:
+                weights[k] += 0.5
+    total = weights.sum()
+    if total > 0:
+        weights /= total
+    return weights
+
+
+@njit(cache=True)
+def guard_outlook(state, g, p, fill, level_pool):
+    """``(P(win), expected gold for p if won)`` at position ``g``, empty spaces filled from ``fill``.
+
+    ``state`` is a scratch copy: empty spaces beside ``g`` are set to phantom cards of
+    other seats while their strengths are enumerated, then emptied again.
+    """
+    n = state[H_NUM_PLAYERS]
+    empties = np.empty(SIDES, np.int64)
+    count = 0
+    for side in range(SIDES):
+        if state[SPACE + SIDES * g + side] < 0:
+            empties[count] = SIDES * g + side
+            count += 1
+    gains = np.zeros(MAX_PLAYERS, np.int64)
+    combos = NUM_CARDS ** count
+    win = 0.0
+    gold = 0.0
+    cards = level_pool.sum()
+    for combo in range(combos):
+        weight = 1.0
+        code = combo
+        for i in range(count):
+            k = code % NUM_CARDS
+            code //= NUM_CARDS
+            weight *= fill[k]
+            state[SPACE + empties[i]] = ((p + 1 + i) % n) * NUM_CARDS + k
+        if weight == 0.0:
+            continue
+        pair = pair_strength(state, g)
+        for card in range(NUM_GUARDS):
+            if level_pool[card] == 0:
+                continue
+            if pair >= fight_strength(state, g, GUARD_STRENGTH[card]):
+                gains[:] = 0
+                loot_shares(state, g, fight_loot(state, g, GUARD_LOOT[card]), gains)
+                win += weight / cards
+                gold += weight * gains[p] / cards
+    for i in range(count):
+        state[SPACE + empties[i]] = -1
+    return win, gold
+
+
+@njit(cache=True)
+def expected_gold(state, p, fill):
+    """Seat ``p``'s expected gold from this round's fights and healing in ``state`` (a scratch copy)."""
+    n = state[H_NUM_PLAYERS]
+    reach = 1.0
+    total = 0.0
+    for g in range(n):
+        win, gold = guard_outlook(state, g, p, fill, unseen_guards(state, guard_level(state, g)))
+        heal = 0
+        for side in range(SIDES):
+            occupant = state[SPACE + SIDES * g + side]
+            if occupant >= 0 and occupant // NUM_CARDS == p:
+                heal += heal_cost(state, occupant % NUM_CARDS)
+        total += reach * gold - (1.0 - reach * win) * heal
+        reach *= win
+    return total
+
+
+@njit(POLICY_SIG, cache=True)
+def greedy_action(state, action_mask, rng):
+    """The legal play with the most expected gold for the seat on move; ``state`` is not modified."""
+    if state[PHASE] == PH_SETUP:
+        return SETUP0 + weakest_pair()
+    p = state[H_CURRENT]
+    fill = playable_cards(state, p)
+    sim = np.empty_like(state)
+    values = np.full(NUM_ACTIONS, -np.inf)
+    best = -np.inf
+    for a in range(PLAY0, NUM_ACTIONS):
+        if action_mask[a] == 0:
+            continue
+        sim[:] = state
+        place_card(sim, p, (a - PLAY0) // NUM_SPACES, (a - PLAY0) % NUM_SPACES)
+        values[a] = expected_gold(sim, p, fill) + sim[GOLD + p] - state[GOLD + p]
+        best = max(best, values[a])
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for a in range(NUM_ACTIONS):
+        mask[a] = values[a] >= best - TIE
+    return rng_pick_set(mask, rng)
+
+
+class MightyMonstersGreedy(Agent):
+    """Greedy Mighty Monsters agent: most expected gold this round; reads the public state only."""
+
+    name = "greedy"
+    needs_state = True
+    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            state: Optional[np.ndarray] = None) -> int:
+        """The legal action with the most expected gold this round (ties broken at random)."""
+        if state is None:
+            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
+        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
+        if not mask.any():
+            raise ValueError("the action mask allows no action: this agent is not on move")
+        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))

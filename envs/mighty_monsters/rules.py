@@ -1,0 +1,757 @@
+"""Mighty Monsters rules as numba kernels: the single source of truth.
+
+Everything the game does happens here: the setup choice, placing and replacing
+monsters with their fees, the fights from the main gate, loot splits, healing,
+the card rotation, guard deals (with the line-up variant), king tiles and the
+final ranking. The AEC env, the batched engine and the greedy agent only call
+these kernels. Rule ids (MM-n) refer to ``seeds/mighty_monsters/rules.md``.
+
+Hidden information lives in the state and is kept out of observations: the
+cards each player laid face down at setup, the guard cards behind face-down
+backs, the guard deck's order and the king tiles' order.
+"""
+import numpy as np
+from numba import njit
+
+from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, CONFIG_COMMON,
+                             DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_REWARD_MODE,
+                             H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
+                             OBSERVE_SIG, RETURNS_SIG, REWARD_WIN)
+from ..core.rng import rng_below
+from .actions import NUM_ACTIONS, PLAY0, SETUP0
+from .components import (FEE_OWN_CARD, FEE_OWNER, FEE_TREASURY, GUARD_LEVEL, GUARD_LOOT,
+                         GUARD_STRENGTH, HEALING, KING_EQUAL_LOOT, KING_GUARD, KING_HAND, KING_HEAL,
+                         KING_NO_STRENGTH, KING_SORTS_HANDS, KING_WEAKEST_LOOT, LEVEL_SIZE,
+                         LEVEL_STRENGTH, MAX_GUARD_LOOT, MAX_GUARD_STRENGTH, MAX_PLAYERS,
+                         MAX_STRENGTH, NUM_CARDS, NUM_GUARDS, NUM_KING_TILES, NUM_LEVELS,
+                         NUM_SETUP_PAIRS, NUM_SPACES, PER_ROUND, ROUNDS, SETUP_PAIRS, SIDES,
+                         STARTING_GOLD, STRENGTH, UNREPLACEABLE)
+from .layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
+                     G_DISCARD_HIDDEN, G_DISCARD_SEEN, GOLD, GUARD_STATUS, KING, KING_ORDER, KINGS,
+                     KINGS_FLIPPED, KNOWN, LAST_GUARD, LAST_RESULT, LINEUP, LOC_CASTLE, LOC_DOWN,
+                     LOC_HAND, NUM_ROUNDS, PH_OVER, PH_PLACE, PH_SETUP, PHASE, RES_LOST, RES_NONE,
+                     RES_WON, RESULT, REVEALED, ROUND, SETUP_DONE, SETUP_RANDOM, SPACE, START_PLAYER, WINNER)
+
+# config entries after the common ones
+C_SETUP_RANDOM = CONFIG_COMMON
+C_LINEUP = CONFIG_COMMON + 1
+C_KINGS = CONFIG_COMMON + 2
+
+# --- reasons an action is illegal (codes for illegal_reason) ----------------------
+OK = 0
+R_OUT_OF_RANGE = 1
+R_GAME_OVER = 2
+R_NOT_SETUP = 3
+R_IN_SETUP = 4
+R_NOT_IN_HAND = 5
+R_BANNED = 6
+R_NO_SPACE = 7
+R_UNREPLACEABLE = 8
+R_NOT_STRONGER = 9
+R_PAIR_AT_MAX = 10
+R_NO_GOLD = 11
+
+REASONS = {
+    R_OUT_OF_RANGE: "the action index is out of range",
+    R_GAME_OVER: "the game is over",
+    R_NOT_SETUP: "the setup choice is over: play a monster card",
+    R_IN_SETUP: "first choose the two cards to lay face down",
+    R_NOT_IN_HAND: "that card is not in the player's hand",
+    R_BANNED: "the king's tile of this round forbids playing that strength",
+    R_NO_SPACE: "the castle has no such space in this game (one guard per player)",
+    R_UNREPLACEABLE: f"a monster of strength {UNREPLACEABLE} cannot be replaced",
+    R_NOT_STRONGER: "a replacing monster must be strictly stronger than the one it replaces",
+    R_PAIR_AT_MAX: "the monsters at that guard already reach its printed maximum strength",
+    R_NO_GOLD: "the player has too little gold to pay for the replacement",
+}
+
+
+# --- small queries ------------------------------------------------------------------
+@njit(cache=True)
+def card_loc(state, p, k):
+    """Where seat ``p``'s card ``k`` lies (LOC_HAND, LOC_DOWN or LOC_CASTLE)."""
+    return state[CARD_LOC + p * NUM_CARDS + k]
+
+
+@njit(cache=True)
+def count_at(state, p, loc):
+    """How many of seat ``p``'s cards lie at ``loc``."""
+    total = 0
+    for k in range(NUM_CARDS):
+        total += state[CARD_LOC + p * NUM_CARDS + k] == loc
+    return total
+
+
+@njit(cache=True)
+def placed(state, p):
+    """Monsters seat ``p`` has in the castle this round."""
+    return count_at(state, p, LOC_CASTLE)
+
+
+@njit(cache=True)
+def set_card(state, p, k, loc):
+    """Put seat ``p``'s card ``k`` at ``loc``; where it goes in public it becomes known (MM-21)."""
+    state[CARD_LOC + p * NUM_CARDS + k] = loc
+    state[KNOWN + p * NUM_CARDS + k] = 1
+
+
+@njit(cache=True)
+def guard_level(state, g):
+    """Level of the guard at castle position ``g`` (its back is public)."""
+    return GUARD_LEVEL[state[CASTLE + g]]
+
+
+@njit(cache=True)
+def space_strength(state, space):
+    """Strength of the monster on ``space``, 0 when empty."""
+    occupant = state[SPACE + space]
+    return STRENGTH[occupant % NUM_CARDS] if occupant >= 0 else 0
+
+
+@njit(cache=True)
+def pair_strength(state, g):
+    """Combined strength of the monsters beside the guard at position ``g``."""
+    return space_strength(state, SIDES * g) + space_strength(state, SIDES * g + 1)
+
+
+@njit(cache=True)
+def castle_full(state):
+    """Whether every monster space of the castle holds a monster (MM-10)."""
+    for space in range(SIDES * state[H_NUM_PLAYERS]):
+        if state[SPACE + space] < 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def replace_fees(state, p, space):
+    """``(to the treasury, to the owner)`` that seat ``p`` pays to replace the monster on ``space`` (MM-8)."""
+    owner = state[SPACE + space] // NUM_CARDS
+    if owner == p:
+        return FEE_OWN_CARD, 0
+    level = guard_level(state, space // SIDES)
+    return FEE_TREASURY[level], FEE_OWNER[level]
+
+
+@njit(cache=True)
+def banned(state, k):
+    """Whether this round's king tile forbids playing card ``k`` (MM-20)."""
+    t = state[KING]
+    return t >= 0 and KING_NO_STRENGTH[t] == STRENGTH[k]
+
+
+@njit(cache=True)
+def space_floor(state, p, space):
+    """The strength a card of seat ``p`` must exceed to be played on ``space`` (MM-7, MM-8): 0 when
+    it is empty, the occupant's strength when seat ``p`` may replace it, and MAX_STRENGTH when it
+    may not (a 5, a pair at the guard's printed maximum, or too little gold)."""
+    occupant = state[SPACE + space]
+    if occupant < 0:
+        return 0
+    old = STRENGTH[occupant % NUM_CARDS]
+    g = space // SIDES
+    # Printed values only: king tiles never change who may replace (MM-20).
+    if old >= UNREPLACEABLE or pair_strength(state, g) >= LEVEL_STRENGTH[guard_level(state, g), 1]:
+        return MAX_STRENGTH
+    treasury, owner = replace_fees(state, p, space)
+    return old if state[GOLD + p] >= treasury + owner else MAX_STRENGTH
+
+
+@njit(cache=True)
+def playable(state, p, k):
+    """Whether seat ``p`` may play card ``k`` at all: it is in hand and this round allows its strength."""
+    return card_loc(state, p, k) == LOC_HAND and not banned(state, k)
+
+
+@njit(cache=True)
+def play_reason(state, p, k, space):
+    """Why seat ``p`` may not play card ``k`` on ``space`` now (OK if it may): MM-7, MM-8."""
+    if card_loc(state, p, k) != LOC_HAND:
+        return R_NOT_IN_HAND
+    if banned(state, k):
+        return R_BANNED
+    if space >= SIDES * state[H_NUM_PLAYERS]:
+        return R_NO_SPACE
+    if STRENGTH[k] > space_floor(state, p, space):
+        return OK
+    old = STRENGTH[state[SPACE + space] % NUM_CARDS]
+    g = space // SIDES
+    if old >= UNREPLACEABLE:
+        return R_UNREPLACEABLE
+    if STRENGTH[k] <= old:
+        return R_NOT_STRONGER
+    if pair_strength(state, g) >= LEVEL_STRENGTH[guard_level(state, g), 1]:
+        return R_PAIR_AT_MAX
+    return R_NO_GOLD
+
+
+@njit(ILLEGAL_REASON_SIG, cache=True)
+def illegal_reason(state, action):
+    """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
+    if action < 0 or action >= NUM_ACTIONS:
+        return R_OUT_OF_RANGE
+    if state[H_TERMINAL] != 0:
+        return R_GAME_OVER
+    if action < PLAY0:
+        return OK if state[PHASE] == PH_SETUP else R_NOT_SETUP
+    if state[PHASE] == PH_SETUP:
+        return R_IN_SETUP
+    k = (action - PLAY0) // NUM_SPACES
+    return play_reason(state, state[H_CURRENT], k, (action - PLAY0) % NUM_SPACES)
+
+
+@njit(LEGAL_MASK_SIG, cache=True)
+def legal_mask(state, out):
+    """Fill ``out`` with 1 for each legal action of the player on move; return the count."""
+    out[:] = 0
+    if state[H_TERMINAL] != 0:
+        return 0
+    if state[PHASE] == PH_SETUP:
+        for pair in range(NUM_SETUP_PAIRS):
+            out[SETUP0 + pair] = 1
+        return NUM_SETUP_PAIRS
+    p = state[H_CURRENT]
+    count = 0
+    for space in range(SIDES * state[H_NUM_PLAYERS]):
+        floor = space_floor(state, p, space)
+        for k in range(NUM_CARDS):
+            ok = playable(state, p, k) and STRENGTH[k] > floor
+            out[PLAY0 + k * NUM_SPACES + space] = ok
+            count += ok
+    return count
+
+
+# --- king tiles (MM-20) ----------------------------------------------------------------
+@njit(cache=True)
+def king_change(state, g, field):
+    """This round's king tile change to the guard at position ``g``: field 0 strength, 1 loot."""
+    t = state[KING]
+    if t < 0:
+        return 0
+    return KING_GUARD[t, 0, g, field] + KING_GUARD[t, 1, state[H_NUM_PLAYERS] - 1 - g, field]
+
+
+@njit(cache=True)
+def fight_strength(state, g, printed):
+    """Strength the monsters at position ``g`` must reach against a guard of ``printed`` strength."""
+    return printed + king_change(state, g, 0)
+
+
+@njit(cache=True)
+def fight_loot(state, g, printed):
+    """Loot of a guard of ``printed`` loot at position ``g`` this round, never below 0 (MM-20)."""
+    loot = printed + king_change(state, g, 1)
+    t = state[KING]
+    if t >= 0:
+        a, b = state[SPACE + SIDES * g], state[SPACE + SIDES * g + 1]
+        if a >= 0 and b >= 0 and STRENGTH[a % NUM_CARDS] == STRENGTH[b % NUM_CARDS]:
+            loot += KING_EQUAL_LOOT[t]
+        if KING_WEAKEST_LOOT[t] != 0:
+            weakest = pair_strength(state, 0)
+            for h in range(1, state[H_NUM_PLAYERS]):
+                weakest = min(weakest, pair_strength(state, h))
+            if pair_strength(state, g) == weakest:
+                loot += KING_WEAKEST_LOOT[t]
+    return max(loot, 0)
+
+
+@njit(cache=True)
+def heal_cost(state, k):
+    """Healing cost of card ``k`` this round (MM-12, MM-20)."""
+    t = state[KING]
+    return KING_HEAL[t, k] if t >= 0 else HEALING[k]
+
+
+# --- phase 1: playing monsters ----------------------------------------------------------
+@njit(cache=True)
+def place_card(state, p, k, space):
+    """Seat ``p`` plays card ``k`` on ``space``, paying for a replacement (MM-7, MM-8).
+
+    A replaced monster goes back to its owner's hand. No fight happens here.
+    """
+    occupant = state[SPACE + space]
+    if occupant >= 0:
+        owner = occupant // NUM_CARDS
+        treasury, fee = replace_fees(state, p, space)
+        state[GOLD + p] -= treasury + fee
+        state[GOLD + owner] += fee
+        state[BANK] += treasury
+        set_card(state, owner, occupant % NUM_CARDS, LOC_HAND)
+    state[SPACE + space] = p * NUM_CARDS + k
+    set_card(state, p, k, LOC_CASTLE)
+
+
+@njit(cache=True)
+def next_placer(state, p):
+    """The next seat clockwise after ``p`` (``p`` itself last) with fewer than 2 monsters placed,
+    -1 when all have placed (MM-9)."""
+    n = state[H_NUM_PLAYERS]
+    for i in range(1, n + 1):
+        q = (p + i) % n
+        if placed(state, q) < PER_ROUND:
+            return q
+    return -1
+
+
+# --- phases 2 and 3 ---------------------------------------------------------------------
+@njit(cache=True)
+def loot_shares(state, g, loot, out):
+    """Add each owner's share of ``loot`` won at position ``g`` to ``out`` (MM-11).
+
+    Two owners take half each; an odd gold goes to the stronger monster's owner,
+    to nobody on equal strength; a sole owner takes everything.
+    """
+    a, b = state[SPACE + SIDES * g], state[SPACE + SIDES * g + 1]
+    oa, ob = a // NUM_CARDS, b // NUM_CARDS
+    if oa == ob:
+        out[oa] += loot
+        return
+    half = loot // 2
+    out[oa] += half
+    out[ob] += half
+    if loot % 2 == 1:
+        sa, sb = STRENGTH[a % NUM_CARDS], STRENGTH[b % NUM_CARDS]
+        if sa > sb:
+            out[oa] += 1
+        elif sb > sa:
+            out[ob] += 1
+
+
+@njit(cache=True)
+def fight_guards(state):
+    """Phase 2: reveal and fight the guards from the main gate until the first loss (MM-11).
+
+    Returns the position of the lost fight, or -1 when every guard was defeated.
+    """
+    n = state[H_NUM_PLAYERS]
+    gains = np.zeros(MAX_PLAYERS, np.int64)
+    for g in range(n):
+        card = state[CASTLE + g]
+        state[REVEALED + g] = 1
+        if pair_strength(state, g) < fight_strength(state, g, GUARD_STRENGTH[card]):
+            state[RESULT + g] = RES_LOST
+            return g
+        state[RESULT + g] = RES_WON
+        gains[:] = 0
+        loot = fight_loot(state, g, GUARD_LOOT[card])
+        loot_shares(state, g, loot, gains)
+        for q in range(n):
+            state[GOLD + q] += gains[q]
+            state[BANK] -= gains[q]  # an odd coin nobody takes stays in the treasury
+    return -1
+
+
+@njit(cache=True)
+def heal_monsters(state, lost):
+    """Phase 3: owners of the monsters at the lost guard and at every unrevealed guard pay their
+    healing costs; who cannot pay everything pays all they have (MM-12)."""
+    if lost < 0:
+        return
+    n = state[H_NUM_PLAYERS]
+    dues = np.zeros(MAX_PLAYERS, np.int64)
+    for g in range(lost, n):
+        for side in range(SIDES):
+            occupant = state[SPACE + SIDES * g + side]
+            dues[occupant // NUM_CARDS] += heal_cost(state, occupant % NUM_CARDS)
+    for q in range(n):
+        pay = min(dues[q], state[GOLD + q])
+        state[GOLD + q] -= pay
+        state[BANK] += pay
+
+
+@njit(cache=True)
+def rotate_cards(state):
+    """Face-down cards go to hand, the monsters played lie face down, the castle empties (MM-13)."""
+    n = state[H_NUM_PLAYERS]
+    for p in range(n):
+        for k in range(NUM_CARDS):
+            loc = card_loc(state, p, k)
+            set_card(state, p, k, LOC_HAND if loc == LOC_DOWN else (LOC_DOWN if loc == LOC_CASTLE else loc))
+    for space in range(NUM_SPACES):
+        state[SPACE + space] = -1
+
+
+@njit(cache=True)
+def shuffle(state, offset, count, rng):
+    """Fisher-Yates shuffle of ``state[offset:offset + count]`` with the game's generator."""
+    for i in range(count - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = state[offset + i]
+        state[offset + i] = state[offset + j]
+        state[offset + j] = tmp
+
+
+@njit(cache=True)
+def discard_castle(state):
+    """Discard the castle's guards; unrevealed ones stay secret (MM-13)."""
+    for g in range(MAX_PLAYERS):
+        card = state[CASTLE + g]
+        state[LAST_GUARD + g] = 0
+        state[LAST_RESULT + g] = state[RESULT + g]
+        if card >= 0:
+            state[GUARD_STATUS + card] = G_DISCARD_SEEN if state[REVEALED + g] else G_DISCARD_HIDDEN
+            state[LAST_GUARD + g] = card + 1 if state[REVEALED + g] else -GUARD_LEVEL[card]
+        state[CASTLE + g] = -1
+        state[REVEALED + g] = 0
+        state[RESULT + g] = RES_NONE
+
+
+@njit(cache=True)
+def deal_guards(state, rng):
+    """Deal one guard per player face down from the main gate, reshuffling the discards into an
+    empty deck (MM-5); with the line-up variant sort them by level (MM-19)."""
+    n = state[H_NUM_PLAYERS]
+    for g in range(n):
+        if state[DECK_COUNT] == 0:
+            count = 0
+            for card in range(NUM_GUARDS):
+                if state[GUARD_STATUS + card] >= G_DISCARD_SEEN:
+                    state[GUARD_STATUS + card] = G_DECK
+                    state[DECK + count] = card
+                    count += 1
+            state[DECK_COUNT] = count
+            shuffle(state, DECK, count, rng)
+        state[DECK_COUNT] -= 1
+        card = state[DECK + state[DECK_COUNT]]
+        state[DECK + state[DECK_COUNT]] = -1
+        state[CASTLE + g] = card
+        state[GUARD_STATUS + card] = G_CASTLE
+    if state[LINEUP]:
+        for g in range(1, n):  # insertion sort keeps the dealt order within a level
+            card = state[CASTLE + g]
+            h = g
+            while h > 0 and GUARD_LEVEL[state[CASTLE + h - 1]] > GUARD_LEVEL[card]:
+                state[CASTLE + h] = state[CASTLE + h - 1]
+                h -= 1
+            state[CASTLE + h] = card
+
+
+@njit(cache=True)
+def start_round(state):
+    """Phase 1 begins: flip the king tile in the variant (MM-20), the start player is on move."""
+    if state[KINGS]:
+        t = state[KING_ORDER + state[KINGS_FLIPPED]]
+        state[KINGS_FLIPPED] += 1
+        state[KING] = t
+        if KING_SORTS_HANDS[t]:
+            for p in range(state[H_NUM_PLAYERS]):
+                for k in range(NUM_CARDS):
+                    set_card(state, p, k, LOC_HAND if KING_HAND[t, k] else LOC_DOWN)
+    state[PHASE] = PH_PLACE
+    state[H_CURRENT] = state[START_PLAYER]
+
+
+@njit(cache=True)
+def finish_game(state):
+    """The game ends: the most gold wins, ties share the win (MM-14)."""
+    n = state[H_NUM_PLAYERS]
+    best = state[GOLD]
+    for q in range(1, n):
+        best = max(best, state[GOLD + q])
+    for q in range(n):
+        state[WINNER + q] = state[GOLD + q] == best
+    state[PHASE] = PH_OVER
+    state[H_TERMINAL] = 1
+    state[H_CURRENT] = -1
+
+
+@njit(cache=True)
+def end_round(state, rng):
+    """Phases 2 and 3 once the castle is full; then the next round or the end (MM-11 to MM-14)."""
+    lost = fight_guards(state)
+    heal_monsters(state, lost)
+    state[ROUND] += 1
+    if state[ROUND] >= state[NUM_ROUNDS]:
+        finish_game(state)  # the castle stays as fought, for the final view
+        return
+    rotate_cards(state)
+    discard_castle(state)
+    deal_guards(state, rng)
+    state[KING] = -1
+    state[START_PLAYER] = (state[START_PLAYER] + 1) % state[H_NUM_PLAYERS]
+    start_round(state)
+
+
+@njit(cache=True)
+def lay_down(state, p, pair):
+    """Seat ``p`` lays the two cards of setup choice ``pair`` face down; the rest is the hand (MM-4).
+
+    Nobody else learns which cards these are.
+    """
+    for k in range(NUM_CARDS):
+        state[CARD_LOC + p * NUM_CARDS + k] = LOC_HAND
+    for i in range(SETUP_PAIRS.shape[1]):
+        state[CARD_LOC + p * NUM_CARDS + SETUP_PAIRS[pair, i]] = LOC_DOWN
+    state[SETUP_DONE + p] = 1
+
+
+@njit(INIT_STATE_SIG, cache=True)
+def init_state(state, config, rng):
+    """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, setup_random,
+    guard_lineup, kings_rules) (MM-2 to MM-6)."""
+    state[:] = 0
+    n = config[C_NUM_PLAYERS]
+    state[H_NUM_PLAYERS] = n
+    state[H_MAX_STEPS] = config[C_MAX_STEPS]
+    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    state[SETUP_RANDOM] = config[C_SETUP_RANDOM]
+    state[LINEUP] = config[C_LINEUP]
+    state[KINGS] = config[C_KINGS]
+    state[NUM_ROUNDS] = ROUNDS[n]
+    state[KING] = -1
+    for t in range(NUM_KING_TILES):
+        state[KING_ORDER + t] = t
+    shuffle(state, KING_ORDER, NUM_KING_TILES, rng)
+    for q in range(n):
+        state[GOLD + q] = STARTING_GOLD
+    for space in range(NUM_SPACES):
+        state[SPACE + space] = -1
+    for g in range(MAX_PLAYERS):
+        state[CASTLE + g] = -1
+    for card in range(NUM_GUARDS):
+        state[DECK + card] = card
+    state[DECK_COUNT] = NUM_GUARDS
+    shuffle(state, DECK, NUM_GUARDS, rng)
+    first = rng_below(rng, n)
+    state[START_PLAYER] = first
+    deal_guards(state, rng)
+    if state[SETUP_RANDOM]:
+        for q in range(n):
+            lay_down(state, q, rng_below(rng, NUM_SETUP_PAIRS))
+        start_round(state)
+    else:
+        state[PHASE] = PH_SETUP
+        state[H_CURRENT] = first
+
+
+@njit(APPLY_ACTION_SIG, cache=True)
+def apply_action(state, action, rng):
+    """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
+    state[H_STEPS] += 1
+    p = state[H_CURRENT]
+    if state[PHASE] == PH_SETUP:
+        lay_down(state, p, action - SETUP0)
+        q = (p + 1) % state[H_NUM_PLAYERS]
+        if state[SETUP_DONE + q]:
+            start_round(state)
+        else:
+            state[H_CURRENT] = q
+        return
+    place_card(state, p, (action - PLAY0) // NUM_SPACES, (action - PLAY0) % NUM_SPACES)
+    q = next_placer(state, p)
+    if q < 0:
+        end_round(state, rng)
+    else:
+        state[H_CURRENT] = q
+
+
+@njit(RETURNS_SIG, cache=True)
+def returns(state, out):
+    """Final rewards per seat (ruling C3, MM-15); zeros while the game runs."""
+    out[:] = 0.0
+    if state[H_TERMINAL] == 0:
+        return
+    n = state[H_NUM_PLAYERS]
+    if state[H_REWARD_MODE] == REWARD_WIN:
+        k = 0
+        for q in range(n):
+            k += state[WINNER + q]
+        if k == 0 or k == n:
+            return
+        for q in range(n):
+            out[q] = 1.0 / k if state[WINNER + q] else -1.0 / (n - k)
+    else:
+        mean = 0.0
+        for q in range(n):
+            mean += state[GOLD + q]
+        mean /= n
+        for q in range(n):
+            out[q] = state[GOLD + q] - mean
+
+
+# --- what a player knows ------------------------------------------------------------------
+@njit(cache=True)
+def seen_by(state, player, q, k):
+    """Where ``player`` knows seat ``q``'s card ``k`` to lie, -1 if it may be in hand or face down.
+
+    Known: one's own cards, cards in the castle, cards moved in public (MM-21), and
+    the rest of a seat's cards when the counts leave one place for them.
+    """
+    loc = card_loc(state, q, k)
+    if q == player or state[KNOWN + q * NUM_CARDS + k]:
+        return loc
+    unknown_hand = count_at(state, q, LOC_HAND)
+    unknown_down = count_at(state, q, LOC_DOWN)
+    for j in range(NUM_CARDS):
+        if state[KNOWN + q * NUM_CARDS + j]:
+            unknown_hand -= card_loc(state, q, j) == LOC_HAND
+            unknown_down -= card_loc(state, q, j) == LOC_DOWN
+    if unknown_hand == 0:
+        return LOC_DOWN
+    if unknown_down == 0:
+        return LOC_HAND
+    return -1
+
+
+@njit(cache=True)
+def guard_seen(state, card):
+    """Whether guard ``card`` has been shown face up this game (MM-21)."""
+    status = state[GUARD_STATUS + card]
+    if status == G_DISCARD_SEEN:
+        return True
+    if status == G_CASTLE:
+        for g in range(state[H_NUM_PLAYERS]):
+            if state[CASTLE + g] == card:
+                return state[REVEALED + g] != 0
+    return False
+
+
+@njit(cache=True)
+def unseen_guards(state, level):
+    """Mask over the 36 guard cards: those of ``level`` nobody has seen face up, the public pool
+    a face-down guard of that level is drawn from (MM-21)."""
+    out = np.zeros(NUM_GUARDS, np.int8)
+    for card in range(NUM_GUARDS):
+        out[card] = GUARD_LEVEL[card] == level and not guard_seen(state, card)
+    return out
+
+
+OBS_CARDS = 0                                              # [6 seats x 5 cards x 4] hand/down/castle/unknown
+OBS_SPACES = OBS_CARDS + MAX_PLAYERS * NUM_CARDS * 4       # [12 spaces x (6 owner one-hot + strength / 5)]
+OBS_GUARDS = OBS_SPACES + NUM_SPACES * (MAX_PLAYERS + 1)   # [6 positions x 8]
+OBS_SEEN = OBS_GUARDS + MAX_PLAYERS * 8                    # guard cards seen face up
+OBS_HIDDEN_DISCARDS = OBS_SEEN + NUM_GUARDS                # face-down discards per level / cards of the level
+OBS_DECK = OBS_HIDDEN_DISCARDS + NUM_LEVELS                # deck size / 36
+OBS_GOLD = OBS_DECK + 1                                    # gold / 100 per seat (capped)
+OBS_HAND_SIZE = OBS_GOLD + MAX_PLAYERS                     # cards in hand / 5 per seat
+OBS_START = OBS_HAND_SIZE + MAX_PLAYERS                    # start player one-hot
+OBS_ON_MOVE = OBS_START + MAX_PLAYERS                      # seat on move one-hot
+OBS_SEATED = OBS_ON_MOVE + MAX_PLAYERS                     # 1 per seat in the game
+OBS_SETUP_DONE = OBS_SEATED + MAX_PLAYERS                  # seats that made their setup choice
+OBS_ROUND = OBS_SETUP_DONE + MAX_PLAYERS                   # rounds played / 6, rounds left / 6
+OBS_PHASE = OBS_ROUND + 2                                  # setup, play monsters, game over
+OBS_KING = OBS_PHASE + 3                                   # king tile in effect, one-hot
+OBS_KINGS_USED = OBS_KING + NUM_KING_TILES                 # king tiles flipped so far
+OBS_OPTIONS = OBS_KINGS_USED + NUM_KING_TILES              # setup random, guard line-up, king's rules
+OBS_SIZE = OBS_OPTIONS + 3
+GOLD_SCALE = 100.0
+ROUND_SCALE = 6.0
+
+
+@njit(OBSERVE_SIG, cache=True)
+def observe_into(state, player, out):
+    """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
+
+    Holds the public state and what follows from it (MM-21) plus the observer's own
+    cards; never a face-down guard's values, another seat's secret cards, the deck's
+    or the king tiles' order.
+    """
+    out[:] = 0.0
+    n = state[H_NUM_PLAYERS]
+    for q in range(n):
+        rel = (q - player) % n
+        for k in range(NUM_CARDS):
+            loc = seen_by(state, player, q, k)
+            out[OBS_CARDS + (rel * NUM_CARDS + k) * 4 + (3 if loc < 0 else loc)] = 1.0
+        out[OBS_GOLD + rel] = min(state[GOLD + q] / GOLD_SCALE, 1.0)
+        out[OBS_HAND_SIZE + rel] = count_at(state, q, LOC_HAND) / NUM_CARDS
+        out[OBS_SEATED + rel] = 1.0
+        out[OBS_SETUP_DONE + rel] = state[SETUP_DONE + q]
+    for space in range(SIDES * n):
+        occupant = state[SPACE + space]
+        if occupant >= 0:
+            base = OBS_SPACES + space * (MAX_PLAYERS + 1)
+            out[base + (occupant // NUM_CARDS - player) % n] = 1.0
+            out[base + MAX_PLAYERS] = STRENGTH[occupant % NUM_CARDS] / MAX_STRENGTH
+    for g in range(n):
+        card = state[CASTLE + g]
+        if card < 0:
+            continue
+        base = OBS_GUARDS + g * 8
+        out[base] = 1.0
+        out[base + GUARD_LEVEL[card]] = 1.0
+        if state[REVEALED + g]:
+            out[base + 4] = 1.0
+            out[base + 5] = GUARD_STRENGTH[card] / MAX_GUARD_STRENGTH
+            out[base + 6] = GUARD_LOOT[card] / MAX_GUARD_LOOT
+            out[base + 7] = state[RESULT + g] == RES_WON
+    for card in range(NUM_GUARDS):
+        out[OBS_SEEN + card] = guard_seen(state, card)
+        if state[GUARD_STATUS + card] == G_DISCARD_HIDDEN:
+            level = GUARD_LEVEL[card]
+            out[OBS_HIDDEN_DISCARDS + level - 1] += 1.0 / LEVEL_SIZE[level]
+    out[OBS_DECK] = state[DECK_COUNT] / NUM_GUARDS
+    out[OBS_START + (state[START_PLAYER] - player) % n] = 1.0
+    if state[H_CURRENT] >= 0:
+        out[OBS_ON_MOVE + (state[H_CURRENT] - player) % n] = 1.0
+    out[OBS_ROUND] = state[ROUND] / ROUND_SCALE
+    out[OBS_ROUND + 1] = (state[NUM_ROUNDS] - state[ROUND]) / ROUND_SCALE
+    out[OBS_PHASE + state[PHASE]] = 1.0
+    if state[KING] >= 0:
+        out[OBS_KING + state[KING]] = 1.0
+    for i in range(state[KINGS_FLIPPED]):
+        out[OBS_KINGS_USED + state[KING_ORDER + i]] = 1.0
+    out[OBS_OPTIONS] = state[SETUP_RANDOM]
+    out[OBS_OPTIONS + 1] = state[LINEUP]
+    out[OBS_OPTIONS + 2] = state[KINGS]
+
+
+@njit(DETERMINIZE_SIG, cache=True)
+def determinize(state, player, rng):
+    """Resample everything seat ``player`` cannot see, consistently with what they can (MM-21).
+
+    Other seats' unknown cards are redealt between hand and face-down pile with the
+    counts kept; face-down guards (in the castle and discarded) are redrawn from the
+    unseen cards of their level; the deck and the unflipped king tiles are reshuffled.
+    """
+    n = state[H_NUM_PLAYERS]
+    unknown = np.zeros(NUM_CARDS, np.int64)
+    for q in range(n):
+        if q == player:
+            continue
+        count = 0
+        in_hand = 0
+        for k in range(NUM_CARDS):
+            if seen_by(state, player, q, k) < 0:
+                unknown[count] = k
+                count += 1
+                in_hand += card_loc(state, q, k) == LOC_HAND
+        for i in range(count - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            unknown[i], unknown[j] = unknown[j], unknown[i]
+        for i in range(count):
+            state[CARD_LOC + q * NUM_CARDS + unknown[i]] = LOC_HAND if i < in_hand else LOC_DOWN
+    # Guards: per level, the unseen cards fill the face-down castle positions and the
+    # face-down discards of that level; the rest, of every level, form the deck.
+    pool = np.zeros(NUM_GUARDS, np.int64)
+    hidden_discards = np.zeros(NUM_LEVELS + 1, np.int64)
+    for card in range(NUM_GUARDS):
+        if state[GUARD_STATUS + card] == G_DISCARD_HIDDEN:
+            hidden_discards[GUARD_LEVEL[card]] += 1
+    deck = 0
+    for level in range(1, NUM_LEVELS + 1):
+        count = 0
+        for card in range(NUM_GUARDS):
+            if GUARD_LEVEL[card] == level and not guard_seen(state, card):
+                pool[count] = card
+                count += 1
+        for i in range(count - 1, 0, -1):
+            j = rng_below(rng, i + 1)
+            pool[i], pool[j] = pool[j], pool[i]
+        used = 0
+        for g in range(n):
+            card = state[CASTLE + g]
+            if card >= 0 and GUARD_LEVEL[card] == level and state[REVEALED + g] == 0:
+                state[CASTLE + g] = pool[used]
+                state[GUARD_STATUS + pool[used]] = G_CASTLE
+                used += 1
+        for _ in range(hidden_discards[level]):
+            state[GUARD_STATUS + pool[used]] = G_DISCARD_HIDDEN
+            used += 1
+        for i in range(used, count):
+            state[GUARD_STATUS + pool[i]] = G_DECK
+            state[DECK + deck] = pool[i]
+            deck += 1
+    shuffle(state, DECK, deck, rng)
+    flipped = state[KINGS_FLIPPED]
+    shuffle(state, KING_ORDER + flipped, NUM_KING_TILES - flipped, rng)
