@@ -11,7 +11,7 @@ from envs.core.rng import make_rng
 from envs.monstargh import rules
 from envs.monstargh.components import MAX_REACH, NUM_CARDS, NUM_FOCUS, SPECIES_IN_PLAY
 from envs.monstargh.layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
-                                   CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
+                                   BOX, CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
                                    W_TABLE, WHERE, WINNER)
 from conftest import reachable_state
 
@@ -46,6 +46,8 @@ def assert_invariants(state, where):
         xy = (int(state[CELL_X + k]), int(state[CELL_Y + k]))
         assert xy not in coords, f"{where}: two cells at {xy}"
         assert max(abs(xy[0]), abs(xy[1])) <= MAX_REACH, f"{where}: a cell beyond reach"
+        assert state[BOX] <= xy[0] <= state[BOX + 1] and state[BOX + 2] <= xy[1] <= state[BOX + 3], \
+            f"{where}: cell {xy} outside the bounding box"
         coords.add(xy)
     assert (heights[tops < 0] == 0).all(), where
     assert state[CELLS_USED] == (tops >= 0).sum(), f"{where}: occupied-cell count out of step"

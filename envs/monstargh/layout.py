@@ -32,6 +32,9 @@ WHERE = _lay.block("where", NUM_CARDS)      # W_OUT, W_DECK, W_TABLE, W_PLAYING 
 HELD = _lay.block("held", MAX_PLAYERS)      # monster cards in each seat's hand
 DECK_LEFT = _lay.block("deck_left")         # monster cards in the deck
 CELLS_USED = _lay.block("cells_used")       # occupied cells
+# Bounding box of every cell used this scene (x min, x max, y min, y max): it only grows within
+# a scene, so it always holds the occupied cells (rules.table_grid).
+BOX = _lay.block("box", 4)
 CARD_CELL = _lay.block("card_cell", NUM_CARDS)    # cell slot of a card on the table
 CARD_LEVEL = _lay.block("card_level", NUM_CARDS)  # 0 at the bottom of its stack
 CELL_X = _lay.block("cell_x", NUM_CARDS)

@@ -23,7 +23,7 @@ from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
                          MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
                          NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
-from .layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
+from .layout import (ACTIVE, BOX, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
                      FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
                      STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
@@ -140,23 +140,16 @@ def table_grid(state):
     card of every cell of the occupied bounding box widened by 2 cells on each side (-1 where
     empty), row by row from ``(x0, y0)``.
 
-    Built per call from the cell slots, so it is never outgrown; it turns the neighbour
-    lookups of a whole legal mask into array reads instead of scans of every cell.
+    Built per call from the cell slots and the scene's bounding box, so it is never outgrown;
+    it turns the neighbour lookups of a whole legal mask into array reads instead of scans of
+    every cell.
     """
-    x0 = y0 = 1 << 30
-    x1 = y1 = -(1 << 30)
-    for k in range(NUM_CARDS):
-        if state[CELL_TOP + k] >= 0:
-            x0 = min(x0, state[CELL_X + k])
-            x1 = max(x1, state[CELL_X + k])
-            y0 = min(y0, state[CELL_Y + k])
-            y1 = max(y1, state[CELL_Y + k])
-    if x1 < x0:
-        return np.full(1, -1, np.int64), 0, 0, 1
-    x0 -= GRID_MARGIN
-    y0 -= GRID_MARGIN
-    width = x1 - x0 + 1 + GRID_MARGIN
-    grid = np.full(width * (y1 - y0 + 1 + GRID_MARGIN), -1, np.int64)
+    if state[CELLS_USED] == 0:
+        return np.full(1, -1, np.int8), 0, 0, 1
+    x0 = state[BOX] - GRID_MARGIN
+    y0 = state[BOX + 2] - GRID_MARGIN
+    width = state[BOX + 1] - x0 + 1 + GRID_MARGIN
+    grid = np.full(width * (state[BOX + 3] - y0 + 1 + GRID_MARGIN), -1, np.int8)
     for k in range(NUM_CARDS):
         if state[CELL_TOP + k] >= 0:
             grid[(state[CELL_Y + k] - y0) * width + state[CELL_X + k] - x0] = state[CELL_TOP + k]
@@ -327,8 +320,8 @@ def move_card(state, c, dest):
 
 @njit(cache=True)
 def recount(state):
-    """Recompute the hand, deck and cell counts from the card and cell fields (after a state
-    was edited directly, as tests do)."""
+    """Recompute the hand, deck and cell counts and the bounding box from the card and cell
+    fields (after a state was edited directly, as tests do)."""
     state[HELD: HELD + MAX_PLAYERS] = 0
     state[DECK_LEFT] = 0
     state[CELLS_USED] = 0
@@ -338,7 +331,21 @@ def recount(state):
             state[HELD + w] += 1
         elif w == W_DECK:
             state[DECK_LEFT] += 1
-        state[CELLS_USED] += state[CELL_TOP + c] >= 0
+        if state[CELL_TOP + c] >= 0:
+            grow_box(state, state[CELL_X + c], state[CELL_Y + c])
+            state[CELLS_USED] += 1
+
+
+@njit(cache=True)
+def grow_box(state, x, y):
+    """Widen the scene's bounding box to cell ``(x, y)`` (the first cell of a scene sets it)."""
+    if state[CELLS_USED] == 0:
+        state[BOX] = state[BOX + 1] = x
+        state[BOX + 2] = state[BOX + 3] = y
+    state[BOX] = min(state[BOX], x)
+    state[BOX + 1] = max(state[BOX + 1], x)
+    state[BOX + 2] = min(state[BOX + 2], y)
+    state[BOX + 3] = max(state[BOX + 3], y)
 
 
 @njit(cache=True)
@@ -351,6 +358,7 @@ def place_card(state, card, x, y):
     state[CELL_Y + k] = y
     state[CELL_TOP + k] = card
     state[CELL_HEIGHT + k] = 1
+    grow_box(state, x, y)
     state[CELLS_USED] += 1
     move_card(state, card, W_TABLE)
     state[CARD_CELL + card] = k
