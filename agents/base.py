@@ -61,3 +61,24 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
+
+
+class StateKernelAgent(Agent):
+    """An agent whose whole policy is a numba ``policy_kernel`` over the engine state.
+
+    Subclasses set ``name`` and ``policy_kernel`` (a ``POLICY_SIG`` kernel, wrapped in
+    ``staticmethod``); ``act`` runs it on the live state under the state contract above, and
+    the training vec env runs the same kernel inside numba.
+    """
+
+    needs_state = True
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            state: Optional[np.ndarray] = None) -> int:
+        """The kernel's choice among the legal actions of the seat on move."""
+        if state is None:
+            raise ValueError(f"the {self.name} agent needs the engine state (needs_state = True)")
+        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
+        if not mask.any():
+            raise ValueError("the action mask allows no action: this agent is not on move")
+        return int(self.policy_kernel(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))

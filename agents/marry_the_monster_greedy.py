@@ -30,7 +30,6 @@ Rules are never re-implemented here: moves, plays, stomp lines, scoring and the
 win check are the engine's kernels (``apply_action``, ``stomp_path``,
 ``building_points``, ``towers``, ``check_win``).
 """
-from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -45,7 +44,7 @@ from envs.marry_the_monster.layout import (FACHAN, HEIGHT, OWNER, PH_BUILD, PH_F
 from envs.marry_the_monster.rules import (apply_action, building_points, check_win, legal_mask,
                                           stomp_path, towers)
 
-from .base import Agent
+from .base import StateKernelAgent
 
 WIN_VALUE = 1000.0
 HORIZON = 3.0            # turns of income a building is worth
@@ -175,19 +174,8 @@ def greedy_action(state, action_mask, rng):
     return rng_pick_set(mask, rng)
 
 
-class MarryTheMonsterGreedy(Agent):
+class MarryTheMonsterGreedy(StateKernelAgent):
     """Greedy one-ply Marry the Monster agent; reads the engine state (public part only)."""
 
     name = "greedy"
-    needs_state = True
     policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
-        """The best legal action by the one-ply position value (ties broken at random)."""
-        if state is None:
-            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
-        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
-        if not mask.any():
-            raise ValueError("the action mask allows no action: this agent is not on move")
-        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))

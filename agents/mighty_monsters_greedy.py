@@ -24,7 +24,6 @@ the two weakest face down.
 No rule is restated here: fees, king tiles, fight strength, loot, the split and
 healing all come from the engine's kernels.
 """
-from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -39,7 +38,7 @@ from envs.mighty_monsters.layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
 from envs.mighty_monsters.rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares,
                                         pair_strength, place_card, placed, seen_by, unseen_guards)
 
-from .base import Agent
+from .base import StateKernelAgent
 
 TIE = 1e-9
 
@@ -161,19 +160,8 @@ def greedy_action(state, action_mask, rng):
     return rng_pick_set(mask, rng)
 
 
-class MightyMonstersGreedy(Agent):
+class MightyMonstersGreedy(StateKernelAgent):
     """Greedy Mighty Monsters agent: most expected gold this round; reads the public state only."""
 
     name = "greedy"
-    needs_state = True
     policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
-        """The legal action with the most expected gold this round (ties broken at random)."""
-        if state is None:
-            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
-        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
-        if not mask.any():
-            raise ValueError("the action mask allows no action: this agent is not on move")
-        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))

@@ -14,7 +14,6 @@ generator.
 The agent reads the table, its own hand and its own species token only, as the state
 contract of :mod:`agents.base` demands; rules are never re-implemented here.
 """
-from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -26,7 +25,7 @@ from envs.monstargh.components import NUM_SPECIES
 from envs.monstargh.layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
 from envs.monstargh.rules import legal_mask, play_step, visible_counts
 
-from .base import Agent
+from .base import StateKernelAgent
 
 TIE = 1e-9
 # Which other species' visible monsters to count against one's own: the best of them alone
@@ -116,19 +115,8 @@ def greedy_action(state, mask, rng):
     return choice
 
 
-class MonstarghGreedy(Agent):
+class MonstarghGreedy(StateKernelAgent):
     """Greedy one-ply MONSTArgh! agent; reads the engine state (public part and own seat only)."""
 
     name = "greedy"
-    needs_state = True
     policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
-        """The best legal action by the one-ply table value (ties broken at random)."""
-        if state is None:
-            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
-        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
-        if not mask.any():
-            raise ValueError("the action mask allows no action: this agent is not on move")
-        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))

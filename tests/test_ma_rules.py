@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
+from envs.core.contract import H_CURRENT, H_TERMINAL
 from envs.core.rng import make_rng, rng_pick_counted
 from envs.monstargh import rules
 from envs.monstargh.actions import FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0, action_to_str, str_to_action
@@ -12,7 +12,7 @@ from envs.monstargh.components import (CARD_NAMES, CARD_SPECIES, CARD_VALUE, NUM
                                        SPECIES_IN_PLAY)
 from envs.monstargh.layout import (FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE,
                                    PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST,
-                                   SCENE, STARS, STARTER, TOKEN, W_DECK, W_OUT, W_TABLE, WHERE,
+                                   SCENE, STARS, STARTER, TOKEN, W_DECK, W_OUT, WHERE,
                                    WINNER)
 from ma_diagram import GAME, SPEC, card, diagram, legal, play, position, same_table
 

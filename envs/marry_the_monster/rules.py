@@ -15,8 +15,9 @@ from numba import njit
 
 from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
                              H_NUM_PLAYERS, H_REWARD_MODE, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, REWARD_WIN,
+                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG,
                              C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE)
+from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
 from .components import (ALL_CELLS, BUILD, CELL_BIT, DECK_COUNTS, DECK_SIZE,
@@ -733,25 +734,7 @@ def apply_action(state, action, rng):
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
     """Final rewards per seat (ruling C3); zeros while the game runs."""
-    out[:] = 0.0
-    if state[H_TERMINAL] == 0:
-        return
-    n = state[H_NUM_PLAYERS]
-    if state[H_REWARD_MODE] == REWARD_WIN:
-        k = 0
-        for p in range(n):
-            k += state[WINNER + p]
-        if k == 0 or k == n:
-            return
-        for p in range(n):
-            out[p] = 1.0 / k if state[WINNER + p] else -1.0 / (n - k)
-    else:
-        mean = 0.0
-        for p in range(n):
-            mean += state[SCORE + p]
-        mean /= n
-        for p in range(n):
-            out[p] = state[SCORE + p] - mean
+    c3_returns(state, WINNER, SCORE, out)
 
 
 # --- observation -------------------------------------------------------------------

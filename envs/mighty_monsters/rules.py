@@ -16,7 +16,8 @@ from numba import njit
 from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, CONFIG_COMMON,
                              DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_REWARD_MODE,
                              H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
-                             OBSERVE_SIG, RETURNS_SIG, REWARD_WIN)
+                             OBSERVE_SIG, RETURNS_SIG)
+from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
 from .components import (FEE_OWN_CARD, FEE_OWNER, FEE_TREASURY, GUARD_LEVEL, GUARD_LOOT,
@@ -548,25 +549,7 @@ def apply_action(state, action, rng):
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
     """Final rewards per seat (ruling C3, MM-15); zeros while the game runs."""
-    out[:] = 0.0
-    if state[H_TERMINAL] == 0:
-        return
-    n = state[H_NUM_PLAYERS]
-    if state[H_REWARD_MODE] == REWARD_WIN:
-        k = 0
-        for q in range(n):
-            k += state[WINNER + q]
-        if k == 0 or k == n:
-            return
-        for q in range(n):
-            out[q] = 1.0 / k if state[WINNER + q] else -1.0 / (n - k)
-    else:
-        mean = 0.0
-        for q in range(n):
-            mean += state[GOLD + q]
-        mean /= n
-        for q in range(n):
-            out[q] = state[GOLD + q] - mean
+    c3_returns(state, WINNER, GOLD, out)
 
 
 # --- what a player knows ------------------------------------------------------------------

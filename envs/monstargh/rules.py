@@ -17,7 +17,8 @@ from numba import njit
 from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE,
                              CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
                              H_NUM_PLAYERS, H_REWARD_MODE, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, REWARD_WIN)
+                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
@@ -651,25 +652,7 @@ def apply_action(state, action, rng):
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
     """Final rewards per seat (MA-20, ruling C3); zeros while the game runs."""
-    out[:] = 0.0
-    if state[H_TERMINAL] == 0:
-        return
-    n = state[H_NUM_PLAYERS]
-    if state[H_REWARD_MODE] == REWARD_WIN:
-        k = 0
-        for p in range(n):
-            k += state[WINNER + p]
-        if k == 0 or k == n:
-            return
-        for p in range(n):
-            out[p] = 1.0 / k if state[WINNER + p] else -1.0 / (n - k)
-    else:
-        mean = 0.0
-        for p in range(n):
-            mean += state[STARS + p]
-        mean /= n
-        for p in range(n):
-            out[p] = state[STARS + p] - mean
+    c3_returns(state, WINNER, STARS, out)
 
 
 # --- observation --------------------------------------------------------------------------------
