@@ -183,7 +183,8 @@ def test_bench_help_is_forwarded():
 def test_every_game_plays_in_the_terminal_and_in_a_tournament(game_id, tmp_path):
     """``play`` (a human seat always taking the first listed move) and ``evaluate`` (greedy vs
     random) run to the end for each registered game."""
-    proc = run_cli("play", "--game", game_id, "--agents", "greedy", "--seat", "1", "--seed", "2",
+    others = ["greedy"] * (envs.spec(game_id).min_players - 1)
+    proc = run_cli("play", "--game", game_id, "--agents", *others, "--seat", "1", "--seed", "2",
                    stdin="1\n" * 5000, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "=== game over ===" in proc.stdout, proc.stdout[-2000:]

@@ -12,7 +12,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL
+from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL, GameSpec
 from .options import resolve_options
 from .rng import entropy_seed, make_rng
 
@@ -216,3 +216,16 @@ def wrap(raw):
     """Standard wrappers of ``env()``: order enforcement only, since the adapter itself
     validates actions (bounds and legality) with clearer messages than the generic wrappers."""
     return wrappers.OrderEnforcingWrapper(raw)
+
+
+def game_spec(rules, actions, render, **fields) -> GameSpec:
+    """A game's :class:`GameSpec` from its modules: the kernels, ``REASONS`` and ``OBS_SIZE`` of
+    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``render``;
+    ``fields`` give the rest (name, version, title, player range, sizes, options)."""
+    return GameSpec(
+        init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
+        returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
+        determinize=rules.determinize, reasons=rules.REASONS, obs_size=rules.OBS_SIZE,
+        num_actions=actions.NUM_ACTIONS, action_to_str=actions.action_to_str,
+        str_to_action=actions.str_to_action, to_text=render.to_text,
+        private_text=getattr(render, "private_text", None), **fields)

@@ -15,6 +15,7 @@ index   meaning
 """
 import re
 
+from ..core.naming import read_action_text
 from .components import (CELL_NAMES, DIRECTION_NAMES, MAX_RAY, NUM_CELLS, NUM_DIRS, NUM_PLAYS,
                          PLAY_LABELS, cell)
 
@@ -59,12 +60,9 @@ _DIR_BY_NAME = {name: i for i, name in enumerate(DIRECTION_NAMES)}
 
 def str_to_action(text: str) -> int:
     """Parse an action name as printed by ``action_to_str`` (case-insensitive) or an index."""
-    t = " ".join(str(text).strip().lower().split())
-    if re.fullmatch(r"\d+", t):
-        a = int(t)
-        if a < NUM_ACTIONS:
-            return a
-        raise ValueError(f"action index {a} is out of range 0..{NUM_ACTIONS - 1}")
+    t, index = read_action_text(text, NUM_ACTIONS)
+    if index is not None:
+        return index
     if t == "end":
         return END
     m = re.fullmatch(r"(?:cell|house|tower|fortify|target) ([a-z]\d+)", t)

@@ -17,6 +17,7 @@ is one (card, space) pair, and every setup choice one pair of cards.
 """
 import re
 
+from ..core.naming import read_action_text
 from .components import NUM_CARDS, NUM_SETUP_PAIRS, NUM_SPACES, SETUP_PAIRS, STRENGTH, card_name, space_name
 
 SETUP0 = 0
@@ -60,12 +61,9 @@ _STRENGTHS = [int(s) for s in STRENGTH]
 
 def str_to_action(text: str) -> int:
     """Parse an action name as printed by ``action_to_str`` (case-insensitive) or an index."""
-    t = " ".join(str(text).strip().lower().split())
-    if re.fullmatch(r"\d+", t):
-        a = int(t)
-        if a < NUM_ACTIONS:
-            return a
-        raise ValueError(f"action index {a} is out of range 0..{NUM_ACTIONS - 1}")
+    t, index = read_action_text(text, NUM_ACTIONS)
+    if index is not None:
+        return index
     if t in _SETUP_BY_NAME:
         return _SETUP_BY_NAME[t]
     m = re.fullmatch(r"play (\d) at g(\d)([ab])(?: \(replace player_\d's \d\))?", t)

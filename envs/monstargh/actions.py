@@ -19,6 +19,7 @@ index    meaning
 """
 import re
 
+from ..core.naming import read_action_text
 from .components import CARD_NAMES, DIRECTION_NAMES, FOCUS_AMOUNTS, NUM_CARDS, NUM_DIRS, NUM_FOCUS, card_id
 from .layout import PROTAGONIST
 
@@ -62,12 +63,9 @@ def action_to_str(action: int, state=None) -> str:
 
 def str_to_action(text: str) -> int:
     """Parse an action name as printed by ``action_to_str`` (case-insensitive) or an index."""
-    t = " ".join(str(text).strip().lower().split())
-    if re.fullmatch(r"\d+", t):
-        a = int(t)
-        if a < NUM_ACTIONS:
-            return a
-        raise ValueError(f"action index {a} is out of range 0..{NUM_ACTIONS - 1}")
+    t, index = read_action_text(text, NUM_ACTIONS)
+    if index is not None:
+        return index
     try:
         m = re.fullmatch(r"play ([a-z]+ \d)", t)
         if m:

@@ -1,0 +1,17 @@
+"""Reading action names typed by people: the part every game's ``str_to_action`` shares."""
+import re
+from typing import Optional, Tuple
+
+
+def read_action_text(text, num_actions: int) -> Tuple[str, Optional[int]]:
+    """``text`` in lower case with single spaces, and the action index when it is a plain number.
+
+    A number outside ``0..num_actions-1`` raises ValueError naming the valid range.
+    """
+    t = " ".join(str(text).strip().lower().split())
+    if re.fullmatch(r"\d+", t):
+        index = int(t)
+        if index >= num_actions:
+            raise ValueError(f"action index {index} is out of range 0..{num_actions - 1}")
+        return t, index
+    return t, None
