@@ -91,3 +91,4 @@ def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **opt
 register("marry_the_monster-v0", "envs.marry_the_monster_v0")
 register("monstargh-v0", "envs.monstargh_v0")
 register("mighty_monsters-v0", "envs.mighty_monsters_v0")
+register("monster_factory-v0", "envs.monster_factory_v0")

@@ -1,0 +1,280 @@
+"""A greedy one-ply heuristic for Monster Factory (``monster_factory-greedy-v1``).
+
+For every legal action the agent copies the state, applies the action with the
+engine's own ``apply_action`` (on a throwaway copy of its generator) and values
+the position for the seat on move. Every seat is worth its banked score plus the
+prospect of its monster in progress:
+
+* a monster's worth is what completing it would score (its tiles for a first
+  monster, its eye tiles for a minion, MF-15);
+* its prospect is that worth times, for each empty cell beside an open edge, the
+  chance that one of the next few draws fits the cell (the share of the supply
+  the engine's ``fit_reason`` accepts there; ``OWN_LOOKAHEAD`` draws for one's
+  own monster, ``OPPONENT_LOOKAHEAD`` for others'), times the share of the supply
+  left for filling all its cells. A cell no tile left can fill makes it worthless.
+
+The acting seat's value minus ``OPPONENT_WEIGHT`` times the strongest opponent's
+and ``OTHERS_SHARE`` times the others' mean is the score of an action; an action
+that ends the game is worth ``WIN_VALUE`` shared among the winners (or minus it
+for a loss). This gives the behaviour the issue asks for: closing one's own
+monster banks its full worth, so it comes first whenever the monster scores;
+otherwise tiles that grow one's own monster into easily filled cells come next;
+and tiles that leave hard-to-fill or unfillable cells on an opponent's monster
+(awkward tiles) are put there. A start tile is the kind with the most thin and
+thick edges, as the rulebook advises (ties broken by the generator).
+
+Only public information is read (MF-18: everything but the supply order, which
+the state does not hold). Rules are never re-implemented: placement, completion,
+scoring and the matching test are the engine's kernels.
+
+``python -m agents.monster_factory_greedy --stats`` prints, per player count,
+how often first monsters are completed and their mean size in random and in
+greedy games (see :func:`first_monster_stats`).
+"""
+import argparse
+import sys
+from typing import Optional
+
+import numpy as np
+from numba import njit
+
+from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
+from envs.core.rng import rng_pick_set
+from envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
+from envs.monster_factory.components import (DX, DY, EDGES, MAX_MONSTER_TILES, MAX_PLAYERS, NUM_KINDS,
+                                             NUM_ROTATIONS, NUM_SIDES, ROTATION_NEW)
+from envs.monster_factory.layout import (CURRENT_MONSTER, MON_EYES, MON_ORDINAL, MON_SIZE, SCORE,
+                                         SUPPLY, WINNER)
+from envs.monster_factory.rules import OK, apply_action, fit_reason, gather, probe, tile_edge
+
+from .base import Agent
+
+OWN_LOOKAHEAD = 2.0      # draws counted on to fill each open cell of one's own monster
+OPPONENT_LOOKAHEAD = 4.0  # the same for opponents' monsters
+OPPONENT_WEIGHT = 1.0    # weight of the strongest opponent's value
+OTHERS_SHARE = 0.5       # weight of the other opponents' mean value
+WIN_VALUE = 1000.0       # a finished game: won outright, shared (divided by the sharers) or lost
+TIE = 1e-9
+
+
+@njit(cache=True)
+def prospect(state, m, lookahead, slots, xs, ys, needs, seen_x, seen_y):
+    """Expected worth of monster ``m`` in progress.
+
+    Its worth times, per empty cell beside an open edge, the chance that one of the next
+    ``lookahead`` draws fits that cell (the share of the supply that the engine's
+    ``fit_reason`` accepts there), times the share of the game left for filling them.
+    A cell no tile left can fill makes the monster worthless.
+    """
+    worth = state[MON_SIZE + m] if state[MON_ORDINAL + m] == 0 else state[MON_EYES + m]
+    if worth == 0:
+        return 0.0
+    draws = 0
+    for k in range(NUM_KINDS):
+        draws += state[SUPPLY + k]
+    if draws == 0:
+        return 0.0
+    n = gather(state, m, slots, xs, ys)
+    cells = 0
+    chance = 1.0
+    for i in range(n):
+        for d in range(NUM_SIDES):
+            if tile_edge(state, slots[i], d) == 0:
+                continue
+            x = xs[i] + DX[d]
+            y = ys[i] + DY[d]
+            occupied, _ = probe(state, slots, xs, ys, n, x, y, needs)
+            if occupied:
+                continue
+            repeat = False
+            for c in range(cells):
+                repeat |= (seen_x[c] == x) & (seen_y[c] == y)
+            if repeat:
+                continue
+            seen_x[cells] = x
+            seen_y[cells] = y
+            cells += 1
+            fitting = 0
+            for k in range(NUM_KINDS):
+                for r in range(NUM_ROTATIONS):
+                    if ROTATION_NEW[k, r] != 0 and fit_reason(needs, k, r) == OK:
+                        fitting += state[SUPPLY + k]
+                        break
+            if fitting == 0:
+                return 0.0
+            chance *= 1.0 - (1.0 - fitting / draws) ** lookahead
+    # Each open cell needs at least one of the draws left, and a seat makes about 1/n of them.
+    time_left = max(0.0, 1.0 - cells * state[H_NUM_PLAYERS] / (draws + 1.0))
+    return worth * chance * time_left
+
+
+@njit(cache=True)
+def final_value(state, p):
+    """Worth of a finished game to seat ``p``: ``WIN_VALUE`` shared among the winners, or
+    ``-WIN_VALUE`` for a loss, plus the score lead over the best opponent as a tie-break."""
+    n = state[H_NUM_PLAYERS]
+    winners = 0
+    best_other = 0
+    for q in range(n):
+        winners += state[WINNER + q]
+        if q != p:
+            best_other = max(best_other, state[SCORE + q])
+    lead = state[SCORE + p] - best_other
+    if state[WINNER + p] == 0:
+        return -WIN_VALUE + lead
+    return WIN_VALUE / winners + lead
+
+
+@njit(cache=True)
+def position_value(state, p):
+    """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean
+    (``final_value`` once the game is over)."""
+    n = state[H_NUM_PLAYERS]
+    if state[H_TERMINAL] != 0:
+        return final_value(state, p)
+    slots = np.empty(MAX_MONSTER_TILES, np.int32)
+    xs = np.empty(MAX_MONSTER_TILES, np.int32)
+    ys = np.empty(MAX_MONSTER_TILES, np.int32)
+    seen_x = np.empty(4 * MAX_MONSTER_TILES, np.int32)
+    seen_y = np.empty(4 * MAX_MONSTER_TILES, np.int32)
+    needs = np.empty(NUM_SIDES, np.int32)
+    values = np.zeros(MAX_PLAYERS)
+    for q in range(n):
+        values[q] = state[SCORE + q]
+        m = state[CURRENT_MONSTER + q]
+        if m >= 0:
+            lookahead = OWN_LOOKAHEAD if q == p else OPPONENT_LOOKAHEAD
+            values[q] += prospect(state, m, lookahead, slots, xs, ys, needs, seen_x, seen_y)
+    leader = -1
+    for q in range(n):
+        if q != p and (leader < 0 or values[q] > values[leader]):
+            leader = q
+    others = 0.0
+    for q in range(n):
+        if q != p and q != leader:
+            others += values[q]
+    if n > 2:
+        others /= n - 2
+    return values[p] - OPPONENT_WEIGHT * values[leader] - OTHERS_SHARE * others
+
+
+@njit(cache=True)
+def start_value(kind):
+    """Worth of a start tile kind: its thin and thick edges (the rulebook advises tiles that
+    connect on 3 or 4 sides: a start tile with one open side is closed by the first tile
+    anyone lays on it, ending the first monster at 2 tiles)."""
+    joins = 0.0
+    for d in range(NUM_SIDES):
+        joins += EDGES[kind, 0, d] != 0
+    return joins
+
+
+@njit(POLICY_SIG, cache=True)
+def greedy_action(state, action_mask, rng):
+    """The legal action with the best one-ply value for the seat on move; ``state`` is not modified.
+
+    Simulations draw (the next tile, a minion's start tile) from a throwaway copy of
+    ``rng``, which only advances to break ties.
+    """
+    p = state[H_CURRENT]
+    sim = np.empty_like(state)
+    sim_rng = np.empty_like(rng)
+    values = np.full(NUM_ACTIONS, -np.inf)
+    best = -np.inf
+    for a in range(NUM_ACTIONS):
+        if action_mask[a] == 0:
+            continue
+        if a < PLACE0:
+            v = start_value(a - START0)
+        else:
+            sim[:] = state
+            sim_rng[0] = rng[0]
+            apply_action(sim, a, sim_rng)
+            v = position_value(sim, p)
+        values[a] = v
+        best = max(best, v)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for a in range(NUM_ACTIONS):
+        mask[a] = 1 if values[a] >= best - TIE else 0
+    return rng_pick_set(mask, rng)
+
+
+class MonsterFactoryGreedy(Agent):
+    """Greedy one-ply Monster Factory agent; reads the engine state (all of it is public)."""
+
+    name = "greedy"
+    needs_state = True
+    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            state: Optional[np.ndarray] = None) -> int:
+        """The best legal action by the one-ply position value (ties broken at random)."""
+        if state is None:
+            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
+        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
+        if not mask.any():
+            raise ValueError("the action mask allows no action: this agent is not on move")
+        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))
+
+
+# --- statistics of first monsters ----------------------------------------------------
+def first_monster_stats(policy: str, num_players: int, games: int, seed: int = 0) -> dict:
+    """Play ``games`` games with every seat ``policy`` ("random" or "greedy"), default options.
+
+    Returns the share of first monsters completed, the mean size of the completed
+    ones, the mean size of all first monsters at the end, and the mean game length.
+    """
+    import envs
+    from envs.core.contract import H_STEPS
+    from envs.core.rng import make_rng
+
+    spec = envs.spec("monster_factory-v0")
+    config = envs.config("monster_factory-v0", {"num_players": num_players})
+    state = np.zeros(spec.state_size, np.int32)
+    mask = np.zeros(spec.num_actions, np.int8)
+    done_sizes, all_sizes, lengths = [], [], []
+    from envs.monster_factory.layout import MON_DONE
+
+    for g in range(games):
+        rng, policy_rng = make_rng(seed + g), make_rng(10**9 + seed + g)
+        spec.init_state(state, config, rng)
+        while not state[H_TERMINAL]:
+            spec.legal_mask(state, mask)
+            action = greedy_action(state, mask, policy_rng) if policy == "greedy" \
+                else rng_pick_set(mask, policy_rng)
+            spec.apply_action(state, action, rng)
+        lengths.append(int(state[H_STEPS]))
+        for q in range(num_players):
+            all_sizes.append(int(state[MON_SIZE + q]))
+            if state[MON_DONE + q]:
+                done_sizes.append(int(state[MON_SIZE + q]))
+    return {"policy": policy, "players": num_players, "games": games,
+            "completed": len(done_sizes) / (games * num_players),
+            "mean_completed_size": float(np.mean(done_sizes)) if done_sizes else 0.0,
+            "mean_size": float(np.mean(all_sizes)), "mean_length": float(np.mean(lengths))}
+
+
+def main(argv=None) -> int:
+    """Command line: ``--stats`` prints the first-monster statistics table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--stats", action="store_true", help="print first-monster statistics")
+    parser.add_argument("--games", type=int, default=1000, help="games per policy and player count")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if not args.stats:
+        parser.print_help()
+        return 0
+    print("| policy | players | games | first monsters completed | mean size when completed "
+          "| mean size of all first monsters | mean actions |")
+    print("|---|---|---|---|---|---|---|")
+    for policy in ("random", "greedy"):
+        for n in range(2, MAX_PLAYERS + 1):
+            s = first_monster_stats(policy, n, args.games, args.seed)
+            print(f"| {policy} | {n} | {s['games']} | {s['completed']:.3f} | "
+                  f"{s['mean_completed_size']:.2f} | {s['mean_size']:.2f} | {s['mean_length']:.1f} |",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

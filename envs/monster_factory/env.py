@@ -1,0 +1,57 @@
+"""Monster Factory as a PettingZoo AEC env: the game's declaration for the generic adapter."""
+import numpy as np
+
+from ..core.aec import KernelAECEnv, wrap
+from ..core.contract import REWARD_SCORE, REWARD_WIN, GameSpec
+from ..core.options import COMMON_OPTIONS, Option, positive_int
+from . import rules
+from .actions import NUM_ACTIONS, action_to_str, str_to_action
+from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
+from .layout import STATE_SIZE
+from .render import private_text, to_text
+
+# Every action takes one of the 88 tiles out of the supply, so no game is longer than 88 actions.
+DEFAULT_MAX_STEPS = 100
+
+OPTIONS = (
+    Option("num_players", DEFAULT_PLAYERS, "Number of players, 2-6 (ruling MF1); default 4, the middle "
+           "of the printed range.", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
+    Option("start_tiles", "choose", "'choose': in seat order, each player picks a start tile kind "
+           "from the supply; 'random': start tiles are drawn (ruling MF3).",
+           choices=("choose", "random")),
+    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
+           check=positive_int, valid="a positive integer"),
+) + COMMON_OPTIONS
+
+
+def make_config(options: dict) -> np.ndarray:
+    """Kernel config vector (num_players, max_steps, reward mode, start tiles) from validated options."""
+    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
+    start = rules.START_CHOOSE if options["start_tiles"] == "choose" else rules.START_RANDOM
+    return np.array([options["num_players"], options["max_steps"], reward, start], dtype=np.int64)
+
+
+SPEC = GameSpec(
+    name="monster_factory", version=0, title="Monster Factory",
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+    state_size=STATE_SIZE, obs_size=rules.OBS_SIZE, num_actions=NUM_ACTIONS,
+    max_game_length=DEFAULT_MAX_STEPS,
+    init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
+    returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
+    determinize=rules.determinize, reasons=rules.REASONS, options=OPTIONS, make_config=make_config,
+    to_text=to_text, action_to_str=action_to_str, str_to_action=str_to_action,
+    private_text=private_text,
+)
+
+
+class raw_env(KernelAECEnv):
+    """Monster Factory without wrappers; see ``envs.monster_factory_v0`` for the docs."""
+
+    spec = SPEC
+    metadata = {"name": "monster_factory_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+
+def env(**options):
+    """Monster Factory wrapped like PettingZoo's classic envs."""
+    return wrap(raw_env(**options))
