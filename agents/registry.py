@@ -29,6 +29,9 @@ _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
     "mighty_monsters": {
         "greedy": (1, "agents.mighty_monsters_greedy", "MightyMonstersGreedy"),
     },
+    "monster_arena": {
+        "greedy": (1, "agents.monster_arena_greedy", "MonsterArenaGreedy"),
+    },
     "monster_factory": {
         "greedy": (1, "agents.monster_factory_greedy", "MonsterFactoryGreedy"),
     },

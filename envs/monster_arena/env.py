@@ -1,0 +1,53 @@
+"""Monster Arena as a PettingZoo AEC env: the game's declaration for the generic adapter."""
+import numpy as np
+
+from ..core.aec import KernelAECEnv, wrap
+from ..core.contract import REWARD_SCORE, REWARD_WIN, GameSpec
+from ..core.options import COMMON_OPTIONS, Option, positive_int
+from . import rules
+from .actions import NUM_ACTIONS, action_to_str, str_to_action
+from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
+from .layout import STATE_SIZE
+from .render import private_text, to_text
+
+DEFAULT_MAX_STEPS = 2000
+
+OPTIONS = (
+    Option("num_players", int(DATA["default_players"]), "Number of players, 2-6 (ruling AR1); 4 by default: "
+           "auctions have real competition and the arena real targets, while games stay short.",
+           choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
+    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
+           check=positive_int, valid="a positive integer"),
+) + COMMON_OPTIONS
+
+
+def make_config(options: dict) -> np.ndarray:
+    """Kernel config vector (num_players, max_steps, reward mode) from validated options."""
+    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
+    return np.array([options["num_players"], options["max_steps"], reward], dtype=np.int64)
+
+
+SPEC = GameSpec(
+    name="monster_arena", version=0, title="Monster Arena",
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
+    state_size=STATE_SIZE, obs_size=rules.OBS_SIZE, num_actions=NUM_ACTIONS,
+    max_game_length=DEFAULT_MAX_STEPS,
+    init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
+    returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
+    determinize=rules.determinize, reasons=rules.REASONS, options=OPTIONS, make_config=make_config,
+    to_text=to_text, action_to_str=action_to_str, str_to_action=str_to_action,
+    private_text=private_text,
+)
+
+
+class raw_env(KernelAECEnv):
+    """Monster Arena without wrappers; see ``envs.monster_arena_v0`` for the docs."""
+
+    spec = SPEC
+    metadata = {"name": "monster_arena_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+
+def env(**options):
+    """Monster Arena wrapped like PettingZoo's classic envs."""
+    return wrap(raw_env(**options))
