@@ -22,7 +22,6 @@ engine's reason kernels, and attack totals and Defense from the engine's own
 ``attack_profile`` and ``defense``. The chance of a hit is plain dice
 arithmetic. Only public fields and the agent's own inventory are read.
 """
-from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -39,7 +38,7 @@ from envs.monster_arena.layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUC
 from envs.monster_arena.rules import (OK, attack_profile, attacker_reason, child, defense, is_covered,
                                       on_monster)
 
-from .base import Agent
+from .base import StateKernelAgent
 
 ENOUGH = 0.85        # stop adding attackers at this chance of a hit
 MIN_CHANCE = 0.05    # below this an attack is not worth the cards
@@ -268,19 +267,8 @@ def greedy_action(state, action_mask, rng):
     return a
 
 
-class MonsterArenaGreedy(Agent):
+class MonsterArenaGreedy(StateKernelAgent):
     """Greedy Monster Arena agent; reads the engine state (public part and its own inventory)."""
 
     name = "greedy"
-    needs_state = True
     policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
-        """The heuristic's legal action for the seat on move."""
-        if state is None:
-            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
-        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
-        if not mask.any():
-            raise ValueError("the action mask allows no action: this agent is not on move")
-        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))

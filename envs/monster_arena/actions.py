@@ -17,6 +17,7 @@ index   meaning
 """
 import re
 
+from ..core.naming import read_action_text
 from .components import CARD_LABEL, DRAFT_TOKENS, MAX_SLOTS, NUM_CARDS, card
 
 TAKE0 = 0
@@ -69,12 +70,9 @@ def action_to_str(action: int, state=None) -> str:
 
 def str_to_action(text: str) -> int:
     """Parse an action name as printed by ``action_to_str`` (case-insensitive) or an index."""
-    t = " ".join(str(text).strip().lower().split())
-    if re.fullmatch(r"\d+", t):
-        a = int(t)
-        if a < NUM_ACTIONS:
-            return a
-        raise ValueError(f"action index {a} is out of range 0..{NUM_ACTIONS - 1}")
+    t, index = read_action_text(text, NUM_ACTIONS)
+    if index is not None:
+        return index
     if t == "roll":
         return ROLL
     if t == "pass" or t.startswith("pass ("):

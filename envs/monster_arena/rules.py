@@ -23,7 +23,8 @@ from numba import njit
 from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE,
                              DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_REWARD_MODE,
                              H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
-                             OBSERVE_SIG, RETURNS_SIG, REWARD_WIN)
+                             OBSERVE_SIG, RETURNS_SIG)
+from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
 from .components import (AB_AIM, AB_CLAW, AB_GRAVE, AB_INSECT, AB_PINCH, AB_REFILL6, AB_ROAR,
@@ -1146,26 +1147,12 @@ def final_score(state, p):
 
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
-    """Final rewards per seat (ruling C3); zeros while the game runs."""
-    out[:] = 0.0
-    if state[H_TERMINAL] == 0:
-        return
-    n = state[H_NUM_PLAYERS]
-    if state[H_REWARD_MODE] == REWARD_WIN:
-        k = 0
-        for p in range(n):
-            k += state[WINNER + p]
-        if k == 0 or k == n:
-            return
-        for p in range(n):
-            out[p] = 1.0 / k if state[WINNER + p] else -1.0 / (n - k)
-    else:
-        mean = 0.0
-        for p in range(n):
-            mean += final_score(state, p)
-        mean /= n
-        for p in range(n):
-            out[p] = final_score(state, p) - mean
+    """Final rewards per seat (ruling C3; with ``reward="score"`` the cards left on each monster);
+    zeros while the game runs."""
+    scores = np.zeros(MAX_PLAYERS, np.int64)
+    for p in range(state[H_NUM_PLAYERS]):
+        scores[p] = final_score(state, p)
+    c3_returns_scored(state, WINNER, scores, out)
 
 
 # --- observation -------------------------------------------------------------------
