@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.selfplay_ppo import build_parser, parse_mix  # noqa: E402
+from training.selfplay_ppo import build_parser, parse_mix, parse_options  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,6 +61,10 @@ def test_argument_block_and_opponent_mix_parsing():
     for bad in ("random", "random:-1", "random:0"):
         with pytest.raises(SystemExit):
             parse_mix(bad)
+    assert parse_options(["num_players=3", "kings_rules=True", "species=red,blue"]) == \
+        {"num_players": 3, "kings_rules": True, "species": "red,blue"}
+    with pytest.raises(SystemExit, match="not of the form"):
+        parse_options(["num_players"])
 
 
 @pytest.mark.slow

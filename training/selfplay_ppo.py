@@ -16,6 +16,7 @@ step, wall_time, metric, value; metric names fixed: ``charts/SPS``,
 ``train/pool_size``), TensorBoard events, ``checkpoints/``, ``final_model.zip``,
 ``summary.json`` and ``curves.png``.
 """
+import argparse
 import csv
 import dataclasses
 import json
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 import numpy as np
+
+from agents.match import parse_option
 
 
 def flag(default, help: str):
@@ -90,13 +93,15 @@ def build_parser():
 
 
 def parse_options(pairs: Sequence[str]) -> dict:
-    """``["num_players=3"]`` -> ``{"num_players": 3}`` (integers where they parse)."""
+    """``["num_players=3", "kings_rules=true"]`` -> ``{"num_players": 3, "kings_rules": True}``,
+    values read as by ``agents.match.parse_option``."""
     options = {}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"option {pair!r} is not of the form KEY=VALUE")
-        options[key] = int(value) if value.lstrip("-").isdigit() else value
+        try:
+            key, value = parse_option(pair)
+        except argparse.ArgumentTypeError as err:
+            raise SystemExit(str(err)) from None
+        options[key] = value
     return options
 
 
