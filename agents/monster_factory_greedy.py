@@ -7,10 +7,11 @@ prospect of its monster in progress:
 
 * a monster's worth is what completing it would score (its tiles for a first
   monster, its eye tiles for a minion, MF-15);
-* its prospect is that worth times, for each empty cell beside an open edge, the
-  chance that one of the next few draws fits the cell (the share of the supply
-  the engine's ``fit_reason`` accepts there; ``OWN_LOOKAHEAD`` draws for one's
-  own monster, ``OPPONENT_LOOKAHEAD`` for others'), times the share of the supply
+* its prospect is that worth times, for each open cell (an empty cell beside an
+  open edge, as the engine lists them), the chance that one of the next few draws
+  fits the cell (the share of the supply whose kind the engine's fit table, built
+  from its ``fit_reason``, accepts there; ``OWN_LOOKAHEAD`` draws for one's own
+  monster, ``OPPONENT_LOOKAHEAD`` for others'), times the share of the supply
   left for filling all its cells. A cell no tile left can fill makes it worthless.
 
 The acting seat's value minus ``OPPONENT_WEIGHT`` times the strongest opponent's
@@ -33,7 +34,6 @@ greedy games (see :func:`first_monster_stats`).
 """
 import argparse
 import sys
-from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -41,13 +41,12 @@ from numba import njit
 from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
 from envs.core.rng import rng_pick_set
 from envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
-from envs.monster_factory.components import (DX, DY, EDGES, MAX_MONSTER_TILES, MAX_PLAYERS, NUM_KINDS,
-                                             NUM_ROTATIONS, NUM_SIDES, ROTATION_NEW)
-from envs.monster_factory.layout import (CURRENT_MONSTER, MON_EYES, MON_ORDINAL, MON_SIZE, SCORE,
-                                         SUPPLY, WINNER)
-from envs.monster_factory.rules import OK, apply_action, fit_reason, gather, probe, tile_edge
+from envs.monster_factory.components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
+from envs.monster_factory.layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
+                                         MON_SIZE, NUM_CELLS, SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
+from envs.monster_factory.rules import FITTING_KINDS, apply_action, key_monster
 
-from .base import Agent
+from .base import StateKernelAgent
 
 OWN_LOOKAHEAD = 2.0      # draws counted on to fill each open cell of one's own monster
 OPPONENT_LOOKAHEAD = 4.0  # the same for opponents' monsters
@@ -58,51 +57,32 @@ TIE = 1e-9
 
 
 @njit(cache=True)
-def prospect(state, m, lookahead, slots, xs, ys, needs, seen_x, seen_y):
+def prospect(state, m, lookahead):
     """Expected worth of monster ``m`` in progress.
 
-    Its worth times, per empty cell beside an open edge, the chance that one of the next
-    ``lookahead`` draws fits that cell (the share of the supply that the engine's
-    ``fit_reason`` accepts there), times the share of the game left for filling them.
-    A cell no tile left can fill makes the monster worthless.
+    Its worth times, per open cell (an empty cell beside an open edge, as the engine lists
+    them), the chance that one of the next ``lookahead`` draws fits that cell (the share of the
+    supply whose kind the engine's fit table accepts there), times the share of the game left
+    for filling them. A cell no tile left can fill makes the monster worthless.
     """
     worth = state[MON_SIZE + m] if state[MON_ORDINAL + m] == 0 else state[MON_EYES + m]
-    if worth == 0:
+    draws = state[SUPPLY_LEFT]
+    if worth == 0 or draws == 0:
         return 0.0
-    draws = 0
-    for k in range(NUM_KINDS):
-        draws += state[SUPPLY + k]
-    if draws == 0:
-        return 0.0
-    n = gather(state, m, slots, xs, ys)
     cells = 0
     chance = 1.0
-    for i in range(n):
-        for d in range(NUM_SIDES):
-            if tile_edge(state, slots[i], d) == 0:
-                continue
-            x = xs[i] + DX[d]
-            y = ys[i] + DY[d]
-            occupied, _ = probe(state, slots, xs, ys, n, x, y, needs)
-            if occupied:
-                continue
-            repeat = False
-            for c in range(cells):
-                repeat |= (seen_x[c] == x) & (seen_y[c] == y)
-            if repeat:
-                continue
-            seen_x[cells] = x
-            seen_y[cells] = y
-            cells += 1
-            fitting = 0
-            for k in range(NUM_KINDS):
-                for r in range(NUM_ROTATIONS):
-                    if ROTATION_NEW[k, r] != 0 and fit_reason(needs, k, r) == OK:
-                        fitting += state[SUPPLY + k]
-                        break
-            if fitting == 0:
-                return 0.0
-            chance *= 1.0 - (1.0 - fitting / draws) ** lookahead
+    for j in range(state[NUM_CELLS]):
+        if key_monster(state[CELL_KEY + j]) != m:
+            continue
+        cells += 1
+        kinds = FITTING_KINDS[state[CELL_NEEDS + j]]
+        fitting = 0
+        for k in range(NUM_KINDS):
+            if (kinds >> k) & 1:
+                fitting += state[SUPPLY + k]
+        if fitting == 0:
+            return 0.0
+        chance *= 1.0 - (1.0 - fitting / draws) ** lookahead
     # Each open cell needs at least one of the draws left, and a seat makes about 1/n of them.
     time_left = max(0.0, 1.0 - cells * state[H_NUM_PLAYERS] / (draws + 1.0))
     return worth * chance * time_left
@@ -132,19 +112,12 @@ def position_value(state, p):
     n = state[H_NUM_PLAYERS]
     if state[H_TERMINAL] != 0:
         return final_value(state, p)
-    slots = np.empty(MAX_MONSTER_TILES, np.int32)
-    xs = np.empty(MAX_MONSTER_TILES, np.int32)
-    ys = np.empty(MAX_MONSTER_TILES, np.int32)
-    seen_x = np.empty(4 * MAX_MONSTER_TILES, np.int32)
-    seen_y = np.empty(4 * MAX_MONSTER_TILES, np.int32)
-    needs = np.empty(NUM_SIDES, np.int32)
     values = np.zeros(MAX_PLAYERS)
     for q in range(n):
         values[q] = state[SCORE + q]
         m = state[CURRENT_MONSTER + q]
         if m >= 0:
-            lookahead = OWN_LOOKAHEAD if q == p else OPPONENT_LOOKAHEAD
-            values[q] += prospect(state, m, lookahead, slots, xs, ys, needs, seen_x, seen_y)
+            values[q] += prospect(state, m, OWN_LOOKAHEAD if q == p else OPPONENT_LOOKAHEAD)
     leader = -1
     for q in range(n):
         if q != p and (leader < 0 or values[q] > values[leader]):
@@ -199,22 +172,11 @@ def greedy_action(state, action_mask, rng):
     return rng_pick_set(mask, rng)
 
 
-class MonsterFactoryGreedy(Agent):
+class MonsterFactoryGreedy(StateKernelAgent):
     """Greedy one-ply Monster Factory agent; reads the engine state (all of it is public)."""
 
     name = "greedy"
-    needs_state = True
     policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
-        """The best legal action by the one-ply position value (ties broken at random)."""
-        if state is None:
-            raise ValueError("the greedy agent needs the engine state (needs_state = True)")
-        mask = np.ascontiguousarray(action_mask, dtype=np.int8)
-        if not mask.any():
-            raise ValueError("the action mask allows no action: this agent is not on move")
-        return int(greedy_action(np.ascontiguousarray(state, dtype=np.int32), mask, self.rng))
 
 
 # --- statistics of first monsters ----------------------------------------------------

@@ -9,8 +9,8 @@
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`     |
 | Agents             | 4 (2-6 with `num_players`)                                     |
 | Action shape       | (1,)                                                           |
-| Action values      | Discrete(8476)                                                 |
-| Observation shape  | (2515,)                                                        |
+| Action values      | Discrete(200)                                                  |
+| Observation shape  | (3373,)                                                        |
 | Observation values | [0, 1]                                                         |
 
 Players draw square monster tiles and add them to anyone's monster, their own or an
@@ -30,36 +30,46 @@ happen inside `step` and never ask an agent (rulings C5, C6).
 
 Each monster lies on its own unbounded grid. The state stores every placed tile (at most 88) as
 its monster, its cell relative to that monster's first tile (0, 0), its kind and orientation. A
-placement is named relative to the monster, never in a window: "on seat s's monster in progress,
-beside its tile t (counted in the order the monster's tiles were laid), on side d, turned r
-quarter turns clockwise". A monster has at most 88 tiles and only one monster per seat is in
-progress, so `6 x 88 x 4 x 4` actions name every placement that can ever arise. An empty cell
-next to several tiles of a monster is offered only from the neighbour with the lowest t, and
-orientations that show the same four edges (a 1010 turned twice) only with the lowest r, so every
-legal placement is exactly one action (MF-19).
+placement is named relative to the table, never in a window: "on open cell c, turned r quarter
+turns clockwise". The open cells are the empty cells that a thin or thick edge of a monster in
+progress faces, over all monsters in progress; the engine keeps them in a list (a cell that
+opens takes the next number; when one is filled, the last-numbered cell takes over its number),
+each with what lies across its four sides. Only an open cell can take a tile (a tile must join
+thin-thin or thick-thick, MF-10), each cell is listed once however many tiles it touches, and
+orientations that show the same four edges (a 1010 turned twice) are offered only with the
+lowest r, so every legal placement is exactly one action (MF-19). The observation lists the open
+cells under the same numbers, and the text render marks each as `cN` on its monster.
+
+No more than 43 cells are ever open at once, however far monsters spread, so `28 + 43 x 4`
+actions suffice: a tile with e thin or thick edges joins at least one of them to an open edge,
+covering that one too, so it adds at most e - 2 open edges; with ruling MF1's tiles (7 with four
+such edges, 17 with three) and a first tile per monster in progress adding at most 2 more, the
+open edges of all monsters in progress, hence their open cells, never exceed
+7 x 2 + 17 x 1 + 6 x 2 = 43 (`components.MAX_OPEN_CELLS`, computed from the inventory).
 
 ## Observation space
 
-`{"observation": Box(0, 1, (2515,), float32), "action_mask": Box(0, 1, (8476,), int8)}`.
+`{"observation": Box(0, 1, (3373,), float32), "action_mask": Box(0, 1, (200,), int8)}`.
 Seats are relative: the observer is seat 0, the next player clockwise seat 1, and so on (seats
 beyond `num_players` stay zero). Coordinates are `(c + 88) / 176` (a monster spans less than 88
 cells from its first tile in any direction).
 
 | slice       | content                                                                       |
 |-------------|-------------------------------------------------------------------------------|
-| 0-2375      | 88 tile slots in the order tiles were laid (start tiles included), 27 values each: present; owner's relative seat one-hot (6); the monster is a first monster; minion number / 47; the monster is complete; the tile's index t in its monster / 88 (the t of the actions); x and y relative to the monster's first tile (y grows southwards); thin and thick flags per side N, E, S, W (8); eye; per side, a thin or thick edge facing an empty cell (4); laid by the last action |
-| 2376-2412   | the tile in hand: kind one-hot (28, `KIND_NAMES` order), thin and thick flags per side in orientation 0 (8), eye |
-| 2413-2440   | tiles left in the supply per kind / that kind's inventory                     |
-| 2441-2468   | tiles that left the game unplaced per kind / that kind's inventory           |
-| 2469        | supply size / 88                                                              |
-| 2470-2475   | score / 88 per seat                                                           |
-| 2476-2481   | first monster complete, per seat                                              |
-| 2482-2487   | tiles of the seat's monster in progress / 88                                  |
-| 2488-2493   | open thin or thick edges of that monster / 178                                |
-| 2494-2499   | seat on move, one-hot                                                         |
-| 2500-2505   | first player, one-hot                                                         |
-| 2506-2511   | 1 for each seat in the game                                                   |
-| 2512-2514   | phase one-hot: choose start tile, place tile, game over                       |
+| 0-2287      | 88 tile slots in the order tiles were laid (start tiles included), 26 values each: present; owner's relative seat one-hot (6); the monster is a first monster; minion number / 47; the monster is complete; x and y relative to the monster's first tile (y grows southwards); thin and thick flags per side N, E, S, W (8); eye; per side, a thin or thick edge facing an empty cell (4); laid by the last action |
+| 2288-3233   | 43 open-cell slots numbered as the placement actions number them, 22 values each: present; owner's relative seat one-hot (6); the monster is a first monster; x and y relative to the monster's first tile; per side N, E, S, W, the tile across it shows blank, thin, thick (3 flags each, all 0 for no tile) |
+| 3234-3270   | the tile in hand: kind one-hot (28, `KIND_NAMES` order), thin and thick flags per side in orientation 0 (8), eye |
+| 3271-3298   | tiles left in the supply per kind / that kind's inventory                     |
+| 3299-3326   | tiles that left the game unplaced per kind / that kind's inventory           |
+| 3327        | supply size / 88                                                              |
+| 3328-3333   | score / 88 per seat                                                           |
+| 3334-3339   | first monster complete, per seat                                              |
+| 3340-3345   | tiles of the seat's monster in progress / 88                                  |
+| 3346-3351   | open thin or thick edges of that monster / 43                                 |
+| 3352-3357   | seat on move, one-hot                                                         |
+| 3358-3363   | first player, one-hot                                                         |
+| 3364-3369   | 1 for each seat in the game                                                   |
+| 3370-3372   | phase one-hot: choose start tile, place tile, game over                       |
 
 Everything is public (ruling MF8) except the order of the supply, which the state does not even
 hold: it keeps counts per kind and each draw picks a kind with the probability of what is left.
@@ -76,11 +86,11 @@ pass); one that fits nowhere is thrown away automatically and the player draws a
 | action     | meaning                                                                  |
 |------------|--------------------------------------------------------------------------|
 | 0-27       | choose a start tile of kind k: `2000e, 2000, 1000e, 1000, 2020e, 2020, 2200e, 2200, 1010, 1100, 2010e, 2010, 2100e, 2100, 2220e, 2220, 2101e, 2101, 2110, 2210e, 2210, 1110, 2222e, 2222, 2121e, 2121, 2111, 1111` (edges N E S W in orientation 0, `e` for an eye) |
-| 28-8475    | `28 + ((seat*88 + t)*4 + side)*4 + r`: place the tile in hand on `seat`'s monster in progress, beside its tile t on side N/E/S/W, turned r quarter turns clockwise |
+| 28-199     | `28 + 4*c + r`: place the tile in hand on open cell c (observation slots 2288-3233; the render marks it `cN`), turned r quarter turns clockwise |
 
-`env.unwrapped.action_to_str(a)` names an action (`"start 2101e"`, `"place p1 t3 E r2"`; in a
-state also the tile and the target cell, `"place p1 t3 E r2 [2100 at 2,-1]"`) and
-`SPEC.str_to_action` reads those names back.
+`env.unwrapped.action_to_str(a)` names an action (`"start 2101e"`, `"place c3 r2"`; in a state
+also the tile, the seat whose monster it goes on and the cell relative to that monster's first
+tile, `"place c3 r2 [2100 on p1 at 2,-1]"`) and `SPEC.str_to_action` reads those names back.
 
 ## Rewards
 

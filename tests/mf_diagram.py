@@ -9,11 +9,14 @@ with a trailing ``e`` when the tile shows an eye; ``....`` is an empty cell. For
 
 is a thick-edged T: three tiles in a row joined thick to thick, and one above the middle tile
 joined to it thick to thick. Tiles are laid in reading order (left to right, top to bottom), so
-the first token is the monster's tile 0 at (0, 0) and the indices ``t`` of the actions count in
-reading order. The tile kind and orientation of each token are looked up in the component tables.
+the first token is the monster's tile 0 at (0, 0) and tests name tiles ``t`` in reading order.
+The tile kind and orientation of each token are looked up in the component tables.
 
-The state starts from ``rules.init_state`` (so every field has a valid value) and is then
-overwritten field by field through the offsets of ``layout.py``.
+The state starts from ``rules.init_state`` (so every field has a valid value); each tile is then
+laid with the engine's own ``rules.lay_tile``, which keeps the list of open cells in step, and
+the other fields are set through the offsets of ``layout.py``. Placements are named by the cell
+they fill (``place``: beside a seat's tile t on a side), never by the open cells' numbers, which
+depend on the order the cells opened and closed.
 """
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
@@ -22,13 +25,13 @@ import numpy as np
 from envs.core.contract import H_CURRENT, H_STEPS, REWARD_SCORE, REWARD_WIN
 from envs.core.rng import make_rng
 from envs.monster_factory import rules
-from envs.monster_factory.actions import NUM_ACTIONS, action_to_str, place_action
-from envs.monster_factory.components import (EDGES, INVENTORY, KIND_EYE, KIND_NAMES, NUM_KINDS,
+from envs.monster_factory.actions import NUM_ACTIONS, PLACE0, action_to_str, decode_place, place_action
+from envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES, NUM_KINDS,
                                              NUM_ROTATIONS, SIDE_NAMES, kind)
-from envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, MON_DONE,
-                                         MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_MONSTERS,
-                                         NUM_PLACED, PH_PLACE, PH_START, PHASE, SCORE, STATE_SIZE,
-                                         SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y)
+from envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
+                                         MON_DONE, MON_OPEN, MON_ORDINAL, MON_OWNER, NUM_CELLS,
+                                         NUM_MONSTERS, NUM_PLACED, PH_PLACE, PH_START, PHASE, SCORE,
+                                         STATE_SIZE, SUPPLY, SUPPLY_LEFT, TILE_MONSTER, TILE_X, TILE_Y)
 
 SIDE = {name: i for i, name in enumerate(SIDE_NAMES)}
 
@@ -79,7 +82,6 @@ def state_from_monsters(monsters: Sequence[Tuple[int, str, bool]], num_players: 
     state[FIRST_PLAYER] = first_player
     used = np.zeros(NUM_KINDS, np.int64)
     seen = set()
-    slot = 0
     for index, (owner, diagram, complete) in enumerate(monsters):
         if owner in seen:
             m = int(state[NUM_MONSTERS])
@@ -90,21 +92,18 @@ def state_from_monsters(monsters: Sequence[Tuple[int, str, bool]], num_players: 
         state[MON_OWNER + m] = owner
         state[MON_ORDINAL + m] = sum(1 for o, _, _ in monsters[:index] if o == owner)
         state[MON_DONE + m] = int(complete)
+        for x, y, k, r in parse_monster(diagram):
+            rules.lay_tile(state, m, x, y, k, r, -1)
+            used[k] += 1
+        if complete and state[MON_OPEN + m]:
+            raise ValueError(f"a monster marked complete shows open edges:\n{diagram}")
         if not complete:
             if state[CURRENT_MONSTER + owner] >= 0:
                 raise ValueError(f"seat {owner} has two monsters in progress")
             state[CURRENT_MONSTER + owner] = m
-        for x, y, k, r in parse_monster(diagram):
-            state[TILE_MONSTER + slot] = m
-            state[TILE_X + slot], state[TILE_Y + slot] = x, y
-            state[TILE_KIND + slot], state[TILE_ROT + slot] = k, r
-            state[MON_SIZE + m] += 1
-            state[MON_EYES + m] += KIND_EYE[k]
-            used[k] += 1
-            slot += 1
     if len(seen) != num_players:
         raise ValueError(f"every one of the {num_players} seats needs a first monster")
-    state[NUM_PLACED] = slot
+    state[LAST_PLACED] = -1
     state[HAND] = -1 if hand is None else kind(hand)
     if hand is not None:
         used[kind(hand)] += 1
@@ -118,6 +117,7 @@ def state_from_monsters(monsters: Sequence[Tuple[int, str, bool]], num_players: 
         for name, count in supply.items():
             left[kind(name)] = count
     state[SUPPLY:SUPPLY + NUM_KINDS] = left
+    state[SUPPLY_LEFT] = left.sum()
     state[DISCARDED:DISCARDED + NUM_KINDS] = 0
     for p, s in (scores or {}).items():
         state[SCORE + p] = s
@@ -137,9 +137,43 @@ def rotation_for(state: np.ndarray, edges: str) -> int:
     raise ValueError(f"the tile in hand ({KIND_NAMES[k]}) cannot show edges {edges}")
 
 
+def tile_cell(state: np.ndarray, seat: int, tile: int) -> Tuple[int, int]:
+    """Cell of tile ``tile`` (in the order laid) of ``seat``'s monster in progress."""
+    m = int(state[CURRENT_MONSTER + seat])
+    cells = [(int(state[TILE_X + i]), int(state[TILE_Y + i])) for i in range(int(state[NUM_PLACED]))
+             if state[TILE_MONSTER + i] == m]
+    return cells[tile]
+
+
+def open_number(state: np.ndarray, seat: int, x: int, y: int) -> Optional[int]:
+    """The number of the open cell (x, y) of ``seat``'s monster in progress, None if not open."""
+    for j in range(int(state[NUM_CELLS])):
+        if tuple(int(v) for v in rules.open_cell(state, j)) == (seat, x, y):
+            return j
+    return None
+
+
 def place(seat: int, tile: int, side: str, state: np.ndarray, edges: str) -> int:
-    """The action laying the tile in hand, showing ``edges``, beside ``seat``'s tile ``tile`` on ``side``."""
-    return place_action(seat, tile, SIDE[side], rotation_for(state, edges))
+    """The action laying the tile in hand, showing ``edges``, beside ``seat``'s tile ``tile`` on
+    ``side``; ValueError when that cell is not open (no thin or thick edge faces it)."""
+    x, y = tile_cell(state, seat, tile)
+    x, y = x + int(DX[SIDE[side]]), y + int(DY[SIDE[side]])
+    j = open_number(state, seat, x, y)
+    if j is None:
+        raise ValueError(f"cell {x},{y} of seat {seat}'s monster is not open")
+    return place_action(j, rotation_for(state, edges))
+
+
+def describe(state: np.ndarray, action: int) -> Tuple[int, Tuple[int, int], str]:
+    """A placement as ``(seat, (x, y), edges as laid)``, independent of the cells' numbering."""
+    cell, rotation = decode_place(action)
+    seat, x, y = (int(v) for v in rules.open_cell(state, cell))
+    return seat, (x, y), "".join(str(int(e)) for e in EDGES[int(state[HAND]), rotation])
+
+
+def placements(state: np.ndarray):
+    """The legal placements of the seat on move, each as ``describe`` gives it, sorted."""
+    return sorted(describe(state, a) for a in legal_actions(state) if a >= PLACE0)
 
 
 def reason(state: np.ndarray, action: int) -> int:

@@ -14,8 +14,8 @@ from agents.monster_factory_greedy import MonsterFactoryGreedy, first_monster_st
 from agents.random_agent import RandomAgent
 from envs.core.rng import make_rng
 from envs.monster_factory import rules
-from envs.monster_factory.actions import NUM_ACTIONS, action_to_str
-from mf_diagram import state_from_monsters
+from envs.monster_factory.actions import NUM_ACTIONS
+from mf_diagram import describe, state_from_monsters
 
 GAME = "monster_factory-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ OWN_PAIR, THEIR_PAIR = "0220 0022", "0220e 0022e"
 
 
 def choices(state, seeds=range(12)):
-    """The names of the greedy's picks in ``state`` over several generator seeds."""
+    """The greedy's picks in ``state`` over several generator seeds, each as (seat, cell, edges)."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     rules.legal_mask(state, mask)
     picks = set()
@@ -39,27 +39,27 @@ def choices(state, seeds=range(12)):
         before = state.copy()
         a = greedy_action(state, mask, make_rng(seed))
         assert np.array_equal(state, before) and mask[a] == 1
-        picks.add(action_to_str(a))
+        picks.add(describe(state, a))
     return picks
 
 
 def test_greedy_closes_its_own_monster_when_it_scores():
     """MF-15: closing the own 12-tile first monster banks 12 points: the greedy always does it."""
     state = state_from_monsters([(0, COMB_11, False), (1, THEIR_PAIR, False)], hand="2000")
-    assert choices(state) == {"place p0 t7 S r0"}
+    assert choices(state) == {(0, (3, 2), "2000")}
 
 
 def test_greedy_extends_its_own_monster_with_a_fitting_tile():
     """A straight thick piece grows the own monster into an easily filled cell."""
     state = state_from_monsters([(0, OWN_PAIR, False), (1, THEIR_PAIR, False)], hand="2020")
-    assert {name.split()[1] for name in choices(state)} == {"p0"}
+    assert {seat for seat, _, _ in choices(state)} == {0}
 
 
 @pytest.mark.parametrize("hand", ["2111", "2222e"])
 def test_greedy_puts_awkward_tiles_on_opponents(hand):
     """Tiles that leave hard-to-fill thin or thick cells go on the opponent's monster."""
     state = state_from_monsters([(0, OWN_PAIR, False), (1, THEIR_PAIR, False)], hand=hand)
-    assert {name.split()[1] for name in choices(state)} == {"p1"}
+    assert {seat for seat, _, _ in choices(state)} == {1}
 
 
 def test_greedy_start_tile_has_the_most_joining_edges():

@@ -3,7 +3,9 @@ random reachable states (tile conservation, matching, completion, scoring, obser
 
 The checks restate the rules independently of the kernels: they read the state through the
 layout offsets and recompute what must hold (every touching pair of tiles matches, MF-10; a
-complete monster shows no thin or thick edge to an empty cell, MF-11; scores add up, MF-15).
+complete monster shows no thin or thick edge to an empty cell, MF-11; scores add up, MF-15; the
+open cells the actions number are exactly the empty cells a thin or thick edge of a monster in
+progress faces, each listed once with what lies around it, MF-19).
 """
 import numpy as np
 import pytest
@@ -17,10 +19,11 @@ from envs.core.rng import make_rng, rng_pick_counted
 from envs.monster_factory import rules
 from envs.monster_factory.actions import NUM_ACTIONS
 from envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
-                                             MAX_PLAYERS, NUM_KINDS, TOTAL_TILES)
-from envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, HAND, MON_DONE, MON_EYES,
-                                         MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_PLACED, SCORE, SUPPLY,
-                                         TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
+                                             MAX_OPEN_CELLS, MAX_PLAYERS, NUM_KINDS, TOTAL_TILES)
+from envs.monster_factory.layout import (CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, HAND,
+                                         MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER, MON_SIZE,
+                                         NUM_CELLS, NUM_PLACED, SCORE, SUPPLY, SUPPLY_LEFT, TILE_KIND,
+                                         TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
 
 GAME = "monster_factory-v0"
 SPEC = envs.spec(GAME)
@@ -52,12 +55,36 @@ def violations(state):
         bad.append("tiles per kind: supply + left the game + placed + hand != inventory (MF-2)")
     if (supply < 0).any() or (discarded < 0).any():
         bad.append("negative tile count")
+    if supply.sum() != state[SUPPLY_LEFT]:
+        bad.append("the supply's total is not the sum of its kinds")
     tiles = tiles_of(state)
-    cells = {}
-    for m, x, y, edges, eye in tiles:
+    cells, slots = {}, {}
+    for i, (m, x, y, edges, eye) in enumerate(tiles):
         if (m, x, y) in cells:
             bad.append("two tiles on one cell")
         cells[(m, x, y)] = edges
+        slots[(m, x, y)] = i
+    # The open cells (MF-19), worked out from the tiles: cell -> (edge or 3 per side, slots).
+    expected = {}
+    for (m, x, y), edges in cells.items():
+        for d in range(4):
+            cell = (m, x + DX[d], y + DY[d])
+            if edges[d] != 0 and cell not in cells:
+                around = [(cells[(m, cell[1] + DX[e], cell[2] + DY[e])][(e + 2) % 4],
+                           slots[(m, cell[1] + DX[e], cell[2] + DY[e])])
+                          if (m, cell[1] + DX[e], cell[2] + DY[e]) in cells else (3, -1)
+                          for e in range(4)]
+                expected[cell] = around
+    listed = {}
+    for j in range(int(state[NUM_CELLS])):
+        seat, x, y = (int(v) for v in rules.open_cell(state, j))
+        m = int(state[CURRENT_MONSTER + seat])
+        listed[(m, x, y)] = [((int(state[CELL_NEEDS + j]) >> (2 * e)) & 3, int(state[CELL_TILE + 4 * j + e]))
+                             for e in range(4)]
+    if len(listed) != state[NUM_CELLS] or listed != expected:
+        bad.append("the open cells are not the empty cells thin or thick edges face (MF-19)")
+    if state[NUM_CELLS] > MAX_OPEN_CELLS:
+        bad.append("more open cells than the actions number (MF-19)")
     score = np.zeros(MAX_PLAYERS, np.int64)
     for m in range(MAX_MONSTERS):
         mine = [t for t in tiles if t[0] == m]
@@ -80,6 +107,8 @@ def violations(state):
         if len(mine) > 1 and joins < 2 * (len(mine) - 1):
             bad.append("a monster is not joined together (MF-10)")
         done = int(state[MON_DONE + m])
+        if not done and open_edges != state[MON_OPEN + m]:
+            bad.append("the open edges kept in step are wrong (MF-11)")
         if done != (open_edges == 0):
             bad.append("complete flag disagrees with the open edges (MF-11)")
         if done:
@@ -181,14 +210,18 @@ def test_every_legal_action_keeps_the_invariants(state, seed):
 @SETTINGS
 @given(state=live_states())
 def test_observation_is_in_range_and_shows_every_tile(state):
-    """MF-18: the observation is in [0, 1], and each placed tile's cell and edges can be read back."""
+    """MF-18: the observation is in [0, 1]; each placed tile's cell, edges and open sides, and each
+    open cell with what lies around it (MF-19), can be read back."""
     n = int(state[H_NUM_PLAYERS])
     f = rules.TILE_FEATURES
     for seat in range(n):
         obs = observation(state, seat)
         assert obs.dtype == np.float32 and (obs >= 0).all() and (obs <= 1).all()
+        occupied = {(m, x, y) for m, x, y, _, _ in tiles_of(state)}
         for i, (m, x, y, edges, eye) in enumerate(tiles_of(state)):
             row = obs[rules.OBS_TILES + i * f: rules.OBS_TILES + (i + 1) * f]
+            open_sides = [int(edges[d] != 0 and (m, x + DX[d], y + DY[d]) not in occupied) for d in range(4)]
+            assert row[rules.F_OPEN:rules.F_OPEN + 4].tolist() == open_sides
             assert row[rules.F_PRESENT] == 1 and row[rules.F_EYE] == eye
             assert round(row[rules.F_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
             assert round(row[rules.F_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
@@ -196,7 +229,19 @@ def test_observation_is_in_range_and_shows_every_tile(state):
             assert row[rules.F_OWNER + (owner - seat) % n] == 1
             shown = [int(row[rules.F_EDGES + 2 * d]) + 2 * int(row[rules.F_EDGES + 2 * d + 1]) for d in range(4)]
             assert tuple(shown) == edges
-        assert obs[rules.OBS_TILES + int(state[NUM_PLACED]) * f:rules.OBS_HAND].sum() == 0
+        assert obs[rules.OBS_TILES + int(state[NUM_PLACED]) * f:rules.OBS_CELLS].sum() == 0
+        g = rules.CELL_FEATURES
+        for j in range(int(state[NUM_CELLS])):
+            row = obs[rules.OBS_CELLS + j * g: rules.OBS_CELLS + (j + 1) * g]
+            owner, x, y = (int(v) for v in rules.open_cell(state, j))
+            assert row[rules.G_PRESENT] == 1 and row[rules.G_OWNER + (owner - seat) % n] == 1
+            assert round(row[rules.G_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
+            assert round(row[rules.G_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
+            for d in range(4):
+                across = (int(state[CELL_NEEDS + j]) >> (2 * d)) & 3
+                flags = row[rules.G_NEEDS + 3 * d: rules.G_NEEDS + 3 * d + 3].tolist()
+                assert flags == ([0, 0, 0] if across == 3 else [float(e == across) for e in range(3)])
+        assert obs[rules.OBS_CELLS + int(state[NUM_CELLS]) * g:rules.OBS_HAND].sum() == 0
 
 
 @SETTINGS

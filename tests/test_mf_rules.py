@@ -13,15 +13,17 @@ import envs
 from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from envs.core.rng import make_rng
 from envs.monster_factory import rules
-from envs.monster_factory.actions import NUM_ACTIONS, PLACE0, action_to_str, place_action, str_to_action
-from envs.monster_factory.components import (EDGES, INVENTORY, KIND_EYE, KIND_NAMES, MAX_MONSTERS,
-                                             ROTATION_NEW, kind)
+from envs.monster_factory.actions import (NUM_ACTIONS, PLACE0, action_to_str, decode_place,
+                                         place_action, str_to_action)
+from envs.monster_factory.components import (ALL_EMPTY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES,
+                                             MAX_MONSTERS, MAX_OPEN_CELLS, ROTATION_NEW, kind)
 from envs.monster_factory.env import DEFAULT_MAX_STEPS, SPEC
 from envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, MON_DONE,
-                                         MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, PH_PLACE, PH_START,
-                                         PHASE, SCORE, STATE_SIZE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT,
-                                         TILE_X, TILE_Y, WINNER)
-from mf_diagram import apply, legal_actions, legal_names, place, reason, state_from_monsters
+                                         MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, PH_PLACE,
+                                         PH_START, PHASE, SCORE, STATE_SIZE, SUPPLY, TILE_KIND, TILE_MONSTER,
+                                         TILE_ROT, TILE_X, TILE_Y, WINNER)
+from mf_diagram import (apply, describe, legal_actions, legal_names, open_number, place, placements,
+                        reason, state_from_monsters)
 
 GAME = "monster_factory-v0"
 
@@ -105,8 +107,9 @@ def test_mf_3_rotation_is_clockwise_and_symmetric_orientations_count_once():
     assert list(ROTATION_NEW[kind("2101")]) == [1, 1, 1, 1]
     # In play: a 1010 east of a thin edge fits turned once; turned three times is the same tile.
     state = state_from_monsters([(0, "0100", False), (1, "2000e", False)], hand="1010")
-    assert legal_names(state) == ["place p0 t0 E r1"]
-    assert reason(state, place_action(0, 0, 1, 3)) == rules.R_DUPLICATE_ROTATION
+    assert placements(state) == [(0, (1, 0), "0101")]
+    assert legal_names(state) == [f"place c{open_number(state, 0, 1, 0)} r1"]
+    assert reason(state, place_action(open_number(state, 0, 1, 0), 3)) == rules.R_DUPLICATE_ROTATION
 
 
 # --- setup -----------------------------------------------------------------------------
@@ -183,9 +186,9 @@ def test_mf_7_a_tile_that_fits_must_be_placed_and_the_turn_passes():
                                 num_players=3, hand="2000")
     # Hand-worked: the 2000 fits east of seat 0's and seat 2's tiles turned three times (thick W);
     # seat 1's open edge is thin.
-    assert legal_names(state) == ["place p0 t0 E r3", "place p2 t0 E r3"]
+    assert placements(state) == [(0, (1, 0), "0002"), (2, (1, 0), "0002")]
     assert all(a >= PLACE0 for a in legal_actions(state))
-    after = apply(state, str_to_action("place p2 t0 E r3"))
+    after = apply(state, place(2, 0, "E", state, "0002"))
     assert after[H_CURRENT] == 1
 
 
@@ -215,10 +218,10 @@ def test_mf_9_whose_monsters_a_player_may_use():
                 (1, "0200e", False),                            # seat 1: first in progress
                 (2, "0200e 0002e", True), (2, "0200e", False)]  # seat 2: first done, a minion
     state = state_from_monsters(monsters, num_players=3, hand="2000", current=0)
-    assert legal_names(state) == ["place p0 t0 E r3", "place p2 t0 E r3"]
-    assert reason(state, str_to_action("place p1 t0 E r3")) == rules.R_FIRST_LOCKED
+    assert placements(state) == [(0, (1, 0), "0002"), (2, (1, 0), "0002")]
+    assert reason(state, place(1, 0, "E", state, "0002")) == rules.R_FIRST_LOCKED
     state = state_from_monsters(monsters, num_players=3, hand="2000", current=1)
-    assert legal_names(state) == ["place p0 t0 E r3", "place p1 t0 E r3", "place p2 t0 E r3"]
+    assert placements(state) == [(0, (1, 0), "0002"), (1, (1, 0), "0002"), (2, (1, 0), "0002")]
 
 
 # --- placing ----------------------------------------------------------------------------
@@ -244,21 +247,26 @@ def test_mf_10_3_blank_to_blank_with_thick_to_thick_is_legal():
     state = two_player(L_SHAPE, "2000")
     action = place(0, 1, "S", state, "2000")  # thick N to tile 1, blank W to tile 2's blank E
     assert reason(state, action) == 0
-    assert "place p0 t1 S r0" in legal_names(state)
+    assert (0, (1, 1), "2000") in placements(state)
 
 
 def test_mf_10_4_blank_to_blank_alone_is_refused():
-    """MF-10.4 (rulebook example): a tile touching only blank against blank does not join."""
+    """MF-10.4 (rulebook example): a tile touching only blank against blank does not join, so a
+    cell that only blank edges face is never offered (it is no open cell, MF-19)."""
     state = two_player("2000", "2000")
-    assert reason(state, place(0, 0, "E", state, "2000")) == rules.R_NOT_JOINED
-    assert reason(state, place(0, 0, "S", state, "0200")) == rules.R_NOT_JOINED
+    assert placements(state) == [(0, (0, -1), "0020")]  # only north of the thick edge
+    for side in ("E", "S", "W"):
+        with pytest.raises(ValueError, match="not open"):
+            place(0, 0, side, state, "2000")
+    # The matching rule itself: a west neighbour showing blank and nothing else does not join.
+    west_blank = rules.with_need(ALL_EMPTY, 3, 0)
+    assert rules.fit_reason(west_blank, kind("2000"), 0) == rules.R_NOT_JOINED
+    assert rules.FITS[kind("2000"), west_blank] == 0
 
 
 @pytest.mark.parametrize("monster,hand,side,edges", [
     ("0200", "1000", "E", "0001"),    # thin against thick
     ("0100", "2000", "E", "0002"),    # thick against thin
-    ("0200", "1000", "N", "0010"),    # thin against blank
-    ("0200", "2000", "N", "0020"),    # thick against blank
     (L_SHAPE, "2200", "S", "2002"),   # thick joins north, but thick meets blank west
     (L_SHAPE, "2101", "S", "2101"),   # thick joins north, but thin meets blank west
 ])
@@ -270,14 +278,26 @@ def test_mf_10_5_every_mismatch_is_refused(monster, hand, side, edges):
     assert reason(state, place(0, tile, side, state, edges)) == rules.R_MISMATCH
 
 
+@pytest.mark.parametrize("hand,rotation", [("1000", 2), ("2000", 2)])
+def test_mf_10_5_thin_or_thick_against_a_lone_blank_is_refused(hand, rotation):
+    """MF-10.5: thin against blank and thick against blank are refused; the cell north of a 0200
+    (its blank N edge) is not even offered, since no thin or thick edge faces it."""
+    state = two_player("0200", hand)
+    with pytest.raises(ValueError, match="not open"):
+        place(0, 0, "N", state, "".join(str(e) for e in EDGES[kind(hand), rotation]))
+    south_blank = rules.with_need(ALL_EMPTY, 2, 0)
+    assert list(EDGES[kind(hand), rotation])[2] != 0
+    assert rules.fit_reason(south_blank, kind(hand), rotation) == rules.R_MISMATCH
+
+
 def test_mf_10_no_placement_is_refused_for_lack_of_room():
     """MF-10: monsters grow without bound in any direction; far cells stay placeable."""
     line = "0202 0202e 0202 0202e 2222 0222 0222e 2202 2202e 2222e 0202"
     state = state_from_monsters([(0, line, False), (1, "1000", False)], hand="2121")
-    names = legal_names(state)
-    assert "place p0 t0 W r1" in names      # west of the first tile: x = -1
-    assert "place p0 t10 E r1" in names     # east of the eleventh: x = 11
-    after = apply(state, str_to_action("place p0 t0 W r1"))
+    found = placements(state)
+    assert (0, (-1, 0), "1212") in found     # west of the first tile: x = -1
+    assert (0, (11, 0), "1212") in found     # east of the eleventh: x = 11
+    after = apply(state, place(0, 0, "W", state, "1212"))
     assert (after[TILE_X + 12], after[TILE_Y + 12]) == (-1, 0)  # slots: 11 line tiles, seat 1's, this
 
 
@@ -441,21 +461,45 @@ def test_mf_18_observation_shows_every_monster_tile_with_its_edges():
 
 
 def test_mf_19_each_legal_placement_is_exactly_one_action():
-    """MF-19: a cell beside several tiles is named from the lowest; names read back; a placement
-    is offered once per distinct orientation."""
+    """MF-19: a placement names an open cell and an orientation; a cell beside several tiles is one
+    open cell; names read back; a placement is offered once per distinct orientation."""
     state = two_player(L_SHAPE, "2000")
-    assert reason(state, place(0, 2, "E", state, "2000")) == rules.R_DUPLICATE_CELL
-    assert legal_names(state) == ["place p0 t1 S r0"]
+    # South of tile 1 and east of tile 2 is the same cell, so the same action.
+    assert place(0, 2, "E", state, "2000") == place(0, 1, "S", state, "2000")
+    # Open cells, hand-worked from the diagrams: in seat 0's L the thick edges of tile 0 (0220)
+    # join tiles 1 and 2, tile 2's (2000) joins tile 0, and tile 1's (0022) S faces the empty
+    # (1, 1); seat 1's lone 1000 shows a thin edge to (0, -1).
+    cells = sorted(tuple(int(v) for v in rules.open_cell(state, j)) for j in range(int(state[NUM_CELLS])))
+    assert cells == [(0, 1, 1), (1, 0, -1)]
+    assert placements(state) == [(0, (1, 1), "2000")]
     for a in legal_actions(state):
         assert str_to_action(action_to_str(a)) == a == str_to_action(action_to_str(a, state))
-    assert action_to_str(str_to_action("place p0 t1 S r0"), state) == "place p0 t1 S r0 [2000 at 1,1]"
-    assert reason(state, place_action(0, 5, 0, 0)) == rules.R_NO_TILE
-    assert reason(state, place_action(1, 0, 0, 0)) == rules.R_MISMATCH
-    assert reason(state, place_action(0, 0, 1, 0)) == rules.R_CELL_TAKEN
+    j = open_number(state, 0, 1, 1)
+    assert action_to_str(place_action(j, 0), state) == f"place c{j} r0 [2000 on p0 at 1,1]"
+    assert str_to_action(f"place c{j} r0") == place_action(j, 0) == PLACE0 + 4 * j
+    assert reason(state, place_action(int(state[NUM_CELLS]), 0)) == rules.R_NO_CELL
+    assert reason(state, place_action(open_number(state, 1, 0, -1), 0)) == rules.R_MISMATCH
     assert reason(state, str_to_action("start 2000")) == rules.R_WRONG_PHASE
     assert reason(state, -1) == rules.R_OUT_OF_RANGE
-    with pytest.raises(ValueError, match="place p1 t0 N r2"):
+    with pytest.raises(ValueError, match="place c3 r2"):
         str_to_action("put it somewhere")
+
+
+def test_mf_19_numbering_a_new_cell_goes_last_a_filled_one_is_replaced_by_the_last():
+    """MF-19: a cell that opens takes the next number; a filled cell's number goes to the last cell."""
+    state = state_from_monsters([(0, "0200", False), (1, "1000", False)], hand="2200")
+    assert [tuple(int(v) for v in rules.open_cell(state, j)) for j in range(2)] == [(0, 1, 0), (1, 0, -1)]
+    after = apply(state, place(0, 0, "E", state, "0022"))  # fills c0, opens the cell south of it
+    assert int(after[NUM_CELLS]) == 2
+    assert [tuple(int(v) for v in rules.open_cell(after, j)) for j in range(2)] == [(1, 0, -1), (0, 1, 1)]
+
+
+def test_mf_19_the_open_cells_never_outgrow_the_actions():
+    """MF-19: the bound on open cells, worked out by hand from ruling MF1: tiles with four thin or
+    thick edges (2222 x2, 2121 x3, 2111, 1111: 7) add at most 2 open edges each, tiles with three
+    (2220 x5, 2101 x6, 2110 x3, 2210 x2, 1110: 17) at most 1, the others none, and each of at most
+    6 monsters in progress adds 2 more for its first tile: 14 + 17 + 12 = 43 cells."""
+    assert MAX_OPEN_CELLS == 43 and NUM_ACTIONS == 28 + 4 * 43 == SPEC.num_actions
 
 
 def test_mf_19_the_mask_lists_distinct_placements():
@@ -471,13 +515,10 @@ def test_mf_19_the_mask_lists_distinct_placements():
             if state[PHASE] == PH_PLACE:
                 seen = set()
                 for a in legal:
-                    name = action_to_str(a, state)
-                    seat = name.split()[1]
-                    cell = name[name.index("at"):]
-                    edges = tuple(EDGES[state[HAND], int(name.split()[4][1])])
-                    key = (seat, cell, edges)
-                    assert key not in seen, name
+                    key = describe(state, a)
+                    assert key not in seen, action_to_str(a, state)
                     seen.add(key)
+                    assert decode_place(a)[0] < int(state[NUM_CELLS]) <= MAX_OPEN_CELLS
             env.step(int(rng.choice(legal)))
 
 

@@ -24,10 +24,6 @@ BLANK, THIN, THICK = 0, 1, 2
 DX = np.array([0, 1, 0, -1], dtype=np.int32)
 DY = np.array([-1, 0, 1, 0], dtype=np.int32)
 OPPOSITE = np.array([2, 3, 0, 1], dtype=np.int32)
-# SIDE_TOWARDS[dx + 1, dy + 1]: the side of a cell facing its neighbour at offset (dx, dy).
-SIDE_TOWARDS = np.full((3, 3), -1, dtype=np.int32)
-for _d in range(4):
-    SIDE_TOWARDS[DX[_d] + 1, DY[_d] + 1] = _d
 
 
 def _kinds():
@@ -70,8 +66,19 @@ for _k in range(NUM_KINDS):
             if (EDGES[_k, _q] == EDGES[_k, _r]).all():
                 ROTATION_NEW[_k, _r] = 0
 
-# A monster never holds more tiles than the game has (MF-19's tile index is below this).
-MAX_MONSTER_TILES = TOTAL_TILES
+# Open cells (MF-19): empty cells that a thin or thick edge of a monster in progress faces. A
+# tile with e thin or thick edges joins at least one of them to an open edge of the monster it
+# goes on (MF-10), covering that edge too, so it adds at most e - 2 open edges; a monster's first
+# tile adds its e <= 2 + max(e - 2, 0). At most one monster per seat is in progress (MF-13), so
+# all of them together never show more open edges, hence never more open cells, than this bound
+# (43 with the inventory of ruling MF1); the placement actions number that many cells.
+JOINING_EDGES = (BASE_EDGES != BLANK).sum(axis=1).astype(np.int32)
+MAX_OPEN_CELLS = int((np.maximum(JOINING_EDGES - 2, 0) * INVENTORY).sum()) + 2 * MAX_PLAYERS
+# What lies across each side of an open cell, one base-4 digit per side (side d at 4**d):
+# the edge shown towards the cell (BLANK, THIN, THICK) or NO_TILE. NUM_NEEDS codes in all.
+NO_TILE = 3
+NUM_NEEDS = 4 ** NUM_SIDES
+ALL_EMPTY = NUM_NEEDS - 1
 # Monster slots: a complete monster has at least 2 tiles (every tile shows a thin or thick
 # edge, so a lone tile is never complete) and at most MAX_PLAYERS monsters are in progress
 # (one tile or more each): 2 * complete + in_progress <= 88 bounds all monsters ever started.

@@ -1,14 +1,12 @@
 """Monster Factory as a PettingZoo AEC env: the game's declaration for the generic adapter."""
 import numpy as np
 
-from ..core.aec import KernelAECEnv, wrap
-from ..core.contract import REWARD_SCORE, REWARD_WIN, GameSpec
+from ..core.aec import KernelAECEnv, game_spec, wrap
+from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, positive_int
-from . import rules
-from .actions import NUM_ACTIONS, action_to_str, str_to_action
+from . import actions, render, rules
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
-from .render import private_text, to_text
 
 # Every action takes one of the 88 tiles out of the supply, so no game is longer than 88 actions.
 DEFAULT_MAX_STEPS = 100
@@ -31,16 +29,10 @@ def make_config(options: dict) -> np.ndarray:
     return np.array([options["num_players"], options["max_steps"], reward, start], dtype=np.int64)
 
 
-SPEC = GameSpec(
-    name="monster_factory", version=0, title="Monster Factory",
-    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
-    state_size=STATE_SIZE, obs_size=rules.OBS_SIZE, num_actions=NUM_ACTIONS,
-    max_game_length=DEFAULT_MAX_STEPS,
-    init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
-    returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
-    determinize=rules.determinize, reasons=rules.REASONS, options=OPTIONS, make_config=make_config,
-    to_text=to_text, action_to_str=action_to_str, str_to_action=str_to_action,
-    private_text=private_text,
+SPEC = game_spec(
+    rules, actions, render, name="monster_factory", version=0, title="Monster Factory",
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
+    max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
 )
 
 

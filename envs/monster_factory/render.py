@@ -1,16 +1,18 @@
 """Text view of a Monster Factory state: every monster drawn as a grid, then the supply and scores.
 
 A tile is a 5x3 block: its N edge on top, W and E edges beside its index in the
-monster (the ``t`` of the actions) and an ``e`` for an eye, its S edge below.
+monster (the order its tiles were laid) and an ``e`` for an eye, its S edge below.
 Edges read ``.`` blank, ``1`` thin, ``2`` thick; ``*`` marks the tile just placed.
+An open cell shows its number ``cN``, the ``c`` of the placement actions (MF-19).
 """
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.render import table
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
-from .layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
-                     MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_MONSTERS, NUM_PLACED, PHASE,
-                     PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y,
-                     WINNER)
+from .layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
+                     MON_DONE, MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS,
+                     NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT,
+                     TILE_X, TILE_Y, WINNER)
+from .rules import key_cell, key_monster
 
 EDGE_GLYPHS = ".12"
 
@@ -23,19 +25,28 @@ def monster_name(state, m: int) -> str:
 
 
 def monster_grid(state, m: int) -> str:
-    """Monster ``m`` as text blocks, north up (rows of 3 lines, 5 characters per cell)."""
+    """Monster ``m`` as text blocks, north up (rows of 3 lines, 5 characters per cell), its
+    open cells numbered."""
     tiles = {}
     t = 0
     for i in range(int(state[NUM_PLACED])):
         if int(state[TILE_MONSTER + i]) == m:
             tiles[(int(state[TILE_X + i]), int(state[TILE_Y + i]))] = (i, t)
             t += 1
-    xs = [x for x, _ in tiles]
-    ys = [y for _, y in tiles]
+    cells = {}
+    for j in range(int(state[NUM_CELLS])):
+        key = int(state[CELL_KEY + j])
+        if key_monster(key) == m:
+            cells[tuple(int(v) for v in key_cell(key))] = j
+    xs = [x for x, _ in [*tiles, *cells]]
+    ys = [y for _, y in [*tiles, *cells]]
     lines = []
     for y in range(min(ys), max(ys) + 1):
         rows = ["", "", ""]
         for x in range(min(xs), max(xs) + 1):
+            if (x, y) in cells:
+                rows = [rows[0] + "     ", rows[1] + f" c{cells[(x, y)]:<3}", rows[2] + "     "]
+                continue
             if (x, y) not in tiles:
                 rows = [r + "     " for r in rows]
                 continue
@@ -48,7 +59,7 @@ def monster_grid(state, m: int) -> str:
             rows[1] += f"{w}{index:>2}{eye}{e}"
             rows[2] += f"  {s}  "
         lines += rows
-    return "\n".join("    " + line.rstrip() for line in lines)
+    return "\n".join(("    " + line).rstrip() for line in lines)
 
 
 def to_text(state) -> str:
@@ -61,8 +72,8 @@ def to_text(state) -> str:
             f"player_{int(state[FIRST_PLAYER])}")
     if hand >= 0:
         head += f" - tile in hand: {KIND_NAMES[hand]}"
-    out = [head, "(tiles: N edge above, W and E beside the tile's index t, S below; edges . blank, "
-                 "1 thin, 2 thick; e an eye, * just placed)"]
+    out = [head, "(tiles: N edge above, W and E beside the tile's index, S below; edges . blank, "
+                 "1 thin, 2 thick; e an eye, * just placed; cN: open cell N of 'place cN rR')"]
     monsters = [m for m in range(int(state[NUM_MONSTERS])) if int(state[MON_SIZE + m]) > 0]
     monsters.sort(key=lambda m: (int(state[MON_DONE + m]), int(state[MON_OWNER + m]), m))
     for m in monsters:

@@ -6,11 +6,14 @@ batched engine and the agents only call these kernels. Rule ids (MF-n) refer to
 ``seeds/monster_factory/rules.md``.
 
 Each monster lies on its own unbounded grid: a tile is stored with its cell
-relative to its monster's first tile, and a placement is named by an existing
-tile of the monster and one of its sides (MF-19), so no window can ever be
-outgrown. The supply is kept as counts per tile kind and a draw picks a kind
-with the probability of what is left, the same as drawing from a shuffled pile,
-so the state holds no order that anyone could see (MF-18).
+relative to its monster's first tile, and a placement names one of the open
+cells that the state lists in step (MF-19), so no window can ever be outgrown.
+Each open cell carries what lies across its sides, so the matching rule is a
+table lookup per cell (the table is built once from ``fit_reason``) and the
+tiles of a monster are searched only when a new cell opens. The supply is kept
+as counts per tile kind and a draw picks a kind with the probability of what is
+left, the same as drawing from a shuffled pile, so the state holds no order that
+anyone could see (MF-18).
 """
 import numpy as np
 from numba import njit
@@ -19,21 +22,29 @@ from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REW
                              CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
                              H_NUM_PLAYERS, H_REWARD_MODE, H_TERMINAL, H_STEPS,
                              ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG,
-                             RETURNS_SIG, REWARD_WIN)
+                             RETURNS_SIG)
+from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLACE0, START0
-from .components import (DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTER_TILES, MAX_MONSTERS,
-                         MAX_PLAYERS, NUM_KINDS, NUM_ROTATIONS, NUM_SIDES, OPPOSITE, ROTATION_NEW,
-                         SIDE_TOWARDS, TOTAL_TILES)
-from .layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
-                     MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_MONSTERS, NUM_PLACED,
-                     PH_OVER, PH_PLACE, PH_START, PHASE, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER,
+from .components import (ALL_EMPTY, BLANK, DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
+                         MAX_OPEN_CELLS, MAX_PLAYERS, NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS,
+                         NUM_SIDES, OPPOSITE, ROTATION_NEW, THICK, THIN, TOTAL_TILES)
+from .layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER,
+                     HAND, LAST_PLACED, MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER,
+                     MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PH_OVER, PH_PLACE, PH_START,
+                     PHASE, SCORE, SEAT_TILES, SLOT_SPAN, SUPPLY, SUPPLY_LEFT, TILE_KIND, TILE_MONSTER,
                      TILE_ROT, TILE_X, TILE_Y, WINNER)
 
 C_START_TILES = CONFIG_COMMON  # config entry: START_CHOOSE or START_RANDOM
 START_CHOOSE = 0
 START_RANDOM = 1
-NO_CELL = -(1 << 20)           # coordinate of a placement that names no existing tile
+
+# A cell key packs a monster and a cell: monster * KEY_MONSTER + (x + KEY_BIAS) * KEY_ROW + y +
+# KEY_BIAS. Cells lie within 88 steps of their monster's first tile, inside the bias.
+KEY_BIAS = 128
+KEY_ROW = 256
+KEY_MONSTER = KEY_ROW * KEY_ROW
+KEY_STEP = (DX * KEY_ROW + DY).astype(np.int32)  # key offset of the neighbour on each side
 
 # --- reasons an action is illegal (codes for illegal_reason) ----------------------
 OK = 0
@@ -41,14 +52,11 @@ R_OUT_OF_RANGE = 1
 R_GAME_OVER = 2
 R_WRONG_PHASE = 3
 R_NOT_IN_SUPPLY = 4
-R_NO_MONSTER = 5
+R_NO_CELL = 5
 R_FIRST_LOCKED = 6
-R_NO_TILE = 7
-R_CELL_TAKEN = 8
-R_DUPLICATE_CELL = 9
-R_DUPLICATE_ROTATION = 10
-R_MISMATCH = 11
-R_NOT_JOINED = 12
+R_DUPLICATE_ROTATION = 7
+R_MISMATCH = 8
+R_NOT_JOINED = 9
 
 REASONS = {
     R_OUT_OF_RANGE: "the action index is out of range",
@@ -56,13 +64,9 @@ REASONS = {
     R_WRONG_PHASE: ("it does not fit the decision at hand: start tiles are chosen before play, "
                     "then every decision places the tile in hand"),
     R_NOT_IN_SUPPLY: "no tile of that kind is left in the supply",
-    R_NO_MONSTER: "that seat has no monster in progress (or is not in the game)",
+    R_NO_CELL: "no open cell has that number (MF-19)",
     R_FIRST_LOCKED: ("a player whose first monster is complete may not place on other players' "
                      "first monsters, only on minions (MF-9)"),
-    R_NO_TILE: "that monster has no tile with this index",
-    R_CELL_TAKEN: "the cell on that side already holds a tile",
-    R_DUPLICATE_CELL: ("that cell also lies next to a tile placed earlier in that monster; the "
-                       "placement is named from the earliest neighbouring tile (MF-19)"),
     R_DUPLICATE_ROTATION: ("a lower orientation of this tile shows the same edges; that one names "
                            "the placement (MF-19)"),
     R_MISMATCH: "a touching side does not match (thin-thin, thick-thick, blank-blank only) (MF-10)",
@@ -70,64 +74,17 @@ REASONS = {
 }
 
 
-# --- small queries ------------------------------------------------------------------
-@njit(cache=True)
-def supply_total(state):
-    """Face-down tiles left."""
-    total = 0
-    for k in range(NUM_KINDS):
-        total += state[SUPPLY + k]
-    return total
+# --- the matching rule ----------------------------------------------------------------
+@njit(cache=True, inline="always")
+def need(needs, side):
+    """What lies across ``side`` of a cell: the edge shown towards it, or NO_TILE."""
+    return (needs >> (2 * side)) & 3
 
 
-@njit(cache=True)
-def tile_edge(state, slot, side):
-    """Edge (0 blank, 1 thin, 2 thick) that placed tile ``slot`` shows on ``side``."""
-    return EDGES[state[TILE_KIND + slot], state[TILE_ROT + slot], side]
-
-
-@njit(cache=True)
-def place_action(seat, tile, side, rotation):
-    """Action index of a placement (see ``actions``)."""
-    return PLACE0 + ((seat * MAX_MONSTER_TILES + tile) * NUM_SIDES + side) * NUM_ROTATIONS + rotation
-
-
-@njit(cache=True)
-def gather(state, m, slots, xs, ys):
-    """Write monster ``m``'s tile slots and cells in placement order; return how many."""
-    n = 0
-    for i in range(state[NUM_PLACED]):
-        if state[TILE_MONSTER + i] == m:
-            slots[n] = i
-            xs[n] = state[TILE_X + i]
-            ys[n] = state[TILE_Y + i]
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def probe(state, slots, xs, ys, n, x, y, needs):
-    """Look at cell (x, y) of a gathered monster: ``(occupied, lowest neighbour index)``.
-
-    ``needs[e]`` becomes the edge the neighbour across side ``e`` shows towards the
-    cell (-1 where that neighbour cell is empty); the lowest neighbour index is
-    ``n`` when the cell touches no tile.
-    """
-    for e in range(NUM_SIDES):
-        needs[e] = -1
-    occupied = False
-    lowest = n
-    for j in range(n):
-        dx = xs[j] - x
-        dy = ys[j] - y
-        distance = abs(dx) + abs(dy)
-        if distance == 0:
-            occupied = True
-        elif distance == 1:
-            e = SIDE_TOWARDS[dx + 1, dy + 1]
-            needs[e] = tile_edge(state, slots[j], OPPOSITE[e])
-            lowest = min(lowest, j)
-    return occupied, lowest
+@njit(cache=True, inline="always")
+def with_need(needs, side, edge):
+    """``needs`` with ``edge`` across ``side``."""
+    return (needs & ~(3 << (2 * side))) | (edge << (2 * side))
 
 
 @njit(cache=True)
@@ -136,112 +93,143 @@ def fit_reason(needs, kind, rotation):
     R_MISMATCH or R_NOT_JOINED."""
     joined = False
     for e in range(NUM_SIDES):
-        if needs[e] >= 0:
-            if EDGES[kind, rotation, e] != needs[e]:
+        n = need(needs, e)
+        if n != NO_TILE:
+            if EDGES[kind, rotation, e] != n:
                 return R_MISMATCH
-            joined |= needs[e] > 0
+            joined |= n != BLANK
     return OK if joined else R_NOT_JOINED
 
 
 @njit(cache=True)
-def may_use(state, p, s):
-    """Seat ``p`` may place on seat ``s``'s monster in progress (MF-9)."""
-    m = state[CURRENT_MONSTER + s]
-    if s >= state[H_NUM_PLAYERS] or m < 0:
-        return False
-    return s == p or state[MON_DONE + p] == 0 or state[MON_ORDINAL + m] != 0
-
-
-@njit(cache=True)
-def scan_monster(state, p, s, kind, out, first_only, slots, xs, ys, needs):
-    """Count the legal placements of tile ``kind`` by seat ``p`` on seat ``s``'s monster.
-
-    Each empty cell is taken once, from its neighbour with the lowest tile index,
-    and each orientation once (MF-19). Writes the actions into ``out`` when it is
-    not empty; with ``first_only`` it stops at the first placement found.
-    """
-    if not may_use(state, p, s):
-        return 0
-    n = gather(state, state[CURRENT_MONSTER + s], slots, xs, ys)
-    count = 0
-    for i in range(n):
-        for d in range(NUM_SIDES):
-            occupied, lowest = probe(state, slots, xs, ys, n, xs[i] + DX[d], ys[i] + DY[d], needs)
-            if occupied or lowest != i:
-                continue
-            for r in range(NUM_ROTATIONS):
-                if ROTATION_NEW[kind, r] != 0 and fit_reason(needs, kind, r) == OK:
-                    count += 1
-                    if out.shape[0] > 0:
-                        out[place_action(s, i, d, r)] = 1
-                    elif first_only:
-                        return count
-    return count
-
-
-@njit(cache=True)
-def can_place(state, p, kind):
-    """Whether tile ``kind`` fits anywhere seat ``p`` may place (MF-7)."""
-    slots = np.empty(MAX_MONSTER_TILES, np.int32)
-    xs = np.empty(MAX_MONSTER_TILES, np.int32)
-    ys = np.empty(MAX_MONSTER_TILES, np.int32)
-    needs = np.empty(NUM_SIDES, np.int32)
-    none = np.zeros(0, np.int8)
-    for s in range(state[H_NUM_PLAYERS]):
-        if scan_monster(state, p, s, kind, none, True, slots, xs, ys, needs) > 0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def open_sides(state, m):
-    """Thin or thick edges of monster ``m`` that face an empty cell (MF-11)."""
-    slots = np.empty(MAX_MONSTER_TILES, np.int32)
-    xs = np.empty(MAX_MONSTER_TILES, np.int32)
-    ys = np.empty(MAX_MONSTER_TILES, np.int32)
-    needs = np.empty(NUM_SIDES, np.int32)
-    n = gather(state, m, slots, xs, ys)
-    count = 0
-    for i in range(n):
-        for d in range(NUM_SIDES):
-            if tile_edge(state, slots[i], d) != 0:
-                occupied, _ = probe(state, slots, xs, ys, n, xs[i] + DX[d], ys[i] + DY[d], needs)
-                count += not occupied
-    return count
-
-
-@njit(cache=True)
-def placement_cell(state, seat, tile, side):
-    """Cell (x, y) that a placement on ``seat``'s monster beside its ``tile`` on ``side``
-    names, or ``(NO_CELL, NO_CELL)`` when there is no such tile."""
-    m = state[CURRENT_MONSTER + seat] if seat < MAX_PLAYERS else -1
-    if m < 0 or tile >= state[MON_SIZE + m]:
-        return NO_CELL, NO_CELL
-    seen = 0
-    for i in range(state[NUM_PLACED]):
-        if state[TILE_MONSTER + i] == m:
-            if seen == tile:
-                return state[TILE_X + i] + DX[side], state[TILE_Y + i] + DY[side]
-            seen += 1
-    return NO_CELL, NO_CELL
-
-
-# --- changing the table --------------------------------------------------------------
-@njit(cache=True)
-def draw_kind(state, rng):
-    """Take a random tile out of the supply and return its kind (MF-6, MF-18); supply not empty."""
-    r = rng_below(rng, supply_total(state))
+def fit_tables():
+    """``(fits, kinds)``: ``fits[kind, needs]`` has bit r set when ``fit_reason`` lets ``kind`` in
+    rotation r go on a cell with ``needs``, for the lowest rotation of each distinct orientation
+    (MF-3, MF-19); ``kinds[needs]`` has bit k set when some rotation of kind k fits."""
+    fits = np.zeros((NUM_KINDS, NUM_NEEDS), np.int8)
+    kinds = np.zeros(NUM_NEEDS, np.int32)
     for k in range(NUM_KINDS):
-        if r < state[SUPPLY + k]:
-            state[SUPPLY + k] -= 1
-            return k
-        r -= state[SUPPLY + k]
+        for needs in range(NUM_NEEDS):
+            for r in range(NUM_ROTATIONS):
+                if ROTATION_NEW[k, r] != 0 and fit_reason(needs, k, r) == OK:
+                    fits[k, needs] |= 1 << r
+                    kinds[needs] |= 1 << k
+    return fits, kinds
+
+
+# Built once from the kernel above, so the rule still lives in one place.
+FITS, FITTING_KINDS = fit_tables()
+
+
+# --- small queries ------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def tile_edge(state, slot, side):
+    """Edge (0 blank, 1 thin, 2 thick) that placed tile ``slot`` shows on ``side``."""
+    return EDGES[state[TILE_KIND + slot], state[TILE_ROT + slot], side]
+
+
+@njit(cache=True, inline="always")
+def cell_key(m, x, y):
+    """The key of cell (x, y) of monster ``m``."""
+    return m * KEY_MONSTER + (x + KEY_BIAS) * KEY_ROW + y + KEY_BIAS
+
+
+@njit(cache=True, inline="always")
+def key_monster(key):
+    """The monster of a cell key."""
+    return key // KEY_MONSTER
+
+
+@njit(cache=True)
+def key_cell(key):
+    """The cell (x, y) of a cell key."""
+    rest = key % KEY_MONSTER
+    return rest // KEY_ROW - KEY_BIAS, rest % KEY_ROW - KEY_BIAS
+
+
+@njit(cache=True)
+def open_cell(state, j):
+    """``(seat, x, y)`` of open cell ``j``: the owner of its monster and the cell relative to that
+    monster's first tile; ``(-1, 0, 0)`` when there is no such cell."""
+    if j < 0 or j >= state[NUM_CELLS]:
+        return -1, 0, 0
+    key = state[CELL_KEY + j]
+    x, y = key_cell(key)
+    return state[MON_OWNER + key_monster(key)], x, y
+
+
+@njit(cache=True, inline="always")
+def may_use(state, p, m):
+    """Seat ``p`` may place on monster ``m`` in progress (MF-9)."""
+    return state[MON_OWNER + m] == p or state[MON_DONE + p] == 0 or state[MON_ORDINAL + m] != 0
+
+
+@njit(cache=True, inline="always")
+def placeable_kinds(state, p):
+    """Bit k set when a tile of kind k fits somewhere seat ``p`` may place (MF-7, MF-9)."""
+    kinds = 0
+    locked = state[MON_DONE + p] != 0  # else every monster in progress is open to p
+    for j in range(state[NUM_CELLS]):
+        if not locked or may_use(state, p, key_monster(state[CELL_KEY + j])):
+            kinds |= FITTING_KINDS[state[CELL_NEEDS + j]]
+    return kinds
+
+
+# --- the open cells -------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def find_cell(state, key):
+    """The number of the open cell with ``key``, or -1."""
+    for j in range(state[NUM_CELLS]):
+        if state[CELL_KEY + j] == key:
+            return j
     return -1
 
 
-@njit(cache=True)
-def place_tile(state, m, x, y, kind, rotation):
-    """Lay a tile of ``kind`` on cell (x, y) of monster ``m``; return its slot."""
+@njit(cache=True, inline="always")
+def look_around(state, m, key, j):
+    """What lies around cell ``key`` of monster ``m``, from its tiles: the needs, and the tile
+    slots written into open cell ``j``'s entry unless ``j`` is -1. A search over the monster's
+    tiles (the list kept per seat), made only when a cell opens."""
+    needs = ALL_EMPTY
+    tiles = SEAT_TILES + state[MON_OWNER + m] * TOTAL_TILES
+    for i in range(state[MON_SIZE + m]):
+        packed = state[tiles + i]
+        delta = packed // SLOT_SPAN - key
+        if delta == 1 or delta == -1 or delta == KEY_ROW or delta == -KEY_ROW:
+            q = packed % SLOT_SPAN
+            for d in range(NUM_SIDES):
+                if delta == KEY_STEP[d]:
+                    needs = with_need(needs, d, tile_edge(state, q, OPPOSITE[d]))
+                    if j >= 0:
+                        state[CELL_TILE + NUM_SIDES * j + d] = q
+    return needs
+
+
+@njit(cache=True, inline="always")
+def close_cell(state, j):
+    """Take open cell ``j`` off the list: the last cell takes over its number (no shifting)."""
+    last = state[NUM_CELLS] - 1
+    state[CELL_KEY + j] = state[CELL_KEY + last]
+    state[CELL_NEEDS + j] = state[CELL_NEEDS + last]
+    for d in range(NUM_SIDES):
+        state[CELL_TILE + NUM_SIDES * j + d] = state[CELL_TILE + NUM_SIDES * last + d]
+    state[NUM_CELLS] = last
+
+
+@njit(cache=True, inline="always")
+def lay_tile(state, m, x, y, kind, rotation, j):
+    """Lay a tile of ``kind`` on cell (x, y) of monster ``m`` and keep its open cells and open
+    edges in step (MF-10, MF-11); ``j`` is the cell's number if known, else -1. Returns the slot."""
+    key = cell_key(m, x, y)
+    if j < 0:
+        j = find_cell(state, key)
+    if j >= 0:
+        needs = state[CELL_NEEDS + j]
+        close_cell(state, j)
+    elif state[MON_SIZE + m] == 0:
+        needs = ALL_EMPTY
+    else:  # a cell no open edge faces: only test states lay tiles there
+        needs = look_around(state, m, key, -1)
     slot = state[NUM_PLACED]
     state[NUM_PLACED] = slot + 1
     state[TILE_MONSTER + slot] = m
@@ -249,10 +237,55 @@ def place_tile(state, m, x, y, kind, rotation):
     state[TILE_Y + slot] = y
     state[TILE_KIND + slot] = kind
     state[TILE_ROT + slot] = rotation
+    state[SEAT_TILES + state[MON_OWNER + m] * TOTAL_TILES + state[MON_SIZE + m]] = key * SLOT_SPAN + slot
     state[MON_SIZE + m] += 1
     state[MON_EYES + m] += KIND_EYE[kind]
     state[LAST_PLACED] = slot
+    # The open cells among the four neighbours, found in one pass over the list.
+    north = east = south = west = -1
+    for k in range(state[NUM_CELLS]):
+        delta = state[CELL_KEY + k] - key
+        north = k if delta == KEY_STEP[0] else north
+        east = k if delta == KEY_STEP[1] else east
+        south = k if delta == KEY_STEP[2] else south
+        west = k if delta == KEY_STEP[3] else west
+    change = 0
+    for d in range(NUM_SIDES):
+        across = need(needs, d)
+        if across != NO_TILE:
+            change -= across != BLANK  # an open edge of the monster faced this cell: now covered
+            continue
+        edge = EDGES[kind, rotation, d]
+        change += edge != BLANK
+        side = OPPOSITE[d]
+        other = key + KEY_STEP[d]
+        k = north if d == 0 else east if d == 1 else south if d == 2 else west
+        if k < 0 and edge != BLANK:  # a new open cell
+            k = state[NUM_CELLS]
+            state[NUM_CELLS] = k + 1
+            state[CELL_KEY + k] = other
+            for e in range(NUM_SIDES):
+                state[CELL_TILE + NUM_SIDES * k + e] = -1
+            state[CELL_NEEDS + k] = look_around(state, m, other, k)
+        elif k >= 0:
+            state[CELL_NEEDS + k] = with_need(state[CELL_NEEDS + k], side, edge)
+            state[CELL_TILE + NUM_SIDES * k + side] = slot
+    state[MON_OPEN + m] += change
     return slot
+
+
+# --- changing the table --------------------------------------------------------------
+@njit(cache=True, inline="always")
+def draw_kind(state, rng):
+    """Take a random tile out of the supply and return its kind (MF-6, MF-18); supply not empty."""
+    r = rng_below(rng, state[SUPPLY_LEFT])
+    state[SUPPLY_LEFT] -= 1
+    for k in range(NUM_KINDS):
+        if r < state[SUPPLY + k]:
+            state[SUPPLY + k] -= 1
+            return k
+        r -= state[SUPPLY + k]
+    return -1
 
 
 @njit(cache=True)
@@ -264,7 +297,7 @@ def start_monster(state, m, owner, kind):
             ordinal += 1
     state[MON_OWNER + m] = owner
     state[MON_ORDINAL + m] = ordinal
-    place_tile(state, m, 0, 0, kind, 0)
+    lay_tile(state, m, 0, 0, kind, 0, -1)
     state[CURRENT_MONSTER + owner] = m
 
 
@@ -303,22 +336,23 @@ def complete_monster(state, m, rng):
     if all_first_done(state):
         end_game(state)
         return
-    if supply_total(state) > 0:
+    if state[SUPPLY_LEFT] > 0:
         minion = state[NUM_MONSTERS]
         state[NUM_MONSTERS] = minion + 1
         start_monster(state, minion, owner, draw_kind(state, rng))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def begin_turn(state, p, rng):
     """Seat ``p`` draws until a tile fits somewhere it may place; unplaceable tiles leave
     the game (MF-6 to MF-8). An empty supply ends the game (MF-14)."""
     state[H_CURRENT] = p
     state[PHASE] = PH_PLACE
     state[HAND] = -1
-    while supply_total(state) > 0:
+    kinds = placeable_kinds(state, p)  # the open cells do not change while tiles are discarded
+    while state[SUPPLY_LEFT] > 0:
         k = draw_kind(state, rng)
-        if can_place(state, p, k):
+        if (kinds >> k) & 1:
             state[HAND] = k
             return
         state[DISCARDED + k] += 1
@@ -336,6 +370,7 @@ def init_state(state, config, rng):
     state[H_REWARD_MODE] = config[C_REWARD_MODE]
     for k in range(NUM_KINDS):
         state[SUPPLY + k] = INVENTORY[k]
+    state[SUPPLY_LEFT] = TOTAL_TILES
     for i in range(TOTAL_TILES):
         state[TILE_MONSTER + i] = -1
     for m in range(MAX_MONSTERS):
@@ -363,39 +398,22 @@ def illegal_reason(state, action):
         return R_OUT_OF_RANGE
     if state[H_TERMINAL] != 0:
         return R_GAME_OVER
-    p = state[H_CURRENT]
     if action < PLACE0:
         if state[PHASE] != PH_START:
             return R_WRONG_PHASE
         return OK if state[SUPPLY + action - START0] > 0 else R_NOT_IN_SUPPLY
     if state[PHASE] != PH_PLACE:
         return R_WRONG_PHASE
-    a = action - PLACE0
-    rotation = a % NUM_ROTATIONS
-    side = (a // NUM_ROTATIONS) % NUM_SIDES
-    tile = (a // (NUM_ROTATIONS * NUM_SIDES)) % MAX_MONSTER_TILES
-    seat = a // (NUM_ROTATIONS * NUM_SIDES * MAX_MONSTER_TILES)
-    if seat >= state[H_NUM_PLAYERS] or state[CURRENT_MONSTER + seat] < 0:
-        return R_NO_MONSTER
-    if not may_use(state, p, seat):
+    j = (action - PLACE0) // NUM_ROTATIONS
+    rotation = (action - PLACE0) % NUM_ROTATIONS
+    if j >= state[NUM_CELLS]:
+        return R_NO_CELL
+    if not may_use(state, state[H_CURRENT], key_monster(state[CELL_KEY + j])):
         return R_FIRST_LOCKED
-    m = state[CURRENT_MONSTER + seat]
-    if tile >= state[MON_SIZE + m]:
-        return R_NO_TILE
-    slots = np.empty(MAX_MONSTER_TILES, np.int32)
-    xs = np.empty(MAX_MONSTER_TILES, np.int32)
-    ys = np.empty(MAX_MONSTER_TILES, np.int32)
-    needs = np.empty(NUM_SIDES, np.int32)
-    n = gather(state, m, slots, xs, ys)
-    occupied, lowest = probe(state, slots, xs, ys, n, xs[tile] + DX[side], ys[tile] + DY[side], needs)
-    if occupied:
-        return R_CELL_TAKEN
-    if lowest != tile:
-        return R_DUPLICATE_CELL
     kind = state[HAND]
     if ROTATION_NEW[kind, rotation] == 0:
         return R_DUPLICATE_ROTATION
-    return fit_reason(needs, kind, rotation)
+    return fit_reason(state[CELL_NEEDS + j], kind, rotation)
 
 
 @njit(LEGAL_MASK_SIG, cache=True)
@@ -411,13 +429,16 @@ def legal_mask(state, out):
             out[START0 + k] = ok
             count += ok
         return count
-    slots = np.empty(MAX_MONSTER_TILES, np.int32)
-    xs = np.empty(MAX_MONSTER_TILES, np.int32)
-    ys = np.empty(MAX_MONSTER_TILES, np.int32)
-    needs = np.empty(NUM_SIDES, np.int32)
     p = state[H_CURRENT]
-    for s in range(state[H_NUM_PLAYERS]):
-        count += scan_monster(state, p, s, state[HAND], out, False, slots, xs, ys, needs)
+    hand = state[HAND]
+    locked = state[MON_DONE + p] != 0  # else every monster in progress is open to p
+    for j in range(state[NUM_CELLS]):
+        if not locked or may_use(state, p, key_monster(state[CELL_KEY + j])):
+            bits = FITS[hand, state[CELL_NEEDS + j]]
+            for r in range(NUM_ROTATIONS):
+                fits = (bits >> r) & 1
+                out[PLACE0 + NUM_ROTATIONS * j + r] = fits
+                count += fits
     return count
 
 
@@ -430,54 +451,34 @@ def apply_action(state, action, rng):
     if action < PLACE0:
         kind = action - START0
         state[SUPPLY + kind] -= 1
+        state[SUPPLY_LEFT] -= 1
         start_monster(state, p, p, kind)
         if p + 1 == n:
             begin_turn(state, state[FIRST_PLAYER], rng)
         else:
             state[H_CURRENT] = p + 1
         return
-    a = action - PLACE0
-    rotation = a % NUM_ROTATIONS
-    side = (a // NUM_ROTATIONS) % NUM_SIDES
-    tile = (a // (NUM_ROTATIONS * NUM_SIDES)) % MAX_MONSTER_TILES
-    seat = a // (NUM_ROTATIONS * NUM_SIDES * MAX_MONSTER_TILES)
-    m = state[CURRENT_MONSTER + seat]
-    x, y = placement_cell(state, seat, tile, side)
+    j = (action - PLACE0) // NUM_ROTATIONS
+    key = state[CELL_KEY + j]
+    m = key_monster(key)
+    x, y = key_cell(key)
     kind = state[HAND]
     state[HAND] = -1
-    place_tile(state, m, x, y, kind, rotation)
-    if open_sides(state, m) == 0:
+    lay_tile(state, m, x, y, kind, (action - PLACE0) % NUM_ROTATIONS, j)
+    if state[MON_OPEN + m] == 0:
         complete_monster(state, m, rng)
         if state[H_TERMINAL] != 0:
             return
-    if supply_total(state) == 0:
+    if state[SUPPLY_LEFT] == 0:
         end_game(state)
         return
-    begin_turn(state, (p + 1) % n, rng)
+    begin_turn(state, p + 1 if p + 1 < n else 0, rng)
 
 
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
     """Final rewards per seat (MF-16, ruling C3); zeros while the game runs."""
-    out[:] = 0.0
-    if state[H_TERMINAL] == 0:
-        return
-    n = state[H_NUM_PLAYERS]
-    if state[H_REWARD_MODE] == REWARD_WIN:
-        k = 0
-        for p in range(n):
-            k += state[WINNER + p]
-        if k == 0 or k == n:
-            return
-        for p in range(n):
-            out[p] = 1.0 / k if state[WINNER + p] else -1.0 / (n - k)
-    else:
-        mean = 0.0
-        for p in range(n):
-            mean += state[SCORE + p]
-        mean /= n
-        for p in range(n):
-            out[p] = state[SCORE + p] - mean
+    c3_returns(state, WINNER, SCORE, out)
 
 
 # --- observation -------------------------------------------------------------------
@@ -487,32 +488,49 @@ F_OWNER = 1                      # one-hot relative seat of the monster's owner 
 F_FIRST = F_OWNER + MAX_PLAYERS  # the monster is its owner's first monster
 F_ORDINAL = F_FIRST + 1          # minion number / MAX_MONSTERS
 F_DONE = F_ORDINAL + 1           # the monster is complete
-F_INDEX = F_DONE + 1             # the tile's index t in its monster / 88 (the actions' t)
-F_X = F_INDEX + 1                # (x + 88) / 176, relative to the monster's first tile
+F_X = F_DONE + 1                 # (x + 88) / 176, relative to the monster's first tile
 F_Y = F_X + 1                    # (y + 88) / 176, y grows southwards
 F_EDGES = F_Y + 1                # per side N, E, S, W: thin flag, thick flag (8)
 F_EYE = F_EDGES + 2 * NUM_SIDES
 F_OPEN = F_EYE + 1               # per side: thin or thick edge facing an empty cell (4)
 F_LAST = F_OPEN + NUM_SIDES      # placed by the last action
 TILE_FEATURES = F_LAST + 1
+# Per open cell (MAX_OPEN_CELLS slots, numbered as the placement actions number them),
+# CELL_FEATURES values:
+G_PRESENT = 0
+G_OWNER = 1                      # one-hot relative seat of the monster's owner (6)
+G_FIRST = G_OWNER + MAX_PLAYERS  # the monster is its owner's first monster
+G_X = G_FIRST + 1                # (x + 88) / 176, relative to the monster's first tile
+G_Y = G_X + 1
+G_NEEDS = G_Y + 1                # per side: the tile across shows blank, thin, thick (3 x 4)
+CELL_FEATURES = G_NEEDS + 3 * NUM_SIDES
 
 OBS_TILES = 0
-OBS_HAND = OBS_TILES + TOTAL_TILES * TILE_FEATURES   # kind one-hot (28), edges (8), eye (1)
+OBS_CELLS = OBS_TILES + TOTAL_TILES * TILE_FEATURES
+OBS_HAND = OBS_CELLS + MAX_OPEN_CELLS * CELL_FEATURES  # kind one-hot (28), edges (8), eye (1)
 OBS_SUPPLY = OBS_HAND + NUM_KINDS + 2 * NUM_SIDES + 1  # supply count / inventory count per kind
 OBS_DISCARDED = OBS_SUPPLY + NUM_KINDS                 # left the game / inventory count per kind
 OBS_SUPPLY_TOTAL = OBS_DISCARDED + NUM_KINDS           # supply size / 88
 OBS_SCORES = OBS_SUPPLY_TOTAL + 1                      # score / 88 per seat
 OBS_FIRST_DONE = OBS_SCORES + MAX_PLAYERS              # first monster complete per seat
 OBS_CURRENT_SIZE = OBS_FIRST_DONE + MAX_PLAYERS        # size of the monster in progress / 88
-OBS_CURRENT_OPEN = OBS_CURRENT_SIZE + MAX_PLAYERS      # its open sides / (2 * 88 + 2)
+OBS_CURRENT_OPEN = OBS_CURRENT_SIZE + MAX_PLAYERS      # its open edges / MAX_OPEN_CELLS
 OBS_ON_MOVE = OBS_CURRENT_OPEN + MAX_PLAYERS           # one-hot seat on move
 OBS_FIRST_PLAYER = OBS_ON_MOVE + MAX_PLAYERS           # one-hot first player
 OBS_SEATED = OBS_FIRST_PLAYER + MAX_PLAYERS            # 1 for seats in the game
 OBS_PHASE = OBS_SEATED + MAX_PLAYERS                   # one-hot: start tile, place, over
 OBS_SIZE = OBS_PHASE + 3
 COORD_SCALE = 2.0 * TOTAL_TILES
-# A monster of t tiles has at most 2t + 2 open sides (each tile adds at most 2 net).
-OPEN_SCALE = 2.0 * TOTAL_TILES + 2.0
+# Reciprocals, so the observation multiplies instead of dividing per tile.
+COORD_STEP = 1.0 / COORD_SCALE
+ORDINAL_STEP = 1.0 / MAX_MONSTERS
+
+
+@njit(cache=True, inline="always")
+def relative(seat, player, n):
+    """``seat`` as seen from ``player``: 0 for the observer, then clockwise."""
+    rel = seat - player
+    return rel + n if rel < 0 else rel
 
 
 @njit(OBSERVE_SIG, cache=True)
@@ -523,75 +541,67 @@ def observe_into(state, player, out):
     """
     out[:] = 0.0
     n = state[H_NUM_PLAYERS]
-    # Group the placed tiles by monster (placement order kept within each group), so that
-    # finding a tile's neighbours scans only its own monster.
-    placed = state[NUM_PLACED]
-    monsters = state[NUM_MONSTERS]
-    starts = np.zeros(MAX_MONSTERS + 1, np.int32)
-    for i in range(placed):
-        starts[state[TILE_MONSTER + i] + 1] += 1
-    for m in range(monsters):
-        starts[m + 1] += starts[m]
-    fill = starts[:monsters].copy()
-    slots = np.empty(TOTAL_TILES, np.int32)
-    xs = np.empty(TOTAL_TILES, np.int32)
-    ys = np.empty(TOTAL_TILES, np.int32)
-    for i in range(placed):
+    last = state[LAST_PLACED]
+    for i in range(state[NUM_PLACED]):
         m = state[TILE_MONSTER + i]
-        slots[fill[m]] = i
-        xs[fill[m]] = state[TILE_X + i]
-        ys[fill[m]] = state[TILE_Y + i]
-        fill[m] += 1
-    needs = np.empty(NUM_SIDES, np.int32)
-    for m in range(monsters):
-        first, count = starts[m], starts[m + 1] - starts[m]
-        group_slots = slots[first:first + count]
-        group_xs = xs[first:first + count]
-        group_ys = ys[first:first + count]
-        for t in range(count):
-            i = group_slots[t]
-            o = OBS_TILES + i * TILE_FEATURES
-            out[o + F_PRESENT] = 1.0
-            out[o + F_OWNER + (state[MON_OWNER + m] - player) % n] = 1.0
-            out[o + F_FIRST] = 1.0 if state[MON_ORDINAL + m] == 0 else 0.0
-            out[o + F_ORDINAL] = state[MON_ORDINAL + m] / MAX_MONSTERS
-            out[o + F_DONE] = state[MON_DONE + m]
-            out[o + F_INDEX] = t / MAX_MONSTER_TILES
-            out[o + F_X] = (group_xs[t] + TOTAL_TILES) / COORD_SCALE
-            out[o + F_Y] = (group_ys[t] + TOTAL_TILES) / COORD_SCALE
-            for d in range(NUM_SIDES):
-                e = tile_edge(state, i, d)
-                if e > 0:
-                    out[o + F_EDGES + 2 * d + e - 1] = 1.0
-                    occupied, _ = probe(state, group_slots, group_xs, group_ys, count,
-                                        group_xs[t] + DX[d], group_ys[t] + DY[d], needs)
-                    out[o + F_OPEN + d] = 0.0 if occupied else 1.0
-            out[o + F_EYE] = KIND_EYE[state[TILE_KIND + i]]
-            out[o + F_LAST] = 1.0 if state[LAST_PLACED] == i else 0.0
+        o = OBS_TILES + i * TILE_FEATURES
+        out[o + F_PRESENT] = 1.0
+        out[o + F_OWNER + relative(state[MON_OWNER + m], player, n)] = 1.0
+        out[o + F_FIRST] = state[MON_ORDINAL + m] == 0
+        out[o + F_ORDINAL] = state[MON_ORDINAL + m] * ORDINAL_STEP
+        out[o + F_DONE] = state[MON_DONE + m]
+        out[o + F_X] = (state[TILE_X + i] + TOTAL_TILES) * COORD_STEP
+        out[o + F_Y] = (state[TILE_Y + i] + TOTAL_TILES) * COORD_STEP
+        kind, rotation = state[TILE_KIND + i], state[TILE_ROT + i]
+        for d in range(NUM_SIDES):  # stores without branches: edges are too random to predict
+            e = EDGES[kind, rotation, d]
+            out[o + F_EDGES + 2 * d] = e == THIN
+            out[o + F_EDGES + 2 * d + 1] = e == THICK
+        out[o + F_EYE] = KIND_EYE[state[TILE_KIND + i]]
+        out[o + F_LAST] = last == i
+    # Open edges are exactly the thin or thick edges across the sides of the open cells.
+    for j in range(state[NUM_CELLS]):
+        key = state[CELL_KEY + j]
+        m = key_monster(key)
+        x, y = key_cell(key)
+        needs = state[CELL_NEEDS + j]
+        o = OBS_CELLS + j * CELL_FEATURES
+        out[o + G_PRESENT] = 1.0
+        out[o + G_OWNER + relative(state[MON_OWNER + m], player, n)] = 1.0
+        out[o + G_FIRST] = state[MON_ORDINAL + m] == 0
+        out[o + G_X] = (x + TOTAL_TILES) * COORD_STEP
+        out[o + G_Y] = (y + TOTAL_TILES) * COORD_STEP
+        for d in range(NUM_SIDES):
+            across = need(needs, d)
+            if across != NO_TILE:
+                out[o + G_NEEDS + 3 * d + across] = 1.0
+                if across != BLANK:
+                    q = state[CELL_TILE + NUM_SIDES * j + d]
+                    out[OBS_TILES + q * TILE_FEATURES + F_OPEN + OPPOSITE[d]] = 1.0
     hand = state[HAND]
     if hand >= 0:
         out[OBS_HAND + hand] = 1.0
         for d in range(NUM_SIDES):
             e = EDGES[hand, 0, d]
-            if e > 0:
+            if e != BLANK:
                 out[OBS_HAND + NUM_KINDS + 2 * d + e - 1] = 1.0
         out[OBS_HAND + NUM_KINDS + 2 * NUM_SIDES] = KIND_EYE[hand]
     for k in range(NUM_KINDS):
         out[OBS_SUPPLY + k] = state[SUPPLY + k] / INVENTORY[k]
         out[OBS_DISCARDED + k] = state[DISCARDED + k] / INVENTORY[k]
-    out[OBS_SUPPLY_TOTAL] = supply_total(state) / TOTAL_TILES
+    out[OBS_SUPPLY_TOTAL] = state[SUPPLY_LEFT] / TOTAL_TILES
     for q in range(n):
-        rel = (q - player) % n
+        rel = relative(q, player, n)
         out[OBS_SCORES + rel] = min(state[SCORE + q] / TOTAL_TILES, 1.0)
         out[OBS_FIRST_DONE + rel] = state[MON_DONE + q]
         m = state[CURRENT_MONSTER + q]
         if m >= 0:
             out[OBS_CURRENT_SIZE + rel] = state[MON_SIZE + m] / TOTAL_TILES
-            out[OBS_CURRENT_OPEN + rel] = open_sides(state, m) / OPEN_SCALE
+            out[OBS_CURRENT_OPEN + rel] = state[MON_OPEN + m] / MAX_OPEN_CELLS
         out[OBS_SEATED + rel] = 1.0
     if state[H_CURRENT] >= 0:
-        out[OBS_ON_MOVE + (state[H_CURRENT] - player) % n] = 1.0
-    out[OBS_FIRST_PLAYER + (state[FIRST_PLAYER] - player) % n] = 1.0
+        out[OBS_ON_MOVE + relative(state[H_CURRENT], player, n)] = 1.0
+    out[OBS_FIRST_PLAYER + relative(state[FIRST_PLAYER], player, n)] = 1.0
     out[OBS_PHASE + state[PHASE]] = 1.0
 
 
