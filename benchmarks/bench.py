@@ -547,21 +547,26 @@ def write_plot(measurements: list[Measurement], path: Path) -> None:
     except ImportError:
         print("note: matplotlib is not installed, so no plot was written", file=sys.stderr)
         return
-    figure, axes = plt.subplots(figsize=(6, 4))
+    figure, axes = plt.subplots(figsize=(8.5, 4.5))
+    games = sorted({m.game for m in batched})
+    colors = {game: plt.get_cmap("tab10")(i % 10) for i, game in enumerate(games)}
+    # One colour per game; the thread count is the line style, so five games stay readable.
     for game, threads in sorted({(m.game, m.threads) for m in batched}):
         line = sorted((m for m in batched if m.game == game and m.threads == threads), key=lambda m: m.batch_size)
         label = f"{game}, {threads} thread{'s' if threads > 1 else ''}"
-        axes.plot([m.batch_size for m in line], [m.median for m in line], marker="o", label=label)
+        axes.plot([m.batch_size for m in line], [m.median for m in line], marker="o", color=colors[game],
+                  linestyle="-" if threads > 1 else ":", label=label)
     for m in measurements:
-        if m.name in (OPENSPIEL, SINGLE_STATE):
-            color = "grey" if m.kind == "anchor" else "black"
-            axes.axhline(m.median, linestyle="--", linewidth=1, color=color, label=f"{m.name} ({m.game})")
+        if m.name == OPENSPIEL:
+            axes.axhline(m.median, linestyle="--", linewidth=1, color="grey", label=f"{m.name} ({m.game})")
+            axes.axhline(10 * m.median, linestyle="--", linewidth=1, color="black",
+                         label="target: 10x OpenSpiel")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     axes.set_xlabel("batch size (games)")
     axes.set_ylabel("steps/s")
     axes.set_title("Batched engine throughput")
-    axes.legend(fontsize="small")
+    axes.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=120)
