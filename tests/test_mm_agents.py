@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import envs
-from agents import available_agents, make_agent
 from agents.match import run_match, wilson_interval
 from agents.mighty_monsters_greedy import MightyMonstersGreedy, greedy_action
 from agents.random_agent import RandomAgent
@@ -121,10 +120,3 @@ def test_greedy_beats_random_in_the_variants(options):
     assert wilson_interval(greedy.wins, greedy.games)[0] > 0.75
 
 
-def test_registry_names():
-    names = available_agents(GAME)
-    assert {"greedy", "random", "mighty_monsters-greedy-v1"} <= set(names)
-    assert isinstance(make_agent("greedy", GAME, 1), MightyMonstersGreedy)
-    assert isinstance(make_agent("mighty_monsters-greedy-v1", GAME, 1), MightyMonstersGreedy)
-    with pytest.raises(ValueError, match="needs the engine state"):
-        MightyMonstersGreedy(0).act(None, np.ones(NUM_ACTIONS, np.int8))
