@@ -30,15 +30,19 @@ bench: venv
 	$(PY) -m benchmarks.bench
 	$(PY) -m benchmarks.training_throughput
 
-# Play Marry the Monster in the terminal against two greedy agents.
+# The game of `make play` and `make match`; any id of `envs.available()`, e.g.
+# `make play GAME=monstargh-v0`.
+GAME ?= marry_the_monster-v0
+
+# Play $(GAME) in the terminal against two greedy agents.
 play: venv
 	$(PIP) -e '.'
-	$(PY) -m training play --game marry_the_monster-v0 --agents greedy greedy
+	$(PY) -m training play --game $(GAME) --agents greedy greedy
 
-# A seat-rotated series greedy vs random with win rates and 95% intervals.
+# A seat-rotated series greedy vs two random agents with win rates and 95% intervals.
 match: venv
 	$(PIP) -e '.'
-	$(PY) -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 300 --seed 0
+	$(PY) -m agents.match --game $(GAME) --agents greedy random random --games 300 --seed 0
 
 # numba's on-disk cache (cache=True) lives next to the sources; stale entries can
 # survive a signature change, so this forces a clean recompile.
