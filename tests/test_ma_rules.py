@@ -461,9 +461,11 @@ def _empty_neighbours(state):
 def test_ma18_observation_shows_own_species_and_hand_only():
     """MA-18: the observer's own species and hand are in its observation; another seat's are not."""
     state = position("G1", {0: ["B6"], 1: ["R6"]}, ["green", "blue"])
-    from envs.monstargh.rules import CARD_FEATURES, F_OWN_HAND, OBS_SPECIES
+    from envs.monstargh.rules import CARD_FEATURES, F_MINE, F_OWN_HAND, OBS_SPECIES
     obs = np.zeros(SPEC.obs_size, np.float32)
     rules.observe_into(state, 0, obs)
     assert obs[OBS_SPECIES + 6 + SPECIES.index("green")] == 1 and obs[OBS_SPECIES + 6: OBS_SPECIES + 12].sum() == 1
     assert obs[card("B6") * CARD_FEATURES + F_OWN_HAND] == 1
     assert obs[card("R6") * CARD_FEATURES + F_OWN_HAND] == 0
+    mine = [c for c in range(NUM_CARDS) if obs[c * CARD_FEATURES + F_MINE]]
+    assert mine == [c for c in range(NUM_CARDS) if CARD_SPECIES[c] == SPECIES.index("green")]

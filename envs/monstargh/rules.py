@@ -666,7 +666,8 @@ F_Y = 5             # cell y likewise
 F_LEVEL = 6         # height in its stack / (NUM_CARDS - 1)
 F_OPEN = 7          # 4 flags for a visible card: the cell on side d is empty
 F_ACTING = F_OPEN + NUM_DIRS  # the chosen monster or the protagonist
-CARD_FEATURES = F_ACTING + 1
+F_MINE = F_ACTING + 1         # of the observer's own species this scene (derived, eases learning)
+CARD_FEATURES = F_MINE + 1
 OBS_CARDS = 0
 OBS_SPECIES = OBS_CARDS + NUM_CARDS * CARD_FEATURES  # per species: in play, own token, visible / 36
 OBS_SEATS = OBS_SPECIES + 3 * NUM_SPECIES
@@ -693,10 +694,12 @@ def observe_into(state, player, out):
     n = state[H_NUM_PLAYERS]
     grid, x0, y0, width = table_grid(state)
     acting = state[CHOSEN] if state[PHASE] == PH_PLACE else state[PROTAGONIST]
+    mine = state[TOKEN + player] if state[H_TERMINAL] == 0 else -1
     for c in range(NUM_CARDS):
         o = OBS_CARDS + c * CARD_FEATURES
         where = state[WHERE + c]
         out[o + F_IN_GAME] = where != W_OUT
+        out[o + F_MINE] = CARD_SPECIES[c] == mine
         out[o + F_OWN_HAND] = where == player
         out[o + F_ACTING] = c == acting and acting >= 0
         if where == W_TABLE:
