@@ -45,6 +45,7 @@ from envs.marry_the_monster.rules import (apply_action, building_points, check_w
                                           stomp_path, towers)
 
 from .base import StateKernelAgent
+from .seat_values import against_the_field
 
 WIN_VALUE = 1000.0
 HORIZON = 3.0            # turns of income a building is worth
@@ -97,17 +98,7 @@ def position_value(state, before, p, scratch):
     values = np.zeros(MAX_PLAYERS)
     for q in range(n):
         values[q] = seat_value(state, before, q, scratch)
-    leader = -1
-    for q in range(n):
-        if q != p and (leader < 0 or values[q] > values[leader]):
-            leader = q
-    others = 0.0
-    for q in range(n):
-        if q != p and q != leader:
-            others += values[q]
-    if n > 2:
-        others /= n - 2
-    return values[p] - values[leader] - OTHERS_SHARE * others
+    return against_the_field(values, p, n, 1.0, OTHERS_SHARE)
 
 
 @njit(cache=True)

@@ -47,6 +47,7 @@ from envs.monster_factory.layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, 
 from envs.monster_factory.rules import FITTING_KINDS, apply_action, key_monster
 
 from .base import StateKernelAgent
+from .seat_values import against_the_field
 
 OWN_LOOKAHEAD = 2.0      # draws counted on to fill each open cell of one's own monster
 OPPONENT_LOOKAHEAD = 4.0  # the same for opponents' monsters
@@ -118,17 +119,7 @@ def position_value(state, p):
         m = state[CURRENT_MONSTER + q]
         if m >= 0:
             values[q] += prospect(state, m, OWN_LOOKAHEAD if q == p else OPPONENT_LOOKAHEAD)
-    leader = -1
-    for q in range(n):
-        if q != p and (leader < 0 or values[q] > values[leader]):
-            leader = q
-    others = 0.0
-    for q in range(n):
-        if q != p and q != leader:
-            others += values[q]
-    if n > 2:
-        others /= n - 2
-    return values[p] - OPPONENT_WEIGHT * values[leader] - OTHERS_SHARE * others
+    return against_the_field(values, p, n, OPPONENT_WEIGHT, OTHERS_SHARE)
 
 
 @njit(cache=True)

@@ -15,9 +15,9 @@ CORE_DIR = Path(__file__).resolve().parent
 
 
 def core_kernel_sources() -> list:
-    """The core files that games' and agents' kernels inline: the generator, the contract and
-    the shared rewards."""
-    return [CORE_DIR / "rng.py", CORE_DIR / "contract.py", CORE_DIR / "rewards.py"]
+    """The core files that games' and agents' kernels inline: the generator, the contract, the
+    shared header set-up and rewards."""
+    return [CORE_DIR / "rng.py", CORE_DIR / "contract.py", CORE_DIR / "header.py", CORE_DIR / "rewards.py"]
 
 
 def kernel_sources(folder: Path) -> list:

@@ -13,10 +13,10 @@ order at all: nobody, not even a planner cloning the state, can see future draws
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
-                             H_NUM_PLAYERS, H_REWARD_MODE, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG,
-                             C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE)
+from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+                             H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
+                             OBSERVE_SIG, RETURNS_SIG)
+from ..core.header import start_game
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
@@ -648,11 +648,7 @@ def advance(state, rng):
 @njit(INIT_STATE_SIG, cache=True)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode) (MTM-3)."""
-    state[:] = 0
-    n = config[C_NUM_PLAYERS]
-    state[H_NUM_PLAYERS] = n
-    state[H_MAX_STEPS] = config[C_MAX_STEPS]
-    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    n = start_game(state, config)
     for c in range(NUM_CELLS):
         state[OWNER + c] = -1
     state[FACHAN] = FACHAN_START

@@ -13,10 +13,10 @@ backs, the guard deck's order and the king tiles' order.
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, CONFIG_COMMON,
-                             DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_REWARD_MODE,
-                             H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
-                             OBSERVE_SIG, RETURNS_SIG)
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
+                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
+                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.header import start_game
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
@@ -490,11 +490,7 @@ def lay_down(state, p, pair):
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, setup_random,
     guard_lineup, kings_rules) (MM-2 to MM-6)."""
-    state[:] = 0
-    n = config[C_NUM_PLAYERS]
-    state[H_NUM_PLAYERS] = n
-    state[H_MAX_STEPS] = config[C_MAX_STEPS]
-    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    n = start_game(state, config)
     state[SETUP_RANDOM] = config[C_SETUP_RANDOM]
     state[LINEUP] = config[C_LINEUP]
     state[KINGS] = config[C_KINGS]

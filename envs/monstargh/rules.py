@@ -14,10 +14,10 @@ draws.
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE,
-                             CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
-                             H_NUM_PLAYERS, H_REWARD_MODE, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
+                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
+                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.header import start_game
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
@@ -571,11 +571,7 @@ def end_scene(state, rng):
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, tiebreak,
     species bits) (MA-2, MA-3)."""
-    state[:] = 0
-    n = config[C_NUM_PLAYERS]
-    state[H_NUM_PLAYERS] = n
-    state[H_MAX_STEPS] = config[C_MAX_STEPS]
-    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    n = start_game(state, config)
     state[TIEBREAK] = config[C_TIEBREAK]
     named = config[C_SPECIES]
     if named != 0:

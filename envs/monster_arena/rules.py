@@ -20,10 +20,10 @@ far more than the checks themselves.
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE,
-                             DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_REWARD_MODE,
-                             H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
+from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+                             H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG)
+from ..core.header import start_game
 from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
@@ -1025,11 +1025,7 @@ def take_prize(state, p, c, rng):
 @njit(INIT_STATE_SIG, cache=True)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode) (AR-1, AR-8)."""
-    state[:] = 0
-    n = config[C_NUM_PLAYERS]
-    state[H_NUM_PLAYERS] = n
-    state[H_MAX_STEPS] = config[C_MAX_STEPS]
-    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    n = start_game(state, config)
     for c in range(NUM_CARDS):
         state[LOC + c] = L_TORSO if KIND[c] != KIND_PART else L_DECK
         state[OWNER + c] = -1

@@ -18,11 +18,10 @@ anyone could see (MF-18).
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE,
-                             CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_MAX_STEPS,
-                             H_NUM_PLAYERS, H_REWARD_MODE, H_TERMINAL, H_STEPS,
-                             ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG,
-                             RETURNS_SIG)
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
+                             H_NUM_PLAYERS, H_TERMINAL, H_STEPS, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
+                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.header import start_game
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLACE0, START0
@@ -363,11 +362,7 @@ def begin_turn(state, p, rng):
 @njit(INIT_STATE_SIG, cache=True)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, start_tiles)."""
-    state[:] = 0
-    n = config[C_NUM_PLAYERS]
-    state[H_NUM_PLAYERS] = n
-    state[H_MAX_STEPS] = config[C_MAX_STEPS]
-    state[H_REWARD_MODE] = config[C_REWARD_MODE]
+    n = start_game(state, config)
     for k in range(NUM_KINDS):
         state[SUPPLY + k] = INVENTORY[k]
     state[SUPPLY_LEFT] = TOTAL_TILES
