@@ -17,7 +17,7 @@ $(PY):
 # (runs/<run name>/curves.png).
 demo: venv
 	$(PIP) -e '.[train]'
-	$(PY) -m training train --option num_players=2 --exp-name demo $(DEMO_ARGS)
+	$(PY) -m monster_zoo.training train --option num_players=2 --exp-name demo $(DEMO_ARGS)
 
 DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
 
@@ -27,22 +27,22 @@ test: venv
 
 bench: venv
 	$(PIP) -e '.[bench,train,dev]'
-	$(PY) -m benchmarks.bench
-	$(PY) -m benchmarks.training_throughput
+	$(PY) -m monster_zoo.benchmarks.bench
+	$(PY) -m monster_zoo.benchmarks.training_throughput
 
-# The game of `make play` and `make match`; any id of `envs.available()`, e.g.
+# The game of `make play` and `make match`; any id of `monster_zoo.available()`, e.g.
 # `make play GAME=monstargh-v0`.
 GAME ?= marry_the_monster-v0
 
 # Play $(GAME) in the terminal against two greedy agents.
 play: venv
 	$(PIP) -e '.'
-	$(PY) -m training play --game $(GAME) --agents greedy greedy
+	$(PY) -m monster_zoo.training play --game $(GAME) --agents greedy greedy
 
 # A seat-rotated series greedy vs two random agents with win rates and 95% intervals.
 match: venv
 	$(PIP) -e '.'
-	$(PY) -m agents.match --game $(GAME) --agents greedy random random --games 300 --seed 0
+	$(PY) -m monster_zoo.agents.match --game $(GAME) --agents greedy random random --games 300 --seed 0
 
 # numba's on-disk cache (cache=True) lives next to the sources; stale entries can
 # survive a signature change, so this forces a clean recompile.

@@ -1,6 +1,6 @@
 """Agents for monster-zoo games and the match runner that pits them against each other.
 
->>> from agents import make_agent
+>>> from monster_zoo.agents import make_agent
 >>> agent = make_agent("greedy", "marry_the_monster-v0", seed=0)
 
 The agents' numba kernels inline the engines' kernels and read their tables, so
@@ -9,9 +9,9 @@ only watches the file a kernel is defined in).
 """
 from pathlib import Path
 
-import envs
-from envs.core.cache import clear_stale_cache, core_kernel_sources, kernel_sources
-from seeds import SEEDS_DIR
+from monster_zoo import envs
+from monster_zoo.envs.core.cache import clear_stale_cache, core_kernel_sources, kernel_sources
+from monster_zoo.seeds import SEEDS_DIR
 
 _HERE = Path(__file__).resolve().parent
 _ENVS = Path(envs.__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""``python -m agents``: the match runner (see ``agents.match``)."""
+"""``python -m monster_zoo.agents``: the match runner (see ``monster_zoo.agents.match``)."""
 from .match import main
 
 if __name__ == "__main__":

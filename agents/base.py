@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from envs.core.rng import make_rng
+from monster_zoo.envs.core.rng import make_rng
 
 
 class Agent:
@@ -34,7 +34,7 @@ class Agent:
 
     name = "agent"
     needs_state = False
-    # A numba policy with ``envs.core.contract.POLICY_SIG`` (state, mask, rng) ->
+    # A numba policy with ``monster_zoo.envs.core.contract.POLICY_SIG`` (state, mask, rng) ->
     # action, when the agent has one: the training vec env then plays this agent
     # inside numba, with ``self.rng`` as its generator, instead of calling ``act``.
     policy_kernel = None

@@ -12,8 +12,8 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-import envs
-from envs.core.contract import H_CURRENT
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT
 
 from .base import Agent
 

@@ -9,7 +9,7 @@ greedily the same way. ``end`` is worth the current position: simulating it
 would draw hidden cards. Ties are broken with the agent's seeded generator.
 
 The position value reads public fields only (the board, the fachan, scores and
-the win flags), as the state contract of :mod:`agents.base` demands. Per seat:
+the win flags), as the state contract of :mod:`monster_zoo.agents.base` demands. Per seat:
 
 * its score, plus ``HORIZON`` turns of income from its buildings, where a
   building a stomp of its own height could reach from the fachan (no taller
@@ -34,14 +34,14 @@ win check are the engine's kernels (``apply_action``, ``stomp_path``,
 import numpy as np
 from numba import njit
 
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
-from envs.core.rng import rng_pick_set
-from envs.marry_the_monster.actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from envs.marry_the_monster.components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES,
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
+from monster_zoo.envs.core.rng import rng_pick_set
+from monster_zoo.envs.marry_the_monster.actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
+from monster_zoo.envs.marry_the_monster.components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES,
                                                NUM_CELLS, PLAY_COST, VALUE, WIN_POINTS, WIN_TOWERS)
-from envs.marry_the_monster.layout import (FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP,
+from monster_zoo.envs.marry_the_monster.layout import (FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP,
                                            PHASE, SCORE, WINNER)
-from envs.marry_the_monster.rules import (apply_action, building_points, check_win, legal_mask,
+from monster_zoo.envs.marry_the_monster.rules import (apply_action, building_points, check_win, legal_mask,
                                           stomp_path, towers)
 
 from .base import StateKernelAgent

@@ -1,6 +1,6 @@
 """Play agents against each other through the real AEC env and report win rates.
 
-    python -m agents.match --game marry_the_monster-v0 --agents greedy random random --games 60 --seed 0
+    python -m monster_zoo.agents.match --game marry_the_monster-v0 --agents greedy random random --games 60 --seed 0
 
 One agent per seat; the number of agents sets ``num_players``. Seats rotate so
 that every agent plays every seat equally often, and seeds are paired across
@@ -10,7 +10,7 @@ luck of the deal cancels out. A game counts as a win for an agent whose final
 return is strictly the best at the table (with the default ``reward="win"``:
 the winner's +1), as a draw for every seat sharing the best return (a truncated
 game gives everyone 0) and as a loss otherwise. The table gives each win rate
-with its 95% Wilson interval. ``training.tournament`` builds on the same games.
+with its 95% Wilson interval. ``monster_zoo.training.tournament`` builds on the same games.
 """
 import argparse
 import json
@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Sequence
 
-import envs
+from monster_zoo import envs
 
 from .registry import make_agent
 
@@ -249,9 +249,9 @@ def parse_option(text: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m agents.match``."""
+    """The command line of ``python -m monster_zoo.agents.match``."""
     parser = argparse.ArgumentParser(
-        prog="python -m agents.match", description=__doc__.split("\n\n")[0],
+        prog="python -m monster_zoo.agents.match", description=__doc__.split("\n\n")[0],
         epilog="Games are rounded up to a multiple of the number of agents so seats stay balanced.")
     parser.add_argument("--game", default="marry_the_monster-v0",
                         help=f"game id (default %(default)s; available: {', '.join(envs.available())})")
@@ -261,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=int, default=60, help="games to play (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of deals and agents (default %(default)s)")
     parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
-                        help="game option passed to envs.make, repeatable (e.g. --option max_steps=2000)")
+                        help="game option passed to monster_zoo.make, repeatable (e.g. --option max_steps=2000)")
     parser.add_argument("--json", metavar="PATH", help="also write the results and every game's record here")
     parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     return parser

@@ -1,9 +1,9 @@
 """Monte-Carlo tree search over engine states for any registered game (``"mcts"``).
 
 Information-set UCT with max^n backups and random rollouts (see
-``agents.mcts_tree`` for the search and ``agents.mcts_evaluator`` for the rollouts).
+``monster_zoo.agents.mcts_tree`` for the search and ``monster_zoo.agents.mcts_evaluator`` for the rollouts).
 The agent reads the live engine state under the state contract of
-:mod:`agents.base`: it copies the state and, because every simulation redeals what
+:mod:`monster_zoo.agents.base`: it copies the state and, because every simulation redeals what
 the seat on move cannot see with the game's ``determinize``, its choices do not
 depend on other players' hands or the deck's composition.
 
@@ -14,9 +14,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
-import envs
-from envs.core.contract import H_NUM_PLAYERS
-from envs.core.rng import rng_below
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_NUM_PLAYERS
+from monster_zoo.envs.core.rng import rng_below
 
 from .base import Agent
 from .mcts_evaluator import uniform_policy
@@ -42,7 +42,7 @@ class MCTSAgent(Agent):
 
     ``determinize=False`` searches the state as given (perfect information; for tests
     or games that hide nothing). ``rollout_policy`` is a numba function with
-    ``envs.core.contract.POLICY_SIG`` playing every seat in rollouts (default: uniform).
+    ``monster_zoo.envs.core.contract.POLICY_SIG`` playing every seat in rollouts (default: uniform).
     After each move ``tree`` holds the last search (``tree.root_visits()``).
     """
 

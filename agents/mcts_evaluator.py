@@ -1,15 +1,15 @@
 """Leaf evaluation for the tree search: play the game out and read its returns.
 
-Kept apart from the tree (``agents.mcts_tree``) in OpenSpiel's manner, so a better
+Kept apart from the tree (``monster_zoo.agents.mcts_tree``) in OpenSpiel's manner, so a better
 evaluator replaces this one without touching the search. The evaluator only calls
 the game's kernels and a rollout policy, all as first-class numba functions, so it
 knows no game.
 """
 from numba import njit, types
 
-from envs.core.contract import (APPLY_ACTION_T, FLOATS, H_MAX_STEPS, H_STEPS, H_TERMINAL,
+from monster_zoo.envs.core.contract import (APPLY_ACTION_T, FLOATS, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                                 LEGAL_MASK_T, MASK, POLICY_SIG, POLICY_T, RETURNS_T, RNG, STATE)
-from envs.core.rng import rng_pick_set
+from monster_zoo.envs.core.rng import rng_pick_set
 
 
 @njit(POLICY_SIG, cache=True)

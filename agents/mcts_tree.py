@@ -21,10 +21,10 @@ search, cached on disk, serves every game.
 import numpy as np
 from numba import njit, types
 
-from envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_SIG, DETERMINIZE_T, H_CURRENT,
+from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_SIG, DETERMINIZE_T, H_CURRENT,
                                 H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                                 POLICY_T, RETURNS_T, RNG, STATE)
-from envs.core.rng import rng_below, rng_next
+from monster_zoo.envs.core.rng import rng_below, rng_next
 
 from .mcts_evaluator import rollout_returns
 

@@ -12,18 +12,18 @@ greedily by the value right after each steal. Ties are broken with the agent's s
 generator.
 
 The agent reads the table, its own hand and its own species token only, as the state
-contract of :mod:`agents.base` demands; rules are never re-implemented here.
+contract of :mod:`monster_zoo.agents.base` demands; rules are never re-implemented here.
 """
 
 import numpy as np
 from numba import njit
 
-from envs.core.contract import H_CURRENT, POLICY_SIG
-from envs.core.rng import rng_below
-from envs.monstargh.actions import NUM_ACTIONS
-from envs.monstargh.components import NUM_SPECIES
-from envs.monstargh.layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
-from envs.monstargh.rules import legal_mask, play_step, visible_counts
+from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
+from monster_zoo.envs.core.rng import rng_below
+from monster_zoo.envs.monstargh.actions import NUM_ACTIONS
+from monster_zoo.envs.monstargh.components import NUM_SPECIES
+from monster_zoo.envs.monstargh.layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
+from monster_zoo.envs.monstargh.rules import legal_mask, play_step, visible_counts
 
 from .base import StateKernelAgent
 

@@ -28,7 +28,7 @@ Only public information is read (MF-18: everything but the supply order, which
 the state does not hold). Rules are never re-implemented: placement, completion,
 scoring and the matching test are the engine's kernels.
 
-``python -m agents.monster_factory_greedy --stats`` prints, per player count,
+``python -m monster_zoo.agents.monster_factory_greedy --stats`` prints, per player count,
 how often first monsters are completed and their mean size in random and in
 greedy games (see :func:`first_monster_stats`).
 """
@@ -38,13 +38,13 @@ import sys
 import numpy as np
 from numba import njit
 
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
-from envs.core.rng import rng_pick_set
-from envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
-from envs.monster_factory.components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
-from envs.monster_factory.layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
+from monster_zoo.envs.core.rng import rng_pick_set
+from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
+from monster_zoo.envs.monster_factory.components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
+from monster_zoo.envs.monster_factory.layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
                                          MON_SIZE, NUM_CELLS, SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
-from envs.monster_factory.rules import FITTING_KINDS, apply_action, key_monster
+from monster_zoo.envs.monster_factory.rules import FITTING_KINDS, apply_action, key_monster
 
 from .base import StateKernelAgent
 from .seat_values import against_the_field
@@ -177,16 +177,16 @@ def first_monster_stats(policy: str, num_players: int, games: int, seed: int = 0
     Returns the share of first monsters completed, the mean size of the completed
     ones, the mean size of all first monsters at the end, and the mean game length.
     """
-    import envs
-    from envs.core.contract import H_STEPS
-    from envs.core.rng import make_rng
+    from monster_zoo import envs
+    from monster_zoo.envs.core.contract import H_STEPS
+    from monster_zoo.envs.core.rng import make_rng
 
     spec = envs.spec("monster_factory-v0")
     config = envs.config("monster_factory-v0", {"num_players": num_players})
     state = np.zeros(spec.state_size, np.int32)
     mask = np.zeros(spec.num_actions, np.int8)
     done_sizes, all_sizes, lengths = [], [], []
-    from envs.monster_factory.layout import MON_DONE
+    from monster_zoo.envs.monster_factory.layout import MON_DONE
 
     for g in range(games):
         rng, policy_rng = make_rng(seed + g), make_rng(10**9 + seed + g)

@@ -11,9 +11,9 @@ from typing import Optional
 import numpy as np
 import torch
 
-import envs
-from envs.core.rng import rng_next
-from envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights
+from monster_zoo import envs
+from monster_zoo.envs.core.rng import rng_next
+from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights
 
 from .base import Agent
 

@@ -3,8 +3,8 @@ from typing import Optional
 
 import numpy as np
 
-from envs.core.rng import rng_pick_set
-from envs.core.opponents import random_policy
+from monster_zoo.envs.core.rng import rng_pick_set
+from monster_zoo.envs.core.opponents import random_policy
 
 from .base import Agent
 

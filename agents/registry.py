@@ -12,31 +12,31 @@ import importlib
 import inspect
 from typing import Dict, List, Tuple
 
-import envs
+from monster_zoo import envs
 
 from .base import Agent
 
 # kind -> (version, module, class) for agents that play any game
 _GENERIC: Dict[str, Tuple[int, str, str]] = {
-    "random": (1, "agents.random_agent", "RandomAgent"),
-    "mcts": (1, "agents.mcts", "MCTSAgent"),
+    "random": (1, "monster_zoo.agents.random_agent", "RandomAgent"),
+    "mcts": (1, "monster_zoo.agents.mcts", "MCTSAgent"),
 }
 # game name -> kind -> (version, module, class) for agents written for one game
 _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
     "marry_the_monster": {
-        "greedy": (1, "agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
+        "greedy": (1, "monster_zoo.agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
     },
     "mighty_monsters": {
-        "greedy": (1, "agents.mighty_monsters_greedy", "MightyMonstersGreedy"),
+        "greedy": (1, "monster_zoo.agents.mighty_monsters_greedy", "MightyMonstersGreedy"),
     },
     "monster_arena": {
-        "greedy": (1, "agents.monster_arena_greedy", "MonsterArenaGreedy"),
+        "greedy": (1, "monster_zoo.agents.monster_arena_greedy", "MonsterArenaGreedy"),
     },
     "monster_factory": {
-        "greedy": (1, "agents.monster_factory_greedy", "MonsterFactoryGreedy"),
+        "greedy": (1, "monster_zoo.agents.monster_factory_greedy", "MonsterFactoryGreedy"),
     },
     "monstargh": {
-        "greedy": (1, "agents.monstargh_greedy", "MonstarghGreedy"),
+        "greedy": (1, "monster_zoo.agents.monstargh_greedy", "MonstarghGreedy"),
     },
 }
 PPO_PREFIX = "ppo:"

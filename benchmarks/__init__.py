@@ -1,4 +1,4 @@
 """Throughput benchmarks: our engines and AEC envs against PettingZoo and OpenSpiel anchors.
 
-Run ``python -m benchmarks.bench --help``; see ``benchmarks/README.md``.
+Run ``python -m monster_zoo.benchmarks.bench --help``; see ``benchmarks/README.md``.
 """

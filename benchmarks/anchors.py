@@ -104,7 +104,7 @@ def openspiel_available() -> bool:
 
 
 def main() -> None:
-    """Print one-second throughputs of the anchors: ``python -m benchmarks.anchors``."""
+    """Print one-second throughputs of the anchors: ``python -m monster_zoo.benchmarks.anchors``."""
     runners = {
         "pettingzoo connect_four_v3 env()": pettingzoo_connect_four(wrapped=True),
         "pettingzoo connect_four_v3 raw_env()": pettingzoo_connect_four(wrapped=False),

@@ -1,7 +1,7 @@
 """Time our engines and AEC envs against PettingZoo and OpenSpiel, on one machine, in one run.
 
-    python -m benchmarks.bench                     # everything, ~2 minutes per game
-    python -m benchmarks.bench --quick --games none  # anchors only, a few seconds
+    python -m monster_zoo.benchmarks.bench                     # everything, ~2 minutes per game
+    python -m monster_zoo.benchmarks.bench --quick --games none  # anchors only, a few seconds
 
 Every throughput is random legal play with auto-reset, counted in actions applied per
 second. Each measurement is warmed up (numba compile included) before it is timed, then
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from benchmarks import anchors
+from monster_zoo.benchmarks import anchors
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "results.jsonl"
@@ -54,9 +54,9 @@ OUR_RAW_ENV = "aec raw_env()"
 WARM_START_SCRIPT = """\
 import time
 start = time.perf_counter()
-import envs
+import monster_zoo
 import numpy as np
-env = envs.make({game_id!r})
+env = monster_zoo.make({game_id!r})
 env.reset(seed=0)
 mask = env.last()[0]["action_mask"]
 env.step(int(np.flatnonzero(mask)[0]))
@@ -67,7 +67,7 @@ print(time.perf_counter() - start)
 # folder: what a fresh install pays to compile every kernel of the game.
 COLD_START_SCRIPT = WARM_START_SCRIPT.replace(
     "print(time.perf_counter() - start)",
-    "engine = envs.make_batch({game_id!r}, num_envs=2, seed=0)\n"
+    "engine = monster_zoo.make_batch({game_id!r}, num_envs=2, seed=0)\n"
     "engine.reset()\n"
     "engine.step(engine.random_actions())\n"
     "engine.step_random(1)\n"
@@ -179,7 +179,7 @@ def _int_list(text: str) -> list[int]:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line, filling defaults from the full or the ``--quick`` settings."""
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.bench",
+        prog="python -m monster_zoo.benchmarks.bench",
         description="Throughput of our engines and AEC envs against PettingZoo and OpenSpiel anchors.",
     )
     parser.add_argument(
@@ -216,14 +216,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def _our_games(requested: str | None) -> tuple[list[str], Timing | None]:
-    """Resolve ``--games`` to game ids, timing ``import envs`` when it is needed."""
+    """Resolve ``--games`` to game ids, timing ``import monster_zoo`` when it is needed."""
     if requested == "none":
         return [], None
     start = time.perf_counter()
-    import envs
+    from monster_zoo import envs
 
     registered = envs.available()
-    import_timing = Timing("import envs", None, [time.perf_counter() - start])
+    import_timing = Timing("import monster_zoo", None, [time.perf_counter() - start])
     if requested is None:
         return registered, import_timing
     games = [game.strip() for game in requested.split(",") if game.strip()]
@@ -349,7 +349,7 @@ def anchor_measurements(seconds: float) -> list[Measurement]:
 
 
 def warm_start_timing(game_id: str, repeats: int) -> Timing:
-    """Seconds a fresh interpreter takes to import envs, make, reset and step ``game_id``.
+    """Seconds a fresh interpreter takes to import monster_zoo, make, reset and step ``game_id``.
 
     A first, untimed run makes sure numba's cache is on disk; ``repeats`` timed runs follow.
     """
@@ -384,9 +384,9 @@ def game_measurements(
     The first AEC ``make`` + reset + step is timed before anything else of the game runs,
     so that it carries the compile (or the cache load) as a user meets it.
     """
-    import envs
+    from monster_zoo import envs
     import numpy as np
-    from envs.registry import single_state_random_steps
+    from monster_zoo.envs.registry import single_state_random_steps
 
     timings = []
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 """Self-play training throughput against the PettingZoo SB3 Connect Four tutorial setup.
 
-    python -m benchmarks.training_throughput            # ~2 minutes on two cores
-    python -m benchmarks.training_throughput --quick    # a smoke test; numbers mean little
+    python -m monster_zoo.benchmarks.training_throughput            # ~2 minutes on two cores
+    python -m monster_zoo.benchmarks.training_throughput --quick    # a smoke test; numbers mean little
 
 Both sides train MaskablePPO on CPU in this process's machine, one after the other,
 and report learner timesteps per second of ``model.learn`` (model construction and
@@ -11,10 +11,10 @@ evaluation excluded):
   ``connect_four_v3`` AEC env behind a gymnasium-style wrapper in which the same
   policy plays both seats, ``ActionMasker``, MaskablePPO with its default
   hyperparameters. The wrapper is re-stated here (the tutorial pins gymnasium 0.29).
-* **ours, pure self-play**: ``training.selfplay_ppo --opponents snapshots:1``, the
+* **ours, pure self-play**: ``monster_zoo.training.selfplay_ppo --opponents snapshots:1``, the
   same kind of training as the tutorial's (the learner against itself), on 128 games
   stepped by the batched kernels, run as a subprocess;
-* **ours, default mix**: ``training.selfplay_ppo`` with its defaults, whose opponents
+* **ours, default mix**: ``monster_zoo.training.selfplay_ppo`` with its defaults, whose opponents
   are also the random and greedy baselines (greedy's one-ply search on every move
   is the costliest opponent).
 
@@ -84,7 +84,7 @@ SETUPS = {"pure self-play": ["--opponents", "snapshots:1"], "default mix": []}
 def our_timesteps_per_second(timesteps: int, seed: int, extra: list[str]) -> float:
     """Run the self-play trainer with its defaults; return its measured timesteps per second."""
     with tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-m", "training.selfplay_ppo", "--total-timesteps", str(timesteps),
+        cmd = [sys.executable, "-m", "monster_zoo.training.selfplay_ppo", "--total-timesteps", str(timesteps),
                "--seed", str(seed), "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "0",
                "--no-progress", "--no-plot", "--out-dir", out, *extra]
         subprocess.run(cmd, cwd=REPO_ROOT, check=True, capture_output=True, text=True)
@@ -94,7 +94,7 @@ def our_timesteps_per_second(timesteps: int, seed: int, extra: list[str]) -> flo
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.training_throughput",
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.training_throughput",
                                      description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--tutorial-timesteps", type=int, default=20_480,

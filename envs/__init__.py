@@ -1,7 +1,7 @@
 """monster-zoo environments: PettingZoo AEC games over numba kernels.
 
->>> import envs
->>> env = envs.make("marry_the_monster-v0", num_players=3)
+>>> import monster_zoo
+>>> env = monster_zoo.make("marry_the_monster-v0", num_players=3)
 """
 from .registry import (available, config, make, make_batch, make_learner_env, make_vec_env, register,
                        spec)

@@ -1,11 +1,11 @@
 """
 # Marry the Monster
 
-| Import             | `from envs import marry_the_monster_v0`            |
+| Import             | `from monster_zoo.envs import marry_the_monster_v0`            |
 |--------------------|----------------------------------------------------|
 | Actions            | Discrete                                           |
 | Parallel API       | No                                                 |
-| Manual control     | Yes: `monster-zoo play --game marry_the_monster-v0` (or `python -m training play`) |
+| Manual control     | Yes: `monster-zoo play --game marry_the_monster-v0` (or `python -m monster_zoo.training play`) |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2']`     |
 | Agents             | 3 (2-5 with `num_players`)                         |
 | Action shape       | (1,)                                               |

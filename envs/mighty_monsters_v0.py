@@ -1,11 +1,11 @@
 """
 # Mighty Monsters
 
-| Import             | `from envs import mighty_monsters_v0`                                  |
+| Import             | `from monster_zoo.envs import mighty_monsters_v0`                                  |
 |--------------------|------------------------------------------------------------------------|
 | Actions            | Discrete                                                               |
 | Parallel API       | No                                                                     |
-| Manual control     | Yes: `monster-zoo play --game mighty_monsters-v0` (or `python -m training play`) |
+| Manual control     | Yes: `monster-zoo play --game mighty_monsters-v0` (or `python -m monster_zoo.training play`) |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`             |
 | Agents             | 4 (3-6 with `num_players`)                                             |
 | Action shape       | (1,)                                                                   |

@@ -1,11 +1,11 @@
 """
 # Monster Arena
 
-| Import             | `from envs import monster_arena_v0`                |
+| Import             | `from monster_zoo.envs import monster_arena_v0`                |
 |--------------------|----------------------------------------------------|
 | Actions            | Discrete                                           |
 | Parallel API       | No                                                 |
-| Manual control     | Yes: `monster-zoo play --game monster_arena-v0` (or `python -m training play`) |
+| Manual control     | Yes: `monster-zoo play --game monster_arena-v0` (or `python -m monster_zoo.training play`) |
 | Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` |
 | Agents             | 4 (2-6 with `num_players`)                         |
 | Action shape       | (1,)                                               |

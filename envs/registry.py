@@ -26,7 +26,7 @@ def _module(game_id: str):
 
 
 def spec(game_id: str):
-    """The :class:`~envs.core.contract.GameSpec` of ``game_id``."""
+    """The :class:`~monster_zoo.envs.core.contract.GameSpec` of ``game_id``."""
     return _module(game_id).SPEC
 
 
@@ -45,7 +45,7 @@ def config(game_id: str, options: dict) -> np.ndarray:
 
 
 def make_batch(game_id: str, num_envs: int, seed: int = 0, **options):
-    """A :class:`~envs.core.batch.BatchEngine` of ``num_envs`` games (slot i seeded ``seed + i``)."""
+    """A :class:`~monster_zoo.envs.core.batch.BatchEngine` of ``num_envs`` games (slot i seeded ``seed + i``)."""
     from .core.batch import BatchEngine
 
     return BatchEngine(spec(game_id), _engine_options(game_id, options), num_envs, seed)
@@ -60,11 +60,11 @@ def _engine_options(game_id: str, options: dict) -> np.ndarray:
 
 
 def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed: int = 0, **options):
-    """An SB3 :class:`~envs.core.sb3_vec_env.SelfPlayVecEnv` for ``sb3_contrib.MaskablePPO``.
+    """An SB3 :class:`~monster_zoo.envs.core.sb3_vec_env.SelfPlayVecEnv` for ``sb3_contrib.MaskablePPO``.
 
     Each of the ``num_envs`` games gives the learner a random seat; the other
     seats are played by an opponent drawn from ``opponents`` (objects with
-    ``act_batch``, e.g. ``agents.make_agent(...)``; random play when ``None``)
+    ``act_batch``, e.g. ``monster_zoo.agents.make_agent(...)``; random play when ``None``)
     with ``weights``. Needs the ``train`` extra.
     """
     from .core.sb3_vec_env import SelfPlayVecEnv
@@ -74,7 +74,7 @@ def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed
 
 
 def make_learner_env(game_id: str, opponents=None, weights=None, render_mode=None, **options):
-    """A gymnasium single-agent :class:`~envs.core.gym_env.LearnerEnv`: one learner seat, the
+    """A gymnasium single-agent :class:`~monster_zoo.envs.core.gym_env.LearnerEnv`: one learner seat, the
     other seats played by ``opponents`` (random play when ``None``)."""
     from .core.gym_env import LearnerEnv
 
@@ -88,8 +88,8 @@ def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **opt
     return random_playout(spec(game_id), config(game_id, options), num_steps, seed)[2]
 
 
-register("marry_the_monster-v0", "envs.marry_the_monster_v0")
-register("monstargh-v0", "envs.monstargh_v0")
-register("mighty_monsters-v0", "envs.mighty_monsters_v0")
-register("monster_factory-v0", "envs.monster_factory_v0")
-register("monster_arena-v0", "envs.monster_arena_v0")
+register("marry_the_monster-v0", "monster_zoo.envs.marry_the_monster_v0")
+register("monstargh-v0", "monster_zoo.envs.monstargh_v0")
+register("mighty_monsters-v0", "monster_zoo.envs.mighty_monsters_v0")
+register("monster_factory-v0", "monster_zoo.envs.monster_factory_v0")
+register("monster_arena-v0", "monster_zoo.envs.monster_arena_v0")

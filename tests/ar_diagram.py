@@ -17,12 +17,12 @@ from typing import Dict, Iterable, Optional
 
 import numpy as np
 
-from envs.core.contract import H_CURRENT, REWARD_SCORE, REWARD_WIN
-from envs.core.rng import make_rng
-from envs.monster_arena import rules
-from envs.monster_arena.actions import NUM_ACTIONS, action_to_str, str_to_action
-from envs.monster_arena.components import CARD_LABEL, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS, card
-from envs.monster_arena.layout import (ALIVE, CHILD, DEALER, ENERGY, FIRST_PLAYER, KNOWN, L_BOX, L_DISCARD,
+from monster_zoo.envs.core.contract import H_CURRENT, REWARD_SCORE, REWARD_WIN
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str, str_to_action
+from monster_zoo.envs.monster_arena.components import CARD_LABEL, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS, card
+from monster_zoo.envs.monster_arena.layout import (ALIVE, CHILD, DEALER, ENERGY, FIRST_PLAYER, KNOWN, L_BOX, L_DISCARD,
                                        L_INV, L_ROW, L_TABLE, LOC, OWNER, PARENT, PH_DEAL, PH_MAIN, PHASE,
                                        PSLOT, ROUND, STATE_SIZE, TOKENS, TURN_SEAT)
 
@@ -112,7 +112,7 @@ def arena_state(monsters: Dict[int, str], *, num_players: Optional[int] = None, 
             state[OWNER + c] = seat
             state[KNOWN + c] = 1
     for order, label in enumerate(graveyard):
-        from envs.monster_arena.layout import GRAVE_ORDER, GRAVE_TOP, L_GRAVE
+        from monster_zoo.envs.monster_arena.layout import GRAVE_ORDER, GRAVE_TOP, L_GRAVE
 
         c = card(label)
         state[LOC + c] = L_GRAVE

@@ -10,9 +10,9 @@ from typing import Callable, Dict, List
 import numpy as np
 import pytest
 
-import envs
-from envs.core.batch import random_playout
-from envs.core.rng import make_rng
+from monster_zoo import envs
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.rng import make_rng
 
 # Options exercised elsewhere on purpose (render modes, illegal-action handling) or
 # needing a value rather than a choice; they are left at their defaults in option sets.

@@ -14,16 +14,16 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-import envs
-from envs.core.contract import H_CURRENT
-from envs.core.rng import make_rng
-from envs.monstargh import rules
-from envs.monstargh.actions import NUM_ACTIONS, str_to_action
-from envs.monstargh.components import NUM_CARDS, NUM_VALUES, SPECIES
-from envs.monstargh.layout import (ACTIVE, CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monstargh import rules
+from monster_zoo.envs.monstargh.actions import NUM_ACTIONS, str_to_action
+from monster_zoo.envs.monstargh.components import NUM_CARDS, NUM_VALUES, SPECIES
+from monster_zoo.envs.monstargh.layout import (ACTIVE, CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X,
                                    CELL_Y, FOCUS, PHASE, PH_CHOOSE, TOKEN, W_DECK, W_OUT, W_TABLE,
                                    WHERE)
-from envs.monstargh.render import card_label
+from monster_zoo.envs.monstargh.render import card_label
 
 GAME = "monstargh-v0"
 SPEC = envs.spec(GAME)

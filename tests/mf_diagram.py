@@ -22,13 +22,13 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
-from envs.core.contract import H_CURRENT, H_STEPS, REWARD_SCORE, REWARD_WIN
-from envs.core.rng import make_rng
-from envs.monster_factory import rules
-from envs.monster_factory.actions import NUM_ACTIONS, PLACE0, action_to_str, decode_place, place_action
-from envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES, NUM_KINDS,
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, REWARD_SCORE, REWARD_WIN
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monster_factory import rules
+from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, action_to_str, decode_place, place_action
+from monster_zoo.envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES, NUM_KINDS,
                                              NUM_ROTATIONS, SIDE_NAMES, kind)
-from envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
+from monster_zoo.envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
                                          MON_DONE, MON_OPEN, MON_ORDINAL, MON_OWNER, NUM_CELLS,
                                          NUM_MONSTERS, NUM_PLACED, PH_PLACE, PH_START, PHASE, SCORE,
                                          STATE_SIZE, SUPPLY, SUPPLY_LEFT, TILE_MONSTER, TILE_X, TILE_Y)

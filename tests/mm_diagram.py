@@ -20,14 +20,14 @@ from typing import Dict, Optional, Sequence, Set
 
 import numpy as np
 
-from envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL, REWARD_SCORE, REWARD_WIN
-from envs.core.rng import make_rng
-from envs.mighty_monsters import rules
-from envs.mighty_monsters.actions import NUM_ACTIONS, action_to_str, str_to_action
-from envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES,
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL, REWARD_SCORE, REWARD_WIN
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.mighty_monsters import rules
+from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, action_to_str, str_to_action
+from monster_zoo.envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES,
                                              MAX_PLAYERS, NUM_CARDS, NUM_GUARDS, NUM_SPACES, SIDES,
                                              STARTING_GOLD, STRENGTH)
-from envs.mighty_monsters.layout import (CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK, GOLD,
+from monster_zoo.envs.mighty_monsters.layout import (CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK, GOLD,
                                          GUARD_STATUS, KING, KING_ORDER, KINGS, KINGS_FLIPPED, KNOWN,
                                          LOC_CASTLE, LOC_DOWN, LOC_HAND, PH_PLACE, PHASE,
                                          REVEALED, ROUND, SETUP_DONE, SPACE, START_PLAYER, STATE_SIZE)

@@ -18,18 +18,18 @@ from typing import Iterable, Optional, Sequence, Set
 
 import numpy as np
 
-from envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL, REWARD_SCORE, REWARD_WIN
-from envs.core.rng import make_rng
-from envs.marry_the_monster import rules
-from envs.marry_the_monster.actions import NUM_ACTIONS, action_to_str, str_to_action
-from envs.marry_the_monster.components import (CELL_NAMES, COORDS, DECK_COUNTS, MAX_PLAYERS,
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL, REWARD_SCORE, REWARD_WIN
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.marry_the_monster import rules
+from monster_zoo.envs.marry_the_monster.actions import NUM_ACTIONS, action_to_str, str_to_action
+from monster_zoo.envs.marry_the_monster.components import (CELL_NAMES, COORDS, DECK_COUNTS, MAX_PLAYERS,
                                                NUM_CARD_TYPES, NUM_CELLS, PIECES, RADIUS, VALUE)
-from envs.marry_the_monster.layout import (BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED,
+from monster_zoo.envs.marry_the_monster.layout import (BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED,
                                            DISCARD, FACHAN, FIRST_PLAYER, FREE_HOUSES, FREE_TOWERS,
                                            HAND, HEIGHT, MOVED, OPP_TARGET_USED, OWNER, PENDING,
                                            PHASE, PHASE_NAMES, POOL, SCORE, STATE_SIZE, STOMP_N,
                                            STOMPS, TURN, WINNER)
-from envs.marry_the_monster.render import cell_label
+from monster_zoo.envs.marry_the_monster.render import cell_label
 
 HEIGHT_OF = {"h": 1, "m": 2, "t": 3}
 PHASES = {"free": 0, "main": 1, "build": 2, "fortify": 3, "stomp": 4}

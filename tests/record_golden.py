@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # lets the script run from any directory without installing
     sys.path.insert(0, str(ROOT))
 
-import envs  # noqa: E402
+from monster_zoo import envs  # noqa: E402
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 SEED = 2024

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from agents import available_agents, make_agent
-from agents.marry_the_monster_greedy import MarryTheMonsterGreedy
-from agents.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
+from monster_zoo import envs
+from monster_zoo.agents import available_agents, make_agent
+from monster_zoo.agents.marry_the_monster_greedy import MarryTheMonsterGreedy
+from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
                           seat_outcome, seated_options, wilson_interval)
-from agents.random_agent import RandomAgent
+from monster_zoo.agents.random_agent import RandomAgent
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,7 +208,7 @@ def test_iter_games_yields_the_records_run_match_keeps():
 def test_match_cli_smoke(tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "agents.match", "--game", GAME, "--agents", "greedy", "random", "random",
+        [sys.executable, "-m", "monster_zoo.agents.match", "--game", GAME, "--agents", "greedy", "random", "random",
          "--games", "3", "--seed", "0", "--option", "max_steps=3000", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -225,6 +225,6 @@ def test_match_cli_smoke(tmp_path):
 
 
 def test_agents_package_runs_as_a_module():
-    proc = subprocess.run([sys.executable, "-m", "agents", "--help"], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "monster_zoo.agents", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "--agents" in proc.stdout and "--option" in proc.stdout

@@ -3,12 +3,12 @@ and its strength with more players (the checks shared by every game are in test_
 import numpy as np
 import pytest
 
-from agents.match import run_match, wilson_interval
-from agents.monster_arena_greedy import greedy_action
-from envs.core.rng import make_rng
-from envs.monster_arena import rules
-from envs.monster_arena.actions import NUM_ACTIONS, action_to_str
-from envs.monster_arena.layout import PH_ATTACK, PHASE
+from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.agents.monster_arena_greedy import greedy_action
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str
+from monster_zoo.envs.monster_arena.layout import PH_ATTACK, PHASE
 from tests.ar_diagram import act, arena_state
 
 GAME = "monster_arena-v0"

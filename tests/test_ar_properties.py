@@ -12,14 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.core.batch import random_playout
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from envs.core.rng import make_rng, rng_pick_counted
-from envs.monster_arena import rules
-from envs.monster_arena.actions import ATTACKER0, NUM_ACTIONS, SLOT0, TAKE0, TARGET0
-from envs.monster_arena.components import COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS
-from envs.monster_arena.layout import (ALIVE, CHILD, ENERGY, KNOWN, L_BOX, L_DECK, L_GRAVE, L_INV, L_TABLE,
+from monster_zoo import envs
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena.actions import ATTACKER0, NUM_ACTIONS, SLOT0, TAKE0, TARGET0
+from monster_zoo.envs.monster_arena.components import COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS
+from monster_zoo.envs.monster_arena.layout import (ALIVE, CHILD, ENERGY, KNOWN, L_BOX, L_DECK, L_GRAVE, L_INV, L_TABLE,
                                        L_TORSO, LOC, OWNER, PARENT, PH_BUILD, PH_MAIN, PH_PLACE, PH_TORSO, PHASE,
                                        PSLOT, ROUND, TOKENS, TURN_SEAT, USED)
 from tests.ar_diagram import arena_state

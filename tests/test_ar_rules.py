@@ -5,13 +5,13 @@ import json
 import numpy as np
 import pytest
 
-import envs
-from envs.core.contract import H_CURRENT, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.monster_arena import rules
-from envs.monster_arena.actions import NUM_ACTIONS
-from envs.monster_arena.components import NUM_CARDS, SEEDS_DIR, card
-from envs.monster_arena.layout import (ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS
+from monster_zoo.envs.monster_arena.components import NUM_CARDS, SEEDS_DIR, card
+from monster_zoo.envs.monster_arena.layout import (ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
                                        GRAVE_ORDER, HIGH, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE, L_INV,
                                        L_ROW, L_TABLE, LAST, LOC, OWNER, PH_ATTACK, PH_AUCTION,
                                        PH_BUILD, PH_DEAL, PH_MAIN, PH_OVER, PH_PRIZE, PH_REACT, PHASE,
@@ -342,7 +342,7 @@ def test_ar_19_building_is_secret_until_everyone_is_done():
 
 def rules_text(state):
     """The public text view."""
-    from envs.monster_arena.render import to_text
+    from monster_zoo.envs.monster_arena.render import to_text
 
     return to_text(state)
 

@@ -5,11 +5,11 @@ smallest player count. Game-specific behaviour is tested in each game's own agen
 import numpy as np
 import pytest
 
-import envs
-from agents import available_agents, make_agent
-from agents.match import run_match, wilson_interval
-from envs.core.contract import H_CURRENT
-from envs.core.rng import make_rng
+from monster_zoo import envs
+from monster_zoo.agents import available_agents, make_agent
+from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.core.rng import make_rng
 
 GAMES_PER_CHECK = 300
 

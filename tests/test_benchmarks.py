@@ -1,4 +1,4 @@
-"""Smoke tests for ``python -m benchmarks.bench``: it runs end to end and writes the records it promises.
+"""Smoke tests for ``python -m monster_zoo.benchmarks.bench``: it runs end to end and writes the records it promises.
 
 The script is run in a subprocess, as a user runs it, with ``--quick`` settings: the
 numbers are meaningless, only their presence and sign are checked.
@@ -25,7 +25,7 @@ def run_bench(tmp_path: Path, *args: str, timeout: float) -> list[dict]:
     """Run the benchmark with ``--quick`` into a fresh JSON-lines file and return its records."""
     results = tmp_path / "results.jsonl"
     completed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench", "--quick", "--json", str(results), *args],
+        [sys.executable, "-m", "monster_zoo.benchmarks.bench", "--quick", "--json", str(results), *args],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -56,7 +56,7 @@ def test_anchors_only_run_writes_header_and_anchor_records(tmp_path):
 
 
 def test_run_with_our_game_writes_every_measurement(tmp_path):
-    import envs
+    from monster_zoo import envs
 
     game_id = envs.available()[0]
     # Generous: on a fresh clone this includes numba's first compile of the game.
@@ -87,7 +87,7 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
 def test_training_throughput_quick_run_writes_a_record(tmp_path):
     pytest.importorskip("sb3_contrib")
     out = tmp_path / "training.jsonl"
-    done = subprocess.run([sys.executable, "-m", "benchmarks.training_throughput", "--quick", "--json", str(out)],
+    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.training_throughput", "--quick", "--json", str(out)],
                           cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]

@@ -1,4 +1,4 @@
-"""The terminal player (HumanAgent) and the ``monster-zoo`` / ``python -m training`` command line."""
+"""The terminal player (HumanAgent) and the ``monster-zoo`` / ``python -m monster_zoo.training`` command line."""
 import io
 import subprocess
 import sys
@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from agents.human import HumanAgent, QuitGame
-from envs.core.contract import H_CURRENT
-from envs.core.rng import make_rng
-from training import cli
+from monster_zoo import envs
+from monster_zoo.agents.human import HumanAgent, QuitGame
+from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.training import cli
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,8 +32,8 @@ def scripted(lines):
 
 
 def run_cli(*args, stdin="", timeout=120):
-    """``python -m training ARGS`` in a subprocess, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "training", *args], cwd=ROOT, input=stdin,
+    """``python -m monster_zoo.training ARGS`` in a subprocess, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "monster_zoo.training", *args], cwd=ROOT, input=stdin,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -101,7 +101,7 @@ def test_human_agent_needs_the_state_and_a_turn():
 
 # --- command line, in process ---------------------------------------------------------
 def test_train_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
-    import training
+    from monster_zoo import training
 
     for blocked in cli.TRAIN_EXTRA:
         monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail

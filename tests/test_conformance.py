@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
 
 # Enough cycles for api_test/seed_test to play a whole game at every player count.
 API_CYCLES = 500

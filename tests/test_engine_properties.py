@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.core.batch import random_playout
-from envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.marry_the_monster.components import (DECK_COUNTS, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS,
+from monster_zoo import envs
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.marry_the_monster.components import (DECK_COUNTS, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS,
                                                PIECES, TOWER)
-from envs.marry_the_monster.layout import (BITS_SPLIT, DECK, DISCARD, FACHAN, HAND, HEIGHT,
+from monster_zoo.envs.marry_the_monster.layout import (BITS_SPLIT, DECK, DISCARD, FACHAN, HAND, HEIGHT,
                                            OCCUPIED_BITS, OWN_BITS, OWNER, PENDING, POOL, SCORE,
                                            WINNER)
 

@@ -3,10 +3,10 @@ strength with more players (the checks shared by every game are in test_baseline
 import numpy as np
 import pytest
 
-import envs
-from agents import make_agent
-from agents.match import run_match, wilson_interval
-from agents.monstargh_greedy import MonstarghGreedy, table_value
+from monster_zoo import envs
+from monster_zoo.agents import make_agent
+from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.agents.monstargh_greedy import MonstarghGreedy, table_value
 from ma_diagram import play, position
 
 GAME = "monstargh-v0"

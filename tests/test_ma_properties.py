@@ -5,12 +5,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.monstargh import rules
-from envs.monstargh.components import MAX_REACH, NUM_CARDS, NUM_FOCUS, SPECIES_IN_PLAY
-from envs.monstargh.layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monstargh import rules
+from monster_zoo.envs.monstargh.components import MAX_REACH, NUM_CARDS, NUM_FOCUS, SPECIES_IN_PLAY
+from monster_zoo.envs.monstargh.layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
                                    BOX, CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
                                    W_TABLE, WHERE, WINNER)
 from conftest import reachable_state

@@ -3,14 +3,14 @@ worked example of the rulebook, built from table diagrams (see ``ma_diagram.py``
 import numpy as np
 import pytest
 
-import envs
-from envs.core.contract import H_CURRENT, H_TERMINAL
-from envs.core.rng import make_rng, rng_pick_counted
-from envs.monstargh import rules
-from envs.monstargh.actions import FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0, action_to_str, str_to_action
-from envs.monstargh.components import (CARD_NAMES, CARD_SPECIES, CARD_VALUE, NUM_CARDS, SPECIES,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.monstargh import rules
+from monster_zoo.envs.monstargh.actions import FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0, action_to_str, str_to_action
+from monster_zoo.envs.monstargh.components import (CARD_NAMES, CARD_SPECIES, CARD_VALUE, NUM_CARDS, SPECIES,
                                        SPECIES_IN_PLAY)
-from envs.monstargh.layout import (FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE,
+from monster_zoo.envs.monstargh.layout import (FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE,
                                    PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST,
                                    SCENE, STARS, STARTER, TOKEN, W_DECK, W_OUT, WHERE,
                                    WINNER)
@@ -336,7 +336,7 @@ def test_ma16_revealed_species_become_public_history():
     before = [int(state[TOKEN + p]) for p in range(3)]
     rules.end_scene(state, make_rng(0))
     assert [int(state[LAST_TOKEN + p]) for p in range(3)] == before
-    from envs.monstargh.rules import OBS_SEATS, SEAT_FEATURES
+    from monster_zoo.envs.monstargh.rules import OBS_SEATS, SEAT_FEATURES
     rules.observe_into(state, 0, obs)
     for rel in range(3):
         row = obs[OBS_SEATS + rel * SEAT_FEATURES + 8: OBS_SEATS + rel * SEAT_FEATURES + 14]
@@ -440,14 +440,14 @@ def test_ma19_every_empty_neighbour_has_exactly_one_action():
 
 def _cells(state):
     """Coordinates of the occupied cells."""
-    from envs.monstargh.layout import CELL_TOP, CELL_X, CELL_Y
+    from monster_zoo.envs.monstargh.layout import CELL_TOP, CELL_X, CELL_Y
     return {(int(state[CELL_X + k]), int(state[CELL_Y + k])) for k in range(NUM_CARDS) if state[CELL_TOP + k] >= 0}
 
 
 def _target_cell(state, t, d):
     """The cell on side ``d`` of card ``t``."""
-    from envs.monstargh.components import DX, DY
-    from envs.monstargh.layout import CARD_CELL, CELL_X, CELL_Y
+    from monster_zoo.envs.monstargh.components import DX, DY
+    from monster_zoo.envs.monstargh.layout import CARD_CELL, CELL_X, CELL_Y
     k = int(state[CARD_CELL + t])
     return int(state[CELL_X + k] + DX[d]), int(state[CELL_Y + k] + DY[d])
 
@@ -461,7 +461,7 @@ def _empty_neighbours(state):
 def test_ma18_observation_shows_own_species_and_hand_only():
     """MA-18: the observer's own species and hand are in its observation; another seat's are not."""
     state = position("G1", {0: ["B6"], 1: ["R6"]}, ["green", "blue"])
-    from envs.monstargh.rules import CARD_FEATURES, F_MINE, F_OWN_HAND, OBS_SPECIES
+    from monster_zoo.envs.monstargh.rules import CARD_FEATURES, F_MINE, F_OWN_HAND, OBS_SPECIES
     obs = np.zeros(SPEC.obs_size, np.float32)
     rules.observe_into(state, 0, obs)
     assert obs[OBS_SPECIES + 6 + SPECIES.index("green")] == 1 and obs[OBS_SPECIES + 6: OBS_SPECIES + 12].sum() == 1

@@ -7,16 +7,16 @@ empty cell worth v points.
 import numpy as np
 import pytest
 
-import envs
-from agents import make_agent
-from agents.match import play_game
-from agents.mcts import MCTSAgent, spec_for
-from envs.core.batch import random_playout
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.marry_the_monster.actions import END, NUM_ACTIONS, action_to_str, str_to_action
-from envs.marry_the_monster.components import NUM_CARD_TYPES, cell
-from envs.marry_the_monster.layout import DECK, HAND, WINNER
+from monster_zoo import envs
+from monster_zoo.agents import make_agent
+from monster_zoo.agents.match import play_game
+from monster_zoo.agents.mcts import MCTSAgent, spec_for
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.marry_the_monster.actions import END, NUM_ACTIONS, action_to_str, str_to_action
+from monster_zoo.envs.marry_the_monster.components import NUM_CARD_TYPES, cell
+from monster_zoo.envs.marry_the_monster.layout import DECK, HAND, WINNER
 from mtm_diagram import legal_actions, state_from_diagram
 
 GAME = "marry_the_monster-v0"

@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from agents.match import run_match, wilson_interval
-from agents.monster_factory_greedy import MonsterFactoryGreedy, first_monster_stats, greedy_action
-from agents.random_agent import RandomAgent
-from envs.core.rng import make_rng
-from envs.monster_factory import rules
-from envs.monster_factory.actions import NUM_ACTIONS
+from monster_zoo import envs
+from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.agents.monster_factory_greedy import MonsterFactoryGreedy, first_monster_stats, greedy_action
+from monster_zoo.agents.random_agent import RandomAgent
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monster_factory import rules
+from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS
 from mf_diagram import describe, state_from_monsters
 
 GAME = "monster_factory-v0"
@@ -112,7 +112,7 @@ def test_first_monster_stats():
 
 
 def test_stats_entry_point_runs():
-    out = subprocess.run([sys.executable, "-m", "agents.monster_factory_greedy", "--stats", "--games", "2"],
+    out = subprocess.run([sys.executable, "-m", "monster_zoo.agents.monster_factory_greedy", "--stats", "--games", "2"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("| random |") == 5 and out.stdout.count("| greedy |") == 5

@@ -12,15 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.core.batch import random_playout
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from envs.core.rng import make_rng, rng_pick_counted
-from envs.monster_factory import rules
-from envs.monster_factory.actions import NUM_ACTIONS
-from envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
+from monster_zoo import envs
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.monster_factory import rules
+from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS
+from monster_zoo.envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
                                              MAX_OPEN_CELLS, MAX_PLAYERS, NUM_KINDS, TOTAL_TILES)
-from envs.monster_factory.layout import (CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, HAND,
+from monster_zoo.envs.monster_factory.layout import (CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, HAND,
                                          MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER, MON_SIZE,
                                          NUM_CELLS, NUM_PLACED, SCORE, SUPPLY, SUPPLY_LEFT, TILE_KIND,
                                          TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)

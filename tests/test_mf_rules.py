@@ -9,16 +9,16 @@ tiles are numbered in reading order, and ``....`` is an empty cell.
 import numpy as np
 import pytest
 
-import envs
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.monster_factory import rules
-from envs.monster_factory.actions import (NUM_ACTIONS, PLACE0, action_to_str, decode_place,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monster_factory import rules
+from monster_zoo.envs.monster_factory.actions import (NUM_ACTIONS, PLACE0, action_to_str, decode_place,
                                          place_action, str_to_action)
-from envs.monster_factory.components import (ALL_EMPTY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES,
+from monster_zoo.envs.monster_factory.components import (ALL_EMPTY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES,
                                              MAX_MONSTERS, MAX_OPEN_CELLS, ROTATION_NEW, kind)
-from envs.monster_factory.env import DEFAULT_MAX_STEPS, SPEC
-from envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, MON_DONE,
+from monster_zoo.envs.monster_factory.env import DEFAULT_MAX_STEPS, SPEC
+from monster_zoo.envs.monster_factory.layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, MON_DONE,
                                          MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, PH_PLACE,
                                          PH_START, PHASE, SCORE, STATE_SIZE, SUPPLY, TILE_KIND, TILE_MONSTER,
                                          TILE_ROT, TILE_X, TILE_Y, WINNER)

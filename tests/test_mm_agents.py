@@ -2,14 +2,14 @@
 import numpy as np
 import pytest
 
-import envs
-from agents.match import run_match, wilson_interval
-from agents.mighty_monsters_greedy import MightyMonstersGreedy, greedy_action
-from agents.random_agent import RandomAgent
-from envs.core.contract import H_CURRENT
-from envs.core.rng import make_rng
-from envs.mighty_monsters.actions import NUM_ACTIONS, action_to_str
-from envs.mighty_monsters.rules import legal_mask
+from monster_zoo import envs
+from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.agents.mighty_monsters_greedy import MightyMonstersGreedy, greedy_action
+from monster_zoo.agents.random_agent import RandomAgent
+from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, action_to_str
+from monster_zoo.envs.mighty_monsters.rules import legal_mask
 from mm_diagram import state_from_castle
 
 GAME = "mighty_monsters-v0"

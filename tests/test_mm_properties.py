@@ -10,16 +10,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.core.batch import random_playout
-from envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from envs.core.rng import make_rng, rng_pick_counted
-from envs.mighty_monsters import rules
-from envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0
-from envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_STRENGTH, LEVEL_STRENGTH, MAX_PLAYERS,
+from monster_zoo import envs
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.mighty_monsters import rules
+from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0
+from monster_zoo.envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_STRENGTH, LEVEL_STRENGTH, MAX_PLAYERS,
                                              NUM_CARDS, NUM_GUARDS, NUM_KING_TILES, NUM_SPACES,
                                              STARTING_GOLD, STRENGTH)
-from envs.mighty_monsters.layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
+from monster_zoo.envs.mighty_monsters.layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
                                          G_DISCARD_HIDDEN, GOLD, GUARD_STATUS, KING_ORDER, KINGS_FLIPPED,
                                          KNOWN, LOC_CASTLE, LOC_DOWN, LOC_HAND, PH_PLACE, PH_SETUP, PHASE,
                                          REVEALED, ROUND, SETUP_DONE, SPACE,

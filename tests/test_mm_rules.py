@@ -12,13 +12,13 @@ import random
 import numpy as np
 import pytest
 
-import envs
-from envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.mighty_monsters import rules
-from envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, action_to_str, play_action, str_to_action
-from envs.mighty_monsters.components import GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES, NUM_GUARDS
-from envs.mighty_monsters.layout import (CASTLE, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.mighty_monsters import rules
+from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, action_to_str, play_action, str_to_action
+from monster_zoo.envs.mighty_monsters.components import GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES, NUM_GUARDS
+from monster_zoo.envs.mighty_monsters.layout import (CASTLE, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN,
                                          G_DISCARD_SEEN, GOLD, GUARD_STATUS, KING, KINGS_FLIPPED, KNOWN,
                                          LOC_CASTLE, LOC_DOWN, LOC_HAND, PH_PLACE, PH_SETUP, PHASE,
                                          REVEALED, ROUND, SPACE, START_PLAYER, STATE_SIZE, WINNER)

@@ -7,15 +7,15 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import envs
-from envs.core.contract import H_CURRENT, H_TERMINAL
-from envs.core.batch import random_playout
-from envs.core.rng import make_rng, rng_pick_counted
-from envs.marry_the_monster import rules
-from envs.marry_the_monster.actions import END, MOVE0, NUM_ACTIONS, PLAY0
-from envs.marry_the_monster.components import (CELL_NAMES, LINE_DIR, LINE_DIST, MAX_RAY, NUM_CELLS,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.marry_the_monster import rules
+from monster_zoo.envs.marry_the_monster.actions import END, MOVE0, NUM_ACTIONS, PLAY0
+from monster_zoo.envs.marry_the_monster.components import (CELL_NAMES, LINE_DIR, LINE_DIST, MAX_RAY, NUM_CELLS,
                                                PLAY_COST, PLAY_KIND, RAY, STOMP)
-from envs.marry_the_monster.layout import (DESTROYED, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING,
+from monster_zoo.envs.marry_the_monster.layout import (DESTROYED, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING,
                                            PH_MAIN, PH_STOMP, PHASE, SCORE, STOMP_N)
 
 MTM = "marry_the_monster-v0"

@@ -11,13 +11,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import envs
-from envs.core.contract import H_CURRENT, H_TERMINAL
-from envs.core.rng import make_rng
-from envs.marry_the_monster import rules
-from envs.marry_the_monster.actions import END, NUM_ACTIONS, str_to_action
-from envs.marry_the_monster.components import CELL_NAMES, VALUE, cell
-from envs.marry_the_monster.layout import (DECK, DESTROYED, DISCARD, FACHAN, FIRST_PLAYER, HEIGHT,
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.marry_the_monster import rules
+from monster_zoo.envs.marry_the_monster.actions import END, NUM_ACTIONS, str_to_action
+from monster_zoo.envs.marry_the_monster.components import CELL_NAMES, VALUE, cell
+from monster_zoo.envs.marry_the_monster.layout import (DECK, DESTROYED, DISCARD, FACHAN, FIRST_PLAYER, HEIGHT,
                                            OWNER, PENDING, PH_FREE, PH_MAIN, PHASE, POOL, SCORE,
                                            STATE_SIZE, WINNER)
 from mtm_diagram import (apply, board_of, hand, legal_actions, legal_names, names_starting,

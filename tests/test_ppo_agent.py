@@ -7,9 +7,9 @@ pytest.importorskip("sb3_contrib")
 import gymnasium as gym  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-import envs  # noqa: E402
-from agents import make_agent  # noqa: E402
-from agents.ppo_agent import PPOAgent  # noqa: E402
+from monster_zoo import envs  # noqa: E402
+from monster_zoo.agents import make_agent  # noqa: E402
+from monster_zoo.agents.ppo_agent import PPOAgent  # noqa: E402
 
 GAME = "marry_the_monster-v0"
 
@@ -85,8 +85,8 @@ def test_loading_a_model_of_another_shape_is_refused(tmp_path):
 
 
 def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
-    from envs.core.rng import make_rng
-    from envs.core.opponents import _mlp_logits, _sample_masked
+    from monster_zoo.envs.core.rng import make_rng
+    from monster_zoo.envs.core.opponents import _mlp_logits, _sample_masked
 
     snap = PPOAgent.snapshot(model.policy, 0, "s")
     mlp = snap.policy_mlp

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from seeds import SEEDS_DIR
+from monster_zoo.seeds import SEEDS_DIR
 
 RULE_ID = re.compile(r"\b(?:MTM|MM|MF|MA|AR)-\d+(?:\.\d+)?\b")
 TESTS_DIR = Path(__file__).resolve().parent

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from numba import njit
 
-import envs
-from envs.core.contract import POLICY_SIG
-from envs.core.opponents import RandomOpponent
-from envs.core.selfplay import LearnerGames
-from envs.core.sb3_vec_env import SelfPlayVecEnv
+from monster_zoo import envs
+from monster_zoo.envs.core.contract import POLICY_SIG
+from monster_zoo.envs.core.opponents import RandomOpponent
+from monster_zoo.envs.core.selfplay import LearnerGames
+from monster_zoo.envs.core.sb3_vec_env import SelfPlayVecEnv
 
 
 @njit(POLICY_SIG)

@@ -10,14 +10,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.selfplay_ppo import build_parser, parse_mix, parse_options  # noqa: E402
+from monster_zoo.training.selfplay_ppo import build_parser, parse_mix, parse_options  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def train(tmp_path, *extra, timeout=600):
-    """Run ``python -m training train`` in a subprocess; return the run folder."""
-    cmd = [sys.executable, "-m", "training", "train", "--out-dir", str(tmp_path), "--no-progress",
+    """Run ``python -m monster_zoo.training train`` in a subprocess; return the run folder."""
+    cmd = [sys.executable, "-m", "monster_zoo.training", "train", "--out-dir", str(tmp_path), "--no-progress",
            "--option", "num_players=2", *extra]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -46,10 +46,10 @@ def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
 
 
 def test_train_help_and_bad_arguments():
-    helped = subprocess.run([sys.executable, "-m", "training", "train", "--help"], cwd=ROOT,
+    helped = subprocess.run([sys.executable, "-m", "monster_zoo.training", "train", "--help"], cwd=ROOT,
                             capture_output=True, text=True, timeout=120)
     assert helped.returncode == 0 and "--total-timesteps" in helped.stdout and "--opponents" in helped.stdout
-    bad = subprocess.run([sys.executable, "-m", "training", "train", "--opponents", "nobody:1",
+    bad = subprocess.run([sys.executable, "-m", "monster_zoo.training", "train", "--opponents", "nobody:1",
                           "--total-timesteps", "64"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr and "valid names" in bad.stderr
 

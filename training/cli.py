@@ -5,8 +5,8 @@
     monster-zoo train --help
     monster-zoo bench --quick --games none
 
-Also runs as ``python -m training``. ``train`` and ``bench`` hand their arguments
-unchanged to ``training.selfplay_ppo`` and ``benchmarks.bench``, which own them.
+Also runs as ``python -m monster_zoo.training``. ``train`` and ``bench`` hand their arguments
+unchanged to ``monster_zoo.training.selfplay_ppo`` and ``monster_zoo.benchmarks.bench``, which own them.
 Heavy or optional dependencies (torch, openskill, matplotlib) are imported only by
 the command that needs them.
 """
@@ -16,16 +16,16 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-import envs
-from agents.human import HumanAgent, QuitGame
-from agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
-from agents.registry import make_agent
+from monster_zoo import envs
+from monster_zoo.agents.human import HumanAgent, QuitGame
+from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
+from monster_zoo.agents.registry import make_agent
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
 # Top-level packages of the train extra: their absence means "install the extra", not a bug.
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
-TRAIN_SCRIPT = "training.selfplay_ppo"
+TRAIN_SCRIPT = "monster_zoo.training.selfplay_ppo"
 EVAL_EXTRA = ("openskill", "matplotlib")  # ratings and pictures of ``evaluate``
 
 
@@ -76,14 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse would parse them (it would take their --help for ours).
     commands.add_parser("train", add_help=False,
                         help=f"self-play MaskablePPO training ({TRAIN_SCRIPT}; needs the train extra)")
-    commands.add_parser("bench", add_help=False, help="benchmark the engines (benchmarks.bench)")
+    commands.add_parser("bench", add_help=False, help="benchmark the engines (monster_zoo.benchmarks.bench)")
     return parser
 
 
 def run_train(argv: Sequence[str]) -> int:
-    """``train``: run ``training.selfplay_ppo.main(argv)``, or explain how to install the train extra."""
+    """``train``: run ``monster_zoo.training.selfplay_ppo.main(argv)``, or explain how to install the train extra."""
     try:
-        from training import selfplay_ppo
+        from monster_zoo.training import selfplay_ppo
 
         return selfplay_ppo.main(list(argv)) or 0
     except ModuleNotFoundError as err:
@@ -96,8 +96,8 @@ def run_train(argv: Sequence[str]) -> int:
 
 
 def run_bench(argv: Sequence[str]) -> int:
-    """``bench``: run ``benchmarks.bench.main(argv)``."""
-    from benchmarks import bench
+    """``bench``: run ``monster_zoo.benchmarks.bench.main(argv)``."""
+    from monster_zoo.benchmarks import bench
 
     return bench.main(list(argv)) or 0
 
@@ -156,8 +156,8 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         print(f"{PROG} evaluate: {', '.join(missing)} not installed; install the eval extra:\n"
               f"    pip install -e '.[eval]'", file=sys.stderr)
         return 1
-    from training import plots
-    from training.tournament import run_tournament
+    from monster_zoo.training import plots
+    from monster_zoo.training.tournament import run_tournament
 
     if args.agents is not None:
         try:

@@ -1,10 +1,10 @@
 """The results table of ``training/README.md``: baselines, search and trained policies, over seeds.
 
-    python -m training.report --game marry_the_monster-v0 --option num_players=2 \\
+    python -m monster_zoo.training.report --game marry_the_monster-v0 --option num_players=2 \\
         --runs runs/<seed 1 run> runs/<seed 2 run> runs/<seed 3 run>
 
 For each seed ``s`` (one per training run, or ``--seeds``) it plays, with
-:func:`training.learner_eval.evaluate_against` (seats rotated, deals seeded from
+:func:`monster_zoo.training.learner_eval.evaluate_against` (seats rotated, deals seeded from
 ``s``): greedy vs random, MCTS vs greedy, and the run's final PPO policy vs random
 and vs greedy. Each row reports mean ± std of the win rate over the seeds and the
 per-seed values, as markdown (and JSON with ``--json``).
@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from agents import make_agent
-from training.learner_eval import evaluate_against
-from training.selfplay_ppo import parse_options
+from monster_zoo.agents import make_agent
+from monster_zoo.training.learner_eval import evaluate_against
+from monster_zoo.training.selfplay_ppo import parse_options
 
 
 def row(label: str, rates: List[float], seconds: float) -> dict:
@@ -41,7 +41,7 @@ def markdown(rows: Sequence[dict], games: dict) -> str:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Play every matchup for every seed; print the markdown table."""
-    parser = argparse.ArgumentParser(prog="python -m training.report", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="marry_the_monster-v0", help="game id (default %(default)s)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
     parser.add_argument("--runs", nargs="*", default=[], metavar="RUN_DIR",

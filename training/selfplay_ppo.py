@@ -1,12 +1,12 @@
 """Self-play MaskablePPO for any monster-zoo game, in one readable script.
 
-    python -m training.selfplay_ppo --help
-    python -m training.selfplay_ppo --game marry_the_monster-v0 --total-timesteps 300000
+    python -m monster_zoo.training.selfplay_ppo --help
+    python -m monster_zoo.training.selfplay_ppo --game marry_the_monster-v0 --total-timesteps 300000
 
 The learner plays one random seat in each of ``num_envs`` games on the batched
-kernels (:class:`envs.core.sb3_vec_env.SelfPlayVecEnv`); the other seats are
+kernels (:class:`monster_zoo.envs.core.sb3_vec_env.SelfPlayVecEnv`); the other seats are
 played by an opponent drawn per game from a mix of fixed baselines (``random``,
-``greedy``, any name ``agents.make_agent`` knows) and a pool of frozen snapshots
+``greedy``, any name ``monster_zoo.agents.make_agent`` knows) and a pool of frozen snapshots
 of the learner itself, refreshed every ``snapshot_every`` PPO updates.
 
 Every run writes to ``{out_dir}/{run_name}/`` with ``run_name =
@@ -28,7 +28,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from agents.match import parse_option
+from monster_zoo.agents.match import parse_option
 
 
 def flag(default, help: str):
@@ -59,7 +59,7 @@ class Args:
     ent_coef: float = flag(0.01, 'entropy bonus')
     net_arch: str = flag("256,256", 'hidden layer sizes of the policy and value networks')
     opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
-                          "opponent mix NAME:WEIGHT,...; names from agents.make_agent, "
+                          "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                           "plus 'snapshots' (the self-play pool)")
     snapshot_every: int = flag(10, 'PPO updates between snapshots of the learner into the pool')
     pool_size: int = flag(8, 'snapshots kept in the pool (oldest dropped first)')
@@ -78,7 +78,7 @@ def build_parser():
     """An argparse parser generated from :class:`Args` (flag help = the field's ``help``)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m training.selfplay_ppo", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.selfplay_ppo", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.replace("_", "-")
@@ -94,7 +94,7 @@ def build_parser():
 
 def parse_options(pairs: Sequence[str]) -> dict:
     """``["num_players=3", "kings_rules=true"]`` -> ``{"num_players": 3, "kings_rules": True}``,
-    values read as by ``agents.match.parse_option``."""
+    values read as by ``monster_zoo.agents.match.parse_option``."""
     options = {}
     for pair in pairs:
         try:
@@ -152,10 +152,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from stable_baselines3.common.vec_env import VecMonitor
     from tqdm.auto import tqdm
 
-    import envs
-    from agents import make_agent
-    from agents.ppo_agent import PPOAgent
-    from training.learner_eval import evaluate_against
+    from monster_zoo import envs
+    from monster_zoo.agents import make_agent
+    from monster_zoo.agents.ppo_agent import PPOAgent
+    from monster_zoo.training.learner_eval import evaluate_against
 
     options = parse_options(args.option)
     try:
@@ -268,7 +268,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for rate in rates.values():
         print(f"  win rate {rate}")
     if args.plot:
-        from training.plots import plot_learning_curves
+        from monster_zoo.training.plots import plot_learning_curves
 
         plot_learning_curves([run_dir], run_dir / "curves.png")
         print(f"  learning curves: {run_dir / 'curves.png'}")

@@ -1,10 +1,10 @@
 """A round-robin tournament: every pair of a field of agents head to head, plus a rating.
 
-    python -m training evaluate --game marry_the_monster-v0 --agents greedy random --games 40 --out results/
+    python -m monster_zoo.training evaluate --game marry_the_monster-v0 --agents greedy random --games 40 --out results/
 
 For each ordered pair (A, B) of the field, A takes one seat and B every other
 seat; for two players that is simply A against B, and one set of games serves
-both (A, B) and (B, A). The games are those of ``agents.match``: seats rotate so
+both (A, B) and (B, A). The games are those of ``monster_zoo.agents.match``: seats rotate so
 A plays every seat equally often, and game ``g`` deals env seed ``seed + g // n``,
 so every pairing plays the same deals and luck of the deal cancels out.
 
@@ -30,10 +30,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from openskill.models import PlackettLuce
 
-import envs
-from agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
+from monster_zoo import envs
+from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
                           wilson_interval)
-from agents.registry import make_agent
+from monster_zoo.agents.registry import make_agent
 
 
 @dataclass
@@ -121,7 +121,7 @@ class TournamentResult:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        """Everything about the tournament as JSON-ready data (what ``training.plots`` reads)."""
+        """Everything about the tournament as JSON-ready data (what ``monster_zoo.training.plots`` reads)."""
         return {"game": self.game_id, "field": self.field, "num_players": self.num_players,
                 "games_per_pairing": self.games_per_pairing, "seed": self.seed, "options": self.options,
                 "elapsed_s": self.elapsed_s,

@@ -24,7 +24,7 @@ class IllegalActionError(ValueError):
 class KernelAECEnv(AECEnv, EzPickle):
     """PettingZoo AEC env whose rules are the numba kernels of ``spec``.
 
-    Subclasses set ``spec`` (a :class:`~envs.core.contract.GameSpec`) and
+    Subclasses set ``spec`` (a :class:`~monster_zoo.envs.core.contract.GameSpec`) and
     ``metadata``. Constructor keywords are the game's options (see its docs).
     """
 

@@ -68,7 +68,7 @@ class GameSpec:
     """
 
     name: str                     # e.g. "marry_the_monster"
-    version: int                  # the module suffix: envs.<name>_v<version>
+    version: int                  # the module suffix: monster_zoo.envs.<name>_v<version>
     title: str                    # human name for tables and renders
     min_players: int
     max_players: int
@@ -84,7 +84,7 @@ class GameSpec:
     illegal_reason: Callable      # 0 when legal, else a key of ``reasons``
     determinize: Callable         # resample what ``player`` cannot see (None: nothing is hidden)
     reasons: Dict[int, str]
-    options: Sequence             # envs.core.options.Option entries
+    options: Sequence             # monster_zoo.envs.core.options.Option entries
     make_config: Callable         # validated options dict -> int64 config vector
     to_text: Callable             # state -> str (public view)
     action_to_str: Callable       # (action, state=None) -> str

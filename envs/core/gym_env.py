@@ -2,8 +2,8 @@
 
 For users of libraries other than SB3 (or of SB3 without vectorisation): the
 other seats are played by embedded opponents, exactly as in
-:class:`~envs.core.sb3_vec_env.SelfPlayVecEnv` (both run on
-:class:`~envs.core.selfplay.LearnerGames`). The legal actions are in
+:class:`~monster_zoo.envs.core.sb3_vec_env.SelfPlayVecEnv` (both run on
+:class:`~monster_zoo.envs.core.selfplay.LearnerGames`). The legal actions are in
 ``info["action_mask"]`` and from :meth:`LearnerEnv.action_masks` (the method
 ``sb3_contrib``'s ``ActionMasker`` and ``MaskablePPO`` look for).
 """

@@ -2,7 +2,7 @@
 
 Both kinds play every seat but the learner's, whole turns at a time, with the
 slot's own generator (so results do not depend on the thread count). See
-:mod:`envs.core.selfplay` for how opponents are chosen per game.
+:mod:`monster_zoo.envs.core.selfplay` for how opponents are chosen per game.
 """
 import numpy as np
 from numba import njit, prange, types

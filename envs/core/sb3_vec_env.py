@@ -1,4 +1,4 @@
-"""Stable-Baselines3 ``VecEnv`` over :class:`~envs.core.selfplay.LearnerGames`.
+"""Stable-Baselines3 ``VecEnv`` over :class:`~monster_zoo.envs.core.selfplay.LearnerGames`.
 
 ``sb3_contrib.MaskablePPO`` trains on it directly: it answers ``action_masks()``
 (through ``env_method`` as SB3 asks a VecEnv), follows SB3's auto-reset

@@ -10,10 +10,10 @@ opponent's move ended the game), keep the learner's last observation and are
 reset in place.
 
 Opponents are objects with ``act_batch(observations, masks, states) -> actions``
-(the :class:`agents.base.Agent` protocol). One that also carries a numba
+(the :class:`monster_zoo.agents.base.Agent` protocol). One that also carries a numba
 ``policy_kernel`` (``contract.POLICY_SIG``) or a frozen network as
 ``policy_mlp`` is stepped entirely inside numba, with a generator per slot
-(:mod:`envs.core.opponents`), which is what makes training against random,
+(:mod:`monster_zoo.envs.core.opponents`), which is what makes training against random,
 heuristic and self-play snapshot opponents cheap. ``envs`` never imports ``agents``: the pool is
 whatever the caller passes.
 

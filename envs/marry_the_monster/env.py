@@ -32,7 +32,7 @@ SPEC = game_spec(
 
 
 class raw_env(KernelAECEnv):
-    """Marry the Monster without wrappers; see ``envs.marry_the_monster_v0`` for the docs."""
+    """Marry the Monster without wrappers; see ``monster_zoo.envs.marry_the_monster_v0`` for the docs."""
 
     spec = SPEC
     metadata = {"name": "marry_the_monster_v0", "render_modes": ["ansi", "human"],

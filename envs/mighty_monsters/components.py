@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 
-from seeds import game_dir
+from monster_zoo.seeds import game_dir
 
 SEEDS_DIR = game_dir("mighty_monsters")
 DATA = json.loads((SEEDS_DIR / "components.json").read_text(encoding="utf-8"))

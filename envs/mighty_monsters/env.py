@@ -41,7 +41,7 @@ SPEC = game_spec(
 
 
 class raw_env(KernelAECEnv):
-    """Mighty Monsters without wrappers; see ``envs.mighty_monsters_v0`` for the docs."""
+    """Mighty Monsters without wrappers; see ``monster_zoo.envs.mighty_monsters_v0`` for the docs."""
 
     spec = SPEC
     metadata = {"name": "mighty_monsters_v0", "render_modes": ["ansi", "human"],

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from seeds import game_dir
+from monster_zoo.seeds import game_dir
 
 SEEDS_DIR = game_dir("monstargh")
 DATA = json.loads((SEEDS_DIR / "components.json").read_text(encoding="utf-8"))

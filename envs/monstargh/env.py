@@ -77,7 +77,7 @@ SPEC = game_spec(
 
 
 class raw_env(KernelAECEnv):
-    """MONSTArgh! without wrappers; see ``envs.monstargh_v0`` for the docs."""
+    """MONSTArgh! without wrappers; see ``monster_zoo.envs.monstargh_v0`` for the docs."""
 
     spec = SPEC
     metadata = {"name": "monstargh_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}

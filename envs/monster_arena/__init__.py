@@ -1,7 +1,7 @@
 """Monster Arena: kernels, components and the AEC env declaration."""
 from pathlib import Path
 
-from seeds import game_dir
+from monster_zoo.seeds import game_dir
 
 from ..core.cache import clear_stale_cache, core_kernel_sources
 

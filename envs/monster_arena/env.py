@@ -33,7 +33,7 @@ SPEC = game_spec(
 
 
 class raw_env(KernelAECEnv):
-    """Monster Arena without wrappers; see ``envs.monster_arena_v0`` for the docs."""
+    """Monster Arena without wrappers; see ``monster_zoo.envs.monster_arena_v0`` for the docs."""
 
     spec = SPEC
     metadata = {"name": "monster_arena_v0", "render_modes": ["ansi", "human"],

@@ -37,7 +37,7 @@ SPEC = game_spec(
 
 
 class raw_env(KernelAECEnv):
-    """Monster Factory without wrappers; see ``envs.monster_factory_v0`` for the docs."""
+    """Monster Factory without wrappers; see ``monster_zoo.envs.monster_factory_v0`` for the docs."""
 
     spec = SPEC
     metadata = {"name": "monster_factory_v0", "render_modes": ["ansi", "human"],

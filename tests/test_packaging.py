@@ -1,0 +1,132 @@
+"""Packaging: everything installs under the one top-level name ``monster_zoo``.
+
+The repository's folders (``envs/``, ``agents/``, ...) are renamed into sub-packages on
+install, so a user's own ``envs`` package or folder can never shadow the library, nor can
+the library overwrite theirs. The slowest check builds the wheel and installs it into a
+fresh virtual environment beside a package that owns a top-level ``envs`` module.
+"""
+import importlib.metadata
+import subprocess
+import sys
+import textwrap
+import tomllib
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import monster_zoo
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds")
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
+
+
+def _expected_packages():
+    """``monster_zoo`` plus every repository folder that is a package or holds rules data."""
+    names = {"monster_zoo"}
+    for folder in FOLDERS:
+        for init in (ROOT / folder).rglob("__init__.py"):
+            if "__pycache__" not in init.parts:
+                names.add(".".join(("monster_zoo", *init.parent.relative_to(ROOT).parts)))
+    names |= {f"monster_zoo.seeds.{d.name}" for d in (ROOT / "seeds").iterdir() if (d / "rules.md").exists()}
+    return names
+
+
+def test_pyproject_lists_every_package_under_monster_zoo():
+    assert set(SETUPTOOLS["packages"]) == _expected_packages()
+    assert SETUPTOOLS["package-dir"] == {"monster_zoo": "monster_zoo",
+                                        **{f"monster_zoo.{f}": f for f in FOLDERS}}
+
+
+def test_version_has_one_source():
+    assert "version" in PYPROJECT["project"]["dynamic"] and "version" not in PYPROJECT["project"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "monster_zoo.__version__"}
+    assert monster_zoo.__version__ == importlib.metadata.version("monster-zoo")
+
+
+def test_front_door_and_sub_packages():
+    from monster_zoo.agents import make_agent
+    from monster_zoo.envs import marry_the_monster_v0
+
+    assert "marry_the_monster-v0" in monster_zoo.available()
+    env = monster_zoo.make("marry_the_monster-v0", num_players=2)
+    env.reset(seed=0)
+    assert env.agents == marry_the_monster_v0.raw_env(num_players=2).possible_agents
+    assert make_agent("random", "marry_the_monster-v0", seed=0) is not None
+    assert (Path(monster_zoo.__file__).parent / "py.typed").is_file()
+
+
+def test_old_top_level_names_are_not_imported():
+    leaked = sorted(m for m in sys.modules if m.split(".")[0] in FOLDERS)
+    assert not leaked, f"modules imported under old top-level names: {leaked}"
+
+
+def _run(cmd, **kwargs):
+    done = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=900, **kwargs)
+    assert done.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def _tiny_envs_project(where: Path) -> Path:
+    """A project whose distribution owns a top-level ``envs`` module, like the registry's ``envs``."""
+    project = where / "tiny-envs"
+    (project / "envs").mkdir(parents=True)
+    (project / "envs" / "__init__.py").write_text("def get(name, default=None):\n    return f'tiny:{name}'\n")
+    (project / "pyproject.toml").write_text(textwrap.dedent("""\
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+        [project]
+        name = "tiny-envs"
+        version = "1.0"
+        [tool.setuptools]
+        packages = ["envs"]
+        """))
+    return project
+
+
+@pytest.mark.install
+def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
+    """Build the wheel, install it into a fresh venv, add a package owning ``envs``, and use
+    both (the library, its console script and ``-m``)."""
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT])
+    wheel = next((tmp_path / "dist").glob("monster_zoo-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names}
+    assert top == {"monster_zoo", wheel.name.split("-py3")[0] + ".dist-info"}, top
+    assert "monster_zoo/py.typed" in names
+    assert "monster_zoo/seeds/marry_the_monster/rules.md" in names
+    assert not any(n.startswith("monster_zoo/tests/") for n in names)
+
+    venv.create(tmp_path / "venv", with_pip=True)
+    py = tmp_path / "venv" / "bin" / "python"
+    # scipy: the frozen-opponent kernels still compile np.dot at import (issue 14, item 7,
+    # moves that out of the core install; this line goes with it)
+    _run([py, "-m", "pip", "install", "-q", wheel, "scipy"])
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "other",
+          _tiny_envs_project(tmp_path)])
+    _run([py, "-m", "pip", "install", "-q", next((tmp_path / "other").glob("tiny_envs-*.whl"))])
+    _run([py, "-m", "pip", "check"])
+    use_both = textwrap.dedent("""\
+        import envs, monster_zoo
+        from monster_zoo.agents import make_agent
+        assert envs.get("HOME") == "tiny:HOME"
+        env = monster_zoo.make("marry_the_monster-v0", num_players=2)
+        env.reset(seed=3)
+        agent = make_agent("random", "marry_the_monster-v0", seed=0)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"]))
+        print(monster_zoo.__version__, sorted(env.rewards.values()))
+        """)
+    # run away from the repository, so nothing resolves to its folders
+    done = _run([py, "-c", use_both], cwd=tmp_path)
+    assert done.stdout.startswith(monster_zoo.__version__)
+    _run([tmp_path / "venv" / "bin" / "monster-zoo", "--help"], cwd=tmp_path)
+    _run([py, "-m", "monster_zoo.training", "--help"], cwd=tmp_path)
+    # uninstalling the other package leaves the library whole
+    _run([py, "-m", "pip", "uninstall", "-q", "-y", "tiny-envs"])
+    _run([py, "-c", "import monster_zoo; print(monster_zoo.available())"], cwd=tmp_path)
