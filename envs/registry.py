@@ -1,5 +1,11 @@
 """Registry of games by id (``<game>-v<version>``): ``make`` (AEC env), ``make_batch`` (batched
-engine), ``make_vec_env`` (SB3 self-play VecEnv), ``make_learner_env`` (gymnasium) and ``available``."""
+engine), ``make_vec_env`` (SB3 self-play VecEnv), ``make_learner_env`` (gymnasium) and ``available``.
+
+Every game is also registered with gymnasium as ``monster_zoo/<game>-learner-v<version>``
+(the single-agent learner env), so ``gymnasium.make("monster_zoo/marry_the_monster-learner-v0",
+num_players=2)`` works once ``monster_zoo`` is imported, with gymnasium's usual wrappers
+(``max_episode_steps``, the passive env checker, order enforcing).
+"""
 import importlib
 from typing import Dict, List
 
@@ -10,8 +16,10 @@ _GAMES: Dict[str, str] = {}
 
 
 def register(game_id: str, module: str) -> None:
-    """Register ``game_id`` (e.g. ``"marry_the_monster-v0"``) served by ``module``."""
+    """Register ``game_id`` (e.g. ``"marry_the_monster-v0"``) served by ``module``, and its
+    learner env with gymnasium as :func:`gymnasium_id` ``(game_id)``."""
     _GAMES[game_id] = module
+    _register_with_gymnasium(game_id)
 
 
 def available() -> List[str]:
@@ -53,32 +61,60 @@ def make_batch(game_id: str, num_envs: int, seed: int = 0, **options):
 
 def _engine_options(game_id: str, options: dict) -> np.ndarray:
     """The config of ``options`` for engines that have no AEC-only options."""
-    for ignored in ("render_mode", "illegal_action"):
+    for ignored in ("render_mode", "illegal_action", "observation"):
         if ignored in options:
             raise TypeError(f"{game_id}: option {ignored!r} applies to the AEC env, not the batched engine")
     return config(game_id, options)
 
 
-def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed: int = 0, **options):
+def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed: int = 0,
+                 illegal_action: str = "raise", **options):
     """An SB3 :class:`~monster_zoo.envs.core.sb3_vec_env.SelfPlayVecEnv` for ``sb3_contrib.MaskablePPO``.
 
     Each of the ``num_envs`` games gives the learner a random seat; the other
     seats are played by an opponent drawn from ``opponents`` (objects with
     ``act_batch``, e.g. ``monster_zoo.agents.make_agent(...)``; random play when ``None``)
-    with ``weights``. Needs the ``train`` extra.
+    with ``weights``. ``illegal_action``: ``"raise"`` (ValueError, nothing changes) or
+    ``"penalize"`` (the learner loses that game). Needs the ``train`` extra.
     """
     from .core.sb3_vec_env import SelfPlayVecEnv
 
     return SelfPlayVecEnv(spec(game_id), _engine_options(game_id, options), num_envs, opponents,
-                          weights, seed)
+                          weights, seed, illegal_action)
 
 
-def make_learner_env(game_id: str, opponents=None, weights=None, render_mode=None, **options):
+def make_learner_env(game_id: str, opponents=None, weights=None, render_mode=None,
+                     illegal_action: str = "raise", **options):
     """A gymnasium single-agent :class:`~monster_zoo.envs.core.gym_env.LearnerEnv`: one learner seat, the
-    other seats played by ``opponents`` (random play when ``None``)."""
+    other seats played by ``opponents`` (random play when ``None``); ``illegal_action`` as in
+    :func:`make_vec_env`."""
     from .core.gym_env import LearnerEnv
 
-    return LearnerEnv(spec(game_id), _engine_options(game_id, options), opponents, weights, render_mode)
+    return LearnerEnv(spec(game_id), _engine_options(game_id, options), opponents, weights, render_mode,
+                      illegal_action)
+
+
+GYMNASIUM_NAMESPACE = "monster_zoo"
+
+
+def gymnasium_id(game_id: str) -> str:
+    """The gymnasium id of ``game_id``'s learner env: ``marry_the_monster-v0`` ->
+    ``monster_zoo/marry_the_monster-learner-v0``."""
+    name, version = game_id.rsplit("-", 1)
+    return f"{GYMNASIUM_NAMESPACE}/{name}-learner-{version}"
+
+
+def _register_with_gymnasium(game_id: str) -> None:
+    """Register ``game_id``'s learner env with gymnasium (once).
+
+    No ``max_episode_steps`` by default: the game truncates itself after its ``max_steps``
+    option (reported as ``truncated``); ``gymnasium.make(..., max_episode_steps=N)`` adds
+    gymnasium's own limit on the learner's actions.
+    """
+    import gymnasium
+
+    if gymnasium_id(game_id) not in gymnasium.registry:
+        gymnasium.register(id=gymnasium_id(game_id), entry_point=make_learner_env, kwargs={"game_id": game_id})
 
 
 def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **options) -> int:

@@ -4,8 +4,6 @@ A game's ``env.py`` subclasses :class:`KernelAECEnv`, setting ``spec`` and
 ``metadata``; everything else (validation, illegal actions, rewards, rendering,
 pickling) lives here once.
 """
-import numbers
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -13,6 +11,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL, GameSpec
+from .illegal import refusal
 from .options import resolve_options
 from .rng import entropy_seed, make_rng
 
@@ -163,28 +162,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         """None if ``action`` is legal for ``agent``, else the error message."""
         if action is None:
             return f"{agent} is on move and must act; None is only for finished agents"
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, numbers.Integral):
-            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-                action = int(action)
-            else:
-                return f"{agent}: action {action!r} is not an integer action index"
-        a = int(action)
-        if not 0 <= a < self.spec.num_actions:
-            return f"{agent}: action {a} is out of range 0..{self.spec.num_actions - 1}"
-        if self._mask[a]:
-            return None  # the mask already says legal; the reason kernel only explains refusals
-        code = int(self.spec.illegal_reason(self._state, a))
-        if code:
-            return (f"{agent}: action {a} ({self.spec.action_to_str(a, self._state)}) is illegal: "
-                    f"{self.spec.reasons[code]}; legal now: {self._legal_summary()}")
-        return None
-
-    def _legal_summary(self, shown: int = 8) -> str:
-        """The first legal actions by name, for error messages."""
-        legal = self.legal_actions()
-        names = [self.spec.action_to_str(a, self._state) for a in legal[:shown]]
-        more = f" and {len(legal) - shown} more" if len(legal) > shown else ""
-        return ", ".join(names) + more
+        return refusal(self.spec, self._state, self._mask, agent, action)
 
     def _penalize(self, agent):
         """End the game: -1 to ``agent``, 0 to the others (PettingZoo's TerminateIllegalWrapper)."""

@@ -6,6 +6,14 @@ other seats are played by embedded opponents, exactly as in
 :class:`~monster_zoo.envs.core.selfplay.LearnerGames`). The legal actions are in
 ``info["action_mask"]`` and from :meth:`LearnerEnv.action_masks` (the method
 ``sb3_contrib``'s ``ActionMasker`` and ``MaskablePPO`` look for).
+
+``illegal_action="raise"`` (the default) refuses an action the learner may not
+take with a ValueError naming the learner's seat, the action and the reason;
+``"penalize"`` makes the learner lose that game instead (reward -1,
+``terminated``, ``info["illegal_move"]``), which is what checkers that step
+unmasked random actions (gymnasium's and SB3's ``check_env``) need.
+Registered with gymnasium as ``monster_zoo/<game>-learner-v0`` (see
+:mod:`monster_zoo.envs.registry`).
 """
 from typing import Optional, Sequence
 
@@ -20,23 +28,28 @@ from .selfplay import LearnerGames
 class LearnerEnv(gym.Env):
     """One game from a random learner seat against opponents drawn from a pool."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    # render_fps: gymnasium's checker asks for it; "human" prints one board per step
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, spec, config: np.ndarray, opponents: Sequence,
-                 weights: Optional[Sequence[float]] = None, render_mode: Optional[str] = None):
+                 weights: Optional[Sequence[float]] = None, render_mode: Optional[str] = None,
+                 illegal_action: str = "raise"):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of None, 'ansi', 'human'; got {render_mode!r}")
         self.game_spec = spec
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
         self.action_space = spaces.Discrete(spec.num_actions)
-        self.games = LearnerGames(spec, config, 1, opponents, weights, seed=entropy_seed())
+        self.games = LearnerGames(spec, config, 1, opponents, weights, seed=entropy_seed(),
+                                  illegal_action=illegal_action)
         self._started = False
+        self._fresh = False  # the current game has not seen a learner action yet
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         """Start a game; with ``seed`` the game and the learner's seat are reproducible.
 
-        Without a seed the next game of the current seed sequence is played.
+        Without a seed the next game of the current seed sequence is played (a game in
+        progress is abandoned).
         """
         super().reset(seed=seed)
         if seed is not None:
@@ -45,6 +58,9 @@ class LearnerEnv(gym.Env):
         if not self._started:
             self.games.reset()
             self._started = True
+        elif not self._fresh:
+            self.games.restart([0])
+        self._fresh = True
         return self.games.observations[0].copy(), self._info()
 
     def step(self, action):
@@ -52,12 +68,17 @@ class LearnerEnv(gym.Env):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         g = self.games
-        g.step(np.array([action], np.int64))
+        g.step(np.asarray(action))
         terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
+        # a finished game's slot already holds the next game, which reset() then hands out
+        self._fresh = terminated or truncated
         info = self._info()
         if terminated or truncated:
             obs = g.final_observations[0].copy()
-            info.update(returns=g.final_returns[0].copy(), action_mask=np.zeros_like(g.masks[0]))
+            info.update(returns=g.final_returns[0].copy(), action_mask=np.zeros_like(g.masks[0]),
+                        learner_seat=int(g.final_seats[0]), game_seed=int(g.final_game_seeds[0]))
+            if g.illegal[0]:
+                info["illegal_move"] = True
         else:
             obs = g.observations[0].copy()
         if self.render_mode == "human":

@@ -34,8 +34,12 @@ def make_rngs(seeds) -> np.ndarray:
 
 
 def entropy_seed() -> int:
-    """A non-deterministic seed for ``reset()`` without a seed."""
-    return int(np.random.SeedSequence().entropy) & _MASK64
+    """A non-deterministic seed for ``reset()`` without a seed, in ``[0, 2**63)`` so that it
+    fits the ``int64`` seed arrays of the training adapters."""
+    return int(np.random.SeedSequence().entropy) & SEED_MASK
+
+
+SEED_MASK = (1 << 63) - 1  # seeds are kept as non-negative int64
 
 
 @njit(cache=True)

@@ -20,12 +20,15 @@ class SelfPlayVecEnv(VecEnv):
 
     ``infos[i]`` always carries ``learner_seat``; in the step a game ends it also
     carries ``terminal_observation``, ``TimeLimit.truncated``, ``returns`` (every
-    seat's final reward), ``opponent`` (the opponent's name) and ``game_seed``.
+    seat's final reward), ``opponent`` (the opponent's name) and ``game_seed``, and
+    ``illegal_move`` when ``illegal_action="penalize"`` ended it (``learner_seat`` and
+    ``game_seed`` describe the next game, whose first observation is returned).
     """
 
     def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence,
-                 weights: Optional[Sequence[float]] = None, seed: int = 0):
-        self.games = LearnerGames(spec, config, num_envs, opponents, weights, seed)
+                 weights: Optional[Sequence[float]] = None, seed: int = 0, illegal_action: str = "raise"):
+        self.games = LearnerGames(spec, config, num_envs, opponents, weights, seed,
+                                  illegal_action=illegal_action)
         self.game_spec = spec
         self.render_mode = None
         observation_space = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
@@ -58,6 +61,8 @@ class SelfPlayVecEnv(VecEnv):
                             returns=g.final_returns[i].copy(),
                             opponent=getattr(g.slot_opponents[i], "name", repr(g.slot_opponents[i])))
             infos[i]["TimeLimit.truncated"] = bool(truncated[i])
+            if g.illegal[i]:
+                infos[i]["illegal_move"] = True
         return obs.copy(), rewards.copy(), done.copy(), infos
 
     def action_masks(self) -> np.ndarray:

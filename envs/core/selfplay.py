@@ -31,8 +31,9 @@ from numba import njit, types
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                        OBSERVE_T)
+from .illegal import action_index, check_illegal_action_option, refusal
 from .opponents import RandomOpponent, advance_with_mlps, advance_with_policy, opponent_on_move
-from .rng import make_rng, make_rngs, rng_below, rng_next
+from .rng import SEED_MASK, make_rng, make_rngs, rng_below, rng_next
 
 SEAT_SALT = 0x5EA7_5EA7_5EA7
 OPPONENT_SALT = 0x0220_0220_0220
@@ -86,16 +87,20 @@ class LearnerGames:
     ``opponents`` is a sequence of opponent objects (see the module docstring;
     ``None`` means random play), ``weights`` their sampling weights (uniform by
     default). ``seats`` fixes the learner's seat per slot (evaluation rotates
-    seats this way); by default each game draws it at random. The arrays
+    seats this way); by default each game draws it at random. ``illegal_action``
+    says what an action the learner may not take does: ``"raise"`` (ValueError,
+    nothing changes) or ``"penalize"`` (the learner loses that game: reward -1, the
+    others 0, ``illegal[i]`` set, and the slot starts its next game). The arrays
     ``observations``, ``masks``, ``rewards``, ``terminated`` and ``truncated`` are
     the learner's view after :meth:`reset` / :meth:`step`, overwritten by the next
-    call; :attr:`final_observations` holds the learner's last view of the games
-    that just ended (before their slots were reset).
+    call; :attr:`final_observations`, :attr:`final_returns`, :attr:`final_seats` and
+    :attr:`final_game_seeds` describe the games that just ended (before their slots
+    were reset).
     """
 
     def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
                  weights: Optional[Sequence[float]] = None, seed: int = 0,
-                 seats: Optional[Sequence[int]] = None):
+                 seats: Optional[Sequence[int]] = None, illegal_action: str = "raise"):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         self.spec = spec
@@ -110,7 +115,11 @@ class LearnerGames:
         self.rewards = np.zeros(n, np.float32)
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
+        self.illegal = np.zeros(n, np.bool_)
+        self.illegal_action = check_illegal_action_option(illegal_action, spec.env_id)
         self.final_returns = np.zeros((n, self.num_players), np.float32)
+        self.final_seats = np.zeros(n, np.int64)       # the learner's seat in the game that ended
+        self.final_game_seeds = np.zeros(n, np.int64)  # and that game's seed
         self.learner_seats = np.zeros(n, np.int64)
         self.game_seeds = np.zeros(n, np.int64)
         self.slot_opponents = [None] * n
@@ -143,8 +152,12 @@ class LearnerGames:
         self._cumulative = np.cumsum(w / w.sum())
 
     def seed(self, seed: int) -> None:
-        """Reseed every slot (takes effect at the next :meth:`reset`)."""
-        self.base_seed = int(seed)
+        """Reseed every slot (takes effect at the next :meth:`reset`).
+
+        Game seeds are kept below 2**63 (``int64``): a larger seed is reduced modulo 2**63,
+        and ``game_seeds`` always holds the seed that replays a game in the AEC env.
+        """
+        self.base_seed = int(seed) & SEED_MASK
         slots = range(self.num_envs)
         self._games_started = np.zeros(self.num_envs, np.int64)
         self.game_rngs = np.zeros((self.num_envs, 1), np.uint64)
@@ -154,40 +167,61 @@ class LearnerGames:
     # --- stepping ---------------------------------------------------------------------
     def reset(self):
         """Start a game in every slot and play the opponents up to the learner's first turn."""
-        self._start_games(np.arange(self.num_envs, dtype=np.int64))
-        self.rewards[:] = 0.0
-        self.terminated[:] = False
-        self.truncated[:] = False
-        self._refresh_view()
+        self.restart(np.arange(self.num_envs, dtype=np.int64))
         return self.observations, self.masks
 
     def step(self, actions):
         """Apply the learner's action in every slot; opponents answer; finished games restart.
 
-        Raises ValueError naming the slot, the seat and the action, changing
-        nothing, if an action is not legal for the learner in its slot.
+        An action the learner may not take raises ValueError naming the slot, the
+        learner's seat, the action and the reason, changing nothing; with
+        ``illegal_action="penalize"`` it loses that slot's game instead.
         """
-        acts = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
-        self._check(acts)
-        everyone = np.arange(self.num_envs, dtype=np.int64)
-        apply_in_slots(self.states, everyone, acts, self.game_rngs, self.spec.apply_action)
-        self._advance(everyone)
-        self._finish_games()
+        acts, illegal = self._check(actions)
+        moving = np.flatnonzero(~illegal)
+        apply_in_slots(self.states, moving, acts[moving], self.game_rngs, self.spec.apply_action)
+        self._advance(moving)
+        self._finish_games(illegal)
         self._refresh_view()
         return self.observations, self.masks, self.rewards, self.terminated, self.truncated
 
-    def _check(self, acts: np.ndarray) -> None:
-        """ValueError for the first slot whose action the learner may not take."""
-        if acts.shape != (self.num_envs,):
+    def restart(self, slots: Sequence[int]) -> None:
+        """Abandon the games in ``slots`` and start their next games (no reward is given)."""
+        slots = np.asarray(slots, np.int64).reshape(-1)
+        self._start_until_learner_acts(slots)
+        self.rewards[slots] = 0.0
+        self.terminated[slots] = False
+        self.truncated[slots] = False
+        self.illegal[slots] = False
+        self._refresh_view()
+
+    def _check(self, actions):
+        """``(actions as int64, which of them the learner may not take)`` (the illegal ones
+        become 0) under ``illegal_action="penalize"``; under ``"raise"`` a ValueError for
+        the first illegal one."""
+        acts = np.asarray(actions)
+        if acts.size != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {acts.size}")
-        for i in np.flatnonzero((acts < 0) | (acts >= self.spec.num_actions)):
-            raise ValueError(f"slot {i}: action {int(acts[i])} is out of range "
-                             f"0..{self.spec.num_actions - 1}")
-        bad = self.masks[np.arange(self.num_envs), acts] == 0
-        for i in np.flatnonzero(bad):
-            a = int(acts[i])
-            raise ValueError(f"slot {i}: action {a} ({self.spec.action_to_str(a, self.states[i])}) "
-                             f"is illegal for the learner, player_{int(self.learner_seats[i])}")
+        acts = acts.reshape(-1)
+        suspects = range(self.num_envs)
+        if np.issubdtype(acts.dtype, np.integer):  # the usual case, checked without a Python loop
+            in_range = (acts >= 0) & (acts < self.spec.num_actions)
+            legal = np.zeros(self.num_envs, np.bool_)
+            legal[in_range] = self.masks[np.flatnonzero(in_range), acts[in_range]] != 0
+            suspects = np.flatnonzero(~legal)
+        illegal = np.zeros(self.num_envs, np.bool_)
+        for i in suspects:
+            who = f"player_{int(self.learner_seats[i])} (the learner)"
+            if self.num_envs > 1:
+                who = f"slot {i}: {who}"
+            reason = refusal(self.spec, self.states[i], self.masks[i], who, acts[i])
+            if reason is not None:
+                if self.illegal_action == "raise":
+                    raise ValueError(reason)
+                illegal[i] = True
+        clean = np.zeros(self.num_envs, np.int64)
+        clean[~illegal] = [action_index(a) for a in acts[~illegal]] if acts.dtype == object else acts[~illegal]
+        return clean, illegal
 
     def _start_games(self, slots: np.ndarray) -> None:
         """Start the next game in ``slots``: seed, learner seat, opponent, opening moves."""
@@ -195,7 +229,7 @@ class LearnerGames:
         for i in slots:
             k = self._games_started[i]
             self._games_started[i] += 1
-            self.game_seeds[i] = self.base_seed + i + k * n
+            self.game_seeds[i] = (self.base_seed + int(i) + int(k) * n) & SEED_MASK
             self.game_rngs[i] = make_rng(int(self.game_seeds[i]))
             self.learner_seats[i] = rng_below(self.seat_rngs[i], self.num_players)
             if self.fixed_seats is not None:
@@ -280,30 +314,40 @@ class LearnerGames:
             j = int(np.flatnonzero(illegal)[0])
             raise ValueError(f"opponent {opponent!r} chose illegal action {int(actions[j])} in slot {int(slots[j])}")
 
-    def _finish_games(self) -> None:
-        """Rewards and final views of the games that ended; restart their slots."""
+    def _finish_games(self, illegal: np.ndarray) -> None:
+        """Rewards and final views of the games that ended (``illegal``: lost by an illegal
+        learner action); restart their slots."""
         terminal = self.states[:, H_TERMINAL] != 0
-        cut = ~terminal & (self.states[:, H_STEPS] >= self.states[:, H_MAX_STEPS])
-        self.terminated[:] = terminal
+        cut = ~terminal & ~illegal & (self.states[:, H_STEPS] >= self.states[:, H_MAX_STEPS])
+        self.terminated[:] = terminal | illegal
         self.truncated[:] = cut
+        self.illegal[:] = illegal
         self.rewards[:] = 0.0
-        done = np.flatnonzero(terminal | cut)
+        done = np.flatnonzero(terminal | cut | illegal)
         if done.size == 0:
             return
         s = self.spec
         for i in done:
+            seat = int(self.learner_seats[i])
+            self.final_seats[i], self.final_game_seeds[i] = seat, self.game_seeds[i]
             self.final_returns[i] = 0.0
-            if terminal[i]:
+            if illegal[i]:
+                # as the AEC env's "penalize": -1 for the offender, 0 for the others
+                self.final_returns[i, seat] = -1.0
+            elif terminal[i]:
                 s.returns(self.states[i], self._returns)
                 self.final_returns[i] = self._returns
-                self.rewards[i] = self._returns[self.learner_seats[i]]
-            s.observe_into(self.states[i], int(self.learner_seats[i]), self.final_observations[i])
-        # A fresh game may end before the learner's first turn; such games are
-        # played out and replaced, so every slot hands the learner a decision.
-        while done.size:
-            self._start_games(done)
-            done = done[(self.states[done, H_TERMINAL] != 0)
-                        | (self.states[done, H_STEPS] >= self.states[done, H_MAX_STEPS])]
+            self.rewards[i] = self.final_returns[i, seat]
+            s.observe_into(self.states[i], seat, self.final_observations[i])
+        self._start_until_learner_acts(done)
+
+    def _start_until_learner_acts(self, slots: np.ndarray) -> None:
+        """Start the next game in ``slots``. A fresh game may end before the learner's first
+        turn; such games are played out and replaced, so every slot hands the learner a decision."""
+        while slots.size:
+            self._start_games(slots)
+            slots = slots[(self.states[slots, H_TERMINAL] != 0)
+                          | (self.states[slots, H_STEPS] >= self.states[slots, H_MAX_STEPS])]
 
     def _refresh_view(self) -> None:
         s = self.spec
