@@ -2,6 +2,7 @@
 
     python -m monster_zoo.benchmarks.bench                     # everything, ~2 minutes per game
     python -m monster_zoo.benchmarks.bench --quick --games none  # anchors only, a few seconds
+    python -m monster_zoo.benchmarks.bench --side-by-side        # alone vs two processes at once
 
 Every throughput is random legal play with auto-reset, counted in actions applied per
 second. Each measurement is warmed up (numba compile included) before it is timed, then
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from monster_zoo.benchmarks import anchors
+from monster_zoo.benchmarks import anchors, side_by_side
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "results.jsonl"
@@ -194,6 +195,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=_int_list, help="numba thread counts, comma-separated (default 1,2)")
     parser.add_argument("--quick", action="store_true", help="tiny settings for a smoke test; the numbers mean little")
     parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="instead: a learner env and a batched engine, each alone and as two processes at once "
+        "(monster_zoo.benchmarks.side_by_side; uses --games' first game and --quick)",
+    )
+    parser.add_argument(
         "--json",
         type=Path,
         default=DEFAULT_JSON,
@@ -299,14 +306,16 @@ def calibrated_runner(
     The first call compiles and warms up and is not timed. The chunk size is then doubled
     until one call takes a tenth of ``seconds``, so that the Python overhead between calls
     and the overshoot past ``seconds`` stay small. ``threads``, if given, is set with
-    ``numba.set_num_threads`` before each use, since measurements with different thread
-    counts are interleaved.
+    ``monster_zoo.envs.core.threads.set_num_threads`` before each use (every batch size then
+    runs in parallel when it is above 1), since measurements with different thread counts
+    are interleaved.
     """
-    import numba
+    from monster_zoo.envs.core import threads as thread_settings
 
     def use_threads() -> None:
         if threads is not None:
-            numba.set_num_threads(threads)
+            thread_settings.set_num_threads(threads)
+            thread_settings.set_parallel_min_batch(1)
 
     use_threads()
     call(1)
@@ -577,6 +586,10 @@ def write_plot(measurements: list[Measurement], path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark: measure, print markdown, append JSON lines, plot if possible."""
     args = parse_args(argv)
+    if args.side_by_side:
+        game = (args.games or "marry_the_monster-v0").split(",")[0]
+        side_by_side.main(["--game", game] + (["--quick"] if args.quick else []))
+        return
     run_id = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     header = header_record(args, run_id)
     games, import_timing = _our_games(args.games)

@@ -94,3 +94,23 @@ def test_training_throughput_quick_run_writes_a_record(tmp_path):
     assert record["quick"] and set(record["ratios"]) == {"pure self-play", "default mix"}
     assert all(r > 0 for r in record["ratios"].values()) and len(record["tutorial_timesteps_per_s"]) == 1
     assert "connect-four tutorial" in done.stdout
+
+
+def test_side_by_side_times_a_command_alone_and_in_pairs():
+    from monster_zoo.benchmarks import side_by_side
+
+    result = side_by_side.side_by_side([sys.executable, "-c", "import time; time.sleep(0.3)"], copies=2, repeats=1)
+    assert result["copies"] == 2 and result["alone_steps_per_s"] > 0
+    # sleeping processes do not compete for cores: each keeps most of its speed
+    assert 0.5 < result["ratio_per_process"] < 2
+
+
+def test_side_by_side_runs_a_workload_that_reports_its_speed_and_cores():
+    from monster_zoo.benchmarks import side_by_side
+
+    command = side_by_side.workload_command("batch", "marry_the_monster-v0", seconds=0.05)
+    (run,) = side_by_side.run_together(command, 1, timeout=300)
+    assert run.speed > 1000 and 0 < run.busy_cores < 4
+    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.bench", "--side-by-side", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert "--side-by-side" in done.stdout

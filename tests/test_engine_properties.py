@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from monster_zoo import envs
+from monster_zoo.envs.core import threads
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -211,7 +212,7 @@ def test_batch_engine_matches_aec_env(case):
 
 
 def test_batch_random_steps_match_the_single_state_driver(case):
-    """``BatchEngine.step_random`` (parallel) equals the single-state driver seeded like its slot."""
+    """``BatchEngine.step_random`` equals the single-state driver seeded like its slot."""
     k, seed, steps = 4, 70, 400
     engine = case.make_batch(k, seed)
     engine.reset()
@@ -227,11 +228,9 @@ def test_batch_random_steps_match_the_single_state_driver(case):
     assert total == finished > 0
 
 
-def _run_with_threads(game_id: str, threads: int):
-    """States after stepping a batch with ``threads`` numba threads (both drivers)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+def _run_with_threads(game_id: str, count: int):
+    """States after stepping a batch with ``count`` threads (every batch parallel when > 1)."""
+    with threads.using(count, min_batch=1):
         engine = envs.make_batch(game_id, 64, 5)
         engine.reset()
         for _ in range(150):
@@ -239,15 +238,13 @@ def _run_with_threads(game_id: str, threads: int):
         stepped = (engine.states.copy(), engine.obs.copy(), engine.masks.copy())
         engine.step_random(300)
         return stepped + (engine.states.copy(), engine.rngs.copy())
-    finally:
-        numba.set_num_threads(previous)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
 def test_results_do_not_depend_on_the_thread_count(game_id):
-    before = numba.get_num_threads()
+    before = threads.get_num_threads()
     one, two = _run_with_threads(game_id, 1), _run_with_threads(game_id, 2)
-    assert numba.get_num_threads() == before
+    assert threads.get_num_threads() == before
     for a, b in zip(one, two):
         assert np.array_equal(a, b)
 

@@ -12,6 +12,7 @@ import pytest
 from numba import njit
 
 from monster_zoo import envs
+from monster_zoo.envs.core import threads
 from monster_zoo.envs.core.contract import POLICY_SIG
 from monster_zoo.envs.core.opponents import RandomOpponent
 from monster_zoo.envs.core.selfplay import LearnerGames
@@ -161,20 +162,17 @@ def test_opponent_answering_illegally_is_reported(game_id):
         play()
 
 
-def _kernel_advance(game_id, threads):
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+def _kernel_advance(game_id, count):
+    with threads.using(count, min_batch=1):
         vec = envs.make_vec_env(game_id, 32, opponents=[RandomOpponent()], seed=9)
         vec.reset()
         rng = np.random.default_rng(0)
         for _ in range(60):
             vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in vec.action_masks()]))
         return vec.games.states.copy()
-    finally:
-        numba.set_num_threads(previous)
 
 
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
 def test_vec_env_does_not_depend_on_the_thread_count(game_id):
     assert np.array_equal(_kernel_advance(game_id, 1), _kernel_advance(game_id, 2))
 

@@ -5,7 +5,9 @@ functions (see ``contract``), so the same compiled driver serves every game and
 no rule is ever written twice. Each slot owns its game generator (and a separate
 generator for random actions), so results do not depend on the thread count.
 Finished or truncated games are reset in place (auto-reset); their final
-rewards are reported in the step that ended them.
+rewards are reported in the step that ended them. Each driver is built serial and
+parallel and picks per call (:mod:`monster_zoo.envs.core.threads`: one thread and small
+batches stay serial).
 """
 import numpy as np
 from numba import njit, prange, types
@@ -13,6 +15,7 @@ from numba import njit, prange, types
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                        INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
 from .rng import make_rng, make_rngs, rng_pick_counted, rng_pick_set
+from .threads import batch_kernel
 
 STATES = types.int32[:, ::1]
 RNGS = types.uint64[:, ::1]
@@ -22,8 +25,7 @@ BOOLS = types.boolean[::1]
 INTS = types.int64[::1]
 
 
-@njit(types.void(STATES, CONFIG, RNGS, MASKS, FLOATS2, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T),
-      cache=True, parallel=True)
+@batch_kernel(types.void(STATES, CONFIG, RNGS, MASKS, FLOATS2, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T))
 def batch_reset(states, config, rngs, masks, obs, init_state, legal_mask, observe_into):
     """Start a new game in every slot and write the mover's mask and observation."""
     for i in prange(states.shape[0]):
@@ -32,9 +34,8 @@ def batch_reset(states, config, rngs, masks, obs, init_state, legal_mask, observ
         observe_into(states[i], states[i, H_CURRENT], obs[i])
 
 
-@njit(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, FLOATS2, FLOATS2, BOOLS, BOOLS,
-                  INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T),
-      cache=True, parallel=True)
+@batch_kernel(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, FLOATS2, FLOATS2, BOOLS, BOOLS,
+                          INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T))
 def batch_step(states, config, rngs, actions, masks, obs, rewards, terminated, truncated,
                init_state, legal_mask, apply_action, returns, observe_into):
     """Apply one action per slot and auto-reset finished games.
@@ -66,7 +67,7 @@ def batch_step(states, config, rngs, actions, masks, obs, rewards, terminated, t
     return illegal
 
 
-@njit(types.void(MASKS, RNGS, INTS), cache=True, parallel=True)
+@batch_kernel(types.void(MASKS, RNGS, INTS))
 def batch_random_actions(masks, rngs, out):
     """A uniformly random legal action per slot, drawn from ``rngs`` (not the game's)."""
     for i in prange(masks.shape[0]):
@@ -88,9 +89,8 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
     return finished
 
 
-@njit(types.int64(STATES, CONFIG, RNGS, RNGS, MASKS, types.int64,
-                  INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T),
-      cache=True, parallel=True)
+@batch_kernel(types.int64(STATES, CONFIG, RNGS, RNGS, MASKS, types.int64,
+                          INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T))
 def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
                        init_state, legal_mask, apply_action):
     """Play ``num_steps`` random legal actions in every slot; return games finished.

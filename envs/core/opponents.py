@@ -11,6 +11,7 @@ from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                        OBSERVE_T, POLICY_SIG, POLICY_T)
 from .rng import make_rng, rng_next, rng_pick_set
+from .threads import batch_kernel
 
 
 @njit(POLICY_SIG, cache=True)
@@ -41,8 +42,8 @@ def opponent_on_move(s, learner):
 
 
 # Whole opponent turns are worth threads (unlike the per-round helpers of selfplay.py).
-@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
-      cache=True, parallel=True)
+@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
+              batch_arg=1)
 def advance_with_policy(states, slots, learner, game_rngs, policy_rngs, masks, policy,
                         legal_mask, apply_action):
     """Let ``policy`` play every seat but the learner's in ``slots`` until the learner is on
@@ -128,9 +129,8 @@ def _sample_masked(logits, mask, rng):
     return last
 
 
-@njit(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float32[:, ::1], types.int64[:, ::1],
-                 INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T),
-      cache=True, parallel=True)
+@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float32[:, ::1], types.int64[:, ::1],
+                         INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T), batch_arg=1)
 def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
                       activations, masks, obs, legal_mask, observe_into, apply_action):
     """Let slot ``slots[j]``'s MLP (row ``members[j]`` of ``params``) play every seat but the
