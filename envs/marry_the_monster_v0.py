@@ -57,6 +57,11 @@ all: draws pick a card type with the probability of the cards left.
 `action_mask` is 1 for every legal action of the agent on move and all zeros
 for every other agent and once the game is over.
 
+With `observation="flat"`, `observe()` returns the observation Box alone and the same
+mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
+allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
+wrappers, frame stacking, normalisers).
+
 ## Action space
 
 | action  | meaning                                                                 |
@@ -86,6 +91,7 @@ their final score minus the mean final score.
 | `max_steps`      | 5000      | positive int: actions before truncation                       |
 | `reward`         | `"win"`   | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
+| `observation`    | `"dict"`  | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
 | `render_mode`    | None      | None, `"ansi"`, `"human"`                                     |
 
 ## Version history

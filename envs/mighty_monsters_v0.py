@@ -66,6 +66,11 @@ hand is known. Nothing else is visible: others' setup choices, face-down guards
 `action_mask` is 1 for every legal action of the agent on move and all zeros
 for every other agent and once the game is over.
 
+With `observation="flat"`, `observe()` returns the observation Box alone and the same
+mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
+allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
+wrappers, frame stacking, normalisers).
+
 ## Action space
 
 | action  | meaning                                                                        |
@@ -99,6 +104,7 @@ means 45-100 by player count), and the rules cap a game at 61 actions per player
 | `max_steps`      | 1000       | positive int: actions before truncation                       |
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
+| `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
 | `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
 
 ## Version history

@@ -74,6 +74,11 @@ the cards left uniformly.
 `action_mask` is 1 for every legal action of the agent on move and all zeros
 for every other agent and once the game is over.
 
+With `observation="flat"`, `observe()` returns the observation Box alone and the same
+mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
+allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
+wrappers, frame stacking, normalisers).
+
 ## Action space
 
 | action  | meaning                                                                 |
@@ -108,6 +113,7 @@ with `tiebreak="extra_scene"` (mean 84-181).
 | `max_steps`      | 3000       | positive int: actions before truncation                       |
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
+| `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
 | `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
 
 The default of 4 players is the middle of the 2-6 range.

@@ -70,6 +70,11 @@ shown.
 `action_mask` is 1 for every legal action of the agent on move and all zeros
 for every other agent and once the game is over.
 
+With `observation="flat"`, `observe()` returns the observation Box alone and the same
+mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
+allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
+wrappers, frame stacking, normalisers).
+
 ## Action space
 
 | action  | meaning                                                                 |
@@ -103,6 +108,7 @@ mean lengths were 53, 90, 126, 163 and 200 actions for 2 to 6 players.
 | `max_steps`      | 2000      | positive int: actions before truncation                       |
 | `reward`         | `"win"`   | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
+| `observation`    | `"dict"`  | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
 | `render_mode`    | None      | None, `"ansi"`, `"human"`                                     |
 
 The default of 4 players gives the auction real competition and the arena

@@ -81,6 +81,11 @@ hold: it keeps counts per kind and each draw picks a kind with the probability o
 agent and once the game is over. A drawn tile that fits somewhere must be placed (there is no
 pass); one that fits nowhere is thrown away automatically and the player draws again.
 
+With `observation="flat"`, `observe()` returns the observation Box alone and the same
+mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
+allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
+wrappers, frame stacking, normalisers).
+
 ## Action space
 
 | action     | meaning                                                                  |
@@ -111,6 +116,7 @@ minus the mean final score.
 | `max_steps`      | 100        | positive int: actions before truncation                       |
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
+| `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
 | `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
 
 ## Version history

@@ -14,9 +14,10 @@ from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.rng import make_rng
 
-# Options exercised elsewhere on purpose (render modes, illegal-action handling) or
-# needing a value rather than a choice; they are left at their defaults in option sets.
-_NOT_IN_OPTION_SETS = {"num_players", "render_mode", "illegal_action"}
+# Options exercised elsewhere on purpose (render modes, illegal-action handling, the flat
+# observation form) or needing a value rather than a choice; they are left at their
+# defaults in option sets.
+_NOT_IN_OPTION_SETS = {"num_players", "render_mode", "illegal_action", "observation"}
 
 
 @dataclass(frozen=True)

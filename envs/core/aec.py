@@ -40,10 +40,11 @@ class KernelAECEnv(AECEnv, EzPickle):
         n = int(self._config[0])
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        self._obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
-        })
+        # observation="flat": the Box alone, the mask in infos (PettingZoo allows either place)
+        self._flat = self.options["observation"] == "flat"
+        box = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
+        self._obs_space = box if self._flat else spaces.Dict({
+            "observation": box, "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8)})
         self._act_space = spaces.Discrete(spec.num_actions)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
@@ -54,7 +55,7 @@ class KernelAECEnv(AECEnv, EzPickle):
 
     # --- PettingZoo API ------------------------------------------------------
     def observation_space(self, agent):
-        """The same cached Dict space for every agent."""
+        """The same cached space for every agent (a Dict, or the Box with ``observation="flat"``)."""
         return self._obs_space
 
     def action_space(self, agent):
@@ -75,15 +76,14 @@ class KernelAECEnv(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._sync_selection()
+        self._publish_masks()
 
     def observe(self, agent):
-        """``{"observation", "action_mask"}`` from ``agent``'s seat; the mask is zero off-turn."""
+        """``{"observation", "action_mask"}`` from ``agent``'s seat; the mask is zero off-turn.
+        With ``observation="flat"`` the observation array alone (the mask is in ``infos``)."""
         obs = np.zeros(self.spec.obs_size, np.float32)
         self.spec.observe_into(self._state, self._seat[agent], obs)
-        mask = np.zeros(self.spec.num_actions, np.int8)
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask[:] = self._mask
-        return {"observation": obs, "action_mask": mask}
+        return obs if self._flat else {"observation": obs, "action_mask": self._agent_mask(agent)}
 
     def step(self, action):
         """Apply ``action`` for the selected agent, or retire a finished agent with None."""
@@ -109,6 +109,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         elif self._state[H_STEPS] >= self._config[C_MAX_STEPS]:
             self.truncations = {a: True for a in self.agents}
         self._sync_selection()
+        self._publish_masks()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -147,6 +148,19 @@ class KernelAECEnv(AECEnv, EzPickle):
         """Indices of the legal actions of the selected agent."""
         return np.flatnonzero(self._mask).tolist()
 
+    def _agent_mask(self, agent) -> np.ndarray:
+        """``agent``'s legal actions: the mask of the seat on move, zeros for everyone else."""
+        mask = np.zeros(self.spec.num_actions, np.int8)
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            mask[:] = self._mask
+        return mask
+
+    def _publish_masks(self):
+        """With ``observation="flat"``, put every agent's mask into its ``infos`` entry."""
+        if self._flat:
+            for agent in self.agents:
+                self.infos[agent]["action_mask"] = self._agent_mask(agent)
+
     def _sync_selection(self):
         """Point ``agent_selection`` at the seat on move and refresh its mask."""
         cur = int(self._state[H_CURRENT])
@@ -171,6 +185,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self.terminations = {a: True for a in self.agents}
         self.infos[agent]["illegal_move"] = True
         self._mask[:] = 0
+        self._publish_masks()
         self._accumulate_rewards()
 
     # --- pickling: constructor options plus the live game ---------------------------

@@ -54,6 +54,9 @@ COMMON_OPTIONS = (
     Option("illegal_action", "raise", "'raise': an illegal action raises ValueError and changes nothing; "
            "'penalize': it ends the game with -1 for the offender and 0 for the others.",
            choices=("raise", "penalize")),
+    Option("observation", "dict", "'dict': observe() gives {'observation': Box, 'action_mask': Box(int8)}; "
+           "'flat': observe() gives the Box alone and infos[agent]['action_mask'] holds the mask (for "
+           "wrappers and libraries that expect a Box observation).", choices=("dict", "flat")),
     Option("render_mode", None, "None, 'ansi' (render() returns text) or 'human' (render() prints).",
            choices=(None, "ansi", "human")),
 )
