@@ -34,14 +34,20 @@ bench: venv
 # `make play GAME=monstargh-v0`.
 GAME ?= marry_the_monster-v0
 
-# Play $(GAME) in the terminal against two greedy agents.
-play: venv
+# The package installed into .venv, again only when pyproject.toml changed since (a stamp file),
+# so that `make play` starts the game at once.
+INSTALLED := .venv/.monster-zoo-installed
+
+$(INSTALLED): pyproject.toml | $(PY)
 	$(PIP) -e '.'
+	touch $@
+
+# Play $(GAME) in the terminal against two greedy agents.
+play: $(INSTALLED)
 	$(PY) -m monster_zoo.training play --game $(GAME) --agents greedy greedy
 
 # A seat-rotated series greedy vs two random agents with win rates and 95% intervals.
-match: venv
-	$(PIP) -e '.'
+match: $(INSTALLED)
 	$(PY) -m monster_zoo.agents.match --game $(GAME) --agents greedy random random --games 300 --seed 0
 
 # numba's on-disk cache (cache=True) lives next to the sources; stale entries can

@@ -4,8 +4,11 @@ The agent sees what its seat may see and nothing more: the game's public text
 (``spec.to_text``, which never shows hands) plus what only its seat sees
 (``spec.private_text``: its own hand). A move is typed as its
 number in the list or its name (``spec.str_to_action``); anything else gets a
-message and a new prompt, so no illegal move ever reaches the game. ``quit`` or
-the end of input raises :class:`QuitGame`, which the caller turns into a clean exit.
+message and a new prompt, so no illegal move ever reaches the game. ``help``
+explains the commands, ``legend`` what the board's symbols mean, ``help CARD`` a
+card's text (in games whose cards have names and texts, e.g. ``help SA3`` in Monster
+Arena), ``board`` shows the board again. ``quit`` or the end of input raises
+:class:`QuitGame`, which the caller turns into a clean exit.
 """
 import sys
 from typing import Optional, TextIO
@@ -14,11 +17,14 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.seeds import game_dir
 
 from .base import Agent
 
 QUIT_WORDS = ("quit", "exit", "q")
-SHOW_WORDS = ("board", "moves", "?", "help")
+SHOW_WORDS = ("board", "moves")
+HELP_WORDS = ("help", "?", "h")
+LEGEND_WORDS = ("legend", "symbols", "key")
 LINE_WIDTH = 80
 
 
@@ -54,8 +60,7 @@ class HumanAgent(Agent):
         names = [self.spec.action_to_str(a, state) for a in legal]
         self.show(state, names)
         while True:
-            self._say(f"your move (1-{len(legal)} or a name; 'board' shows it again, 'quit' stops): ",
-                      end="")
+            self._say(f"your move (1-{len(legal)} or a name; 'help' explains, 'quit' stops): ", end="")
             line = self.input.readline()
             if not line:
                 raise QuitGame("end of input")
@@ -64,6 +69,10 @@ class HumanAgent(Agent):
                 raise QuitGame("quit")
             if text.lower() in SHOW_WORDS:
                 self.show(state, names)
+                continue
+            command, _, topic = text.partition(" ")
+            if command.lower() in HELP_WORDS + LEGEND_WORDS:
+                self._say(self.explain(command.lower(), topic.strip(), names))
                 continue
             action, problem = self.parse(text, legal, state)
             if problem is None:
@@ -89,6 +98,27 @@ class HumanAgent(Agent):
         code = int(self.spec.illegal_reason(state, action))
         why = self.spec.reasons.get(code, "it is not among the legal moves")
         return None, f"'{self.spec.action_to_str(action, state)}' is not legal now: {why}"
+
+    def explain(self, command: str, topic: str, names: list) -> str:
+        """The answer to ``help``, ``help TOPIC`` or ``legend``."""
+        if command in LEGEND_WORDS:
+            return self.spec.legend or "this game's board has no symbols beyond its own words"
+        if topic:
+            if self.spec.card_text is None:
+                return f"{self.spec.title} has no cards with texts; 'help' alone explains the commands"
+            try:
+                return self.spec.card_text(topic)
+            except ValueError as err:
+                return str(err)
+        card_help = ("\n  help CARD   a card's name, numbers and ability (e.g. 'help SA3')"
+                     if self.spec.card_text is not None else "")
+        return (f"How to move: type a move's number from the list (1-{len(names)}) or its name, "
+                f"e.g. '{names[0]}'.\n"
+                f"Commands:\n"
+                f"  board       show the board and your legal moves again\n"
+                f"  legend      what the board's symbols mean{card_help}\n"
+                f"  quit        leave the game (Ctrl-D and Ctrl-C do too)\n"
+                f"The rules, in full: {game_dir(self.spec.name) / 'rules.md'}")
 
     def show(self, state: np.ndarray, names: list) -> None:
         """Print the public board, the seat's own view and the numbered legal moves."""

@@ -7,6 +7,9 @@ num_players=2)`` works once ``monster_zoo`` is imported, with gymnasium's usual 
 (``max_episode_steps``, the passive env checker, order enforcing).
 """
 import importlib
+import importlib.util
+import os
+from pathlib import Path
 from typing import Dict, List
 
 import numpy as np
@@ -31,6 +34,20 @@ def _module(game_id: str):
     if game_id not in _GAMES:
         raise ValueError(f"unknown game {game_id!r}; available: {', '.join(available())}")
     return importlib.import_module(_GAMES[game_id])
+
+
+def kernels_cached(game_id: str) -> bool:
+    """Whether numba's on-disk cache beside ``game_id``'s package holds compiled kernels, checked
+    without importing the game (the import is what compiles a cold cache). A guess for progress
+    messages only: True where the cache lives elsewhere (``NUMBA_CACHE_DIR``)."""
+    if game_id not in _GAMES:
+        raise ValueError(f"unknown game {game_id!r}; available: {', '.join(available())}")
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return True
+    package = importlib.util.find_spec(_GAMES[game_id].rsplit("_v", 1)[0])
+    if package is None or not package.submodule_search_locations:
+        return True
+    return any((Path(package.submodule_search_locations[0]) / "__pycache__").glob("*.nbi"))
 
 
 def spec(game_id: str):

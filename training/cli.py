@@ -13,6 +13,7 @@ the command that needs them.
 import argparse
 import importlib.util
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -20,6 +21,7 @@ from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent, QuitGame
 from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
 from monster_zoo.agents.registry import make_agent
+from monster_zoo.envs.registry import kernels_cached
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
@@ -27,6 +29,8 @@ DEFAULT_GAME = "marry_the_monster-v0"
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
 TRAIN_SCRIPT = "monster_zoo.training.selfplay_ppo"
 EVAL_EXTRA = ("openskill", "matplotlib")  # ratings and pictures of ``evaluate``
+SLOW_START_S = 3.0  # a first build slower than this compiled kernels: say so once
+INTERRUPTED = 130  # the shell's exit status for Ctrl-C (128 + SIGINT)
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser(
         "play", help="play a game in the terminal against agents",
         description="Play a game in the terminal: you take one seat, agents the others. Type a move's "
-        "number or its name; 'board' shows the board again, 'quit' stops.")
+        "number or its name; 'help' explains the commands, 'legend' the board's symbols, 'help CARD' a "
+        "card (Monster Arena), 'board' shows the board again, 'quit' (or Ctrl-C) stops.")
     _game_arguments(play)
     play.add_argument("--agents", nargs="+", metavar="NAME",
                       help="agents of the other seats, in seat order; their number plus you sets num_players "
@@ -108,7 +113,11 @@ FORWARDED = {"train": run_train, "bench": run_bench}
 def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``play``: a person in seat ``--seat``, agents in the others, moves announced as they happen."""
     options = dict(args.option)
+    start, cold = time.perf_counter(), False
     try:
+        cold = not kernels_cached(args.game)
+        if cold:
+            print(f"compiling {args.game}'s kernels (first run only, 10-60 s)...", end="", flush=True)
         others = args.agents
         if others is None:
             players = len(envs.make(args.game, **options).unwrapped.possible_agents)
@@ -119,7 +128,14 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         env = envs.make(args.game, **options)
         bots = [make_agent(name, args.game, agent_seed(args.seed, 0, i)) for i, name in enumerate(others, 1)]
     except (ValueError, TypeError) as err:  # unknown games, agents or options
+        if cold:
+            print()  # end the "compiling" line before the error
         parser.error(str(err))
+    took = time.perf_counter() - start
+    if cold:
+        print(f" done in {took:.0f} s", flush=True)
+    elif took > SLOW_START_S:
+        print(f"compiled {args.game}'s kernels in {took:.0f} s (cached for next time)", flush=True)
     seats = bots[:args.seat] + [HumanAgent(args.game, args.seed)] + bots[args.seat:]
     who = others[:args.seat] + ["you"] + others[args.seat:]
     raw = env.unwrapped
@@ -182,8 +198,11 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one ``monster-zoo`` command; return its exit status."""
     argv: List[str] = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in FORWARDED:
-        return FORWARDED[argv[0]](argv[1:])
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    return args.run(args, args.command_parser)
+    try:
+        if argv and argv[0] in FORWARDED:
+            return FORWARDED[argv[0]](argv[1:])
+        args = build_parser().parse_args(argv)
+        return args.run(args, args.command_parser)
+    except KeyboardInterrupt:  # Ctrl-C: a word and the shell's status instead of a traceback
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return INTERRUPTED

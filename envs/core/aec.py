@@ -213,12 +213,13 @@ def wrap(raw):
 
 def game_spec(rules, actions, render, **fields) -> GameSpec:
     """A game's :class:`GameSpec` from its modules: the kernels, ``REASONS`` and ``OBS_SIZE`` of
-    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``render``;
-    ``fields`` give the rest (name, version, title, player range, sizes, options)."""
+    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``render`` (with
+    its ``LEGEND`` and ``card_text`` where it has them); ``fields`` give the rest (name, version, title, player range, sizes, options)."""
     return GameSpec(
         init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
         returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
         determinize=rules.determinize, reasons=rules.REASONS, obs_size=rules.OBS_SIZE,
         num_actions=actions.NUM_ACTIONS, action_to_str=actions.action_to_str,
         str_to_action=actions.str_to_action, to_text=render.to_text,
-        private_text=getattr(render, "private_text", None), **fields)
+        private_text=getattr(render, "private_text", None), legend=getattr(render, "LEGEND", ""),
+        card_text=getattr(render, "card_text", None), **fields)

@@ -90,6 +90,8 @@ class GameSpec:
     action_to_str: Callable       # (action, state=None) -> str
     str_to_action: Callable       # text -> action index
     private_text: Callable = None  # (state, player) -> str: what only that player sees
+    legend: str = ""              # what the symbols of ``to_text`` mean, for people at a terminal
+    card_text: Callable = None    # card name -> its text, for games whose cards have names and texts
 
     @property
     def env_id(self) -> str:

@@ -5,6 +5,20 @@ from .components import CARD_NAMES, CELL_NAMES, COORDS, NUM_CARD_TYPES, RADIUS, 
 from .layout import (DECK, DISCARD, FACHAN, FIRST_PLAYER, HAND, HEIGHT, OWNER, PENDING, PHASE,
                      PHASE_NAMES, POOL, SCORE, WINNER)
 
+# What the board's symbols mean, for people at the terminal (``help`` / ``legend``).
+LEGEND = """\
+board: the 37-cell hex valley, rows A (top) to G, cells counted from the left (A1..A4, D1..D7, G1..G4)
+  .3   an empty cell; the digit is its value, scored each turn by whoever builds there
+  0h   a house of player_0 (the digit is the owner's seat)
+  1m   a manor of player_1 (a fortified house)
+  2T   a tower of player_2 (a fortified manor)
+  @@   the fachan, the monster every duke lures to stomp the others' buildings
+table: score, towers held, pieces left in the pool, pieces stomped this turn (in the forest),
+  cards in hand; * marks the player on move, W the winner
+moves: 'house D4' / 'tower D4' place on a cell, 'move NE 2' moves the fachan (E, NE, NW, W,
+  SW, SE), 'play build' / 'play fortify' play a card (or three of another type), 'stomp 2'
+  stomps with that many units, 'end' stops (free houses, a Build, the turn)"""
+
 BUILDING_LETTERS = " hmT"  # house, manor, tower
 
 

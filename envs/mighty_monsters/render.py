@@ -6,6 +6,18 @@ from .layout import (CARD_LOC, CASTLE, DECK_COUNT, GOLD, KING, LAST_GUARD, LAST_
                      LOC_DOWN, LOC_HAND, NUM_ROUNDS, PHASE, PHASE_NAMES, RES_LOST, RES_WON, RESULT,
                      REVEALED, ROUND, SETUP_DONE, SPACE, START_PLAYER, WINNER)
 
+# What the castle's symbols mean, for people at the terminal (``help`` / ``legend``).
+LEGEND = """\
+castle: one line per guard position, G1 nearest the main gate
+  **?        a face-down guard: its level in stars, its strength and loot hidden
+  **7/8 won  a revealed guard: level, strength 7, loot 8, and whether the monsters beat it
+  p1:4       a strength-4 monster of player_1 in one of the guard's two spaces (a, b);
+             -- an empty space
+previous round: the last round's guards as everyone saw them
+table: gold, monster cards in hand, cards face down (kept for later rounds), monsters placed;
+  * marks the player on move, S the start player, W the winner
+moves: 'play 4 at G2b' places your strength-4 monster in space b of guard 2"""
+
 RESULT_TEXT = {RES_WON: "won", RES_LOST: "lost"}
 
 

@@ -11,6 +11,18 @@ from .layout import (CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS, FOCUS
                      LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST, SCENE,
                      STARS, STARTER, TOKEN, W_DECK, WHERE, WINNER)
 
+# What the table's symbols mean, for people at the terminal (``help`` / ``legend``).
+LEGEND = """\
+table grid: columns and rows counted from the scene's first card (x to the right, y down)
+  R5     the visible card of a cell: species initial (Green, Blue, Red, Pink, Orange...) and value
+  R5+2   the same with 2 more cards under it
+  [R5]   the protagonist, the card now acting
+  .      an empty cell inside the grid
+table: stars, your last scene's species and stars, monsters in hand, focus cards (±1, ±2 shift a
+  value); * marks the player on move, W the winner. Your own species is secret: only you see it
+  (under 'your species'), and nobody sees the others'.
+moves: 'play red 4' plays a monster card, then a cell is chosen for it; 'focus +2' plays a focus card"""
+
 CELL_WIDTH = 7
 
 

@@ -34,6 +34,8 @@ REACTIVE = (AB_WEB, AB_WING)
 ACTIVE = (AB_PINCH, AB_ROAR, AB_AIM, AB_GRAVE)
 
 KIND_UPPER, KIND_LOWER, KIND_PART = 0, 1, 2
+# Each ability in words (cards.json), for help texts.
+ABILITY_TEXT = dict(DATA["abilities"])
 
 
 def _cards():

@@ -1,10 +1,44 @@
 """Text view of a Monster Arena state: phase, draft row, every monster as a tree, graveyard."""
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from .components import CARD_LABEL, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, SLOTS
+from .components import (AB_NONE, ABILITY, ABILITY_NAMES, ABILITY_TEXT, CARD_CODE, CARD_LABEL, CARD_NAME, COST,
+                         DEFENSE, DICE, KIND, KIND_LOWER, KIND_PART, KIND_UPPER, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
 from .layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN,
                      L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PH_BUILD,
                      PH_DEAL, PH_PLACE, PH_PRIZE, PHASE, PHASE_NAMES, QUIET, ROUND, TARGET, TOKENS, TURN_SEAT,
                      USED, WINNER)
+
+# What the symbols mean, for people at the terminal (``help`` / ``legend``; ``help SA3`` for a card).
+LEGEND = """\
+cards: U1-U6 upper torso halves, L1-L6 lower halves, parts by code and copy (SA3 = the third
+  Stitched Arm); 'help CARD' shows a card's name, numbers and ability
+monsters: U5[SA1,-,HO2] + L6[-,-] is a torso half with what hangs in its slots (nested parts have
+  their own brackets); - an empty slot, card* used this round, card! pinched (cannot act)
+row: the cards dealt for the draft; bid: the highest bid and its bidder
+players: tokens (for bidding), energy (for attacks and abilities), inventory size (contents
+  hidden; 'seen' lists the cards others have seen); * on move, T whose turn it is, W winner,
+  out = monster destroyed
+graveyard: destroyed parts, topmost first"""
+
+
+def card_text(name: str) -> str:
+    """Card ``name`` (a label such as ``SA3``, a code such as ``SA`` or a card's name, any case)
+    in words: kind, slots, Defense, attack, ability. ValueError naming the cards for others."""
+    wanted = name.strip().lower()
+    matches = [c for c in range(NUM_CARDS)
+               if wanted in (CARD_LABEL[c].lower(), CARD_CODE[c].lower(), CARD_NAME[c].lower())]
+    if not matches:
+        codes = ", ".join(dict.fromkeys(CARD_CODE))
+        raise ValueError(f"no card {name!r}: give a card such as SA3, a code ({codes}) or a name")
+    c = matches[0]
+    kind = {KIND_UPPER: "upper torso half", KIND_LOWER: "lower torso half"}.get(int(KIND[c]), "part")
+    copies = f", {CARD_CODE.count(CARD_CODE[c])} in the game" if KIND[c] == KIND_PART else ""
+    attack = (f"attack: {int(COST[c])} energy, {int(DICE[c])}d6 + {int(MOD[c])}" if COST[c] >= 0
+              else "cannot attack")
+    lines = [f"{CARD_CODE[c]} {CARD_NAME[c]}: {kind}{copies}; {int(SLOTS[c])} slot(s); Defense {int(DEFENSE[c])}; "
+             f"{attack}"]
+    if ABILITY[c] != AB_NONE:
+        lines.append(f"  {ABILITY_NAMES[int(ABILITY[c])].replace('_', ' ')}: {ABILITY_TEXT[ABILITY_NAMES[int(ABILITY[c])]]}")
+    return "\n".join(lines)
 
 
 def _cards(state, loc, owner=None):

@@ -13,6 +13,18 @@ from .layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, L
                      NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT,
                      TILE_X, TILE_Y, WINNER)
 from .rules import key_cell, key_monster
+# What the drawings mean, for people at the terminal (``help`` / ``legend``).
+LEGEND = """\
+monsters: each monster is drawn north up, one tile as a 5x3 block:
+     2        the tile's north edge
+   1 4e2      west edge, the tile's number in the monster (4), e if it has an eye, east edge
+     .        the south edge
+  edges: . blank, 1 thin, 2 thick; *  marks the tile just placed
+  c7   an open cell, where 'place c7 r1' puts the tile in hand (r = quarter turns clockwise)
+tile names: four edge digits N, E, S, W plus e for an eye, e.g. 2110e; the supply lists name:count
+table: score, whether the first monster is complete, tiles in monsters still in progress;
+  * marks the player on move, W the winner"""
+
 
 EDGE_GLYPHS = ".12"
 
