@@ -6,9 +6,12 @@ needed, which keeps this module importable where matplotlib is not installed.
 Learning curves read the metrics file of each training run, ``<run_dir>/metrics.csv``
 (long format, header ``step,wall_time,metric,value``). Runs named in the CleanRL manner,
 ``{game}__{exp}__{seed}__{time}``, that differ only in seed and time are one experiment:
-they are drawn as their mean with a band of ± one standard deviation over seeds.
+they are drawn as their mean with its 95% interval over seeds (Student's t) shaded. A
+single run's win rates are shaded with their 95% Wilson intervals, logged by the trainer
+as ``<metric>_low95`` and ``<metric>_high95``.
 """
 import csv
+import math
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -16,6 +19,14 @@ import numpy as np
 
 METRICS_FILE = "metrics.csv"
 EVAL_PREFIX = "eval/winrate_"
+LOW, HIGH = "_low95", "_high95"  # suffixes of a metric's 95% interval bounds
+# Panel titles in words; eval/winrate_vs_<agent> reads "Win rate against <agent>".
+METRIC_TITLES = {"charts/SPS": "Training speed (learner steps per second)",
+                 "rollout/ep_rew_mean": "Mean episode reward of the learner",
+                 "train/pool_size": "Snapshots in the self-play pool"}
+WIN_RATE_LIMITS = (-0.04, 1.04)  # a margin, so that lines at 0 and 1 stay visible
+Z95 = 1.959964
+T95_FEW_DEGREES = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}  # where the expansion in t95 is coarse
 
 Curve = Tuple[np.ndarray, np.ndarray]  # steps, values
 
@@ -74,16 +85,33 @@ def read_metrics(run_dir) -> Dict[str, Curve]:
     path = Path(run_dir)
     if path.is_dir():
         path = path / METRICS_FILE
-    rows: Dict[str, List[Tuple[float, float]]] = {}
+    rows: Dict[str, Dict[float, float]] = {}
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            rows.setdefault(row["metric"], []).append((float(row["step"]), float(row["value"])))
+            # a step logged twice (older runs evaluated their last step again) keeps its last value
+            rows.setdefault(row["metric"], {})[float(row["step"])] = float(row["value"])
     curves = {}
     for metric, points in rows.items():
-        points.sort()
-        steps, values = zip(*points)
-        curves[metric] = (np.array(steps), np.array(values))
+        steps = np.array(sorted(points))
+        curves[metric] = (steps, np.array([points[s] for s in steps]))
     return curves
+
+
+def metric_title(metric: str) -> str:
+    """A panel title in words, e.g. ``eval/winrate_vs_greedy`` -> ``Win rate against greedy``."""
+    if metric.startswith(EVAL_PREFIX + "vs_"):
+        return f"Win rate against {metric[len(EVAL_PREFIX) + 3:]}"
+    return METRIC_TITLES.get(metric, metric)
+
+
+def t95(degrees: int) -> float:
+    """The two-sided 95% quantile of Student's t with ``degrees`` degrees of freedom
+    (a Cornish-Fisher expansion around the normal quantile, within 0.01 from 5 on)."""
+    if degrees in T95_FEW_DEGREES:
+        return T95_FEW_DEGREES[degrees]
+    z, d = Z95, float(degrees)
+    return (z + (z ** 3 + z) / (4 * d) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * d ** 2)
+            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * d ** 3))
 
 
 def experiment_of(run_name: str) -> str:
@@ -107,36 +135,60 @@ def seed_band(curves: Sequence[Curve]) -> Tuple[np.ndarray, np.ndarray, np.ndarr
     return grid, values.mean(axis=0), values.std(axis=0)
 
 
+def mean_interval95(std: np.ndarray, seeds: int) -> np.ndarray:
+    """Half-width of the 95% interval of a mean over ``seeds`` runs whose population standard
+    deviation (``seed_band``'s) is ``std``."""
+    sample_std = std * math.sqrt(seeds / (seeds - 1))
+    return t95(seeds - 1) * sample_std / math.sqrt(seeds)
+
+
 def plot_learning_curves(run_dirs: Sequence, path, metrics: Optional[Sequence[str]] = None) -> Path:
+    """Write :func:`learning_curves_figure` of ``run_dirs`` to ``path``."""
+    return _save(learning_curves_figure(run_dirs, metrics), path)
+
+
+def learning_curves_figure(run_dirs: Sequence, metrics: Optional[Sequence[str]] = None):
     """One panel per metric (default: every ``eval/winrate_*``) against environment steps.
 
-    One line per run, or per experiment with a mean ± std band when several runs
-    differ only in seed (see the module doc).
+    One line per run, or per experiment when several runs differ only in seed, with its
+    95% interval shaded (see the module doc).
     """
     runs = [(Path(d).name, read_metrics(d)) for d in run_dirs]
     if metrics is None:
-        metrics = sorted({m for _, curves in runs for m in curves if m.startswith(EVAL_PREFIX)})
+        metrics = sorted({m for _, curves in runs for m in curves
+                          if m.startswith(EVAL_PREFIX) and not m.endswith((LOW, HIGH))})
     if not metrics:
         raise ValueError(f"no {EVAL_PREFIX}* metrics in {', '.join(str(d) for d in run_dirs)}")
     experiments: Dict[str, List[Dict[str, Curve]]] = {}
     for name, curves in runs:
         experiments.setdefault(experiment_of(name), []).append(curves)
     plt = _pyplot()
+    from matplotlib.ticker import EngFormatter
+
     figure, panels = plt.subplots(1, len(metrics), figsize=(5.5 * len(metrics), 4.0), squeeze=False)
     for axes, metric in zip(panels[0], metrics):
         for colour, (experiment, members) in enumerate(experiments.items()):
-            curves = [m[metric] for m in members if metric in m]
+            with_metric = [m for m in members if metric in m]
+            curves = [m[metric] for m in with_metric]
             if len(curves) == 1:
-                axes.plot(*curves[0], color=f"C{colour}", label=experiment)
+                steps, values = curves[0]
+                axes.plot(steps, values, color=f"C{colour}", marker=".", label=experiment)
+                bounds = with_metric[0].get(metric + LOW), with_metric[0].get(metric + HIGH)
+                if all(b is not None and np.array_equal(b[0], steps) for b in bounds):
+                    axes.fill_between(steps, bounds[0][1], bounds[1][1], color=f"C{colour}", alpha=0.2,
+                                      linewidth=0, label="95% interval")
             elif curves:
                 grid, mean, std = seed_band(curves)
-                axes.plot(grid, mean, color=f"C{colour}", label=f"{experiment} (mean ± std, {len(curves)} seeds)")
-                axes.fill_between(grid, mean - std, mean + std, color=f"C{colour}", alpha=0.25, linewidth=0)
-        axes.set_title(metric)
+                half = mean_interval95(std, len(curves))
+                axes.plot(grid, mean, color=f"C{colour}", label=f"{experiment} (mean of {len(curves)} seeds)")
+                axes.fill_between(grid, mean - half, mean + half, color=f"C{colour}", alpha=0.2, linewidth=0,
+                                  label="95% interval of the mean")
+        axes.set_title(metric_title(metric))
         axes.set_xlabel("environment steps")
+        axes.xaxis.set_major_formatter(EngFormatter(sep=""))  # 250k, 1M rather than an offset
         if metric.startswith(EVAL_PREFIX):
-            axes.set_ylim(0.0, 1.0)
+            axes.set_ylim(*WIN_RATE_LIMITS)
             axes.set_ylabel("win rate")
         axes.grid(alpha=0.3)
         axes.legend(fontsize="small")
-    return _save(figure, path)
+    return figure

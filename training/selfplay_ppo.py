@@ -194,6 +194,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             weights += [mix[name] / len(group)] * len(group)
         vec_env.set_opponents(opponents, weights)
 
+    evaluated = {"step": None, "rates": {}}  # the latest evaluation, so the last is not repeated
+
     def evaluate(step: int) -> dict:
         """Win rates of the deterministic policy against random and greedy."""
         learner = PPOAgent(args.seed, model.policy, deterministic=True)
@@ -205,7 +207,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 continue  # a game without a greedy baseline
             rates[name] = evaluate_against(learner, opponent, args.game, args.eval_games,
                                            seed=10_000_000 + args.seed, **options)
+            low, high = rates[name].interval
             metrics.log(step, f"eval/winrate_vs_{name}", rates[name].rate)
+            metrics.log(step, f"eval/winrate_vs_{name}_low95", low)
+            metrics.log(step, f"eval/winrate_vs_{name}_high95", high)
+        evaluated.update(step=step, rates=rates)
         return rates
 
     class SelfPlay(BaseCallback):
@@ -219,7 +225,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                             desc=run_name)
 
         def _on_step(self) -> bool:
-            self.bar.update(args.num_envs)
+            # SB3 collects whole rollouts, so it may overshoot the budget: the bar stops at its total
+            self.bar.update(min(self.num_timesteps, self.bar.total) - self.bar.n)
             return not args.time_limit or time.time() - self.start < 60 * args.time_limit
 
         def _on_rollout_end(self) -> None:
@@ -253,7 +260,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     model.learn(total_timesteps=args.total_timesteps, callback=SelfPlay())
     train_seconds = time.time() - started
     model.save(run_dir / "final_model.zip")
-    rates = evaluate(model.num_timesteps)
+    rates = evaluated["rates"] if evaluated["step"] == model.num_timesteps else evaluate(model.num_timesteps)
     model.logger.dump(model.num_timesteps)
     metrics.close()
     summary = {"run_name": run_name, "timesteps": int(model.num_timesteps),
