@@ -37,7 +37,7 @@ DEFAULT_MIN_BATCH = 64
 def _choose_threading_layer() -> None:
     """Select :data:`THREADING_LAYER` unless the user chose one or numba's pool already runs."""
     if ("NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default"
-            and not numba_parallel._is_initialized):
+            and not getattr(numba_parallel, "_is_initialized", False)):
         numba.config.THREADING_LAYER = THREADING_LAYER
 
 
