@@ -301,7 +301,7 @@ def test_marry_the_monster_named_bad_options():
             envs.make_batch(gid, 2, **kwargs)
     with pytest.raises(ValueError, match=r"'win', 'score'"):
         envs.make(gid, reward="x")
-    with pytest.raises(ValueError, match=r"positive integer"):
+    with pytest.raises(ValueError, match=r"an integer from 1 to 2147483647"):
         envs.make(gid, max_steps=0)
     with pytest.raises(ValueError, match=r"'raise', 'penalize'"):
         envs.make(gid, illegal_action="ignore")

@@ -167,6 +167,13 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         parser.error("--curves needs --out DIR for the picture")
     if args.games < 1:
         parser.error("--games must be at least 1")
+    problem = _output_problem(args)
+    if problem:
+        parser.error(problem)
+    try:
+        envs.config(args.game, dict(args.option))
+    except (ValueError, TypeError) as err:  # unknown games or options, values the state cannot hold
+        parser.error(str(err))
     missing = [name for name in EVAL_EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         print(f"{PROG} evaluate: {', '.join(missing)} not installed; install the eval extra:\n"
@@ -193,6 +200,17 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     if args.curves:
         print(f"wrote {plots.plot_learning_curves(args.curves, args.out / 'learning_curves.png')}")
     return 0
+
+
+def _output_problem(args: argparse.Namespace) -> Optional[str]:
+    """Why ``evaluate`` could not write its results or read its curves, found before any game is
+    played (so a long tournament is never lost to a bad path)."""
+    from monster_zoo.training.arg_checks import first_problem, writable_dir
+
+    missing = [str(d) for d in args.curves or () if not (Path(d) / "metrics.csv").is_file()]
+    return first_problem(
+        writable_dir("--out", args.out) if args.out is not None else None,
+        f"--curves: no metrics.csv in {', '.join(missing)} (give training run folders)" if missing else None)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

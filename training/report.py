@@ -52,7 +52,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--mcts-games", type=int, default=100, help="games of MCTS vs greedy per seed")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
-    options = parse_options(args.option)
+    try:
+        options = parse_options(args.option)
+    except ValueError as error:
+        parser.error(str(error))
     runs = [Path(r) for r in args.runs]
     seeds = [int(r.name.split("__")[2]) for r in runs] or args.seeds
 

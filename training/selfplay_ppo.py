@@ -92,6 +92,36 @@ def build_parser():
     return parser
 
 
+def argument_problem(args: Args) -> Optional[str]:
+    """Why ``args`` cannot make a run, or None; checked before anything is written."""
+    from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
+
+    return first_problem(
+        out_of_bounds([
+            ("--total-timesteps", args.total_timesteps, args.total_timesteps >= 1, "at least 1"),
+            ("--num-envs", args.num_envs, args.num_envs >= 1, "at least 1"),
+            ("--num-steps", args.num_steps, args.num_steps >= 1, "at least 1"),
+            ("--batch-size", args.batch_size, args.batch_size >= 2, "at least 2"),
+            ("--update-epochs", args.update_epochs, args.update_epochs >= 1, "at least 1"),
+            ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
+            ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
+            ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
+            ("--clip-coef", args.clip_coef, args.clip_coef > 0, "a number > 0"),
+            ("--ent-coef", args.ent_coef, args.ent_coef >= 0, "a number >= 0"),
+            ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
+            ("--snapshot-every", args.snapshot_every, args.snapshot_every >= 1, "at least 1"),
+            ("--pool-size", args.pool_size, args.pool_size >= 1, "at least 1"),
+            ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
+            ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
+            ("--checkpoint-every", args.checkpoint_every, args.checkpoint_every >= 0, "at least 0"),
+            ("--torch-threads", args.torch_threads, args.torch_threads >= 0, "at least 0 (0: torch's default)"),
+        ]),
+        int_list("--net-arch", args.net_arch)[1],
+        plain_name("--exp-name", args.exp_name),
+        writable_dir("--out-dir", Path(args.out_dir)),
+    )
+
+
 def parse_options(pairs: Sequence[str]) -> dict:
     """``["num_players=3", "kings_rules=true"]`` -> ``{"num_players": 3, "kings_rules": True}``,
     values read as by ``monster_zoo.agents.match.parse_option``."""
@@ -100,7 +130,7 @@ def parse_options(pairs: Sequence[str]) -> dict:
         try:
             key, value = parse_option(pair)
         except argparse.ArgumentTypeError as err:
-            raise SystemExit(str(err)) from None
+            raise ValueError(str(err)) from None
         options[key] = value
     return options
 
@@ -113,11 +143,11 @@ def parse_mix(text: str) -> dict:
         try:
             mix[name] = float(weight)
         except ValueError:
-            raise SystemExit(f"opponent mix item {item!r} is not NAME:WEIGHT") from None
+            raise ValueError(f"opponent mix item {item!r} is not NAME:WEIGHT") from None
         if not name or mix[name] < 0:
-            raise SystemExit(f"opponent mix item {item!r} is not NAME:WEIGHT with WEIGHT >= 0")
+            raise ValueError(f"opponent mix item {item!r} is not NAME:WEIGHT with WEIGHT >= 0")
     if not mix or sum(mix.values()) <= 0:
-        raise SystemExit(f"opponent mix {text!r} gives no opponent a positive weight")
+        raise ValueError(f"opponent mix {text!r} gives no opponent a positive weight")
     return mix
 
 
@@ -143,8 +173,13 @@ class MetricsLog:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Train, evaluate and save; return 0 (argument errors exit with a message)."""
-    args = Args(**vars(build_parser().parse_args(argv)))
+    """Train, evaluate and save; return 0 (bad arguments exit with code 2 and a message, before
+    anything is written)."""
+    parser = build_parser()
+    args = Args(**vars(parser.parse_args(argv)))
+    problem = argument_problem(args)
+    if problem:
+        parser.error(problem)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -155,17 +190,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from monster_zoo import envs
     from monster_zoo.agents import make_agent
     from monster_zoo.agents.ppo_agent import PPOAgent
+    from monster_zoo.training.arg_checks import int_list
     from monster_zoo.training.learner_eval import evaluate_against
 
-    options = parse_options(args.option)
     try:
+        options = parse_options(args.option)
         envs.config(args.game, options)
         mix = parse_mix(args.opponents)
         baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k)
                      for k, name in enumerate(mix) if name != "snapshots"}
     except (TypeError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        parser.error(str(error))
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
     run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
@@ -179,7 +214,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "MlpPolicy", VecMonitor(vec_env), learning_rate=args.learning_rate, n_steps=args.num_steps,
         batch_size=args.batch_size, n_epochs=args.update_epochs, gamma=args.gamma,
         gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef,
-        policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",")]},
+        policy_kwargs={"net_arch": int_list("--net-arch", args.net_arch)[0]},
         seed=args.seed, device="cpu", verbose=0)
     model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
     metrics = MetricsLog(run_dir / "metrics.csv", model.logger)

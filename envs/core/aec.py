@@ -9,6 +9,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL, GameSpec
 from .illegal import refusal
@@ -81,12 +82,19 @@ class KernelAECEnv(AECEnv, EzPickle):
     def observe(self, agent):
         """``{"observation", "action_mask"}`` from ``agent``'s seat; the mask is zero off-turn.
         With ``observation="flat"`` the observation array alone (the mask is in ``infos``)."""
+        self._require_reset("observe")
+        if agent not in self._seat:
+            raise KeyError(f"unknown agent {agent!r}; possible agents: {', '.join(self.possible_agents)}")
         obs = np.zeros(self.spec.obs_size, np.float32)
         self.spec.observe_into(self._state, self._seat[agent], obs)
         return obs if self._flat else {"observation": obs, "action_mask": self._agent_mask(agent)}
 
     def step(self, action):
         """Apply ``action`` for the selected agent, or retire a finished agent with None."""
+        self._require_reset("step")
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -116,6 +124,7 @@ class KernelAECEnv(AECEnv, EzPickle):
 
     def render(self):
         """Text of the public state ('ansi' returns it, 'human' prints it)."""
+        self._require_reset("render")
         if self.render_mode is None:
             import gymnasium
 
@@ -132,6 +141,7 @@ class KernelAECEnv(AECEnv, EzPickle):
 
     def state(self):
         """A copy of the full engine state (hidden information included; for debugging)."""
+        self._require_reset("state")
         return self._state.copy()
 
     # --- helpers -----------------------------------------------------------------
@@ -160,6 +170,12 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self._flat:
             for agent in self.agents:
                 self.infos[agent]["action_mask"] = self._agent_mask(agent)
+
+    def _require_reset(self, call: str):
+        """Refuse ``call`` before the first reset with the error PettingZoo's order-enforcing
+        wrapper gives, so the raw env and the wrapped env fail alike."""
+        if not hasattr(self, "agents"):
+            getattr(EnvLogger, f"error_{call}_before_reset")()
 
     def _sync_selection(self):
         """Point ``agent_selection`` at the seat on move and refresh its mask."""

@@ -48,6 +48,18 @@ def positive_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
 
+# The state is one int32 vector: a step limit must fit its header slot, and the step counter
+# that is compared with it must never wrap.
+MAX_STEPS_LIMIT = 2**31 - 1
+
+
+def max_steps_option(default: int) -> Option:
+    """The ``max_steps`` option (ruling C4): a positive integer the int32 header can hold."""
+    return Option("max_steps", default, "Actions before the game is truncated with reward 0 (ruling C4).",
+                  check=lambda v: positive_int(v) and v <= MAX_STEPS_LIMIT,
+                  valid=f"an integer from 1 to {MAX_STEPS_LIMIT} (the state holds it as int32)")
+
+
 COMMON_OPTIONS = (
     Option("reward", "win", "'win': +1/k to the k winners, -1/(n-k) to the others (ruling C3); "
            "'score': final score minus the mean final score.", choices=("win", "score")),

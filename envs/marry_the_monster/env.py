@@ -3,7 +3,7 @@ import numpy as np
 
 from ..core.aec import KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
-from ..core.options import COMMON_OPTIONS, Option, positive_int
+from ..core.options import COMMON_OPTIONS, Option, max_steps_option
 from . import actions, render, rules
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
@@ -13,8 +13,7 @@ DEFAULT_MAX_STEPS = 5000
 OPTIONS = (
     Option("num_players", int(DATA["default_players"]), "Number of players, 3-5 as printed, 2 as a variant "
            "(ruling MtM2).", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
-    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
-           check=positive_int, valid="a positive integer"),
+    max_steps_option(DEFAULT_MAX_STEPS),
 ) + COMMON_OPTIONS
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..core.aec import KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
-from ..core.options import COMMON_OPTIONS, Option, positive_int
+from ..core.options import COMMON_OPTIONS, Option, max_steps_option
 from . import actions, render, rules
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
@@ -19,8 +19,7 @@ OPTIONS = (
            "main gate (ruling MM10).", choices=(False, True)),
     Option("kings_rules", False, "Variant The King's New Rules: a king tile changes each round's rules "
            "(ruling MM10).", choices=(False, True)),
-    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
-           check=positive_int, valid="a positive integer"),
+    max_steps_option(DEFAULT_MAX_STEPS),
 ) + COMMON_OPTIONS
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..core.aec import KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
-from ..core.options import COMMON_OPTIONS, Option, positive_int
+from ..core.options import COMMON_OPTIONS, Option, max_steps_option
 from . import actions, render, rules
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, SPECIES, SPECIES_IN_PLAY
 from .layout import STATE_SIZE
@@ -47,8 +47,7 @@ OPTIONS = (
            valid=f"'random' or distinct names among {', '.join(SPECIES)}"),
     Option("tiebreak", "share", "'share': players tied for the most stars share the win; 'extra_scene': "
            "play more scenes until the tie breaks (ruling MA8).", choices=TIEBREAKS),
-    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
-           check=positive_int, valid="a positive integer"),
+    max_steps_option(DEFAULT_MAX_STEPS),
 ) + COMMON_OPTIONS
 
 

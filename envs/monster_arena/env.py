@@ -3,7 +3,7 @@ import numpy as np
 
 from ..core.aec import KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
-from ..core.options import COMMON_OPTIONS, Option, positive_int
+from ..core.options import COMMON_OPTIONS, Option, max_steps_option
 from . import actions, render, rules
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
@@ -14,8 +14,7 @@ OPTIONS = (
     Option("num_players", int(DATA["default_players"]), "Number of players, 2-6 (ruling AR1); 4 by default: "
            "auctions have real competition and the arena real targets, while games stay short.",
            choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
-    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
-           check=positive_int, valid="a positive integer"),
+    max_steps_option(DEFAULT_MAX_STEPS),
 ) + COMMON_OPTIONS
 
 

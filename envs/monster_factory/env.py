@@ -3,7 +3,7 @@ import numpy as np
 
 from ..core.aec import KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
-from ..core.options import COMMON_OPTIONS, Option, positive_int
+from ..core.options import COMMON_OPTIONS, Option, max_steps_option
 from . import actions, render, rules
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
@@ -17,8 +17,7 @@ OPTIONS = (
     Option("start_tiles", "choose", "'choose': in seat order, each player picks a start tile kind "
            "from the supply; 'random': start tiles are drawn (ruling MF3).",
            choices=("choose", "random")),
-    Option("max_steps", DEFAULT_MAX_STEPS, "Actions before the game is truncated with reward 0 (ruling C4).",
-           check=positive_int, valid="a positive integer"),
+    max_steps_option(DEFAULT_MAX_STEPS),
 ) + COMMON_OPTIONS
 
 
