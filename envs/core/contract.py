@@ -90,6 +90,11 @@ class GameSpec:
     action_to_str: Callable       # (action, state=None) -> str
     str_to_action: Callable       # text -> action index
     private_text: Callable = None  # (state, player) -> str: what only that player sees
+    # The picture (envs/<game>/drawing.py): SVG of the state as a seat (or the public) sees it,
+    # an action's name as a seat may know it, and the public score per seat.
+    draw: Callable = None             # (state, viewer=None, last=None) -> SVG text
+    describe_action: Callable = None  # (state before, action, viewer=None) -> str
+    public_scores: Callable = None    # state -> list of int, one per seat
 
     @property
     def env_id(self) -> str:

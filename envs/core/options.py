@@ -54,8 +54,9 @@ COMMON_OPTIONS = (
     Option("illegal_action", "raise", "'raise': an illegal action raises ValueError and changes nothing; "
            "'penalize': it ends the game with -1 for the offender and 0 for the others.",
            choices=("raise", "penalize")),
-    Option("render_mode", None, "None, 'ansi' (render() returns text) or 'human' (render() prints).",
-           choices=(None, "ansi", "human")),
+    Option("render_mode", None, "None, 'ansi' (render() returns text), 'human' (render() prints) or "
+           "'rgb_array' (render() returns the public picture as an H x W x 3 uint8 array; render extra).",
+           choices=(None, "ansi", "human", "rgb_array")),
 )
 
 
