@@ -262,4 +262,5 @@ def game_spec(rules, actions, render, drawing, **fields) -> GameSpec:
         num_actions=actions.NUM_ACTIONS, action_to_str=actions.action_to_str,
         str_to_action=actions.str_to_action, to_text=render.to_text,
         private_text=getattr(render, "private_text", None), draw=drawing.draw,
-        describe_action=drawing.describe_action, public_scores=drawing.public_scores, **fields)
+        describe_action=drawing.describe_action, public_scores=drawing.public_scores,
+        score_label=drawing.SCORE_LABEL, **fields)

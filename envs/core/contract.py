@@ -95,6 +95,7 @@ class GameSpec:
     draw: Callable = None             # (state, viewer=None, last=None) -> SVG text
     describe_action: Callable = None  # (state before, action, viewer=None) -> str
     public_scores: Callable = None    # state -> list of int, one per seat
+    score_label: str = "score"        # what public_scores counts (points, gold, stars...)
 
     @property
     def env_id(self) -> str:
