@@ -154,9 +154,13 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self._last is not None:
             from .drawing import LastAction
 
-            actor, action, names = self._last
-            # Seats other than the actor know of its action what the public knows.
-            last = LastAction(actor, action, names[1] if viewer == actor else names[0])
+            actor, action, (public, full) = self._last
+            # Seats other than the actor know of its action what the public knows: where the
+            # public name hides something, the action itself (and what it touched) is unknown.
+            if viewer == actor or public == full:
+                last = LastAction(actor, action, full)
+            else:
+                last = LastAction(actor, -1, public)
         return self.spec.draw(self._state, viewer, last)
 
     def close(self):

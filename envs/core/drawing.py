@@ -124,8 +124,9 @@ class PlayerRow:
 
 @dataclass
 class LastAction:
-    """The action that led to the drawn state: who took it, its index and its name as the
-    viewer may know it (see each game's ``describe_action``)."""
+    """The action that led to the drawn state: who took it, its index (-1 where the viewer
+    does not know which action it was) and its name as the viewer may know it (each game's
+    ``describe_action``). Games highlight what the action touched only when it is known."""
 
     seat: int
     action: int
