@@ -237,7 +237,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self._rng is not None and hasattr(self, "agents"):
             live = {k: getattr(self, k) for k in (
                 "_state", "_rng", "agents", "rewards", "_cumulative_rewards", "terminations",
-                "truncations", "infos", "agent_selection", "_mask")}
+                "truncations", "infos", "agent_selection", "_mask", "_last")}
             live = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in live.items()}
         return {"ezpickle": EzPickle.__getstate__(self), "live": live}
 
