@@ -38,7 +38,7 @@ from typing import Any, Dict, Optional, Sequence, Union
 
 import numpy as np
 
-from .contract import H_STEPS, H_TERMINAL
+from .contract import C_MAX_STEPS, H_STEPS, H_TERMINAL
 
 FORMAT = "monster-zoo-record"
 FORMAT_VERSION = 1
@@ -105,8 +105,11 @@ def game_result(raw) -> dict:
     terminated = bool(state[H_TERMINAL])
     if terminated:
         raw.spec.returns(state, returns)
-    return {"returns": [round(float(r), 6) for r in returns], "terminated": terminated,
-            "truncated": bool(any(raw.truncations.values())), "length": int(state[H_STEPS])}
+    # Read from the state, not from env.truncations: the agents (and their flags) leave the
+    # env as their final dead steps are taken.
+    truncated = not terminated and int(state[H_STEPS]) >= int(raw._config[C_MAX_STEPS])
+    return {"returns": [float(r) for r in returns], "terminated": terminated,
+            "truncated": truncated, "length": int(state[H_STEPS])}
 
 
 def record_game(env, agents: Sequence, seed: int, names: Optional[Sequence[str]] = None) -> dict:
