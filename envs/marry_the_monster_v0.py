@@ -86,7 +86,7 @@ their final score minus the mean final score.
 | `max_steps`      | 5000      | positive int: actions before truncation                       |
 | `reward`         | `"win"`   | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `render_mode`    | None      | None, `"ansi"`, `"human"`                                     |
+| `render_mode`    | None      | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
 
 ## Version history
 

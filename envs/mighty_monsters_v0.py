@@ -99,7 +99,7 @@ means 45-100 by player count), and the rules cap a game at 61 actions per player
 | `max_steps`      | 1000       | positive int: actions before truncation                       |
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
+| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
 
 ## Version history
 

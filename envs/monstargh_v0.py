@@ -108,7 +108,7 @@ with `tiebreak="extra_scene"` (mean 84-181).
 | `max_steps`      | 3000       | positive int: actions before truncation                       |
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
+| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
 
 The default of 4 players is the middle of the 2-6 range.
 

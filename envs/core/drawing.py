@@ -11,6 +11,7 @@ A picture is drawn for a *viewer*: a seat (that seat's hand shown, nothing hidde
 or ``None`` for the public view (nothing any seat hides). Rasterising (:func:`rasterize`)
 needs the ``render`` extra (``resvg-py`` and Pillow); drawing SVG text needs nothing.
 """
+import textwrap
 from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
@@ -175,20 +176,23 @@ def players_panel(svg: Svg, rows: Sequence[PlayerRow], viewer: Optional[int], pr
             continue
         svg.text(x + 10, y + 12, title, size=11, fill=MUTED)
         y += 16
-        for line in lines:
+        for line in [chunk for text in lines for chunk in textwrap.wrap(text, PANEL_LINE + 4)]:
             svg.text(x + 10, y + 12, line, size=12)
             y += 17
         y += 6
 
 
 def wrap_parts(parts: Sequence[str], width: int = PANEL_LINE) -> List[str]:
-    """Join ``parts`` with `` · `` into lines of at most ``width`` characters (a part never splits)."""
+    """Join ``parts`` with `` · `` into lines of at most ``width`` characters; a part too long
+    for one line is broken at its spaces."""
     lines: List[str] = []
     for part in parts:
-        if lines and len(lines[-1]) + 3 + len(part) <= width:
-            lines[-1] += " · " + part
+        first, *rest = textwrap.wrap(part, width) or [""]
+        if lines and len(lines[-1]) + 3 + len(first) <= width:
+            lines[-1] += " · " + first
         else:
-            lines.append(part)
+            lines.append(first)
+        lines += rest
     return lines
 
 
