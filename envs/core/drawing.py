@@ -227,15 +227,18 @@ def hexagon(cx: float, cy: float, size: float) -> List[Tuple[float, float]]:
 
 # --- rasterising: the render extra ---------------------------------------------------------
 def _font_files() -> List[str]:
-    """DejaVu Sans from matplotlib's data, when installed, so text renders the same on machines
-    without system fonts (resvg draws no text without a font)."""
+    """DejaVu Sans (regular and bold) from matplotlib's data when it is installed (the eval,
+    train and bench extras): then the pictures use these fonts alone and come out the same on
+    every machine, and resvg skips scanning the system's fonts. Without matplotlib, resvg uses
+    the system's fonts (and draws no text where there are none)."""
     import importlib.util
 
     spec = importlib.util.find_spec("matplotlib")
     if spec is None or not spec.submodule_search_locations:
         return []
     ttf = Path(list(spec.submodule_search_locations)[0]) / "mpl-data" / "fonts" / "ttf"
-    return [str(p) for p in sorted(ttf.glob("DejaVuSans*.ttf"))]
+    fonts = [ttf / "DejaVuSans.ttf", ttf / "DejaVuSans-Bold.ttf"]
+    return [str(p) for p in fonts] if all(p.exists() for p in fonts) else []
 
 
 _FONTS: Optional[List[str]] = None
@@ -250,7 +253,8 @@ def svg_to_png(svg: str, zoom: float = 1.0) -> bytes:
         raise ImportError(f"rendering pictures needs the render extra: {RENDER_EXTRA}") from err
     if _FONTS is None:
         _FONTS = _font_files()
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=zoom, background=PAPER, font_files=_FONTS or None))
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=zoom, background=PAPER, font_files=_FONTS or None,
+                                       skip_system_fonts=bool(_FONTS)))
 
 
 def png_to_array(png: bytes) -> np.ndarray:
