@@ -7,6 +7,7 @@ any, some seat's picture must change (the seat's view does show its own cards).
 """
 import pickle
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from monster_zoo.envs.core.rng import make_rng
 
 pytest.importorskip("resvg_py", reason="the render extra (resvg-py) is not installed: pip install '.[render]'")
 
+ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_STEPS = (0, 12, 40, 90)
 # Games where some seat holds secrets that determinize resamples (not Monster Factory, MF-18).
 HIDDEN = {"marry_the_monster-v0", "mighty_monsters-v0", "monstargh-v0", "monster_arena-v0"}
@@ -133,8 +135,10 @@ def test_human_still_prints_text_and_ansi_returns_it(game_id, capsys):
     assert env.render() is None and "player_0" in capsys.readouterr().out
 
 
-def test_draw_refuses_a_seat_that_is_not_at_the_table():
+def test_draw_refuses_a_seat_that_is_not_at_the_table_and_a_game_not_started():
     env = envs.make("marry_the_monster-v0", num_players=3)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.unwrapped.draw()
     env.reset(seed=0)
     with pytest.raises(ValueError, match="seat 5 is not at this table"):
         env.unwrapped.draw(5)
@@ -153,6 +157,27 @@ def test_a_long_monster_factory_game_still_fits_the_frame():
     raw = snapshots("monster_factory-v0", seed=4, steps=(400,), num_players=2)[-1]
     pixels = rasterize(raw.draw(None))
     assert pixels.shape == (HEIGHT, WIDTH, 3)
+
+
+def test_the_pictures_benchmark_runs(capsys):
+    from monster_zoo.benchmarks import pictures
+
+    assert pictures.main(["--game", "mighty_monsters-v0", "--games", "1"]) == 0
+    table = capsys.readouterr().out
+    assert "| mighty_monsters-v0 | 4 |" in table and "replay page (KB)" in table
+
+
+def test_the_docs_picture_script_draws_a_game(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_pictures", ROOT / "docs" / "make_pictures.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = script.game_picture("mighty_monsters-v0", tmp_path / "mm.png")
+    from PIL import Image
+
+    with Image.open(out) as image:
+        assert image.size == (int(WIDTH * script.ZOOM), int(HEIGHT * script.ZOOM))
 
 
 def test_mighty_monsters_setup_pair_is_named_to_its_own_seat_only():

@@ -146,6 +146,8 @@ class KernelAECEnv(AECEnv, EzPickle):
     def draw(self, seat=None) -> str:
         """SVG picture of the game as ``seat`` (an index or agent name) sees it, or the public
         view for None; the last action is named as that seat may know it and highlighted."""
+        if self._rng is None:
+            raise RuntimeError("there is no game to draw yet: call reset() first")
         viewer = self._seat[seat] if isinstance(seat, str) else seat
         if viewer is not None and not 0 <= viewer < len(self.possible_agents):
             raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{len(self.possible_agents) - 1} "
