@@ -82,15 +82,15 @@ def pictures(record: dict, where: str = "record", only: Optional[Sequence[str]] 
     ``(svgs[view][step], names[view][action], scores[step][seat])``."""
     chosen = list(only) if only is not None else views(record)
     svgs = {v: [] for v in chosen}
+    names = {v: [] for v in chosen}
     scores = []
-    for raw in replay(record, where):
+    actions = record["actions"]
+    for k, raw in enumerate(replay(record, where)):
         for v in chosen:
             svgs[v].append(raw.draw(_seat(v)))
+            if k < len(actions):  # the env holds the state action k is taken in
+                names[v].append(raw.spec.describe_action(raw.engine_state, actions[k]["action"], _seat(v)))
         scores.append(raw.spec.public_scores(raw.engine_state))
-    names = {v: [] for v in chosen}
-    for raw, step in zip(replay(record, where), record["actions"]):
-        for v in chosen:
-            names[v].append(raw.spec.describe_action(raw.engine_state, step["action"], _seat(v)))
     return svgs, names, scores
 
 

@@ -11,7 +11,7 @@ import base64
 import gzip
 import json
 from html import escape
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 from .drawing import INK, MUTED, Svg, seat_color
 
@@ -89,7 +89,6 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "Home") { stop(); go(0); }
   else if (e.key === "End") { stop(); go(N); }
   else if (e.key === " ") { e.preventDefault(); play(); }
-  else return;
 });
 unpack(DATA.packed).then((pictures) => { DATA.pictures = pictures; show(); });
 </script>
@@ -97,7 +96,7 @@ unpack(DATA.packed).then((pictures) => { DATA.pictures = pictures; show(); });
 """
 
 
-def score_chart(scores: Sequence[Sequence[int]], label: str) -> (str, List[float]):
+def score_chart(scores: Sequence[Sequence[int]], label: str) -> Tuple[str, List[float]]:
     """An SVG line chart of ``scores[step][seat]`` and the x of every step (for the marker)."""
     steps = len(scores)
     seats = len(scores[0]) if steps else 0
