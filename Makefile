@@ -4,7 +4,7 @@
 PY := .venv/bin/python
 PIP := $(PY) -m pip install -q
 
-.PHONY: venv demo test bench play match clean-cache
+.PHONY: venv demo test bench play match pictures clean-cache
 
 venv: $(PY)
 
@@ -24,6 +24,11 @@ DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --ch
 test: venv
 	$(PIP) -e '.[dev,bench,train]'
 	$(PY) -m pytest -q
+
+# The README's game pictures (docs/pictures/<game>.png) and the sample replay page.
+pictures: venv
+	$(PIP) -e '.[render]'
+	$(PY) docs/make_pictures.py
 
 bench: venv
 	$(PIP) -e '.[bench,train,dev]'

@@ -184,12 +184,13 @@ def seated_options(options: Optional[Dict], num_players: int) -> Dict:
 
 
 def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
-               options: Optional[Dict] = None) -> Iterator[dict]:
+               options: Optional[Dict] = None, keep_actions: int = 0) -> Iterator[dict]:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
 
     A record holds the game index, its deal ``seed``, the ``rotation``, ``seats``
     (index into ``agent_names`` of the agent in each seat), the ``rewards`` per seat,
-    the ``length`` in actions and whether it was ``truncated``. Every caller with the
+    the ``length`` in actions and whether it was ``truncated``; the first ``keep_actions``
+    games also keep their ``actions`` (to write match records). Every caller with the
     same ``seed`` and player count plays the same deals, whatever the agents.
     """
     n = len(agent_names)
@@ -201,8 +202,11 @@ def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int =
             order = [(s + rotation) % n for s in range(n)]  # agent index in each seat
             for i, agent in enumerate(agents):
                 agent.reset(agent_seed(seed, g, i))
-            outcome = play_game(env, [agents[i] for i in order], deal)
-            yield {"game": g, "seed": deal, "rotation": rotation, "seats": order, **outcome}
+            actions = [] if g < keep_actions else None
+            outcome = play_game(env, [agents[i] for i in order], deal,
+                                on_action=None if actions is None else lambda _, a: actions.append(int(a)))
+            yield {"game": g, "seed": deal, "rotation": rotation, "seats": order, **outcome,
+                   **({} if actions is None else {"actions": actions})}
     finally:
         env.close()
 

@@ -114,7 +114,7 @@ with `tiebreak="extra_scene"` (mean 84-181).
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
 | `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
+| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
 
 The default of 4 players is the middle of the 2-6 range.
 

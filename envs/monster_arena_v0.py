@@ -109,7 +109,7 @@ mean lengths were 53, 90, 126, 163 and 200 actions for 2 to 6 players.
 | `reward`         | `"win"`   | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
 | `observation`    | `"dict"`  | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None      | None, `"ansi"`, `"human"`                                     |
+| `render_mode`    | None      | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
 
 The default of 4 players gives the auction real competition and the arena
 real choices of target while games stay short.

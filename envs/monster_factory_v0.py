@@ -117,7 +117,7 @@ minus the mean final score.
 | `reward`         | `"win"`    | `"win"`, `"score"`                                            |
 | `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
 | `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`                                     |
+| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
 
 ## Version history
 

@@ -305,8 +305,8 @@ def test_marry_the_monster_named_bad_options():
         envs.make(gid, max_steps=0)
     with pytest.raises(ValueError, match=r"'raise', 'penalize'"):
         envs.make(gid, illegal_action="ignore")
-    with pytest.raises(ValueError, match=r"'ansi', 'human'"):
-        envs.make(gid, render_mode="rgb_array")
+    with pytest.raises(ValueError, match=r"'ansi', 'human', 'rgb_array'"):
+        envs.make(gid, render_mode="video")
 
 
 def test_unknown_game_lists_the_available_ids():

@@ -4,6 +4,7 @@
     monster-zoo evaluate --agents greedy random --games 40 --out results/
     monster-zoo train --help
     monster-zoo bench --quick --games none
+    monster-zoo replay game.json --html game.html --gif game.gif
 
 Also runs as ``python -m monster_zoo.training``. ``train`` and ``bench`` hand their arguments
 unchanged to ``monster_zoo.training.selfplay_ppo`` and ``monster_zoo.benchmarks.bench``, which own them.
@@ -22,6 +23,7 @@ from monster_zoo.agents.human import HumanAgent, QuitGame
 from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.registry import kernels_cached
+from monster_zoo.envs.core.records import RecordError, RecordWriter, save_record
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
@@ -59,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="agents of the other seats, in seat order; their number plus you sets num_players "
                       "(default: random in every other seat of the game's default player count)")
     play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default %(default)s)")
+    play.add_argument("--record", type=Path, metavar="FILE",
+                      help="write the game's match record (JSON, replayable with 'replay') here")
     play.set_defaults(run=run_play, command_parser=play)
 
     evaluate = commands.add_parser(
@@ -75,7 +79,24 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--curves", nargs="+", type=Path, metavar="RUN_DIR",
                           help="training run folders (each with metrics.csv): plot learning_curves.png into --out")
     evaluate.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
+    evaluate.add_argument("--save-records", type=Path, metavar="DIR",
+                          help="write match records of a sample of the games here (see --records-per-pairing)")
+    evaluate.add_argument("--records-per-pairing", type=int, default=2, metavar="N",
+                          help="with --save-records: the first N games of each pairing (default %(default)s)")
     evaluate.set_defaults(run=run_evaluate, command_parser=evaluate)
+
+    replay = commands.add_parser(
+        "replay", help="replay a match record: an HTML viewer page and/or a GIF",
+        description="Replay a match record (written by play --record, evaluate --save-records or "
+        "monster_zoo.envs.core.records) through the game, checking every action, and write a "
+        "self-contained HTML viewer (pictures of every step, controls, a view per seat) or a GIF.")
+    replay.add_argument("record", type=Path, help="the match record (JSON)")
+    replay.add_argument("--html", type=Path, metavar="FILE", help="write the viewer page here")
+    replay.add_argument("--gif", type=Path, metavar="FILE", help="write an animated GIF here (render extra)")
+    replay.add_argument("--view", default="public", help="the GIF's view: public or player_N (default %(default)s)")
+    replay.add_argument("--any-version", action="store_true",
+                        help="try a record of another monster-zoo version (every action is still checked)")
+    replay.set_defaults(run=run_replay, command_parser=replay)
 
     # Registered for the command list only: main() hands their arguments on before
     # argparse would parse them (it would take their --help for ours).
@@ -139,9 +160,11 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     seats = bots[:args.seat] + [HumanAgent(args.game, args.seed)] + bots[args.seat:]
     who = others[:args.seat] + ["you"] + others[args.seat:]
     raw = env.unwrapped
+    writer = RecordWriter(env, args.seed, who)
 
     def announce(seat: int, action: int) -> None:
         print(f"player_{seat} ({who[seat]}): {raw.action_to_str(action)}", flush=True)
+        writer.note(action)
 
     print(f"{args.game}: {len(seats)} players, you are player_{args.seat}, seed {args.seed}")
     try:
@@ -156,6 +179,9 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     verdict = {WIN: "you won", DRAW: "you shared the best return", LOSS: "you lost"}
     print(f"{verdict[seat_outcome(outcome['rewards'], args.seat)]} after {outcome['length']} actions"
           + (" (truncated)" if outcome["truncated"] else ""))
+    if args.record is not None:
+        print(f"wrote {save_record(writer.finish(), args.record)} (replay it: {PROG} replay {args.record} "
+              f"--html game.html)")
     return 0
 
 
@@ -174,6 +200,8 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         envs.config(args.game, dict(args.option))
     except (ValueError, TypeError) as err:  # unknown games or options, values the state cannot hold
         parser.error(str(err))
+    if args.records_per_pairing < 1:
+        parser.error("--records-per-pairing must be at least 1")
     missing = [name for name in EVAL_EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         print(f"{PROG} evaluate: {', '.join(missing)} not installed; install the eval extra:\n"
@@ -185,7 +213,8 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     if args.agents is not None:
         try:
             result = run_tournament(args.game, args.agents, args.games, args.seed, dict(args.option),
-                                    progress=not args.no_progress)
+                                    progress=not args.no_progress,
+                                    records_per_pairing=args.records_per_pairing if args.save_records else 0)
         except (ValueError, TypeError) as err:  # unknown games, agents or options; a bad field
             parser.error(str(err))
         if result.games_per_pairing != args.games:
@@ -197,6 +226,10 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             written = list(result.write(args.out).values())
             written.append(plots.plot_win_matrix(result.to_json(), args.out / "win_rates.png"))
             print("wrote " + ", ".join(str(p) for p in written))
+        if args.save_records is not None:
+            for i, record in enumerate(result.match_records):
+                save_record(record, args.save_records / f"game_{i:03d}.json")
+            print(f"wrote {len(result.match_records)} match records into {args.save_records}")
     if args.curves:
         print(f"wrote {plots.plot_learning_curves(args.curves, args.out / 'learning_curves.png')}")
     return 0
@@ -210,7 +243,31 @@ def _output_problem(args: argparse.Namespace) -> Optional[str]:
     missing = [str(d) for d in args.curves or () if not (Path(d) / "metrics.csv").is_file()]
     return first_problem(
         writable_dir("--out", args.out) if args.out is not None else None,
+        writable_dir("--save-records", args.save_records) if args.save_records is not None else None,
         f"--curves: no metrics.csv in {', '.join(missing)} (give training run folders)" if missing else None)
+
+
+def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``replay``: check a match record by replaying it, then write its viewer page and/or GIF."""
+    from monster_zoo.envs.replay import load, write_gif, write_html
+
+    if args.html is None and args.gif is None:
+        parser.error("give --html FILE, --gif FILE or both")
+    try:
+        record = load(args.record, allow_other_version=args.any_version)
+        if args.html is not None:
+            print(f"wrote {write_html(record, args.html, str(args.record))}")
+        if args.gif is not None:
+            print(f"wrote {write_gif(record, args.gif, args.view, str(args.record))}")
+    except RecordError as err:
+        print(f"{PROG} replay: {err}", file=sys.stderr)
+        return 2
+    except ImportError as err:  # the GIF needs the render extra
+        print(f"{PROG} replay: {err}", file=sys.stderr)
+        return 1
+    except ValueError as err:  # an unknown --view
+        parser.error(str(err))
+    return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

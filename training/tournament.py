@@ -34,6 +34,7 @@ from monster_zoo import envs
 from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
                           wilson_interval)
 from monster_zoo.agents.registry import make_agent
+from monster_zoo.envs.replay import build_record
 
 
 @dataclass
@@ -80,6 +81,7 @@ class TournamentResult:
     ratings: Dict[str, dict]          # name -> {"mu", "sigma", "ordinal", "games"}
     records: List[dict] = field(default_factory=list)
     elapsed_s: float = 0.0
+    match_records: List[dict] = field(default_factory=list)  # replayable games (monster_zoo.envs.core.records)
 
     def ranking(self) -> List[str]:
         """The field from the highest rating ordinal down."""
@@ -175,12 +177,14 @@ def pairings_to_play(names: Sequence[str], num_players: int) -> List[Tuple[str, 
 
 
 def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0,
-                   options: Optional[Dict] = None, progress: bool = True) -> TournamentResult:
+                   options: Optional[Dict] = None, progress: bool = True, records_per_pairing: int = 0
+                   ) -> TournamentResult:
     """Play every pairing of ``names`` for ``games`` games each (see the module doc) and rate them.
 
     ``games`` is rounded up to a multiple of the player count so every seat is
     played equally often; ``options`` are the game's options (``num_players``
-    included, else the game's default).
+    included, else the game's default). The first ``records_per_pairing`` games of each
+    pairing are also kept as match records (``match_records``) for the replay viewer.
     """
     names = list(names)
     if len(names) < 2 or len(set(names)) != len(names):
@@ -193,14 +197,18 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
     plan = pairings_to_play(names, num_players)
     pairings = {(a, b): PairingStats(a, b) for a, b in permutations(names, 2)}
     series = []
+    match_records = []
     bar = progress_bar(games * len(plan), f"{game_id} tournament", progress)
     start = time.perf_counter()
     try:
         for lone, other in plan:
             seat_names = [lone] + [other] * (num_players - 1)
             played = []
-            for record in iter_games(game_id, seat_names, games, seed, options):
+            for record in iter_games(game_id, seat_names, games, seed, options, records_per_pairing):
                 seats = [seat_names[i] for i in record["seats"]]
+                if "actions" in record:
+                    match_records.append(build_record(game_id, {**options, "num_players": num_players},
+                                                      record["seed"], record["actions"], seats))
                 lone_seat = record["seats"].index(0)
                 pairings[lone, other].add(seat_outcome(record["rewards"], lone_seat))
                 if num_players == 2:
@@ -214,4 +222,5 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
         bar.close()
     records = [game for round_ in zip(*series) for game in round_]  # interleaved: see the module doc
     return TournamentResult(game_id, names, num_players, games, seed, {**options, "num_players": num_players},
-                            pairings, rate_games(records, names), records, time.perf_counter() - start)
+                            pairings, rate_games(records, names), records, time.perf_counter() - start,
+                            match_records)

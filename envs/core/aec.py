@@ -17,6 +17,12 @@ from .options import resolve_options
 from .rng import entropy_seed, make_rng
 
 
+# "rgb_array" pictures are the game's SVG drawing rasterised (envs/core/drawing.py); a replay
+# shows RENDER_FPS actions a second.
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+RENDER_FPS = 2
+
+
 class IllegalActionError(ValueError):
     """An action the rules do not allow; the game is left exactly as it was."""
 
@@ -29,7 +35,7 @@ class KernelAECEnv(AECEnv, EzPickle):
     """
 
     spec = None
-    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "is_parallelizable": False}
 
     def __init__(self, **options):
         EzPickle.__init__(self, **options)
@@ -53,6 +59,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self._mask = np.zeros(spec.num_actions, np.int8)
         self._returns = np.zeros(n, np.float32)
         self._rng = None
+        self._last = None  # (seat, action, public name) of the last action, for the picture
 
     # --- PettingZoo API ------------------------------------------------------
     def observation_space(self, agent):
@@ -76,6 +83,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._last = None
         self._sync_selection()
         self._publish_masks()
 
@@ -108,6 +116,8 @@ class KernelAECEnv(AECEnv, EzPickle):
                 return
             raise IllegalActionError(reason)
         self._cumulative_rewards[agent] = 0.0
+        self._last = (self._seat[agent], int(action),
+                      [self.spec.describe_action(self._state, int(action), v) for v in (None, self._seat[agent])])
         self.spec.apply_action(self._state, int(action), self._rng)
         self.rewards = {a: 0.0 for a in self.agents}
         if self._state[H_TERMINAL]:
@@ -123,18 +133,46 @@ class KernelAECEnv(AECEnv, EzPickle):
             self.render()
 
     def render(self):
-        """Text of the public state ('ansi' returns it, 'human' prints it)."""
+        """Text of the public state ('ansi' returns it, 'human' prints it), or the public
+        picture as an ``H x W x 3`` ``uint8`` array ('rgb_array', needs the render extra)."""
         self._require_reset("render")
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
+                                  "or 'rgb_array'.")
             return None
+        if self.render_mode == "rgb_array":
+            from .drawing import rasterize
+
+            return rasterize(self.draw())
         text = self.spec.to_text(self._state)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def draw(self, seat=None) -> str:
+        """SVG picture of the game as ``seat`` (an index or agent name) sees it, or the public
+        view for None; the last action is named as that seat may know it and highlighted."""
+        if self._rng is None:
+            raise RuntimeError("there is no game to draw yet: call reset() first")
+        viewer = self._seat[seat] if isinstance(seat, str) else seat
+        if viewer is not None and not 0 <= viewer < len(self.possible_agents):
+            raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{len(self.possible_agents) - 1} "
+                             f"or the names {self.possible_agents}")
+        last = None
+        if self._last is not None:
+            from .drawing import LastAction
+
+            actor, action, (public, full) = self._last
+            # Seats other than the actor know of its action what the public knows: where the
+            # public name hides something, the action itself (and what it touched) is unknown.
+            if viewer == actor or public == full:
+                last = LastAction(actor, action, full)
+            else:
+                last = LastAction(actor, -1, public)
+        return self.spec.draw(self._state, viewer, last)
 
     def close(self):
         """Nothing to release."""
@@ -210,7 +248,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self._rng is not None and hasattr(self, "agents"):
             live = {k: getattr(self, k) for k in (
                 "_state", "_rng", "agents", "rewards", "_cumulative_rewards", "terminations",
-                "truncations", "infos", "agent_selection", "_mask")}
+                "truncations", "infos", "agent_selection", "_mask", "_last")}
             live = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in live.items()}
         return {"ezpickle": EzPickle.__getstate__(self), "live": live}
 
@@ -227,10 +265,11 @@ def wrap(raw):
     return wrappers.OrderEnforcingWrapper(raw)
 
 
-def game_spec(rules, actions, render, **fields) -> GameSpec:
+def game_spec(rules, actions, render, drawing, **fields) -> GameSpec:
     """A game's :class:`GameSpec` from its modules: the kernels, ``REASONS`` and ``OBS_SIZE`` of
-    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``render`` (with
-    its ``LEGEND`` and ``card_text`` where it has them); ``fields`` give the rest (name, version, title, player range, sizes, options)."""
+    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``render``
+    (with its ``LEGEND`` and ``card_text`` where it has them), the picture of ``drawing``;
+    ``fields`` give the rest (name, version, title, player range, sizes, options)."""
     return GameSpec(
         init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
         returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
@@ -238,4 +277,6 @@ def game_spec(rules, actions, render, **fields) -> GameSpec:
         num_actions=actions.NUM_ACTIONS, action_to_str=actions.action_to_str,
         str_to_action=actions.str_to_action, to_text=render.to_text,
         private_text=getattr(render, "private_text", None), legend=getattr(render, "LEGEND", ""),
-        card_text=getattr(render, "card_text", None), **fields)
+        card_text=getattr(render, "card_text", None), draw=drawing.draw,
+        describe_action=drawing.describe_action, public_scores=drawing.public_scores,
+        score_label=drawing.SCORE_LABEL, **fields)

@@ -1,10 +1,10 @@
 """Marry the Monster as a PettingZoo AEC env: the game's declaration for the generic adapter."""
 import numpy as np
 
-from ..core.aec import KernelAECEnv, game_spec, wrap
+from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, max_steps_option
-from . import actions, render, rules
+from . import actions, drawing, render, rules
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
 
@@ -24,7 +24,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, name="marry_the_monster", version=0, title="Marry the Monster",
+    rules, actions, render, drawing, name="marry_the_monster", version=0, title="Marry the Monster",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
 )
@@ -34,7 +34,7 @@ class raw_env(KernelAECEnv):
     """Marry the Monster without wrappers; see ``monster_zoo.envs.marry_the_monster_v0`` for the docs."""
 
     spec = SPEC
-    metadata = {"name": "marry_the_monster_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "marry_the_monster_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
                 "is_parallelizable": False}
 
 

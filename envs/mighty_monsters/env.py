@@ -1,10 +1,10 @@
 """Mighty Monsters as a PettingZoo AEC env: the game's declaration for the generic adapter."""
 import numpy as np
 
-from ..core.aec import KernelAECEnv, game_spec, wrap
+from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, max_steps_option
-from . import actions, render, rules
+from . import actions, drawing, render, rules
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
 
@@ -33,7 +33,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, name="mighty_monsters", version=0, title="Mighty Monsters",
+    rules, actions, render, drawing, name="mighty_monsters", version=0, title="Mighty Monsters",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
 )
@@ -43,7 +43,7 @@ class raw_env(KernelAECEnv):
     """Mighty Monsters without wrappers; see ``monster_zoo.envs.mighty_monsters_v0`` for the docs."""
 
     spec = SPEC
-    metadata = {"name": "mighty_monsters_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "mighty_monsters_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
                 "is_parallelizable": False}
 
 

@@ -1,10 +1,10 @@
 """MONSTArgh! as a PettingZoo AEC env: the game's declaration for the generic adapter."""
 import numpy as np
 
-from ..core.aec import KernelAECEnv, game_spec, wrap
+from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, max_steps_option
-from . import actions, render, rules
+from . import actions, drawing, render, rules
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, SPECIES, SPECIES_IN_PLAY
 from .layout import STATE_SIZE
 
@@ -69,7 +69,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, name="monstargh", version=0, title="MONSTArgh!",
+    rules, actions, render, drawing, name="monstargh", version=0, title="MONSTArgh!",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
 )
@@ -79,7 +79,8 @@ class raw_env(KernelAECEnv):
     """MONSTArgh! without wrappers; see ``monster_zoo.envs.monstargh_v0`` for the docs."""
 
     spec = SPEC
-    metadata = {"name": "monstargh_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "monstargh_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
+                "is_parallelizable": False}
 
 
 def env(**options):

@@ -1,10 +1,10 @@
 """Monster Factory as a PettingZoo AEC env: the game's declaration for the generic adapter."""
 import numpy as np
 
-from ..core.aec import KernelAECEnv, game_spec, wrap
+from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, max_steps_option
-from . import actions, render, rules
+from . import actions, drawing, render, rules
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
 
@@ -29,7 +29,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, name="monster_factory", version=0, title="Monster Factory",
+    rules, actions, render, drawing, name="monster_factory", version=0, title="Monster Factory",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
 )
@@ -39,7 +39,7 @@ class raw_env(KernelAECEnv):
     """Monster Factory without wrappers; see ``monster_zoo.envs.monster_factory_v0`` for the docs."""
 
     spec = SPEC
-    metadata = {"name": "monster_factory_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "monster_factory_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
                 "is_parallelizable": False}
 
 

@@ -1,0 +1,234 @@
+"""Match records: one game as a small JSON file that replays exactly.
+
+A record holds what it takes to play the game again through the AEC env: the game id,
+its options and the seed of ``reset``, then every action in order (its number, its name
+in the state it was taken in, and the seat that took it), the seats' agents and the
+result. Format (``format_version`` 1)::
+
+    {
+      "format": "monster-zoo-record",
+      "format_version": 1,
+      "library_version": "0.1.0",        # monster_zoo.__version__ that wrote it
+      "game": "marry_the_monster-v0",    # registry id (its -vN is the rules' version)
+      "options": {"num_players": 3, "max_steps": 5000, "reward": "win", "illegal_action": "raise"},
+      "seed": 7,                          # env.reset(seed=7)
+      "agents": ["greedy", "random", "random"],   # who sat in each seat (names only)
+      "actions": [{"seat": 0, "action": 98, "name": "end"}, ...],
+      "result": {"returns": [1.0, -0.5, -0.5], "terminated": true, "truncated": false, "length": 213}
+    }
+
+**A record is a full-information artefact.** The seed and the actions determine every
+hidden card of the game (hands, decks, face-down guards, species tokens), so a record
+reveals to whoever replays it everything any seat kept secret; the names of the actions
+say outright what a seat did in secret (e.g. the pair a Mighty Monsters player laid face
+down). Share records of finished games only. What a *picture* of a replay shows is
+filtered: the replay viewer draws each seat's view from what that seat could see, and
+names each action as that seat (or the public) knew it.
+
+A record is checked before it is replayed (:func:`validate_record`): the format, its
+version and the library version must match (a record of another version may replay
+differently, since the rules may have changed), every field must have its type, and
+while replaying every action must be legal and carry the recorded seat and name, and the
+result must match. Anything else is refused with :class:`RecordError` saying what is wrong.
+"""
+import json
+import numbers
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence, Union
+
+import numpy as np
+
+from .contract import C_MAX_STEPS, H_STEPS, H_TERMINAL
+
+FORMAT = "monster-zoo-record"
+FORMAT_VERSION = 1
+RECORD_KEYS = ("format", "format_version", "library_version", "game", "options", "seed", "agents", "actions",
+               "result")
+
+
+class RecordError(ValueError):
+    """A record that cannot be replayed: bad JSON, another version, a wrong field, an illegal action."""
+
+
+def library_version() -> str:
+    """The installed ``monster_zoo.__version__`` (records name the library that wrote them)."""
+    from monster_zoo import __version__
+
+    return __version__
+
+
+def recorded_options(options: Dict[str, Any]) -> Dict[str, Any]:
+    """The game options worth recording: all but ``render_mode``, which changes no game."""
+    return {k: v for k, v in options.items() if k != "render_mode"}
+
+
+class RecordWriter:
+    """Records a game played through a (raw or wrapped) AEC env of monster-zoo.
+
+    Call :meth:`note` with each action just before ``env.step(action)`` (it is named in the
+    state it applies to), then :meth:`finish` once the game is over::
+
+        writer = RecordWriter(env, seed=7, agents=["me", "random", "random"])
+        env.reset(seed=7)
+        ... writer.note(action); env.step(action) ...
+        record = writer.finish()
+    """
+
+    def __init__(self, env, seed: int, agents: Optional[Sequence[str]] = None):
+        self.raw = env.unwrapped
+        n = len(self.raw.possible_agents)
+        agents = list(agents) if agents is not None else ["unknown"] * n
+        if len(agents) != n:
+            raise ValueError(f"agents names {len(agents)} seats but the game seats {n}")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise ValueError(f"a record needs the integer seed of env.reset(seed=...), got {seed!r}")
+        self.record = {"format": FORMAT, "format_version": FORMAT_VERSION, "library_version": library_version(),
+                       "game": self.raw.spec.env_id, "options": recorded_options(self.raw.options),
+                       "seed": int(seed), "agents": [str(a) for a in agents], "actions": []}
+
+    def note(self, action: int) -> None:
+        """Record ``action`` of the agent on move; call it just before ``env.step(action)``."""
+        seat = self.raw.possible_agents.index(self.raw.agent_selection)
+        self.record["actions"].append({"seat": seat, "action": int(action),
+                                       "name": self.raw.action_to_str(int(action))})
+
+    def finish(self) -> dict:
+        """The finished record, with the result read from the env."""
+        self.record["result"] = game_result(self.raw)
+        return self.record
+
+
+def game_result(raw) -> dict:
+    """Returns per seat, how the game ended and its length, from a raw env."""
+    state = raw.engine_state
+    returns = np.zeros(len(raw.possible_agents), np.float32)
+    terminated = bool(state[H_TERMINAL])
+    if terminated:
+        raw.spec.returns(state, returns)
+    # Read from the state, not from env.truncations: the agents (and their flags) leave the
+    # env as their final dead steps are taken.
+    truncated = not terminated and int(state[H_STEPS]) >= int(raw._config[C_MAX_STEPS])
+    return {"returns": [float(r) for r in returns], "terminated": terminated,
+            "truncated": truncated, "length": int(state[H_STEPS])}
+
+
+def record_game(env, agents: Sequence, seed: int, names: Optional[Sequence[str]] = None) -> dict:
+    """Play one game of ``env`` with ``agents[s]`` in seat ``s`` and return its record.
+
+    An agent is a callable ``(observation, action_mask) -> action`` or an object with
+    ``act(observation, action_mask[, state])`` (monster-zoo's agents; those with
+    ``needs_state`` get the engine state). ``names`` label the seats in the record.
+    """
+    if names is None:
+        names = [getattr(a, "name", type(a).__name__) for a in agents]
+    writer = RecordWriter(env, seed, names)
+    raw = env.unwrapped
+    env.reset(seed=seed)
+    for agent_name in env.agent_iter():
+        obs, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        agent = agents[raw.possible_agents.index(agent_name)]
+        if hasattr(agent, "act"):
+            state = raw.engine_state if getattr(agent, "needs_state", False) else None
+            action = agent.act(obs["observation"], obs["action_mask"], state) if state is not None else \
+                agent.act(obs["observation"], obs["action_mask"])
+        else:
+            action = agent(obs["observation"], obs["action_mask"])
+        writer.note(action)
+        env.step(action)
+    return writer.finish()
+
+
+def save_record(record: dict, path: Union[str, Path]) -> Path:
+    """Write ``record`` (checked first) as JSON to ``path``; returns the path."""
+    validate_record(record)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def read_record(path: Union[str, Path], allow_other_version: bool = False) -> dict:
+    """A record read from a JSON file and checked (:func:`validate_record`)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise RecordError(f"cannot read record {path}: {err.strerror or err}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{path} is not a JSON record (truncated or corrupted?): {err}") from None
+    return validate_record(data, str(path), allow_other_version)
+
+
+def _need(ok: bool, where: str, message: str) -> None:
+    """Raise a :class:`RecordError` naming the record unless ``ok``."""
+    if not ok:
+        raise RecordError(f"{where}: {message}")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def validate_record(data: Any, where: str = "record", allow_other_version: bool = False) -> dict:
+    """``data`` if it is a well-formed record of this format and library version, else
+    :class:`RecordError`. The game id and the actions are checked when replaying."""
+    _need(isinstance(data, dict), where, f"a record is a JSON object, not {type(data).__name__}")
+    _need(data.get("format") == FORMAT, where, f"not a monster-zoo match record (format must be {FORMAT!r})")
+    version = data.get("format_version")
+    _need(version == FORMAT_VERSION, where, f"record format version {version!r}; this library reads version "
+          f"{FORMAT_VERSION} only")
+    missing = [k for k in RECORD_KEYS if k not in data]
+    _need(not missing, where, f"missing field(s) {', '.join(missing)} (truncated record?)")
+    mine = library_version()
+    _need(allow_other_version or data["library_version"] == mine, where,
+          f"recorded by monster-zoo {data['library_version']!r}, this is {mine}: the rules may differ, so the "
+          "record may not replay; replay it with the version that wrote it (or allow_other_version=True / "
+          "--any-version to try, every action is still checked)")
+    _need(isinstance(data["game"], str), where, f"'game' must be a game id string, got {data['game']!r}")
+    _need(isinstance(data["options"], dict) and all(isinstance(k, str) for k in data["options"]), where,
+          "'options' must be an object of option names to values")
+    _need(_is_int(data["seed"]), where, f"'seed' must be an integer, got {data['seed']!r}")
+    _need(isinstance(data["agents"], list) and all(isinstance(a, str) for a in data["agents"]), where,
+          "'agents' must be a list of agent names, one per seat")
+    _need(isinstance(data["actions"], list), where, "'actions' must be a list")
+    for i, step in enumerate(data["actions"]):
+        _need(isinstance(step, dict) and _is_int(step.get("seat")) and _is_int(step.get("action"))
+              and isinstance(step.get("name"), str), where,
+              f"action {i} must be {{'seat': int, 'action': int, 'name': str}}, got {step!r}")
+    result = data["result"]
+    _need(isinstance(result, dict) and isinstance(result.get("returns"), list)
+          and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in result["returns"])
+          and isinstance(result.get("terminated"), bool) and isinstance(result.get("truncated"), bool)
+          and _is_int(result.get("length")), where,
+          "'result' must be {'returns': [numbers], 'terminated': bool, 'truncated': bool, 'length': int}")
+    _need(result["length"] == len(data["actions"]), where,
+          f"result length {result['length']} but {len(data['actions'])} actions (truncated record?)")
+    return data
+
+
+def check_step(where: str, i: int, step: dict, raw) -> None:
+    """Refuse action ``i`` of a record unless it is the recorded seat's, legal, and named as recorded."""
+    seat = raw.possible_agents.index(raw.agent_selection)
+    _need(step["seat"] == seat, where, f"action {i} ({step['name']!r}) is recorded for player_{step['seat']} "
+          f"but player_{seat} is on move")
+    legal = raw.legal_actions()
+    _need(step["action"] in legal, where, f"action {i}: {step['action']} ({step['name']!r}) is illegal for "
+          f"player_{seat} here; the record does not belong to this game or version")
+    name = raw.action_to_str(step["action"])
+    _need(name == step["name"], where, f"action {i}: {step['action']} is {name!r} here but the record names it "
+          f"{step['name']!r}; the record does not belong to this game or version")
+
+
+def check_result(where: str, record: dict, result: dict) -> None:
+    """Refuse a replay whose result differs from the recorded one."""
+    recorded = record["result"]
+    same = (recorded["terminated"] == result["terminated"] and recorded["truncated"] == result["truncated"]
+            and len(recorded["returns"]) == len(result["returns"])
+            and all(abs(a - b) < 1e-5 for a, b in zip(recorded["returns"], result["returns"])))
+    _need(same, where, f"the replay ended with {result} but the record says {recorded}")
+

@@ -1,0 +1,101 @@
+"""The replay viewer in a real browser: Debian's chromium, headless, driven by Playwright.
+
+Playwright's own browser downloads are never used (they cannot be fetched here): the test
+launches the system chromium that ``.ci/run`` installs with apt-get, and is skipped, saying
+why, only where no chromium can be found.
+"""
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from monster_zoo import envs
+from monster_zoo.envs.core.records import record_game
+from monster_zoo.envs.replay import write_html
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium_path():
+    """The system chromium: $CHROMIUM, /usr/bin/chromium, or chromium on the PATH."""
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
+                      shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="module")
+def page_file(tmp_path_factory):
+    env = envs.make("marry_the_monster-v0", num_players=3, max_steps=12)
+    rng = np.random.default_rng(0)
+    record = record_game(env, [lambda o, m: int(rng.choice(np.flatnonzero(m)))] * 3, seed=1, names=["random"] * 3)
+    path = write_html(record, tmp_path_factory.mktemp("viewer") / "replay.html")
+    return path, record
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no chromium found (install Debian's package: apt-get install chromium; .ci/run does)")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def test_controls_step_through_the_game_in_a_real_browser(browser, page_file):
+    path, record = page_file
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(path.as_uri())
+    page.wait_for_selector("#picture svg", timeout=10_000)
+    assert page.inner_text("#counter") == "step 0 / 12"
+    start = page.inner_html("#picture")
+
+    page.click("#step")
+    assert page.inner_text("#counter") == "step 1 / 12"
+    assert page.inner_text("#action") == record["actions"][0]["name"]
+    assert page.inner_html("#picture") != start
+
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#counter") == "step 3 / 12"
+    assert page.inner_text("#action") == record["actions"][2]["name"]
+    page.click("#back")
+    assert page.inner_text("#counter") == "step 2 / 12"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")  # never before the start
+    assert page.inner_text("#counter") == "step 0 / 12" and page.inner_html("#picture") == start
+
+    page.click("#last")
+    assert page.inner_text("#counter") == "step 12 / 12"
+    page.click("#first")
+    page.click("#play")
+    page.wait_for_function("document.getElementById('counter').textContent !== 'step 0 / 12'", timeout=5_000)
+    page.click("#play")  # pause
+    assert page.inner_text("#play") == "play"
+    assert errors == []
+
+
+def test_the_seat_selector_shows_each_seats_own_view(browser, page_file):
+    path, _ = page_file
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    page.wait_for_selector("#picture svg", timeout=10_000)
+    page.click("#step")
+    public = page.inner_text("#picture")
+    assert "public view" in public and "hand:" not in public
+    page.select_option("#view", "player_1")
+    seat = page.inner_text("#picture")
+    assert "player_1's view" in seat and "hand:" in seat and page.inner_text("#counter") == "step 1 / 12"
+    options = page.eval_on_selector_all("#view option", "els => els.map(e => e.value)")
+    assert options == ["public", "player_0", "player_1", "player_2"]
