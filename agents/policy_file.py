@@ -95,6 +95,10 @@ def check_fits(metadata: Mapping, source: str, game_id: str, options: Optional[M
                 if metadata["game"] == game_id else "")
         raise ModelFileError(f"model {source} was trained for {describe(metadata['game'], trained)}; "
                              f"this game is {describe(game_id, wanted)}{hint}")
+
+
+def check_sizes(metadata: Mapping, source: str, game_id: str) -> None:
+    """Refuse (ModelFileError) a policy whose observation or action size is not ``game_id``'s."""
     spec = envs.spec(game_id)
     if (metadata["observation_size"], metadata["num_actions"]) != (spec.obs_size, spec.num_actions):
         raise ModelFileError(

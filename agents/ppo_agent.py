@@ -23,8 +23,8 @@ from monster_zoo import envs
 from monster_zoo.envs.core.rng import rng_next
 
 from .base import Agent
-from .policy_file import (ACTIVATIONS, Layer, ModelFileError, check_fits, make_metadata, read_policy,
-                          rule_options, write_policy)
+from .policy_file import (ACTIVATIONS, Layer, ModelFileError, check_fits, check_sizes, make_metadata,
+                          read_policy, rule_options, write_policy)
 
 UNIT = 1.0 / 9007199254740992.0  # 2**-53: turns 53 random bits into a float in [0, 1)
 _NUMPY_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0), None: None}
@@ -96,6 +96,7 @@ class PPOAgent(Agent):
         """
         policy = read_policy(path)
         check_fits(policy.metadata, repr(str(path)), game_id, options)
+        check_sizes(policy.metadata, repr(str(path)), game_id)
         return cls(seed, deterministic=deterministic, name=policy.name, layers=policy.layers)
 
     @classmethod

@@ -96,6 +96,15 @@ def agent_labels(names: Sequence[str], agents: Sequence[Agent]) -> List[str]:
     return [f"{s} #{short[:i].count(s) + 1}" if short.count(s) > 1 else s for i, s in enumerate(short)]
 
 
+def _is_sb3_zip(path: str) -> bool:
+    """Whether ``path`` is a zip with SB3's ``data`` entry (reads the zip's directory only)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "data" in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
 def _load_model(path: str, game_id: str, seed: int, options: Optional[Dict], trusted: bool) -> Agent:
     """A trained policy from ``path``: a policy file, or an SB3 zip when ``trusted``."""
     from .policy_file import ModelFileError, is_policy_file
@@ -108,7 +117,7 @@ def _load_model(path: str, game_id: str, seed: int, options: Optional[Dict], tru
         return PPOAgent.load(path, game_id, seed, options=options)
     if trusted:
         return PPOAgent.load_trusted_zip(path, game_id, seed, options=options)
-    if zipfile.is_zipfile(path):  # reads the zip's directory only; nothing is unpickled
+    if Path(path).suffix != ".npz" and _is_sb3_zip(path):
         npz = Path(path).with_suffix(".npz")
         beside = f" The trainer writes one beside its zips: {PPO_PREFIX}{npz}." if npz.is_file() else ""
         raise ModelFileError(

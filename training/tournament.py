@@ -37,7 +37,7 @@ from openskill.models import PlackettLuce
 from monster_zoo import envs
 from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
                           wilson_interval)
-from monster_zoo.agents.registry import agent_labels, make_agent
+from monster_zoo.agents.registry import agent_labels, make_agent, split_label
 
 
 @dataclass
@@ -198,7 +198,7 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
     seated = {**options, "num_players": num_players}
     # An unknown name or a model of another game fails now, not after hours of games.
     names = agent_labels(specs, [make_agent(spec, game_id, seed, seated) for spec in specs])
-    spec_of = dict(zip(names, specs))
+    spec_of = {name: split_label(spec)[1] for name, spec in zip(names, specs)}
     games = seat_balanced(games, num_players)
     plan = pairings_to_play(names, num_players)
     pairings = {(a, b): PairingStats(a, b) for a, b in permutations(names, 2)}
