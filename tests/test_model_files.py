@@ -332,6 +332,21 @@ def test_readme_evaluate_line_refuses_a_two_player_model_in_three_player_games(t
     assert "| row vs column | random | greedy | demo-s1 |" in capsys.readouterr().out
 
 
+def test_the_readme_evaluate_line_runs_with_the_demo_model(tmp_path, capsys):
+    """The README's own evaluate command, with a 2-player model at ``runs/<run>/``, runs as written."""
+    pytest.importorskip("openskill")
+    import shlex
+
+    line = next(x for x in (ROOT / "README.md").read_text().splitlines() if x.startswith("monster-zoo evaluate"))
+    run = tmp_path / "runs" / f"{GAME}__demo__1__1700000000"
+    run.mkdir(parents=True)
+    policy_file(run / "final_model.npz", name="demo-s1")
+    argv = [arg.replace("runs/<run>", str(run)).replace("results/", str(tmp_path / "results"))
+            for arg in shlex.split(line.split("#")[0])[1:] if arg != "mcts"]  # MCTS: 45 s of search
+    assert cli.main([*argv, "--games", "2", "--no-progress"]) == 0
+    assert "| demo-s1 |" in capsys.readouterr().out
+
+
 def test_play_refuses_a_model_of_another_player_count(two_player_model, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(["play", "--agents", f"ppo:{two_player_model}", "random"])
