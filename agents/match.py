@@ -214,7 +214,6 @@ def run_match(game_id: str, agent_names: Sequence[str], games: int, seed: int = 
               options: Optional[Dict] = None, progress: bool = True) -> MatchResult:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them."""
     options = seated_options(options, len(agent_names))
-    envs.make(game_id, **options).close()  # bad options are refused before any model loads
     agents = make_field(game_id, agent_names, seed, options)
     labels = agent_labels(agent_names, agents)
     stats = [AgentStats(label) for label in labels]

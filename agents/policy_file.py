@@ -21,7 +21,8 @@ A model knows its game: :func:`check_fits` refuses another game id, player count
 or rule option (the observation of another game or seat count means something
 else, even where the sizes agree), while options that change neither the rules
 nor the observation (:data:`PLAY_TIME_OPTIONS`: the truncation limit, the reward
-mode, illegal-action handling, rendering, the observation's form) are played as asked.
+mode, illegal-action handling, rendering, the observation's form) are played as
+asked; :func:`check_sizes` refuses a model whose game's observation has since changed size.
 """
 import json
 import zipfile
@@ -237,7 +238,7 @@ def read_policy(path) -> PolicyFile:
     """Load the policy file ``path``; ModelFileError with the reason if it is not a valid one."""
     source = repr(str(path))
     path = Path(path)
-    if not str(path) or not path.exists():
+    if not path.exists():
         _fail(source, "no such file")
     if path.is_dir():
         hint = next((f" (did you mean {p}?)" for p in [path / "final_model.npz"] if p.exists()), "")

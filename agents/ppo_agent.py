@@ -13,6 +13,7 @@ pass for every slot of the training vec env), and sampling uses the agent's own
 seeded generator, never torch's global one, so a match stays reproducible from its seed.
 """
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import List, Mapping, Optional
@@ -193,12 +194,14 @@ def training_game(zip_path) -> Optional[dict]:
                 args = json.loads(args_file.read_text(encoding="utf-8"))
             except ValueError as err:
                 raise ModelFileError(f"{args_file} is not valid JSON ({err})") from None
-            return _game_of_run(args, args_file)
+            step = re.fullmatch(r"step_(\d+)", zip_path.stem) if folder != zip_path.parent else None
+            return _game_of_run(args, args_file, int(step.group(1)) if step else None)
     return None
 
 
-def _game_of_run(args, args_file: Path) -> dict:
-    """The game, rule options and model name recorded by a training run's ``args.json``."""
+def _game_of_run(args, args_file: Path, step: Optional[int]) -> dict:
+    """The game, rule options and model name (of the checkpoint at ``step``, if any) recorded by a
+    training run's ``args.json``."""
     from argparse import ArgumentTypeError
 
     from .match import parse_option
@@ -212,7 +215,7 @@ def _game_of_run(args, args_file: Path) -> dict:
     except (ValueError, TypeError, ArgumentTypeError) as err:
         raise ModelFileError(f"{args_file}: {err}") from None
     return {"game": args["game"], "options": trained,
-            "name": run_model_name(str(args.get("exp_name", "ppo")), args.get("seed"))}
+            "name": run_model_name(str(args.get("exp_name", "ppo")), args.get("seed"), step)}
 
 
 def run_model_name(exp_name: str, seed, step: Optional[int] = None) -> str:

@@ -114,6 +114,9 @@ def test_trusted_zips_are_checked_against_their_training_run(model, tmp_path):
     assert make_agent(f"ppo-trusted:{run / 'final_model.zip'}", GAME, options=TWO).name == "demo-s1"
     with pytest.raises(ModelFileError, match="with num_players=2; this game is marry_the_monster-v0 with num_players=3"):
         make_agent(f"ppo-trusted:{run / 'final_model.zip'}", GAME)
+    (run / "checkpoints").mkdir()
+    model.save(run / "checkpoints" / "step_256.zip")
+    assert make_agent(f"ppo-trusted:{run / 'checkpoints' / 'step_256.zip'}", GAME, options=TWO).name == "demo-s1@256"
 
 
 def test_export_model_converts_a_trusted_zip(model, views, tmp_path, capsys):

@@ -188,7 +188,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
     pool: List[PPOAgent] = []
 
-    def save(path: Path, step: Optional[int] = None) -> None:
+    def save_model(path: Path, step: Optional[int] = None) -> None:
         """The SB3 zip at ``path`` (to resume training) and the policy file beside it (to play)."""
         model.save(path)
         save_policy(model.policy, path.with_suffix(".npz"), args.game, options,
@@ -251,7 +251,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 self.bar.set_postfix({f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()})
                 self.next_eval += args.eval_every
             if self.next_checkpoint and step >= self.next_checkpoint:
-                save(run_dir / "checkpoints" / f"step_{step}.zip", step)
+                save_model(run_dir / "checkpoints" / f"step_{step}.zip", step)
                 self.next_checkpoint += args.checkpoint_every
 
         def _on_training_end(self) -> None:
@@ -263,7 +263,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started = time.time()
     model.learn(total_timesteps=args.total_timesteps, callback=SelfPlay())
     train_seconds = time.time() - started
-    save(run_dir / "final_model.zip")
+    save_model(run_dir / "final_model.zip")
     rates = evaluate(model.num_timesteps)
     model.logger.dump(model.num_timesteps)
     metrics.close()
