@@ -353,6 +353,14 @@ def test_play_refuses_a_model_of_another_player_count(two_player_model, capsys):
     assert stop.value.code == 2 and "num_players=2" in capsys.readouterr().err
 
 
+def test_play_against_a_model_names_it_by_its_label(two_player_model):
+    done = subprocess.run([sys.executable, "-m", "monster_zoo.training", "play", "--agents",
+                           f"ppo:{two_player_model}", "--seed", "2"], input="1\n" * 500, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "player_1 (demo-s1): return" in done.stdout and str(two_player_model) not in done.stdout
+
+
 def test_train_refuses_an_opponent_model_of_another_player_count(two_player_model, tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     from monster_zoo.training import selfplay_ppo

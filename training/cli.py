@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent, QuitGame
 from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
-from monster_zoo.agents.registry import make_agent
+from monster_zoo.agents.registry import agent_labels, make_agent
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
@@ -139,7 +139,8 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except (ValueError, TypeError) as err:  # unknown games, agents or options
         parser.error(str(err))
     seats = bots[:args.seat] + [HumanAgent(args.game, args.seed)] + bots[args.seat:]
-    who = others[:args.seat] + ["you"] + others[args.seat:]
+    labels = agent_labels(others, bots)  # short names: a model's own, or LABEL= from its name
+    who = labels[:args.seat] + ["you"] + labels[args.seat:]
     raw = env.unwrapped
 
     def announce(seat: int, action: int) -> None:
