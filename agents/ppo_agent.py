@@ -228,7 +228,7 @@ def _load_sb3_zip(path):
     from sb3_contrib import MaskablePPO
 
     if not Path(path).is_file():
-        raise ModelFileError(f"model {str(path)!r}: no such file")
+        raise ModelFileError(f"model {str(path)!r}: " + ("is not a file" if Path(path).exists() else "no such file"))
     try:
         return MaskablePPO.load(path, device="cpu")
     except Exception as err:  # SB3 raises anything from KeyError to pickle errors for a bad zip
