@@ -22,7 +22,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 from monster_zoo import envs
 
-from .registry import make_agent
+from .registry import agent_labels, make_agent
 
 Z95 = 1.959963984540054
 WIN, DRAW, LOSS = "win", "draw", "loss"
@@ -96,11 +96,6 @@ class MatchResult:
 def agent_seed(seed: int, game: int, index: int) -> int:
     """Seed of entry ``index`` of the agent list in game ``game`` (make_rng mixes it well)."""
     return (seed * 1_000_003 + game) * 101 + index
-
-
-def labels(names: Sequence[str]) -> List[str]:
-    """Row labels: the names, numbered where one appears more than once."""
-    return [f"{n} #{names[:i].count(n) + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
 def seat_outcome(rewards: Sequence[float], seat: int) -> str:
@@ -183,8 +178,15 @@ def seated_options(options: Optional[Dict], num_players: int) -> Dict:
     return options
 
 
+def make_field(game_id: str, agent_names: Sequence[str], seed: int, options: Dict) -> List:
+    """One agent per name, seeded as entry ``i`` of game 0, for the game with ``options``
+    (trained models refuse a game they were not trained for)."""
+    return [make_agent(name, game_id, agent_seed(seed, 0, i), options) for i, name in enumerate(agent_names)]
+
+
 def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
-               options: Optional[Dict] = None, keep_actions: int = 0) -> Iterator[dict]:
+               options: Optional[Dict] = None, agents: Optional[Sequence] = None,
+               keep_actions: int = 0) -> Iterator[dict]:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
 
     A record holds the game index, its deal ``seed``, the ``rotation``, ``seats``
@@ -192,10 +194,12 @@ def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int =
     the ``length`` in actions and whether it was ``truncated``; the first ``keep_actions``
     games also keep their ``actions`` (to write match records). Every caller with the
     same ``seed`` and player count plays the same deals, whatever the agents.
+    ``agents``, when given, are the agents of ``make_field`` for these names (built once).
     """
     n = len(agent_names)
-    env = envs.make(game_id, **seated_options(options, n))
-    agents = [make_agent(name, game_id, agent_seed(seed, 0, i)) for i, name in enumerate(agent_names)]
+    options = seated_options(options, n)
+    env = envs.make(game_id, **options)
+    agents = list(agents) if agents is not None else make_field(game_id, agent_names, seed, options)
     try:
         for g in range(games):
             rotation, deal = g % n, seed + g // n
@@ -215,12 +219,14 @@ def run_match(game_id: str, agent_names: Sequence[str], games: int, seed: int = 
               options: Optional[Dict] = None, progress: bool = True) -> MatchResult:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them."""
     options = seated_options(options, len(agent_names))
-    stats = [AgentStats(label) for label in labels(list(agent_names))]
+    agents = make_field(game_id, agent_names, seed, options)
+    labels = agent_labels(agent_names, agents)
+    stats = [AgentStats(label) for label in labels]
     result = MatchResult(game_id, list(agent_names), seed, options, stats)
-    bar = progress_bar(games, f"{game_id} {' vs '.join(agent_names)}", progress)
+    bar = progress_bar(games, f"{game_id} {' vs '.join(labels)}", progress)
     start = time.perf_counter()
     try:
-        for record in iter_games(game_id, agent_names, games, seed, options):
+        for record in iter_games(game_id, agent_names, games, seed, options, agents):
             for s, i in enumerate(record["seats"]):
                 st = stats[i]
                 outcome = seat_outcome(record["rewards"], s)

@@ -5,12 +5,18 @@ a versioned one, ``<game>-<kind>-v<version>`` (``"marry_the_monster-greedy-v1"``
 A versioned name always means the same behaviour: change a baseline's play and
 its version goes up, so results quoted against a name stay comparable.
 
-A trained MaskablePPO policy answers to ``ppo:<path of its .zip>`` (needs the
-``train`` extra).
+A trained policy answers to ``ppo:<path of its policy file .npz>`` (numpy alone
+plays it; see :mod:`monster_zoo.agents.policy_file`), which must have been trained for
+the game and options it is asked to play. A Stable-Baselines3 ``.zip`` runs code
+when loaded, so it loads only as ``ppo-trusted:<path>`` (needs the ``train`` extra).
+
+Any name may carry a short label for tables and plots: ``demo=ppo:runs/x/final_model.npz``.
 """
 import importlib
 import inspect
-from typing import Dict, List, Tuple
+import zipfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from monster_zoo import envs
 
@@ -40,6 +46,7 @@ _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
     },
 }
 PPO_PREFIX = "ppo:"
+TRUSTED_PREFIX = "ppo-trusted:"
 
 
 def _game_name(game_id: str) -> str:
@@ -59,26 +66,96 @@ def available_agents(game_id: str) -> List[str]:
     return sorted(kinds) + sorted(f"{game}-{kind}-v{v}" for kind, (v, _, _) in kinds.items())
 
 
-def make_agent(name: str, game_id: str, seed: int = 0) -> Agent:
+def split_label(name: str) -> Tuple[Optional[str], str]:
+    """``"demo=ppo:x.npz"`` -> ``("demo", "ppo:x.npz")``; a name without a label -> ``(None, name)``.
+
+    A label is the text before the first ``=`` when it holds no ``:`` or ``/`` (so a
+    path such as ``ppo:runs/lr=3e-4/final_model.npz`` is not mistaken for one).
+    """
+    label, sep, rest = name.partition("=")
+    if sep and label and rest and not set(label) & {":", "/", "\\"}:
+        return label, rest
+    return None, name
+
+
+def is_model(name: str) -> bool:
+    """Whether ``name`` (label removed) names a trained model file."""
+    return name.startswith((PPO_PREFIX, TRUSTED_PREFIX))
+
+
+def agent_labels(names: Sequence[str], agents: Sequence[Agent]) -> List[str]:
+    """Short labels of a field for tables and plots, numbered ``" #k"`` where they repeat.
+
+    A name's own label (``demo=...``) wins; a model otherwise shows the name recorded
+    in its file (``demo-s1``), any other agent its name as given.
+    """
+    short = []
+    for name, agent in zip(names, agents):
+        label, rest = split_label(name)
+        short.append(label or (agent.name if is_model(rest) else rest))
+    return [f"{s} #{short[:i].count(s) + 1}" if short.count(s) > 1 else s for i, s in enumerate(short)]
+
+
+def _is_sb3_zip(path: str) -> bool:
+    """Whether ``path`` is a zip with SB3's ``data`` entry (reads the zip's directory only)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "data" in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _load_model(path: str, game_id: str, seed: int, options: Optional[Dict], trusted: bool) -> Agent:
+    """A trained policy from ``path``: a policy file, or an SB3 zip when ``trusted``."""
+    from .policy_file import ModelFileError, is_policy_file
+
+    if not path:
+        raise ValueError(f"agent {PPO_PREFIX} needs the path of a model file: {PPO_PREFIX}<model.npz>")
+    from .ppo_agent import PPOAgent  # no torch: a policy file plays with numpy alone
+
+    if is_policy_file(path):
+        return PPOAgent.load(path, game_id, seed, options=options)
+    if trusted:
+        return PPOAgent.load_trusted_zip(path, game_id, seed, options=options)
+    if Path(path).suffix != ".npz" and _is_sb3_zip(path):
+        npz = Path(path).with_suffix(".npz")
+        beside = f" The trainer writes one beside its zips: {PPO_PREFIX}{npz}." if npz.is_file() else ""
+        raise ModelFileError(
+            f"model {path!r} is a Stable-Baselines3 zip, and loading one unpickles its contents, which can "
+            f"run any code. Play a policy file instead (.npz, plain data).{beside} For a zip you trust: "
+            f"convert it once with 'monster-zoo export-model --trust-model {path} OUT.npz', or load it "
+            f"as {TRUSTED_PREFIX}{path}")
+    return PPOAgent.load(path, game_id, seed, options=options)  # refuses it with the reason
+
+
+def make_agent(name: str, game_id: str, seed: int = 0, options: Optional[Dict] = None) -> Agent:
     """A new agent ``name`` for ``game_id``, seeded with ``seed``.
 
+    ``options`` are the options of the game the agent will play (None: the game's
+    defaults); a trained model refuses a game, player count or rule option other
+    than the ones it was trained for. ``name`` may carry a label (``demo=ppo:x.npz``),
+    which becomes the agent's ``name``.
     Raises ValueError listing the valid names for an unknown agent, and the
     registered games for an unknown game.
     """
     game = _game_name(game_id)
-    if name.startswith(PPO_PREFIX):
-        from .ppo_agent import PPOAgent  # torch is an extra: import only when asked for
-        return PPOAgent.load(name[len(PPO_PREFIX):], game_id, seed)
-    kinds = _baselines(game_id)
-    kind = name
-    if name not in kinds:
-        kind = next((k for k, (v, _, _) in kinds.items() if name == f"{game}-{k}-v{v}"), None)
-        if kind is None:
-            raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
-                             f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.zip>")
-    _, module, class_name = kinds[kind]
-    cls = getattr(importlib.import_module(module), class_name)
-    # Generic agents that work through the game's kernels (MCTS) are told the game.
-    if "game_id" in inspect.signature(cls).parameters:
-        return cls(seed, game_id=game_id)
-    return cls(seed)
+    label, name = split_label(name)
+    agent = None
+    for prefix in (PPO_PREFIX, TRUSTED_PREFIX):
+        if name.startswith(prefix):
+            agent = _load_model(name[len(prefix):], game_id, seed, options, prefix == TRUSTED_PREFIX)
+    if agent is None:
+        kinds = _baselines(game_id)
+        kind = name
+        if name not in kinds:
+            kind = next((k for k, (v, _, _) in kinds.items() if name == f"{game}-{k}-v{v}"), None)
+            if kind is None:
+                raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
+                                 f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.npz>")
+        _, module, class_name = kinds[kind]
+        cls = getattr(importlib.import_module(module), class_name)
+        # Generic agents that work through the game's kernels (MCTS) are told the game.
+        agent = cls(seed, game_id=game_id) if "game_id" in inspect.signature(cls).parameters else cls(seed)
+    if label is not None:
+        agent.name = label
+    return agent

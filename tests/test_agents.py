@@ -120,10 +120,10 @@ def test_registry_names():
     assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), MarryTheMonsterGreedy)
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
-    with pytest.raises(ValueError, match=r"valid names: greedy, mcts, random, .* or ppo:<model.zip>"):
+    with pytest.raises(ValueError, match=r"valid names: greedy, mcts, random, .* or ppo:<model.npz>"):
         make_agent("alphazero", GAME, 0)
-    with pytest.raises(ValueError, match="no saved model"):
-        make_agent("ppo:/no/such/model.zip", GAME, 0)
+    with pytest.raises(ValueError, match="no such file"):
+        make_agent("ppo:/no/such/model.npz", GAME, 0)
     with pytest.raises(ValueError, match="valid names"):
         make_agent("other_game-greedy-v1", GAME, 0)
     with pytest.raises(ValueError, match="unknown game"):

@@ -1,4 +1,6 @@
 """The MaskablePPO agent wrapper: numpy scoring, masks, seeding, saving and loading."""
+import json
+
 import numpy as np
 import pytest
 
@@ -9,9 +11,12 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from monster_zoo import envs  # noqa: E402
 from monster_zoo.agents import make_agent  # noqa: E402
-from monster_zoo.agents.ppo_agent import PPOAgent  # noqa: E402
+from monster_zoo.agents.policy_file import ModelFileError  # noqa: E402
+from monster_zoo.agents.ppo_agent import PPOAgent, save_policy  # noqa: E402
+from monster_zoo.training import cli  # noqa: E402
 
 GAME = "marry_the_monster-v0"
+TWO = {"num_players": 2}
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +72,20 @@ def test_snapshot_is_frozen(model, views):
 
 
 def test_save_and_load_by_name(model, views, tmp_path):
+    """The policy file plays exactly as the torch policy; the SB3 zip loads only when trusted."""
+    obs, masks = views
+    torch_probs = PPOAgent(0, model.policy).probabilities(obs, masks)
+    save_policy(model.policy, tmp_path / "model.npz", GAME, TWO, "tiny", {"timesteps": 128})
+    agent = make_agent(f"ppo:{tmp_path / 'model.npz'}", GAME, seed=1, options=TWO)
+    assert agent.name == "tiny" and agent.deterministic and agent.policy is None
+    assert np.allclose(agent.probabilities(obs, masks), torch_probs, atol=1e-5)
     path = tmp_path / "model.zip"
     model.save(path)
-    agent = make_agent(f"ppo:{path}", GAME, seed=1)
-    obs, masks = views
-    assert agent.name == f"ppo:{path}" and agent.deterministic
-    assert np.allclose(agent.probabilities(obs, masks), PPOAgent(0, model.policy).probabilities(obs, masks),
-                       atol=1e-5)
+    with pytest.raises(ModelFileError, match="can run any code"):
+        make_agent(f"ppo:{path}", GAME, seed=1, options=TWO)
+    with pytest.warns(UserWarning, match="only its sizes were checked"):
+        trusted = make_agent(f"ppo-trusted:{path}", GAME, seed=1, options=TWO)
+    assert np.allclose(trusted.probabilities(obs, masks), torch_probs, atol=1e-5)
 
 
 def test_loading_a_model_of_another_shape_is_refused(tmp_path):
@@ -81,7 +93,61 @@ def test_loading_a_model_of_another_shape_is_refused(tmp_path):
     path = tmp_path / "cartpole.zip"
     other.save(path)
     with pytest.raises(ValueError, match=r"needs \(280,\) and 99"):
-        PPOAgent.load(str(path), GAME)
+        PPOAgent.load_trusted_zip(str(path), GAME)
+    text = tmp_path / "text.zip"
+    text.write_text("not a model")
+    with pytest.raises(ModelFileError, match="not a MaskablePPO zip"):
+        make_agent(f"ppo-trusted:{text}", GAME)
+
+
+def training_run(tmp_path, model, options=("num_players=2",)):
+    """A run folder as the trainer leaves it: args.json and final_model.zip (no policy file)."""
+    run = tmp_path / f"{GAME}__demo__1__1700000000"
+    run.mkdir()
+    (run / "args.json").write_text(json.dumps({"game": GAME, "option": list(options), "exp_name": "demo", "seed": 1}))
+    model.save(run / "final_model.zip")
+    return run
+
+
+def test_trusted_zips_are_checked_against_their_training_run(model, tmp_path):
+    run = training_run(tmp_path, model)
+    assert make_agent(f"ppo-trusted:{run / 'final_model.zip'}", GAME, options=TWO).name == "demo-s1"
+    with pytest.raises(ModelFileError, match="with num_players=2; this game is marry_the_monster-v0 with num_players=3"):
+        make_agent(f"ppo-trusted:{run / 'final_model.zip'}", GAME)
+    (run / "checkpoints").mkdir()
+    model.save(run / "checkpoints" / "step_256.zip")
+    assert make_agent(f"ppo-trusted:{run / 'checkpoints' / 'step_256.zip'}", GAME, options=TWO).name == "demo-s1@256"
+
+
+def test_export_model_converts_a_trusted_zip(model, views, tmp_path, capsys):
+    run = training_run(tmp_path, model)
+    out = tmp_path / "exported.npz"
+    assert cli.main(["export-model", "--trust-model", str(run / "final_model.zip"), str(out)]) == 0
+    assert f"ppo:{out}" in capsys.readouterr().out
+    agent = make_agent(f"ppo:{out}", GAME, options=TWO)
+    obs, masks = views
+    assert agent.name == "demo-s1"
+    assert np.allclose(agent.probabilities(obs, masks), PPOAgent(0, model.policy).probabilities(obs, masks), atol=1e-5)
+    lone = tmp_path / "lone.zip"
+    model.save(lone)
+    refusals = [
+        (["export-model", "--trust-model", str(lone), str(tmp_path / "a.npz")], "say which game it plays"),
+        (["export-model", "--trust-model", str(lone), str(tmp_path / "a.npz"), "--game", "monstargh-v0"],
+         "monstargh-v0 needs"),
+        (["export-model", "--trust-model", str(run / "final_model.zip"), str(out)], "exists"),
+        (["export-model", "--trust-model", str(lone), str(tmp_path / "a.zip")], "must end in .npz"),
+        (["export-model", "--trust-model", str(run / "final_model.zip"), str(tmp_path / "b.npz"),
+          "--game", GAME, "--option", "num_players=4"], "num_players=2"),
+        (["export-model", "--trust-model", str(tmp_path / "none.zip"), str(tmp_path / "a.npz")], "no model file"),
+    ]
+    for argv, message in refusals:
+        with pytest.raises(SystemExit) as stop:
+            cli.main(argv)
+        assert stop.value.code == 2 and message in capsys.readouterr().err, argv
+    assert not (tmp_path / "a.npz").exists() and not (tmp_path / "b.npz").exists()
+    assert cli.main(["export-model", "--trust-model", str(lone), str(tmp_path / "c.npz"), "--game", GAME,
+                     "--option", "num_players=2"]) == 0
+    assert make_agent(f"ppo:{tmp_path / 'c.npz'}", GAME, options=TWO).name == "lone"
 
 
 def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):

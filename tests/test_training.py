@@ -37,8 +37,21 @@ def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
     metrics = {r["metric"] for r in rows}
     assert {"charts/SPS", "eval/winrate_vs_random", "eval/winrate_vs_greedy", "train/pool_size"} <= metrics
     assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows if r["metric"].startswith("eval/"))
-    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == ["step_256.zip", "step_512.zip"]
+    assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == \
+        ["step_256.npz", "step_256.zip", "step_512.npz", "step_512.zip"]
     assert (run_dir / "final_model.zip").is_file() and (run_dir / "curves.png").stat().st_size > 1000
+    # Beside each zip, a policy file that knows its game and plays without unpickling anything.
+    from monster_zoo.agents import make_agent
+    from monster_zoo.agents.policy_file import read_policy
+
+    final = read_policy(run_dir / "final_model.npz").metadata
+    assert final["game"] == "marry_the_monster-v0" and final["options"]["num_players"] == 2
+    assert final["name"] == "selfplay_ppo-s3" and final["training"]["timesteps"] == 512
+    assert final["architecture"] == {"type": "mlp", "hidden_sizes": [256, 256], "activation": "tanh"}
+    assert read_policy(run_dir / "checkpoints" / "step_256.npz").name == "selfplay_ppo-s3@256"
+    assert make_agent(f"ppo:{run_dir / 'final_model.npz'}", "marry_the_monster-v0",
+                      options={"num_players": 2}).name == "selfplay_ppo-s3"
+    assert f"ppo:{run_dir / 'final_model.npz'}" in out
     assert list(run_dir.glob("events.out.tfevents.*")), "no TensorBoard log"
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["timesteps"] == 512 and summary["winrate_vs_random"]["games"] == 4

@@ -5,6 +5,7 @@
     monster-zoo train --help
     monster-zoo bench --quick --games none
     monster-zoo replay game.json --html game.html --gif game.gif
+    monster-zoo export-model --trust-model runs/<run>/final_model.zip model.npz
 
 Also runs as ``python -m monster_zoo.training``. ``train`` and ``bench`` hand their arguments
 unchanged to ``monster_zoo.training.selfplay_ppo`` and ``monster_zoo.benchmarks.bench``, which own them.
@@ -21,9 +22,9 @@ from typing import List, Optional, Sequence
 from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent, QuitGame
 from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
-from monster_zoo.agents.registry import make_agent
-from monster_zoo.envs.registry import kernels_cached
+from monster_zoo.agents.registry import agent_labels, make_agent
 from monster_zoo.envs.core.records import RecordError, RecordWriter, save_record
+from monster_zoo.envs.registry import kernels_cached
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
@@ -71,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
         "rotated, deals paired), then print win rates with 95% Wilson intervals and openskill ratings.")
     _game_arguments(evaluate)
     evaluate.add_argument("--agents", nargs="+", metavar="NAME",
-                          help="the field: agent names such as random, greedy, mcts, ppo:<model.zip>")
+                          help="the field: agent names such as random, greedy, mcts, ppo:<model.npz>; "
+                          "LABEL=NAME shows NAME as LABEL in tables and plots (e.g. demo=ppo:runs/x/final_model.npz)")
     evaluate.add_argument("--games", type=int, default=40,
                           help="games per pairing, rounded up to a multiple of the player count (default %(default)s)")
     evaluate.add_argument("--out", type=Path, metavar="DIR",
@@ -97,6 +99,20 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--any-version", action="store_true",
                         help="try a record of another monster-zoo version (every action is still checked)")
     replay.set_defaults(run=run_replay, command_parser=replay)
+    export = commands.add_parser(
+        "export-model", help="convert a trusted Stable-Baselines3 zip into a policy file (.npz)",
+        description="Convert a MaskablePPO zip into a policy file: weights and game as plain data, which "
+        "play and evaluate as ppo:<file.npz> without running code. Reading the zip unpickles it, which can "
+        "run any code, so this runs only with --trust-model. The game and options come from the training "
+        "run's args.json beside the zip, else from --game and --option.")
+    export.add_argument("zip", type=Path, help="the SB3 zip (e.g. runs/<run>/final_model.zip)")
+    export.add_argument("out", type=Path, help="the policy file to write (.npz)")
+    export.add_argument("--trust-model", action="store_true",
+                        help="I trust this file: unpickling it may run any code it contains")
+    export.add_argument("--game", help="the game the model was trained for (when no args.json says so)")
+    export.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
+                        help="an option the model was trained with, repeatable (e.g. num_players=2)")
+    export.set_defaults(run=run_export_model, command_parser=export)
 
     # Registered for the command list only: main() hands their arguments on before
     # argparse would parse them (it would take their --help for ours).
@@ -147,7 +163,8 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if not 0 <= args.seat <= len(others):
             parser.error(f"--seat must be between 0 and {len(others)} for {len(others) + 1} players")
         env = envs.make(args.game, **options)
-        bots = [make_agent(name, args.game, agent_seed(args.seed, 0, i)) for i, name in enumerate(others, 1)]
+        bots = [make_agent(name, args.game, agent_seed(args.seed, 0, i), options)
+                for i, name in enumerate(others, 1)]
     except (ValueError, TypeError) as err:  # unknown games, agents or options
         if cold:
             print()  # end the "compiling" line before the error
@@ -158,7 +175,8 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     elif took > SLOW_START_S:
         print(f"compiled {args.game}'s kernels in {took:.0f} s (cached for next time)", flush=True)
     seats = bots[:args.seat] + [HumanAgent(args.game, args.seed)] + bots[args.seat:]
-    who = others[:args.seat] + ["you"] + others[args.seat:]
+    labels = agent_labels(others, bots)  # short names: a model's own, or LABEL= from its name
+    who = labels[:args.seat] + ["you"] + labels[args.seat:]
     raw = env.unwrapped
     writer = RecordWriter(env, args.seed, who)
 
@@ -267,6 +285,37 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
         return 1
     except ValueError as err:  # an unknown --view
         parser.error(str(err))
+    return 0
+
+
+def run_export_model(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``export-model``: a trusted SB3 zip into a policy file (needs the train extra)."""
+    if not args.trust_model:
+        parser.error(f"reading {args.zip} unpickles it, which can run any code it holds; add --trust-model "
+                     "if you trust the file (e.g. you trained it yourself)")
+    if not args.zip.is_file():
+        parser.error(f"no model file {args.zip}")
+    if args.out.suffix != ".npz":
+        parser.error(f"the policy file {args.out} must end in .npz")
+    if args.out.exists():
+        parser.error(f"{args.out} exists; choose a new file")
+    if not args.out.parent.is_dir():
+        parser.error(f"folder {args.out.parent} does not exist")
+    if args.option and args.game is None:
+        parser.error("--option needs --game")
+    from monster_zoo.agents.ppo_agent import export_policy
+
+    try:
+        path = export_policy(args.zip, args.out, args.game, dict(args.option) if args.game else None)
+    except (ValueError, TypeError) as err:
+        parser.error(str(err))
+    except ModuleNotFoundError as err:
+        if (err.name or "").split(".")[0] not in TRAIN_EXTRA:
+            raise
+        print(f"{PROG} export-model: {err.name} is not installed; reading SB3 zips needs the train extra:\n"
+              f"    pip install -e '.[train]'", file=sys.stderr)
+        return 1
+    print(f"wrote {path}; play it as ppo:{path}")
     return 0
 
 

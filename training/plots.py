@@ -12,6 +12,7 @@ as ``<metric>_low95`` and ``<metric>_high95``.
 """
 import csv
 import math
+import re
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -27,6 +28,7 @@ METRIC_TITLES = {"charts/SPS": "Training speed (learner steps per second)",
 WIN_RATE_LIMITS = (-0.04, 1.04)  # a margin, so that lines at 0 and 1 stay visible
 Z95 = 1.959964
 T95_FEW_DEGREES = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}  # where the expansion in t95 is coarse
+LABEL_WIDTH = 18  # characters per line of an agent's name on a plot axis
 
 Curve = Tuple[np.ndarray, np.ndarray]  # steps, values
 
@@ -51,25 +53,50 @@ def _save(figure, path) -> Path:
     return path
 
 
+def wrap_label(name: str, width: int = LABEL_WIDTH) -> str:
+    """``name`` broken into lines of at most ``width`` characters, at ``/ _ - : = #`` or spaces
+    where it can (a path or run name reads best split at its own separators)."""
+    lines, line = [], ""
+    for piece in re.findall(r"[^/_\-:=# ]*[/_\-:=# ]?", name):
+        while len(piece) > width:  # one piece longer than a line: cut it
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(piece[:width])
+            piece = piece[width:]
+        if len(line) + len(piece) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+    return "\n".join(filter(None, lines + [line])) or name
+
+
 def plot_win_matrix(results: dict, path) -> Path:
     """Heatmap of the row agent's win rate against the column agent, from ``TournamentResult.to_json()``.
 
     Each cell is annotated with the rate and its 95% Wilson interval; the diagonal is blank.
+    Long agent names are wrapped, and the figure grows with the field and with the
+    longest wrapped name, so labels neither overlap nor run off the picture.
     """
     plt = _pyplot()
     names = results["field"]
     k = len(names)
+    labels = [wrap_label(name) for name in names]
+    # inches a label needs across (its longest line) and down (its lines), at the tick font size
+    label_width = 0.09 * max(len(line) for label in labels for line in label.split("\n"))
+    label_lines = max(label.count("\n") + 1 for label in labels)
     rates = np.full((k, k), np.nan)
-    figure, axes = plt.subplots(figsize=(2.0 + 1.7 * k, 1.5 + 1.3 * k))
+    cell = max(1.3, 0.2 * label_lines + 0.9)
+    figure, axes = plt.subplots(figsize=(2.5 + label_width + 1.4 * k, 1.5 + 0.8 * label_width + cell * k))
     for p in results["pairings"]:
         i, j = names.index(p["agent"]), names.index(p["opponent"])
         rates[i, j] = p["win_rate"]
         axes.text(j, i, f"{p['win_rate']:.2f}\n[{p['win_rate_low']:.2f}, {p['win_rate_high']:.2f}]",
                   ha="center", va="center", fontsize=9)
-    image = axes.imshow(rates, cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    image = axes.imshow(rates, cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")
     figure.colorbar(image, ax=axes, label="win rate of row vs column")
-    axes.set_xticks(range(k), names, rotation=30, ha="right")
-    axes.set_yticks(range(k), names)
+    axes.set_xticks(range(k), labels, rotation=45, ha="right", rotation_mode="anchor", fontsize=9)
+    axes.set_yticks(range(k), labels, fontsize=9)
     n = results["num_players"]
     axes.set_xlabel("column agent (the other seat)" if n == 2 else f"column agent (all {n - 1} other seats)")
     axes.set_ylabel("row agent (one seat)")

@@ -45,7 +45,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--game", default="marry_the_monster-v0", help="game id (default %(default)s)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option, repeatable")
     parser.add_argument("--runs", nargs="*", default=[], metavar="RUN_DIR",
-                        help="training run folders (final_model.zip and summary.json); their seeds are used")
+                        help="training run folders (final_model.npz and summary.json); their seeds are used")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2, 3], help="seeds when no --runs are given")
     parser.add_argument("--games", type=int, default=400, help="games per matchup and seed (default %(default)s)")
     parser.add_argument("--mcts", default="mcts", help="the search agent's name (default %(default)s)")
@@ -68,14 +68,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return row(label, rates, time.time() - start)
 
     def agent(name):
-        return lambda s: make_agent(name, args.game, seed=s)
+        return lambda s: make_agent(name, args.game, seed=s, options=options)
 
     pair = {
         "greedy vs random": (lambda s: (agent("greedy")(s), agent("random")(s + 1)), args.games),
         f"{args.mcts} vs greedy": (lambda s: (agent(args.mcts)(s), agent("greedy")(s + 1)), args.mcts_games),
     }
     if runs:
-        model = {int(r.name.split("__")[2]): f"ppo:{r / 'final_model.zip'}" for r in runs}
+        model = {int(r.name.split("__")[2]): f"ppo:{r / 'final_model.npz'}" for r in runs}
         pair["PPO vs random"] = (lambda s: (agent(model[s])(s), agent("random")(s + 1)), args.games)
         pair["PPO vs greedy"] = (lambda s: (agent(model[s])(s), agent("greedy")(s + 1)), args.games)
     rows = [rates_of(label, make, games) for label, (make, games) in pair.items()]

@@ -14,7 +14,10 @@ Every run writes to ``{out_dir}/{run_name}/`` with ``run_name =
 step, wall_time, metric, value; metric names fixed: ``charts/SPS``,
 ``eval/winrate_vs_random``, ``eval/winrate_vs_greedy``, ``rollout/ep_rew_mean``,
 ``train/pool_size``), TensorBoard events, ``checkpoints/``, ``final_model.zip``,
-``summary.json`` and ``curves.png``.
+``summary.json`` and ``curves.png``. Beside each SB3 zip (kept for resuming training)
+lies a policy file of the same name, ``.npz``: the actor's weights and the game as
+plain data (:mod:`monster_zoo.agents.policy_file`), which plays and evaluates without
+torch and without unpickling anything (``ppo:{out_dir}/{run_name}/final_model.npz``).
 """
 import argparse
 import csv
@@ -189,7 +192,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     from monster_zoo import envs
     from monster_zoo.agents import make_agent
-    from monster_zoo.agents.ppo_agent import PPOAgent
+    from monster_zoo.agents.ppo_agent import PPOAgent, run_model_name, save_policy
     from monster_zoo.training.arg_checks import int_list
     from monster_zoo.training.learner_eval import evaluate_against
 
@@ -197,7 +200,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options = parse_options(args.option)
         envs.config(args.game, options)
         mix = parse_mix(args.opponents)
-        baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k)
+        baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
                      for k, name in enumerate(mix) if name != "snapshots"}
     except (TypeError, ValueError) as error:
         parser.error(str(error))
@@ -219,6 +222,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
     metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
     pool: List[PPOAgent] = []
+
+    def save_model(path: Path, step: Optional[int] = None) -> None:
+        """The SB3 zip at ``path`` (to resume training) and the policy file beside it (to play)."""
+        model.save(path)
+        save_policy(model.policy, path.with_suffix(".npz"), args.game, options,
+                    run_model_name(args.exp_name, args.seed, step),
+                    {"algorithm": "MaskablePPO", "run_name": run_name, "seed": args.seed,
+                     "timesteps": int(model.num_timesteps)})
 
     def refresh_opponents() -> None:
         """Give each baseline its weight and share the snapshots' weight over the pool."""
@@ -282,7 +293,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 self.bar.set_postfix({f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()})
                 self.next_eval += args.eval_every
             if self.next_checkpoint and step >= self.next_checkpoint:
-                self.model.save(run_dir / "checkpoints" / f"step_{step}.zip")
+                save_model(run_dir / "checkpoints" / f"step_{step}.zip", step)
                 self.next_checkpoint += args.checkpoint_every
 
         def _on_training_end(self) -> None:
@@ -294,14 +305,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started = time.time()
     model.learn(total_timesteps=args.total_timesteps, callback=SelfPlay())
     train_seconds = time.time() - started
-    model.save(run_dir / "final_model.zip")
+    save_model(run_dir / "final_model.zip")
     rates = evaluated["rates"] if evaluated["step"] == model.num_timesteps else evaluate(model.num_timesteps)
     model.logger.dump(model.num_timesteps)
     metrics.close()
     summary = {"run_name": run_name, "timesteps": int(model.num_timesteps),
                "train_seconds": round(train_seconds, 1),
                "timesteps_per_second": round(model.num_timesteps / train_seconds, 1),
-               "model": str(run_dir / "final_model.zip"),
+               "model": str(run_dir / "final_model.npz"), "sb3_zip": str(run_dir / "final_model.zip"),
                **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                   for k, r in rates.items()}}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
@@ -314,7 +325,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         plot_learning_curves([run_dir], run_dir / "curves.png")
         print(f"  learning curves: {run_dir / 'curves.png'}")
-    print(f"  model: {run_dir / 'final_model.zip'} (play it as agent 'ppo:{run_dir / 'final_model.zip'}')")
+    print(f"  model: {run_dir / 'final_model.npz'} (play it as agent 'ppo:{run_dir / 'final_model.npz'}' "
+          f"with the same --option values)")
     return 0
 
 

@@ -14,6 +14,10 @@ agents score 1/n, not 1/2. A **draw** is a shared best return (a truncated game
 gives everyone 0), a **loss** is any B seat doing better. Each win rate comes
 with its 95% Wilson interval.
 
+Agents appear under short labels (:func:`monster_zoo.agents.registry.agent_labels`): a
+name's own label (``demo=ppo:runs/x/final_model.npz``), a model's recorded name
+(``demo-s1``), or the name as given; ``agents`` in the results maps each label to its name.
+
 The rating is openskill's Plackett-Luce model over every game: each game ranks
 its seats by return (ties share a rank) and updates the ratings of the agents in
 them. Ratings are updated game by game, so the order matters: games are rated
@@ -33,7 +37,7 @@ from openskill.models import PlackettLuce
 from monster_zoo import envs
 from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
                           wilson_interval)
-from monster_zoo.agents.registry import make_agent
+from monster_zoo.agents.registry import agent_labels, make_agent, split_label
 from monster_zoo.envs.replay import build_record
 
 
@@ -81,6 +85,7 @@ class TournamentResult:
     ratings: Dict[str, dict]          # name -> {"mu", "sigma", "ordinal", "games"}
     records: List[dict] = field(default_factory=list)
     elapsed_s: float = 0.0
+    agents: Dict[str, str] = field(default_factory=dict)  # label -> the agent name it stands for
     match_records: List[dict] = field(default_factory=list)  # replayable games (monster_zoo.envs.core.records)
 
     def ranking(self) -> List[str]:
@@ -120,11 +125,14 @@ class TournamentResult:
             r = self.ratings[name]
             lines.append(f"| {rank} | {name} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | "
                          f"{r['games']} |")
+        renamed = [f"`{label}` = `{spec}`" for label, spec in self.agents.items() if label != spec]
+        if renamed:
+            lines += ["", "Agents: " + "; ".join(renamed) + "."]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         """Everything about the tournament as JSON-ready data (what ``monster_zoo.training.plots`` reads)."""
-        return {"game": self.game_id, "field": self.field, "num_players": self.num_players,
+        return {"game": self.game_id, "field": self.field, "agents": self.agents, "num_players": self.num_players,
                 "games_per_pairing": self.games_per_pairing, "seed": self.seed, "options": self.options,
                 "elapsed_s": self.elapsed_s,
                 "pairings": [self.pairings[a, b].summary() for a, b in permutations(self.field, 2)],
@@ -183,16 +191,19 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
 
     ``games`` is rounded up to a multiple of the player count so every seat is
     played equally often; ``options`` are the game's options (``num_players``
-    included, else the game's default). The first ``records_per_pairing`` games of each
-    pairing are also kept as match records (``match_records``) for the replay viewer.
+    included, else the game's default). Results name agents by their labels. The first
+    ``records_per_pairing`` games of each pairing are also kept as match records
+    (``match_records``) for the replay viewer.
     """
-    names = list(names)
-    if len(names) < 2 or len(set(names)) != len(names):
-        raise ValueError(f"a tournament needs at least two distinct agent names, got {names}")
+    specs = list(names)
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise ValueError(f"a tournament needs at least two distinct agent names, got {specs}")
     options = dict(options or {})
     num_players = len(envs.make(game_id, **options).unwrapped.possible_agents)  # validates the options
-    for name in names:  # an unknown name fails now, not after hours of games
-        make_agent(name, game_id, seed)
+    seated = {**options, "num_players": num_players}
+    # An unknown name or a model of another game fails now, not after hours of games.
+    names = agent_labels(specs, [make_agent(spec, game_id, seed, seated) for spec in specs])
+    spec_of = {name: split_label(spec)[1] for name, spec in zip(names, specs)}
     games = seat_balanced(games, num_players)
     plan = pairings_to_play(names, num_players)
     pairings = {(a, b): PairingStats(a, b) for a, b in permutations(names, 2)}
@@ -204,11 +215,11 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
         for lone, other in plan:
             seat_names = [lone] + [other] * (num_players - 1)
             played = []
-            for record in iter_games(game_id, seat_names, games, seed, options, records_per_pairing):
+            for record in iter_games(game_id, [spec_of[name] for name in seat_names], games, seed, options,
+                                     keep_actions=records_per_pairing):
                 seats = [seat_names[i] for i in record["seats"]]
                 if "actions" in record:
-                    match_records.append(build_record(game_id, {**options, "num_players": num_players},
-                                                      record["seed"], record["actions"], seats))
+                    match_records.append(build_record(game_id, seated, record["seed"], record["actions"], seats))
                 lone_seat = record["seats"].index(0)
                 pairings[lone, other].add(seat_outcome(record["rewards"], lone_seat))
                 if num_players == 2:
@@ -221,6 +232,6 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
     finally:
         bar.close()
     records = [game for round_ in zip(*series) for game in round_]  # interleaved: see the module doc
-    return TournamentResult(game_id, names, num_players, games, seed, {**options, "num_players": num_players},
-                            pairings, rate_games(records, names), records, time.perf_counter() - start,
-                            match_records)
+    return TournamentResult(game_id, names, num_players, games, seed, seated, pairings,
+                            rate_games(records, names), records, time.perf_counter() - start,
+                            agents=spec_of, match_records=match_records)

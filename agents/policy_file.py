@@ -1,0 +1,270 @@
+"""Policy files: trained MLP policies stored as data that cannot run code when loaded.
+
+A policy file (``.npz``) is a zip archive holding
+
+* ``metadata.json``: plain JSON (:data:`FORMAT`, ``format_version``, the ``game`` id and
+  its rule ``options`` including ``num_players``, ``observation_size``, ``num_actions``,
+  the ``architecture`` - hidden layer sizes and activation - a short ``name`` for tables,
+  and ``training`` facts such as the algorithm, seed and timesteps);
+* one ``.npy`` array per layer of the actor, ``actor.<k>.weight`` ``[in, out]`` and
+  ``actor.<k>.bias`` ``[out]`` (the value network is not needed to play and is not kept).
+
+Reading parses the JSON with :mod:`json` and every array with
+``numpy.lib.format.read_array(..., allow_pickle=False)`` after checking its header
+against the shape the metadata promises, so nothing in a file is ever executed and
+a file cannot make the reader allocate more than its architecture needs. Playing
+a policy file needs numpy alone (no torch). Unpickling a Stable-Baselines3 zip, in
+contrast, can run any code: :mod:`monster_zoo.agents.ppo_agent` does it only for
+files the user says they trust (``ppo-trusted:<path>``).
+
+A model knows its game: :func:`check_fits` refuses another game id, player count
+or rule option (the observation of another game or seat count means something
+else, even where the sizes agree), while options that change neither the rules
+nor the observation (:data:`PLAY_TIME_OPTIONS`: the truncation limit, the reward
+mode, illegal-action handling, rendering, the observation's form) are played as
+asked; :func:`check_sizes` refuses a model whose game's observation has since changed size.
+"""
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+from monster_zoo import envs
+
+FORMAT = "monster-zoo-policy"
+FORMAT_VERSION = 1
+METADATA = "metadata.json"
+SUFFIX = ".npz"
+ACTIVATIONS = ("tanh", "relu")  # of the hidden layers; the output layer gives logits
+# Options that change neither the rules nor what a seat observes: a model plays under any value.
+PLAY_TIME_OPTIONS = frozenset({"max_steps", "reward", "illegal_action", "render_mode", "observation"})
+_MAX_METADATA_BYTES = 1 << 20
+_FLOAT_KINDS = (np.dtype(np.float32), np.dtype(np.float64))
+
+# (weight [in, out], bias [out], activation name or None), input layer first
+Layer = Tuple[np.ndarray, np.ndarray, Optional[str]]
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be used: unreadable, malformed, unsafe or for another game."""
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """A loaded policy file: its metadata and the actor's layers (float64)."""
+
+    path: str
+    metadata: dict
+    layers: List[Layer]
+
+    @property
+    def name(self) -> str:
+        """The model's short name for tables and plots."""
+        return self.metadata["name"]
+
+
+def rule_options(game_id: str, options: Optional[Mapping] = None) -> Dict:
+    """The options a model is bound to: ``options`` over the game's defaults, validated, without
+    :data:`PLAY_TIME_OPTIONS`, as plain JSON values (tuples become lists)."""
+    from monster_zoo.envs.core.options import resolve_options
+
+    resolved = resolve_options(game_id, envs.spec(game_id).options, dict(options or {}))
+    return json.loads(json.dumps({k: v for k, v in resolved.items() if k not in PLAY_TIME_OPTIONS}))
+
+
+def describe(game_id: str, options: Mapping) -> str:
+    """``marry_the_monster-v0 with num_players=2`` (every rule option, for error messages)."""
+    listed = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in sorted(options.items()))
+    return f"{game_id} with {listed}" if listed else game_id
+
+
+def check_fits(metadata: Mapping, source: str, game_id: str, options: Optional[Mapping] = None) -> None:
+    """Refuse (ModelFileError) a model trained for another game, player count or rule option.
+
+    ``options`` are the options of the game it is about to play (defaults filled in);
+    options in :data:`PLAY_TIME_OPTIONS` may differ. The message names both games.
+    """
+    wanted = rule_options(game_id, options)
+    trained = metadata["options"]
+    if metadata["game"] != game_id or trained != wanted:
+        differ = sorted(k for k in set(trained) | set(wanted) if trained.get(k) != wanted.get(k))
+        hint = (f" (differs in {', '.join(differ)}; play it with "
+                + ", ".join(f"{k}={json.dumps(trained[k])}" for k in differ if k in trained) + ")"
+                if metadata["game"] == game_id else "")
+        raise ModelFileError(f"model {source} was trained for {describe(metadata['game'], trained)}; "
+                             f"this game is {describe(game_id, wanted)}{hint}")
+
+
+def check_sizes(metadata: Mapping, source: str, game_id: str) -> None:
+    """Refuse (ModelFileError) a policy whose observation or action size is not ``game_id``'s."""
+    spec = envs.spec(game_id)
+    if (metadata["observation_size"], metadata["num_actions"]) != (spec.obs_size, spec.num_actions):
+        raise ModelFileError(
+            f"model {source} takes {metadata['observation_size']} observations and gives "
+            f"{metadata['num_actions']} actions; {game_id} has {spec.obs_size} and {spec.num_actions} "
+            "(its observation changed since the model was trained)")
+
+
+def make_metadata(game_id: str, options: Optional[Mapping], hidden_sizes: List[int], activation: str,
+                  name: str, training: Optional[Mapping] = None) -> dict:
+    """The metadata of a policy for ``game_id`` with ``options`` (validated here)."""
+    import monster_zoo
+
+    spec = envs.spec(game_id)
+    metadata = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game_id,
+                "options": rule_options(game_id, options), "observation_size": spec.obs_size,
+                "num_actions": spec.num_actions,
+                "architecture": {"type": "mlp", "hidden_sizes": [int(h) for h in hidden_sizes],
+                                 "activation": activation},
+                "name": name, "training": {"monster_zoo_version": monster_zoo.__version__, **(training or {})}}
+    validate_metadata(metadata, "the new model")
+    return metadata
+
+
+def write_policy(path, layers: List[Layer], metadata: Mapping) -> Path:
+    """Write ``layers`` (float32 on disk) and ``metadata`` to the policy file ``path``."""
+    path = Path(path)
+    expected = layer_shapes(metadata)
+    if [(w.shape, b.shape) for w, b, _ in layers] != expected:
+        raise ModelFileError(f"layers {[(w.shape, b.shape) for w, b, _ in layers]} do not match the "
+                             f"architecture of the metadata, {expected}")
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(METADATA, json.dumps(metadata, indent=1))
+        for k, (weight, bias, _) in enumerate(layers):
+            for part, array in (("weight", weight), ("bias", bias)):
+                with archive.open(f"actor.{k}.{part}.npy", "w") as member:
+                    np.lib.format.write_array(member, np.ascontiguousarray(array, np.float32),
+                                              allow_pickle=False)
+    return path
+
+
+def _fail(source: str, problem: str):
+    raise ModelFileError(f"model {source}: {problem}")
+
+
+def _check_type(source: str, where: str, value, kind, what: str):
+    """``value`` must be a ``kind`` (bools are not ints); else a ModelFileError naming ``where``."""
+    is_int = kind is int
+    if not isinstance(value, kind) or (is_int and isinstance(value, bool)):
+        _fail(source, f"metadata field {where} must be {what}, not {json.dumps(value)[:60]}")
+
+
+def validate_metadata(metadata, source: str) -> None:
+    """ModelFileError unless ``metadata`` is well-formed for this version of the format."""
+    _check_type(source, "(the whole)", metadata, dict, "a JSON object")
+    if metadata.get("format") != FORMAT:
+        _fail(source, f"is not a {FORMAT} file (format {metadata.get('format')!r})")
+    version = metadata.get("format_version")
+    _check_type(source, "format_version", version, int, "an integer")
+    if version != FORMAT_VERSION:
+        _fail(source, f"has format version {version}; this monster-zoo reads version {FORMAT_VERSION} "
+              "(re-export the model with the monster-zoo that trained it)")
+    required = {"game": (str, "a game id"), "options": (dict, "an object of options"),
+                "observation_size": (int, "an integer"), "num_actions": (int, "an integer"),
+                "architecture": (dict, "an object"), "name": (str, "a string"),
+                "training": (dict, "an object")}
+    missing = sorted(set(required) - set(metadata))
+    if missing:
+        _fail(source, f"metadata lacks {', '.join(missing)}")
+    for key, (kind, what) in required.items():
+        _check_type(source, key, metadata[key], kind, what)
+    if metadata["game"] not in envs.available():
+        _fail(source, f"is for game {metadata['game']!r}, which this monster-zoo does not have "
+              f"(available: {', '.join(envs.available())})")
+    for key in ("observation_size", "num_actions"):
+        if metadata[key] < 1:
+            _fail(source, f"metadata field {key} must be at least 1")
+    arch = metadata["architecture"]
+    if arch.get("type") != "mlp":
+        _fail(source, f"architecture type {arch.get('type')!r} is not 'mlp'")
+    hidden = arch.get("hidden_sizes")
+    _check_type(source, "architecture.hidden_sizes", hidden, list, "a list of layer sizes")
+    for size in hidden:
+        _check_type(source, "architecture.hidden_sizes", size, int, "a list of integers")
+        if size < 1:
+            _fail(source, "architecture.hidden_sizes must be positive")
+    if arch.get("activation") not in ACTIVATIONS:
+        _fail(source, f"architecture.activation {arch.get('activation')!r} is not one of {', '.join(ACTIVATIONS)}")
+    if not metadata["name"]:
+        _fail(source, "metadata field name is empty")
+
+
+def layer_shapes(metadata: Mapping) -> List[Tuple[Tuple[int, int], Tuple[int]]]:
+    """``(weight shape, bias shape)`` of every layer the metadata's architecture has."""
+    sizes = [metadata["observation_size"], *metadata["architecture"]["hidden_sizes"], metadata["num_actions"]]
+    return [((n_in, n_out), (n_out,)) for n_in, n_out in zip(sizes, sizes[1:])]
+
+
+def is_policy_file(path) -> bool:
+    """Whether ``path`` is a zip archive with a ``metadata.json`` (nothing is unpickled to tell)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return METADATA in archive.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _read_array(archive: zipfile.ZipFile, member: str, shape: tuple, source: str) -> np.ndarray:
+    """One array, its header checked before any data is read; never unpickled."""
+    if member not in archive.namelist():
+        _fail(source, f"lacks the array {member}")
+    with archive.open(member) as f:
+        try:
+            version = np.lib.format.read_magic(f)
+            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                      else np.lib.format.read_array_header_2_0)(f)
+        except ValueError as err:
+            _fail(source, f"array {member} is not a .npy array ({err})")
+        found_shape, fortran, dtype = header
+        if dtype not in _FLOAT_KINDS:
+            _fail(source, f"array {member} has dtype {dtype}, not float32 or float64"
+                  + (" (object arrays would need unpickling, which is refused)" if dtype.hasobject else ""))
+        if found_shape != shape:
+            _fail(source, f"array {member} has shape {found_shape}; the architecture needs {shape}")
+    with archive.open(member) as f:
+        try:
+            array = np.lib.format.read_array(f, allow_pickle=False)
+        except (ValueError, EOFError, OSError) as err:
+            _fail(source, f"array {member} is damaged ({err})")
+    if not np.isfinite(array).all():
+        _fail(source, f"array {member} holds NaN or infinite values")
+    return array.astype(np.float64)
+
+
+def read_policy(path) -> PolicyFile:
+    """Load the policy file ``path``; ModelFileError with the reason if it is not a valid one."""
+    source = repr(str(path))
+    path = Path(path)
+    if not path.exists():
+        _fail(source, "no such file")
+    if path.is_dir():
+        hint = next((f" (did you mean {p}?)" for p in [path / "final_model.npz"] if p.exists()), "")
+        _fail(source, f"is a folder; name the model file{hint}")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as err:
+        _fail(source, f"is not a policy file (not a readable .npz archive: {err})")
+    with archive:
+        if METADATA not in archive.namelist():
+            _fail(source, f"has no {METADATA}: not a monster-zoo policy file")
+        if archive.getinfo(METADATA).file_size > _MAX_METADATA_BYTES:
+            _fail(source, f"{METADATA} is larger than {_MAX_METADATA_BYTES} bytes")
+        try:
+            metadata = json.loads(archive.read(METADATA).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as err:
+            _fail(source, f"{METADATA} is not valid JSON ({err})")
+        validate_metadata(metadata, source)
+        activation = metadata["architecture"]["activation"]
+        shapes = layer_shapes(metadata)
+        layers = []
+        for k, (weight_shape, bias_shape) in enumerate(shapes):
+            try:
+                weight = _read_array(archive, f"actor.{k}.weight.npy", weight_shape, source)
+                bias = _read_array(archive, f"actor.{k}.bias.npy", bias_shape, source)
+            except (zipfile.BadZipFile, EOFError, OSError) as err:  # a cut-off or corrupted archive
+                _fail(source, f"is damaged ({err})")
+            layers.append((weight, bias, activation if k < len(shapes) - 1 else None))
+    return PolicyFile(str(path), metadata, layers)
