@@ -69,7 +69,6 @@ COMMON_OPTIONS = (
     Option("observation", "dict", "'dict': observe() gives {'observation': Box, 'action_mask': Box(int8)}; "
            "'flat': observe() gives the Box alone and infos[agent]['action_mask'] holds the mask (for "
            "wrappers and libraries that expect a Box observation).", choices=("dict", "flat")),
-           choices=(None, "ansi", "human")),
     Option("render_mode", None, "None, 'ansi' (render() returns text), 'human' (render() prints) or "
            "'rgb_array' (render() returns the public picture as an H x W x 3 uint8 array; render extra).",
            choices=(None, "ansi", "human", "rgb_array")),
