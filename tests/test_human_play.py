@@ -98,9 +98,11 @@ def test_kernels_cached_looks_beside_the_game_package(monkeypatch, tmp_path):
 
 @pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
 def test_ctrl_c_leaves_cleanly_with_status_130():
+    # SIGINT back to its default in the child: a test run started in the background inherits it
+    # ignored, and Python then installs no Ctrl-C handler at all
     proc = subprocess.Popen([sys.executable, "-m", "monster_zoo.training", "play", "--agents", "random"],
                             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = ""
     while "your move" not in seen:
         char = proc.stdout.read(1)

@@ -280,9 +280,10 @@ def test_train_refuses_an_untrusted_zip_opponent_before_any_work(crafted, tmp_pa
 
     path, marker = crafted
     out = tmp_path / "runs"
-    code = selfplay_ppo.main(["--opponents", f"ppo:{path}:1", "--out-dir", str(out), "--total-timesteps", "64",
-                              "--no-progress", "--option", "num_players=2"])
-    assert code == 2 and not marker.exists() and not out.exists()
+    with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
+        selfplay_ppo.main(["--opponents", f"ppo:{path}:1", "--out-dir", str(out), "--total-timesteps", "64",
+                           "--no-progress", "--option", "num_players=2"])
+    assert stop.value.code == 2 and not marker.exists() and not out.exists()
 
 
 # --- models know their game ---------------------------------------------------------------
@@ -366,9 +367,10 @@ def test_train_refuses_an_opponent_model_of_another_player_count(two_player_mode
     from monster_zoo.training import selfplay_ppo
 
     out = tmp_path / "runs"
-    code = selfplay_ppo.main(["--opponents", f"ppo:{two_player_model}:1", "--out-dir", str(out),
-                              "--option", "num_players=3", "--no-progress"])
-    assert code == 2 and "num_players=2" in capsys.readouterr().err and not out.exists()
+    with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
+        selfplay_ppo.main(["--opponents", f"ppo:{two_player_model}:1", "--out-dir", str(out),
+                           "--option", "num_players=3", "--no-progress"])
+    assert stop.value.code == 2 and "num_players=2" in capsys.readouterr().err and not out.exists()
 
 
 # --- labels ------------------------------------------------------------------------------
