@@ -22,7 +22,7 @@ demo: venv
 DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
 
 test: venv
-	$(PIP) -e '.[dev,bench,train]'
+	$(PIP) -e '.[dev,bench,train,distributed]'
 	$(PY) -m pytest -q
 
 bench: venv

@@ -184,19 +184,21 @@ def seated_options(options: Optional[Dict], num_players: int) -> Dict:
 
 
 def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
-               options: Optional[Dict] = None) -> Iterator[dict]:
+               options: Optional[Dict] = None, first: int = 0) -> Iterator[dict]:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
 
     A record holds the game index, its deal ``seed``, the ``rotation``, ``seats``
     (index into ``agent_names`` of the agent in each seat), the ``rewards`` per seat,
     the ``length`` in actions and whether it was ``truncated``. Every caller with the
     same ``seed`` and player count plays the same deals, whatever the agents.
+    ``first`` skips games ``0 .. first-1``: the rest are played exactly as in the full series,
+    so a series may be split into pieces played anywhere (``evaluate --ray``).
     """
     n = len(agent_names)
     env = envs.make(game_id, **seated_options(options, n))
     agents = [make_agent(name, game_id, agent_seed(seed, 0, i)) for i, name in enumerate(agent_names)]
     try:
-        for g in range(games):
+        for g in range(first, games):
             rotation, deal = g % n, seed + g // n
             order = [(s + rotation) % n for s in range(n)]  # agent index in each seat
             for i, agent in enumerate(agents):

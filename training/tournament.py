@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from openskill.models import PlackettLuce
 
@@ -175,12 +175,15 @@ def pairings_to_play(names: Sequence[str], num_players: int) -> List[Tuple[str, 
 
 
 def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0,
-                   options: Optional[Dict] = None, progress: bool = True) -> TournamentResult:
+                   options: Optional[Dict] = None, progress: bool = True,
+                   play_series: Callable[..., Iterable[dict]] = iter_games) -> TournamentResult:
     """Play every pairing of ``names`` for ``games`` games each (see the module doc) and rate them.
 
     ``games`` is rounded up to a multiple of the player count so every seat is
     played equally often; ``options`` are the game's options (``num_players``
-    included, else the game's default).
+    included, else the game's default). ``play_series`` plays one pairing's games, called like
+    :func:`monster_zoo.agents.match.iter_games` for every pairing before any record is read (so
+    :class:`monster_zoo.training.ray_tournament.RaySeries` can start them all at once).
     """
     names = list(names)
     if len(names) < 2 or len(set(names)) != len(names):
@@ -195,12 +198,13 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
     series = []
     bar = progress_bar(games * len(plan), f"{game_id} tournament", progress)
     start = time.perf_counter()
+    seat_names = {(lone, other): [lone] + [other] * (num_players - 1) for lone, other in plan}
     try:
-        for lone, other in plan:
-            seat_names = [lone] + [other] * (num_players - 1)
+        streams = [play_series(game_id, seat_names[pair], games, seed, options) for pair in plan]
+        for (lone, other), stream in zip(plan, streams):
             played = []
-            for record in iter_games(game_id, seat_names, games, seed, options):
-                seats = [seat_names[i] for i in record["seats"]]
+            for record in stream:
+                seats = [seat_names[lone, other][i] for i in record["seats"]]
                 lone_seat = record["seats"].index(0)
                 pairings[lone, other].add(seat_outcome(record["rewards"], lone_seat))
                 if num_players == 2:
