@@ -62,6 +62,8 @@ class Args:
     league: str = flag("random:0.1,greedy:0.4,mcts:0.05,snapshots:0.45",
                        "mix of the other seats NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                        "plus 'snapshots' (frozen copies of the learner)")
+    mcts_simulations: int = flag(200, "simulations per move of the league's mcts seats (the baseline's "
+                                 "default is far too slow to train against)")
     snapshot_margin: float = flag(0.2, "a snapshot joins when the learner's win rate in an iteration exceeds "
                                   "1/num_players by this much")
     snapshot_min_episodes: int = flag(50, "episodes an iteration needs before its win rate may add a snapshot")
@@ -98,22 +100,23 @@ class LeagueEnv(RLlibGameEnv):
     function (:class:`LeagueMapping`) gives to a snapshot module. The learner's final infos say
     whether it won (``won`` = 1.0) and carry every seat's ``returns``.
 
-    ``config``: the game's keys (see :class:`RLlibGameEnv`) plus ``league`` (NAME -> weight) and
-    ``league_seed``.
+    ``config``: the game's keys (see :class:`RLlibGameEnv`) plus ``league`` (NAME -> weight),
+    ``league_seed`` and ``mcts_simulations`` (per move of ``mcts`` seats).
     """
 
     def __init__(self, config: Optional[Dict] = None):
         config = dict(config or {})
         mix = config.pop("league", {SNAPSHOTS: 1.0})
         seed = int(config.pop("league_seed", 0))
+        simulations = int(config.pop("mcts_simulations", 200))
         super().__init__(config)
-        from monster_zoo.agents import make_agent
 
         worker = getattr(config, "worker_index", 0) * 1000 + getattr(config, "vector_index", 0)
         self._rng = np.random.default_rng([seed, worker])
         self._names = list(mix)
         self._weights = np.array([mix[name] for name in self._names], float) / sum(mix.values())
-        self._baselines = {name: make_agent(name, self.game_id, seed) for name in mix if name != SNAPSHOTS}
+        self._baselines = {name: league_baseline(name, self.game_id, seed, simulations)
+                           for name in mix if name != SNAPSHOTS}
         self._seat_baselines: List = []
         self._returns = np.zeros(self.num_players)
 
@@ -153,6 +156,17 @@ class LeagueEnv(RLlibGameEnv):
             infos[LEARNER] = {"won": float(seat_outcome(self._returns.tolist(), seat) == WIN),
                               "returns": self._returns.tolist()}
         return obs, rewards, terminateds, truncateds, infos
+
+
+def league_baseline(name: str, game_id: str, seed: int, mcts_simulations: int):
+    """The baseline ``name`` of the league: ``make_agent``'s, with ``mcts`` searching ``mcts_simulations``."""
+    from monster_zoo.agents import make_agent
+    from monster_zoo.agents.mcts import MCTSAgent
+
+    agent = make_agent(name, game_id, seed)
+    if isinstance(agent, MCTSAgent):
+        return MCTSAgent(seed, simulations=mcts_simulations, game_id=game_id)
+    return agent
 
 
 class LeagueMapping:
@@ -243,7 +257,7 @@ def build_config(args: Args, options: dict, mix: dict):
     return (
         PPOConfig()
         .environment(LeagueEnv, env_config={"game": args.game, **options, "league": mix,
-                                            "league_seed": args.seed})
+                                            "league_seed": args.seed, "mcts_simulations": args.mcts_simulations})
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
         .learners(num_learners=args.num_learners, num_gpus_per_learner=args.num_gpus_per_learner)
         .training(lr=args.learning_rate, gamma=args.gamma, lambda_=args.gae_lambda, clip_param=args.clip_coef,
@@ -287,9 +301,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         envs.config(args.game, options)
         mix = parse_mix(args.league)
+        if args.mcts_simulations < 1:
+            raise ValueError(f"--mcts-simulations must be >= 1, got {args.mcts_simulations}")
         for name in mix:
             if name != SNAPSHOTS:
-                make_agent(name, args.game)
+                league_baseline(name, args.game, args.seed, args.mcts_simulations)
     except (TypeError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
