@@ -280,3 +280,15 @@ def test_evaluate_address_needs_ray(capsys):
     with pytest.raises(SystemExit):
         cli.main(["evaluate", "--agents", "greedy", "random", "--address", "127.0.0.2:6379"])
     assert "--address needs --ray" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_rllib_throughput_quick_run_writes_a_record(tmp_path):
+    """The env-runner throughput benchmark runs end to end (figures from a smoke run mean nothing)."""
+    from monster_zoo.benchmarks import rllib_throughput
+
+    out = tmp_path / "rllib.jsonl"
+    assert rllib_throughput.main(["--quick", "--env-runners", "0,1", "--json", str(out)]) == 0
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [s["env_runners"] for s in record["setups"]] == [0, 1]
+    assert all(s["sampling_steps_per_s"][0] > 0 and s["training_steps_per_s"][0] > 0 for s in record["setups"])
