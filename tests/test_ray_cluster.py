@@ -7,6 +7,7 @@ started) takes their Ray processes down with them. Each node offers one CPU, so 
 or a tournament's tasks must use both. Slow (a couple of minutes): ``pytest -m slow
 tests/test_ray_cluster.py``.
 """
+import importlib.util
 import json
 import os
 import secrets
@@ -19,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-ray = pytest.importorskip("ray")
+# Ray itself is not imported here (the nodes and the clients are subprocesses), so that a local
+# Ray started by other tests keeps their settings.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                                    reason="needs the distributed extra")]
 
 HEAD_IP, WORKER_IP, PORT = "127.0.0.2", "127.0.0.3", 6411
 WORKER_PORTS = ["--node-manager-port", "6421", "--object-manager-port", "6422", "--min-worker-port", "6500",

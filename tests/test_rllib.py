@@ -222,6 +222,22 @@ def test_league_env_deals_roles_to_random_seats(num_players):
     assert len(exposed_counts) > 1  # some opponents are snapshots (agents), others greedy (embedded)
 
 
+def test_league_env_deals_by_its_seeds():
+    """The same reset seed deals the same seats and opponents; env runners (EnvContext) differ."""
+    from ray.rllib.env.env_context import EnvContext
+
+    config = {"game": "marry_the_monster-v0", "num_players": 4, "league": {"greedy": 0.5, "snapshots": 0.5}}
+
+    def deals(env, seeds):
+        return [(env.reset(seed=seed), tuple(env._seat_agents))[1] for seed in seeds]
+
+    first, second = LeagueEnv(config), LeagueEnv(config)
+    assert deals(first, [1, None, None]) == deals(second, [1, None, None])
+    assert deals(first, range(10, 20)) != deals(second, range(30, 40))
+    runners = [LeagueEnv(EnvContext(config, worker_index=w)) for w in (1, 2)]
+    assert deals(runners[0], [None] * 10) != deals(runners[1], [None] * 10)
+
+
 def test_league_env_passes_the_rllib_check():
     env = LeagueEnv({"game": "marry_the_monster-v0", "num_players": 4,
                      "league": {"greedy": 0.3, "mcts": 0.1, "random": 0.1, "snapshots": 0.5}})

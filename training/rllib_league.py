@@ -105,20 +105,27 @@ class LeagueEnv(RLlibGameEnv):
     """
 
     def __init__(self, config: Optional[Dict] = None):
+        # RLlib's EnvContext tells env runner and sub-env apart, so that their deals of seats differ.
+        where = [getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)]
         config = dict(config or {})
         mix = config.pop("league", {SNAPSHOTS: 1.0})
-        seed = int(config.pop("league_seed", 0))
+        self._league_seed = int(config.pop("league_seed", 0))
         simulations = int(config.pop("mcts_simulations", 200))
         super().__init__(config)
-
-        worker = getattr(config, "worker_index", 0) * 1000 + getattr(config, "vector_index", 0)
-        self._rng = np.random.default_rng([seed, worker])
+        seed = self._league_seed
+        self._rng = np.random.default_rng([seed, *where])
         self._names = list(mix)
         self._weights = np.array([mix[name] for name in self._names], float) / sum(mix.values())
         self._baselines = {name: league_baseline(name, self.game_id, seed, simulations)
                            for name in mix if name != SNAPSHOTS}
         self._seat_baselines: List = []
         self._returns = np.zeros(self.num_players)
+
+    def reset(self, *, seed=None, options=None):
+        """As :meth:`RLlibGameEnv.reset`; a ``seed`` also reseeds the dealing of seats and opponents."""
+        if seed is not None:
+            self._rng = np.random.default_rng([self._league_seed, seed])
+        return super().reset(seed=seed, options=options)
 
     def _agent_ids_for_env(self) -> List[str]:
         return [LEARNER] + [f"opponent_{k}" for k in range(1, self.num_players)]

@@ -20,6 +20,8 @@ import torch
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
 
+from monster_zoo.agents.base import Agent
+
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 
 
@@ -67,21 +69,15 @@ def _split(batch: Dict[str, Any]):
     return obs[ACTION_MASK], {**batch, Columns.OBS: obs[OBSERVATIONS]}
 
 
-class ModuleAgent:
-    """A :class:`monster_zoo.agents.Agent`-compatible player backed by a masked RLlib module.
+class ModuleAgent(Agent):
+    """An agent backed by a masked RLlib module: the likeliest legal action (its inference pass),
+    so the evaluators of :mod:`monster_zoo.training.learner_eval` and :mod:`monster_zoo.agents.match`
+    can play it."""
 
-    It picks the likeliest legal action (the module's inference pass), so the evaluators of
-    :mod:`monster_zoo.training.learner_eval` and :mod:`monster_zoo.agents.match` can play it.
-    """
-
-    needs_state = False
-
-    def __init__(self, module: MaskedPPOTorchRLModule, name: str = "rllib"):
+    def __init__(self, module: MaskedPPOTorchRLModule, name: str = "rllib", seed: int = 0):
         self.module = module
         self.name = name
-
-    def reset(self, seed: int) -> None:
-        """Nothing to reseed: the choice is deterministic."""
+        super().__init__(seed)
 
     def act_batch(self, observations, masks, states=None):
         """The likeliest legal action of each row."""
