@@ -41,6 +41,9 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from monster_zoo.agents import make_agent
+from monster_zoo.agents.match import WIN, seat_outcome
+from monster_zoo.agents.mcts import MCTSAgent
 from monster_zoo.envs.rllib_env import RLlibGameEnv
 from monster_zoo.training.selfplay_ppo import MetricsLog, build_parser, flag, parse_mix, parse_options
 
@@ -112,11 +115,10 @@ class LeagueEnv(RLlibGameEnv):
         self._league_seed = int(config.pop("league_seed", 0))
         simulations = int(config.pop("mcts_simulations", 200))
         super().__init__(config)
-        seed = self._league_seed
-        self._rng = np.random.default_rng([seed, *where])
+        self._rng = np.random.default_rng([self._league_seed, *where])
         self._names = list(mix)
         self._weights = np.array([mix[name] for name in self._names], float) / sum(mix.values())
-        self._baselines = {name: league_baseline(name, self.game_id, seed, simulations)
+        self._baselines = {name: league_baseline(name, self.game_id, self._league_seed, simulations)
                            for name in mix if name != SNAPSHOTS}
         self._seat_baselines: List = []
         self._returns = np.zeros(self.num_players)
@@ -157,8 +159,6 @@ class LeagueEnv(RLlibGameEnv):
     def _outcome(self, rewards: Dict[str, float]):
         obs, rewards, terminateds, truncateds, infos = super()._outcome(rewards)
         if terminateds["__all__"] or truncateds["__all__"]:
-            from monster_zoo.agents.match import WIN, seat_outcome
-
             seat = self._seat_agents.index(LEARNER)
             infos[LEARNER] = {"won": float(seat_outcome(self._returns.tolist(), seat) == WIN),
                               "returns": self._returns.tolist()}
@@ -167,9 +167,6 @@ class LeagueEnv(RLlibGameEnv):
 
 def league_baseline(name: str, game_id: str, seed: int, mcts_simulations: int):
     """The baseline ``name`` of the league: ``make_agent``'s, with ``mcts`` searching ``mcts_simulations``."""
-    from monster_zoo.agents import make_agent
-    from monster_zoo.agents.mcts import MCTSAgent
-
     agent = make_agent(name, game_id, seed)
     if isinstance(agent, MCTSAgent):
         return MCTSAgent(seed, simulations=mcts_simulations, game_id=game_id)
@@ -301,7 +298,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from tqdm.auto import tqdm
 
     from monster_zoo import envs
-    from monster_zoo.agents import make_agent
     from monster_zoo.training.learner_eval import evaluate_against
 
     options = parse_options(args.option)
