@@ -22,7 +22,7 @@ demo: venv
 DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
 
 test: venv
-	$(PIP) -e '.[dev,bench,train]'
+	$(PIP) -e '.[dev,bench,train,distributed]'
 	$(PY) -m pytest -q
 
 # The README's game pictures (docs/pictures/<game>.png) and the sample replay page.

@@ -186,7 +186,7 @@ def make_field(game_id: str, agent_names: Sequence[str], seed: int, options: Dic
 
 def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
                options: Optional[Dict] = None, agents: Optional[Sequence] = None,
-               keep_actions: int = 0) -> Iterator[dict]:
+               keep_actions: int = 0, first: int = 0) -> Iterator[dict]:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
 
     A record holds the game index, its deal ``seed``, the ``rotation``, ``seats``
@@ -195,13 +195,15 @@ def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int =
     games also keep their ``actions`` (to write match records). Every caller with the
     same ``seed`` and player count plays the same deals, whatever the agents.
     ``agents``, when given, are the agents of ``make_field`` for these names (built once).
+    ``first`` skips games ``0 .. first-1``: the rest are played exactly as in the full series,
+    so a series may be split into pieces played anywhere (``evaluate --ray``).
     """
     n = len(agent_names)
     options = seated_options(options, n)
     env = envs.make(game_id, **options)
     agents = list(agents) if agents is not None else make_field(game_id, agent_names, seed, options)
     try:
-        for g in range(games):
+        for g in range(first, games):
             rotation, deal = g % n, seed + g // n
             order = [(s + rotation) % n for s in range(n)]  # agent index in each seat
             for i, agent in enumerate(agents):

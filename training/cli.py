@@ -3,6 +3,7 @@
     monster-zoo play --game marry_the_monster-v0 --agents greedy random
     monster-zoo evaluate --agents greedy random --games 40 --out results/
     monster-zoo train --help
+    monster-zoo league --help
     monster-zoo bench --quick --games none
     monster-zoo replay game.json --html game.html --gif game.gif
     monster-zoo export-model --trust-model runs/<run>/final_model.zip model.npz
@@ -31,6 +32,7 @@ DEFAULT_GAME = "marry_the_monster-v0"
 # Top-level packages of the train extra: their absence means "install the extra", not a bug.
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
 TRAIN_SCRIPT = "monster_zoo.training.selfplay_ppo"
+LEAGUE_SCRIPT = "monster_zoo.training.rllib_league"
 EVAL_EXTRA = ("openskill", "matplotlib")  # ratings and pictures of ``evaluate``
 SLOW_START_S = 3.0  # a first build slower than this compiled kernels: say so once
 INTERRUPTED = 130  # the shell's exit status for Ctrl-C (128 + SIGINT)
@@ -85,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write match records of a sample of the games here (see --records-per-pairing)")
     evaluate.add_argument("--records-per-pairing", type=int, default=2, metavar="N",
                           help="with --save-records: the first N games of each pairing (default %(default)s)")
+    evaluate.add_argument("--ray", action="store_true",
+                          help="spread the games over Ray workers (same results as without; needs the "
+                          "distributed extra)")
+    evaluate.add_argument("--address", metavar="HOST:PORT",
+                          help="with --ray: join this running Ray cluster instead of starting a local Ray")
     evaluate.set_defaults(run=run_evaluate, command_parser=evaluate)
 
     replay = commands.add_parser(
@@ -118,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse would parse them (it would take their --help for ours).
     commands.add_parser("train", add_help=False,
                         help=f"self-play MaskablePPO training ({TRAIN_SCRIPT}; needs the train extra)")
+    commands.add_parser("league", add_help=False,
+                        help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_SCRIPT}; "
+                        "needs the distributed extra)")
     commands.add_parser("bench", add_help=False, help="benchmark the engines (monster_zoo.benchmarks.bench)")
     return parser
 
@@ -137,6 +147,17 @@ def run_train(argv: Sequence[str]) -> int:
         return 1
 
 
+def run_league(argv: Sequence[str]) -> int:
+    """``league``: run ``monster_zoo.training.rllib_league.main(argv)``, or explain how to install Ray."""
+    if importlib.util.find_spec("ray") is None:
+        print(f"{PROG} league: ray is not installed; the league needs the distributed extra:\n"
+              f"    pip install -e '.[distributed]'", file=sys.stderr)
+        return 1
+    from monster_zoo.training import rllib_league
+
+    return rllib_league.main(list(argv)) or 0
+
+
 def run_bench(argv: Sequence[str]) -> int:
     """``bench``: run ``monster_zoo.benchmarks.bench.main(argv)``."""
     from monster_zoo.benchmarks import bench
@@ -144,7 +165,7 @@ def run_bench(argv: Sequence[str]) -> int:
     return bench.main(list(argv)) or 0
 
 
-FORWARDED = {"train": run_train, "bench": run_bench}
+FORWARDED = {"train": run_train, "league": run_league, "bench": run_bench}
 
 
 def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -228,18 +249,40 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     from monster_zoo.training import plots
     from monster_zoo.training.tournament import run_tournament
 
+    if args.address and not args.ray:
+        parser.error("--address needs --ray")
+    if args.ray and importlib.util.find_spec("ray") is None:
+        print(f"{PROG} evaluate --ray: ray is not installed; install the distributed extra:\n"
+              f"    pip install -e '.[distributed]'", file=sys.stderr)
+        return 1
     if args.agents is not None:
+        series = {}
+        if args.ray:
+            import ray
+
+            from monster_zoo.training.ray_tournament import RaySeries
+
+            ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+            series["play_series"] = RaySeries()
         try:
             result = run_tournament(args.game, args.agents, args.games, args.seed, dict(args.option),
                                     progress=not args.no_progress,
-                                    records_per_pairing=args.records_per_pairing if args.save_records else 0)
+                                    records_per_pairing=args.records_per_pairing if args.save_records else 0,
+                                    **series)
         except (ValueError, TypeError) as err:  # unknown games, agents or options; a bad field
             parser.error(str(err))
+        finally:
+            if args.ray:
+                ray.shutdown()
         if result.games_per_pairing != args.games:
             print(f"note: played {result.games_per_pairing} games per pairing instead of {args.games} so "
                   f"that every agent plays every seat equally often", file=sys.stderr)
         print(result.markdown())
         print(f"\nelapsed {result.elapsed_s:.1f} s")
+        if args.ray:
+            print(f"played on {len(series['play_series'].nodes)} Ray node(s): "
+                  + ", ".join(f"{node[:12]} ({games} games)" for node, games in
+                              sorted(series["play_series"].node_games.items())))
         if args.out is not None:
             written = list(result.write(args.out).values())
             written.append(plots.plot_win_matrix(result.to_json(), args.out / "win_rates.png"))

@@ -77,13 +77,15 @@ class Args:
     plot: bool = flag(True, 'draw the learning curves into curves.png at the end')
 
 
-def build_parser():
-    """An argparse parser generated from :class:`Args` (flag help = the field's ``help``)."""
+def build_parser(args_class=None, prog: str = "python -m monster_zoo.training.selfplay_ppo",
+                 description: str = __doc__.split("\n\n")[0]):
+    """An argparse parser generated from ``args_class`` (default :class:`Args`; flag help = the field's
+    ``help``)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.selfplay_ppo", description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog=prog, description=description,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in dataclasses.fields(Args):
+    for f in dataclasses.fields(args_class or Args):
         flag = "--" + f.name.replace("_", "-")
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default
         if f.type is bool or f.type == "bool":

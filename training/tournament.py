@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from openskill.models import PlackettLuce
 
@@ -185,15 +185,17 @@ def pairings_to_play(names: Sequence[str], num_players: int) -> List[Tuple[str, 
 
 
 def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0,
-                   options: Optional[Dict] = None, progress: bool = True, records_per_pairing: int = 0
-                   ) -> TournamentResult:
+                   options: Optional[Dict] = None, progress: bool = True, records_per_pairing: int = 0,
+                   play_series: Callable[..., Iterable[dict]] = iter_games) -> TournamentResult:
     """Play every pairing of ``names`` for ``games`` games each (see the module doc) and rate them.
 
     ``games`` is rounded up to a multiple of the player count so every seat is
     played equally often; ``options`` are the game's options (``num_players``
     included, else the game's default). Results name agents by their labels. The first
     ``records_per_pairing`` games of each pairing are also kept as match records
-    (``match_records``) for the replay viewer.
+    (``match_records``) for the replay viewer. ``play_series`` plays one pairing's games, called
+    like :func:`monster_zoo.agents.match.iter_games` for every pairing before any record is read
+    (so :class:`monster_zoo.training.ray_tournament.RaySeries` can start them all at once).
     """
     specs = list(names)
     if len(specs) < 2 or len(set(specs)) != len(specs):
@@ -211,13 +213,14 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
     match_records = []
     bar = progress_bar(games * len(plan), f"{game_id} tournament", progress)
     start = time.perf_counter()
+    seat_names = {(lone, other): [lone] + [other] * (num_players - 1) for lone, other in plan}
     try:
-        for lone, other in plan:
-            seat_names = [lone] + [other] * (num_players - 1)
+        streams = [play_series(game_id, [spec_of[name] for name in seat_names[pair]], games, seed, options,
+                               keep_actions=records_per_pairing) for pair in plan]
+        for (lone, other), stream in zip(plan, streams):
             played = []
-            for record in iter_games(game_id, [spec_of[name] for name in seat_names], games, seed, options,
-                                     keep_actions=records_per_pairing):
-                seats = [seat_names[i] for i in record["seats"]]
+            for record in stream:
+                seats = [seat_names[lone, other][i] for i in record["seats"]]
                 if "actions" in record:
                     match_records.append(build_record(game_id, seated, record["seed"], record["actions"], seats))
                 lone_seat = record["seats"].index(0)

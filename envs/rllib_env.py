@@ -1,0 +1,185 @@
+"""Every monster-zoo game as an RLlib ``MultiAgentEnv`` (new API stack): turn-based and masked.
+
+    from monster_zoo.envs.rllib_env import RLlibGameEnv
+    env = RLlibGameEnv({"game": "marry_the_monster-v0", "num_players": 3})
+
+Needs the ``distributed`` extra (``pip install 'monster-zoo[distributed]'``); this module imports
+Ray, so ``monster_zoo.envs`` never imports it. The env steps the game's raw PettingZoo AEC env
+(:func:`monster_zoo.envs.make` with ``wrapped=False``), so its rules, options, seeding and error
+messages are those of every other adapter.
+
+- **Agents**: ``player_0`` .. ``player_{n-1}``, one per seat; ``agents`` always lists them all.
+- **Turns**: ``reset`` and every non-final ``step`` return an observation for the agent on move
+  only, and ``step`` takes an action for that agent only. A player whose turn has several
+  decisions receives the next observation straight away.
+- **Observations**: ``{"observations": Box(0, 1, (obs_size,), float32), "action_mask":
+  Box(0, 1, (num_actions,), float32)}``, the keys RLlib's action-masking modules read (see
+  :mod:`monster_zoo.training.rllib_masking`); the vector is the AEC env's ``observation`` and the
+  mask its ``action_mask``, as floats.
+- **Rewards**: every step rewards every seat (0.0 until the end), so the final rewards reach every
+  seat, whoever made the last move.
+- **End**: the last step gives every seat its final observation (mask all zero) and sets
+  ``terminateds`` (the rules ended the game) or ``truncateds`` (``max_steps`` reached), per agent and
+  under ``"__all__"``, as RLlib's ``MultiAgentEpisode`` expects.
+- **Action space**: ``Discrete(num_actions)`` whose ``sample()`` without a mask draws a legal
+  action of the agent on move, because RLlib's env checker (run by every env runner on a new env)
+  steps the env with such a sample, and any other action would be refused as illegal. Copies and
+  pickles of the space are plain ``Discrete`` spaces.
+- **Config**: ``{"game": <registry id>, **options}``; every other key is a game option, passed
+  through unchanged (``illegal_action="penalize"`` makes an illegal action end the game with -1 for
+  the offender instead of raising).
+
+Subclasses may leave some seats to embedded players (see :meth:`RLlibGameEnv._seat_agents_for_episode`
+and :meth:`RLlibGameEnv._embedded_action`): the self-play league of
+:mod:`monster_zoo.training.rllib_league` plays its fixed baselines that way.
+"""
+from typing import Dict, List, Optional
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from . import registry
+
+DEFAULT_GAME = "marry_the_monster-v0"
+
+
+class RLlibGameEnv(MultiAgentEnv):
+    """A monster-zoo game for RLlib; ``config`` is ``{"game": id, **game options}`` (see the module doc)."""
+
+    def __init__(self, config: Optional[Dict] = None):
+        super().__init__()
+        options = dict(config or {})
+        self.game_id = options.pop("game", DEFAULT_GAME)
+        self._raw = registry.make(self.game_id, wrapped=False, **options)
+        self._seat_names: List[str] = list(self._raw.possible_agents)
+        spec = self._raw.spec
+        self._space = gym.spaces.Dict({
+            "observations": gym.spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32),
+            "action_mask": gym.spaces.Box(0.0, 1.0, (spec.num_actions,), np.float32),
+        })
+        self._action_space = LegalActionSpace(spec.num_actions, self._legal_mask)
+        self.possible_agents = self._agent_ids_for_env()
+        self.agents = list(self.possible_agents)
+        self.observation_spaces = {a: self._space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self._seat_agents: List[Optional[str]] = list(self.possible_agents)
+
+    @property
+    def num_players(self) -> int:
+        """Seats at the table."""
+        return len(self._seat_names)
+
+    @property
+    def raw_env(self):
+        """The raw AEC env being stepped (read only: for renders and tests)."""
+        return self._raw
+
+    # --- RLlib MultiAgentEnv API -------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        """Start a game (``seed`` as the AEC env's); observation of the first agent on move."""
+        self._raw.reset(seed=seed)
+        self._seat_agents = self._seat_agents_for_episode()
+        rewards = dict.fromkeys(self._exposed_agents(), 0.0)
+        self._play_embedded_seats(rewards)
+        obs, _, _, _, infos = self._outcome(rewards)
+        return obs, infos
+
+    def step(self, action_dict):
+        """Apply the action of the agent on move; see the module doc for what comes back."""
+        agent = self._agent_on_move()
+        if agent is None or set(action_dict) != {agent}:
+            raise ValueError(f"{self.game_id}: expected an action for {agent} (the agent on move) only, "
+                             f"got actions for {sorted(map(str, action_dict))}")
+        rewards = dict.fromkeys(self._exposed_agents(), 0.0)
+        self._apply(action_dict[agent], rewards)
+        self._play_embedded_seats(rewards)
+        return self._outcome(rewards)
+
+    def render(self):
+        """The public state as text."""
+        return self._raw.spec.to_text(self._raw.engine_state)
+
+    # --- seats ---------------------------------------------------------------------------------
+    def _agent_ids_for_env(self) -> List[str]:
+        """The env's agent ids (here the seat names)."""
+        return list(self._seat_names)
+
+    def _seat_agents_for_episode(self) -> List[Optional[str]]:
+        """The agent id playing each seat this episode; None for a seat played inside the env."""
+        return list(self._seat_names)
+
+    def _embedded_action(self, seat: int, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The action of the embedded player of ``seat`` (subclasses that embed players define it)."""
+        raise NotImplementedError
+
+    # --- internals -----------------------------------------------------------------------------
+    def _legal_mask(self) -> np.ndarray:
+        """The legal actions of the agent on move (all zero when the game is over or not started)."""
+        if not hasattr(self._raw, "agents") or self._game_over():
+            return np.zeros(self._action_space.n, np.int8)
+        return self._raw.observe(self._raw.agent_selection)["action_mask"]
+
+    def _exposed_agents(self) -> List[str]:
+        return [a for a in self._seat_agents if a is not None]
+
+    def _game_over(self) -> bool:
+        raw = self._raw
+        return any(raw.terminations.values()) or any(raw.truncations.values())
+
+    def _seat_on_move(self) -> Optional[int]:
+        return None if self._game_over() else self._seat_names.index(self._raw.agent_selection)
+
+    def _agent_on_move(self) -> Optional[str]:
+        seat = self._seat_on_move()
+        return None if seat is None else self._seat_agents[seat]
+
+    def _apply(self, action, rewards: Dict[str, float]) -> None:
+        """Step the raw env and add every exposed seat's reward to ``rewards``."""
+        self._raw.step(action)
+        for seat, agent in enumerate(self._seat_agents):
+            if agent is not None:
+                rewards[agent] += self._raw.rewards[self._seat_names[seat]]
+
+    def _play_embedded_seats(self, rewards: Dict[str, float]) -> None:
+        """Let embedded players move until an exposed agent is on move or the game is over."""
+        while True:
+            seat = self._seat_on_move()
+            if seat is None or self._seat_agents[seat] is not None:
+                return
+            view = self._raw.observe(self._seat_names[seat])
+            self._apply(self._embedded_action(seat, view["observation"], view["action_mask"]), rewards)
+
+    def _observation(self, seat: int) -> Dict[str, np.ndarray]:
+        view = self._raw.observe(self._seat_names[seat])
+        return {"observations": view["observation"], "action_mask": view["action_mask"].astype(np.float32)}
+
+    def _outcome(self, rewards: Dict[str, float]):
+        """(obs, rewards, terminateds, truncateds, infos) after a move, in RLlib's conventions."""
+        if not self._game_over():
+            seat = self._seat_on_move()
+            agent = self._seat_agents[seat]
+            return ({agent: self._observation(seat)}, rewards, {"__all__": False}, {"__all__": False},
+                    {agent: {}})
+        terminated = any(self._raw.terminations.values())
+        obs = {agent: self._observation(seat) for seat, agent in enumerate(self._seat_agents) if agent}
+        terminateds = {**dict.fromkeys(obs, terminated), "__all__": terminated}
+        truncateds = {**dict.fromkeys(obs, not terminated), "__all__": not terminated}
+        return obs, rewards, terminateds, truncateds, {agent: {} for agent in obs}
+
+
+class LegalActionSpace(gym.spaces.Discrete):
+    """``Discrete(n)`` whose unmasked ``sample()`` draws from ``legal_mask()``; copies are plain ``Discrete``."""
+
+    def __init__(self, n: int, legal_mask, seed=None):
+        super().__init__(n, seed=seed)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask=None, probability=None):
+        """A legal action of the agent on move, unless ``mask`` or ``probability`` say otherwise."""
+        if mask is None and probability is None:
+            mask = self._legal_mask()
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self):
+        return gym.spaces.Discrete, (int(self.n),)
