@@ -131,10 +131,11 @@ class BatchEngine:
     seeds the AEC env, so both give the same games for the same actions.
     Observations are from the seat on move in each slot.
 
-    The arrays handed out (``obs``, ``masks``, ``rewards``, ``terminated``, ``truncated``,
-    ``states``) are read-only views, overwritten by the next call. Legality is checked
-    against a private mask that no caller ever receives, so writing into a handed-out
-    array (after making it writeable) cannot make the kernels apply an illegal action.
+    The arrays handed out (``obs``, ``masks``, ``rewards``, ``terminated``, ``truncated``)
+    are read-only views, overwritten by the next call; ``states`` is a read-only copy.
+    Legality is checked against a private mask that no caller ever receives, so writing
+    into a handed-out array (even after making it writeable) cannot make the kernels apply
+    an illegal action or see a state the rules did not make.
     Seeds, ``num_envs`` and actions follow the contract of
     :mod:`~monster_zoo.envs.core.inputs` and :mod:`~monster_zoo.envs.core.illegal`.
     """
@@ -153,7 +154,7 @@ class BatchEngine:
         self._rewards = np.zeros((num_envs, self.num_players), np.float32)
         self._terminated = np.zeros(num_envs, np.bool_)
         self._truncated = np.zeros(num_envs, np.bool_)
-        self.states, self.masks, self.obs = (read_only(a) for a in (self._states, self._shown_masks, self._obs))
+        self.masks, self.obs = read_only(self._shown_masks), read_only(self._obs)
         self.rewards, self.terminated, self.truncated = (
             read_only(a) for a in (self._rewards, self._terminated, self._truncated))
         self._actions = np.zeros(num_envs, np.int64)
@@ -173,6 +174,11 @@ class BatchEngine:
                     s.init_state, s.legal_mask, s.observe_into)
         self._shown_masks[:] = self._masks
         return self.obs, self.masks
+
+    @property
+    def states(self) -> np.ndarray:
+        """A read-only copy of every slot's state (hidden information included)."""
+        return read_only(self._states.copy())
 
     @property
     def current_players(self) -> np.ndarray:
