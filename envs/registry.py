@@ -70,7 +70,9 @@ def config(game_id: str, options: dict) -> np.ndarray:
 
 
 def make_batch(game_id: str, num_envs: int, seed: int = 0, **options):
-    """A :class:`~monster_zoo.envs.core.batch.BatchEngine` of ``num_envs`` games (slot i seeded ``seed + i``)."""
+    """A :class:`~monster_zoo.envs.core.batch.BatchEngine` of ``num_envs`` games (slot i seeded
+    ``(seed + i) mod 2**63``); ``num_envs`` an integer >= 1 and ``seed`` a non-negative integer,
+    else ValueError (see :mod:`monster_zoo.envs.core.inputs`)."""
     from .core.batch import BatchEngine
 
     return BatchEngine(spec(game_id), _engine_options(game_id, options), num_envs, seed)

@@ -30,6 +30,7 @@ def _exit_code(argv, capsys):
     (["--opponents", "random:-1"], "is not NAME:WEIGHT with WEIGHT >= 0"),
     (["--option", f"max_steps={HUGE}"], f"max_steps={HUGE} is not valid"),
     (["--option", "num_players"], "not of the form"),
+    (["--seed", "-1"], "--seed must be a non-negative integer, got -1"),
 ])
 def test_train_refuses_bad_arguments_and_writes_nothing(tmp_path, capsys, extra, message):
     out = tmp_path / "runs"
@@ -81,3 +82,11 @@ def test_evaluate_makes_a_missing_out_folder(tmp_path, capsys):
     assert cli.main(["evaluate", "--agents", "random", "greedy", "--games", "2", "--no-progress",
                      "--out", str(out)]) == 0
     assert json.loads((out / "tournament.json").read_text())["field"] == ["random", "greedy"]
+
+
+@pytest.mark.parametrize("command", [["evaluate", "--agents", "random", "random"], ["play"]])
+@pytest.mark.parametrize("seed", ["-1", "3.7", "x"])
+def test_evaluate_and_play_refuse_a_seed_no_env_takes(capsys, no_tournament, command, seed):
+    # every env's reset takes only non-negative integer seeds (envs/core/inputs.py)
+    code, err = _exit_code([*command, "--seed", seed], capsys)
+    assert code == 2 and f"argument --seed: {seed!r} is not a non-negative integer" in err

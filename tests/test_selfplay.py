@@ -54,7 +54,8 @@ def play_vec(game_id, options, opponent, num_envs=3, steps=250, seed=11):
     for _ in range(steps):
         masks = vec.action_masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        before = [(infos[i]["game_seed"], infos[i]["learner_seat"], obs[i].copy(), masks[i].copy())
+        seeds = vec.game_seeds()  # not in infos: a seed reveals the hidden deal
+        before = [(seeds[i], infos[i]["learner_seat"], obs[i].copy(), masks[i].copy())
                   for i in range(num_envs)]
         obs, rewards, dones, infos = vec.step(actions)
         for i in range(num_envs):
@@ -225,7 +226,7 @@ def test_bad_options_are_refused_with_the_valid_values(game_id):
         envs.make_vec_env(game_id, 2, no_such_option=1)
     with pytest.raises(TypeError, match="applies to the AEC env"):
         envs.make_learner_env(game_id, observation="flat")
-    with pytest.raises(ValueError, match="num_envs must be >= 1"):
+    with pytest.raises(ValueError, match=r"num_envs=0 is not valid; expected an integer >= 1"):
         envs.make_vec_env(game_id, 0)
     with pytest.raises(ValueError, match="render_mode must be one of"):
         envs.make_learner_env(game_id, render_mode="rgb_array")

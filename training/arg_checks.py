@@ -44,6 +44,16 @@ def int_list(label: str, text: str) -> Tuple[Optional[List[int]], Optional[str]]
     return [int(item) for item in items], None
 
 
+def seed_argument(text: str) -> int:
+    """argparse ``type`` of ``--seed``: a non-negative integer, as every env's reset takes
+    (:mod:`monster_zoo.envs.core.inputs`), so a bad seed exits 2 before any game is played."""
+    import argparse
+
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative integer")
+    return int(text)
+
+
 def out_of_bounds(checks: Iterable[Tuple[str, object, bool, str]]) -> Optional[str]:
     """The first of ``(label, value, ok, expected)`` whose ``ok`` is False, as a message."""
     for label, value, ok, expected in checks:

@@ -26,6 +26,7 @@ from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, 
 from monster_zoo.agents.registry import agent_labels, make_agent
 from monster_zoo.envs.core.records import RecordError, RecordWriter, save_record
 from monster_zoo.envs.registry import kernels_cached
+from monster_zoo.training.arg_checks import seed_argument
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
@@ -42,7 +43,8 @@ def _game_arguments(parser: argparse.ArgumentParser) -> None:
     """The options every game-playing command shares."""
     parser.add_argument("--game", default=DEFAULT_GAME,
                         help=f"game id (default %(default)s; available: {', '.join(envs.available())})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (default %(default)s)")
+    parser.add_argument("--seed", type=seed_argument, default=0,
+                        help="seed of the deals and the agents, an integer >= 0 (default %(default)s)")
     parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
                         help="game option, repeatable (e.g. --option num_players=4 --option max_steps=2000)")
 

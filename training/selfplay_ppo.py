@@ -103,6 +103,7 @@ def argument_problem(args: Args) -> Optional[str]:
 
     return first_problem(
         out_of_bounds([
+            ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
             ("--total-timesteps", args.total_timesteps, args.total_timesteps >= 1, "at least 1"),
             ("--num-envs", args.num_envs, args.num_envs >= 1, "at least 1"),
             ("--num-steps", args.num_steps, args.num_steps >= 1, "at least 1"),

@@ -12,7 +12,8 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL, GameSpec
-from .illegal import refusal
+from .illegal import IllegalActionError, action_index, refusal
+from .inputs import check_reset_options, check_seed
 from .options import resolve_options
 from .rng import entropy_seed, make_rng
 
@@ -21,10 +22,6 @@ from .rng import entropy_seed, make_rng
 # shows RENDER_FPS actions a second.
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 RENDER_FPS = 2
-
-
-class IllegalActionError(ValueError):
-    """An action the rules do not allow; the game is left exactly as it was."""
 
 
 class KernelAECEnv(AECEnv, EzPickle):
@@ -71,7 +68,14 @@ class KernelAECEnv(AECEnv, EzPickle):
         return self._act_space
 
     def reset(self, seed=None, options=None):
-        """Start a new game; ``seed`` makes it reproducible (ruling C2)."""
+        """Start a new game; ``seed`` makes it reproducible (ruling C2).
+
+        ``seed``: None or a non-negative integer, reduced modulo 2**63, else ValueError before
+        anything changes. No reset ``options`` exist: unknown ones are ignored with a warning
+        (PettingZoo's ``api_test`` passes a dummy one); see :mod:`monster_zoo.envs.core.inputs`.
+        """
+        seed = check_seed(seed, f"{self.spec.env_id} reset()")
+        check_reset_options(options, f"{self.spec.env_id} reset()", warn_unknown=True)
         if seed is not None:
             self._rng = make_rng(seed)
         elif self._rng is None:
@@ -116,9 +120,10 @@ class KernelAECEnv(AECEnv, EzPickle):
                 return
             raise IllegalActionError(reason)
         self._cumulative_rewards[agent] = 0.0
-        self._last = (self._seat[agent], int(action),
-                      [self.spec.describe_action(self._state, int(action), v) for v in (None, self._seat[agent])])
-        self.spec.apply_action(self._state, int(action), self._rng)
+        index = action_index(action)
+        self._last = (self._seat[agent], index,
+                      [self.spec.describe_action(self._state, index, v) for v in (None, self._seat[agent])])
+        self.spec.apply_action(self._state, index, self._rng)
         self.rewards = {a: 0.0 for a in self.agents}
         if self._state[H_TERMINAL]:
             self.spec.returns(self._state, self._returns)

@@ -14,7 +14,9 @@ from numba import njit, prange, types
 
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                        INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
-from .rng import make_rng, make_rngs, rng_pick_counted, rng_pick_set
+from .illegal import IllegalActionError, batch_refusals
+from .inputs import check_num_envs, check_seed
+from .rng import SEED_MASK, make_rng, make_rngs, rng_pick_counted, rng_pick_set
 from .threads import batch_kernel
 
 STATES = types.int32[:, ::1]
@@ -114,79 +116,107 @@ def action_rng(seed: int) -> np.ndarray:
     return make_rng(seed ^ ACTION_SEED_SALT)
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` the caller cannot write by accident (numpy lets a view be made
+    writeable again, so what the engine reads back must never be such a view)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 class BatchEngine:
     """``num_envs`` games of one kind stepped together by the batched drivers.
 
-    Game ``i`` is seeded with ``seed + i``, exactly as ``env.reset(seed=seed + i)``
+    Game ``i`` is seeded ``(seed + i) mod 2**63``, exactly as ``env.reset(seed=seed + i)``
     seeds the AEC env, so both give the same games for the same actions.
     Observations are from the seat on move in each slot.
+
+    The arrays handed out (``obs``, ``masks``, ``rewards``, ``terminated``, ``truncated``)
+    are read-only views, overwritten by the next call; ``states`` is a read-only copy.
+    Legality is checked against a private mask that no caller ever receives, so writing
+    into a handed-out array (even after making it writeable) cannot make the kernels apply
+    an illegal action or see a state the rules did not make.
+    Seeds, ``num_envs`` and actions follow the contract of
+    :mod:`~monster_zoo.envs.core.inputs` and :mod:`~monster_zoo.envs.core.illegal`.
     """
 
     def __init__(self, spec, config: np.ndarray, num_envs: int, seed: int = 0):
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        num_envs = check_num_envs(num_envs, spec.env_id)
+        check_seed(seed, spec.env_id, allow_none=False)
         self.spec = spec
         self.config = np.ascontiguousarray(config, dtype=np.int64)
-        self.num_envs = int(num_envs)
+        self.num_envs = num_envs
         self.num_players = int(self.config[0])
-        self.states = np.zeros((num_envs, spec.state_size), np.int32)
-        self.masks = np.zeros((num_envs, spec.num_actions), np.int8)
-        self.obs = np.zeros((num_envs, spec.obs_size), np.float32)
-        self.rewards = np.zeros((num_envs, self.num_players), np.float32)
-        self.terminated = np.zeros(num_envs, np.bool_)
-        self.truncated = np.zeros(num_envs, np.bool_)
+        self._states = np.zeros((num_envs, spec.state_size), np.int32)
+        self._masks = np.zeros((num_envs, spec.num_actions), np.int8)  # the engine's own: legality
+        self._shown_masks = np.zeros_like(self._masks)                 # the caller's copy
+        self._obs = np.zeros((num_envs, spec.obs_size), np.float32)
+        self._rewards = np.zeros((num_envs, self.num_players), np.float32)
+        self._terminated = np.zeros(num_envs, np.bool_)
+        self._truncated = np.zeros(num_envs, np.bool_)
+        self.masks, self.obs = read_only(self._shown_masks), read_only(self._obs)
+        self.rewards, self.terminated, self.truncated = (
+            read_only(a) for a in (self._rewards, self._terminated, self._truncated))
         self._actions = np.zeros(num_envs, np.int64)
         self.seed(seed)
 
     def seed(self, seed: int) -> None:
-        """Reseed every slot: game generators ``seed + i``, action generators derived apart."""
-        self.rngs = make_rngs([seed + i for i in range(self.num_envs)])
-        self.action_rngs = np.stack([action_rng(seed + i) for i in range(self.num_envs)])
+        """Reseed every slot: game generators ``(seed + i) mod 2**63``, action generators derived apart."""
+        seed = check_seed(seed, self.spec.env_id, allow_none=False)
+        seeds = [(seed + i) & SEED_MASK for i in range(self.num_envs)]
+        self.rngs = make_rngs(seeds)
+        self.action_rngs = np.stack([action_rng(s) for s in seeds])
 
     def reset(self):
-        """Start every game; return ``(obs, masks)`` of the seat on move."""
+        """Start every game; return ``(obs, masks)`` of the seat on move (read-only views)."""
         s = self.spec
-        batch_reset(self.states, self.config, self.rngs, self.masks, self.obs,
+        batch_reset(self._states, self.config, self.rngs, self._masks, self._obs,
                     s.init_state, s.legal_mask, s.observe_into)
+        self._shown_masks[:] = self._masks
         return self.obs, self.masks
+
+    @property
+    def states(self) -> np.ndarray:
+        """A read-only copy of every slot's state (hidden information included)."""
+        return read_only(self._states.copy())
 
     @property
     def current_players(self) -> np.ndarray:
         """The seat on move in each slot."""
-        return self.states[:, H_CURRENT].copy()
+        return self._states[:, H_CURRENT].copy()
 
     def step(self, actions):
         """Apply one action per slot; return ``(obs, masks, rewards, terminated, truncated)``.
 
-        The arrays are the engine's buffers, overwritten by the next call: copy what
-        you keep. Raises ValueError, changing nothing, if any action is illegal in its slot.
+        The arrays are read-only views of the engine's buffers, overwritten by the next
+        call: copy what you keep. ``actions``: ``num_envs`` integer action indices (a 1-d
+        array or a list). Raises IllegalActionError (a ValueError) naming the slot, the
+        player, the action and the reason, changing nothing, if any action is refused.
         """
-        acts = np.ascontiguousarray(actions, dtype=np.int64)
-        if acts.shape != (self.num_envs,):
-            raise ValueError(f"expected {self.num_envs} actions, got shape {acts.shape}")
-        bad = (acts < 0) | (acts >= self.spec.num_actions)
-        bad[~bad] = self.masks[np.flatnonzero(~bad), acts[~bad]] == 0
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"slot {i}: action {int(acts[i])} ({self.spec.action_to_str(int(acts[i]))}) "
-                             f"is illegal for player_{int(self.states[i, H_CURRENT])}")
+        acts, refused = batch_refusals(self.spec, self._states, self._masks, actions,
+                                       lambda i: f"slot {i}: player_{int(self._states[i, H_CURRENT])}")
+        if refused:
+            raise IllegalActionError(next(iter(refused.values())))
         s = self.spec
-        batch_step(self.states, self.config, self.rngs, acts, self.masks, self.obs, self.rewards,
-                   self.terminated, self.truncated,
+        batch_step(self._states, self.config, self.rngs, acts, self._masks, self._obs, self._rewards,
+                   self._terminated, self._truncated,
                    s.init_state, s.legal_mask, s.apply_action, s.returns, s.observe_into)
+        self._shown_masks[:] = self._masks
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated
 
     def random_actions(self) -> np.ndarray:
         """A random legal action per slot from the engine's own action generators."""
-        batch_random_actions(self.masks, self.action_rngs, self._actions)
+        batch_random_actions(self._masks, self.action_rngs, self._actions)
         return self._actions.copy()
 
     def step_random(self, num_steps: int) -> int:
         """Run ``num_steps`` random steps per slot inside numba; return games finished."""
         s = self.spec
-        return int(batch_random_steps(self.states, self.config, self.rngs, self.action_rngs,
-                                      self.masks, int(num_steps),
-                                      s.init_state, s.legal_mask, s.apply_action))
+        finished = int(batch_random_steps(self._states, self.config, self.rngs, self.action_rngs,
+                                          self._masks, int(num_steps),
+                                          s.init_state, s.legal_mask, s.apply_action))
+        self._shown_masks[:] = self._masks
+        return finished
 
 
 def random_playout(spec, config: np.ndarray, num_steps: int, seed: int = 0):
@@ -196,6 +226,7 @@ def random_playout(spec, config: np.ndarray, num_steps: int, seed: int = 0):
     like slot 0 of a ``BatchEngine`` with that seed. Returns ``(state, game_rng,
     games_finished)``; this is the single-state engine loop of the benchmarks.
     """
+    seed = check_seed(seed, spec.env_id, allow_none=False)
     state = np.zeros(spec.state_size, np.int32)
     mask = np.zeros(spec.num_actions, np.int8)
     config = np.ascontiguousarray(config, dtype=np.int64)

@@ -14,6 +14,16 @@ take with a ValueError naming the learner's seat, the action and the reason;
 unmasked random actions (gymnasium's and SB3's ``check_env``) need.
 Registered with gymnasium as ``monster_zoo/<game>-learner-v0`` (see
 :mod:`monster_zoo.envs.registry`).
+
+Inputs: an action is one integer action index (see :mod:`monster_zoo.envs.core.illegal`);
+``reset(seed=...)`` takes None or a non-negative integer (reduced modulo 2**63) and no
+``options`` (see :mod:`monster_zoo.envs.core.inputs`); anything else is refused with a
+ValueError and changes nothing.
+
+``info`` holds only what the learner's seat may know: ``action_mask``, ``learner_seat``
+and, when a game ends, ``returns`` (and ``illegal_move``). The game's seed, from which
+the hidden deal could be rebuilt, is never in ``info``: the user's own code reads it from
+:meth:`LearnerEnv.game_seed` to replay a game in the AEC env.
 """
 from typing import Optional, Sequence
 
@@ -21,6 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .inputs import check_reset_options, check_seed
 from .rng import entropy_seed
 from .selfplay import LearnerGames
 
@@ -44,6 +55,7 @@ class LearnerEnv(gym.Env):
                                   illegal_action=illegal_action)
         self._started = False
         self._fresh = False  # the current game has not seen a learner action yet
+        self._seed_of_last_view = None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         """Start a game; with ``seed`` the game and the learner's seat are reproducible.
@@ -51,6 +63,9 @@ class LearnerEnv(gym.Env):
         Without a seed the next game of the current seed sequence is played (a game in
         progress is abandoned).
         """
+        where = f"{self.game_spec.env_id} learner env reset()"
+        seed = check_seed(seed, where)
+        check_reset_options(options, where)
         super().reset(seed=seed)
         if seed is not None:
             self.games.seed(seed)
@@ -61,6 +76,7 @@ class LearnerEnv(gym.Env):
         elif not self._fresh:
             self.games.restart([0])
         self._fresh = True
+        self._seed_of_last_view = int(self.games.game_seeds[0])
         return self.games.observations[0].copy(), self._info()
 
     def step(self, action):
@@ -68,7 +84,7 @@ class LearnerEnv(gym.Env):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         g = self.games
-        g.step(np.asarray(action))
+        g.step([action])  # one action, checked like the AEC env checks it
         terminated, truncated = bool(g.terminated[0]), bool(g.truncated[0])
         # a finished game's slot already holds the next game, which reset() then hands out
         self._fresh = terminated or truncated
@@ -76,14 +92,25 @@ class LearnerEnv(gym.Env):
         if terminated or truncated:
             obs = g.final_observations[0].copy()
             info.update(returns=g.final_returns[0].copy(), action_mask=np.zeros_like(g.masks[0]),
-                        learner_seat=int(g.final_seats[0]), game_seed=int(g.final_game_seeds[0]))
+                        learner_seat=int(g.final_seats[0]))
             if g.illegal[0]:
                 info["illegal_move"] = True
+            self._seed_of_last_view = int(g.final_game_seeds[0])
         else:
             obs = g.observations[0].copy()
+            self._seed_of_last_view = int(g.game_seeds[0])
         if self.render_mode == "human":
             self.render()
         return obs, float(g.rewards[0]), terminated, truncated, info
+
+    def game_seed(self) -> int:
+        """The seed of the game the last returned observation belongs to (after a step that
+        ended a game, that game's): ``aec_env.reset(seed=env.game_seed())`` replays it with
+        the learner in ``info["learner_seat"]``. Kept out of ``info`` because the seed
+        reveals the whole hidden deal; only the user's own code should read it."""
+        if self._seed_of_last_view is None:
+            raise RuntimeError("call reset() before game_seed()")
+        return self._seed_of_last_view
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (``bool[num_actions]``)."""
@@ -106,5 +133,4 @@ class LearnerEnv(gym.Env):
 
     def _info(self) -> dict:
         g = self.games
-        return {"action_mask": g.masks[0].copy(), "learner_seat": int(g.learner_seats[0]),
-                "game_seed": int(g.game_seeds[0])}
+        return {"action_mask": g.masks[0].copy(), "learner_seat": int(g.learner_seats[0])}

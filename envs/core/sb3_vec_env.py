@@ -12,6 +12,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from .inputs import check_num_envs, check_reset_options, check_seed
 from .selfplay import LearnerGames
 
 
@@ -20,13 +21,22 @@ class SelfPlayVecEnv(VecEnv):
 
     ``infos[i]`` always carries ``learner_seat``; in the step a game ends it also
     carries ``terminal_observation``, ``TimeLimit.truncated``, ``returns`` (every
-    seat's final reward), ``opponent`` (the opponent's name) and ``game_seed``, and
-    ``illegal_move`` when ``illegal_action="penalize"`` ended it (``learner_seat`` and
-    ``game_seed`` describe the next game, whose first observation is returned).
+    seat's final reward) and ``opponent`` (the opponent's name), and ``illegal_move``
+    when ``illegal_action="penalize"`` ended it (``learner_seat`` describes the next
+    game, whose first observation is returned). ``infos`` never hold a game's seed, from
+    which its hidden deal could be rebuilt: replays read :meth:`game_seeds` and
+    :meth:`finished_game_seeds` in the user's own code.
+
+    Inputs: ``num_envs`` and seeds as in :mod:`monster_zoo.envs.core.inputs` (a
+    non-negative integer seed, reduced modulo 2**63; no reset options); actions as
+    ``num_envs`` integer action indices (:mod:`monster_zoo.envs.core.illegal`). Anything
+    else is refused with a ValueError naming the slot, the learner's seat, the action and
+    the reason, and changes nothing.
     """
 
     def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence,
                  weights: Optional[Sequence[float]] = None, seed: int = 0, illegal_action: str = "raise"):
+        num_envs = check_num_envs(num_envs, spec.env_id)
         self.games = LearnerGames(spec, config, num_envs, opponents, weights, seed,
                                   illegal_action=illegal_action)
         self.game_spec = spec
@@ -38,6 +48,8 @@ class SelfPlayVecEnv(VecEnv):
     # --- the VecEnv protocol ----------------------------------------------------------
     def reset(self) -> np.ndarray:
         """Start every game (reseeding first if :meth:`seed` was called)."""
+        for options in self._options:
+            check_reset_options(options or None, f"{self.game_spec.env_id} vec env reset()")
         seeds = [s for s in self._seeds if s is not None]
         if seeds:
             self.games.seed(seeds[0])
@@ -74,8 +86,25 @@ class SelfPlayVecEnv(VecEnv):
         self.games.set_opponents(opponents, weights)
 
     def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:
-        """Seed the next :meth:`reset`: game ``k`` of slot ``i`` gets ``seed + i + k * num_envs``."""
-        return super().seed(seed)
+        """Seed the next :meth:`reset`: game ``k`` of slot ``i`` gets ``seed + i + k * num_envs``
+        (modulo 2**63); ``seed`` is None (fresh entropy) or a non-negative integer."""
+        return super().seed(check_seed(seed, f"{self.game_spec.env_id} vec env seed()"))
+
+    def set_options(self, options=None) -> None:
+        """Refuse reset options: none exist (see :mod:`monster_zoo.envs.core.inputs`)."""
+        for each in options if isinstance(options, (list, tuple)) else [options]:
+            check_reset_options(each or None, f"{self.game_spec.env_id} vec env set_options()")
+        super().set_options(options)
+
+    def game_seeds(self) -> np.ndarray:
+        """Each slot's current game seed (the game of the observation last returned for it):
+        ``aec_env.reset(seed=...)`` replays it. Not in ``infos``: the seed reveals the hidden deal."""
+        return self.games.game_seeds.copy()
+
+    def finished_game_seeds(self) -> np.ndarray:
+        """The seeds of the games that ended in the last step (meaningful where ``dones[i]``),
+        whose final view is ``infos[i]["terminal_observation"]``."""
+        return self.games.final_game_seeds.copy()
 
     def close(self) -> None:
         """Nothing to release."""
@@ -104,4 +133,4 @@ class SelfPlayVecEnv(VecEnv):
 
     def _info(self, i: int) -> dict:
         g = self.games
-        return {"learner_seat": int(g.learner_seats[i]), "game_seed": int(g.game_seeds[i])}
+        return {"learner_seat": int(g.learner_seats[i])}

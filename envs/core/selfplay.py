@@ -31,7 +31,9 @@ from numba import njit, types
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                        OBSERVE_T)
-from .illegal import action_index, check_illegal_action_option, refusal
+from .batch import read_only
+from .illegal import IllegalActionError, batch_refusals, check_illegal_action_option
+from .inputs import check_num_envs, check_seed
 from .opponents import RandomOpponent, advance_with_mlps, advance_with_policy, opponent_on_move
 from .rng import SEED_MASK, make_rng, make_rngs, rng_below, rng_next
 
@@ -92,8 +94,11 @@ class LearnerGames:
     nothing changes) or ``"penalize"`` (the learner loses that game: reward -1, the
     others 0, ``illegal[i]`` set, and the slot starts its next game). The arrays
     ``observations``, ``masks``, ``rewards``, ``terminated`` and ``truncated`` are
-    the learner's view after :meth:`reset` / :meth:`step`, overwritten by the next
-    call; :attr:`final_observations`, :attr:`final_returns`, :attr:`final_seats` and
+    the learner's view after :meth:`reset` / :meth:`step` (which return them as read-only
+    views), overwritten by the next call; actions are checked against a private copy of
+    the masks, so writing into ``masks`` cannot make a kernel apply an illegal action.
+    Actions and seeds follow the contract of :mod:`~monster_zoo.envs.core.illegal` and
+    :mod:`~monster_zoo.envs.core.inputs`. :attr:`final_observations`, :attr:`final_returns`, :attr:`final_seats` and
     :attr:`final_game_seeds` describe the games that just ended (before their slots
     were reset).
     """
@@ -101,15 +106,17 @@ class LearnerGames:
     def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
                  weights: Optional[Sequence[float]] = None, seed: int = 0,
                  seats: Optional[Sequence[int]] = None, illegal_action: str = "raise"):
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        num_envs = check_num_envs(num_envs, spec.env_id)
+        check_seed(seed, spec.env_id, allow_none=False)
         self.spec = spec
         self.config = np.ascontiguousarray(config, dtype=np.int64)
-        self.num_envs = int(num_envs)
+        self.num_envs = num_envs
         self.num_players = int(self.config[0])
         n, s = self.num_envs, spec
         self.states = np.zeros((n, s.state_size), np.int32)
-        self.masks = np.zeros((n, s.num_actions), np.int8)
+        self._masks = np.zeros((n, s.num_actions), np.int8)  # legality is checked against this one
+        self._shown_masks = np.zeros_like(self._masks)       # and this copy is what callers see
+        self.masks = read_only(self._shown_masks)
         self.observations = np.zeros((n, s.obs_size), np.float32)
         self.final_observations = np.zeros((n, s.obs_size), np.float32)
         self.rewards = np.zeros(n, np.float32)
@@ -132,6 +139,8 @@ class LearnerGames:
         if self.fixed_seats is not None and (self.fixed_seats.shape != (self.num_envs,) or (
                 (self.fixed_seats < 0) | (self.fixed_seats >= self.num_players)).any()):
             raise ValueError(f"seats must be {self.num_envs} seats in 0..{self.num_players - 1}, got {seats!r}")
+        self._views = tuple(read_only(a) for a in (self.observations, self._shown_masks, self.rewards,
+                                                   self.terminated, self.truncated))
         self.set_opponents(opponents, weights)
         self.seed(seed)
 
@@ -154,10 +163,10 @@ class LearnerGames:
     def seed(self, seed: int) -> None:
         """Reseed every slot (takes effect at the next :meth:`reset`).
 
-        Game seeds are kept below 2**63 (``int64``): a larger seed is reduced modulo 2**63,
-        and ``game_seeds`` always holds the seed that replays a game in the AEC env.
+        ``seed``: a non-negative integer, reduced modulo 2**63 so game seeds fit ``int64``;
+        ``game_seeds`` always holds the seed that replays a game in the AEC env.
         """
-        self.base_seed = int(seed) & SEED_MASK
+        self.base_seed = check_seed(seed, self.spec.env_id, allow_none=False)
         slots = range(self.num_envs)
         self._games_started = np.zeros(self.num_envs, np.int64)
         self.game_rngs = np.zeros((self.num_envs, 1), np.uint64)
@@ -168,7 +177,7 @@ class LearnerGames:
     def reset(self):
         """Start a game in every slot and play the opponents up to the learner's first turn."""
         self.restart(np.arange(self.num_envs, dtype=np.int64))
-        return self.observations, self.masks
+        return self._views[:2]
 
     def step(self, actions):
         """Apply the learner's action in every slot; opponents answer; finished games restart.
@@ -183,7 +192,7 @@ class LearnerGames:
         self._advance(moving)
         self._finish_games(illegal)
         self._refresh_view()
-        return self.observations, self.masks, self.rewards, self.terminated, self.truncated
+        return self._views
 
     def restart(self, slots: Sequence[int]) -> None:
         """Abandon the games in ``slots`` and start their next games (no reward is given)."""
@@ -196,32 +205,19 @@ class LearnerGames:
         self._refresh_view()
 
     def _check(self, actions):
-        """``(actions as int64, which of them the learner may not take)`` (the illegal ones
-        become 0) under ``illegal_action="penalize"``; under ``"raise"`` a ValueError for
-        the first illegal one."""
-        acts = np.asarray(actions)
-        if acts.size != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions, got {acts.size}")
-        acts = acts.reshape(-1)
-        suspects = range(self.num_envs)
-        if np.issubdtype(acts.dtype, np.integer):  # the usual case, checked without a Python loop
-            in_range = (acts >= 0) & (acts < self.spec.num_actions)
-            legal = np.zeros(self.num_envs, np.bool_)
-            legal[in_range] = self.masks[np.flatnonzero(in_range), acts[in_range]] != 0
-            suspects = np.flatnonzero(~legal)
+        """``(actions as int64, which of them the learner may not take)`` (the refused ones
+        become 0) under ``illegal_action="penalize"``; under ``"raise"`` an IllegalActionError
+        for the first refused one. A batch of the wrong shape is always refused."""
+        def who(i):
+            seat = f"player_{int(self.learner_seats[i])} (the learner)"
+            return f"slot {i}: {seat}" if self.num_envs > 1 else seat
+
+        acts, refused = batch_refusals(self.spec, self.states, self._masks, actions, who)
+        if refused and self.illegal_action == "raise":
+            raise IllegalActionError(next(iter(refused.values())))
         illegal = np.zeros(self.num_envs, np.bool_)
-        for i in suspects:
-            who = f"player_{int(self.learner_seats[i])} (the learner)"
-            if self.num_envs > 1:
-                who = f"slot {i}: {who}"
-            reason = refusal(self.spec, self.states[i], self.masks[i], who, acts[i])
-            if reason is not None:
-                if self.illegal_action == "raise":
-                    raise ValueError(reason)
-                illegal[i] = True
-        clean = np.zeros(self.num_envs, np.int64)
-        clean[~illegal] = [action_index(a) for a in acts[~illegal]] if acts.dtype == object else acts[~illegal]
-        return clean, illegal
+        illegal[list(refused)] = True
+        return acts, illegal
 
     def _start_games(self, slots: np.ndarray) -> None:
         """Start the next game in ``slots``: seed, learner seat, opponent, opening moves."""
@@ -351,5 +347,6 @@ class LearnerGames:
 
     def _refresh_view(self) -> None:
         s = self.spec
-        learner_view(self.states, self.learner_seats, self.masks, self.observations,
+        learner_view(self.states, self.learner_seats, self._masks, self.observations,
                      s.legal_mask, s.observe_into)
+        self._shown_masks[:] = self._masks
