@@ -40,6 +40,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from . import registry
+from .core.inputs import check_reset_options
 
 DEFAULT_GAME = "marry_the_monster-v0"
 
@@ -77,7 +78,9 @@ class RLlibGameEnv(MultiAgentEnv):
 
     # --- RLlib MultiAgentEnv API -------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
-        """Start a game (``seed`` as the AEC env's); observation of the first agent on move."""
+        """Start a game (``seed`` as the AEC env's; no reset options exist, so any are refused);
+        observation of the first agent on move."""
+        check_reset_options(options, self.game_id)
         self._raw.reset(seed=seed)
         self._seat_agents = self._seat_agents_for_episode()
         rewards = dict.fromkeys(self._exposed_agents(), 0.0)

@@ -90,8 +90,7 @@ class AecDriver(Driver):
         self.env.step(action)
 
     def snapshot(self):
-        e = self.env
-        return e.state().tobytes(), e._rng.tobytes(), e.agent_selection, repr(e.rewards), repr(e.terminations)
+        return aec_snapshot(self.env)
 
     def seed_entry_points(self):
         return [lambda seed: self.env.reset(seed=seed)]
@@ -195,13 +194,54 @@ class VecDriver(BatchDriver):
         self.vec.reset()
 
 
+class RLlibDriver(Driver):
+    """The RLlib MultiAgentEnv (distributed extra): it steps the raw AEC env, so it refuses alike."""
+
+    def __init__(self, game_id):
+        super().__init__(game_id)
+        from monster_zoo.envs.rllib_env import RLlibGameEnv
+
+        self.env = RLlibGameEnv({"game": game_id})
+        self.env.reset(seed=0)
+
+    @property
+    def who(self):
+        return re.escape(self.env.raw_env.agent_selection)
+
+    def mask(self):
+        raw = self.env.raw_env
+        return np.asarray(raw.observe(raw.agent_selection)["action_mask"])
+
+    def submit(self, action):
+        self.env.step({self.env.raw_env.agent_selection: action})
+
+    def snapshot(self):
+        return aec_snapshot(self.env.raw_env)
+
+    def seed_entry_points(self):
+        return [lambda seed: self.env.reset(seed=seed)]
+
+    def reset_with_options(self, options):
+        self.env.reset(seed=0, options=options)
+
+
+def aec_snapshot(env):
+    """The byte image of a raw AEC env: state, generator, selection, rewards and terminations."""
+    return env.state().tobytes(), env._rng.tobytes(), env.agent_selection, repr(env.rewards), repr(env.terminations)
+
+
 def games_snapshot(games):
     """The byte image of a LearnerGames: states, every generator, masks and the learner's view."""
     return tuple(a.tobytes() for a in (games.states, games.game_rngs, games.seat_rngs, games.policy_rngs,
                                        games.masks, games.observations, games.learner_seats, games.game_seeds))
 
 
-DRIVERS = [AecDriver, BatchDriver, LearnerDriver, VecDriver]  # a new adapter: one more entry
+try:
+    import ray.rllib  # noqa: F401  (the RLlib adapter needs the distributed extra)
+    _RLLIB = [RLlibDriver]
+except ImportError:
+    _RLLIB = []
+DRIVERS = [AecDriver, BatchDriver, LearnerDriver, VecDriver, *_RLLIB]  # a new adapter: one more entry
 BATCHED = [d for d in DRIVERS if d.batched]
 _made = {}
 
@@ -232,7 +272,7 @@ def test_every_adapter_refuses_a_bad_action_naming_who_what_and_why(cls, game_id
     action = d.resolve(action)
     before = d.snapshot()
     message = refusal_of(lambda: d.submit(action))
-    if action is None and cls is AecDriver:  # the AEC env's own wording for None (it retires agents)
+    if action is None and cls in (AecDriver, *_RLLIB):  # the AEC env's wording for None (it retires agents)
         assert re.fullmatch(rf"{d.who} is on move and must act; None is only for finished agents", message)
     else:
         shown = re.escape(repr(action.item() if isinstance(action, np.generic) else action))
