@@ -48,6 +48,16 @@ def positive_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
 
+def int_between(low: int, high: int) -> Callable[[Any], bool]:
+    """A check accepting a Python or numpy integer from ``low`` to ``high`` (bools excluded)."""
+    import numbers
+
+    def check(value: Any) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
+
+    return check
+
+
 COMMON_OPTIONS = (
     Option("reward", "win", "'win': +1/k to the k winners, -1/(n-k) to the others (ruling C3); "
            "'score': final score minus the mean final score.", choices=("win", "score")),
