@@ -174,3 +174,42 @@ def test_read_only_install_without_a_writable_home_imports_and_plays():
             if path.is_dir():
                 os.chmod(path, 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _overwrite_machine_code(path: Path, seed: int):
+    """Overwrite the middle of the largest byte string (the compiled code) of a data file with
+    random bytes: the pickle stays whole, only loading can tell."""
+    import io
+    import pickletools
+    import random
+
+    data = bytearray(path.read_bytes())
+    ops = [(pos, arg) for _, arg, pos in pickletools.genops(io.BytesIO(bytes(data)))
+           if isinstance(arg, (bytes, bytearray))]
+    pos, blob = max(ops, key=lambda op: len(op[1]))
+    start = pos + 9 + len(blob) // 4
+    data[start:start + len(blob) // 2] = random.Random(seed).randbytes(len(blob) // 2)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("checksums", [True, False], ids=["checksum_caught", "load_failure_caught"])
+def test_altered_machine_code_is_recompiled_not_run(tmp_path, checksums):
+    """Machine code altered inside a whole pickle (the damage only loading reveals, which can
+    crash the process): a checksum mismatch, or without checksum files the failed load, makes
+    numba recompile the entry, and the game plays. In subprocesses: a crash is a failed test."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _python(PLAY, env, tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    game = [f for f in (tmp_path / "cache").rglob("*.nbc") if f.parent.name.startswith("monster_factory_")]
+    assert game and all(Path(f"{f}.sha1").is_file() for f in game)
+    for k, f in enumerate(game):
+        _overwrite_machine_code(f, k)
+        if not checksums:
+            Path(f"{f}.sha1").unlink()
+    second = _python(PLAY, env, tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "played" in second.stdout
+    if not checksums:
+        assert "could not be loaded" in second.stderr
+    third = _python(PLAY, env, tmp_path)  # rebuilt: loads cleanly
+    assert third.returncode == 0 and "could not be loaded" not in third.stderr, third.stderr[-3000:]

@@ -13,13 +13,18 @@ machine-code cache behind. Each package that defines kernels calls
 * fingerprints every module the package's kernels import, directly or not, plus
   the data, and clears the folder when the fingerprint changes;
 * clears the folder when a cache file is damaged (truncated or overwritten), so
-  numba recompiles instead of failing or crashing on load.
+  numba recompiles instead of failing or crashing on load;
+* and, for the damage only loading reveals, hooks numba's cache of the library's
+  own folders (nobody else's): each data file gets a SHA-1 beside it when saved and
+  is checked against it before loading (altered machine code could crash the
+  process), and a cache entry that fails to load is deleted and recompiled.
 """
 import ast
 import hashlib
 import os
 import pickletools
 import tempfile
+import warnings
 from io import BytesIO
 from pathlib import Path
 from typing import Iterable, List, Optional
@@ -29,6 +34,8 @@ CORE_DIR = Path(__file__).resolve().parent
 # Holds envs/, agents/, seeds/ ... both in the repository and in an installed monster_zoo.
 _LIBRARY_ROOT = CORE_DIR.parents[1]
 _FALLBACK_NAME = "monster_zoo-numba-cache"
+_CHECKSUM = ".sha1"               # beside each data file: the SHA-1 of its bytes when saved
+_GUARDED_FOLDERS = set()          # cache folders of the library's packages (as str)
 
 
 def kernel_sources(folder: Path) -> list:
@@ -168,7 +175,7 @@ def clear_stale_cache(package_dir: Path, sources: Iterable[Path]) -> bool:
     if fresh and not damaged_files(folder):
         return False
     cleared = False
-    for f in list(folder.glob("*.nbi")) + list(folder.glob("*.nbc")):
+    for f in list(folder.glob("*.nbi")) + list(folder.glob("*.nbc")) + list(folder.glob(f"*.nbc{_CHECKSUM}")):
         f.unlink(missing_ok=True)
         cleared = True
     try:
@@ -178,10 +185,71 @@ def clear_stale_cache(package_dir: Path, sources: Iterable[Path]) -> bool:
     return cleared
 
 
+def _checksum_path(data_path) -> Path:
+    return Path(f"{data_path}{_CHECKSUM}")
+
+
+def _guarded(cache_path) -> bool:
+    """Whether numba's cache folder ``cache_path`` is one of the library's."""
+    return os.path.realpath(cache_path) in _GUARDED_FOLDERS
+
+
+def _install_heal_hooks() -> None:
+    """Wrap numba's cache so that, for the library's folders only, data files carry a checksum
+    that is verified before loading, and an entry that fails to load is recompiled."""
+    from numba.core import caching
+
+    files, cache = caching.IndexDataCacheFile, caching.Cache
+    if getattr(files, "_monster_zoo_heals", False):
+        return
+    save_data, load_data, load_overload = files._save_data, files._load_data, cache.load_overload
+
+    def _save_data(self, name, data):
+        save_data(self, name, data)
+        if _guarded(self._cache_path):
+            path = self._data_path(name)
+            with open(path, "rb") as f:
+                digest = hashlib.sha1(f.read()).hexdigest()
+            _checksum_path(path).write_text(digest)
+
+    def _load_data(self, name):
+        if _guarded(self._cache_path):
+            path = self._data_path(name)
+            try:
+                expected = _checksum_path(path).read_text()
+            except OSError:
+                expected = None  # written before the hook existed: the load guard below still holds
+            with open(path, "rb") as f:
+                if expected is not None and hashlib.sha1(f.read()).hexdigest() != expected:
+                    # numba treats an OSError as a missing entry: it recompiles and overwrites it
+                    raise OSError(f"numba cache file {path} does not match its checksum")
+        return load_data(self, name)
+
+    def guarded_load_overload(self, sig, target_context):
+        if not _guarded(self._cache_path):
+            return load_overload(self, sig, target_context)
+        try:
+            return load_overload(self, sig, target_context)
+        except Exception as error:  # any unreadable entry: recompile rather than fail the import
+            warnings.warn(f"monster_zoo: numba cache entry of {self._name} could not be loaded "
+                          f"({type(error).__name__}: {error}); recompiling it", RuntimeWarning)
+            Path(self._cache_file._index_path).unlink(missing_ok=True)
+            return None
+
+    files._save_data, files._load_data, cache.load_overload = _save_data, _load_data, guarded_load_overload
+    files._monster_zoo_heals = True
+
+
 def guard_package(package_dir: Path, *extra: Path) -> bool:
     """Before ``package_dir``'s kernels load: give numba a cache location, and clear the
     package's cache if any module its kernels import, or ``extra`` (data), changed or a cache
-    file is damaged."""
-    ensure_cache_location(package_dir)
+    file is damaged; loading from it is guarded from then on."""
+    folder = ensure_cache_location(package_dir)
+    if folder is not None:
+        try:
+            _install_heal_hooks()
+            _GUARDED_FOLDERS.add(os.path.realpath(folder))
+        except AttributeError:  # a numba without these internals: the checks above still run
+            pass
     sources = kernel_dependencies(kernel_sources(package_dir))
     return clear_stale_cache(package_dir, [*sources, *extra])
