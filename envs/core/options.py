@@ -48,16 +48,6 @@ def positive_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
 
 
-def int_between(low: int, high: int) -> Callable[[Any], bool]:
-    """A check accepting a Python or numpy integer from ``low`` to ``high`` (bools excluded)."""
-    import numbers
-
-    def check(value: Any) -> bool:
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
-
-    return check
-
-
 COMMON_OPTIONS = (
     Option("reward", "win", "'win': +1/k to the k winners, -1/(n-k) to the others (ruling C3); "
            "'score': final score minus the mean final score.", choices=("win", "score")),
@@ -79,3 +69,13 @@ def resolve_options(game: str, declared: Sequence[Option], given: Dict[str, Any]
     for name, opt in by_name.items():
         resolved[name] = opt.validate(given[name], game) if name in given else opt.default
     return resolved
+
+
+def int_between(low: int, high: int) -> Callable[[Any], bool]:
+    """A check accepting a Python or numpy integer from ``low`` to ``high`` (bools excluded)."""
+    import numbers
+
+    def check(value: Any) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
+
+    return check
