@@ -46,7 +46,7 @@ and so on (seats beyond `num_players` stay zero).
 | 255-259   | seat on move, one-hot                                                           |
 | 260-264   | first player, one-hot                                                           |
 | 265-269   | 1 for each seat in the game                                                     |
-| 270-279   | turn: fachan moved, a card played, stomps / 2, opponent target used, free houses left / 3, free towers left / 3, Build houses left / 2, pending stomp strength / 3, buildings stomped this turn / 12, first round |
+| 270-279   | turn: fachan moved, a card played, stomps played this turn (one awaiting its target included) / 2, opponent target used, free houses left / 3 (step 3 only, else 0), free towers left / 3 (step 3 only, else 0), Build houses left / 2 (while a Build is placing, else 0), pending stomp strength / 3 (while a stomp awaits its target, else 0), buildings stomped this turn / 12, first round |
 
 Nothing else is visible: other players' hands and the deck's composition are
 not in the observation (ruling MtM15). The deck has no order in the state at
@@ -97,6 +97,10 @@ their final score minus the mean final score.
 ## Version history
 
 * v0: initial release (rules MTM-1 to MTM-24, rulings MtM1-MtM15).
+* v0, issue 14: four turn slots (271-277) no longer go stale: free houses and towers left read 0
+  after step 3, Build houses left 0 after a Build (also one cut short), the pending stomp strength
+  0 once the stomp resolved, and the stomps count includes a stomp awaiting its target. Same
+  shape; policies trained before see slightly different values.
 """
 from .marry_the_monster.env import SPEC, env, raw_env
 

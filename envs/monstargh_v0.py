@@ -10,7 +10,7 @@
 | Agents             | 4 (2-6 with `num_players`)                         |
 | Action shape       | (1,)                                               |
 | Action values      | Discrete(224)                                      |
-| Observation shape  | (625,)                                             |
+| Observation shape  | (637,)                                             |
 | Observation values | [0, 1]                                             |
 
 Talent agents play monster cards onto a shared, ever-spreading table. A monster
@@ -44,7 +44,7 @@ coordinates relative to the scene's first card; a scene never places more than
 
 ## Observation space
 
-`{"observation": Box(0, 1, (625,), float32), "action_mask": Box(0, 1, (224,), int8)}`.
+`{"observation": Box(0, 1, (637,), float32), "action_mask": Box(0, 1, (224,), int8)}`.
 Seats are relative: the observer is seat 0, the next player clockwise seat 1,
 and so on (seats beyond `num_players` stay zero). Card `c` is `6*species + value-1`.
 
@@ -54,13 +54,13 @@ and so on (seats beyond `num_players` stay zero). Card `c` is `6*species + value
 | 468-473 | species in play, one flag per species                                            |
 | 474-479 | the observer's own species this scene, one-hot (zero once the game is over)      |
 | 480-485 | visible monsters per species / 36                                                |
-| 486-611 | 21 features per relative seat (6): seated; on move; starting player; monsters in hand / 5; holds its ±1 focus card; holds its ±2 focus card; stars / 20 (capped); stars gained last scene / 36; species revealed last scene one-hot (6); species held in earlier scenes, counts / scenes played (6); winner |
-| 612     | deck size / 36                                                                   |
-| 613-617 | phase one-hot: choose a card, place the monster, target the focus, choose a steal, game over |
-| 618-621 | focus card being played, one-hot: +1, -1, +2, -2                                 |
-| 622     | protagonist's acting value during a steal choice, (v + 2) / 10                   |
-| 623     | scene number / 20 (capped)                                                       |
-| 624     | the table is empty                                                               |
+| 486-623 | 23 features per relative seat (6): seated; on move; starting player; monsters in hand / 5; holds its ±1 focus card; holds its ±2 focus card; stars / 20 (capped); stars gained last scene / 36; species revealed last scene one-hot (6); species held in earlier scenes, counts / scenes played (6); winner; stars behind the leader / 20 (capped: 0 for every seat leading or tied for the lead); stars above the fewest / 20 (capped: 0 for every seat with the fewest) |
+| 624     | deck size / 36                                                                   |
+| 625-629 | phase one-hot: choose a card, place the monster, target the focus, choose a steal, game over |
+| 630-633 | focus card being played, one-hot: +1, -1, +2, -2                                 |
+| 634     | protagonist's acting value during a steal choice, (v + 2) / 10                   |
+| 635     | scene number / 20 (capped)                                                       |
+| 636     | the table is empty                                                               |
 
 Nothing else is visible (MA-18): the other seats' species, the unassigned
 tokens, the other hands and the deck are not in the observation. Everything
@@ -121,6 +121,11 @@ The default of 4 players is the middle of the 2-6 range.
 ## Version history
 
 * v0: initial release (rules MA-1 to MA-22, rulings MA1-MA10).
+* v0, issue 14: observation 625 -> 637 values. With `tiebreak="extra_scene"` star totals pass 20
+  (up to 48 were seen) and the capped `stars / 20` hid them while they decide the winner (MA-17)
+  and the next starter (MA-19); each seat now also shows its stars behind the leader and above the
+  fewest, so leaders and the fewest stay exact at any total. Policies trained on the old
+  observation do not load.
 """
 from .monstargh.env import SPEC, env, raw_env
 

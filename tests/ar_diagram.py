@@ -85,21 +85,22 @@ def place_monster(state: np.ndarray, seat: int, diagram: str) -> None:
     assert halves == 2, "a monster has two torso halves"
 
 
-def base_state(num_players: int, seed: int = 0, reward: str = "win") -> np.ndarray:
+def base_state(num_players: int, seed: int = 0, reward: str = "win", quiet_ending_rounds: int = 0) -> np.ndarray:
     """A freshly initialised state (torso draft) to overwrite."""
     state = np.zeros(STATE_SIZE, np.int32)
     mode = REWARD_WIN if reward == "win" else REWARD_SCORE
-    rules.init_state(state, np.array([num_players, 10**6, mode], np.int64), make_rng(seed))
+    config = np.array([num_players, 10**6, mode, quiet_ending_rounds], np.int64)
+    rules.init_state(state, config, make_rng(seed))
     return state
 
 
 def arena_state(monsters: Dict[int, str], *, num_players: Optional[int] = None, turn: int = 0,
                 energy: Optional[Dict[int, int]] = None, inventory: Optional[Dict[int, Iterable[str]]] = None,
-                graveyard: Iterable[str] = (), reward: str = "win") -> np.ndarray:
+                graveyard: Iterable[str] = (), reward: str = "win", quiet_ending_rounds: int = 0) -> np.ndarray:
     """An arena state: ``monsters`` per seat as diagrams, seat ``turn`` on move in round 1 with
     ``energy`` (default 5 for everybody); unlisted torso halves in the box, other parts in the deck."""
     n = num_players or len(monsters)
-    state = base_state(n, reward=reward)
+    state = base_state(n, reward=reward, quiet_ending_rounds=quiet_ending_rounds)
     for c in range(NUM_TORSOS):
         state[LOC + c] = L_BOX
     for seat, diagram in monsters.items():

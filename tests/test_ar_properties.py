@@ -113,7 +113,8 @@ def live_states(draw, phases=None):
     while phases is not None and int(state[PHASE]) not in phases:
         count = rules.legal_mask(state, mask)
         rules.apply_action(state, rng_pick_counted(mask, count, actions), rng)
-        if state[H_TERMINAL]:
+        # an arena may never end by itself (ruling AR9): the step limit starts a new game
+        if state[H_TERMINAL] or state[H_STEPS] >= SPEC.max_game_length:
             SPEC.init_state(state, config, rng)
     return state
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS
@@ -19,6 +19,8 @@ from monster_zoo.envs.monster_arena.layout import (ALIVE, BID, DEALER, DONE, DRY
 from tests.ar_diagram import act, arena_state, base_state, cards_at, draft_state, legal, reason, where
 
 GAME = "monster_arena-v0"
+# The kernels leave the step limit to the adapters; random games here stop at the env's default.
+STEP_LIMIT = envs.spec(GAME).max_game_length
 
 
 def roll_outcomes(state, *before_roll, seeds=range(400), react=()):
@@ -41,7 +43,7 @@ def random_game(n, seed):
     rng, pick = make_rng(seed), np.random.default_rng(seed)
     mask = np.zeros(NUM_ACTIONS, np.int8)
     trace = []
-    while not state[H_TERMINAL]:
+    while not state[H_TERMINAL] and state[H_STEPS] < STEP_LIMIT:
         rules.legal_mask(state, mask)
         trace.append((int(state[PHASE]), int(state[H_CURRENT])))
         rules.apply_action(state, int(pick.choice(np.flatnonzero(mask))), rng)
@@ -85,7 +87,8 @@ def test_ar_3_phases_run_in_order_once():
         trace, state = random_game(3, seed)
         seen = [group[ph] for ph, _ in trace if group[ph] is not None]
         assert seen == sorted(seen) and seen[0] == 0
-        assert state[PHASE] == PH_OVER
+        # a game ends in the arena (AR-44) or is still there at the step limit (AR-9)
+        assert state[PHASE] == PH_OVER or (state[H_STEPS] == STEP_LIMIT and seen[-1] == 3)
 
 
 def test_ar_4_chance_comes_from_the_seeded_generator():
@@ -127,7 +130,7 @@ def test_ar_6_someone_can_always_act_and_automatic_steps_ask_nobody():
     for seed in range(40):
         s = base_state(2 + seed % 5, seed)
         rng, pick = make_rng(seed), np.random.default_rng(seed)
-        while not s[H_TERMINAL]:
+        while not s[H_TERMINAL] and s[H_STEPS] < STEP_LIMIT:
             assert rules.legal_mask(s, mask) > 0
             rules.apply_action(s, int(pick.choice(np.flatnonzero(mask))), rng)
 
@@ -579,7 +582,8 @@ def test_ar_41_saw_arm_cuts_covered_cards_alone():
 
 
 def test_ar_42_grave_gland_digs_up_the_top_part():
-    """AR-42: for 3 energy the topmost part of the graveyard goes to the owner's inventory."""
+    """AR-42 (ruling AR10): for 3 energy the topmost part of the graveyard goes to the owner's
+    inventory; the torso half U4 lying on top of it is passed over, not taken."""
     state = arena_state({0: "U1[GG1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, graveyard=["HO1", "SA1", "U4"])
     act(state, "use GG1")
     assert where(state, "SA1") == (L_INV, 0) and state[KNOWN + card("SA1")] == 1 and state[ENERGY + 0] == 2
@@ -603,17 +607,66 @@ def test_ar_44_last_monster_standing_wins():
     assert s[WINNER + 0] == 1 and s[WINNER + 1] == 0 and s[H_CURRENT] == -1
 
 
-def test_ar_45_ten_quiet_rounds_end_the_game_shared():
-    """AR-45: ten arena rounds in a row without a destroyed card end the game; survivors share the win."""
+def test_ar_45_quiet_rounds_never_end_the_game_by_default():
+    """AR-45 / ruling AR9: by default rounds without a destroyed card end nothing."""
     state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]"})
+    state[ROUND] = 0
+    rules.start_arena_round(state, make_rng(0))
+    for _ in range(50):
+        act(state, "pass")
+    assert not state[H_TERMINAL] and state[QUIET] == 50 and state[PHASE] == PH_MAIN
+    assert state[WINNER + 0] == state[WINNER + 1] == 0
+
+
+@pytest.mark.parametrize("limit", [1, 10])
+def test_ar_45_opt_in_quiet_rounds_end_the_game_shared(limit):
+    """AR-45 opt-in: with quiet_ending_rounds=k, k arena rounds in a row without a destroyed card end
+    the game; survivors share the win."""
+    state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]"}, quiet_ending_rounds=limit)
     state[ROUND] = 0
     rules.start_arena_round(state, make_rng(0))
     rounds = 0
     while not state[H_TERMINAL]:
         act(state, "pass")
         rounds += 1
-    assert state[QUIET] == 10 and state[WINNER + 0] == state[WINNER + 1] == 1
-    assert rounds == 10  # player_1 ends each turn; player_0 cannot attack: its turns pass by themselves
+    assert state[QUIET] == limit and state[WINNER + 0] == state[WINNER + 1] == 1
+    assert rounds == limit  # player_1 ends each turn; player_0 cannot attack: its turns pass by themselves
+
+
+def _pass_else_first(env, steps):
+    """The audit's player: ``pass`` whenever legal, else the first legal action."""
+    pass_action = envs.spec(GAME).str_to_action("pass")
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            return
+        mask = env.observe(agent)["action_mask"]
+        env.step(pass_action if mask[pass_action] else int(np.flatnonzero(mask)[0]))
+
+
+def test_ar_45_audit_case_truncates_instead_of_a_shared_win():
+    """AR-45 / ruling AR9, the audit's case: 2 players, reset(seed=0), pass whenever legal. It used
+    to end after 30 steps with a shared win; now nothing ends it but the step limit."""
+    env = envs.make(GAME, num_players=2, max_steps=400)
+    env.reset(seed=0)
+    _pass_else_first(env, 30)
+    assert not any(env.terminations.values()) and not any(env.truncations.values())
+    _pass_else_first(env, 1000)
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.unwrapped.engine_state[H_STEPS] == 400 and set(env.rewards.values()) == {0}
+    # The opt-in ending still gives the old result.
+    env = envs.make(GAME, num_players=2, quiet_ending_rounds=10)
+    env.reset(seed=0)
+    _pass_else_first(env, 1000)
+    assert all(env.terminations.values()) and env.unwrapped.engine_state[H_STEPS] == 30
+    assert sorted(env.rewards.values()) == [0, 0]
+
+
+@pytest.mark.parametrize("bad", [-1, 1001, True, 2.5, "10", None])
+def test_ar_45_quiet_ending_option_is_validated(bad):
+    """AR-45: a bad quiet_ending_rounds is refused with the valid values."""
+    with pytest.raises(ValueError, match=r"quiet_ending_rounds=.*integer from 0 \(no quiet ending\) to 1000"):
+        envs.make(GAME, quiet_ending_rounds=bad)
 
 
 def test_ar_46_score_reward_counts_cards_on_the_monster():

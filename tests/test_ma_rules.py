@@ -2,6 +2,8 @@
 worked example of the rulebook, built from table diagrams (see ``ma_diagram.py``)."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
@@ -373,6 +375,50 @@ def test_ma17_extra_scene_breaks_ties():
     clear[STARS: STARS + 2] = [2, 2]
     rules.end_scene(clear, make_rng(0))
     assert clear[H_TERMINAL] == 1 and list(clear[WINNER: WINNER + 2]) == [1, 0]
+
+
+def _observed_stars(state, observer, n):
+    """Per relative seat: (stars / 20 capped, behind the leader, above the fewest)."""
+    from monster_zoo.envs.monstargh.rules import OBS_SEATS, SEAT_FEATURES
+
+    obs = np.zeros(SPEC.obs_size, np.float32)
+    rules.observe_into(state, observer, obs)
+    rows = [obs[OBS_SEATS + rel * SEAT_FEATURES: OBS_SEATS + (rel + 1) * SEAT_FEATURES] for rel in range(n)]
+    return [(row[6], row[SEAT_FEATURES - 2], row[SEAT_FEATURES - 1]) for row in rows]
+
+
+def test_ma17_ma18_stars_past_twenty_stay_decisive_in_the_observation():
+    """MA-17, MA-18, MA-4: with extra scenes totals pass 20 (the audit saw 48); the capped total
+    can no longer tell 21 from 27, but the leaders (who win) and the fewest (who start next)
+    still read exactly 0 in the gap features, and the gaps are exact up to 20."""
+    state = position("G1 G2", {}, ["green", "blue", "red"], num_players=3, tiebreak="extra_scene")
+    state[STARS: STARS + 3] = [21, 27, 27]
+    seen = _observed_stars(state, 1, 3)  # relative to player_1: seats 1, 2, 0
+    assert [total for total, _, _ in seen] == [1.0, 1.0, 1.0]
+    assert [round(behind * 20) for _, behind, _ in seen] == [0, 0, 6]
+    assert [round(above * 20) for _, _, above in seen] == [6, 6, 0]
+    state[STARS: STARS + 3] = [48, 20, 47]
+    seen = _observed_stars(state, 0, 3)
+    assert [round(behind * 20) for _, behind, _ in seen] == [0, 20, 1]
+    assert [round(above * 20) for _, _, above in seen] == [20, 0, 20]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 200), min_size=2, max_size=6))
+def test_ma17_leaders_and_fewest_are_read_back_from_any_star_totals(stars):
+    """MA-17, MA-4, property: for any totals the observation names exactly the seats with the most
+    stars (the winners, or the tie an extra scene breaks) and those with the fewest (the next starter)."""
+    n = len(stars)
+    in_play = list(SPECIES[:SPECIES_IN_PLAY[n]])
+    state = position("G1", {}, in_play[:n], num_players=n, species=",".join(in_play), tiebreak="extra_scene")
+    state[STARS: STARS + n] = stars
+    for observer in range(n):
+        seen = _observed_stars(state, observer, n)
+        seats = [(observer + rel) % n for rel in range(n)]
+        assert {p for p, (_, behind, _) in zip(seats, seen) if behind == 0} == \
+            {p for p in range(n) if stars[p] == max(stars)}
+        assert {p for p, (_, _, above) in zip(seats, seen) if above == 0} == \
+            {p for p in range(n) if stars[p] == min(stars)}
 
 
 def test_ma20_rewards_win_and_score_modes():

@@ -316,6 +316,50 @@ def test_mf_11_and_mf_12_completion_at_once_and_a_minion_on_another_players_turn
     assert supply_total(after) + int(after[DISCARDED:DISCARDED + 28].sum()) == before - 2
 
 
+def _last_laid(state):
+    """The tile slots flagged 'laid by the last action' in seat 0's observation."""
+    obs = np.zeros(SPEC.obs_size, np.float32)
+    rules.observe_into(state, 0, obs)
+    f = rules.TILE_FEATURES
+    return [i for i in range(88) if obs[rules.OBS_TILES + i * f + rules.F_LAST] == 1]
+
+
+def test_mf_18_last_action_flag_marks_the_laid_tile_after_a_completing_placement():
+    """MF-18 observation, MF-11, MF-12: after a placement that completes a monster, 'laid by the last
+    action' marks the tile the player laid, not the minion's start tile laid automatically."""
+    state = state_from_monsters([(0, L_SHAPE, False), (1, "0200e", False), (2, "0200", False)],
+                                num_players=3, hand="2000", current=1)
+    laid = int(state[rules.NUM_PLACED])
+    after = apply(state, place(0, 1, "S", state, "2000"))
+    minion = int(after[CURRENT_MONSTER + 0])
+    assert after[TILE_MONSTER + laid] == 0 and after[TILE_MONSTER + laid + 1] == minion  # the minion's tile follows
+    assert _last_laid(after) == [laid]
+
+
+@pytest.mark.parametrize("start_tiles", ["choose", "random"])
+def test_mf_18_last_action_flag_always_marks_the_cell_the_action_named(start_tiles):
+    """MF-18 observation: over random games, after every placement exactly one tile is flagged and
+    it lies on the monster and cell the action named; a chosen start tile is flagged, random
+    start tiles (no action) are not."""
+    for seed in range(15):
+        state = fresh(3, seed, start_tiles=start_tiles)
+        rng, pick = make_rng(seed), np.random.default_rng(seed)
+        assert _last_laid(state) == []
+        while not state[H_TERMINAL]:
+            actions = legal_actions(state)
+            action = int(pick.choice(actions))
+            if action >= PLACE0:
+                key = int(state[rules.CELL_KEY + decode_place(action)[0]])
+                named = (rules.key_monster(key), *rules.key_cell(key))
+            else:
+                named = (int(state[H_CURRENT]), 0, 0)  # a chosen start tile
+            rules.apply_action(state, action, rng)
+            marked = _last_laid(state)
+            assert len(marked) == 1
+            i = marked[0]
+            assert (state[TILE_MONSTER + i], state[TILE_X + i], state[TILE_Y + i]) == named
+
+
 def test_mf_11_blank_edges_facing_empty_cells_do_not_keep_a_monster_open():
     """MF-11: only thin or thick edges facing empty cells keep a monster in progress."""
     state = state_from_monsters([(0, "0200", False), (1, "1000e", False), (2, "1000", False)],

@@ -132,3 +132,58 @@ def test_mtm_5_scores_never_fall_and_change_only_at_a_turn_start(state):
         assert (grew >= 0).all()
         if int(after[H_TERMINAL]) == 0 and int(after[H_CURRENT]) == int(state[H_CURRENT]):
             assert not grew.any(), f"{SPEC.action_to_str(action)} changed a score mid-turn"
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**40), num_players=st.integers(2, 5))
+def test_mtm_turn_slots_match_their_documented_meaning(seed, num_players):
+    """Observation slots 272-277 (MTM-6, MTM-8, MTM-11, MTM-12): over random games, each turn slot
+    equals its docstring meaning, recomputed from the actions of the turn so far: stomps played
+    (one awaiting its target included), free houses and towers left (step 3 only), Build houses
+    left (while a Build places), pending stomp strength (while a stomp awaits its target)."""
+    from monster_zoo.envs.marry_the_monster.components import BUILD, HOUSES_PER_BUILD, PLAY_STRENGTH
+    from monster_zoo.envs.marry_the_monster.layout import PH_BUILD, PH_FREE, TURN
+    from monster_zoo.envs.marry_the_monster.rules import OBS_TURN
+
+    config = envs.config(MTM, {"num_players": num_players})
+    state = np.zeros(SPEC.state_size, np.int32)
+    rng, actions = make_rng(seed), make_rng(seed + 1)
+    SPEC.init_state(state, config, rng)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    obs = np.zeros(SPEC.obs_size, np.float32)
+    turn = None
+    for _ in range(600):
+        p = int(state[H_CURRENT])
+        if turn != int(state[TURN]):
+            turn = int(state[TURN])
+            free_houses = rules.free_house_allowance(state[SCORE + p])
+            free_towers = rules.free_tower_allowance(state[SCORE + p])
+            stomps, build_left, strength = 0, 0, 0
+        phase = int(state[PHASE])
+        rules.observe_into(state, max(p, 0), obs)
+        expected = [stomps / 2, None,
+                    free_houses / 3 if phase == PH_FREE else 0.0,
+                    min(free_towers / 3, 1.0) if phase == PH_FREE else 0.0,
+                    build_left / 2 if phase == PH_BUILD else 0.0,
+                    strength / 3 if phase == PH_STOMP else 0.0]
+        for k, want in enumerate(expected, start=2):
+            if want is not None:
+                assert np.isclose(obs[OBS_TURN + k], want), (k, phase, obs[OBS_TURN:OBS_TURN + 10], expected)
+        if state[H_TERMINAL]:
+            return
+        action = rng_pick_counted(mask, rules.legal_mask(state, mask), actions)
+        if action < MOVE0 and phase == PH_FREE:
+            if state[HEIGHT + action] == 0:
+                free_houses -= 1
+            else:
+                free_towers -= 1
+        elif action < MOVE0 and phase == PH_BUILD:
+            build_left -= 1
+        elif action == END or action < PLAY0:
+            pass  # moving the fachan, fortifying, a stomp's target or ending a step
+        elif PLAY_KIND[action - PLAY0] == BUILD:
+            build_left = HOUSES_PER_BUILD
+        elif PLAY_KIND[action - PLAY0] == STOMP:
+            stomps += 1
+            strength = int(PLAY_STRENGTH[action - PLAY0])
+        rules.apply_action(state, action, rng)

@@ -1,5 +1,6 @@
 """The game-independent core: kernel contract, generator, AEC adapter, batched and training engines."""
-from .cache import CORE_DIR, clear_stale_cache, core_kernel_sources, kernel_sources
+from .cache import CORE_DIR, guard_package
 
-# The core's own kernels (batched drivers, self-play stepping) inline the generator.
-clear_stale_cache(CORE_DIR, kernel_sources(CORE_DIR) + core_kernel_sources())
+# First of all: a cache location for every kernel (even on a read-only install), and the core's
+# own kernels (batched drivers, self-play stepping) checked against what they inline.
+guard_package(CORE_DIR)

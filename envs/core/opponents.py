@@ -81,26 +81,30 @@ class MLPWeights:
         self.width = int(self.shapes.max())
 
 
-@njit(cache=True)
+# fastmath lets numba vectorise the dot products' sums (SIMD); np.dot would call BLAS,
+# which numba only reaches through SciPy, and the core install has no SciPy.
+@njit(cache=True, fastmath=True)
 def _mlp_logits(params, shapes, activations, x, out):
     """Forward pass of one MLP (parameters flat, as :class:`MLPWeights`) into ``out``.
 
-    ``x`` holds the input and is overwritten layer by layer. ``np.dot`` runs on
-    BLAS (numba needs SciPy for it, part of the ``train`` extra): a hand-written
-    loop measured several times slower.
+    ``x`` holds the input and is overwritten layer by layer.
     """
     offset = 0
     n = 0
     for layer in range(shapes.shape[0]):
         n_in, n_out = shapes[layer, 0], shapes[layer, 1]
         bias = offset + n_in * n_out
-        weight = params[offset:bias].reshape((n_out, n_in))
-        out[:n_out] = np.dot(weight, x[:n_in]) + params[bias:bias + n_out]
         act = activations[layer]
-        if act == ACT_TANH:
-            out[:n_out] = np.tanh(out[:n_out])
-        elif act == ACT_RELU:
-            out[:n_out] = np.maximum(out[:n_out], 0.0)
+        for o in range(n_out):
+            row = offset + o * n_in
+            total = params[bias + o]
+            for k in range(n_in):
+                total += params[row + k] * x[k]
+            if act == ACT_TANH:
+                total = np.tanh(total)
+            elif act == ACT_RELU:
+                total = max(total, np.float32(0.0))
+            out[o] = total
         x[:n_out] = out[:n_out]
         offset = bias + n_out
         n = n_out

@@ -41,11 +41,14 @@ def _same_kind(value: Any, choice: Any) -> bool:
     return type(value) is type(choice)
 
 
-def positive_int(value: Any) -> bool:
-    """True for a Python or numpy integer >= 1 (bools excluded)."""
+def int_between(low: int, high: int) -> Callable[[Any], bool]:
+    """A check accepting a Python or numpy integer from ``low`` to ``high`` (bools excluded)."""
     import numbers
 
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1
+    def check(value: Any) -> bool:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
+
+    return check
 
 
 # The state is one int32 vector: a step limit must fit its header slot, and the step counter
@@ -56,7 +59,7 @@ MAX_STEPS_LIMIT = 2**31 - 1
 def max_steps_option(default: int) -> Option:
     """The ``max_steps`` option (ruling C4): a positive integer the int32 header can hold."""
     return Option("max_steps", default, "Actions before the game is truncated with reward 0 (ruling C4).",
-                  check=lambda v: positive_int(v) and v <= MAX_STEPS_LIMIT,
+                  check=int_between(1, MAX_STEPS_LIMIT),
                   valid=f"an integer from 1 to {MAX_STEPS_LIMIT} (the state holds it as int32)")
 
 

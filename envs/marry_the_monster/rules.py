@@ -783,12 +783,19 @@ def observe_into(state, player, out):
     out[OBS_FIRST + (state[FIRST_PLAYER] - player) % n] = 1.0
     out[OBS_TURN + 0] = state[MOVED]
     out[OBS_TURN + 1] = 1.0 if state[CARDS_PLAYED] > 0 else 0.0
-    out[OBS_TURN + 2] = state[STOMPS] / 2.0
+    # The state keeps step-3 allowances, a cut-short Build's houses and the last stomp's strength
+    # after their step is over, and counts a stomp once resolved: each slot is read through
+    # the phase it belongs to, so it always means what the docstring says.
+    phase = state[PHASE]
+    out[OBS_TURN + 2] = (state[STOMPS] + (phase == PH_STOMP)) / 2.0
     out[OBS_TURN + 3] = state[OPP_TARGET_USED]
-    out[OBS_TURN + 4] = state[FREE_HOUSES] / 3.0
-    out[OBS_TURN + 5] = min(state[FREE_TOWERS] / 3.0, 1.0)
-    out[OBS_TURN + 6] = state[BUILD_LEFT] / 2.0
-    out[OBS_TURN + 7] = state[STOMP_N] / 3.0
+    if phase == PH_FREE:
+        out[OBS_TURN + 4] = state[FREE_HOUSES] / 3.0
+        out[OBS_TURN + 5] = min(state[FREE_TOWERS] / 3.0, 1.0)
+    if phase == PH_BUILD:
+        out[OBS_TURN + 6] = state[BUILD_LEFT] / 2.0
+    if phase == PH_STOMP:
+        out[OBS_TURN + 7] = state[STOMP_N] / 3.0
     out[OBS_TURN + 8] = min(state[DESTROYED] / 12.0, 1.0)
     out[OBS_TURN + 9] = 1.0 if state[TURN] <= n else 0.0
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from monster_zoo.seeds import game_dir
 
-from ..core.cache import clear_stale_cache, core_kernel_sources
+from ..core.cache import guard_package
 
 _HERE = Path(__file__).resolve().parent
-clear_stale_cache(_HERE, [_HERE, *core_kernel_sources(), game_dir("mighty_monsters")])
+guard_package(_HERE, game_dir("mighty_monsters"))

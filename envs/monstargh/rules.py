@@ -669,8 +669,12 @@ OBS_SPECIES = OBS_CARDS + NUM_CARDS * CARD_FEATURES  # per species: in play, own
 OBS_SEATS = OBS_SPECIES + 3 * NUM_SPECIES
 # per relative seat: seated, on move, starter, monsters in hand / MAX_HAND, focus +-1, focus +-2,
 # stars / STAR_SCALE, stars gained last scene / NUM_CARDS, species revealed last scene (6),
-# species held in earlier scenes counted / scenes played (6)
-SEAT_FEATURES = 9 + 2 * NUM_SPECIES
+# species held in earlier scenes counted / scenes played (6), winner, stars behind the leader
+# / STAR_SCALE (capped), stars above the fewest / STAR_SCALE (capped). With tiebreak="extra_scene"
+# totals pass any fixed scale; the two gaps keep what decides the game exact however high the
+# totals climb: who leads or ties for the lead (the winner, MA-17) and who has the fewest (the
+# next starter, MA-19) read 0.
+SEAT_FEATURES = 11 + 2 * NUM_SPECIES
 OBS_GLOBAL = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 # deck / 36, phase one-hot (5), focus being played one-hot (+1, -1, +2, -2),
 # protagonist's acting value (v + 2) / 10, scene / SCENE_SCALE, table empty
@@ -719,6 +723,11 @@ def observe_into(state, player, out):
     if state[H_TERMINAL] == 0:
         out[OBS_SPECIES + NUM_SPECIES + state[TOKEN + player]] = 1.0
     scenes_done = state[SCENE] - 1 + state[H_TERMINAL]
+    most = state[STARS]
+    fewest = state[STARS]
+    for q in range(1, n):
+        most = max(most, state[STARS + q])
+        fewest = min(fewest, state[STARS + q])
     for q in range(n):
         o = OBS_SEATS + ((q - player) % n) * SEAT_FEATURES
         out[o] = 1.0
@@ -735,6 +744,8 @@ def observe_into(state, player, out):
             for s in range(NUM_SPECIES):
                 out[o + 8 + NUM_SPECIES + s] = state[TOKEN_HISTORY + q * NUM_SPECIES + s] / scenes_done
         out[o + 8 + 2 * NUM_SPECIES] = state[WINNER + q]
+        out[o + 9 + 2 * NUM_SPECIES] = min((most - state[STARS + q]) / STAR_SCALE, 1.0)
+        out[o + 10 + 2 * NUM_SPECIES] = min((state[STARS + q] - fewest) / STAR_SCALE, 1.0)
     g = OBS_GLOBAL
     out[g] = deck_size(state) / NUM_CARDS
     out[g + 1 + state[PHASE]] = 1.0

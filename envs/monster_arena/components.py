@@ -21,7 +21,6 @@ DEALER_PRICE = int(DATA["dealer_pick_price"])
 REFILL = int(DATA["refill_energy"])
 ATTACH_COST = int(DATA["attach_cost"])
 SPIKE_CAP = int(DATA["spiked_leg_cap"])
-QUIET_LIMIT = int(DATA["quiet_rounds_limit"])
 MAX_SLOTS = 3
 
 # Ability codes (AR-30..AR-42 of rules.md); 0 is no ability.

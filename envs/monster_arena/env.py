@@ -3,25 +3,33 @@ import numpy as np
 
 from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
-from ..core.options import COMMON_OPTIONS, Option, max_steps_option
+from ..core.options import COMMON_OPTIONS, Option, int_between, max_steps_option
 from . import actions, drawing, render, rules
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .layout import STATE_SIZE
 
 DEFAULT_MAX_STEPS = 2000
+MAX_QUIET_ENDING = 1000  # more quiet rounds than this would outlast any sensible step limit
 
 OPTIONS = (
     Option("num_players", int(DATA["default_players"]), "Number of players, 2-6 (ruling AR1); 4 by default: "
            "auctions have real competition and the arena real targets, while games stay short.",
            choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),
     max_steps_option(DEFAULT_MAX_STEPS),
+    Option("quiet_ending_rounds", 0, "0 (the default, ruling AR9): no quiet ending, the arena goes on "
+           "until a monster falls or max_steps truncates; k >= 1 (opt-in, AR-45): k arena rounds in a "
+           "row without a destroyed card end the game and the survivors share the win.",
+           check=int_between(0, MAX_QUIET_ENDING),
+           valid=f"an integer from 0 (no quiet ending) to {MAX_QUIET_ENDING}"),
 ) + COMMON_OPTIONS
 
 
 def make_config(options: dict) -> np.ndarray:
-    """Kernel config vector (num_players, max_steps, reward mode) from validated options."""
+    """Kernel config vector (num_players, max_steps, reward mode, quiet_ending_rounds) from validated
+    options."""
     reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
-    return np.array([options["num_players"], options["max_steps"], reward], dtype=np.int64)
+    return np.array([options["num_players"], options["max_steps"], reward, options["quiet_ending_rounds"]],
+                    dtype=np.int64)
 
 
 SPEC = game_spec(

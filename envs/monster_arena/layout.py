@@ -37,6 +37,7 @@ FROZEN = _lay.block("frozen", NUM_CARDS)   # pinched: cannot act until its owner
 KNOWN = _lay.block("known", NUM_CARDS)     # 1 once every player has seen the card where it is
 IN_ATTACK = _lay.block("in_attack", NUM_CARDS)
 GRAVE_ORDER = _lay.block("grave_order", NUM_CARDS)  # arrival order in the graveyard (higher: on top)
+QUIET_ENDING = _lay.block("quiet_ending")  # option quiet_ending_rounds (AR-45): 0, the default, never
 STATE_SIZE = _lay.size
 BLOCKS = _lay.blocks
 

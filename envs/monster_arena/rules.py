@@ -20,7 +20,7 @@ far more than the checks themselves.
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
                              H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG)
 from ..core.header import start_game
@@ -30,15 +30,16 @@ from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, 
 from .components import (AB_AIM, AB_CLAW, AB_GRAVE, AB_INSECT, AB_PINCH, AB_REFILL6, AB_ROAR,
                          AB_SAW, AB_SPIKES, AB_TEAM, AB_VENOM, AB_WEB, AB_WING, ABILITY, ABILITY_COST,
                          ATTACH_COST, COST, DEALER_PRICE, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART,
-                         LIMB, MAX_PLAYERS, MAX_SLOTS, MOD, NUM_CARDS, NUM_TORSOS, QUIET_LIMIT, REFILL,
-                         ROW_SIZE,
+                         LIMB, MAX_PLAYERS, MAX_SLOTS, MOD, NUM_CARDS, NUM_TORSOS, REFILL, ROW_SIZE,
                          SLOTS, SPIKE_CAP)
 from .layout import (AIM, ALIVE, BID, CHILD, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
                      GRAVE_ORDER, GRAVE_TOP, HIGH, IN_ATTACK, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE,
                      L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_ATTACK,
                      PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN, PH_OVER, PH_PINCH, PH_PLACE, PH_PRIZE,
-                     PH_REACT, PH_TORSO, PHASE, PICKS, PSLOT, QUIET, ROUND, SELECTED, SPENT, TARGET, TOKENS,
-                     TURN_SEAT, USED, WEB, WING, WINNER)
+                     PH_REACT, PH_TORSO, PHASE, PICKS, PSLOT, QUIET, QUIET_ENDING, ROUND, SELECTED, SPENT,
+                     TARGET, TOKENS, TURN_SEAT, USED, WEB, WING, WINNER)
+
+C_QUIET_ENDING = CONFIG_COMMON  # option quiet_ending_rounds: 0 (default) or the rounds that end it
 
 # --- reasons an action is illegal (codes for illegal_reason) ----------------------
 OK = 0
@@ -801,12 +802,14 @@ def start_turn(state, p):
 def start_arena_round(state, rng):
     """AR-23: the monster with the fewest parts starts (ties at random), then clockwise.
 
-    AR-45: after QUIET_LIMIT rounds in a row without a destroyed card the survivors share the win.
+    AR-45: only with the opt-in option ``quiet_ending_rounds`` = k > 0 do k rounds in a row
+    without a destroyed card end the game with the survivors sharing the win; by default
+    (ruling AR9) the arena goes on until a monster falls or the step limit truncates.
     """
     n = state[H_NUM_PLAYERS]
     if state[ROUND] > 0:
         state[QUIET] += 1
-        if state[QUIET] >= QUIET_LIMIT:
+        if state[QUIET_ENDING] > 0 and state[QUIET] >= state[QUIET_ENDING]:
             finish_game(state, True)
             return
     state[ROUND] += 1
@@ -1024,8 +1027,10 @@ def take_prize(state, p, c, rng):
 
 @njit(INIT_STATE_SIG, cache=True)
 def init_state(state, config, rng):
-    """Set up a new game from ``config`` = (num_players, max_steps, reward_mode) (AR-1, AR-8)."""
+    """Set up a new game from ``config`` = (num_players, max_steps, reward_mode,
+    quiet_ending_rounds) (AR-1, AR-8, AR-45); a config without the last entry has no quiet ending."""
     n = start_game(state, config)
+    state[QUIET_ENDING] = config[C_QUIET_ENDING] if config.shape[0] > C_QUIET_ENDING else 0
     for c in range(NUM_CARDS):
         state[LOC + c] = L_TORSO if KIND[c] != KIND_PART else L_DECK
         state[OWNER + c] = -1
@@ -1186,6 +1191,8 @@ OBS_HIGH = OBS_DEALER + MAX_PLAYERS
 OBS_FIRST = OBS_HIGH + MAX_PLAYERS
 OBS_MISC = OBS_FIRST + MAX_PLAYERS                  # scalars, see observe_into
 OBS_SIZE = OBS_MISC + 13
+# Quiet rounds are observed against the opt-in limit (AR-45), else against this many rounds.
+QUIET_SCALE = 10.0
 NUM_PARTS = NUM_CARDS - NUM_TORSOS
 
 
@@ -1279,7 +1286,8 @@ def observe_into(state, player, out):
     out[OBS_MISC + 9] = min(max(state[LAST + 1], 0) / 60.0, 1.0)
     out[OBS_MISC + 10] = min(state[LAST + 2] / 20.0, 1.0)
     out[OBS_MISC + 11] = state[LAST + 3]
-    out[OBS_MISC + 12] = max(state[QUIET], 0) / float(QUIET_LIMIT)
+    scale = float(state[QUIET_ENDING]) if state[QUIET_ENDING] > 0 else QUIET_SCALE
+    out[OBS_MISC + 12] = min(max(state[QUIET], 0) / scale, 1.0)
 
 
 @njit(DETERMINIZE_SIG, cache=True)

@@ -239,7 +239,6 @@ def lay_tile(state, m, x, y, kind, rotation, j):
     state[SEAT_TILES + state[MON_OWNER + m] * TOTAL_TILES + state[MON_SIZE + m]] = key * SLOT_SPAN + slot
     state[MON_SIZE + m] += 1
     state[MON_EYES + m] += KIND_EYE[kind]
-    state[LAST_PLACED] = slot
     # The open cells among the four neighbours, found in one pass over the list.
     north = east = south = west = -1
     for k in range(state[NUM_CELLS]):
@@ -448,6 +447,7 @@ def apply_action(state, action, rng):
         state[SUPPLY + kind] -= 1
         state[SUPPLY_LEFT] -= 1
         start_monster(state, p, p, kind)
+        state[LAST_PLACED] = state[NUM_PLACED] - 1
         if p + 1 == n:
             begin_turn(state, state[FIRST_PLAYER], rng)
         else:
@@ -459,7 +459,8 @@ def apply_action(state, action, rng):
     x, y = key_cell(key)
     kind = state[HAND]
     state[HAND] = -1
-    lay_tile(state, m, x, y, kind, (action - PLACE0) % NUM_ROTATIONS, j)
+    # Marked before completing: a finished monster starts a minion, whose tile is no one's action.
+    state[LAST_PLACED] = lay_tile(state, m, x, y, kind, (action - PLACE0) % NUM_ROTATIONS, j)
     if state[MON_OPEN + m] == 0:
         complete_monster(state, m, rng)
         if state[H_TERMINAL] != 0:

@@ -1,0 +1,215 @@
+"""numba caches that heal and never go stale (``monster_zoo.envs.core.cache``).
+
+The in-process tests use a throw-away package folder, so the library's own caches are
+never touched; the subprocess tests put a copy's caches in a temporary folder, so a
+damaged cache that crashed the interpreter could not take the test run with it.
+"""
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numba
+import pytest
+
+from monster_zoo.envs.core import cache
+from monster_zoo.envs.core.cache import CORE_DIR, cache_folder, clear_stale_cache, damaged_files, kernel_dependencies, \
+    kernel_sources
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = sorted(p for p in (ROOT / "envs").iterdir() if (p / "rules.py").is_file())
+
+
+def _library_imports(path: Path):
+    """Module names of the library that ``path`` imports, as written."""
+    tree = ast.parse(path.read_text())
+    return [(n.level, n.module, [a.name for a in n.names]) for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("monster_zoo"))]
+
+
+@pytest.mark.parametrize("package", [*GAMES, ROOT / "agents", CORE_DIR], ids=lambda p: p.name)
+def test_guard_fingerprints_every_module_the_kernels_import(package):
+    """Every library module a kernel file imports, directly or not, is fingerprinted: the core's
+    layout (the offsets every game's state is built from) included."""
+    deps = set(kernel_dependencies(kernel_sources(package)))
+    for f in list(deps):
+        for level, module, names in _library_imports(f):
+            if level:
+                base = f.parent.parents[level - 2] if level > 1 else f.parent
+                target = base.joinpath(*(module or "").split(".")) if module else base
+            else:
+                target = ROOT.joinpath(*module.split(".")[1:])
+            files = [target.with_suffix(".py")] + [target / f"{n}.py" for n in names]
+            assert any(t.resolve() in deps for t in files if t.is_file()) or not any(t.is_file() for t in files), \
+                f"{f.name} imports {module} but the guard misses it"
+    if package in GAMES:
+        assert {CORE_DIR / "layout.py", CORE_DIR / "contract.py", CORE_DIR / "rng.py", package / "layout.py"} <= deps
+    if package.name == "agents":
+        assert {g / "rules.py" for g in GAMES} <= deps
+
+
+def _fake_package(where: Path) -> Path:
+    package = where / "fakepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernels.py").write_text("from numba import njit\n")
+    return package
+
+
+def _fake_cache_files(folder: Path):
+    folder.mkdir(parents=True, exist_ok=True)
+    import pickle
+    (folder / "kernels.f-1.py311.nbi").write_bytes(pickle.dumps("v") + pickle.dumps(("stamp", {})))
+    (folder / "kernels.f-1.py311.1.nbc").write_bytes(pickle.dumps(("data", b"x" * 100)))
+
+
+@pytest.mark.parametrize("numba_cache_dir", [False, True], ids=["in_tree", "NUMBA_CACHE_DIR"])
+def test_stale_guard_clears_the_folder_numba_really_uses(tmp_path, monkeypatch, numba_cache_dir):
+    """An edited source clears the package's cache where numba keeps it: ``__pycache__`` beside
+    the sources, or the folder mirroring the source path under ``NUMBA_CACHE_DIR``."""
+    package = _fake_package(tmp_path)
+    if numba_cache_dir:
+        monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "numba_cache"))
+    folder = cache_folder(package)
+    expected = (tmp_path / "numba_cache") if numba_cache_dir else package
+    assert folder.parent == expected if numba_cache_dir else folder == package / "__pycache__"
+    sources = [package / "kernels.py"]
+    clear_stale_cache(package, sources)
+    _fake_cache_files(folder)
+    assert not clear_stale_cache(package, sources)            # same sources: the cache stays
+    assert len(list(folder.glob("*.nb?"))) == 2
+    (package / "kernels.py").write_text("from numba import njit\nX = 2\n")
+    assert clear_stale_cache(package, sources)                # edited: cleared, in that folder
+    assert not list(folder.glob("*.nb?"))
+
+
+def test_damaged_cache_files_are_found_and_cleared(tmp_path):
+    """A truncated or overwritten index or data file is found without unpickling it, and the
+    guard clears the folder although the sources did not change."""
+    package = _fake_package(tmp_path)
+    folder = cache_folder(package)
+    sources = [package / "kernels.py"]
+    clear_stale_cache(package, sources)
+    _fake_cache_files(folder)
+    assert damaged_files(folder) == []
+    for name, cut in [("kernels.f-1.py311.nbi", 0.6), ("kernels.f-1.py311.1.nbc", 0.5),
+                      ("kernels.f-1.py311.nbi", 0.2), ("kernels.f-1.py311.1.nbc", 0.0)]:
+        _fake_cache_files(folder)
+        data = (folder / name).read_bytes()
+        (folder / name).write_bytes(data[:int(len(data) * cut)])
+        assert damaged_files(folder) == [folder / name]
+        assert clear_stale_cache(package, sources) and not list(folder.glob("*.nb?"))
+
+
+def _python(code: str, env: dict, cwd: Path):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900,
+                          env=env, cwd=cwd)
+
+
+PLAY = ("import monster_zoo, sys\n"
+        "env = monster_zoo.make('monster_factory-v0', num_players=2)\n"
+        "env.reset(seed=1)\n"
+        "for agent in env.agent_iter(60):\n"
+        "    obs, _, term, trunc, _ = env.last()\n"
+        "    env.step(None if term or trunc else int(obs['action_mask'].argmax()))\n"
+        "print('played', monster_zoo.__file__)\n")
+
+
+def test_truncated_cache_files_heal_in_a_fresh_process(tmp_path):
+    """Every cache file of a game and of the core truncated (index and data, the variant that
+    crashed numba's loader included): the next process still imports and plays, and numba
+    writes whole files again. Run in subprocesses: a crash could not take pytest with it."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _python(PLAY, env, tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    files = sorted((tmp_path / "cache").rglob("*.nb[ic]"))
+    assert files
+    for k, f in enumerate(files):
+        data = f.read_bytes()
+        f.write_bytes(data[:len(data) // (2 + k % 3)])
+    second = _python(PLAY, env, tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "played" in second.stdout
+    for folder in {f.parent for f in (tmp_path / "cache").rglob("*.nb[ic]")}:
+        assert damaged_files(folder) == []
+
+
+def _read_only_copy(where: Path) -> Path:
+    """The library laid out as an installed ``monster_zoo`` package, without caches."""
+    site = where / "site"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "monster_zoo", site / "monster_zoo", ignore=skip)
+    for folder in ("envs", "agents", "seeds", "training"):
+        shutil.copytree(ROOT / folder, site / "monster_zoo" / folder, ignore=skip)
+    # A file where each __pycache__ would go: no cache folder can be made there, even by root,
+    # whom file permissions do not stop.
+    for init in list(site.rglob("__init__.py")):
+        (init.parent / "__pycache__").write_text("")
+    return site
+
+
+def test_read_only_install_without_a_writable_home_imports_and_plays():
+    """No writable ``__pycache__`` and no writable home (numba finds no cache location): the
+    library falls back to a per-user folder in the temporary directory and works."""
+    base = Path(tempfile.mkdtemp())
+    try:
+        site = _read_only_copy(base)
+        tmp = base / "tmp"
+        tmp.mkdir()
+        home = base / "home"
+        home.write_text("")  # a file: no ~/.cache below it
+        for path in [site, *site.rglob("*")]:
+            os.chmod(path, 0o555 if path.is_dir() else 0o444)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CACHE", "XDG_"))}
+        env.update(HOME=str(home), TMPDIR=str(tmp), PYTHONPATH=str(site))
+        done = _python(PLAY, env, tmp)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert f"played {site}" in done.stdout
+        assert list(tmp.glob(f"{cache._FALLBACK_NAME}-*/*/*.nbi"))  # the kernels cached there
+    finally:
+        for path in [base, *base.rglob("*")]:
+            if path.is_dir():
+                os.chmod(path, 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _overwrite_machine_code(path: Path, seed: int):
+    """Overwrite the middle of the largest byte string (the compiled code) of a data file with
+    random bytes: the pickle stays whole, only loading can tell."""
+    import io
+    import pickletools
+    import random
+
+    data = bytearray(path.read_bytes())
+    ops = [(pos, arg) for _, arg, pos in pickletools.genops(io.BytesIO(bytes(data)))
+           if isinstance(arg, (bytes, bytearray))]
+    pos, blob = max(ops, key=lambda op: len(op[1]))
+    start = pos + 9 + len(blob) // 4
+    data[start:start + len(blob) // 2] = random.Random(seed).randbytes(len(blob) // 2)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("checksums", [True, False], ids=["checksum_caught", "load_failure_caught"])
+def test_altered_machine_code_is_recompiled_not_run(tmp_path, checksums):
+    """Machine code altered inside a whole pickle (the damage only loading reveals, which can
+    crash the process): a checksum mismatch, or without checksum files the failed load, makes
+    numba recompile the entry, and the game plays. In subprocesses: a crash is a failed test."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = _python(PLAY, env, tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    game = [f for f in (tmp_path / "cache").rglob("*.nbc") if f.parent.name.startswith("monster_factory_")]
+    assert game and all(Path(f"{f}.sha1").is_file() for f in game)
+    for k, f in enumerate(game):
+        _overwrite_machine_code(f, k)
+        if not checksums:
+            Path(f"{f}.sha1").unlink()
+    second = _python(PLAY, env, tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "played" in second.stdout
+    if not checksums:
+        assert "could not be loaded" in second.stderr
+    third = _python(PLAY, env, tmp_path)  # rebuilt: loads cleanly
+    assert third.returncode == 0 and "could not be loaded" not in third.stderr, third.stderr[-3000:]
