@@ -3,7 +3,8 @@
 A policy file (``.npz``) is a zip archive holding
 
 * ``metadata.json``: plain JSON (:data:`FORMAT`, ``format_version``, the ``game`` id and
-  its rule ``options`` including ``num_players``, ``observation_size``, ``num_actions``,
+  its rule ``options`` including ``num_players``, ``observation_size``, the game's
+  ``observation_version``, ``num_actions``,
   the ``architecture`` - hidden layer sizes and activation - a short ``name`` for tables,
   and ``training`` facts such as the algorithm, seed and timesteps);
 * one ``.npy`` array per layer of the actor, ``actor.<k>.weight`` ``[in, out]`` and
@@ -106,6 +107,11 @@ def check_sizes(metadata: Mapping, source: str, game_id: str) -> None:
             f"model {source} takes {metadata['observation_size']} observations and gives "
             f"{metadata['num_actions']} actions; {game_id} has {spec.obs_size} and {spec.num_actions} "
             "(its observation changed since the model was trained)")
+    if metadata["observation_version"] != spec.observation_version:
+        raise ModelFileError(
+            f"model {source} was trained on version {metadata['observation_version']} of {game_id}'s "
+            f"observation; this monster-zoo has version {spec.observation_version} (same size, other "
+            "meaning: retrain the model)")
 
 
 def make_metadata(game_id: str, options: Optional[Mapping], hidden_sizes: List[int], activation: str,
@@ -116,7 +122,7 @@ def make_metadata(game_id: str, options: Optional[Mapping], hidden_sizes: List[i
     spec = envs.spec(game_id)
     metadata = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game_id,
                 "options": rule_options(game_id, options), "observation_size": spec.obs_size,
-                "num_actions": spec.num_actions,
+                "observation_version": spec.observation_version, "num_actions": spec.num_actions,
                 "architecture": {"type": "mlp", "hidden_sizes": [int(h) for h in hidden_sizes],
                                  "activation": activation},
                 "name": name, "training": {"monster_zoo_version": monster_zoo.__version__, **(training or {})}}
@@ -163,7 +169,8 @@ def validate_metadata(metadata, source: str) -> None:
         _fail(source, f"has format version {version}; this monster-zoo reads version {FORMAT_VERSION} "
               "(re-export the model with the monster-zoo that trained it)")
     required = {"game": (str, "a game id"), "options": (dict, "an object of options"),
-                "observation_size": (int, "an integer"), "num_actions": (int, "an integer"),
+                "observation_size": (int, "an integer"), "observation_version": (int, "an integer"),
+                "num_actions": (int, "an integer"),
                 "architecture": (dict, "an object"), "name": (str, "a string"),
                 "training": (dict, "an object")}
     missing = sorted(set(required) - set(metadata))

@@ -100,7 +100,7 @@ their final score minus the mean final score.
 * v0, issue 14: four turn slots (271-277) no longer go stale: free houses and towers left read 0
   after step 3, Build houses left 0 after a Build (also one cut short), the pending stomp strength
   0 once the stomp resolved, and the stomps count includes a stomp awaiting its target. Same
-  shape; policies trained before see slightly different values.
+  shape; observation version 2, so policy files trained on version 1 are refused.
 """
 from .marry_the_monster.env import SPEC, env, raw_env
 

@@ -124,8 +124,8 @@ The default of 4 players is the middle of the 2-6 range.
 * v0, issue 14: observation 625 -> 637 values. With `tiebreak="extra_scene"` star totals pass 20
   (up to 48 were seen) and the capped `stars / 20` hid them while they decide the winner (MA-17)
   and the next starter (MA-19); each seat now also shows its stars behind the leader and above the
-  fewest, so leaders and the fewest stay exact at any total. Policies trained on the old
-  observation do not load.
+  fewest, so leaders and the fewest stay exact at any total. Observation version 2: policy
+  files trained on the old observation are refused.
 """
 from .monstargh.env import SPEC, env, raw_env
 

@@ -122,6 +122,8 @@ real choices of target while games stay short.
 * v0, issue 14: no quiet ending by default (amended ruling AR9): ten arena rounds without a
   destroyed card no longer end the game with a shared win; the step limit truncates instead.
   The old ending is the opt-in option `quiet_ending_rounds=10`. State vector + 1 (the option).
+  The quiet-rounds slot is read against the chosen limit: observation version 2, so policy
+  files trained on version 1 are refused.
 """
 from .monster_arena.env import SPEC, env, raw_env
 

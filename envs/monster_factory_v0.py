@@ -122,6 +122,9 @@ minus the mean final score.
 ## Version history
 
 * v0: initial release (rules MF-1 to MF-20, rulings MF1-MF8).
+* v0, issue 14: the "laid by the last action" flag marks the tile the player laid (after a
+  completing placement it used to mark the new minion's start tile). Observation version 2:
+  policy files trained on version 1 are refused.
 """
 from .monster_factory.env import SPEC, env, raw_env
 

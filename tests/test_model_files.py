@@ -319,6 +319,16 @@ def test_a_model_whose_game_observation_changed_is_refused(two_player_model, tmp
         make_agent(f"ppo:{old}", GAME, options=TWO)
 
 
+def test_a_model_of_an_older_observation_of_the_same_size_is_refused(two_player_model, tmp_path):
+    """Issue 14's audit changed what some of Marry the Monster's slots mean at the same size."""
+    meta = read_policy(two_player_model).metadata
+    assert meta["observation_version"] == envs.spec(GAME).observation_version == 2
+    old = rewrite(two_player_model, tmp_path / "old.npz", metadata={**meta, "observation_version": 1})
+    with pytest.raises(ModelFileError, match="trained on version 1 of marry_the_monster-v0's observation; "
+                                             "this monster-zoo has version 2"):
+        make_agent(f"ppo:{old}", GAME, options=TWO)
+
+
 def test_readme_evaluate_line_refuses_a_two_player_model_in_three_player_games(two_player_model, capsys):
     """The README's evaluate line without --option num_players=2 used to play the 2-player demo
     model in the game's default 3-player games; now it stops and names both."""

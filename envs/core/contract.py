@@ -98,6 +98,9 @@ class GameSpec:
     describe_action: Callable = None  # (state before, action, viewer=None) -> str
     public_scores: Callable = None    # state -> list of int, one per seat
     score_label: str = "score"        # what public_scores counts (points, gold, stars...)
+    # Bumped whenever the observation's meaning changes, even at the same size, so that a policy
+    # file trained on an older observation is refused instead of playing on misread inputs.
+    observation_version: int = 1
 
     @property
     def env_id(self) -> str:
