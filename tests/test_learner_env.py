@@ -119,11 +119,23 @@ def test_sb3_check_env_passes(game_id):
         check_env(envs.make_learner_env(game_id, illegal_action="penalize"))
 
 
-def test_rllib_env_check_passes_where_ray_is_installed(game_id):
+def test_rllib_samples_the_registered_learner_env_where_ray_is_installed(game_id, monkeypatch):
+    """RLlib's new API stack has no single-agent check_env: its SingleAgentEnvRunner builds the env
+    by its gymnasium id through gymnasium.make_vec (with gymnasium's checker) and samples it, so
+    that is the check. Random (unmasked) actions need illegal_action='penalize'."""
     pytest.importorskip("ray.rllib")
-    from ray.rllib.utils.pre_checks.env import check_env
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # keep any local Ray on loopback
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
-    check_env(envs.make_learner_env(game_id, illegal_action="penalize"))
+    config = PPOConfig().environment(gymnasium_id(game_id), env_config={"illegal_action": "penalize"})
+    runner = SingleAgentEnvRunner(config=config.env_runners(num_envs_per_env_runner=1))
+    try:
+        episodes = runner.sample(num_timesteps=200, random_actions=True)
+    finally:
+        runner.stop()
+    assert sum(len(e) for e in episodes) >= 200
+    assert all(np.isfinite(e.get_return()) for e in episodes)
 
 
 def test_gymnasium_make_gives_the_learner_env_with_the_usual_wrappers(game_id):
