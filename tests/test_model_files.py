@@ -117,7 +117,6 @@ print("played", sum(s.games for s in result.stats), "torch" in sys.modules and s
 
 
 def test_sampling_policy_file_agents_play_inside_the_training_engine(two_player_model):
-    pytest.importorskip("scipy")  # the numba MLP forward pass of frozen opponents
     from monster_zoo.agents.ppo_agent import PPOAgent
 
     opponent = PPOAgent.load(str(two_player_model), GAME, seed=3, deterministic=False, options=TWO)
