@@ -90,3 +90,22 @@ def test_evaluate_and_play_refuse_a_seed_no_env_takes(capsys, no_tournament, com
     # every env's reset takes only non-negative integer seeds (envs/core/inputs.py)
     code, err = _exit_code([*command, "--seed", seed], capsys)
     assert code == 2 and f"argument --seed: {seed!r} is not a non-negative integer" in err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--exp-name", "../../x"], "--exp-name '../../x' must be a plain name"),
+    (["--net-arch", "a,b"], "--net-arch 'a,b' must be comma-separated positive integers"),
+    (["--num-env-runners", "-1"], "--num-env-runners must be at least 0, got -1"),
+    (["--gamma", "0"], "--gamma must be in (0, 1], got 0.0"),
+    (["--option", "num_players"], "not of the form"),
+    (["--option", "max_steps=0"], "max_steps=0 is not valid"),
+])
+def test_league_refuses_bad_arguments_before_ray_and_writes_nothing(tmp_path, capsys, extra, message):
+    pytest.importorskip("ray.rllib")
+    from monster_zoo.training import rllib_league
+
+    out = tmp_path / "runs"
+    with pytest.raises(SystemExit) as stop:
+        rllib_league.main(["--out-dir", str(out), "--no-progress", *extra])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    assert sorted(tmp_path.iterdir()) == []

@@ -271,9 +271,11 @@ def test_tiny_league_run(tmp_path):
 def test_league_refuses_bad_arguments(capsys):
     from monster_zoo.training import rllib_league
 
-    assert rllib_league.main(["--league", "nobody:1"]) == 2
-    assert "unknown agent 'nobody'" in capsys.readouterr().err
-    assert rllib_league.main(["--option", "num_players=9"]) == 2
+    for argv, message in ((["--league", "nobody:1"], "unknown agent 'nobody'"),
+                          (["--option", "num_players=9"], "num_players=9")):
+        with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
+            rllib_league.main(argv)
+        assert stop.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_evaluate_on_ray_gives_the_local_results(tmp_path):

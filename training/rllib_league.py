@@ -45,6 +45,7 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.match import WIN, seat_outcome
 from monster_zoo.agents.mcts import MCTSAgent
 from monster_zoo.envs.rllib_env import RLlibGameEnv
+from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 from monster_zoo.training.selfplay_ppo import MetricsLog, build_parser, flag, parse_mix, parse_options
 
 LEARNER = "learner"
@@ -257,7 +258,7 @@ def build_config(args: Args, options: dict, mix: dict):
 
     num_players = RLlibGameEnv({"game": args.game, **options}).num_players
     module = RLModuleSpec(module_class=MaskedPPOTorchRLModule,
-                          model_config={"fcnet_hiddens": [int(x) for x in args.net_arch.split(",")]})
+                          model_config={"fcnet_hiddens": int_list("--net-arch", args.net_arch)[0]})
     return (
         PPOConfig()
         .environment(LeagueEnv, env_config={"game": args.game, **options, "league": mix,
@@ -289,10 +290,42 @@ class _TensorBoard:
         self.writer.add_scalar(metric, value, self.step)
 
 
+def argument_problem(args: Args) -> Optional[str]:
+    """Why ``args`` cannot make a league run, or None; checked before Ray starts or anything is
+    written."""
+    at_least = [("--total-timesteps", args.total_timesteps, 1),
+                ("--snapshot-min-episodes", args.snapshot_min_episodes, 1), ("--pool-size", args.pool_size, 1),
+                ("--train-batch-size", args.train_batch_size, 2), ("--minibatch-size", args.minibatch_size, 2),
+                ("--num-epochs", args.num_epochs, 1), ("--num-env-runners", args.num_env_runners, 0),
+                ("--num-envs-per-env-runner", args.num_envs_per_env_runner, 1),
+                ("--num-learners", args.num_learners, 0), ("--eval-every", args.eval_every, 0),
+                ("--eval-games", args.eval_games, 1), ("--checkpoint-every", args.checkpoint_every, 0),
+                ("--seed", args.seed, 0)]
+    return first_problem(
+        out_of_bounds([(label, value, value >= low, f"at least {low}") for label, value, low in at_least] + [
+            ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
+            ("--snapshot-margin", args.snapshot_margin, 0 <= args.snapshot_margin <= 1, "in [0, 1]"),
+            ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
+            ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
+            ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
+            ("--clip-coef", args.clip_coef, args.clip_coef > 0, "a number > 0"),
+            ("--ent-coef", args.ent_coef, args.ent_coef >= 0, "a number >= 0"),
+            ("--num-gpus-per-learner", args.num_gpus_per_learner, args.num_gpus_per_learner >= 0, "a number >= 0"),
+        ]),
+        int_list("--net-arch", args.net_arch)[1],
+        plain_name("--exp-name", args.exp_name),
+        writable_dir("--out-dir", Path(args.out_dir)),
+    )
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Train the league, evaluate and checkpoint; return 0 (argument errors exit with a message)."""
+    """Train the league, evaluate and checkpoint; return 0 (bad arguments exit with code 2 and a
+    message, before Ray starts or anything is written)."""
     parser = build_parser(Args, "python -m monster_zoo.training.rllib_league", __doc__.split("\n\n")[0])
     args = Args(**vars(parser.parse_args(argv)))
+    problem = argument_problem(args)
+    if problem:
+        parser.error(problem)
     import ray
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
     from tqdm.auto import tqdm
@@ -300,8 +333,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from monster_zoo import envs
     from monster_zoo.training.learner_eval import evaluate_against
 
-    options = parse_options(args.option)
     try:
+        options = parse_options(args.option)
         envs.config(args.game, options)
         mix = parse_mix(args.league)
         if args.mcts_simulations < 1:
@@ -310,8 +343,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if name != SNAPSHOTS:
                 league_baseline(name, args.game, args.seed, args.mcts_simulations)
     except (TypeError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        parser.error(str(error))
     run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir = Path(args.out_dir).resolve() / run_name
     (run_dir / "checkpoints").mkdir(parents=True)
