@@ -304,7 +304,7 @@ def argument_problem(args: Args) -> Optional[str]:
     return first_problem(
         out_of_bounds([(label, value, value >= low, f"at least {low}") for label, value, low in at_least] + [
             ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
-            ("--snapshot-margin", args.snapshot_margin, 0 <= args.snapshot_margin <= 1, "in [0, 1]"),
+            ("--snapshot-margin", args.snapshot_margin, -1 <= args.snapshot_margin <= 1, "in [-1, 1]"),
             ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
             ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
             ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
