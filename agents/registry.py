@@ -3,7 +3,9 @@
 Each game's baselines answer to a short name (``"random"``, ``"greedy"``) and to
 a versioned one, ``<game>-<kind>-v<version>`` (``"marry_the_monster-greedy-v1"``).
 A versioned name always means the same behaviour: change a baseline's play and
-its version goes up, so results quoted against a name stay comparable.
+its version goes up, so results quoted against a name stay comparable. The short
+name plays the newest version; older versions stay available by their versioned
+names (``marry_the_monster-mcts-v1``, the untuned search).
 
 A trained policy answers to ``ppo:<path of its policy file .npz>`` (numpy alone
 plays it; see :mod:`monster_zoo.agents.policy_file`), which must have been trained for
@@ -25,7 +27,15 @@ from .base import Agent
 # kind -> (version, module, class) for agents that play any game
 _GENERIC: Dict[str, Tuple[int, str, str]] = {
     "random": (1, "monster_zoo.agents.random_agent", "RandomAgent"),
-    "mcts": (1, "monster_zoo.agents.mcts", "MCTSAgent"),
+    # each game's tuned search (monster_zoo.agents.search), and the same at a tenth of its budget
+    "mcts": (2, "monster_zoo.agents.search", "TunedMCTS"),
+    "mcts-fast": (1, "monster_zoo.agents.search", "FastTunedMCTS"),
+    # the trained champion shipped for the game and player count (monster_zoo.agents.champions)
+    "champion": (1, "monster_zoo.agents.champions", "load_champion"),
+}
+# (kind, version) -> (module, class) of versions that a newer one replaced
+_PREVIOUS: Dict[Tuple[str, int], Tuple[str, str]] = {
+    ("mcts", 1): ("monster_zoo.agents.mcts", "MCTSAgent"),  # untuned: 10,000 simulations, random rollouts
 }
 # game name -> kind -> (version, module, class) for agents written for one game
 _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
@@ -61,9 +71,40 @@ def _baselines(game_id: str) -> Dict[str, Tuple[int, str, str]]:
 
 def available_agents(game_id: str) -> List[str]:
     """Names ``make_agent`` accepts for ``game_id``: short kinds, then versioned names."""
+    from .champions import champion_player_counts
+
     game = _game_name(game_id)
     kinds = _baselines(game_id)
-    return sorted(kinds) + sorted(f"{game}-{kind}-v{v}" for kind, (v, _, _) in kinds.items())
+    if not champion_player_counts(game):
+        del kinds["champion"]  # named only where a champion ships
+    versions = [(kind, v) for kind, (v, _, _) in kinds.items()] + list(_PREVIOUS)
+    return sorted(kinds) + sorted(f"{game}-{kind}-v{v}" for kind, v in versions)
+
+
+def versioned_name(game_id: str, kind: str) -> str:
+    """The current versioned name of baseline ``kind`` for ``game_id`` (``marry_the_monster-mcts-v2``)."""
+    return f"{_game_name(game_id)}-{kind}-v{_baselines(game_id)[kind][0]}"
+
+
+def baseline_module(game_id: str, kind: str) -> str:
+    """The module that holds ``game_id``'s current baseline ``kind``."""
+    return _baselines(game_id)[kind][1]
+
+
+def _resolve(game_id: str, name: str) -> Tuple[str, str]:
+    """(module, class) of the baseline ``name`` (short or versioned); ValueError listing valid names."""
+    game = _game_name(game_id)
+    kinds = _baselines(game_id)
+    if name in kinds:
+        return kinds[name][1:]
+    for kind, (v, module, class_name) in kinds.items():
+        if name == f"{game}-{kind}-v{v}":
+            return module, class_name
+    for (kind, v), found in _PREVIOUS.items():
+        if name == f"{game}-{kind}-v{v}":
+            return found
+    raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
+                     f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.npz>")
 
 
 def split_label(name: str) -> Tuple[Optional[str], str]:
@@ -138,24 +179,20 @@ def make_agent(name: str, game_id: str, seed: int = 0, options: Optional[Dict] =
     Raises ValueError listing the valid names for an unknown agent, and the
     registered games for an unknown game.
     """
-    game = _game_name(game_id)
+    _game_name(game_id)  # an unknown game fails first, listing the registered ones
     label, name = split_label(name)
     agent = None
     for prefix in (PPO_PREFIX, TRUSTED_PREFIX):
         if name.startswith(prefix):
             agent = _load_model(name[len(prefix):], game_id, seed, options, prefix == TRUSTED_PREFIX)
     if agent is None:
-        kinds = _baselines(game_id)
-        kind = name
-        if name not in kinds:
-            kind = next((k for k, (v, _, _) in kinds.items() if name == f"{game}-{k}-v{v}"), None)
-            if kind is None:
-                raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
-                                 f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.npz>")
-        _, module, class_name = kinds[kind]
+        module, class_name = _resolve(game_id, name)
         cls = getattr(importlib.import_module(module), class_name)
-        # Generic agents that work through the game's kernels (MCTS) are told the game.
-        agent = cls(seed, game_id=game_id) if "game_id" in inspect.signature(cls).parameters else cls(seed)
+        # Generic agents that work through the game's kernels (MCTS) are told the game, and
+        # those that differ by player count (champions) its options.
+        parameters = inspect.signature(cls).parameters
+        extra = {key: value for key, value in (("game_id", game_id), ("options", options)) if key in parameters}
+        agent = cls(seed, **extra)
     if label is not None:
         agent.name = label
     return agent

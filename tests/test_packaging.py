@@ -26,13 +26,16 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
 
 def _expected_packages():
-    """``monster_zoo`` plus every repository folder that is a package or holds rules data."""
+    """``monster_zoo`` plus every repository folder that is a package or holds rules data or
+    shipped champions."""
     names = {"monster_zoo"}
     for folder in FOLDERS:
         for init in (ROOT / folder).rglob("__init__.py"):
             if "__pycache__" not in init.parts:
                 names.add(".".join(("monster_zoo", *init.parent.relative_to(ROOT).parts)))
     names |= {f"monster_zoo.seeds.{d.name}" for d in (ROOT / "seeds").iterdir() if (d / "rules.md").exists()}
+    if any((ROOT / "agents" / "champions").glob("*.npz")):
+        names.add("monster_zoo.agents.champions")
     return names
 
 
@@ -114,6 +117,9 @@ def _core_install_runs_every_core_feature(py, where):
     assert "core ok" in _run([py, "-c", core], cwd=where).stdout
     _run([py, "-m", "monster_zoo.agents.match", "--game", "monster_factory-v0", "--agents", "greedy", "random",
           "--games", "2", "--no-progress"], cwd=where)
+    # a shipped champion plays from the installed package data with numpy alone
+    _run([py, "-m", "monster_zoo.agents.match", "--game", "marry_the_monster-v0", "--agents",
+          "marry_the_monster-champion-v1", "random", "--games", "2", "--no-progress"], cwd=where)
     play = subprocess.run([str(py.parent / "monster-zoo"), "play", "--game", "monster_factory-v0", "--seed", "1"],
                           input="1\nboard\nquit\n", capture_output=True, text=True, timeout=900, cwd=where)
     assert play.returncode == 0 and "game abandoned" in play.stdout, play.stdout[-2000:] + play.stderr[-2000:]
@@ -130,6 +136,7 @@ def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     assert top == {"monster_zoo", wheel.name.split("-py3")[0] + ".dist-info"}, top
     assert "monster_zoo/py.typed" in names
     assert "monster_zoo/seeds/marry_the_monster/rules.md" in names
+    assert "monster_zoo/agents/champions/marry_the_monster-2p.npz" in names
     assert not any(n.startswith("monster_zoo/tests/") for n in names)
 
     venv.create(tmp_path / "venv", with_pip=True)

@@ -29,7 +29,7 @@ def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
     run_dir, out = train(tmp_path, "--total-timesteps", "512", "--num-envs", "8", "--num-steps", "16",
                          "--batch-size", "64", "--update-epochs", "1", "--snapshot-every", "1",
                          "--eval-every", "256", "--eval-games", "4", "--checkpoint-every", "256",
-                         "--seed", "3")
+                         "--seed", "3", "--opponents", "random:0.2,greedy:0.2,champion:0.2,snapshots:0.4")
     game, exp, seed, stamp = run_dir.name.split("__")
     assert (game, exp, seed) == ("marry_the_monster-v0", "selfplay_ppo", "3") and stamp.isdigit()
     with open(run_dir / "metrics.csv") as f:

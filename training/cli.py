@@ -123,6 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="an option the model was trained with, repeatable (e.g. num_players=2)")
     export.set_defaults(run=run_export_model, command_parser=export)
 
+    leaderboard = commands.add_parser(
+        "leaderboard", help="every game's baselines, search and champion against each other: docs/leaderboard.md",
+        description="For every game at its smallest player count and at 4 players, a round-robin of random, "
+        "greedy, the tuned search at two budgets and the shipped champion (seats rotated, deals paired), "
+        "written as markdown with 95% intervals, openskill ratings and a picture per table.")
+    from monster_zoo.training.leaderboard import build_parser as leaderboard_arguments
+
+    leaderboard_arguments(leaderboard)
+    leaderboard.set_defaults(run=run_leaderboard, command_parser=leaderboard)
+
     # Registered for the command list only: main() hands their arguments on before
     # argparse would parse them (it would take their --help for ours).
     commands.add_parser("train", add_help=False,
@@ -295,6 +305,25 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             print(f"wrote {len(result.match_records)} match records into {args.save_records}")
     if args.curves:
         print(f"wrote {plots.plot_learning_curves(args.curves, args.out / 'learning_curves.png')}")
+    return 0
+
+
+def run_leaderboard(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``leaderboard``: play every table and write the markdown, pictures and JSON."""
+    from monster_zoo.training import leaderboard
+    from monster_zoo.training.arg_checks import first_problem, writable_dir
+
+    problem = first_problem(leaderboard.argument_problem(args), writable_dir("--out", args.out.parent))
+    if problem:
+        parser.error(problem)
+    missing = [name for name in EVAL_EXTRA if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"{PROG} leaderboard: {', '.join(missing)} not installed; install the eval extra:\n"
+              f"    pip install -e '.[eval]'", file=sys.stderr)
+        return 1
+    out = leaderboard.run(args.games or envs.available(), args.out, args.seed, args.scale, args.jobs,
+                          progress=not args.no_progress)
+    print(f"wrote {out} and {out.parent / out.stem}/")
     return 0
 
 

@@ -1,0 +1,87 @@
+"""Each game's tuned search baseline: ``"mcts"`` (``<game>-mcts-v2``) and ``"mcts-fast"``.
+
+The search is the generic information-set MCTS of :mod:`monster_zoo.agents.mcts`; what is
+tuned per game is in :data:`SEARCH_CONFIGS`: simulations per move (sized so a move
+takes at most 0.2 s of one core on the 2-core development machine), the UCB
+exploration constant for the game's returns, and the rollout policy - uniform random,
+or the game's greedy kernel, which costs more per simulation but judges the end of a
+rollout far better in games where random play wanders. ``mcts-fast`` is the same
+search with a tenth of the simulations: the leaderboard's second budget.
+
+``<game>-mcts-v1`` still names the untuned search of version 1 (10,000 simulations,
+exploration 1.0, random rollouts in every game). How each configuration was chosen,
+and what it scores against greedy, is in ``agents/README.md``.
+"""
+import importlib
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from monster_zoo import envs
+
+from .mcts import MCTSAgent
+from .mcts_evaluator import uniform_policy
+
+ROLLOUTS = ("random", "greedy")
+FAST_FRACTION = 10
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How one game's search baseline searches."""
+
+    simulations: int
+    exploration: float
+    rollout: str  # one of ROLLOUTS
+
+
+SEARCH_CONFIGS: Dict[str, SearchConfig] = {
+    "marry_the_monster": SearchConfig(simulations=6000, exploration=1.0, rollout="random"),
+    "mighty_monsters": SearchConfig(simulations=8000, exploration=1.0, rollout="random"),
+    "monstargh": SearchConfig(simulations=4000, exploration=1.0, rollout="random"),
+    "monster_arena": SearchConfig(simulations=3000, exploration=1.0, rollout="random"),
+    "monster_factory": SearchConfig(simulations=6000, exploration=1.0, rollout="random"),
+}
+
+
+def search_config(game_id: str) -> SearchConfig:
+    """The tuned configuration of ``game_id``'s search baseline."""
+    return SEARCH_CONFIGS[envs.spec(game_id).name]
+
+
+def search_names(game_id: str) -> List[str]:
+    """The versioned names of ``game_id``'s search baseline at its two budgets, full budget first."""
+    from .registry import versioned_name
+
+    return [versioned_name(game_id, "mcts"), versioned_name(game_id, "mcts-fast")]
+
+
+def rollout_kernel(game_id: str, rollout: str):
+    """The numba policy that plays every seat in rollouts: uniform, or the game's greedy kernel."""
+    if rollout == "random":
+        return uniform_policy
+    if rollout == "greedy":
+        from .registry import baseline_module
+
+        return importlib.import_module(baseline_module(game_id, "greedy")).greedy_action
+    raise ValueError(f"unknown rollout policy {rollout!r}; valid: {', '.join(ROLLOUTS)}")
+
+
+class TunedMCTS(MCTSAgent):
+    """The search baseline of one game, configured from :data:`SEARCH_CONFIGS`."""
+
+    fraction = 1
+
+    def __init__(self, seed: int = 0, game_id: Optional[str] = None):
+        if game_id is None:
+            raise ValueError("a tuned search plays one game: pass game_id")
+        config = search_config(game_id)
+        super().__init__(seed, simulations=max(1, config.simulations // self.fraction),
+                         exploration=config.exploration, game_id=game_id,
+                         rollout_policy=rollout_kernel(game_id, config.rollout))
+        self.rollout = config.rollout
+
+
+class FastTunedMCTS(TunedMCTS):
+    """The search baseline with a tenth of its simulations (the leaderboard's second budget)."""
+
+    fraction = FAST_FRACTION

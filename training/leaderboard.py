@@ -1,0 +1,173 @@
+"""The leaderboard: every game's baselines, search and champion against each other.
+
+    monster-zoo leaderboard                      # every game, writes docs/leaderboard.md
+    monster-zoo leaderboard --games monstargh-v0 --scale 0.1 --out /tmp/lb.md
+
+For every game at its smallest player count and at 4 players, a round-robin tournament
+(:mod:`monster_zoo.training.tournament`: seats rotated, deals paired, 95% Wilson
+intervals, openskill ratings) of ``random``, ``greedy``, the game's tuned search
+baseline at its budget and at a tenth of it, and the game's shipped champion for that
+player count when one ships. The markdown holds a summary of the ratings per game
+and, per tournament, its win-rate matrix, ratings table and a picture of the matrix
+(written beside the markdown, in ``<out stem>/``), plus the protocol: seeds, games per
+pairing, budgets and wall time. The JSON of every tournament lies beside the pictures.
+
+Games per pairing default to :data:`GAMES_PER_PAIRING`, sized so that the whole
+leaderboard runs in under two hours on a 2-core machine with ``--jobs 2``; ``--scale``
+multiplies them (the intervals show what fewer games cost). ``--jobs`` plays
+tournaments in parallel processes; the results do not depend on it.
+"""
+import argparse
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from monster_zoo import envs
+from monster_zoo.agents.champions import champion_player_counts
+from monster_zoo.agents.registry import versioned_name
+from monster_zoo.agents.search import search_names
+from monster_zoo.training.arg_checks import seed_argument
+
+DEFAULT_OUT = Path("docs/leaderboard.md")
+FOUR_PLAYERS = 4
+# (game name, player count) -> games per pairing; sized from the agents' measured time per move
+GAMES_PER_PAIRING: Dict[tuple, int] = {}
+DEFAULT_GAMES = 40
+
+
+@dataclass(frozen=True)
+class Table:
+    """One tournament of the leaderboard: a game at a player count with its field."""
+
+    game_id: str
+    num_players: int
+    field: tuple
+    games: int
+
+    @property
+    def key(self) -> str:
+        """``<game>-<n>p``: the file names of this table's picture and JSON."""
+        return f"{envs.spec(self.game_id).name}-{self.num_players}p"
+
+
+def player_counts(game_id: str) -> List[int]:
+    """The smallest player count of ``game_id`` and 4 (when the game seats 4)."""
+    spec = envs.spec(game_id)
+    counts = [spec.min_players]
+    if spec.min_players < FOUR_PLAYERS <= spec.max_players:
+        counts.append(FOUR_PLAYERS)
+    return counts
+
+
+def leaderboard_field(game_id: str, num_players: int) -> List[str]:
+    """random, greedy, the search baseline at both budgets and the champion (where one ships), by
+    their versioned names: a leaderboard entry always means the same behaviour."""
+    name = envs.spec(game_id).name
+    field = [versioned_name(game_id, "random"), versioned_name(game_id, "greedy"), *search_names(game_id)]
+    if num_players in champion_player_counts(name):
+        field.append(f"{name}-champion-v1")
+    return field
+
+
+def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
+    """The tournaments of the leaderboard for ``games``, games per pairing scaled by ``scale``."""
+    tables = []
+    for game_id in games:
+        name = envs.spec(game_id).name
+        for n in player_counts(game_id):
+            count = max(n, round(GAMES_PER_PAIRING.get((name, n), DEFAULT_GAMES) * scale))
+            tables.append(Table(game_id, n, tuple(leaderboard_field(game_id, n)), count))
+    return tables
+
+
+def play_table(table: Table, seed: int, folder: Path, progress: bool) -> dict:
+    """Play one tournament, write its JSON and picture into ``folder``; return its summary."""
+    from monster_zoo.training import plots
+    from monster_zoo.training.tournament import run_tournament
+
+    result = run_tournament(table.game_id, list(table.field), table.games, seed,
+                            {"num_players": table.num_players}, progress=progress)
+    data = result.to_json()
+    data.pop("records")  # the per-game records stay out of the docs; the seed replays them
+    (folder / f"{table.key}.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    picture = plots.plot_win_matrix(data, folder / f"{table.key}.png")
+    return {"key": table.key, "markdown": result.markdown(), "picture": picture.name,
+            "ranking": [{"agent": r["agent"], "ordinal": r["ordinal"]} for r in data["ratings"]],
+            "elapsed_s": result.elapsed_s, "games": result.games_per_pairing,
+            "game_id": table.game_id, "num_players": table.num_players}
+
+
+def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
+    """The leaderboard's markdown from the tournaments' summaries."""
+    lines = ["# Leaderboard", "",
+             "Written by `monster-zoo leaderboard` (see `monster_zoo/training/leaderboard.py`): for every "
+             "game at its smallest player count and at 4 players, a round-robin of random, greedy, the "
+             "tuned search baseline at its budget and at a tenth of it, and the shipped champion where "
+             "one exists for that player count. Seats rotate and every pairing plays the same deals; "
+             "win rates carry 95% Wilson intervals; ratings are openskill Plackett-Luce "
+             "(ordinal = mu - 3 sigma).", "",
+             f"Seed {seed}; {len(summaries)} tournaments in {wall_s / 60:.1f} minutes of wall time "
+             f"with {jobs} parallel process(es). Search budgets: see `agents/README.md`.", "",
+             "| game | players | games per pairing | ranking by ordinal (best first) | minutes |",
+             "|---|---:|---:|---|---:|"]
+    for s in summaries:
+        ranking = " > ".join(f"{r['agent']} ({r['ordinal']:.1f})" for r in s["ranking"])
+        lines.append(f"| {s['game_id']} | {s['num_players']} | {s['games']} | {ranking} | "
+                     f"{s['elapsed_s'] / 60:.1f} |")
+    for s in summaries:
+        lines += ["", s["markdown"], "",
+                  f"![win rates, {s['key']}]({folder_name}/{s['picture']})"]
+    return "\n".join(lines) + "\n"
+
+
+def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs: int = 1,
+        progress: bool = True) -> Path:
+    """Play the leaderboard of ``games`` and write it to ``out``; return ``out``."""
+    tables = plan(games, scale)
+    folder = out.parent / out.stem
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    if jobs == 1:
+        summaries = [play_table(t, seed, folder, progress) for t in tables]
+    else:
+        # The longest tournaments start first, so the pool does not wait on one at the end.
+        order = sorted(range(len(tables)), key=lambda i: -tables[i].games * len(tables[i].field))
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = {i: pool.submit(play_table, tables[i], seed, folder, progress) for i in order}
+            summaries = [futures[i].result() for i in range(len(tables))]
+    out.write_text(render(summaries, folder.name, seed, jobs, time.perf_counter() - start), encoding="utf-8")
+    return out
+
+
+def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.ArgumentParser:
+    """The ``leaderboard`` command's arguments (on ``parser`` when given)."""
+    parser = parser or argparse.ArgumentParser(prog="monster-zoo leaderboard", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", metavar="GAME_ID",
+                        help="games to play (default: every registered game)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="the markdown to write; pictures and JSON go into a folder of its name "
+                        "(default %(default)s)")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="the deals and agent seeds (default %(default)s)")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply every table's games per pairing (default %(default)s)")
+    parser.add_argument("--jobs", type=int, default=1, help="tournaments played at once (default %(default)s)")
+    parser.add_argument("--no-progress", action="store_true", help="do not show progress bars")
+    return parser
+
+
+def argument_problem(args: argparse.Namespace) -> Optional[str]:
+    """What is wrong with the leaderboard's arguments, or None."""
+    known = envs.available()
+    unknown = [g for g in args.games or () if g not in known]
+    if unknown:
+        return f"unknown game(s) {', '.join(unknown)}; valid: {', '.join(known)}"
+    if not 0 < args.scale <= 100:
+        return f"--scale must be in (0, 100], got {args.scale}"
+    if not 1 <= args.jobs <= 64:
+        return f"--jobs must be from 1 to 64, got {args.jobs}"
+    if args.out.suffix != ".md":
+        return f"--out must name a markdown file (.md), got {args.out}"
+    return None
