@@ -15,7 +15,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.envs.core.contract import H_NUM_PLAYERS, H_REWARD_MODE, REWARD_SCORE, REWARD_WIN
+from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import rng_below
 
 from .base import Agent
@@ -24,9 +24,6 @@ from .mcts_tree import SearchTree, no_determinize, search
 
 DEFAULT_SIMULATIONS = 10000
 DEFAULT_EXPLORATION = 1.0
-# What a finished simulation is worth to each seat: the game's reward mode (ruling C3) the
-# search plays its simulations under, whatever the live game's is.
-VALUES = {"win": REWARD_WIN, "score": REWARD_SCORE}
 
 
 def spec_for(state_size: int, num_actions: int):
@@ -46,9 +43,6 @@ class MCTSAgent(Agent):
     ``determinize=False`` searches the state as given (perfect information; for tests
     or games that hide nothing). ``rollout_policy`` is a numba function with
     ``monster_zoo.envs.core.contract.POLICY_SIG`` playing every seat in rollouts (default: uniform).
-    ``value="score"`` backs up each seat's final score minus the table's mean score instead
-    of the win/loss reward (``"win"``): a finer signal where random rollouts rarely decide the
-    winner clearly; ``exploration`` must then match the game's score scale.
     After each move ``tree`` holds the last search (``tree.root_visits()``).
     """
 
@@ -57,12 +51,9 @@ class MCTSAgent(Agent):
 
     def __init__(self, seed: int = 0, simulations: int = DEFAULT_SIMULATIONS,
                  exploration: float = DEFAULT_EXPLORATION, game_id: Optional[str] = None,
-                 determinize: bool = True, rollout_policy: Callable = uniform_policy, value: str = "win"):
+                 determinize: bool = True, rollout_policy: Callable = uniform_policy):
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
-        if value not in VALUES:
-            raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
-        self.value = value
         self.simulations = int(simulations)
         self.exploration = float(exploration)
         self.determinize = bool(determinize)
@@ -80,7 +71,6 @@ class MCTSAgent(Agent):
         if not mask.any():
             raise ValueError("the action mask allows no action: this agent is not on move")
         root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
-        root[H_REWARD_MODE] = VALUES[self.value]
         visits = self.run_search(root, mask.shape[0])
         best = np.flatnonzero((visits == visits.max()) & (mask != 0))
         return int(best[rng_below(self.rng, len(best))])
@@ -107,4 +97,4 @@ class MCTSAgent(Agent):
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(seed={self.seed}, simulations={self.simulations}, "
-                f"exploration={self.exploration}, value={self.value!r}, determinize={self.determinize})")
+                f"exploration={self.exploration}, determinize={self.determinize})")

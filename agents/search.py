@@ -35,11 +35,11 @@ class SearchConfig:
 
 
 SEARCH_CONFIGS: Dict[str, SearchConfig] = {
-    "marry_the_monster": SearchConfig(simulations=6000, exploration=1.0, rollout="random"),
-    "mighty_monsters": SearchConfig(simulations=8000, exploration=1.0, rollout="random"),
-    "monstargh": SearchConfig(simulations=4000, exploration=1.0, rollout="random"),
-    "monster_arena": SearchConfig(simulations=3000, exploration=1.0, rollout="random"),
-    "monster_factory": SearchConfig(simulations=6000, exploration=1.0, rollout="random"),
+    "marry_the_monster": SearchConfig(simulations=10_000, exploration=1.0, rollout="random"),
+    "mighty_monsters": SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
+    "monstargh": SearchConfig(simulations=4_000, exploration=1.0, rollout="random"),
+    "monster_arena": SearchConfig(simulations=6_000, exploration=1.0, rollout="random"),
+    "monster_factory": SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
 }
 
 

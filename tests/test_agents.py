@@ -120,8 +120,12 @@ def test_registry_names():
     assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), MarryTheMonsterGreedy)
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
-    with pytest.raises(ValueError, match=r"valid names: greedy, mcts, random, .* or ppo:<model.npz>"):
+    with pytest.raises(ValueError, match=r"valid names: champion, greedy, mcts, mcts-fast, random, .* "
+                                         r"or ppo:<model.npz>"):
         make_agent("alphazero", GAME, 0)
+    # a replaced version stays available by its versioned name
+    assert {"marry_the_monster-mcts-v1", "marry_the_monster-mcts-v2"} <= set(names)
+    assert make_agent("marry_the_monster-mcts-v1", GAME, 0).simulations == 10_000
     with pytest.raises(ValueError, match="no such file"):
         make_agent("ppo:/no/such/model.npz", GAME, 0)
     with pytest.raises(ValueError, match="valid names"):

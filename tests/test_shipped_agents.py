@@ -186,3 +186,18 @@ def test_champion_plays_inside_the_training_vec_env(game_id, n):
         _, _, dones, infos = vec.step(actions)
         seen |= {info["opponent"] for done, info in zip(dones, infos) if done}
     assert seen == {champion_name(game_id)}
+
+
+@pytest.mark.parametrize("game_id,n", CHAMPIONS[:1])
+def test_a_person_plays_against_the_champion(game_id, n):
+    """``monster-zoo play --agents champion ...`` seats the champion; the champion's moves are
+    announced and the game is left with 'quit'."""
+    import subprocess
+    import sys
+
+    others = ["champion"] + ["random"] * (n - 2)
+    done = subprocess.run([sys.executable, "-m", "monster_zoo", "play", "--game", game_id, "--seat", "1",
+                           "--seed", "2", "--agents", *others], input="quit\n", capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "player_0 (champion):" in done.stdout and "game abandoned" in done.stdout

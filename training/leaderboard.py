@@ -12,8 +12,9 @@ and, per tournament, its win-rate matrix, ratings table and a picture of the mat
 (written beside the markdown, in ``<out stem>/``), plus the protocol: seeds, games per
 pairing, budgets and wall time. The JSON of every tournament lies beside the pictures.
 
-Games per pairing default to :data:`GAMES_PER_PAIRING`, sized so that the whole
-leaderboard runs in under two hours on a 2-core machine with ``--jobs 2``; ``--scale``
+Games per pairing default to :data:`GAMES_SMALLEST` and :data:`GAMES_FOUR`, sized so that
+the whole leaderboard runs in under two hours on a 2-core machine with ``--jobs 2`` (the
+search takes up to 0.2 s a move); ``--scale``
 multiplies them (the intervals show what fewer games cost). ``--jobs`` plays
 tournaments in parallel processes; the results do not depend on it.
 """
@@ -23,7 +24,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 from monster_zoo import envs
 from monster_zoo.agents.champions import champion_player_counts
@@ -33,9 +34,10 @@ from monster_zoo.training.arg_checks import seed_argument
 
 DEFAULT_OUT = Path("docs/leaderboard.md")
 FOUR_PLAYERS = 4
-# (game name, player count) -> games per pairing; sized from the agents' measured time per move
-GAMES_PER_PAIRING: Dict[tuple, int] = {}
-DEFAULT_GAMES = 40
+# Games per pairing at a game's smallest player count and at 4 players. A 4-player table has
+# twice the pairings (A alone among B's differs from B alone among A's) and longer games.
+GAMES_SMALLEST = 40
+GAMES_FOUR = 20
 
 
 @dataclass(frozen=True)
@@ -76,9 +78,9 @@ def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
     """The tournaments of the leaderboard for ``games``, games per pairing scaled by ``scale``."""
     tables = []
     for game_id in games:
-        name = envs.spec(game_id).name
         for n in player_counts(game_id):
-            count = max(n, round(GAMES_PER_PAIRING.get((name, n), DEFAULT_GAMES) * scale))
+            games_per_pairing = GAMES_FOUR if n == FOUR_PLAYERS else GAMES_SMALLEST
+            count = max(n, round(games_per_pairing * scale))
             tables.append(Table(game_id, n, tuple(leaderboard_field(game_id, n)), count))
     return tables
 

@@ -1,0 +1,67 @@
+"""The leaderboard command: its plan, its files, its arguments, and results that do not depend on --jobs."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("openskill")
+
+from monster_zoo import envs  # noqa: E402
+from monster_zoo.agents import search  # noqa: E402
+from monster_zoo.agents.champions import champion_games  # noqa: E402
+from monster_zoo.training import leaderboard  # noqa: E402
+
+GAME = "marry_the_monster-v0"
+
+
+def test_plan_covers_every_game_at_its_smallest_count_and_four():
+    tables = leaderboard.plan(envs.available())
+    seen = {(t.game_id, t.num_players) for t in tables}
+    for game_id in envs.available():
+        spec = envs.spec(game_id)
+        assert (game_id, spec.min_players) in seen and (game_id, 4) in seen
+    for t in tables:
+        name = envs.spec(t.game_id).name
+        assert t.field[:2] == (f"{name}-random-v1", f"{name}-greedy-v1")
+        assert t.field[2:4] == (f"{name}-mcts-v2", f"{name}-mcts-fast-v1")
+        has_champion = t.num_players in champion_games().get(name, [])
+        assert (f"{name}-champion-v1" in t.field) == has_champion
+        assert t.games == (leaderboard.GAMES_FOUR if t.num_players == 4 else leaderboard.GAMES_SMALLEST)
+    scaled = leaderboard.plan([GAME], scale=0.01)
+    assert [t.games for t in scaled] == [2, 4]  # never fewer games than seats
+
+
+@pytest.fixture
+def tiny_search(monkeypatch):
+    """Marry the Monster's search at 20 simulations, so a whole table plays in seconds."""
+    config = search.SEARCH_CONFIGS["marry_the_monster"]
+    monkeypatch.setitem(search.SEARCH_CONFIGS, "marry_the_monster",
+                        search.SearchConfig(20, config.exploration, config.rollout))
+
+
+def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_path, tiny_search):
+    one = leaderboard.run([GAME], tmp_path / "one" / "lb.md", seed=3, scale=0.05, jobs=1, progress=False)
+    two = leaderboard.run([GAME], tmp_path / "two" / "lb.md", seed=3, scale=0.05, jobs=2, progress=False)
+    text = one.read_text()
+    assert text.startswith("# Leaderboard") and "Seed 3" in text
+    for n in (2, 4):
+        key = f"marry_the_monster-{n}p"
+        assert f"## {GAME}: {n} players" in text and f"(lb/{key}.png)" in text
+        assert (tmp_path / "one" / "lb" / f"{key}.png").stat().st_size > 1000
+        first, second = (json.loads((tmp_path / d / "lb" / f"{key}.json").read_text()) for d in ("one", "two"))
+        for data in (first, second):
+            data.pop("elapsed_s")
+        assert first == second
+        assert {p["agent"] for p in first["ratings"]} == set(first["field"])
+
+
+def test_bad_arguments_exit_2_with_the_reason(tmp_path):
+    cases = [(["--games", "chess-v0"], "unknown game"), (["--scale", "0"], "--scale"),
+             (["--jobs", "0"], "--jobs"), (["--seed", "-1"], "seed"),
+             (["--out", str(tmp_path / "lb.txt")], "markdown")]
+    for extra, message in cases:
+        done = subprocess.run([sys.executable, "-m", "monster_zoo", "leaderboard", "--no-progress", *extra],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and message in done.stderr, (extra, done.stderr[-500:])
+    assert not (tmp_path / "lb").exists()
