@@ -64,6 +64,10 @@ class Args:
     opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
                           "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                           "plus 'snapshots' (the self-play pool)")
+    warm_start: str = flag("", "before PPO, clone this baseline's decisions (e.g. greedy; empty: start "
+                           "from random weights); see monster_zoo.training.imitation")
+    warm_start_samples: int = flag(200_000, "teacher decisions cloned by --warm-start")
+    warm_start_epochs: int = flag(3, "passes over the teacher's decisions")
     snapshot_every: int = flag(10, 'PPO updates between snapshots of the learner into the pool')
     pool_size: int = flag(8, 'snapshots kept in the pool (oldest dropped first)')
     eval_every: int = flag(
@@ -121,6 +125,8 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
             ("--checkpoint-every", args.checkpoint_every, args.checkpoint_every >= 0, "at least 0"),
             ("--torch-threads", args.torch_threads, args.torch_threads >= 0, "at least 0 (0: torch's default)"),
+            ("--warm-start-samples", args.warm_start_samples, args.warm_start_samples >= 100, "at least 100"),
+            ("--warm-start-epochs", args.warm_start_epochs, args.warm_start_epochs >= 1, "at least 1"),
         ]),
         int_list("--net-arch", args.net_arch)[1],
         plain_name("--exp-name", args.exp_name),
@@ -205,6 +211,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         mix = parse_mix(args.opponents)
         baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
                      for k, name in enumerate(mix) if name != "snapshots"}
+        teacher = make_agent(args.warm_start, args.game, seed=args.seed, options=options) if args.warm_start else None
+        if teacher is not None and not teacher.needs_state:
+            raise ValueError(f"--warm-start {args.warm_start}: the teacher must be a baseline that reads the "
+                             "engine state, such as greedy or mcts-fast")
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     if args.torch_threads:
@@ -224,6 +234,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         seed=args.seed, device="cpu", verbose=0)
     model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
     metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
+    if teacher is not None:
+        from monster_zoo.training import imitation
+
+        demos = imitation.collect(args.game, options, teacher, args.warm_start_samples, seed=args.seed + 1)
+        cloned = imitation.clone(model.policy, demos, args.warm_start_epochs, seed=args.seed)
+        metrics.log(0, "warmstart/held_out_agreement", cloned["held_out_agreement"])
+        print(f"warm start: cloned {cloned['samples']} {args.warm_start} decisions, held-out agreement "
+              f"{cloned['held_out_agreement']:.3f}")
     pool: List[PPOAgent] = []
 
     def save_model(path: Path, step: Optional[int] = None) -> None:
