@@ -29,13 +29,16 @@ def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
     run_dir, out = train(tmp_path, "--total-timesteps", "512", "--num-envs", "8", "--num-steps", "16",
                          "--batch-size", "64", "--update-epochs", "1", "--snapshot-every", "1",
                          "--eval-every", "256", "--eval-games", "4", "--checkpoint-every", "256",
-                         "--seed", "3", "--opponents", "random:0.2,greedy:0.2,champion:0.2,snapshots:0.4")
+                         "--seed", "3", "--opponents", "random:0.2,greedy:0.2,champion:0.2,snapshots:0.4",
+                         "--warm-start", "greedy", "--warm-start-samples", "500", "--warm-start-epochs", "1")
     game, exp, seed, stamp = run_dir.name.split("__")
     assert (game, exp, seed) == ("marry_the_monster-v0", "selfplay_ppo", "3") and stamp.isdigit()
     with open(run_dir / "metrics.csv") as f:
         rows = list(csv.DictReader(f))
     metrics = {r["metric"] for r in rows}
-    assert {"charts/SPS", "eval/winrate_vs_random", "eval/winrate_vs_greedy", "train/pool_size"} <= metrics
+    assert {"charts/SPS", "eval/winrate_vs_random", "eval/winrate_vs_greedy", "train/pool_size",
+            "warmstart/held_out_agreement"} <= metrics
+    assert "warm start: cloned 500 greedy decisions" in out
     assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows if r["metric"].startswith("eval/"))
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == \
         ["step_256.npz", "step_256.zip", "step_512.npz", "step_512.zip"]
@@ -65,6 +68,13 @@ def test_train_help_and_bad_arguments():
     bad = subprocess.run([sys.executable, "-m", "monster_zoo.training", "train", "--opponents", "nobody:1",
                           "--total-timesteps", "64"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr and "valid names" in bad.stderr
+    for extra, message in ((["--warm-start", "random"], "must be a baseline that reads the engine state"),
+                           (["--warm-start-samples", "5"], "--warm-start-samples")):
+        bad = subprocess.run([sys.executable, "-m", "monster_zoo.training", "train", "--total-timesteps", "64",
+                              "--out-dir", str(ROOT / "no-such-run-dir"), *extra], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr[-500:]
+    assert not (ROOT / "no-such-run-dir").exists()
 
 
 def test_argument_block_and_opponent_mix_parsing():
