@@ -39,7 +39,7 @@ SEARCH_CONFIGS: Dict[str, SearchConfig] = {
     "mighty_monsters": SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
     "monstargh": SearchConfig(simulations=4_000, exploration=1.0, rollout="random"),
     "monster_arena": SearchConfig(simulations=6_000, exploration=1.0, rollout="random"),
-    "monster_factory": SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
+    "monster_factory": SearchConfig(simulations=1_000, exploration=1.0, rollout="greedy"),
 }
 
 
