@@ -38,7 +38,7 @@ SEARCH_CONFIGS: Dict[str, SearchConfig] = {
     "marry_the_monster": SearchConfig(simulations=10_000, exploration=1.0, rollout="random"),
     "mighty_monsters": SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
     "monstargh": SearchConfig(simulations=4_000, exploration=1.0, rollout="random"),
-    "monster_arena": SearchConfig(simulations=6_000, exploration=1.0, rollout="random"),
+    "monster_arena": SearchConfig(simulations=1_200, exploration=1.0, rollout="greedy"),
     "monster_factory": SearchConfig(simulations=1_000, exploration=1.0, rollout="greedy"),
 }
 
