@@ -612,9 +612,79 @@ OBS_PHASE = OBS_ROUND + 2                                  # setup, play monster
 OBS_KING = OBS_PHASE + 3                                   # king tile in effect, one-hot
 OBS_KINGS_USED = OBS_KING + NUM_KING_TILES                 # king tiles flipped so far
 OBS_OPTIONS = OBS_KINGS_USED + NUM_KING_TILES              # setup random, guard line-up, king's rules
-OBS_SIZE = OBS_OPTIONS + 3
+# Derived from the public view (observation v2), what the greedy baseline weighs when it plays;
+# per guard position, from the main gate, with the monsters now beside it (empty spaces count 0):
+OBS_WIN = OBS_OPTIONS + 3                  # chance they beat its guard (unseen pool of its level)
+OBS_REACH = OBS_WIN + MAX_PLAYERS          # chance every guard before it falls (its fight happens)
+OBS_LOOT = OBS_REACH + MAX_PLAYERS         # expected loot of its guard this round / LOOT_SCALE
+OBS_LOCKED = OBS_LOOT + MAX_PLAYERS        # its pair reached the printed maximum: no replacing there
+OBS_BEHIND = OBS_LOCKED + MAX_PLAYERS      # per relative seat: gold behind the richest / GOLD_SCALE
+OBS_OUTLOOK = OBS_BEHIND + MAX_PLAYERS     # per relative seat: expected gold change this round
+OBS_SIZE = OBS_OUTLOOK + MAX_PLAYERS
 GOLD_SCALE = 100.0
 ROUND_SCALE = 6.0
+LOOT_SCALE = 30.0      # a guard's loot with every king tile bonus stays below this
+OUTLOOK_SCALE = 60.0   # expected gold change, shown as 0.5 + change / OUTLOOK_SCALE (clipped)
+
+
+@njit(cache=True)
+def guard_pool(state, g):
+    """Mask over the guard cards that the guard at position ``g`` may be as everyone knows it:
+    itself once revealed, else the unseen cards of its level (its own value is never read)."""
+    card = state[CASTLE + g]
+    if state[REVEALED + g]:
+        pool = np.zeros(NUM_GUARDS, np.int8)
+        pool[card] = 1
+        return pool
+    return unseen_guards(state, GUARD_LEVEL[card])
+
+
+@njit(cache=True)
+def guard_outlooks(state, win, loot):
+    """Per guard position ``g``: ``win[g]``, the chance the monsters now beside it beat its guard,
+    and ``loot[g]``, the guard's expected loot this round; a face-down guard is taken uniformly
+    from the unseen guard cards of its level (its value is never read), a revealed one exactly."""
+    win[:] = 0.0
+    loot[:] = 0.0
+    for g in range(state[H_NUM_PLAYERS]):
+        if state[CASTLE + g] < 0:
+            continue
+        pool = guard_pool(state, g)
+        size = pool.sum()
+        pair = pair_strength(state, g)
+        for c in range(NUM_GUARDS):
+            if pool[c]:
+                win[g] += (pair >= fight_strength(state, g, GUARD_STRENGTH[c])) / size
+                loot[g] += fight_loot(state, g, GUARD_LOOT[c]) / size
+
+
+@njit(cache=True)
+def gold_outlook(state, win, out):
+    """Each seat's expected gold change this round if the castle fought as it stands: the loot
+    shares of pairs with both spaces filled, weighted by the chance their fight happens and is
+    won, minus the healing of each monster weighted by the chance its guard is not beaten (MM-11,
+    MM-12); ``win`` from :func:`guard_outlooks`. Face-down guards are taken as there."""
+    out[:] = 0.0
+    gains = np.zeros(MAX_PLAYERS, np.int64)
+    reach = 1.0
+    for g in range(state[H_NUM_PLAYERS]):
+        if state[CASTLE + g] < 0:
+            continue
+        a, b = state[SPACE + SIDES * g], state[SPACE + SIDES * g + 1]
+        if a >= 0 and b >= 0:
+            pool = guard_pool(state, g)
+            size = pool.sum()
+            pair = pair_strength(state, g)
+            for c in range(NUM_GUARDS):
+                if pool[c] and pair >= fight_strength(state, g, GUARD_STRENGTH[c]):
+                    gains[:] = 0
+                    loot_shares(state, g, fight_loot(state, g, GUARD_LOOT[c]), gains)
+                    for q in range(MAX_PLAYERS):
+                        out[q] += reach * gains[q] / size
+        for occupant in (a, b):
+            if occupant >= 0:
+                out[occupant // NUM_CARDS] -= (1.0 - reach * win[g]) * heal_cost(state, occupant % NUM_CARDS)
+        reach *= win[g]
 
 
 @njit(OBSERVE_SIG, cache=True)
@@ -673,6 +743,26 @@ def observe_into(state, player, out):
     out[OBS_OPTIONS] = state[SETUP_RANDOM]
     out[OBS_OPTIONS + 1] = state[LINEUP]
     out[OBS_OPTIONS + 2] = state[KINGS]
+    win = np.zeros(MAX_PLAYERS)
+    loot = np.zeros(MAX_PLAYERS)
+    guard_outlooks(state, win, loot)
+    reach = 1.0
+    for g in range(n):
+        out[OBS_WIN + g] = win[g]
+        out[OBS_REACH + g] = reach
+        out[OBS_LOOT + g] = min(loot[g] / LOOT_SCALE, 1.0)
+        if state[CASTLE + g] >= 0:
+            out[OBS_LOCKED + g] = pair_strength(state, g) >= LEVEL_STRENGTH[guard_level(state, g), 1]
+        reach *= win[g]
+    outlook = np.zeros(MAX_PLAYERS)
+    gold_outlook(state, win, outlook)
+    richest = 0
+    for q in range(n):
+        richest = max(richest, state[GOLD + q])
+    for q in range(n):
+        rel = (q - player) % n
+        out[OBS_BEHIND + rel] = min((richest - state[GOLD + q]) / GOLD_SCALE, 1.0)
+        out[OBS_OUTLOOK + rel] = min(max(0.5 + outlook[q] / OUTLOOK_SCALE, 0.0), 1.0)
 
 
 @njit(DETERMINIZE_SIG, cache=True)
