@@ -628,62 +628,50 @@ OUTLOOK_SCALE = 60.0   # expected gold change, shown as 0.5 + change / OUTLOOK_S
 
 
 @njit(cache=True)
-def guard_pool(state, g):
-    """Mask over the guard cards that the guard at position ``g`` may be as everyone knows it:
-    itself once revealed, else the unseen cards of its level (its own value is never read)."""
-    card = state[CASTLE + g]
-    if state[REVEALED + g]:
-        pool = np.zeros(NUM_GUARDS, np.int8)
-        pool[card] = 1
-        return pool
-    return unseen_guards(state, GUARD_LEVEL[card])
-
-
-@njit(cache=True)
-def guard_outlooks(state, win, loot):
-    """Per guard position ``g``: ``win[g]``, the chance the monsters now beside it beat its guard,
-    and ``loot[g]``, the guard's expected loot this round; a face-down guard is taken uniformly
-    from the unseen guard cards of its level (its value is never read), a revealed one exactly."""
+def castle_outlook(state, win, loot, gold):
+    """The castle as it stands, judged from public information, per guard position ``g`` from the
+    main gate: ``win[g]``, the chance the monsters now beside it beat its guard; ``loot[g]``, the
+    guard's expected loot this round; and per seat ``gold[q]``, its expected gold change this round
+    if the castle fought as it stands: loot shares of pairs with both spaces filled, weighted by the
+    chance their fight happens and is won, minus each monster's healing weighted by the chance its
+    guard is not beaten (MM-11, MM-12). A face-down guard is taken uniformly from the unseen guard
+    cards of its level (``unseen_guards``: its own value is never read), a revealed one exactly.
+    """
     win[:] = 0.0
     loot[:] = 0.0
-    for g in range(state[H_NUM_PLAYERS]):
-        if state[CASTLE + g] < 0:
-            continue
-        pool = guard_pool(state, g)
-        size = pool.sum()
-        pair = pair_strength(state, g)
-        for c in range(NUM_GUARDS):
-            if pool[c]:
-                win[g] += (pair >= fight_strength(state, g, GUARD_STRENGTH[c])) / size
-                loot[g] += fight_loot(state, g, GUARD_LOOT[c]) / size
-
-
-@njit(cache=True)
-def gold_outlook(state, win, out):
-    """Each seat's expected gold change this round if the castle fought as it stands: the loot
-    shares of pairs with both spaces filled, weighted by the chance their fight happens and is
-    won, minus the healing of each monster weighted by the chance its guard is not beaten (MM-11,
-    MM-12); ``win`` from :func:`guard_outlooks`. Face-down guards are taken as there."""
-    out[:] = 0.0
+    gold[:] = 0.0
+    pools = np.zeros((NUM_LEVELS + 1, NUM_GUARDS), np.int8)
+    for level in range(1, NUM_LEVELS + 1):
+        pools[level] = unseen_guards(state, level)
+    exact = np.zeros(NUM_GUARDS, np.int8)
     gains = np.zeros(MAX_PLAYERS, np.int64)
     reach = 1.0
     for g in range(state[H_NUM_PLAYERS]):
-        if state[CASTLE + g] < 0:
+        card = state[CASTLE + g]
+        if card < 0:
             continue
+        pool = pools[GUARD_LEVEL[card]]
+        if state[REVEALED + g]:
+            exact[:] = 0
+            exact[card] = 1
+            pool = exact
+        size = pool.sum()
         a, b = state[SPACE + SIDES * g], state[SPACE + SIDES * g + 1]
-        if a >= 0 and b >= 0:
-            pool = guard_pool(state, g)
-            size = pool.sum()
-            pair = pair_strength(state, g)
-            for c in range(NUM_GUARDS):
-                if pool[c] and pair >= fight_strength(state, g, GUARD_STRENGTH[c]):
+        pair = pair_strength(state, g)
+        for c in range(NUM_GUARDS):
+            if pool[c]:
+                won = pair >= fight_strength(state, g, GUARD_STRENGTH[c])
+                amount = fight_loot(state, g, GUARD_LOOT[c])
+                win[g] += won / size
+                loot[g] += amount / size
+                if won and a >= 0 and b >= 0:
                     gains[:] = 0
-                    loot_shares(state, g, fight_loot(state, g, GUARD_LOOT[c]), gains)
+                    loot_shares(state, g, amount, gains)
                     for q in range(MAX_PLAYERS):
-                        out[q] += reach * gains[q] / size
+                        gold[q] += reach * gains[q] / size
         for occupant in (a, b):
             if occupant >= 0:
-                out[occupant // NUM_CARDS] -= (1.0 - reach * win[g]) * heal_cost(state, occupant % NUM_CARDS)
+                gold[occupant // NUM_CARDS] -= (1.0 - reach * win[g]) * heal_cost(state, occupant % NUM_CARDS)
         reach *= win[g]
 
 
@@ -745,7 +733,8 @@ def observe_into(state, player, out):
     out[OBS_OPTIONS + 2] = state[KINGS]
     win = np.zeros(MAX_PLAYERS)
     loot = np.zeros(MAX_PLAYERS)
-    guard_outlooks(state, win, loot)
+    outlook = np.zeros(MAX_PLAYERS)
+    castle_outlook(state, win, loot, outlook)
     reach = 1.0
     for g in range(n):
         out[OBS_WIN + g] = win[g]
@@ -754,8 +743,6 @@ def observe_into(state, player, out):
         if state[CASTLE + g] >= 0:
             out[OBS_LOCKED + g] = pair_strength(state, g) >= LEVEL_STRENGTH[guard_level(state, g), 1]
         reach *= win[g]
-    outlook = np.zeros(MAX_PLAYERS)
-    gold_outlook(state, win, outlook)
     richest = 0
     for q in range(n):
         richest = max(richest, state[GOLD + q])

@@ -678,12 +678,11 @@ SEAT_FEATURES = 11 + 2 * NUM_SPECIES
 OBS_GLOBAL = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 # deck / 36, phase one-hot (5), focus being played one-hot (+1, -1, +2, -2),
 # protagonist's acting value (v + 2) / 10, scene / SCENE_SCALE, table empty
-OBS_DERIVED = OBS_GLOBAL + 1 + 5 + 2 * NUM_FOCUS + 3
 # Derived from the observer's view (observation v3), what the greedy baseline weighs when it plays:
 # per card (36, by id), for a visible card, its visible orthogonal neighbours whose printed value is
 # exactly one below its own (whom it meets as a protagonist, MA-9) and exactly one above (who would
 # meet it), each / 4;
-OBS_PREY = OBS_DERIVED
+OBS_PREY = OBS_GLOBAL + 1 + 5 + 2 * NUM_FOCUS + 3
 OBS_PREDATORS = OBS_PREY + NUM_CARDS
 # then visible monsters of the observer's species (0 once the game is over), of the most visible
 # other species in play and the mean over the other species in play, each / NUM_VALUES (MA-15);
