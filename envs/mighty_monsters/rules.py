@@ -625,6 +625,9 @@ GOLD_SCALE = 100.0
 ROUND_SCALE = 6.0
 LOOT_SCALE = 30.0      # a guard's loot with every king tile bonus stays below this
 OUTLOOK_SCALE = 60.0   # expected gold change, shown as 0.5 + change / OUTLOOK_SCALE (clipped)
+# Guard cards are listed level by level (components.json): level L's are LEVEL_FIRST[L] onwards.
+LEVEL_FIRST = np.cumsum(LEVEL_SIZE) - LEVEL_SIZE
+assert np.array_equal(GUARD_LEVEL, np.repeat(np.arange(NUM_LEVELS + 1), LEVEL_SIZE))
 
 
 @njit(cache=True)
@@ -634,41 +637,42 @@ def castle_outlook(state, win, loot, gold):
     guard's expected loot this round; and per seat ``gold[q]``, its expected gold change this round
     if the castle fought as it stands: loot shares of pairs with both spaces filled, weighted by the
     chance their fight happens and is won, minus each monster's healing weighted by the chance its
-    guard is not beaten (MM-11, MM-12). A face-down guard is taken uniformly from the unseen guard
-    cards of its level (``unseen_guards``: its own value is never read), a revealed one exactly.
+    guard is not beaten (MM-11, MM-12). A face-down guard is taken uniformly from the guard cards of
+    its level nobody has seen (``guard_seen``: its own value is never read), a revealed one exactly.
     """
     win[:] = 0.0
     loot[:] = 0.0
     gold[:] = 0.0
-    pools = np.zeros((NUM_LEVELS + 1, NUM_GUARDS), np.int8)
-    for level in range(1, NUM_LEVELS + 1):
-        pools[level] = unseen_guards(state, level)
-    exact = np.zeros(NUM_GUARDS, np.int8)
-    gains = np.zeros(MAX_PLAYERS, np.int64)
+    shares = np.zeros(MAX_PLAYERS, np.int64)
     reach = 1.0
     for g in range(state[H_NUM_PLAYERS]):
         card = state[CASTLE + g]
         if card < 0:
             continue
-        pool = pools[GUARD_LEVEL[card]]
-        if state[REVEALED + g]:
-            exact[:] = 0
-            exact[card] = 1
-            pool = exact
-        size = pool.sum()
+        revealed = state[REVEALED + g] != 0
+        level = GUARD_LEVEL[card]
+        first = card if revealed else LEVEL_FIRST[level]
+        last = card + 1 if revealed else LEVEL_FIRST[level] + LEVEL_SIZE[level]
         a, b = state[SPACE + SIDES * g], state[SPACE + SIDES * g + 1]
+        full = a >= 0 and b >= 0
         pair = pair_strength(state, g)
-        for c in range(NUM_GUARDS):
-            if pool[c]:
-                won = pair >= fight_strength(state, g, GUARD_STRENGTH[c])
+        size = 0
+        wins = 0
+        amounts = 0
+        shares[:] = 0
+        for c in range(first, last):
+            if revealed or not guard_seen(state, c):
+                size += 1
                 amount = fight_loot(state, g, GUARD_LOOT[c])
-                win[g] += won / size
-                loot[g] += amount / size
-                if won and a >= 0 and b >= 0:
-                    gains[:] = 0
-                    loot_shares(state, g, amount, gains)
-                    for q in range(MAX_PLAYERS):
-                        gold[q] += reach * gains[q] / size
+                amounts += amount
+                if pair >= fight_strength(state, g, GUARD_STRENGTH[c]):
+                    wins += 1
+                    if full:
+                        loot_shares(state, g, amount, shares)
+        win[g] = wins / size
+        loot[g] = amounts / size
+        for q in range(MAX_PLAYERS):
+            gold[q] += reach * shares[q] / size
         for occupant in (a, b):
             if occupant >= 0:
                 gold[occupant // NUM_CARDS] -= (1.0 - reach * win[g]) * heal_cost(state, occupant % NUM_CARDS)

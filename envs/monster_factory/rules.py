@@ -539,16 +539,30 @@ def relative(seat, player, n):
     return rel + n if rel < 0 else rel
 
 
+def fitting_kind_lists():
+    """``(lists, counts)``: ``lists[needs, :counts[needs]]`` are the kinds ``FITTING_KINDS[needs]``
+    names, so that a sum over them visits only kinds that fit."""
+    lists = np.zeros((NUM_NEEDS, NUM_KINDS), np.int32)
+    counts = np.zeros(NUM_NEEDS, np.int32)
+    for needs in range(NUM_NEEDS):
+        kinds = [k for k in range(NUM_KINDS) if (int(FITTING_KINDS[needs]) >> k) & 1]
+        lists[needs, :len(kinds)] = kinds
+        counts[needs] = len(kinds)
+    return lists, counts
+
+
+FITTING_LIST, FITTING_COUNT = fitting_kind_lists()
+
+
 @njit(cache=True)
 def supply_fit_share(state, j):
     """Share of the face-down supply whose kind fits open cell ``j`` in some rotation (MF-10)."""
     if state[SUPPLY_LEFT] == 0:
         return 0.0
-    kinds = FITTING_KINDS[state[CELL_NEEDS + j]]
+    needs = state[CELL_NEEDS + j]
     fitting = 0
-    for k in range(NUM_KINDS):
-        if (kinds >> k) & 1:
-            fitting += state[SUPPLY + k]
+    for i in range(FITTING_COUNT[needs]):
+        fitting += state[SUPPLY + FITTING_LIST[needs, i]]
     return fitting / state[SUPPLY_LEFT]
 
 
