@@ -69,7 +69,8 @@ picks a random deck card), the parts a player drew unseen at the end of
 drafting are hidden from the others until they appear on the table, and while
 monsters are being built (AR-19) another player's attachments look like
 inventory, their slots look empty and whether they are mid-attachment is not
-shown.
+shown: the derived per-seat slots 1716-1739 stay 0 for another seat until the
+monsters are revealed.
 
 ## Action mask
 
@@ -133,7 +134,7 @@ real choices of target while games stay short.
 * v0, issue 15: observation 1656 -> 1741 values: derived features appended (slots 1656-1740):
   Defense with passives per card, attack strength left, parts attached, exposed torso halves and
   the weakest outer card per seat, and the pending attack's expected margin. While monsters are
-  built another seat's monster counts as its bare torso halves (AR-19). Observation version 3:
+  built, another seat shows only its torso halves' printed Defense (AR-19). Observation version 3:
   policy files trained on version 2 are refused.
 """
 from .monster_arena.env import SPEC, env, raw_env

@@ -251,6 +251,6 @@ def ar_expected(state, player):
 def test_monster_arena_derived_features_match_their_definitions_and_hide_building(sampled_states):
     """AR-11, AR-19, AR-26, AR-30, AR-36: Defense with passives, attack strength left this round,
     parts attached, exposed torso halves, the weakest outer card and the pending attack's margin;
-    while building, another seat's monster shows as its bare torso."""
+    while building, another seat shows only its torso halves' printed Defense."""
     from monster_zoo.envs.monster_arena import rules
     check_features(sampled_states("monster_arena-v0"), "monster_arena-v0", ar_expected, rules.OBS_DEFENSE)
