@@ -1191,7 +1191,7 @@ OBS_HIGH = OBS_DEALER + MAX_PLAYERS
 OBS_FIRST = OBS_HIGH + MAX_PLAYERS
 OBS_MISC = OBS_FIRST + MAX_PLAYERS                  # scalars, see observe_into
 # Derived from the observer's view (observation v3), what the greedy baseline weighs when it plays.
-# While monsters are built, another seat's monster counts as its bare torso halves (AR-19).
+# While monsters are built, another seat shows only its torso halves' printed Defense (AR-19).
 OBS_DEFENSE = OBS_MISC + 13                        # per card on a monster: Defense with passives / 16
 OBS_POWER = OBS_DEFENSE + NUM_CARDS                # per relative seat: expected attack of its cards
                                                    # that may still act this round / POWER_SCALE

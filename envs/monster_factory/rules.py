@@ -515,7 +515,7 @@ OBS_ON_MOVE = OBS_CURRENT_OPEN + MAX_PLAYERS           # one-hot seat on move
 OBS_FIRST_PLAYER = OBS_ON_MOVE + MAX_PLAYERS           # one-hot first player
 OBS_SEATED = OBS_FIRST_PLAYER + MAX_PLAYERS            # 1 for seats in the game
 OBS_PHASE = OBS_SEATED + MAX_PLAYERS                   # one-hot: start tile, place, over
-# Derived from the public view (observation v2), what the greedy baseline weighs when it plays:
+# Derived from the public view (observation v3), what the greedy baseline weighs when it plays:
 OBS_CELL_FIT = OBS_PHASE + 3                # per open cell: share of the supply that fits it
 OBS_HAND_FITS = OBS_CELL_FIT + MAX_OPEN_CELLS  # per open cell: the tile in hand fits it
 OBS_WORTH = OBS_HAND_FITS + MAX_OPEN_CELLS  # per relative seat: what completing its monster in
