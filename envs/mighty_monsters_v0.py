@@ -10,7 +10,7 @@
 | Agents             | 4 (3-6 with `num_players`)                                             |
 | Action shape       | (1,)                                                                   |
 | Action values      | Discrete(70)                                                           |
-| Observation shape  | (360,)                                                                 |
+| Observation shape  | (396,)                                                                 |
 | Observation values | [0, 1]                                                                 |
 
 Monsters raid King Edgar's castle. Each round every player plays two monster
@@ -29,7 +29,7 @@ king tiles happen inside `step` and never ask an agent (ruling C5).
 
 ## Observation space
 
-`{"observation": Box(0, 1, (360,), float32), "action_mask": Box(0, 1, (70,), int8)}`.
+`{"observation": Box(0, 1, (396,), float32), "action_mask": Box(0, 1, (70,), int8)}`.
 Seats are relative: the observer is seat 0, the next player clockwise seat 1,
 and so on (seats beyond `num_players` stay zero). Guard positions count from the
 main gate; space `2*g + side`.
@@ -53,6 +53,12 @@ main gate; space `2*g + side`.
 | 333-344   | king tile in effect, one-hot (tile order of `components.json`)                    |
 | 345-356   | king tiles flipped so far                                                        |
 | 357-359   | options: setup_hand random, guard_lineup, kings_rules                            |
+| 360-365   | derived, per guard position: chance the monsters now beside it beat its guard (a face-down guard taken uniformly from the unseen guards of its level, a revealed one exactly; empty spaces count 0; king tiles applied) |
+| 366-371   | derived, per guard position: chance every guard before it falls, so that its fight happens |
+| 372-377   | derived, per guard position: its guard's expected loot this round / 30 (king tiles applied) |
+| 378-383   | derived, per guard position: its pair reached the guard's printed maximum, so nobody may replace there (MM-8) |
+| 384-389   | derived, per seat: gold behind the richest seat / 100 (capped)                   |
+| 390-395   | derived, per seat: expected gold change this round if the castle fought as it stands, 0.5 + change / 60 (clipped): loot shares of full pairs times the chance their fight happens and is won, minus healing times the chance it is due (MM-11, MM-12) |
 
 What a player may deduce is in the view (ruling MM11): a card that moved in
 public (played, returned by a replacement, rotated at the end of a round, sorted
@@ -111,6 +117,10 @@ means 45-100 by player count), and the rules cap a game at 61 actions per player
 
 * v0: initial release (rules MM-1 to MM-21 with the rulebook's examples and the 12 king tiles,
   rulings C1-C6 and MM1-MM11).
+* v0, issue 15: observation 360 -> 396 values: derived features appended (slots 360-395), what a
+  strong player and the greedy baseline read from the castle: win and reach chances per guard,
+  expected loot, locked pairs, gold gaps and this round's outlook. Observation version 2: policy
+  files trained on version 1 are refused.
 """
 from .mighty_monsters.env import SPEC, env, raw_env
 

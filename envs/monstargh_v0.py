@@ -10,7 +10,7 @@
 | Agents             | 4 (2-6 with `num_players`)                         |
 | Action shape       | (1,)                                               |
 | Action values      | Discrete(224)                                      |
-| Observation shape  | (637,)                                             |
+| Observation shape  | (713,)                                             |
 | Observation values | [0, 1]                                             |
 
 Talent agents play monster cards onto a shared, ever-spreading table. A monster
@@ -44,7 +44,7 @@ coordinates relative to the scene's first card; a scene never places more than
 
 ## Observation space
 
-`{"observation": Box(0, 1, (637,), float32), "action_mask": Box(0, 1, (224,), int8)}`.
+`{"observation": Box(0, 1, (713,), float32), "action_mask": Box(0, 1, (224,), int8)}`.
 Seats are relative: the observer is seat 0, the next player clockwise seat 1,
 and so on (seats beyond `num_players` stay zero). Card `c` is `6*species + value-1`.
 
@@ -61,6 +61,12 @@ and so on (seats beyond `num_players` stay zero). Card `c` is `6*species + value
 | 634     | protagonist's acting value during a steal choice, (v + 2) / 10                   |
 | 635     | scene number / 20 (capped)                                                       |
 | 636     | the table is empty                                                               |
+| 637-672 | derived, per card (by id): for a visible card, its visible orthogonal neighbours whose printed value is exactly one below its own / 4 (whom it meets as a protagonist, MA-9) |
+| 673-708 | derived, per card: its visible neighbours exactly one above / 4 (who would meet it)                |
+| 709     | derived: visible monsters of the observer's species / 6 (0 once the game is over) |
+| 710     | derived: visible monsters of the most visible other species in play / 6          |
+| 711     | derived: mean visible monsters over the other species in play / 6                |
+| 712     | derived: cards still to be played this scene (every hand, focus cards included, plus the deck) / 48 |
 
 Nothing else is visible (MA-18): the other seats' species, the unassigned
 tokens, the other hands and the deck are not in the observation. Everything
@@ -126,6 +132,11 @@ The default of 4 players is the middle of the 2-6 range.
   and the next starter (MA-19); each seat now also shows its stars behind the leader and above the
   fewest, so leaders and the fewest stay exact at any total. Observation version 2: policy
   files trained on the old observation are refused.
+* v0, issue 15: observation 637 -> 713 values: derived features appended (slots 637-712): per
+  visible card its neighbours one below and one above (a neighbour lookup by coordinates that a
+  network reads badly from the per-card x, y slots), the observer's species against the others on
+  the table (the greedy baseline's value) and the plays left this scene. Observation version 3:
+  policy files trained on version 2 are refused.
 """
 from .monstargh.env import SPEC, env, raw_env
 

@@ -10,7 +10,7 @@
 | Agents             | 4 (2-6 with `num_players`)                         |
 | Action shape       | (1,)                                               |
 | Action values      | Discrete(437)                                      |
-| Observation shape  | (1656,)                                            |
+| Observation shape  | (1741,)                                            |
 | Observation values | [0, 1]                                             |
 
 Players draft two torso halves, then draft monster parts (the dealer's
@@ -33,7 +33,7 @@ reaction to offer) never ask an agent (ruling C6).
 
 ## Observation space
 
-`{"observation": Box(0, 1, (1656,), float32), "action_mask": Box(0, 1, (437,), int8)}`.
+`{"observation": Box(0, 1, (1741,), float32), "action_mask": Box(0, 1, (437,), int8)}`.
 Seats are relative: the observer is seat 0, the next player clockwise seat 1,
 and so on (seats beyond `num_players` stay zero). Cards are numbered 0-59:
 U1-U6, L1-L6, then the parts copy by copy (`SA1`-`SA7`, `GA1`, `GA2`, `BC1`-`BC5`,
@@ -57,13 +57,20 @@ U1-U6, L1-L6, then the parts copy by copy (`SA1`-`SA7`, `GA1`, `GA2`, `BC1`-`BC5
 | 1631-1636   | high bidder, one-hot                                                          |
 | 1637-1642   | first torso picker, one-hot                                                   |
 | 1643-1655   | current bid / 15, passes in succession / 6, drafting rounds without a token spent / 6, web guard bonus / 2, wing penalty / 6, Eye Stalk aim / 4, arena round / 100, deck size / 48, last attack: (target + 1) / 61, total / 60, Defense needed / 20, hit; arena rounds in a row without a destroyed card / `quiet_ending_rounds` (/ 10 when 0, capped at 1) (AR-45) |
+| 1656-1715   | derived, per card on a monster: its Defense with passive bonuses (Insect Thorax, Spiked Legs) / 16; while building, another seat's torso half shows its printed Defense and its parts nothing |
+| 1716-1721   | derived, per seat: expected attack of its monster's attacking cards that may still act this round (not used, not pinched): 3.5 per die plus Attack Mod, / 40 (capped) |
+| 1722-1727   | derived, per seat: parts attached / 48                                        |
+| 1728-1733   | derived, per seat: outer (uncovered) torso halves / 2: a hit there destroys the monster |
+| 1734-1739   | derived, per seat: lowest Defense (with passives) among its outer cards / 16, 0 when none |
+| 1740        | derived: pending attack's expected margin, 0.5 + (3.5 per die + bonus - wing penalty - target's Defense - web bonus) / 40 (clipped); 0 when no attack is pending |
 
 Nothing else is visible (AR-5): the deck's order is stored nowhere (a draw
 picks a random deck card), the parts a player drew unseen at the end of
 drafting are hidden from the others until they appear on the table, and while
 monsters are being built (AR-19) another player's attachments look like
 inventory, their slots look empty and whether they are mid-attachment is not
-shown.
+shown: the derived per-seat slots 1716-1739 stay 0 for another seat until the
+monsters are revealed.
 
 ## Action mask
 
@@ -124,6 +131,11 @@ real choices of target while games stay short.
   The old ending is the opt-in option `quiet_ending_rounds=10`. State vector + 1 (the option).
   The quiet-rounds slot is read against the chosen limit: observation version 2, so policy
   files trained on version 1 are refused.
+* v0, issue 15: observation 1656 -> 1741 values: derived features appended (slots 1656-1740):
+  Defense with passives per card, attack strength left, parts attached, exposed torso halves and
+  the weakest outer card per seat, and the pending attack's expected margin. While monsters are
+  built, another seat shows only its torso halves' printed Defense (AR-19). Observation version 3:
+  policy files trained on version 2 are refused.
 """
 from .monster_arena.env import SPEC, env, raw_env
 

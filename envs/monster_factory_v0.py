@@ -10,7 +10,7 @@
 | Agents             | 4 (2-6 with `num_players`)                                     |
 | Action shape       | (1,)                                                           |
 | Action values      | Discrete(200)                                                  |
-| Observation shape  | (3373,)                                                        |
+| Observation shape  | (3483,)                                                        |
 | Observation values | [0, 1]                                                         |
 
 Players draw square monster tiles and add them to anyone's monster, their own or an
@@ -49,7 +49,7 @@ open edges of all monsters in progress, hence their open cells, never exceed
 
 ## Observation space
 
-`{"observation": Box(0, 1, (3373,), float32), "action_mask": Box(0, 1, (200,), int8)}`.
+`{"observation": Box(0, 1, (3483,), float32), "action_mask": Box(0, 1, (200,), int8)}`.
 Seats are relative: the observer is seat 0, the next player clockwise seat 1, and so on (seats
 beyond `num_players` stay zero). Coordinates are `(c + 88) / 176` (a monster spans less than 88
 cells from its first tile in any direction).
@@ -70,6 +70,12 @@ cells from its first tile in any direction).
 | 3358-3363   | first player, one-hot                                                         |
 | 3364-3369   | 1 for each seat in the game                                                   |
 | 3370-3372   | phase one-hot: choose start tile, place tile, game over                       |
+| 3373-3415   | derived, per open cell (numbered as above): share of the supply whose kind fits it in some rotation (MF-10) |
+| 3416-3458   | derived, per open cell: the tile in hand fits it in some rotation             |
+| 3459-3464   | derived, per seat: what completing its monster in progress would score (tiles of a first monster, eye tiles of a minion, MF-15) / 30 (capped) |
+| 3465-3470   | derived, per seat: open cells of that monster / 43                            |
+| 3471-3476   | derived, per seat: the lowest supply share fitting one of those cells (0: no tile left can complete it) |
+| 3477-3482   | derived, per seat: score behind the best score / 30 (capped)                  |
 
 Everything is public (ruling MF8) except the order of the supply, which the state does not even
 hold: it keeps counts per kind and each draw picks a kind with the probability of what is left.
@@ -125,6 +131,10 @@ minus the mean final score.
 * v0, issue 14: the "laid by the last action" flag marks the tile the player laid (after a
   completing placement it used to mark the new minion's start tile). Observation version 2:
   policy files trained on version 1 are refused.
+* v0, issue 15: observation 3373 -> 3483 values: derived features appended (slots 3373-3482): how
+  much of the supply fits each open cell, whether the tile in hand does, and per seat the worth,
+  open cells and hardest cell of its monster in progress and its score gap. Observation version
+  3: policy files trained on version 2 are refused.
 """
 from .monster_factory.env import SPEC, env, raw_env
 

@@ -177,8 +177,14 @@ def test_read_only_install_without_a_writable_home_imports_and_plays():
 
 
 def _overwrite_machine_code(path: Path, seed: int):
-    """Overwrite the middle of the largest byte string (the compiled code) of a data file with
-    random bytes: the pickle stays whole, only loading can tell."""
+    """Overwrite the first half of the largest byte string (the compiled code) of a data file with
+    random bytes: the pickle stays whole, only loading can tell.
+
+    The damage starts at the code's first byte, so LLVM's reader refuses it with an error (a bad
+    signature). Damage further in could reach an assertion of an LLVM built with assertions, which
+    aborts the process, and whether it does depends on the compiled code: a change to a game's
+    kernels made the middle-of-the-code damage abort in one of Monster Factory's entries.
+    """
     import io
     import pickletools
     import random
@@ -187,7 +193,7 @@ def _overwrite_machine_code(path: Path, seed: int):
     ops = [(pos, arg) for _, arg, pos in pickletools.genops(io.BytesIO(bytes(data)))
            if isinstance(arg, (bytes, bytearray))]
     pos, blob = max(ops, key=lambda op: len(op[1]))
-    start = pos + 9 + len(blob) // 4
+    start = bytes(data).index(bytes(blob), pos)  # after the opcode and its length field
     data[start:start + len(blob) // 2] = random.Random(seed).randbytes(len(blob) // 2)
     path.write_bytes(bytes(data))
 

@@ -612,9 +612,71 @@ OBS_PHASE = OBS_ROUND + 2                                  # setup, play monster
 OBS_KING = OBS_PHASE + 3                                   # king tile in effect, one-hot
 OBS_KINGS_USED = OBS_KING + NUM_KING_TILES                 # king tiles flipped so far
 OBS_OPTIONS = OBS_KINGS_USED + NUM_KING_TILES              # setup random, guard line-up, king's rules
-OBS_SIZE = OBS_OPTIONS + 3
+# Derived from the public view (observation v2), what the greedy baseline weighs when it plays;
+# per guard position, from the main gate, with the monsters now beside it (empty spaces count 0):
+OBS_WIN = OBS_OPTIONS + 3                  # chance they beat its guard (unseen pool of its level)
+OBS_REACH = OBS_WIN + MAX_PLAYERS          # chance every guard before it falls (its fight happens)
+OBS_LOOT = OBS_REACH + MAX_PLAYERS         # expected loot of its guard this round / LOOT_SCALE
+OBS_LOCKED = OBS_LOOT + MAX_PLAYERS        # its pair reached the printed maximum: no replacing there
+OBS_BEHIND = OBS_LOCKED + MAX_PLAYERS      # per relative seat: gold behind the richest / GOLD_SCALE
+OBS_OUTLOOK = OBS_BEHIND + MAX_PLAYERS     # per relative seat: expected gold change this round
+OBS_SIZE = OBS_OUTLOOK + MAX_PLAYERS
 GOLD_SCALE = 100.0
 ROUND_SCALE = 6.0
+LOOT_SCALE = 30.0      # a guard's loot with every king tile bonus stays below this
+OUTLOOK_SCALE = 60.0   # expected gold change, shown as 0.5 + change / OUTLOOK_SCALE (clipped)
+# Guard cards are listed level by level (components.json): level L's are LEVEL_FIRST[L] onwards.
+LEVEL_FIRST = np.cumsum(LEVEL_SIZE) - LEVEL_SIZE
+assert np.array_equal(GUARD_LEVEL, np.repeat(np.arange(NUM_LEVELS + 1), LEVEL_SIZE))
+
+
+@njit(cache=True)
+def castle_outlook(state, win, loot, gold):
+    """The castle as it stands, judged from public information, per guard position ``g`` from the
+    main gate: ``win[g]``, the chance the monsters now beside it beat its guard; ``loot[g]``, the
+    guard's expected loot this round; and per seat ``gold[q]``, its expected gold change this round
+    if the castle fought as it stands: loot shares of pairs with both spaces filled, weighted by the
+    chance their fight happens and is won, minus each monster's healing weighted by the chance its
+    guard is not beaten (MM-11, MM-12). A face-down guard is taken uniformly from the guard cards of
+    its level nobody has seen (``guard_seen``: its own value is never read), a revealed one exactly.
+    """
+    win[:] = 0.0
+    loot[:] = 0.0
+    gold[:] = 0.0
+    shares = np.zeros(MAX_PLAYERS, np.int64)
+    reach = 1.0
+    for g in range(state[H_NUM_PLAYERS]):
+        card = state[CASTLE + g]
+        if card < 0:
+            continue
+        revealed = state[REVEALED + g] != 0
+        level = GUARD_LEVEL[card]
+        first = card if revealed else LEVEL_FIRST[level]
+        last = card + 1 if revealed else LEVEL_FIRST[level] + LEVEL_SIZE[level]
+        a, b = state[SPACE + SIDES * g], state[SPACE + SIDES * g + 1]
+        full = a >= 0 and b >= 0
+        pair = pair_strength(state, g)
+        size = 0
+        wins = 0
+        amounts = 0
+        shares[:] = 0
+        for c in range(first, last):
+            if revealed or not guard_seen(state, c):
+                size += 1
+                amount = fight_loot(state, g, GUARD_LOOT[c])
+                amounts += amount
+                if pair >= fight_strength(state, g, GUARD_STRENGTH[c]):
+                    wins += 1
+                    if full:
+                        loot_shares(state, g, amount, shares)
+        win[g] = wins / size
+        loot[g] = amounts / size
+        for q in range(MAX_PLAYERS):
+            gold[q] += reach * shares[q] / size
+        for occupant in (a, b):
+            if occupant >= 0:
+                gold[occupant // NUM_CARDS] -= (1.0 - reach * win[g]) * heal_cost(state, occupant % NUM_CARDS)
+        reach *= win[g]
 
 
 @njit(OBSERVE_SIG, cache=True)
@@ -673,6 +735,25 @@ def observe_into(state, player, out):
     out[OBS_OPTIONS] = state[SETUP_RANDOM]
     out[OBS_OPTIONS + 1] = state[LINEUP]
     out[OBS_OPTIONS + 2] = state[KINGS]
+    win = np.zeros(MAX_PLAYERS)
+    loot = np.zeros(MAX_PLAYERS)
+    outlook = np.zeros(MAX_PLAYERS)
+    castle_outlook(state, win, loot, outlook)
+    reach = 1.0
+    for g in range(n):
+        out[OBS_WIN + g] = win[g]
+        out[OBS_REACH + g] = reach
+        out[OBS_LOOT + g] = min(loot[g] / LOOT_SCALE, 1.0)
+        if state[CASTLE + g] >= 0:
+            out[OBS_LOCKED + g] = pair_strength(state, g) >= LEVEL_STRENGTH[guard_level(state, g), 1]
+        reach *= win[g]
+    richest = 0
+    for q in range(n):
+        richest = max(richest, state[GOLD + q])
+    for q in range(n):
+        rel = (q - player) % n
+        out[OBS_BEHIND + rel] = min((richest - state[GOLD + q]) / GOLD_SCALE, 1.0)
+        out[OBS_OUTLOOK + rel] = min(max(0.5 + outlook[q] / OUTLOOK_SCALE, 0.0), 1.0)
 
 
 @njit(DETERMINIZE_SIG, cache=True)

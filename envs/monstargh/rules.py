@@ -23,7 +23,7 @@ from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
                          MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
-                         NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
+                         NUM_SPECIES, NUM_VALUES, SPECIES_IN_PLAY, STARS_TO_END)
 from .layout import (ACTIVE, BOX, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
                      FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
@@ -678,7 +678,21 @@ SEAT_FEATURES = 11 + 2 * NUM_SPECIES
 OBS_GLOBAL = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 # deck / 36, phase one-hot (5), focus being played one-hot (+1, -1, +2, -2),
 # protagonist's acting value (v + 2) / 10, scene / SCENE_SCALE, table empty
-OBS_SIZE = OBS_GLOBAL + 1 + 5 + 2 * NUM_FOCUS + 3
+# Derived from the observer's view (observation v3), what the greedy baseline weighs when it plays:
+# per card (36, by id), for a visible card, its visible orthogonal neighbours whose printed value is
+# exactly one below its own (whom it meets as a protagonist, MA-9) and exactly one above (who would
+# meet it), each / 4;
+OBS_PREY = OBS_GLOBAL + 1 + 5 + 2 * NUM_FOCUS + 3
+OBS_PREDATORS = OBS_PREY + NUM_CARDS
+# then visible monsters of the observer's species (0 once the game is over), of the most visible
+# other species in play and the mean over the other species in play, each / NUM_VALUES (MA-15);
+# and the cards still to be played this scene (every hand plus the deck) / MAX_PLAYS.
+OBS_OWN_VISIBLE = OBS_PREDATORS + NUM_CARDS
+OBS_BEST_OTHER = OBS_OWN_VISIBLE + 1
+OBS_MEAN_OTHER = OBS_BEST_OTHER + 1
+OBS_PLAYS_LEFT = OBS_MEAN_OTHER + 1
+OBS_SIZE = OBS_PLAYS_LEFT + 1
+MAX_PLAYS = NUM_CARDS + MAX_PLAYERS * NUM_FOCUS
 MAX_HAND = MONSTERS_DEALT + NUM_FOCUS  # monsters in hand: 3 dealt, +1 per focus played
 STAR_SCALE = 20.0
 SCENE_SCALE = 20.0
@@ -714,7 +728,11 @@ def observe_into(state, player, out):
             out[o + F_LEVEL] = state[CARD_LEVEL + c] / (NUM_CARDS - 1.0)
             if top:
                 for d in range(NUM_DIRS):
-                    out[o + F_OPEN + d] = grid_top(grid, x0, y0, width, x + DX[d], y + DY[d]) < 0
+                    near = grid_top(grid, x0, y0, width, x + DX[d], y + DY[d])
+                    out[o + F_OPEN + d] = near < 0
+                    if near >= 0:
+                        out[OBS_PREY + c] += (CARD_VALUE[near] == CARD_VALUE[c] - 1) / NUM_DIRS
+                        out[OBS_PREDATORS + c] += (CARD_VALUE[near] == CARD_VALUE[c] + 1) / NUM_DIRS
     visible = np.zeros(NUM_SPECIES, np.int64)
     visible_counts(state, visible)
     for s in range(NUM_SPECIES):
@@ -758,6 +776,22 @@ def observe_into(state, player, out):
         out[g + 6 + 2 * NUM_FOCUS] = (state[PROT_VALUE] + 2) / 10.0
     out[g + 7 + 2 * NUM_FOCUS] = min(state[SCENE] / SCENE_SCALE, 1.0)
     out[g + 8 + 2 * NUM_FOCUS] = table_empty(state)
+    best_other = 0
+    others = 0
+    total_other = 0
+    for s in range(NUM_SPECIES):
+        if state[IN_PLAY + s] and s != mine:
+            best_other = max(best_other, visible[s])
+            total_other += visible[s]
+            others += 1
+    if mine >= 0:
+        out[OBS_OWN_VISIBLE] = visible[mine] / NUM_VALUES
+    out[OBS_BEST_OTHER] = best_other / NUM_VALUES
+    out[OBS_MEAN_OTHER] = total_other / (others * NUM_VALUES)
+    plays = deck_size(state)
+    for q in range(n):
+        plays += hand_size(state, q)
+    out[OBS_PLAYS_LEFT] = plays / MAX_PLAYS
 
 
 # --- hidden information ---------------------------------------------------------------------------

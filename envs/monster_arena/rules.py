@@ -1190,7 +1190,20 @@ OBS_DEALER = OBS_TURN_SEAT + MAX_PLAYERS
 OBS_HIGH = OBS_DEALER + MAX_PLAYERS
 OBS_FIRST = OBS_HIGH + MAX_PLAYERS
 OBS_MISC = OBS_FIRST + MAX_PLAYERS                  # scalars, see observe_into
-OBS_SIZE = OBS_MISC + 13
+# Derived from the observer's view (observation v3), what the greedy baseline weighs when it plays.
+# While monsters are built, another seat shows only its torso halves' printed Defense (AR-19).
+OBS_DEFENSE = OBS_MISC + 13                        # per card on a monster: Defense with passives / 16
+OBS_POWER = OBS_DEFENSE + NUM_CARDS                # per relative seat: expected attack of its cards
+                                                   # that may still act this round / POWER_SCALE
+OBS_PARTS = OBS_POWER + MAX_PLAYERS                # parts attached / 48
+OBS_EXPOSED = OBS_PARTS + MAX_PLAYERS              # outer torso halves / 2 (a hit there ends it)
+OBS_WEAKEST = OBS_EXPOSED + MAX_PLAYERS            # lowest Defense among its outer cards / 16
+OBS_MARGIN = OBS_WEAKEST + MAX_PLAYERS             # pending attack: 0.5 + (expected total - needed) / 40
+OBS_SIZE = OBS_MARGIN + 1
+DEFENSE_SCALE = 16.0   # Defense 13 plus two Spiked Legs stays below it
+POWER_SCALE = 40.0
+MARGIN_SCALE = 40.0
+MEAN_DIE = 3.5
 # Quiet rounds are observed against the opt-in limit (AR-45), else against this many rounds.
 QUIET_SCALE = 10.0
 NUM_PARTS = NUM_CARDS - NUM_TORSOS
@@ -1200,6 +1213,41 @@ NUM_PARTS = NUM_CARDS - NUM_TORSOS
 def is_building(state):
     """Whether monsters are being built (AR-19): the building phase or a builder's slot choice."""
     return state[PHASE] == PH_BUILD or (state[PHASE] == PH_PLACE and state[ROUND] == 0)
+
+
+@njit(cache=True)
+def observe_derived(state, player, out):
+    """The derived slices of seat ``player``'s view (``OBS_DEFENSE`` onwards): Defense with its
+    passive bonuses (AR-30, AR-36), attack strength, exposure, and the pending attack's margin."""
+    n = state[H_NUM_PLAYERS]
+    building = is_building(state)
+    weakest = np.zeros(MAX_PLAYERS, np.int64)
+    for c in range(NUM_CARDS):
+        q = state[OWNER + c]
+        if state[LOC + c] != L_TABLE:
+            continue
+        rel = (q - player) % n
+        if building and q != player:
+            if KIND[c] != KIND_PART:
+                out[OBS_DEFENSE + c] = DEFENSE[c] / DEFENSE_SCALE
+            continue
+        d = defense(state, c)
+        out[OBS_DEFENSE + c] = d / DEFENSE_SCALE
+        out[OBS_PARTS + rel] += (KIND[c] == KIND_PART) / float(NUM_PARTS)
+        if COST[c] >= 0 and state[USED + c] == 0 and state[FROZEN + c] == 0:
+            out[OBS_POWER + rel] += (MEAN_DIE * DICE[c] + attack_mod(state, c)) / POWER_SCALE
+        if not is_covered(state, c):
+            out[OBS_EXPOSED + rel] += (KIND[c] != KIND_PART) / 2.0
+            if weakest[rel] == 0 or d < weakest[rel]:
+                weakest[rel] = d
+    for rel in range(n):
+        out[OBS_POWER + rel] = min(out[OBS_POWER + rel], 1.0)
+        out[OBS_WEAKEST + rel] = weakest[rel] / DEFENSE_SCALE
+    target = state[TARGET]
+    if target >= 0:
+        dice, bonus, _ = attack_profile(state)
+        margin = MEAN_DIE * dice + bonus - state[WING] - defense(state, target) - state[WEB]
+        out[OBS_MARGIN] = min(max(0.5 + margin / MARGIN_SCALE, 0.0), 1.0)
 
 
 @njit(OBSERVE_SIG, cache=True)
@@ -1288,6 +1336,7 @@ def observe_into(state, player, out):
     out[OBS_MISC + 11] = state[LAST + 3]
     scale = float(state[QUIET_ENDING]) if state[QUIET_ENDING] > 0 else QUIET_SCALE
     out[OBS_MISC + 12] = min(max(state[QUIET], 0) / scale, 1.0)
+    observe_derived(state, player, out)
 
 
 @njit(DETERMINIZE_SIG, cache=True)

@@ -515,7 +515,17 @@ OBS_ON_MOVE = OBS_CURRENT_OPEN + MAX_PLAYERS           # one-hot seat on move
 OBS_FIRST_PLAYER = OBS_ON_MOVE + MAX_PLAYERS           # one-hot first player
 OBS_SEATED = OBS_FIRST_PLAYER + MAX_PLAYERS            # 1 for seats in the game
 OBS_PHASE = OBS_SEATED + MAX_PLAYERS                   # one-hot: start tile, place, over
-OBS_SIZE = OBS_PHASE + 3
+# Derived from the public view (observation v3), what the greedy baseline weighs when it plays:
+OBS_CELL_FIT = OBS_PHASE + 3                # per open cell: share of the supply that fits it
+OBS_HAND_FITS = OBS_CELL_FIT + MAX_OPEN_CELLS  # per open cell: the tile in hand fits it
+OBS_WORTH = OBS_HAND_FITS + MAX_OPEN_CELLS  # per relative seat: what completing its monster in
+                                           # progress scores (MF-15) / WORTH_SCALE
+OBS_CELLS_OPEN = OBS_WORTH + MAX_PLAYERS   # its open cells / MAX_OPEN_CELLS
+OBS_HARDEST = OBS_CELLS_OPEN + MAX_PLAYERS  # the lowest supply share fitting one of them (0: can
+                                            # never be completed from what is left)
+OBS_BEHIND = OBS_HARDEST + MAX_PLAYERS     # score behind the best score / WORTH_SCALE
+OBS_SIZE = OBS_BEHIND + MAX_PLAYERS
+WORTH_SCALE = 30.0
 COORD_SCALE = 2.0 * TOTAL_TILES
 # Reciprocals, so the observation multiplies instead of dividing per tile.
 COORD_STEP = 1.0 / COORD_SCALE
@@ -527,6 +537,67 @@ def relative(seat, player, n):
     """``seat`` as seen from ``player``: 0 for the observer, then clockwise."""
     rel = seat - player
     return rel + n if rel < 0 else rel
+
+
+def fitting_kind_lists():
+    """``(lists, counts)``: ``lists[needs, :counts[needs]]`` are the kinds ``FITTING_KINDS[needs]``
+    names, so that a sum over them visits only kinds that fit."""
+    lists = np.zeros((NUM_NEEDS, NUM_KINDS), np.int32)
+    counts = np.zeros(NUM_NEEDS, np.int32)
+    for needs in range(NUM_NEEDS):
+        kinds = [k for k in range(NUM_KINDS) if (int(FITTING_KINDS[needs]) >> k) & 1]
+        lists[needs, :len(kinds)] = kinds
+        counts[needs] = len(kinds)
+    return lists, counts
+
+
+FITTING_LIST, FITTING_COUNT = fitting_kind_lists()
+
+
+@njit(cache=True)
+def supply_fit_share(state, j):
+    """Share of the face-down supply whose kind fits open cell ``j`` in some rotation (MF-10)."""
+    if state[SUPPLY_LEFT] == 0:
+        return 0.0
+    needs = state[CELL_NEEDS + j]
+    fitting = 0
+    for i in range(FITTING_COUNT[needs]):
+        fitting += state[SUPPLY + FITTING_LIST[needs, i]]
+    return fitting / state[SUPPLY_LEFT]
+
+
+@njit(cache=True)
+def monster_worth(state, m):
+    """What monster ``m`` scores once complete (MF-15): its tiles if a first monster, else its eyes."""
+    return state[MON_SIZE + m] if state[MON_ORDINAL + m] == 0 else state[MON_EYES + m]
+
+
+@njit(cache=True)
+def observe_derived(state, player, out):
+    """The derived slices of seat ``player``'s view (``OBS_CELL_FIT`` onwards), from public fields."""
+    n = state[H_NUM_PLAYERS]
+    hand = state[HAND]
+    cells = np.zeros(MAX_MONSTERS, np.int64)
+    hardest = np.ones(MAX_MONSTERS)
+    for j in range(state[NUM_CELLS]):
+        m = key_monster(state[CELL_KEY + j])
+        share = supply_fit_share(state, j)
+        out[OBS_CELL_FIT + j] = share
+        if hand >= 0:
+            out[OBS_HAND_FITS + j] = FITS[hand, state[CELL_NEEDS + j]] != 0
+        cells[m] += 1
+        hardest[m] = min(hardest[m], share)
+    best = 0
+    for q in range(n):
+        best = max(best, state[SCORE + q])
+    for q in range(n):
+        rel = relative(q, player, n)
+        m = state[CURRENT_MONSTER + q]
+        if m >= 0:
+            out[OBS_WORTH + rel] = min(monster_worth(state, m) / WORTH_SCALE, 1.0)
+            out[OBS_CELLS_OPEN + rel] = cells[m] / MAX_OPEN_CELLS
+            out[OBS_HARDEST + rel] = hardest[m] if cells[m] > 0 else 0.0
+        out[OBS_BEHIND + rel] = min((best - state[SCORE + q]) / WORTH_SCALE, 1.0)
 
 
 @njit(OBSERVE_SIG, cache=True)
@@ -599,6 +670,7 @@ def observe_into(state, player, out):
         out[OBS_ON_MOVE + relative(state[H_CURRENT], player, n)] = 1.0
     out[OBS_FIRST_PLAYER + relative(state[FIRST_PLAYER], player, n)] = 1.0
     out[OBS_PHASE + state[PHASE]] = 1.0
+    observe_derived(state, player, out)
 
 
 @njit(DETERMINIZE_SIG, cache=True)
