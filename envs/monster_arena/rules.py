@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
-                             H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
+                             H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG)
 from ..core.header import start_game
 from ..core.rewards import c3_returns_scored
@@ -117,12 +117,18 @@ def is_covered(state, c):
     Branch-free over the MAX_SLOTS slot entries (those beyond the card's slots are always
     empty), which keeps the loops that call it cheap.
     """
-    base = CHILD + c * MAX_SLOTS
-    filled = (state[base] >= 0) + (state[base + 1] >= 0) + (state[base + 2] >= 0)
+    filled = filled_slots(state, c)
     return (SLOTS[c] > 0) & (filled == SLOTS[c])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def filled_slots(state, c):
+    """How many of card ``c``'s slots hold a card (branch-free: entries beyond its slots are empty)."""
+    base = CHILD + c * MAX_SLOTS
+    return (state[base] >= 0) + (state[base + 1] >= 0) + (state[base + 2] >= 0)
+
+
+@njit(cache=True, inline="always")
 def defense(state, c):
     """Card ``c``'s Defense with the passive bonuses of Insect Thorax (AR-30) and Spiked Legs (AR-36)."""
     d = DEFENSE[c]
@@ -140,7 +146,7 @@ def defense(state, c):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def attack_mod(state, c):
     """Card ``c``'s Attack Mod with the Bone Claw's bonus on an arm or leg (AR-33)."""
     m = MOD[c]
@@ -151,7 +157,7 @@ def attack_mod(state, c):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def attack_profile(state):
     """(dice, fixed bonus, cards) of the pending attack before reactions: dice to roll, the sum of
     mods, the Tentacles' combined bonus (AR-35) and Eye Stalk aim (AR-40), and how many cards."""
@@ -176,18 +182,16 @@ def on_monster(state, c, p):
     return (state[LOC + c] == L_TABLE) & (state[OWNER + c] == p)  # branch-free: cheap in loops
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_open_slot(state, p):
     """Whether seat ``p``'s monster has an empty slot (AR-10)."""
-    for c in range(NUM_CARDS):
-        if on_monster(state, c, p):
-            for s in range(SLOTS[c]):
-                if child(state, c, s) < 0:
-                    return True
-    return False
+    found = False
+    for c in range(NUM_CARDS):  # slots beyond a card's own are always empty, so count filled ones
+        found |= on_monster(state, c, p) & (filled_slots(state, c) < SLOTS[c])
+    return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_parts(state, p):
     """Monster parts attached to seat ``p``'s monster (torso halves not counted, AR-23)."""
     k = 0
@@ -196,7 +200,7 @@ def count_parts(state, p):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill_level(state, p):
     """Energy a turn of ``p`` refills to: 6 with Fish Tail Hips or a Heart Pump, else 5 (AR-32)."""
     for c in range(NUM_CARDS):
@@ -205,7 +209,7 @@ def refill_level(state, p):
     return REFILL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def grave_top(state):
     """The part on top of the graveyard (AR-42; torso halves are skipped), -1 if none."""
     best = -1
@@ -215,7 +219,7 @@ def grave_top(state):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # callers pass constants: inlined, not compiled once per constant
 def count_loc(state, loc):
     """Cards in location ``loc``."""
     k = 0
@@ -240,20 +244,16 @@ def attacker_reason(state, p, c, covered_target):
 @njit(cache=True, inline="always")
 def attacker_reason_of(mine, c, used, frozen, energy, covered_target):
     """``attacker_reason`` from scalars: card ``c`` is on the player's monster (``mine``), has
-    acted (``used``) or is pinched (``frozen``); the player has ``energy``."""
-    if not mine:
-        return R_NOT_YOURS
-    if COST[c] < 0:
-        return R_CANNOT_ATTACK
-    if used != 0:
-        return R_USED
-    if frozen != 0:
-        return R_FROZEN
-    if covered_target and ABILITY[c] != AB_SAW:
-        return R_SAW_ONLY
-    if energy < COST[c]:
-        return R_NO_ENERGY
-    return OK
+    acted (``used``) or is pinched (``frozen``); the player has ``energy``.
+
+    Like every ``*_of`` reason, a chain of selects from the last check to the first (the first
+    failing check wins), so mask loops run it without branches."""
+    r = R_NO_ENERGY if energy < COST[c] else OK
+    r = R_SAW_ONLY if covered_target and ABILITY[c] != AB_SAW else r
+    r = R_FROZEN if frozen != 0 else r
+    r = R_USED if used != 0 else r
+    r = R_CANNOT_ATTACK if COST[c] < 0 else r
+    return r if mine else R_NOT_YOURS
 
 
 @njit(cache=True, inline="always")
@@ -264,18 +264,10 @@ def join_reason(state, p, c, covered_target):
 
 
 @njit(cache=True)
-def any_attacker(state, p, covered_target):
-    """Whether some card of ``p`` could start an attack on a (covered) target."""
-    for c in range(NUM_CARDS):
-        if attacker_reason(state, p, c, covered_target) == OK:
-            return True
-    return False
-
-
-@njit(cache=True)
 def target_reason(state, p, c):
     """Whether ``p`` may open an attack on card ``c`` (AR-24, AR-11, AR-41)."""
-    return target_reason_with(state, p, c, any_attacker(state, p, False), any_attacker(state, p, True))
+    plain, saw, _, _, _ = turn_facts(state, p)
+    return target_reason_with(state, p, c, plain, saw)
 
 
 @njit(cache=True, inline="always")
@@ -289,28 +281,22 @@ def target_reason_with(state, p, c, plain, saw):
 @njit(cache=True, inline="always")
 def target_reason_of(theirs, covered, plain, saw):
     """``target_reason`` from scalars (see ``attacker_reason_of``)."""
-    if not theirs:
-        return R_NOT_TARGETABLE
-    if covered:
-        return OK if saw else R_COVERED
-    return OK if plain else R_NO_ATTACKER
+    r = R_NO_ATTACKER if not plain else OK
+    r = (OK if saw else R_COVERED) if covered else r
+    return r if theirs else R_NOT_TARGETABLE
 
 
 @njit(cache=True, inline="always")
 def pinch_reason(state, p, c):
     """Whether a Pincer of ``p`` may pinch card ``c``: an opponent's outer part (AR-34)."""
-    ok = (state[LOC + c] == L_TABLE) & (state[OWNER + c] != p) & (KIND[c] == KIND_PART) \
-        & (not is_covered(state, c))  # branch-free, as the loops over cards want it
-    return OK if ok else R_NOT_PINCHABLE
+    theirs = (state[LOC + c] == L_TABLE) & (state[OWNER + c] != p)  # branch-free, as the loops want it
+    return pinch_reason_of(theirs, c, is_covered(state, c))
 
 
-@njit(cache=True)
-def any_pinch_target(state, p):
-    """Whether some opponent has an outer part a Pincer could pinch."""
-    for c in range(NUM_TORSOS, NUM_CARDS):
-        if pinch_reason(state, p, c) == OK:
-            return True
-    return False
+@njit(cache=True, inline="always")
+def pinch_reason_of(theirs, c, covered):
+    """``pinch_reason`` from scalars (see ``attacker_reason_of``)."""
+    return OK if theirs & (KIND[c] == KIND_PART) & (not covered) else R_NOT_PINCHABLE
 
 
 @njit(cache=True)
@@ -318,7 +304,8 @@ def active_reason(state, p, c):
     """Whether ``p`` may use card ``c``'s active ability on their turn (AR-34, AR-39, AR-40, AR-42)."""
     if not on_monster(state, c, p):
         return R_NOT_YOURS
-    return active_reason_with(state, p, c, any_pinch_target(state, p), grave_top(state) >= 0)
+    _, _, _, pinchable, grave = turn_facts(state, p)
+    return active_reason_with(state, p, c, pinchable, grave)
 
 
 @njit(cache=True, inline="always")
@@ -331,22 +318,14 @@ def active_reason_with(state, p, c, pinchable, grave):
 @njit(cache=True, inline="always")
 def active_reason_of(mine, c, used, frozen, energy, pinchable, grave):
     """``active_reason`` from scalars (see ``attacker_reason_of``)."""
-    if not mine:
-        return R_NOT_YOURS
     ab = ABILITY[c]
-    if ab != AB_PINCH and ab != AB_ROAR and ab != AB_AIM and ab != AB_GRAVE:
-        return R_NO_ABILITY
-    if used != 0:
-        return R_USED
-    if frozen != 0:
-        return R_FROZEN
-    if energy < ABILITY_COST[c]:
-        return R_NO_ENERGY
-    if ab == AB_PINCH and not pinchable:
-        return R_NO_PINCH_TARGET
-    if ab == AB_GRAVE and not grave:
-        return R_GRAVE_EMPTY
-    return OK
+    r = R_GRAVE_EMPTY if (ab == AB_GRAVE) & (not grave) else OK
+    r = R_NO_PINCH_TARGET if (ab == AB_PINCH) & (not pinchable) else r
+    r = R_NO_ENERGY if energy < ABILITY_COST[c] else r
+    r = R_FROZEN if frozen != 0 else r
+    r = R_USED if used != 0 else r
+    r = r if (ab == AB_PINCH) | (ab == AB_ROAR) | (ab == AB_AIM) | (ab == AB_GRAVE) else R_NO_ABILITY
+    return r if mine else R_NOT_YOURS
 
 
 @njit(cache=True, inline="always")
@@ -360,26 +339,20 @@ def reactive_reason(state, p, c):
 @njit(cache=True, inline="always")
 def reactive_reason_of(mine, c, used, frozen, energy):
     """``reactive_reason`` from scalars (see ``attacker_reason_of``)."""
-    if not mine:
-        return R_NOT_YOURS
-    if ABILITY[c] != AB_WEB and ABILITY[c] != AB_WING:
-        return R_NO_ABILITY
-    if used != 0:
-        return R_USED
-    if frozen != 0:
-        return R_FROZEN
-    if energy < ABILITY_COST[c]:
-        return R_NO_ENERGY
-    return OK
+    r = R_NO_ENERGY if energy < ABILITY_COST[c] else OK
+    r = R_FROZEN if frozen != 0 else r
+    r = R_USED if used != 0 else r
+    r = r if (ABILITY[c] == AB_WEB) | (ABILITY[c] == AB_WING) else R_NO_ABILITY
+    return r if mine else R_NOT_YOURS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_reaction(state, p):
     """Whether defender ``p`` has a reactive ability to offer."""
-    for c in range(NUM_CARDS):
-        if reactive_reason(state, p, c) == OK:
-            return True
-    return False
+    found = False
+    for c in range(NUM_CARDS):  # no early exit: most defenders have none, and a full branch-free pass is faster
+        found |= reactive_reason(state, p, c) == OK
+    return found
 
 
 @njit(cache=True)
@@ -395,14 +368,10 @@ def attach_reason(state, p, c, arena):
 def attach_reason_of(loc, owner, kind, p, energy, arena, open_slot):
     """``attach_reason`` from the card's place, owner and kind, the energy and whether ``p``'s
     monster has an empty slot. Scalars only: mask loops call it per card, and a helper taking
-    the state array would pay reference counting on every call."""
-    if loc != L_INV or owner != p or kind != KIND_PART:
-        return R_NOT_IN_INVENTORY
-    if arena and energy < ATTACH_COST:
-        return R_NO_ENERGY
-    if not open_slot:
-        return R_NO_OPEN_SLOT
-    return OK
+    the state array would pay reference counting on every call. Selects, as ``attacker_reason_of``."""
+    r = R_NO_OPEN_SLOT if not open_slot else OK
+    r = R_NO_ENERGY if arena & (energy < ATTACH_COST) else r
+    return r if (loc == L_INV) & (owner == p) & (kind == KIND_PART) else R_NOT_IN_INVENTORY
 
 
 @njit(cache=True, inline="always")
@@ -424,10 +393,9 @@ def take_reason(state, p, c):
     phase = state[PHASE]
     if phase == PH_TORSO or phase == PH_DEAL or phase == PH_PRIZE:
         return pick_reason(phase, state[LOC + c], state[TOKENS + p])
-    if phase == PH_BUILD:
-        return attach_reason(state, p, c, False)
-    if phase == PH_MAIN:
-        return attach_reason(state, p, c, True)
+    if phase == PH_BUILD or phase == PH_MAIN:
+        # The arena flag as a runtime value: the literals True and False would compile twice.
+        return attach_reason(state, p, c, phase == PH_MAIN)
     return R_WRONG_PHASE
 
 
@@ -436,47 +404,88 @@ def slot_reason(state, p, c, s):
     """Whether the chosen part may go into slot ``s`` of card ``c`` (AR-10)."""
     if state[PHASE] != PH_PLACE:
         return R_WRONG_PHASE
-    if not on_monster(state, c, p) or s >= SLOTS[c] or child(state, c, s) >= 0:
-        return R_NOT_OPEN_SLOT
-    return OK
+    return slot_reason_of(on_monster(state, c, p), c, s, child(state, c, s))
+
+
+@njit(cache=True, inline="always")
+def slot_reason_of(mine, c, s, held):
+    """``slot_reason`` from scalars: card ``c`` is on the player's monster (``mine``) and its slot
+    ``s`` holds card ``held`` (-1: empty)."""
+    return OK if mine & (s < SLOTS[c]) & (held < 0) else R_NOT_OPEN_SLOT
 
 
 @njit(cache=True)
-def main_options(state, p, out):
-    """Legal take (attach), target and ability actions of an arena turn (AR-24..AR-29): written
-    to ``out`` when it is a mask, or with ``out=None`` only counted up to the first one. Returns the count.
+def turn_facts(state, p):
+    """The facts a whole arena turn of ``p`` shares, in one pass over the cards: whether ``p`` has
+    an attacker for an outer card (``plain``) and one for a covered card (``saw``, AR-41), an empty
+    slot (AR-10), whether an opponent has an outer part to pinch (AR-34) and the graveyard a part
+    (AR-42). Branch-free through the same ``*_of`` reasons the single checks use."""
+    energy = state[ENERGY + p]
+    plain = False
+    saw = False
+    open_slot = False
+    pinchable = False
+    grave = False
+    for c in range(NUM_CARDS):
+        loc = state[LOC + c]
+        table = loc == L_TABLE
+        mine = table & (state[OWNER + c] == p)
+        covered = is_covered(state, c)
+        used = state[USED + c]
+        frozen = state[FROZEN + c]
+        plain |= attacker_reason_of(mine, c, used, frozen, energy, False) == OK
+        saw |= attacker_reason_of(mine, c, used, frozen, energy, True) == OK
+        open_slot |= mine & (filled_slots(state, c) < SLOTS[c])
+        pinchable |= pinch_reason_of(table & (state[OWNER + c] != p), c, covered) == OK
+        grave |= (loc == L_GRAVE) & (c >= NUM_TORSOS)
+    return plain, saw, open_slot, pinchable, grave
 
-    The per-turn facts (an attacker available, an empty slot, something to pinch or dig up) are
-    computed once and handed to the same reason functions ``illegal_reason`` uses.
+
+@njit(cache=True, inline="always")
+def main_options(state, p, out):
+    """Write the legal take (attach), target and ability actions of an arena turn (AR-24..AR-29)
+    into the mask ``out``; return their count.
+
+    The per-turn facts (``turn_facts``) are computed once and handed to the same reason
+    functions ``illegal_reason`` uses.
     """
-    plain = any_attacker(state, p, False)
-    saw = any_attacker(state, p, True)
-    open_slot = has_open_slot(state, p)
-    pinchable = any_pinch_target(state, p)
-    grave = grave_top(state) >= 0
+    plain, saw, open_slot, pinchable, grave = turn_facts(state, p)
+    energy = state[ENERGY + p]
     count = 0
     for c in range(NUM_CARDS):
-        ok_take = attach_reason_of(state[LOC + c], state[OWNER + c], KIND[c], p, state[ENERGY + p], True,
-                                   open_slot) == OK
-        ok_target = target_reason_with(state, p, c, plain, saw) == OK
-        ok_ability = active_reason_with(state, p, c, pinchable, grave) == OK
+        loc = state[LOC + c]
+        owner = state[OWNER + c]
+        table = loc == L_TABLE
+        ok_take = attach_reason_of(loc, owner, KIND[c], p, energy, True, open_slot) == OK
+        ok_target = target_reason_of(table & (owner != p), is_covered(state, c), plain, saw) == OK
+        ok_ability = active_reason_of(table & (owner == p), c, state[USED + c], state[FROZEN + c], energy,
+                                      pinchable, grave) == OK
         count += ok_take + ok_target + ok_ability
-        if out is None:
-            if count > 0:
-                return count
-        else:
-            out[TAKE0 + c] = ok_take
-            out[TARGET0 + c] = ok_target
-            out[ABILITY0 + c] = ok_ability
+        out[TAKE0 + c] = ok_take
+        out[TARGET0 + c] = ok_target
+        out[ABILITY0 + c] = ok_ability
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_main_option(state, p):
-    """Whether an arena turn offers ``p`` anything besides ending it."""
-    if any_attacker(state, p, False):
+    """Whether an arena turn offers ``p`` anything besides ending it (what ``main_options`` would
+    find, stopping at the first)."""
+    plain, _, open_slot, pinchable, grave = turn_facts(state, p)
+    if plain:
         return True  # every monster is a tree and its leaves are outer: an attack is possible
-    return main_options(state, p, None) > 0
+    # Without an attacker no card can be targeted (a Saw Arm that may attack is one), so only an
+    # attachment or an active ability is left.
+    energy = state[ENERGY + p]
+    for c in range(NUM_CARDS):
+        loc = state[LOC + c]
+        owner = state[OWNER + c]
+        if attach_reason_of(loc, owner, KIND[c], p, energy, True, open_slot) == OK:
+            return True
+        if active_reason_of((loc == L_TABLE) & (owner == p), c, state[USED + c], state[FROZEN + c], energy,
+                            pinchable, grave) == OK:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -488,12 +497,18 @@ def bid_reason(k, bid, tokens):
 @njit(cache=True, inline="always")
 def roll_reason(state):
     """Whether the pending attack can be rolled: it has at least one attacking card (AR-24)."""
-    if state[PHASE] != PH_ATTACK:
-        return R_WRONG_PHASE
+    attacking = False
     for c in range(NUM_CARDS):
-        if state[IN_ATTACK + c] != 0:
-            return OK
-    return R_NO_ATTACKER_YET
+        attacking |= state[IN_ATTACK + c] != 0
+    return roll_reason_of(state[PHASE], attacking)
+
+
+@njit(cache=True, inline="always")
+def roll_reason_of(phase, attacking):
+    """``roll_reason`` from the phase and whether some card is in the pending attack."""
+    if phase != PH_ATTACK:
+        return R_WRONG_PHASE
+    return OK if attacking else R_NO_ATTACKER_YET
 
 
 @njit(cache=True, inline="always")
@@ -506,9 +521,12 @@ def pass_reason(state):
     return R_WRONG_PHASE
 
 
-@njit(ILLEGAL_REASON_SIG, cache=True)
+@njit(cache=True)
 def illegal_reason(state, action):
-    """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
+    """0 if ``action`` is legal for the player on move, else a code of ``REASONS``.
+
+    Called from Python only (to explain a refused action), with ``ILLEGAL_REASON_SIG``'s
+    argument types; compiled on its first call, so games that refuse nothing never pay for it."""
     if action < 0 or action >= NUM_ACTIONS:
         return R_OUT_OF_RANGE
     if state[H_TERMINAL] != 0:
@@ -574,11 +592,11 @@ def legal_mask(state, out):
             count += ok
     elif phase == PH_PLACE:
         for c in range(NUM_CARDS):
-            if on_monster(state, c, p):  # the common refusal, decided without the slot loop
-                for s in range(SLOTS[c]):
-                    ok = slot_reason(state, p, c, s) == OK
-                    out[SLOT0 + c * MAX_SLOTS + s] = ok
-                    count += ok
+            mine = on_monster(state, c, p)
+            for s in range(MAX_SLOTS):
+                ok = slot_reason_of(mine, c, s, child(state, c, s)) == OK
+                out[SLOT0 + c * MAX_SLOTS + s] = ok
+                count += ok
     elif phase == PH_AUCTION:
         for k in range(1, TARGET0 - BID0 + 1):
             ok = bid_reason(k, state[BID], state[TOKENS + p]) == OK
@@ -591,20 +609,23 @@ def legal_mask(state, out):
             count += ok
     elif phase == PH_ATTACK:
         covered = is_covered(state, state[TARGET])
+        attacking = False
         for c in range(NUM_CARDS):
             ok = join_reason(state, p, c, covered) == OK
             out[ATTACKER0 + c] = ok
             count += ok
+            attacking |= state[IN_ATTACK + c] != 0
+        roll = roll_reason_of(phase, attacking) == OK  # the only phase with a roll
+        out[ROLL] = roll
+        return count + roll
     elif phase == PH_REACT:
         for c in range(NUM_CARDS):
             ok = reactive_reason(state, p, c) == OK
             out[ABILITY0 + c] = ok
             count += ok
-    roll = roll_reason(state) == OK
-    out[ROLL] = roll
     done = pass_reason(state) == OK
     out[PASS] = done
-    return count + roll + done
+    return count + done
 
 
 # --- drafting -----------------------------------------------------------------------
@@ -629,7 +650,7 @@ def draw_part(state, rng):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # three writes, called with many argument types
 def give(state, c, p, known):
     """Put card ``c`` into seat ``p``'s inventory."""
     state[LOC + c] = L_INV
@@ -713,20 +734,20 @@ def end_draft_round(state, rng):
     start_draft_round(state, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_drafting(state, rng):
     """Torso halves nobody took go to the box; a random dealer starts drafting (AR-12, AR-13)."""
     for c in range(NUM_TORSOS):
         if state[LOC + c] == L_TORSO:
             state[LOC + c] = L_BOX
-    n = state[H_NUM_PLAYERS]
+    n = np.int64(state[H_NUM_PLAYERS])  # int64 like every other caller: one compiled rng_below
     for p in range(n):
         state[TOKENS + p] = DRAFT_TOKENS
     state[DEALER] = rng_below(rng, n)
     start_draft_round(state, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def torso_picker(state, i):
     """Seat making torso pick ``i``: clockwise from the first player, then back (AR-8)."""
     n = state[H_NUM_PLAYERS]
@@ -735,7 +756,7 @@ def torso_picker(state, i):
 
 
 # --- building -----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_building(state):
     """Leftover tokens go back to the box, energy starts at 0; building starts (AR-17, AR-18)."""
     n = state[H_NUM_PLAYERS]
@@ -747,7 +768,7 @@ def start_building(state):
     state[H_CURRENT] = state[FIRST_PLAYER]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def attach(state, c, host, s):
     """Hang part ``c`` into slot ``s`` of ``host`` on ``host``'s monster (AR-10)."""
     state[LOC + c] = L_TABLE
@@ -777,7 +798,7 @@ def finish_building(state, p, rng):
 
 
 # --- arena ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish_game(state, winners_alive):
     """End the game; the winners are the seats still alive (AR-44, AR-45)."""
     n = state[H_NUM_PLAYERS]
@@ -788,7 +809,7 @@ def finish_game(state, winners_alive):
     state[PHASE] = PH_OVER
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_turn(state, p):
     """AR-24: the turn of ``p`` refills energy to 5 (or 6, AR-32)."""
     state[TURN_SEAT] = p
@@ -806,7 +827,7 @@ def start_arena_round(state, rng):
     without a destroyed card end the game with the survivors sharing the win; by default
     (ruling AR9) the arena goes on until a monster falls or the step limit truncates.
     """
-    n = state[H_NUM_PLAYERS]
+    n = np.int64(state[H_NUM_PLAYERS])  # seats as int64, as end_turn passes them: one start_turn
     if state[ROUND] > 0:
         state[QUIET] += 1
         if state[QUIET_ENDING] > 0 and state[QUIET] >= state[QUIET_ENDING]:
@@ -854,7 +875,7 @@ def end_turn(state, rng):
     start_arena_round(state, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def to_grave(state, c):
     """Card ``c`` goes on top of the graveyard, cut loose from its monster."""
     state[LOC + c] = L_GRAVE
@@ -865,7 +886,7 @@ def to_grave(state, c):
     state[GRAVE_ORDER + c] = state[GRAVE_TOP]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unlink(state, c):
     """Detach card ``c`` from its parent and its children (links only)."""
     par = state[PARENT + c]
@@ -877,28 +898,28 @@ def unlink(state, c):
         state[CHILD + c * MAX_SLOTS + s] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cut_below(state, c, p):
-    """Every part hanging below ``c`` goes to ``p``'s inventory, intact as cards (AR-20)."""
-    stack = np.empty(NUM_CARDS, np.int64)
-    top = 0
-    for s in range(SLOTS[c]):
-        if child(state, c, s) >= 0:
-            stack[top] = child(state, c, s)
-            top += 1
-    while top > 0:
-        top -= 1
-        ch = stack[top]
-        for s in range(SLOTS[ch]):
-            if child(state, ch, s) >= 0:
-                stack[top] = child(state, ch, s)
-                top += 1
-        unlink(state, ch)
-        give(state, ch, p, 1)
-        state[FROZEN + ch] = 0
+    """Every part hanging below ``c`` goes to ``p``'s inventory, intact as cards (AR-20).
+
+    The parts below are all found before any is cut loose (a part is below ``c`` when ``c`` is on
+    its chain of parents), kept as bits of one integer: no allocation, no stack.
+    """
+    below = 0
+    for d in range(NUM_CARDS):
+        a = state[PARENT + d]
+        while a >= 0 and a != c:
+            a = state[PARENT + a]
+        if a == c:
+            below |= 1 << d  # NUM_CARDS <= 63 fits an int64
+    for d in range(NUM_CARDS):
+        if (below >> d) & 1:
+            unlink(state, d)
+            give(state, d, p, 1)
+            state[FROZEN + d] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def destroy(state, c):
     """AR-20, AR-21: a destroyed part goes to the graveyard and the parts below it to the owner's
     inventory; a destroyed torso half takes the whole monster to the graveyard and its player is out."""
@@ -921,12 +942,12 @@ def destroy(state, c):
 def resolve_attack(state, rng):
     """AR-26: roll every attacking card's dice, add mods and ability modifiers, compare with the
     target's Defense; a hit destroys it. Then the attacker's turn goes on."""
-    target = state[TARGET]
+    target = np.int64(state[TARGET])  # cards as int64, as the loops pass them: one destroy, unlink...
     victim = state[OWNER + target]
     dice, bonus, _ = attack_profile(state)
     rolled = 0
     for _ in range(dice):
-        rolled += rng_below(rng, 6) + 1
+        rolled += rng_below(rng, np.int64(6)) + 1  # not the literal 6: no version of its own
     total = rolled + bonus - state[WING]
     needed = defense(state, target) + state[WEB]
     hit = total >= needed
@@ -958,7 +979,7 @@ def resolve_attack(state, rng):
             finish_game(state, True)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def use_active(state, p, c):
     """Pay for and apply an active ability (a Pincer first asks for its target)."""
     ab = ABILITY[c]
@@ -1005,7 +1026,7 @@ def advance(state, rng):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_build_option(state, p):
     """Whether a builder has a part and an open slot."""
     if not has_open_slot(state, p):
@@ -1137,7 +1158,7 @@ def apply_action(state, action, rng):
     advance(state, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def final_score(state, p):
     """AR-46: cards still on ``p``'s monster at the end (0 once it is destroyed)."""
     k = 0
@@ -1209,7 +1230,7 @@ QUIET_SCALE = 10.0
 NUM_PARTS = NUM_CARDS - NUM_TORSOS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_building(state):
     """Whether monsters are being built (AR-19): the building phase or a builder's slot choice."""
     return state[PHASE] == PH_BUILD or (state[PHASE] == PH_PLACE and state[ROUND] == 0)
@@ -1350,28 +1371,28 @@ def determinize(state, player, rng):
             if state[LOC + c] == L_TABLE and q != player:
                 unlink(state, c)
                 give(state, c, q, state[KNOWN + c])
-    pool = np.empty(NUM_CARDS, np.int64)
+    # The unseen cards in card order, with the place (location, owner) each one holds.
+    pool = np.empty((3, NUM_CARDS), np.int64)
+    selected = state[SELECTED]
+    chosen = -1
     k = 0
     for c in range(NUM_CARDS):
         loc = state[LOC + c]
         if loc == L_DECK or (loc == L_INV and state[OWNER + c] != player and state[KNOWN + c] == 0):
-            pool[k] = c
+            pool[0, k] = c
+            pool[1, k] = loc
+            pool[2, k] = state[OWNER + c]
+            if c == selected:
+                chosen = k
             k += 1
     for i in range(k - 1, 0, -1):  # Fisher-Yates over the unseen cards
         j = rng_below(rng, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
-    # Hand the shuffled cards back to the same places in card order: the places keep their counts.
-    slots_loc = np.empty(k, np.int64)
-    slots_owner = np.empty(k, np.int64)
-    order = np.sort(pool[:k])
+        pool[0, i], pool[0, j] = pool[0, j], pool[0, i]
+    # Hand the shuffled cards back to the places in card order: the places keep their counts.
     for i in range(k):
-        slots_loc[i] = state[LOC + order[i]]
-        slots_owner[i] = state[OWNER + order[i]]
-    selected = state[SELECTED]
-    for i in range(k):
-        c = pool[i]
-        if order[i] == selected:
+        c = pool[0, i]
+        if i == chosen:
             state[SELECTED] = c
-        state[LOC + c] = slots_loc[i]
-        state[OWNER + c] = slots_owner[i]
+        state[LOC + c] = pool[1, i]
+        state[OWNER + c] = pool[2, i]
         state[KNOWN + c] = 0
