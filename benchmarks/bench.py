@@ -1,4 +1,4 @@
-"""Time our engines and AEC envs against PettingZoo and OpenSpiel, on one machine, in one run.
+"""Time our engines and AEC envs against PettingZoo, OpenSpiel and Pgx, on one machine, in one run.
 
     python -m monster_zoo.benchmarks.bench                     # everything, ~2 minutes per game
     python -m monster_zoo.benchmarks.bench --quick --games none  # anchors only, a few seconds
@@ -39,12 +39,15 @@ SEED = 0
 AEC_RATIO_TARGET = 3.0
 ENGINE_RATIO_TARGET = 10.0
 WARM_START_TARGET_S = 1.5
-QUICK_SETTINGS = {"repeats": 2, "seconds": 0.1, "batch_sizes": [64, 256], "threads": [1]}
-FULL_SETTINGS = {"repeats": MIN_REPEATS, "seconds": 1.0, "batch_sizes": [64, 256, 1024, 4096], "threads": [1, 2]}
+QUICK_SETTINGS = {"repeats": 2, "seconds": 0.1, "batch_sizes": [64, 256], "threads": [1],
+                  "pgx_games": ["connect_four"]}
+FULL_SETTINGS = {"repeats": MIN_REPEATS, "seconds": 1.0, "batch_sizes": [64, 256, 1024, 4096], "threads": [1, 2],
+                 "pgx_games": list(anchors.PGX_GAMES)}
 
 PZ_ENV = "pettingzoo connect_four_v3 env()"
 PZ_RAW_ENV = "pettingzoo connect_four_v3 raw_env()"
 OPENSPIEL = "openspiel connect_four"
+PGX_PREFIX = "pgx "  # + the Pgx game's name: "pgx connect_four"
 SINGLE_STATE = "single-state engine loop"
 BATCHED = "batched engine"
 BATCHED_PYTHON = "batched engine (python loop)"
@@ -147,12 +150,12 @@ class Ratio:
     name: str
     game: str
     value: float | None
-    target: float
+    target: float | None  # None: reported without a target
 
     @property
     def passed(self) -> bool | None:
-        """Whether the target is met, or None when the ratio could not be computed."""
-        return None if self.value is None else self.value >= self.target
+        """Whether the target is met, or None without a target or when the ratio could not be computed."""
+        return None if self.value is None or self.target is None else self.value >= self.target
 
     def record(self) -> dict:
         """The JSON-lines record of this ratio."""
@@ -177,6 +180,12 @@ def _int_list(text: str) -> list[int]:
     return values
 
 
+def _name_list(text: str) -> list[str]:
+    """Parse a comma-separated list of Pgx game names, ``none`` for none (an argparse type)."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    return [] if names == ["none"] else names
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line, filling defaults from the full or the ``--quick`` settings."""
     parser = argparse.ArgumentParser(
@@ -193,6 +202,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--batch-sizes", type=_int_list, help="batched engine sizes, comma-separated (default 64,256,1024,4096)"
     )
     parser.add_argument("--threads", type=_int_list, help="numba thread counts, comma-separated (default 1,2)")
+    parser.add_argument(
+        "--pgx-games",
+        type=_name_list,
+        help=f"Pgx games run as batched anchors, comma-separated, or 'none' "
+        f"(default {','.join(FULL_SETTINGS['pgx_games'])}; connect_four with --quick)",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny settings for a smoke test; the numbers mean little")
     parser.add_argument(
         "--side-by-side",
@@ -281,6 +296,9 @@ def header_record(args: argparse.Namespace, run_id: str) -> dict:
         "gymnasium": _package_version("gymnasium"),
         "pettingzoo": _package_version("pettingzoo"),
         "open_spiel": _package_version("open_spiel"),
+        "pgx": _package_version("pgx"),
+        "jax": _package_version("jax"),
+        "jaxlib": _package_version("jaxlib"),
         "cpu_model": _cpu_model(),
         "cores": os.cpu_count(),
         # Other load at the start; with few cores it moves the multi-threaded numbers most.
@@ -293,6 +311,7 @@ def header_record(args: argparse.Namespace, run_id: str) -> dict:
             "seconds": args.seconds,
             "batch_sizes": args.batch_sizes,
             "threads": args.threads,
+            "pgx_games": args.pgx_games,
             "quick": args.quick,
         },
     }
@@ -355,6 +374,40 @@ def anchor_measurements(seconds: float) -> list[Measurement]:
     for measurement in measurements:
         measurement.run(min(seconds, 0.1))
     return measurements
+
+
+def pgx_measurements(names: list[str], batch_sizes: list[int], seconds: float,
+                     threads: int) -> tuple[list[Measurement], list[Timing], int | None]:
+    """Pgx's ``names`` as batched anchors at every batch size, each compiled and warmed up.
+
+    JAX's CPU backend is started with ``threads`` threads (:func:`anchors.start_jax`); the
+    count it got is returned (None when Pgx is not installed or no game is asked for) and
+    recorded in the header. The first call of each batch size, JAX's trace and XLA's compile
+    of that shape, is reported as a timing and never timed as throughput.
+    """
+    if not names:
+        return [], [], None
+    if not anchors.pgx_available():
+        print("note: pgx and jax are not importable (the bench extra installs them), so the Pgx anchors "
+              "are skipped", file=sys.stderr)
+        return [], [], None
+    jax_threads = anchors.start_jax(threads)
+    import pgx
+
+    unknown = sorted(set(names) - set(pgx.available_envs()))
+    if unknown:
+        sys.exit(f"error: unknown Pgx game(s) {unknown}; available: {list(pgx.available_envs())}")
+    measurements, timings = [], []
+    for name in names:
+        for batch_size in batch_sizes:
+            start = time.perf_counter()
+            batch = anchors.PgxBatch(name, batch_size, SEED)
+            batch.step_random(1)
+            timings.append(Timing(f"pgx compile/first call (batch {batch_size})", name,
+                                  [time.perf_counter() - start]))
+            runner = calibrated_runner(batch.step_random, batch_size, seconds)
+            measurements.append(Measurement(PGX_PREFIX + name, "anchor", name, runner, batch_size, jax_threads))
+    return measurements, timings, jax_threads
 
 
 def warm_start_timing(game_id: str, repeats: int) -> Timing:
@@ -481,8 +534,13 @@ def time_all(measurements: list[Measurement], repeats: int, seconds: float) -> N
 
 
 def compute_ratios(measurements: list[Measurement], games: list[str]) -> list[Ratio]:
-    """Per game: our AEC env() over PettingZoo's env(), and our best batched engine over OpenSpiel."""
+    """Per game: our AEC env() over PettingZoo's env(), our best batched engine over OpenSpiel,
+    and our best batched engine over the best batch size of each Pgx game (no target)."""
     medians = {(m.name, m.game): m.median for m in measurements if m.name != BATCHED}
+    best_pgx = {}
+    for m in measurements:
+        if m.name.startswith(PGX_PREFIX):
+            best_pgx[m.name] = max(best_pgx.get(m.name, 0.0), m.median)
     ratios = []
     for game in games:
         ours = medians.get((OUR_ENV, game))
@@ -494,6 +552,9 @@ def compute_ratios(measurements: list[Measurement], games: list[str]) -> list[Ra
         anchor = medians.get((OPENSPIEL, "connect_four"))
         value = max(batched) / anchor if batched and anchor else None
         ratios.append(Ratio(f"best {BATCHED} / {OPENSPIEL}", game, value, ENGINE_RATIO_TARGET))
+        for pgx_name, anchor in sorted(best_pgx.items()):
+            value = max(batched) / anchor if batched and anchor else None
+            ratios.append(Ratio(f"best {BATCHED} / best {pgx_name}", game, value, None))
     return ratios
 
 
@@ -513,7 +574,8 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
         "",
         f"{header['cpu_model']}, {header['cores']} cores (load {header['load_average_1min']}); "
         f"Python {header['python']}, numpy {header['numpy']}, numba {header['numba']}, "
-        f"pettingzoo {header['pettingzoo']}, open_spiel {header['open_spiel']}; "
+        f"pettingzoo {header['pettingzoo']}, open_spiel {header['open_spiel']}, pgx {header['pgx']} "
+        f"(jax {header['jax']}, jaxlib {header['jaxlib']}, {_cell(header.get('pgx_threads')) or 'n/a'} XLA threads); "
         f"git {(header['git_revision'] or 'none')[:12]}{' (dirty)' if header['git_dirty'] else ''}.",
         f"Medians of {settings['repeats']} repeats of {settings['seconds']:g} s"
         + (" (--quick: not for comparison)." if settings["quick"] else "."),
@@ -536,7 +598,9 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
         lines += ["", "| ratio | game | value | target | result |", "| --- | --- | ---: | ---: | --- |"]
         for r in ratios:
             value = "n/a" if r.value is None else f"{r.value:.1f}x"
-            lines.append(f"| {r.name} | {r.game} | {value} | >= {r.target:g}x | {_verdict(r.passed)} |")
+            target = "" if r.target is None else f">= {r.target:g}x"
+            result = "" if r.target is None else _verdict(r.passed)
+            lines.append(f"| {r.name} | {r.game} | {value} | {target} | {result} |")
     return "\n".join(lines)
 
 
@@ -565,6 +629,11 @@ def write_plot(measurements: list[Measurement], path: Path) -> None:
         label = f"{game}, {threads} thread{'s' if threads > 1 else ''}"
         axes.plot([m.batch_size for m in line], [m.median for m in line], marker="o", color=colors[game],
                   linestyle="-" if threads > 1 else ":", label=label)
+    pgx_names = sorted({m.name for m in measurements if m.name.startswith(PGX_PREFIX)})
+    for name, style in zip(pgx_names, itertools.cycle(["-.", (0, (1, 3)), (0, (5, 2, 1, 2))])):
+        line = sorted((m for m in measurements if m.name == name), key=lambda m: m.batch_size)
+        axes.plot([m.batch_size for m in line], [m.median for m in line], marker="s", color="grey",
+                  linestyle=style, label=f"{name} ({line[0].threads} XLA threads)")
     for m in measurements:
         if m.name == OPENSPIEL:
             axes.axhline(m.median, linestyle="--", linewidth=1, color="grey", label=f"{m.name} ({m.game})")
@@ -597,8 +666,13 @@ def main(argv: list[str] | None = None) -> None:
     print("warming up the anchors", file=sys.stderr)
     measurements = anchor_measurements(args.seconds)
     timings = [import_timing] if import_timing else []
+    threads = usable_threads(args.threads)
+    # --quick compiles Pgx at one batch size only: each size is a compile of several seconds.
+    pgx_measures, pgx_timings, header["pgx_threads"] = pgx_measurements(
+        args.pgx_games, args.batch_sizes[:1] if args.quick else args.batch_sizes, args.seconds, max(threads))
+    measurements += pgx_measures
+    timings += pgx_timings
     if games:
-        threads = usable_threads(args.threads)
         for game_id in games:
             print(f"compiling and warming up {game_id}", file=sys.stderr)
             game_measures, game_timings = game_measurements(game_id, args, threads)

@@ -6,6 +6,7 @@ numbers are meaningless, only their presence and sign are checked.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -38,17 +39,23 @@ def run_bench(tmp_path: Path, *args: str, timeout: float) -> list[dict]:
 
 def test_anchors_only_run_writes_header_and_anchor_records(tmp_path):
     pytest.importorskip("pyspiel", reason="the OpenSpiel anchor needs the bench extra (open_spiel)")
-    records = run_bench(tmp_path, "--games", "none", timeout=60)
+    # Generous: Pgx's first XLA compile takes several seconds on a busy machine.
+    records = run_bench(tmp_path, "--games", "none", timeout=180)
 
     header = records[0]
     assert header["record"] == "header"
-    versions = ("python", "numpy", "numba", "pettingzoo", "open_spiel")
+    versions = ("python", "numpy", "numba", "pettingzoo", "open_spiel", "pgx", "jax", "jaxlib")
     for key in (*versions, "cpu_model", "cores", "git_revision", "timestamp"):
         assert key in header
     assert {record["run_id"] for record in records} == {header["run_id"]}
 
     measurements = {record["name"]: record for record in records if record["record"] == "measurement"}
-    assert set(measurements) == ANCHORS
+    pgx = importlib.util.find_spec("pgx") is not None
+    assert set(measurements) == ANCHORS | ({"pgx connect_four"} if pgx else set())
+    if pgx:
+        # --quick: Pgx's default game only, at the first batch size, with the XLA thread count recorded
+        assert measurements["pgx connect_four"]["batch_size"] == header["settings"]["batch_sizes"][0]
+        assert measurements["pgx connect_four"]["threads"] == header["pgx_threads"] >= 1
     for record in measurements.values():
         assert record["steps_per_s"] > 0
         assert len(record["repeats"]) == header["settings"]["repeats"]
@@ -80,8 +87,16 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
     timings = {r["name"]: r for r in records if r["record"] == "timing" and r["game"] == game_id}
     assert "warm start (import+reset+step)" in timings
     assert all(record["seconds"] > 0 for record in timings.values())
-    ratios = [record for record in records if record["record"] == "ratio" and record["game"] == game_id]
-    assert len(ratios) == 2
+    ratios = {record["name"]: record for record in records if record["record"] == "ratio" and record["game"] == game_id}
+    pgx_ratio = "best batched engine / best pgx connect_four"
+    assert set(ratios) == {"aec env() / pettingzoo connect_four_v3 env()", "best batched engine / openspiel connect_four",
+                           pgx_ratio}
+    if importlib.util.find_spec("pgx") is not None:
+        pgx_best = max(r["steps_per_s"] for r in records if r.get("name") == "pgx connect_four")
+        ours_best = max(record["steps_per_s"] for record in batched)
+        assert ratios[pgx_ratio]["value"] == pytest.approx(ours_best / pgx_best)
+    else:
+        assert ratios[pgx_ratio]["value"] is None
 
 
 def test_training_throughput_quick_run_writes_a_record(tmp_path):
@@ -114,3 +129,21 @@ def test_side_by_side_runs_a_workload_that_reports_its_speed_and_cores():
     done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.bench", "--side-by-side", "--help"],
                           capture_output=True, text=True, timeout=120)
     assert "--side-by-side" in done.stdout
+
+
+def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
+    pytest.importorskip("pgx", reason="the Pgx anchor needs the bench extra (pgx, jax)")
+    from monster_zoo.benchmarks.anchors import PgxBatch, start_jax
+
+    assert start_jax(1) == 1
+    batch = PgxBatch("connect_four", batch_size=4, seed=0)
+    # No Connect Four game ends within 6 moves: every slot has applied exactly the steps asked for,
+    # one disc each.
+    assert batch.step_random(3) == 0 and batch.step_random(2) == 0
+    assert batch.state._step_count.tolist() == [5] * 4
+    assert (batch.state._x.board != -1).sum(axis=1).tolist() == [5] * 4
+    # A game lasts at most 42 moves, so 100 more steps finish every slot at least twice, and the
+    # finished games restart in place (auto-reset) with fewer moves on their board than were played.
+    assert batch.step_random(100) >= 2 * 4
+    assert ((batch.state._x.board != -1).sum(axis=1) == batch.state._step_count).all()
+    assert (batch.state.legal_action_mask.sum(axis=1) > 0).all()
