@@ -88,13 +88,16 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
     assert "warm start (import+reset+step)" in timings
     assert all(record["seconds"] > 0 for record in timings.values())
     ratios = {record["name"]: record for record in records if record["record"] == "ratio" and record["game"] == game_id}
-    pgx_ratio = "best batched engine / best pgx connect_four"
-    assert set(ratios) == {"aec env() / pettingzoo connect_four_v3 env()", "best batched engine / openspiel connect_four",
+    # --quick measures one thread; the ratios name the thread count their best engine ran at
+    ours = "best batched engine (1 thread)"
+    pgx_ratio = f"{ours} / best pgx connect_four"
+    assert set(ratios) == {"aec env() / pettingzoo connect_four_v3 env()", f"{ours} / openspiel connect_four",
                            pgx_ratio}
+    best = max(batched, key=lambda record: record["steps_per_s"])
+    assert ratios[pgx_ratio]["detail"] == f"batch {best['batch_size']}, 1 thread"
     if importlib.util.find_spec("pgx") is not None:
         pgx_best = max(r["steps_per_s"] for r in records if r.get("name") == "pgx connect_four")
-        ours_best = max(record["steps_per_s"] for record in batched)
-        assert ratios[pgx_ratio]["value"] == pytest.approx(ours_best / pgx_best)
+        assert ratios[pgx_ratio]["value"] == pytest.approx(best["steps_per_s"] / pgx_best)
     else:
         assert ratios[pgx_ratio]["value"] is None
 
@@ -147,3 +150,41 @@ def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
     assert batch.step_random(100) >= 2 * 4
     assert ((batch.state._x.board != -1).sum(axis=1) == batch.state._step_count).all()
     assert (batch.state.legal_action_mask.sum(axis=1) > 0).all()
+
+
+def test_ratios_take_the_best_batch_size_at_the_largest_thread_count_and_each_pgx_game():
+    from monster_zoo.benchmarks import bench
+
+    def measured(name, game, rate, batch_size=None, threads=None):
+        m = bench.Measurement(name, "ours", game, run=None, batch_size=batch_size, threads=threads)
+        m.rates = [rate]
+        return m
+
+    game = "marry_the_monster-v0"
+    measurements = [
+        measured(bench.OPENSPIEL, "connect_four", 100.0),
+        measured("pgx connect_four", "connect_four", 300.0, 64, 2),
+        measured("pgx connect_four", "connect_four", 500.0, 4096, 2),
+        measured("pgx sparrow_mahjong", "sparrow_mahjong", 50.0, 64, 2),
+        measured(bench.BATCHED, game, 9000.0, 64, 1),  # faster, but not at the largest thread count
+        measured(bench.BATCHED, game, 2000.0, 64, 2),
+        measured(bench.BATCHED, game, 4000.0, 1024, 2),
+    ]
+    ratios = {r.name: r for r in bench.compute_ratios(measurements, [game])}
+    ours = "best batched engine (2 threads)"
+    assert ratios[f"{ours} / openspiel connect_four"].value == pytest.approx(40.0)
+    assert ratios[f"{ours} / openspiel connect_four"].passed is True
+    assert ratios[f"{ours} / best pgx connect_four"].value == pytest.approx(8.0)
+    assert ratios[f"{ours} / best pgx sparrow_mahjong"].value == pytest.approx(80.0)
+    assert ratios[f"{ours} / best pgx sparrow_mahjong"].passed is None  # no target against Pgx
+    assert {r.detail for r in ratios.values() if r.name.startswith(ours)} == {"batch 1024, 2 threads"}
+    # our AEC env was not measured: that ratio reads n/a
+    assert ratios["aec env() / pettingzoo connect_four_v3 env()"].value is None
+    report = bench.markdown_report({"run_id": "x", "cpu_model": "cpu", "cores": 2, "load_average_1min": 0.5,
+                                    "python": "3", "numpy": "2", "numba": "0", "pettingzoo": "1", "open_spiel": "2",
+                                    "pgx": "2.6.0", "jax": "0.10.2", "jaxlib": "0.10.2", "pgx_threads": 2,
+                                    "git_revision": None, "git_dirty": None,
+                                    "settings": {"repeats": 5, "seconds": 1.0, "quick": False}},
+                                   measurements, [], list(ratios.values()))
+    assert "| best batched engine (2 threads) / best pgx connect_four | marry_the_monster-v0 | 8.0x | batch 1024" in report
+    assert "(load 0.5)" in report and "2 XLA threads" in report

@@ -99,12 +99,14 @@ def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
 
     The pure engine loop used by the benchmarks: no observations, auto-reset.
     """
-    finished = np.zeros(states.shape[0], np.int64)
+    # A scalar reduction (numba parallelises it) rather than an array and its sum, which are
+    # much more to compile.
+    finished = 0
     for i in prange(states.shape[0]):
-        finished[i] = random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
-                                   init_state, legal_mask, apply_action)
+        finished += random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
+                                 init_state, legal_mask, apply_action)
         legal_mask(states[i], masks[i])
-    return finished.sum()
+    return finished
 
 
 ACTION_SEED_SALT = 0x5EED5EED5EED
