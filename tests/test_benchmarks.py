@@ -134,22 +134,31 @@ def test_side_by_side_runs_a_workload_that_reports_its_speed_and_cores():
     assert "--side-by-side" in done.stdout
 
 
-def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
-    pytest.importorskip("pgx", reason="the Pgx anchor needs the bench extra (pgx, jax)")
-    from monster_zoo.benchmarks.anchors import PgxBatch, start_jax
+PGX_PROBE = """
+from monster_zoo.benchmarks.anchors import PgxBatch, start_jax
 
-    assert start_jax(1) == 1
-    batch = PgxBatch("connect_four", batch_size=4, seed=0)
-    # No Connect Four game ends within 6 moves: every slot has applied exactly the steps asked for,
-    # one disc each.
-    assert batch.step_random(3) == 0 and batch.step_random(2) == 0
-    assert batch.state._step_count.tolist() == [5] * 4
-    assert (batch.state._x.board != -1).sum(axis=1).tolist() == [5] * 4
-    # A game lasts at most 42 moves, so 100 more steps finish every slot at least twice, and the
-    # finished games restart in place (auto-reset) with fewer moves on their board than were played.
-    assert batch.step_random(100) >= 2 * 4
-    assert ((batch.state._x.board != -1).sum(axis=1) == batch.state._step_count).all()
-    assert (batch.state.legal_action_mask.sum(axis=1) > 0).all()
+assert start_jax(1) == 1
+batch = PgxBatch("connect_four", batch_size=4, seed=0)
+# No Connect Four game ends within 6 moves: every slot has applied exactly the steps asked for,
+# one disc each.
+assert batch.step_random(3) == 0 and batch.step_random(2) == 0
+assert batch.state._step_count.tolist() == [5] * 4
+assert (batch.state._x.board != -1).sum(axis=1).tolist() == [5] * 4
+# A game lasts at most 42 moves, so 100 more steps finish every slot at least twice, and the
+# finished games restart in place (auto-reset): each board holds as many discs as its game's moves.
+assert batch.step_random(100) >= 2 * 4
+assert ((batch.state._x.board != -1).sum(axis=1) == batch.state._step_count).all()
+assert (batch.state.legal_action_mask.sum(axis=1) > 0).all()
+print("ok")
+"""
+
+
+def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
+    # In a fresh interpreter: JAX's threads in this process would make the fork tests risky.
+    pytest.importorskip("pgx", reason="the Pgx anchor needs the bench extra (pgx, jax)")
+    done = subprocess.run([sys.executable, "-c", PGX_PROBE], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
 
 
 def test_ratios_take_the_best_batch_size_at_the_largest_thread_count_and_each_pgx_game():
