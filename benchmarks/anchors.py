@@ -1,9 +1,11 @@
-"""Reference throughputs that give our numbers a scale: PettingZoo and OpenSpiel.
+"""Reference throughputs that give our numbers a scale: PettingZoo, OpenSpiel and Pgx.
 
 Every runner here has the same shape, ``run(seconds) -> (steps, elapsed)``: it plays
 random legal moves for at least ``seconds`` of wall time, auto-resetting finished games,
 and returns how many actions it applied and how long that took. The AEC loop is also the
 one used for our own AEC envs, so that both sides of a ratio run the same Python code.
+Pgx, the batched anchor, has the shape of our batched engine instead (:class:`PgxBatch`:
+``step_random(k)`` plays ``k`` steps in every slot), so the benchmark times both alike.
 """
 
 from __future__ import annotations
@@ -101,6 +103,87 @@ def openspiel_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+# Pgx's games that the benchmark runs: Connect Four (the anchor every ratio uses) and Sparrow
+# Mahjong, a three-player tile game with a shuffled wall and hidden hands, whose chance and hidden
+# information are what our card games have and Connect Four lacks.
+PGX_GAMES = ("connect_four", "sparrow_mahjong")
+
+
+def pgx_available() -> bool:
+    """Whether Pgx and JAX are installed (the ``bench`` extra), checked without importing them."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("pgx", "jax"))
+
+
+def start_jax(threads: int) -> int:
+    """Start JAX's CPU backend with a thread pool of ``threads`` workers; return the count used.
+
+    XLA sizes its CPU thread pool from the cores the process may run on when the backend
+    starts, so the calling thread is limited to ``threads`` of its cores for that moment and
+    given all of them back afterwards (the pool's threads keep the narrower set). A backend
+    that is already running keeps its pool, and ``XLA_FLAGS`` set by the user is left alone.
+    """
+    import os
+
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    threads = min(threads, len(allowed)) if allowed else threads
+    if allowed:
+        os.sched_setaffinity(0, allowed[:threads])
+    try:
+        import jax
+
+        jax.config.update("jax_platforms", "cpu")
+        jax.devices()
+    finally:
+        if allowed:
+            os.sched_setaffinity(0, allowed)
+    return threads
+
+
+class PgxBatch:
+    """``batch_size`` games of Pgx's ``name`` played with random legal actions, like our engine.
+
+    ``jax.vmap`` of Pgx's ``step`` wrapped in ``pgx.experimental.auto_reset`` (a finished game
+    starts again in the same step), with actions drawn by ``jax.random.categorical`` over the
+    log of ``legal_action_mask``; :meth:`step_random` runs ``num_steps`` such steps in one
+    jitted call (a ``lax.fori_loop`` whose length is an argument, so every ``num_steps``
+    shares one compile) and blocks until the result is ready.
+    """
+
+    def __init__(self, name: str, batch_size: int, seed: int = 0):
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+
+        self.name, self.batch_size = name, batch_size
+        env = pgx.make(name)
+        step = jax.vmap(auto_reset(env.step, env.init))
+
+        def one_step(_, carry):
+            state, key, finished = carry
+            key, action_key, step_key = jax.random.split(key, 3)
+            logits = jnp.log(state.legal_action_mask.astype(jnp.float32))
+            actions = jax.random.categorical(action_key, logits, axis=-1)
+            state = step(state, actions, jax.random.split(step_key, batch_size))
+            return state, key, finished + jnp.sum(state.terminated | state.truncated)
+
+        def steps(state, key, num_steps):
+            return jax.lax.fori_loop(0, num_steps, one_step, (state, key, jnp.int32(0)))
+
+        self._steps = jax.jit(steps)
+        init_key, self._key = jax.random.split(jax.random.PRNGKey(seed))
+        self.state = jax.jit(jax.vmap(env.init))(jax.random.split(init_key, batch_size))
+
+    def step_random(self, num_steps: int) -> int:
+        """Play ``num_steps`` random legal steps in every game; return how many games ended."""
+        import jax
+
+        self.state, self._key, finished = self._steps(self.state, self._key, int(num_steps))
+        return int(jax.block_until_ready(finished))
 
 
 def main() -> None:

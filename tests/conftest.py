@@ -4,11 +4,21 @@ Every test that asks for the fixture ``game_id`` runs once per registered game, 
 every test that asks for ``case`` once per (game, option set), so a game added to
 the registry is covered by the conformance tests without touching them.
 """
+import sys
+import types
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Dict, List
 
 import numpy as np
 import pytest
+
+# pgx (the bench extra's Pgx anchor) installs a top-level ``tests`` package of its own, which
+# would win over this folder, a namespace package, in ``from tests.<helper> import ...``: bind
+# the name to this folder before any test module imports it.
+if str(Path(__file__).resolve().parent) not in list(getattr(sys.modules.get("tests"), "__path__", [])):
+    sys.modules["tests"] = types.ModuleType("tests", "monster-zoo's test suite")
+    sys.modules["tests"].__path__ = [str(Path(__file__).resolve().parent)]
 
 from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout

@@ -6,6 +6,7 @@ numbers are meaningless, only their presence and sign are checked.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -38,17 +39,23 @@ def run_bench(tmp_path: Path, *args: str, timeout: float) -> list[dict]:
 
 def test_anchors_only_run_writes_header_and_anchor_records(tmp_path):
     pytest.importorskip("pyspiel", reason="the OpenSpiel anchor needs the bench extra (open_spiel)")
-    records = run_bench(tmp_path, "--games", "none", timeout=60)
+    # Generous: Pgx's first XLA compile takes several seconds on a busy machine.
+    records = run_bench(tmp_path, "--games", "none", timeout=180)
 
     header = records[0]
     assert header["record"] == "header"
-    versions = ("python", "numpy", "numba", "pettingzoo", "open_spiel")
+    versions = ("python", "numpy", "numba", "pettingzoo", "open_spiel", "pgx", "jax", "jaxlib")
     for key in (*versions, "cpu_model", "cores", "git_revision", "timestamp"):
         assert key in header
     assert {record["run_id"] for record in records} == {header["run_id"]}
 
     measurements = {record["name"]: record for record in records if record["record"] == "measurement"}
-    assert set(measurements) == ANCHORS
+    pgx = importlib.util.find_spec("pgx") is not None
+    assert set(measurements) == ANCHORS | ({"pgx connect_four"} if pgx else set())
+    if pgx:
+        # --quick: Pgx's default game only, at the first batch size, with the XLA thread count recorded
+        assert measurements["pgx connect_four"]["batch_size"] == header["settings"]["batch_sizes"][0]
+        assert measurements["pgx connect_four"]["threads"] == header["pgx_threads"] >= 1
     for record in measurements.values():
         assert record["steps_per_s"] > 0
         assert len(record["repeats"]) == header["settings"]["repeats"]
@@ -80,8 +87,19 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
     timings = {r["name"]: r for r in records if r["record"] == "timing" and r["game"] == game_id}
     assert "warm start (import+reset+step)" in timings
     assert all(record["seconds"] > 0 for record in timings.values())
-    ratios = [record for record in records if record["record"] == "ratio" and record["game"] == game_id]
-    assert len(ratios) == 2
+    ratios = {record["name"]: record for record in records if record["record"] == "ratio" and record["game"] == game_id}
+    # --quick measures one thread; the ratios name the thread count their best engine ran at
+    ours = "best batched engine (1 thread)"
+    pgx_ratio = f"{ours} / best pgx connect_four"
+    assert set(ratios) == {"aec env() / pettingzoo connect_four_v3 env()", f"{ours} / openspiel connect_four",
+                           pgx_ratio}
+    best = max(batched, key=lambda record: record["steps_per_s"])
+    assert ratios[pgx_ratio]["detail"] == f"batch {best['batch_size']}, 1 thread"
+    if importlib.util.find_spec("pgx") is not None:
+        pgx_best = max(r["steps_per_s"] for r in records if r.get("name") == "pgx connect_four")
+        assert ratios[pgx_ratio]["value"] == pytest.approx(best["steps_per_s"] / pgx_best)
+    else:
+        assert ratios[pgx_ratio]["value"] is None
 
 
 def test_training_throughput_quick_run_writes_a_record(tmp_path):
@@ -114,3 +132,68 @@ def test_side_by_side_runs_a_workload_that_reports_its_speed_and_cores():
     done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.bench", "--side-by-side", "--help"],
                           capture_output=True, text=True, timeout=120)
     assert "--side-by-side" in done.stdout
+
+
+PGX_PROBE = """
+from monster_zoo.benchmarks.anchors import PgxBatch, start_jax
+
+assert start_jax(1) == 1
+batch = PgxBatch("connect_four", batch_size=4, seed=0)
+# No Connect Four game ends within 6 moves: every slot has applied exactly the steps asked for,
+# one disc each.
+assert batch.step_random(3) == 0 and batch.step_random(2) == 0
+assert batch.state._step_count.tolist() == [5] * 4
+assert (batch.state._x.board != -1).sum(axis=1).tolist() == [5] * 4
+# A game lasts at most 42 moves, so 100 more steps finish every slot at least twice, and the
+# finished games restart in place (auto-reset): each board holds as many discs as its game's moves.
+assert batch.step_random(100) >= 2 * 4
+assert ((batch.state._x.board != -1).sum(axis=1) == batch.state._step_count).all()
+assert (batch.state.legal_action_mask.sum(axis=1) > 0).all()
+print("ok")
+"""
+
+
+def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
+    # In a fresh interpreter: JAX's threads in this process would make the fork tests risky.
+    pytest.importorskip("pgx", reason="the Pgx anchor needs the bench extra (pgx, jax)")
+    done = subprocess.run([sys.executable, "-c", PGX_PROBE], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+
+def test_ratios_take_the_best_batch_size_at_the_largest_thread_count_and_each_pgx_game():
+    from monster_zoo.benchmarks import bench
+
+    def measured(name, game, rate, batch_size=None, threads=None):
+        m = bench.Measurement(name, "ours", game, run=None, batch_size=batch_size, threads=threads)
+        m.rates = [rate]
+        return m
+
+    game = "marry_the_monster-v0"
+    measurements = [
+        measured(bench.OPENSPIEL, "connect_four", 100.0),
+        measured("pgx connect_four", "connect_four", 300.0, 64, 2),
+        measured("pgx connect_four", "connect_four", 500.0, 4096, 2),
+        measured("pgx sparrow_mahjong", "sparrow_mahjong", 50.0, 64, 2),
+        measured(bench.BATCHED, game, 9000.0, 64, 1),  # faster, but not at the largest thread count
+        measured(bench.BATCHED, game, 2000.0, 64, 2),
+        measured(bench.BATCHED, game, 4000.0, 1024, 2),
+    ]
+    ratios = {r.name: r for r in bench.compute_ratios(measurements, [game])}
+    ours = "best batched engine (2 threads)"
+    assert ratios[f"{ours} / openspiel connect_four"].value == pytest.approx(40.0)
+    assert ratios[f"{ours} / openspiel connect_four"].passed is True
+    assert ratios[f"{ours} / best pgx connect_four"].value == pytest.approx(8.0)
+    assert ratios[f"{ours} / best pgx sparrow_mahjong"].value == pytest.approx(80.0)
+    assert ratios[f"{ours} / best pgx sparrow_mahjong"].passed is None  # no target against Pgx
+    assert {r.detail for r in ratios.values() if r.name.startswith(ours)} == {"batch 1024, 2 threads"}
+    # our AEC env was not measured: that ratio reads n/a
+    assert ratios["aec env() / pettingzoo connect_four_v3 env()"].value is None
+    report = bench.markdown_report({"run_id": "x", "cpu_model": "cpu", "cores": 2, "load_average_1min": 0.5,
+                                    "python": "3", "numpy": "2", "numba": "0", "pettingzoo": "1", "open_spiel": "2",
+                                    "pgx": "2.6.0", "jax": "0.10.2", "jaxlib": "0.10.2", "pgx_threads": 2,
+                                    "git_revision": None, "git_dirty": None,
+                                    "settings": {"repeats": 5, "seconds": 1.0, "quick": False}},
+                                   measurements, [], list(ratios.values()))
+    assert "| best batched engine (2 threads) / best pgx connect_four | marry_the_monster-v0 | 8.0x | batch 1024" in report
+    assert "(load 0.5)" in report and "2 XLA threads" in report

@@ -118,13 +118,22 @@ PLAY = ("import monster_zoo, sys\n"
         "print('played', monster_zoo.__file__)\n")
 
 
-def test_truncated_cache_files_heal_in_a_fresh_process(tmp_path):
+@pytest.fixture(scope="module")
+def played_cache(tmp_path_factory) -> Path:
+    """A ``NUMBA_CACHE_DIR`` that one fresh process filled by playing :data:`PLAY` (a cold
+    compile of the game): each test damages a copy, so the module compiles it cold once."""
+    folder = tmp_path_factory.mktemp("played")
+    first = _python(PLAY, {**os.environ, "NUMBA_CACHE_DIR": str(folder / "cache")}, folder)
+    assert first.returncode == 0, first.stderr[-3000:]
+    return folder / "cache"
+
+
+def test_truncated_cache_files_heal_in_a_fresh_process(tmp_path, played_cache):
     """Every cache file of a game and of the core truncated (index and data, the variant that
     crashed numba's loader included): the next process still imports and plays, and numba
     writes whole files again. Run in subprocesses: a crash could not take pytest with it."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    first = _python(PLAY, env, tmp_path)
-    assert first.returncode == 0, first.stderr[-3000:]
+    shutil.copytree(played_cache, tmp_path / "cache")
     files = sorted((tmp_path / "cache").rglob("*.nb[ic]"))
     assert files
     for k, f in enumerate(files):
@@ -199,13 +208,12 @@ def _overwrite_machine_code(path: Path, seed: int):
 
 
 @pytest.mark.parametrize("checksums", [True, False], ids=["checksum_caught", "load_failure_caught"])
-def test_altered_machine_code_is_recompiled_not_run(tmp_path, checksums):
+def test_altered_machine_code_is_recompiled_not_run(tmp_path, checksums, played_cache):
     """Machine code altered inside a whole pickle (the damage only loading reveals, which can
     crash the process): a checksum mismatch, or without checksum files the failed load, makes
     numba recompile the entry, and the game plays. In subprocesses: a crash is a failed test."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    first = _python(PLAY, env, tmp_path)
-    assert first.returncode == 0, first.stderr[-3000:]
+    shutil.copytree(played_cache, tmp_path / "cache")
     game = [f for f in (tmp_path / "cache").rglob("*.nbc") if f.parent.name.startswith("monster_factory_")]
     assert game and all(Path(f"{f}.sha1").is_file() for f in game)
     for k, f in enumerate(game):

@@ -76,8 +76,8 @@ def batch_random_actions(masks, rngs, out):
         out[i] = rng_pick_set(masks[i], rngs[i])
 
 
-@njit(types.int64(types.int32[::1], CONFIG, types.uint64[::1], types.uint64[::1], types.int8[::1],
-                  types.int64, INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T), cache=True)
+# No signature: compiled (and cached) as part of batch_random_steps, its one caller.
+@njit(cache=True)
 def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask,
                  apply_action):
     """Play ``num_steps`` random legal actions on one state (auto-reset); return games finished."""
@@ -99,12 +99,14 @@ def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
 
     The pure engine loop used by the benchmarks: no observations, auto-reset.
     """
-    finished = np.zeros(states.shape[0], np.int64)
+    # A scalar reduction (numba parallelises it) rather than an array and its sum, which are
+    # much more to compile.
+    finished = 0
     for i in prange(states.shape[0]):
-        finished[i] = random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
-                                   init_state, legal_mask, apply_action)
+        finished += random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
+                                 init_state, legal_mask, apply_action)
         legal_mask(states[i], masks[i])
-    return finished.sum()
+    return finished
 
 
 ACTION_SEED_SALT = 0x5EED5EED5EED
@@ -227,11 +229,12 @@ def random_playout(spec, config: np.ndarray, num_steps: int, seed: int = 0):
     games_finished)``; this is the single-state engine loop of the benchmarks.
     """
     seed = check_seed(seed, spec.env_id, allow_none=False)
-    state = np.zeros(spec.state_size, np.int32)
-    mask = np.zeros(spec.num_actions, np.int8)
+    states = np.zeros((1, spec.state_size), np.int32)
+    masks = np.zeros((1, spec.num_actions), np.int8)
     config = np.ascontiguousarray(config, dtype=np.int64)
-    rng, actions = make_rng(seed), action_rng(seed)
-    spec.init_state(state, config, rng)
-    finished = random_steps(state, config, rng, actions, mask, int(num_steps),
-                            spec.init_state, spec.legal_mask, spec.apply_action)
-    return state, rng, int(finished)
+    rngs, actions = make_rng(seed)[None], action_rng(seed)[None]
+    spec.init_state(states[0], config, rngs[0])
+    # The batched loop on a batch of one, always its serial build: one kernel for both loops.
+    finished = batch_random_steps.serial(states, config, rngs, actions, masks, int(num_steps),
+                                         spec.init_state, spec.legal_mask, spec.apply_action)
+    return states[0], rngs[0], int(finished)

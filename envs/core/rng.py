@@ -73,23 +73,44 @@ def rng_below(rng, n):
 @njit(cache=True)
 def rng_pick_set(mask, rng):
     """Index of a uniformly chosen non-zero entry of ``mask`` (-1 when all are zero)."""
-    count = 0
+    # An int64 from the start: a literal 0 would have numba compile rng_pick_counted (and
+    # rng_below) a second time for the literal while it infers the loop's type.
+    count = np.int64(0)
     for i in range(mask.shape[0]):
         count += mask[i] != 0
     return rng_pick_counted(mask, count, rng)
 
 
+PICK_BLOCK = 16  # entries counted at once while skipping towards the chosen one
+
+
 @njit(cache=True)
 def rng_pick_counted(mask, count, rng):
-    """Like ``rng_pick_set`` when the number of non-zero entries is already known."""
+    """Like ``rng_pick_set`` when the number of non-zero entries is already known.
+
+    The pick is the ``k``-th non-zero entry (``k`` uniform below ``count``), found by skipping
+    whole blocks of :data:`PICK_BLOCK` entries while the chosen one lies beyond them (a block's
+    count is a fixed-length loop the compiler vectorises), then counting inside its block
+    branch-free, since a branch per entry would be mispredicted. A ``count`` above the mask's
+    gives ``mask.shape[0]`` when ``k`` lands past its last non-zero entry.
+    """
     if count == 0:
         return -1
     k = rng_below(rng, count)
-    # The chosen index is the number of positions whose running count of set entries is
-    # still <= k; counting them branch-free avoids a mispredicted branch per entry.
+    n = mask.shape[0]
+    start = 0
+    while start + PICK_BLOCK <= n:
+        in_block = 0
+        for i in range(start, start + PICK_BLOCK):
+            in_block += mask[i] != 0
+        if in_block > k:
+            break
+        k -= in_block
+        start += PICK_BLOCK
+    # The answer is ``start`` plus the entries of the block whose running count is still <= k.
     seen = 0
-    index = 0
-    for i in range(mask.shape[0]):
+    index = start
+    for i in range(start, min(start + PICK_BLOCK, n)):
         seen += mask[i] != 0
         index += seen <= k
     return index

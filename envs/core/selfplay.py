@@ -26,7 +26,7 @@ nothing depends on the thread count.
 from typing import Optional, Sequence
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
@@ -34,6 +34,7 @@ from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMIN
 from .batch import read_only
 from .illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from .inputs import check_num_envs, check_seed
+from .lazy import lazy_njit
 from .opponents import RandomOpponent, advance_with_mlps, advance_with_policy, opponent_on_move
 from .rng import SEED_MASK, make_rng, make_rngs, rng_below, rng_next
 
@@ -43,7 +44,7 @@ OPPONENT_SALT = 0x0220_0220_0220
 
 # The per-round helpers below touch one action per slot: serial, since a parallel
 # launch costs more than that (much more when another process holds a core).
-@njit(types.int64(STATES, INTS, INTS, INTS), cache=True)
+@lazy_njit(types.int64(STATES, INTS, INTS, INTS))
 def opponents_on_move(states, slots, learner, out):
     """Write into ``out`` the slots of ``slots`` where an opponent must act; return how many."""
     n = 0
@@ -55,7 +56,7 @@ def opponents_on_move(states, slots, learner, out):
     return n
 
 
-@njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), cache=True)
+@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T))
 def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
     """Mask and observation of the seat on move in each slot of ``slots`` (rows by position)."""
     for j in range(slots.shape[0]):
@@ -64,7 +65,7 @@ def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
         observe_into(s, s[H_CURRENT], obs[j])
 
 
-@njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T), cache=True)
+@lazy_njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T))
 def apply_in_slots(states, slots, actions, game_rngs, apply_action):
     """Apply ``actions[j]`` in slot ``slots[j]``."""
     for j in range(slots.shape[0]):
@@ -72,7 +73,7 @@ def apply_in_slots(states, slots, actions, game_rngs, apply_action):
         apply_action(states[i], actions[j], game_rngs[i])
 
 
-@njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), cache=True)
+@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T))
 def learner_view(states, learner, masks, obs, legal_mask, observe_into):
     """The learner's observation in every slot, and its mask where it is on move (else zeros)."""
     for i in range(states.shape[0]):

@@ -28,6 +28,8 @@ from typing import Callable, Iterator, Optional
 import numba
 from numba.np.ufunc import parallel as numba_parallel
 
+from .lazy import LazyKernel
+
 THREADING_LAYER = "workqueue"
 THREADS_VARIABLE = "MONSTER_ZOO_NUM_THREADS"
 MIN_BATCH_VARIABLE = "MONSTER_ZOO_PARALLEL_MIN_BATCH"
@@ -114,9 +116,11 @@ def use_parallel(batch: int) -> bool:
 
 
 class BatchKernel:
-    """One kernel that loops over slots with ``prange``, compiled serial (now) and parallel
-    (at its first large batch), so small batches and one-thread runs never pay for, or
-    start, a thread pool. ``batch_arg`` is the argument whose length is the batch size.
+    """One kernel that loops over slots with ``prange``, built serial and parallel, each
+    compiled (or loaded from numba's cache) at its first use (:mod:`~monster_zoo.envs.core.lazy`):
+    a process that never calls the kernel pays nothing for it, and small batches and
+    one-thread runs never pay for, or start, a thread pool. ``batch_arg`` is the argument
+    whose length is the batch size.
 
     Both builds come from the same Python function: ``prange`` is ``range`` when numba
     compiles without ``parallel``. The parallel build gets its own name so that numba's
@@ -124,20 +128,13 @@ class BatchKernel:
     """
 
     def __init__(self, func: Callable, signature, batch_arg: int = 0):
-        self.serial = numba.njit(signature, cache=True)(func)
-        self._func, self._signature, self._batch_arg = func, signature, batch_arg
-        self._parallel = None
+        twin = type(func)(func.__code__, func.__globals__, func.__name__ + "_parallel", func.__defaults__,
+                          func.__closure__)
+        twin.__qualname__, twin.__module__ = func.__qualname__ + "_parallel", func.__module__
+        self.serial = LazyKernel(func, signature)
+        self.parallel = LazyKernel(twin, signature, parallel=True)
+        self._batch_arg = batch_arg
         self.__doc__, self.__name__ = func.__doc__, func.__name__
-
-    @property
-    def parallel(self):
-        """The parallel build (compiled, or loaded from the cache, on first use)."""
-        if self._parallel is None:
-            f = self._func
-            twin = type(f)(f.__code__, f.__globals__, f.__name__ + "_parallel", f.__defaults__, f.__closure__)
-            twin.__qualname__, twin.__module__ = f.__qualname__ + "_parallel", f.__module__
-            self._parallel = numba.njit(self._signature, cache=True, parallel=True)(twin)
-        return self._parallel
 
     def __call__(self, *args):
         parallel = use_parallel(args[self._batch_arg].shape[0])
