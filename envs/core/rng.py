@@ -40,6 +40,7 @@ def entropy_seed() -> int:
 
 
 SEED_MASK = (1 << 63) - 1  # seeds are kept as non-negative int64
+_PICK_BLOCK = 16  # mask entries scanned between checks for the chosen one
 
 
 @njit(cache=True)
@@ -86,10 +87,20 @@ def rng_pick_counted(mask, count, rng):
         return -1
     k = rng_below(rng, count)
     # The chosen index is the number of positions whose running count of set entries is
-    # still <= k; counting them branch-free avoids a mispredicted branch per entry.
+    # still <= k; counting them branch-free avoids a mispredicted branch per entry. Past the
+    # chosen entry every position counts 0, so the scan stops at the first block beyond it.
     seen = 0
     index = 0
-    for i in range(mask.shape[0]):
+    size = mask.shape[0]
+    start = 0
+    while start + _PICK_BLOCK <= size:
+        for i in range(start, start + _PICK_BLOCK):
+            seen += mask[i] != 0
+            index += seen <= k
+        if seen > k:
+            return index
+        start += _PICK_BLOCK
+    for i in range(start, size):
         seen += mask[i] != 0
         index += seen <= k
     return index

@@ -22,10 +22,10 @@ from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
-                         MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
-                         NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
-from .layout import (ACTIVE, BOX, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
-                     FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE, PH_OVER,
+                         MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NEAR_BACK, NEAR_INDEX, NEAR_SPAN, NUM_CARDS,
+                         NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
+from .layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
+                     FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
                      STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
                      WINNER)
@@ -35,7 +35,7 @@ C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until 
 C_SPECIES = CONFIG_COMMON + 1    # bit s set for each named species; 0 draws them at random
 TIEBREAK_SHARE = 0
 TIEBREAK_EXTRA_SCENE = 1
-GRID_MARGIN = 2  # a placement lies next to the table and is checked against its own neighbours
+NO_CARD = NUM_CARDS  # in NEAR: no card there (above every card id, so never the lowest)
 
 # --- reasons an action is illegal (codes for illegal_reason) -----------------------------
 OK = 0
@@ -120,9 +120,8 @@ def neighbour_top(state, card, d):
     """The visible card on side ``d`` of ``card``'s cell, or -1 (also when ``card`` is not on the table)."""
     if card < 0 or state[WHERE + card] != W_TABLE:
         return -1
-    k = state[CARD_CELL + card]
-    n = cell_at(state, state[CELL_X + k] + DX[d], state[CELL_Y + k] + DY[d])
-    return state[CELL_TOP + n] if n >= 0 else -1
+    top = state[NEAR + state[CARD_CELL + card] * NUM_NEAR + d]
+    return top if top != NO_CARD else -1
 
 
 @njit(cache=True)
@@ -135,63 +134,26 @@ def visible_counts(state, out):
             out[CARD_SPECIES[top]] += 1
 
 
-@njit(cache=True)
-def table_grid(state):
-    """The table as a small dense grid: ``(grid, x0, y0, width)`` where ``grid`` holds the visible
-    card of every cell of the occupied bounding box widened by 2 cells on each side (-1 where
-    empty), row by row from ``(x0, y0)``.
-
-    Built per call from the cell slots and the scene's bounding box, so it is never outgrown;
-    it turns the neighbour lookups of a whole legal mask into array reads instead of scans of
-    every cell.
-    """
-    if state[CELLS_USED] == 0:
-        return np.full(1, -1, np.int8), 0, 0, 1
-    x0 = state[BOX] - GRID_MARGIN
-    y0 = state[BOX + 2] - GRID_MARGIN
-    width = state[BOX + 1] - x0 + 1 + GRID_MARGIN
-    grid = np.full(width * (state[BOX + 3] - y0 + 1 + GRID_MARGIN), -1, np.int8)
-    for k in range(NUM_CARDS):
-        if state[CELL_TOP + k] >= 0:
-            grid[(state[CELL_Y + k] - y0) * width + state[CELL_X + k] - x0] = state[CELL_TOP + k]
-    return grid, x0, y0, width
-
-
-@njit(cache=True)
-def grid_top(grid, x0, y0, width, x, y):
-    """The visible card at ``(x, y)`` in a ``table_grid``, -1 when the cell is empty."""
-    i = x - x0
-    row = y - y0
-    if i < 0 or i >= width or row < 0 or row * width + i >= grid.shape[0]:
-        return -1
-    return grid[row * width + i]
+@njit(cache=True, inline="always")
+def side_open(state, k, d):
+    """Whether the chosen monster may go on side ``d`` of occupied cell slot ``k``, named through
+    that cell's top card: the cell there is empty (MA-6) and the top card is the lowest visible
+    card next to it (MA-19); its other neighbours are near cells of ``k``. Branch-free: the
+    legal mask asks this of every side of every cell."""
+    near = NEAR + k * NUM_NEAR
+    t = state[CELL_TOP + k]
+    return ((state[near + d] == NO_CARD) & (state[near + NUM_DIRS + d] > t)
+            & (state[near + 2 * NUM_DIRS + d] > t)
+            & (state[near + 2 * NUM_DIRS + ((d + NUM_DIRS - 1) & (NUM_DIRS - 1))] > t))
 
 
 @njit(cache=True, inline="always")
-def lowest_neighbour(grid, width, i):
-    """The lowest visible card next to grid index ``i`` (-1 when none); ``i`` must lie at least
-    one cell inside the grid, as every placement target does (``GRID_MARGIN``)."""
-    low = NUM_CARDS
-    for j in (i - width, i + 1, i + width, i - 1):
-        if 0 <= grid[j] < low:
-            low = grid[j]
-    return low if low < NUM_CARDS else -1
-
-
-@njit(cache=True, inline="always")
-def cell_reason(grid, width, i, t):
-    """Why the chosen monster may not go on grid index ``i`` named through visible card ``t``
-    (OK if it may): the cell must be empty (MA-6) and ``t`` the lowest visible card next to it
-    (MA-19)."""
-    if grid[i] >= 0:
+def side_reason(state, k, d):
+    """Why the chosen monster may not go on side ``d`` of occupied cell slot ``k`` (OK if it may):
+    the cell there holds a card, or a lower visible card borders it (``side_open``)."""
+    if state[NEAR + k * NUM_NEAR + d] != NO_CARD:
         return R_CELL_TAKEN
-    return OK if lowest_neighbour(grid, width, i) == t else R_OTHER_NAME
-
-
-@njit(cache=True, inline="always")
-def side_index(state, k, d, x0, y0, width):
-    """Grid index of the cell on side ``d`` of cell slot ``k`` in a ``table_grid``."""
-    return (state[CELL_Y + k] + DY[d] - y0) * width + state[CELL_X + k] + DX[d] - x0
+    return OK if side_open(state, k, d) else R_OTHER_NAME
 
 
 @njit(cache=True)
@@ -199,8 +161,7 @@ def placement_reason(state, t, d):
     """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may)."""
     if not is_visible(state, t):
         return R_NOT_VISIBLE
-    grid, x0, y0, width = table_grid(state)
-    return cell_reason(grid, width, side_index(state, state[CARD_CELL + t], d, x0, y0, width), t)
+    return side_reason(state, state[CARD_CELL + t], d)
 
 
 @njit(cache=True)
@@ -256,9 +217,8 @@ def legal_mask(state, out):
     count = 0
     if phase == PH_CHOOSE:
         for c in range(NUM_CARDS):
-            if state[WHERE + c] == p:
-                out[CARD0 + c] = 1
-                count += 1
+            out[CARD0 + c] = state[WHERE + c] == p
+        count = state[HELD + p]
         if not table_empty(state):
             for f in range(NUM_FOCUS):
                 if state[FOCUS + p * NUM_FOCUS + f]:
@@ -266,17 +226,21 @@ def legal_mask(state, out):
                     out[FOCUS0 + 2 * f + 1] = 1
                     count += 2
     elif phase == PH_PLACE:
-        grid, x0, y0, width = table_grid(state)
+        cells = state[CELLS_USED]
+        k = 0
+        while cells > 0:
+            t = state[CELL_TOP + k]
+            if t >= 0:
+                cells -= 1
+                for d in range(NUM_DIRS):
+                    ok = side_open(state, k, d)
+                    out[PLACE0 + NUM_DIRS * t + d] = ok
+                    count += ok
+            k += 1
+    elif phase == PH_TARGET:
         for k in range(NUM_CARDS):
             t = state[CELL_TOP + k]
             if t >= 0:
-                for d in range(NUM_DIRS):
-                    if cell_reason(grid, width, side_index(state, k, d, x0, y0, width), t) == OK:
-                        out[PLACE0 + NUM_DIRS * t + d] = 1
-                        count += 1
-    elif phase == PH_TARGET:
-        for t in range(NUM_CARDS):
-            if is_visible(state, t):
                 out[TARGET0 + t] = 1
                 count += 1
     elif phase == PH_STEAL:
@@ -296,11 +260,10 @@ def draw_card(state, p, rng):
         return
     k = rng_below(rng, left)
     for c in range(NUM_CARDS):
-        if state[WHERE + c] == W_DECK:
-            if k == 0:
-                move_card(state, c, p)
-                return
-            k -= 1
+        k -= state[WHERE + c] == W_DECK
+        if k < 0:
+            move_card(state, c, p)
+            return
 
 
 @njit(cache=True)
@@ -321,11 +284,14 @@ def move_card(state, c, dest):
 
 @njit(cache=True)
 def recount(state):
-    """Recompute the hand, deck and cell counts and the bounding box from the card and cell
+    """Recompute the hand, deck and cell counts and the near cells from the card and cell
     fields (after a state was edited directly, as tests do)."""
-    state[HELD: HELD + MAX_PLAYERS] = 0
+    for p in range(MAX_PLAYERS):
+        state[HELD + p] = 0
     state[DECK_LEFT] = 0
     state[CELLS_USED] = 0
+    for i in range(NUM_CARDS * NUM_NEAR):
+        state[NEAR + i] = NO_CARD
     for c in range(NUM_CARDS):
         w = state[WHERE + c]
         if w >= 0:
@@ -333,20 +299,32 @@ def recount(state):
         elif w == W_DECK:
             state[DECK_LEFT] += 1
         if state[CELL_TOP + c] >= 0:
-            grow_box(state, state[CELL_X + c], state[CELL_Y + c])
             state[CELLS_USED] += 1
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0:
+            link_cell(state, k)
 
 
 @njit(cache=True)
-def grow_box(state, x, y):
-    """Widen the scene's bounding box to cell ``(x, y)`` (the first cell of a scene sets it)."""
-    if state[CELLS_USED] == 0:
-        state[BOX] = state[BOX + 1] = x
-        state[BOX + 2] = state[BOX + 3] = y
-    state[BOX] = min(state[BOX], x)
-    state[BOX + 1] = max(state[BOX + 1], x)
-    state[BOX + 2] = min(state[BOX + 2], y)
-    state[BOX + 3] = max(state[BOX + 3], y)
+def link_cell(state, k):
+    """Record occupied cell slot ``k``'s top card in the near cells of every occupied cell near
+    it and theirs in its own; the other occupied cells are counted by ``CELLS_USED``."""
+    x = state[CELL_X + k]
+    y = state[CELL_Y + k]
+    top = state[CELL_TOP + k]
+    others = state[CELLS_USED] - 1
+    n = 0
+    while others > 0:
+        t = state[CELL_TOP + n]
+        if t >= 0 and n != k:
+            others -= 1
+            dx = min(max(state[CELL_X + n] - x, -NEAR_SPAN), NEAR_SPAN)
+            dy = min(max(state[CELL_Y + n] - y, -NEAR_SPAN), NEAR_SPAN)
+            j = NEAR_INDEX[(dy + NEAR_SPAN) * (2 * NEAR_SPAN + 1) + dx + NEAR_SPAN]
+            if j >= 0:
+                state[NEAR + k * NUM_NEAR + j] = t
+                state[NEAR + n * NUM_NEAR + NEAR_BACK[j]] = top
+        n += 1
 
 
 @njit(cache=True)
@@ -359,8 +337,8 @@ def place_card(state, card, x, y):
     state[CELL_Y + k] = y
     state[CELL_TOP + k] = card
     state[CELL_HEIGHT + k] = 1
-    grow_box(state, x, y)
     state[CELLS_USED] += 1
+    link_cell(state, k)
     move_card(state, card, W_TABLE)
     state[CARD_CELL + card] = k
     state[CARD_LEVEL + card] = 0
@@ -368,8 +346,14 @@ def place_card(state, card, x, y):
 
 @njit(cache=True)
 def empty_cell(state, k):
-    """Mark cell slot ``k`` empty."""
+    """Mark cell slot ``k`` empty; its near cells forget it (the cards near it still lie in their
+    cells: ``CARD_CELL`` of their top cards finds them)."""
     state[CELLS_USED] -= state[CELL_TOP + k] >= 0
+    for j in range(NUM_NEAR):
+        t = state[NEAR + k * NUM_NEAR + j]
+        if t != NO_CARD:
+            state[NEAR + state[CARD_CELL + t] * NUM_NEAR + NEAR_BACK[j]] = NO_CARD
+            state[NEAR + k * NUM_NEAR + j] = NO_CARD
     state[CELL_TOP + k] = -1
     state[CELL_HEIGHT + k] = 0
     state[CELL_X + k] = 0
@@ -378,27 +362,34 @@ def empty_cell(state, k):
 
 @njit(cache=True)
 def slide_under(state, below, above):
-    """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``."""
+    """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``.
+
+    Cards off the table have no cell (``CARD_CELL`` -1), so the cell alone picks the stack."""
     lift = state[CELL_HEIGHT + below]
     for c in range(NUM_CARDS):
-        if state[WHERE + c] == W_TABLE and state[CARD_CELL + c] == above:
-            state[CARD_CELL + c] = below
-            state[CARD_LEVEL + c] += lift
+        moved = state[CARD_CELL + c] == above
+        state[CARD_LEVEL + c] += lift * moved
+        state[CARD_CELL + c] = below if moved else state[CARD_CELL + c]
     state[CELL_HEIGHT + below] += state[CELL_HEIGHT + above]
-    state[CELL_TOP + below] = state[CELL_TOP + above]
+    top = state[CELL_TOP + above]
+    state[CELL_TOP + below] = top
     empty_cell(state, above)
+    for j in range(NUM_NEAR):  # the new top shows in the near cells of ``below``
+        t = state[NEAR + below * NUM_NEAR + j]
+        if t != NO_CARD:
+            state[NEAR + state[CARD_CELL + t] * NUM_NEAR + NEAR_BACK[j]] = top
 
 
 @njit(cache=True)
 def eclipse(state, prot_cell, other):
-    """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10)."""
+    """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10).
+
+    Cards off the table have no cell (``CARD_CELL`` -1), so the cell alone picks the stacks."""
     lift = state[CELL_HEIGHT + other]
     for c in range(NUM_CARDS):
-        if state[WHERE + c] == W_TABLE:
-            if state[CARD_CELL + c] == prot_cell:
-                state[CARD_LEVEL + c] += lift
-            elif state[CARD_CELL + c] == other:
-                state[CARD_CELL + c] = prot_cell
+        cell = state[CARD_CELL + c]
+        state[CARD_LEVEL + c] += lift * (cell == prot_cell)
+        state[CARD_CELL + c] = prot_cell if cell == other else cell
     state[CELL_HEIGHT + prot_cell] += lift
     empty_cell(state, other)
 
@@ -413,20 +404,6 @@ def steal(state, d):
 
 
 @njit(cache=True)
-def neighbour_slots(state, k, out):
-    """The occupied cell slot on each side of cell slot ``k`` into ``out[d]`` (-1 where empty), in
-    one pass over the slots."""
-    out[:] = -1
-    x = state[CELL_X + k]
-    y = state[CELL_Y + k]
-    for n in range(NUM_CARDS):
-        if state[CELL_TOP + n] >= 0:
-            for d in range(NUM_DIRS):
-                if state[CELL_X + n] == x + DX[d] and state[CELL_Y + n] == y + DY[d]:
-                    out[d] = n
-
-
-@njit(cache=True)
 def interact(state):
     """Run the protagonist's interaction loop; True once it has ended, False when the active
     player must choose a steal first.
@@ -437,26 +414,24 @@ def interact(state):
     prot = state[PROTAGONIST]
     target = state[PROT_VALUE] - 1
     species = CARD_SPECIES[prot]
-    around = np.empty(NUM_DIRS, np.int64)
     while True:
         k = state[CARD_CELL + prot]
-        neighbour_slots(state, k, around)
         count = 0
         only = -1
         for d in range(NUM_DIRS):
-            n = around[d]
-            if n >= 0 and CARD_VALUE[state[CELL_TOP + n]] == target:
-                if CARD_SPECIES[state[CELL_TOP + n]] == species:
-                    eclipse(state, k, n)
+            t = state[NEAR + k * NUM_NEAR + d]
+            if t != NO_CARD and CARD_VALUE[t] == target:
+                if CARD_SPECIES[t] == species:
+                    eclipse(state, k, state[CARD_CELL + t])
                 else:
                     count += 1
-                    only = d
+                    only = t
         if count == 0:
             return True
         if count > 1:
             state[PHASE] = PH_STEAL
             return False
-        slide_under(state, around[only], k)
+        slide_under(state, state[CARD_CELL + only], k)
 
 
 @njit(cache=True)
@@ -692,7 +667,6 @@ def observe_into(state, player, out):
     """
     out[:] = 0.0
     n = state[H_NUM_PLAYERS]
-    grid, x0, y0, width = table_grid(state)
     acting = state[CHOSEN] if state[PHASE] == PH_PLACE else state[PROTAGONIST]
     mine = state[TOKEN + player] if state[H_TERMINAL] == 0 else -1
     for c in range(NUM_CARDS):
@@ -714,7 +688,7 @@ def observe_into(state, player, out):
             out[o + F_LEVEL] = state[CARD_LEVEL + c] / (NUM_CARDS - 1.0)
             if top:
                 for d in range(NUM_DIRS):
-                    out[o + F_OPEN + d] = grid_top(grid, x0, y0, width, x + DX[d], y + DY[d]) < 0
+                    out[o + F_OPEN + d] = state[NEAR + k * NUM_NEAR + d] == NO_CARD
     visible = np.zeros(NUM_SPECIES, np.int64)
     visible_counts(state, visible)
     for s in range(NUM_SPECIES):
