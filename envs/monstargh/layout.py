@@ -20,7 +20,10 @@ PROTAGONIST = _lay.block("protagonist")     # protagonist card during a steal ch
 PROT_VALUE = _lay.block("prot_value")       # the protagonist's acting value
 TIEBREAK = _lay.block("tiebreak")           # 0 share the win, 1 play extra scenes
 IN_PLAY = _lay.block("in_play", NUM_SPECIES)            # 1 for species in this game
-TOKEN = _lay.block("token", MAX_PLAYERS)                # secret species of each seat this scene
+# Secret species of each seat this scene; one entry per species, the room rules.start_scene
+# shuffles every token in before dealing them.
+TOKEN_ROOM = max(MAX_PLAYERS, NUM_SPECIES)
+TOKEN = _lay.block("token", TOKEN_ROOM)
 LAST_TOKEN = _lay.block("last_token", MAX_PLAYERS)      # species revealed last scene, -1 before
 TOKEN_HISTORY = _lay.block("token_history", MAX_PLAYERS * NUM_SPECIES)  # revealed, counted
 STARS = _lay.block("stars", MAX_PLAYERS)

@@ -10,13 +10,19 @@ The deck is a set, not a sequence: a draw picks one of the cards still in the de
 uniformly, which is the same as drawing the top card of a shuffled deck. The state
 therefore holds no deck order at all, and a planner that clones it cannot see future
 draws.
+
+Compile time: every numba function is compiled on its own and again inside each caller, so
+small helpers are inlined (``inline="always"``), the few shared bigger ones are compiled once
+for one signature (``inner``: no second specialisation for an int32 or a literal argument),
+and the kernels an adapter only needs now and then (``illegal_reason``, ``determinize``)
+compile on their first call instead of at import.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
-                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
-                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+                             H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG,
+                             STATE)
 from ..core.header import start_game
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
@@ -27,8 +33,14 @@ from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCU
 from .layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
                      FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
-                     STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
+                     STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, TOKEN_ROOM, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
                      WINNER)
+
+def inner(signature):
+    """Compile a helper that only kernels call, once, for ``signature``: any integer argument is
+    converted to it (no second specialisation), and no wrapper for calls from Python is built."""
+    return njit(signature, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 
 # --- config vector after the common entries -------------------------------------------
 C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until the tie breaks
@@ -67,13 +79,13 @@ REASONS = {
 
 
 # --- small queries ------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_monsters(state, p):
     """Number of monster cards seat ``p`` holds."""
     return state[HELD + p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def focus_held(state, p):
     """Number of focus cards seat ``p`` still holds this scene."""
     count = 0
@@ -82,19 +94,19 @@ def focus_held(state, p):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_size(state, p):
     """Cards in seat ``p``'s hand: monsters and focus cards."""
     return hand_monsters(state, p) + focus_held(state, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deck_size(state):
     """Monster cards left in the deck."""
     return state[DECK_LEFT]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def table_empty(state):
     """True before a scene's first card is placed."""
     return state[CELLS_USED] == 0
@@ -115,7 +127,7 @@ def is_visible(state, card):
     return state[WHERE + card] == W_TABLE and state[CELL_TOP + state[CARD_CELL + card]] == card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def neighbour_top(state, card, d):
     """The visible card on side ``d`` of ``card``'s cell, or -1 (also when ``card`` is not on the table)."""
     if card < 0 or state[WHERE + card] != W_TABLE:
@@ -124,7 +136,7 @@ def neighbour_top(state, card, d):
     return top if top != NO_CARD else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def visible_counts(state, out):
     """Visible monsters per species into ``out`` (length ``NUM_SPECIES``)."""
     out[:] = 0
@@ -156,7 +168,7 @@ def side_reason(state, k, d):
     return OK if side_open(state, k, d) else R_OTHER_NAME
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def placement_reason(state, t, d):
     """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may)."""
     if not is_visible(state, t):
@@ -164,7 +176,7 @@ def placement_reason(state, t, d):
     return side_reason(state, state[CARD_CELL + t], d)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def steal_candidate(state, d):
     """Whether the protagonist may steal from its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
@@ -174,7 +186,7 @@ def steal_candidate(state, d):
 
 
 # --- legality ------------------------------------------------------------------------------
-@njit(ILLEGAL_REASON_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -221,10 +233,10 @@ def legal_mask(state, out):
         count = state[HELD + p]
         if not table_empty(state):
             for f in range(NUM_FOCUS):
-                if state[FOCUS + p * NUM_FOCUS + f]:
-                    out[FOCUS0 + 2 * f] = 1
-                    out[FOCUS0 + 2 * f + 1] = 1
-                    count += 2
+                held = state[FOCUS + p * NUM_FOCUS + f]  # 1 while in hand: raise or lower
+                out[FOCUS0 + 2 * f] = held
+                out[FOCUS0 + 2 * f + 1] = held
+                count += 2 * held
     elif phase == PH_PLACE:
         cells = state[CELLS_USED]
         k = 0
@@ -252,21 +264,7 @@ def legal_mask(state, out):
 
 
 # --- moving cards ----------------------------------------------------------------------------
-@njit(cache=True)
-def draw_card(state, p, rng):
-    """Seat ``p`` draws a uniformly chosen card of the deck; nothing when it is empty (MA-14)."""
-    left = deck_size(state)
-    if left == 0:
-        return
-    k = rng_below(rng, left)
-    for c in range(NUM_CARDS):
-        k -= state[WHERE + c] == W_DECK
-        if k < 0:
-            move_card(state, c, p)
-            return
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def move_card(state, c, dest):
     """Move monster card ``c`` to ``dest`` (a seat, W_DECK, W_TABLE, W_PLAYING), keeping the
     hand and deck counts in step."""
@@ -280,6 +278,42 @@ def move_card(state, c, dest):
     elif dest == W_DECK:
         state[DECK_LEFT] += 1
     state[WHERE + c] = dest
+
+
+@inner(types.void(STATE, types.int64, RNG))
+def draw_card(state, p, rng):
+    """Seat ``p`` draws a uniformly chosen card of the deck; nothing when it is empty (MA-14)."""
+    left = deck_size(state)
+    if left == 0:
+        return
+    k = rng_below(rng, np.int64(left))
+    for c in range(NUM_CARDS):
+        k -= state[WHERE + c] == W_DECK
+        if k < 0:
+            move_card(state, c, p)
+            return
+
+
+@njit(cache=True, inline="always")
+def link_cell(state, k):
+    """Record occupied cell slot ``k``'s top card in the near cells of every occupied cell near
+    it and theirs in its own; the other occupied cells are counted by ``CELLS_USED``."""
+    x = state[CELL_X + k]
+    y = state[CELL_Y + k]
+    top = state[CELL_TOP + k]
+    others = state[CELLS_USED] - 1
+    n = 0
+    while others > 0:
+        t = state[CELL_TOP + n]
+        if t >= 0 and n != k:
+            others -= 1
+            dx = min(max(state[CELL_X + n] - x, -NEAR_SPAN), NEAR_SPAN)
+            dy = min(max(state[CELL_Y + n] - y, -NEAR_SPAN), NEAR_SPAN)
+            j = NEAR_INDEX[(dy + NEAR_SPAN) * (2 * NEAR_SPAN + 1) + dx + NEAR_SPAN]
+            if j >= 0:
+                state[NEAR + k * NUM_NEAR + j] = t
+                state[NEAR + n * NUM_NEAR + NEAR_BACK[j]] = top
+        n += 1
 
 
 @njit(cache=True)
@@ -305,29 +339,7 @@ def recount(state):
             link_cell(state, k)
 
 
-@njit(cache=True)
-def link_cell(state, k):
-    """Record occupied cell slot ``k``'s top card in the near cells of every occupied cell near
-    it and theirs in its own; the other occupied cells are counted by ``CELLS_USED``."""
-    x = state[CELL_X + k]
-    y = state[CELL_Y + k]
-    top = state[CELL_TOP + k]
-    others = state[CELLS_USED] - 1
-    n = 0
-    while others > 0:
-        t = state[CELL_TOP + n]
-        if t >= 0 and n != k:
-            others -= 1
-            dx = min(max(state[CELL_X + n] - x, -NEAR_SPAN), NEAR_SPAN)
-            dy = min(max(state[CELL_Y + n] - y, -NEAR_SPAN), NEAR_SPAN)
-            j = NEAR_INDEX[(dy + NEAR_SPAN) * (2 * NEAR_SPAN + 1) + dx + NEAR_SPAN]
-            if j >= 0:
-                state[NEAR + k * NUM_NEAR + j] = t
-                state[NEAR + n * NUM_NEAR + NEAR_BACK[j]] = top
-        n += 1
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_card(state, card, x, y):
     """Put ``card`` alone on the empty cell ``(x, y)`` in the first free cell slot."""
     k = 0
@@ -344,7 +356,7 @@ def place_card(state, card, x, y):
     state[CARD_LEVEL + card] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def empty_cell(state, k):
     """Mark cell slot ``k`` empty; its near cells forget it (the cards near it still lie in their
     cells: ``CARD_CELL`` of their top cards finds them)."""
@@ -360,7 +372,7 @@ def empty_cell(state, k):
     state[CELL_Y + k] = 0
 
 
-@njit(cache=True)
+@inner(types.void(STATE, types.int64, types.int64))
 def slide_under(state, below, above):
     """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``.
 
@@ -380,7 +392,7 @@ def slide_under(state, below, above):
             state[NEAR + state[CARD_CELL + t] * NUM_NEAR + NEAR_BACK[j]] = top
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eclipse(state, prot_cell, other):
     """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10).
 
@@ -394,7 +406,7 @@ def eclipse(state, prot_cell, other):
     empty_cell(state, other)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def steal(state, d):
     """The protagonist's stack moves on top of its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
@@ -403,7 +415,7 @@ def steal(state, d):
     slide_under(state, state[CARD_CELL + victim], k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def interact(state):
     """Run the protagonist's interaction loop; True once it has ended, False when the active
     player must choose a steal first.
@@ -434,7 +446,114 @@ def interact(state):
         slide_under(state, state[CARD_CELL + only], k)
 
 
-@njit(cache=True)
+# --- scenes ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def clear_table(state):
+    """Every card in play back to the deck and every cell slot empty, counts set to match.
+
+    Only occupied slots have near cells to forget; a zeroed state (a new game) has every
+    slot's top at 0, so all of them are reset there too."""
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0:
+            for j in range(NUM_NEAR):
+                state[NEAR + k * NUM_NEAR + j] = NO_CARD
+        state[CELL_TOP + k] = -1
+        state[CELL_HEIGHT + k] = 0
+        state[CELL_X + k] = 0
+        state[CELL_Y + k] = 0
+    deck = 0
+    for c in range(NUM_CARDS):
+        state[CARD_CELL + c] = -1
+        state[CARD_LEVEL + c] = 0
+        if state[WHERE + c] != W_OUT:
+            state[WHERE + c] = W_DECK
+            deck += 1
+    for p in range(MAX_PLAYERS):
+        state[HELD + p] = 0
+    state[DECK_LEFT] = deck
+    state[CELLS_USED] = 0
+
+
+@njit(cache=True, inline="always")
+def fewest_stars(state, rng):
+    """A seat with the fewest stars, chosen at random among ties (MA-4)."""
+    n = state[H_NUM_PLAYERS]
+    low = state[STARS]
+    for p in range(1, n):
+        low = min(low, state[STARS + p])
+    tied = 0
+    for p in range(n):
+        tied += state[STARS + p] == low
+    k = rng_below(rng, tied)
+    for p in range(n):
+        if state[STARS + p] == low:
+            if k == 0:
+                return p
+            k -= 1
+    return 0
+
+
+@inner(types.void(STATE, RNG))
+def start_scene(state, rng):
+    """Clear the table, deal tokens, monster cards and focus cards, pick the starter (MA-3, MA-4)."""
+    n = state[H_NUM_PLAYERS]
+    clear_table(state)
+    count = 0  # the tokens of the species in play, shuffled (Fisher-Yates) in place
+    for s in range(NUM_SPECIES):
+        if state[IN_PLAY + s]:
+            state[TOKEN + count] = s
+            count += 1
+    for i in range(count - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        state[TOKEN + i], state[TOKEN + j] = state[TOKEN + j], state[TOKEN + i]
+    for p in range(n, count):
+        state[TOKEN + p] = -1  # tokens nobody is dealt stay in the box
+    for p in range(n):
+        for _ in range(MONSTERS_DEALT):
+            draw_card(state, p, rng)
+        for f in range(NUM_FOCUS):
+            state[FOCUS + p * NUM_FOCUS + f] = 1
+    state[SCENE] += 1
+    starter = rng_below(rng, np.int64(n)) if state[SCENE] == 1 else fewest_stars(state, rng)
+    state[STARTER] = starter
+    state[ACTIVE] = starter
+    state[H_CURRENT] = starter
+    state[PHASE] = PH_CHOOSE
+    state[PROTAGONIST] = -1
+    state[CHOSEN] = -1
+
+
+@njit(cache=True, inline="always")
+def end_scene(state, rng):
+    """Score the scene (MA-15), reveal the tokens (MA-16), end the game or start a scene (MA-17)."""
+    n = state[H_NUM_PLAYERS]
+    best = 0
+    for p in range(n):
+        s = state[TOKEN + p]
+        gained = 0  # visible monsters of the seat's species
+        for k in range(NUM_CARDS):
+            top = state[CELL_TOP + k]
+            gained += top >= 0 and CARD_SPECIES[top] == s
+        state[LAST_STARS + p] = gained
+        state[STARS + p] += gained
+        state[LAST_TOKEN + p] = s
+        state[TOKEN_HISTORY + p * NUM_SPECIES + s] += 1
+        best = max(best, state[STARS + p])
+    if best >= STARS_TO_END:
+        leaders = 0
+        for p in range(n):
+            leaders += state[STARS + p] == best
+        if leaders == 1 or state[TIEBREAK] == TIEBREAK_SHARE:
+            for p in range(n):
+                state[WINNER + p] = state[STARS + p] == best
+            state[H_TERMINAL] = 1
+            state[H_CURRENT] = -1
+            state[PHASE] = PH_OVER
+            return
+    start_scene(state, rng)
+
+
+@njit(cache=True, inline="always")
 def finish_play(state, rng):
     """End the play: drop the focus (MA-13), draw (MA-14), pass to the next non-empty hand (MA-5)."""
     state[PROTAGONIST] = -1
@@ -455,92 +574,6 @@ def finish_play(state, rng):
     end_scene(state, rng)
 
 
-# --- scenes ---------------------------------------------------------------------------------
-@njit(cache=True)
-def start_scene(state, rng):
-    """Clear the table, deal tokens, monster cards and focus cards, pick the starter (MA-3, MA-4)."""
-    n = state[H_NUM_PLAYERS]
-    for k in range(NUM_CARDS):
-        empty_cell(state, k)
-    for c in range(NUM_CARDS):
-        state[CARD_CELL + c] = -1
-        state[CARD_LEVEL + c] = 0
-        if state[WHERE + c] != W_OUT:
-            state[WHERE + c] = W_DECK
-    recount(state)
-    tokens = np.empty(NUM_SPECIES, np.int64)
-    count = 0
-    for s in range(NUM_SPECIES):
-        if state[IN_PLAY + s]:
-            tokens[count] = s
-            count += 1
-    for i in range(count - 1, 0, -1):  # Fisher-Yates: the tokens in a random order
-        j = rng_below(rng, i + 1)
-        tokens[i], tokens[j] = tokens[j], tokens[i]
-    for p in range(n):
-        state[TOKEN + p] = tokens[p]
-    for p in range(n):
-        for _ in range(MONSTERS_DEALT):
-            draw_card(state, p, rng)
-        for f in range(NUM_FOCUS):
-            state[FOCUS + p * NUM_FOCUS + f] = 1
-    state[SCENE] += 1
-    starter = rng_below(rng, n) if state[SCENE] == 1 else fewest_stars(state, rng)
-    state[STARTER] = starter
-    state[ACTIVE] = starter
-    state[H_CURRENT] = starter
-    state[PHASE] = PH_CHOOSE
-    state[PROTAGONIST] = -1
-    state[CHOSEN] = -1
-
-
-@njit(cache=True)
-def fewest_stars(state, rng):
-    """A seat with the fewest stars, chosen at random among ties (MA-4)."""
-    n = state[H_NUM_PLAYERS]
-    low = state[STARS]
-    for p in range(1, n):
-        low = min(low, state[STARS + p])
-    tied = 0
-    for p in range(n):
-        tied += state[STARS + p] == low
-    k = rng_below(rng, tied)
-    for p in range(n):
-        if state[STARS + p] == low:
-            if k == 0:
-                return p
-            k -= 1
-    return 0
-
-
-@njit(cache=True)
-def end_scene(state, rng):
-    """Score the scene (MA-15), reveal the tokens (MA-16), end the game or start a scene (MA-17)."""
-    n = state[H_NUM_PLAYERS]
-    visible = np.zeros(NUM_SPECIES, np.int64)
-    visible_counts(state, visible)
-    best = 0
-    for p in range(n):
-        s = state[TOKEN + p]
-        state[LAST_STARS + p] = visible[s]
-        state[STARS + p] += visible[s]
-        state[LAST_TOKEN + p] = s
-        state[TOKEN_HISTORY + p * NUM_SPECIES + s] += 1
-        best = max(best, state[STARS + p])
-    if best >= STARS_TO_END:
-        leaders = 0
-        for p in range(n):
-            leaders += state[STARS + p] == best
-        if leaders == 1 or state[TIEBREAK] == TIEBREAK_SHARE:
-            for p in range(n):
-                state[WINNER + p] = state[STARS + p] == best
-            state[H_TERMINAL] = 1
-            state[H_CURRENT] = -1
-            state[PHASE] = PH_OVER
-            return
-    start_scene(state, rng)
-
-
 # --- the kernel contract ----------------------------------------------------------------------
 @njit(INIT_STATE_SIG, cache=True)
 def init_state(state, config, rng):
@@ -552,22 +585,24 @@ def init_state(state, config, rng):
     if named != 0:
         for s in range(NUM_SPECIES):
             state[IN_PLAY + s] = (named >> s) & 1
-    else:
-        order = np.arange(NUM_SPECIES)
+    else:  # the first species of a random order (Fisher-Yates), shuffled in TOKEN's room
+        for s in range(NUM_SPECIES):
+            state[TOKEN + s] = s
         for i in range(NUM_SPECIES - 1, 0, -1):
             j = rng_below(rng, i + 1)
-            order[i], order[j] = order[j], order[i]
+            state[TOKEN + i], state[TOKEN + j] = state[TOKEN + j], state[TOKEN + i]
         for i in range(SPECIES_IN_PLAY[n]):
-            state[IN_PLAY + order[i]] = 1
+            state[IN_PLAY + state[TOKEN + i]] = 1
     for c in range(NUM_CARDS):
         state[WHERE + c] = W_DECK if state[IN_PLAY + CARD_SPECIES[c]] else W_OUT
     for p in range(MAX_PLAYERS):
         state[LAST_TOKEN + p] = -1
-        state[TOKEN + p] = -1
+    for i in range(TOKEN_ROOM):
+        state[TOKEN + i] = -1
     start_scene(state, rng)
 
 
-@njit(cache=True)
+@inner(types.boolean(STATE, types.int64))
 def play_step(state, action):
     """Carry out one decision of a play, up to the end of the interaction loop but not beyond:
     True when the play is complete (its card placed or its focus resolved, every steal made).
@@ -576,31 +611,32 @@ def play_step(state, action):
     to the table without drawing cards or ending the scene.
     """
     p = state[H_CURRENT]
-    if action < FOCUS0:
-        card = action - CARD0
-        if not table_empty(state):
-            state[CHOSEN] = card
-            move_card(state, card, W_PLAYING)
-            state[PHASE] = PH_PLACE
-            return False
-        place_card(state, card, 0, 0)  # the scene's first card has one place to go (MA-6, MA-19)
-        state[PROTAGONIST] = card
-        state[PROT_VALUE] = CARD_VALUE[card]
-        return True
-    if action < PLACE0:
+    if action < FOCUS0 and not table_empty(state):
+        state[CHOSEN] = action - CARD0
+        move_card(state, action - CARD0, W_PLAYING)
+        state[PHASE] = PH_PLACE
+        return False
+    if FOCUS0 <= action < PLACE0:
         f = (action - FOCUS0) // 2
         sign = 1 - 2 * ((action - FOCUS0) % 2)
         state[FOCUS + p * NUM_FOCUS + f] = 0
         state[FOCUS_AMOUNT] = sign * FOCUS_AMOUNTS[f]
         state[PHASE] = PH_TARGET
         return False
-    if action < TARGET0:
-        t = (action - PLACE0) // NUM_DIRS
-        d = (action - PLACE0) % NUM_DIRS
-        k = state[CARD_CELL + t]
-        card = state[CHOSEN]
-        place_card(state, card, state[CELL_X + k] + DX[d], state[CELL_Y + k] + DY[d])
-        state[CHOSEN] = -1
+    if action < TARGET0:  # a monster card goes onto the table
+        if action < FOCUS0:
+            card = action - CARD0
+            x = 0  # the scene's first card has one place to go (MA-6, MA-19)
+            y = 0
+        else:
+            t = (action - PLACE0) // NUM_DIRS
+            d = (action - PLACE0) % NUM_DIRS
+            k = state[CARD_CELL + t]
+            card = state[CHOSEN]
+            x = state[CELL_X + k] + DX[d]
+            y = state[CELL_Y + k] + DY[d]
+            state[CHOSEN] = -1
+        place_card(state, card, x, y)
         state[PROTAGONIST] = card
         state[PROT_VALUE] = CARD_VALUE[card]
     elif action < STEAL0:
@@ -689,11 +725,14 @@ def observe_into(state, player, out):
             if top:
                 for d in range(NUM_DIRS):
                     out[o + F_OPEN + d] = state[NEAR + k * NUM_NEAR + d] == NO_CARD
-    visible = np.zeros(NUM_SPECIES, np.int64)
-    visible_counts(state, visible)
+    visible = OBS_SPECIES + 2 * NUM_SPECIES  # visible monsters per species: counted, then / 36
+    for k in range(NUM_CARDS):
+        top = state[CELL_TOP + k]
+        if top >= 0:
+            out[visible + CARD_SPECIES[top]] += 1.0
     for s in range(NUM_SPECIES):
         out[OBS_SPECIES + s] = state[IN_PLAY + s]
-        out[OBS_SPECIES + 2 * NUM_SPECIES + s] = visible[s] / NUM_CARDS
+        out[visible + s] /= NUM_CARDS
     if state[H_TERMINAL] == 0:
         out[OBS_SPECIES + NUM_SPECIES + state[TOKEN + player]] = 1.0
     scenes_done = state[SCENE] - 1 + state[H_TERMINAL]
@@ -735,7 +774,7 @@ def observe_into(state, player, out):
 
 
 # --- hidden information ---------------------------------------------------------------------------
-@njit(DETERMINIZE_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Resample what ``player`` cannot see (MA-18): the other seats' species tokens, dealt at
     random from the species in play other than ``player``'s own, and the other seats' monster
