@@ -9,9 +9,10 @@ from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monstargh import rules
-from monster_zoo.envs.monstargh.components import MAX_REACH, NUM_CARDS, NUM_FOCUS, SPECIES_IN_PLAY
+from monster_zoo.envs.monstargh.components import (MAX_REACH, NEAR_X, NEAR_Y, NUM_CARDS, NUM_FOCUS, NUM_NEAR,
+                                                  SPECIES_IN_PLAY)
 from monster_zoo.envs.monstargh.layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
-                                   BOX, CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
+                                   CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, NEAR, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
                                    W_TABLE, WHERE, WINNER)
 from conftest import reachable_state
 
@@ -23,8 +24,23 @@ MAX_SCENE_STEPS = 2 * (NUM_CARDS + 6 * NUM_FOCUS) + NUM_CARDS - 1
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def near_from_scratch(state):
+    """The NEAR field recomputed from the cells alone: for each occupied cell slot, the top card
+    of the occupied cell at each near offset, ``rules.NO_CARD`` where there is none."""
+    reach = MAX_REACH + 2  # room for the near offsets of a cell at the edge of reach
+    grid = np.full((2 * reach + 1, 2 * reach + 1), rules.NO_CARD, np.int32)
+    tops = state[CELL_TOP: CELL_TOP + NUM_CARDS]
+    used = np.flatnonzero(tops >= 0)
+    xs, ys = state[CELL_X + used] + reach, state[CELL_Y + used] + reach
+    grid[ys, xs] = tops[used]
+    near = np.full((NUM_CARDS, NUM_NEAR), rules.NO_CARD, np.int32)
+    near[used] = grid[ys[:, None] + NEAR_Y, xs[:, None] + NEAR_X]
+    return near.ravel()
+
+
 def assert_invariants(state, where):
-    """Cards conserved (MA-1, MA-3), stacks consistent, the table within reach of the origin."""
+    """Cards conserved (MA-1, MA-3), stacks consistent, the table within reach of the origin, and
+    every count and near cell kept in step in the state equal to its value recomputed from scratch."""
     n = int(state[H_NUM_PLAYERS])
     species = int(state[IN_PLAY: IN_PLAY + 6].sum())
     assert species == SPECIES_IN_PLAY[n], where
@@ -46,10 +62,12 @@ def assert_invariants(state, where):
         xy = (int(state[CELL_X + k]), int(state[CELL_Y + k]))
         assert xy not in coords, f"{where}: two cells at {xy}"
         assert max(abs(xy[0]), abs(xy[1])) <= MAX_REACH, f"{where}: a cell beyond reach"
-        assert state[BOX] <= xy[0] <= state[BOX + 1] and state[BOX + 2] <= xy[1] <= state[BOX + 3], \
-            f"{where}: cell {xy} outside the bounding box"
         coords.add(xy)
     assert (heights[tops < 0] == 0).all(), where
+    off_table = np.flatnonzero(loc != W_TABLE)
+    assert (state[CARD_CELL + off_table] == -1).all(), f"{where}: a card off the table keeps a cell"
+    assert np.array_equal(state[NEAR: NEAR + NUM_CARDS * NUM_NEAR], near_from_scratch(state)), \
+        f"{where}: the near cells kept in the state differ from the table"
     assert state[CELLS_USED] == (tops >= 0).sum(), f"{where}: occupied-cell count out of step"
     assert state[DECK_LEFT] == (loc == W_DECK).sum(), f"{where}: deck count out of step"
     assert all(state[HELD + p] == (loc == p).sum() for p in range(n)), f"{where}: hand count out of step"

@@ -41,6 +41,21 @@ DX = np.array([d[0] for d in DIRECTIONS], dtype=np.int64)
 DY = np.array([d[1] for d in DIRECTIONS], dtype=np.int64)
 NUM_DIRS = 4
 
+# The cells near a cell that decide its placements: the 4 sides (index d), the cells two steps
+# away on side d (4 + d) and the diagonal between sides d and d + 1 (8 + d). The cell on side d
+# borders the cell itself and near cells 4 + d, 8 + d and 8 + (d + 3) % 4.
+NEAR_X = np.concatenate([DX, 2 * DX, DX + np.roll(DX, -1)])
+NEAR_Y = np.concatenate([DY, 2 * DY, DY + np.roll(DY, -1)])
+NUM_NEAR = len(NEAR_X)
+# Near index of the offset (dx, dy) at [(dy + 3) * 7 + dx + 3], -1 when not near; dx and dy
+# clamped to [-3, 3] first, so that any offset is looked up without a branch.
+NEAR_SPAN = 3
+NEAR_INDEX = np.full((2 * NEAR_SPAN + 1) ** 2, -1, dtype=np.int64)
+NEAR_INDEX[(NEAR_Y + NEAR_SPAN) * (2 * NEAR_SPAN + 1) + NEAR_X + NEAR_SPAN] = np.arange(NUM_NEAR)
+# A cell is near index j of its near cell at index NEAR_BACK[j] (the opposite offset).
+NEAR_BACK = np.array([NEAR_INDEX[(NEAR_SPAN - NEAR_Y[j]) * (2 * NEAR_SPAN + 1) + NEAR_SPAN - NEAR_X[j]]
+                      for j in range(NUM_NEAR)], dtype=np.int64)
+
 # A scene places every monster card at most once and each placement borders an occupied
 # cell, so no cell is ever more than NUM_CARDS - 1 steps from the origin.
 MAX_REACH = NUM_CARDS - 1

@@ -7,7 +7,7 @@ relative to the scene's origin and its top card. A scene never has more occupied
 than cards, so ``NUM_CARDS`` cell slots always suffice.
 """
 from ..core.layout import Layout
-from .components import MAX_PLAYERS, NUM_CARDS, NUM_FOCUS, NUM_SPECIES
+from .components import MAX_PLAYERS, NUM_CARDS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES
 
 _lay = Layout()
 PHASE = _lay.block("phase")
@@ -20,7 +20,10 @@ PROTAGONIST = _lay.block("protagonist")     # protagonist card during a steal ch
 PROT_VALUE = _lay.block("prot_value")       # the protagonist's acting value
 TIEBREAK = _lay.block("tiebreak")           # 0 share the win, 1 play extra scenes
 IN_PLAY = _lay.block("in_play", NUM_SPECIES)            # 1 for species in this game
-TOKEN = _lay.block("token", MAX_PLAYERS)                # secret species of each seat this scene
+# Secret species of each seat this scene; one entry per species, the room rules.start_scene
+# shuffles every token in before dealing them.
+TOKEN_ROOM = max(MAX_PLAYERS, NUM_SPECIES)
+TOKEN = _lay.block("token", TOKEN_ROOM)
 LAST_TOKEN = _lay.block("last_token", MAX_PLAYERS)      # species revealed last scene, -1 before
 TOKEN_HISTORY = _lay.block("token_history", MAX_PLAYERS * NUM_SPECIES)  # revealed, counted
 STARS = _lay.block("stars", MAX_PLAYERS)
@@ -32,15 +35,17 @@ WHERE = _lay.block("where", NUM_CARDS)      # W_OUT, W_DECK, W_TABLE, W_PLAYING 
 HELD = _lay.block("held", MAX_PLAYERS)      # monster cards in each seat's hand
 DECK_LEFT = _lay.block("deck_left")         # monster cards in the deck
 CELLS_USED = _lay.block("cells_used")       # occupied cells
-# Bounding box of every cell used this scene (x min, x max, y min, y max): it only grows within
-# a scene, so it always holds the occupied cells (rules.table_grid).
-BOX = _lay.block("box", 4)
 CARD_CELL = _lay.block("card_cell", NUM_CARDS)    # cell slot of a card on the table
 CARD_LEVEL = _lay.block("card_level", NUM_CARDS)  # 0 at the bottom of its stack
 CELL_X = _lay.block("cell_x", NUM_CARDS)
 CELL_Y = _lay.block("cell_y", NUM_CARDS)
 CELL_TOP = _lay.block("cell_top", NUM_CARDS)      # top card of the cell slot, -1 when empty
 CELL_HEIGHT = _lay.block("cell_height", NUM_CARDS)
+# For each occupied cell slot, the slot of the occupied cell at each near offset (components.NEAR_X,
+# NEAR_Y: sides, two steps, diagonals), -1 where that cell is empty; all -1 for an empty slot.
+# Kept in step by rules.place_card and empty_cell, so that a placement's legality and a
+# protagonist's neighbours are read directly instead of searched among the cells.
+NEAR = _lay.block("near", NUM_CARDS * NUM_NEAR)
 WINNER = _lay.block("winner", MAX_PLAYERS)
 STATE_SIZE = _lay.size
 BLOCKS = _lay.blocks

@@ -10,32 +10,44 @@ The deck is a set, not a sequence: a draw picks one of the cards still in the de
 uniformly, which is the same as drawing the top card of a shuffled deck. The state
 therefore holds no deck order at all, and a planner that clones it cannot see future
 draws.
+
+Compile time: every numba function is compiled on its own and again inside each caller, so
+small helpers are inlined (``inline="always"``), the few shared bigger ones are compiled once
+for one signature (``inner``: no second specialisation for an int32 or a literal argument),
+and the kernels an adapter only needs now and then (``illegal_reason``, ``determinize``)
+compile on their first call instead of at import.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
-                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
-                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+                             H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG,
+                             STATE)
 from ..core.header import start_game
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
-                         MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
-                         NUM_SPECIES, NUM_VALUES, SPECIES_IN_PLAY, STARS_TO_END)
-from .layout import (ACTIVE, BOX, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
-                     FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE, PH_OVER,
+                         MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NEAR_BACK, NEAR_INDEX, NEAR_SPAN, NUM_CARDS,
+                         NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, NUM_VALUES, SPECIES_IN_PLAY, STARS_TO_END)
+from .layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
+                     FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
-                     STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
+                     STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, TOKEN_ROOM, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
                      WINNER)
+
+def inner(signature):
+    """Compile a helper that only kernels call, once, for ``signature``: any integer argument is
+    converted to it (no second specialisation), and no wrapper for calls from Python is built."""
+    return njit(signature, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 
 # --- config vector after the common entries -------------------------------------------
 C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until the tie breaks
 C_SPECIES = CONFIG_COMMON + 1    # bit s set for each named species; 0 draws them at random
 TIEBREAK_SHARE = 0
 TIEBREAK_EXTRA_SCENE = 1
-GRID_MARGIN = 2  # a placement lies next to the table and is checked against its own neighbours
+NO_CARD = NUM_CARDS  # in NEAR: no card there (above every card id, so never the lowest)
 
 # --- reasons an action is illegal (codes for illegal_reason) -----------------------------
 OK = 0
@@ -67,13 +79,13 @@ REASONS = {
 
 
 # --- small queries ------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_monsters(state, p):
     """Number of monster cards seat ``p`` holds."""
     return state[HELD + p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def focus_held(state, p):
     """Number of focus cards seat ``p`` still holds this scene."""
     count = 0
@@ -82,19 +94,19 @@ def focus_held(state, p):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_size(state, p):
     """Cards in seat ``p``'s hand: monsters and focus cards."""
     return hand_monsters(state, p) + focus_held(state, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deck_size(state):
     """Monster cards left in the deck."""
     return state[DECK_LEFT]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def table_empty(state):
     """True before a scene's first card is placed."""
     return state[CELLS_USED] == 0
@@ -115,17 +127,16 @@ def is_visible(state, card):
     return state[WHERE + card] == W_TABLE and state[CELL_TOP + state[CARD_CELL + card]] == card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def neighbour_top(state, card, d):
     """The visible card on side ``d`` of ``card``'s cell, or -1 (also when ``card`` is not on the table)."""
     if card < 0 or state[WHERE + card] != W_TABLE:
         return -1
-    k = state[CARD_CELL + card]
-    n = cell_at(state, state[CELL_X + k] + DX[d], state[CELL_Y + k] + DY[d])
-    return state[CELL_TOP + n] if n >= 0 else -1
+    top = state[NEAR + state[CARD_CELL + card] * NUM_NEAR + d]
+    return top if top != NO_CARD else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def visible_counts(state, out):
     """Visible monsters per species into ``out`` (length ``NUM_SPECIES``)."""
     out[:] = 0
@@ -135,75 +146,37 @@ def visible_counts(state, out):
             out[CARD_SPECIES[top]] += 1
 
 
-@njit(cache=True)
-def table_grid(state):
-    """The table as a small dense grid: ``(grid, x0, y0, width)`` where ``grid`` holds the visible
-    card of every cell of the occupied bounding box widened by 2 cells on each side (-1 where
-    empty), row by row from ``(x0, y0)``.
-
-    Built per call from the cell slots and the scene's bounding box, so it is never outgrown;
-    it turns the neighbour lookups of a whole legal mask into array reads instead of scans of
-    every cell.
-    """
-    if state[CELLS_USED] == 0:
-        return np.full(1, -1, np.int8), 0, 0, 1
-    x0 = state[BOX] - GRID_MARGIN
-    y0 = state[BOX + 2] - GRID_MARGIN
-    width = state[BOX + 1] - x0 + 1 + GRID_MARGIN
-    grid = np.full(width * (state[BOX + 3] - y0 + 1 + GRID_MARGIN), -1, np.int8)
-    for k in range(NUM_CARDS):
-        if state[CELL_TOP + k] >= 0:
-            grid[(state[CELL_Y + k] - y0) * width + state[CELL_X + k] - x0] = state[CELL_TOP + k]
-    return grid, x0, y0, width
-
-
-@njit(cache=True)
-def grid_top(grid, x0, y0, width, x, y):
-    """The visible card at ``(x, y)`` in a ``table_grid``, -1 when the cell is empty."""
-    i = x - x0
-    row = y - y0
-    if i < 0 or i >= width or row < 0 or row * width + i >= grid.shape[0]:
-        return -1
-    return grid[row * width + i]
+@njit(cache=True, inline="always")
+def side_open(state, k, d):
+    """Whether the chosen monster may go on side ``d`` of occupied cell slot ``k``, named through
+    that cell's top card: the cell there is empty (MA-6) and the top card is the lowest visible
+    card next to it (MA-19); its other neighbours are near cells of ``k``. Branch-free: the
+    legal mask asks this of every side of every cell."""
+    near = NEAR + k * NUM_NEAR
+    t = state[CELL_TOP + k]
+    return ((state[near + d] == NO_CARD) & (state[near + NUM_DIRS + d] > t)
+            & (state[near + 2 * NUM_DIRS + d] > t)
+            & (state[near + 2 * NUM_DIRS + ((d + NUM_DIRS - 1) & (NUM_DIRS - 1))] > t))
 
 
 @njit(cache=True, inline="always")
-def lowest_neighbour(grid, width, i):
-    """The lowest visible card next to grid index ``i`` (-1 when none); ``i`` must lie at least
-    one cell inside the grid, as every placement target does (``GRID_MARGIN``)."""
-    low = NUM_CARDS
-    for j in (i - width, i + 1, i + width, i - 1):
-        if 0 <= grid[j] < low:
-            low = grid[j]
-    return low if low < NUM_CARDS else -1
-
-
-@njit(cache=True, inline="always")
-def cell_reason(grid, width, i, t):
-    """Why the chosen monster may not go on grid index ``i`` named through visible card ``t``
-    (OK if it may): the cell must be empty (MA-6) and ``t`` the lowest visible card next to it
-    (MA-19)."""
-    if grid[i] >= 0:
+def side_reason(state, k, d):
+    """Why the chosen monster may not go on side ``d`` of occupied cell slot ``k`` (OK if it may):
+    the cell there holds a card, or a lower visible card borders it (``side_open``)."""
+    if state[NEAR + k * NUM_NEAR + d] != NO_CARD:
         return R_CELL_TAKEN
-    return OK if lowest_neighbour(grid, width, i) == t else R_OTHER_NAME
+    return OK if side_open(state, k, d) else R_OTHER_NAME
 
 
 @njit(cache=True, inline="always")
-def side_index(state, k, d, x0, y0, width):
-    """Grid index of the cell on side ``d`` of cell slot ``k`` in a ``table_grid``."""
-    return (state[CELL_Y + k] + DY[d] - y0) * width + state[CELL_X + k] + DX[d] - x0
-
-
-@njit(cache=True)
 def placement_reason(state, t, d):
     """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may)."""
     if not is_visible(state, t):
         return R_NOT_VISIBLE
-    grid, x0, y0, width = table_grid(state)
-    return cell_reason(grid, width, side_index(state, state[CARD_CELL + t], d, x0, y0, width), t)
+    return side_reason(state, state[CARD_CELL + t], d)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def steal_candidate(state, d):
     """Whether the protagonist may steal from its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
@@ -213,7 +186,7 @@ def steal_candidate(state, d):
 
 
 # --- legality ------------------------------------------------------------------------------
-@njit(ILLEGAL_REASON_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -256,27 +229,30 @@ def legal_mask(state, out):
     count = 0
     if phase == PH_CHOOSE:
         for c in range(NUM_CARDS):
-            if state[WHERE + c] == p:
-                out[CARD0 + c] = 1
-                count += 1
+            out[CARD0 + c] = state[WHERE + c] == p
+        count = state[HELD + p]
         if not table_empty(state):
             for f in range(NUM_FOCUS):
-                if state[FOCUS + p * NUM_FOCUS + f]:
-                    out[FOCUS0 + 2 * f] = 1
-                    out[FOCUS0 + 2 * f + 1] = 1
-                    count += 2
+                held = state[FOCUS + p * NUM_FOCUS + f]  # 1 while in hand: raise or lower
+                out[FOCUS0 + 2 * f] = held
+                out[FOCUS0 + 2 * f + 1] = held
+                count += 2 * held
     elif phase == PH_PLACE:
-        grid, x0, y0, width = table_grid(state)
+        cells = state[CELLS_USED]
+        k = 0
+        while cells > 0:
+            t = state[CELL_TOP + k]
+            if t >= 0:
+                cells -= 1
+                for d in range(NUM_DIRS):
+                    ok = side_open(state, k, d)
+                    out[PLACE0 + NUM_DIRS * t + d] = ok
+                    count += ok
+            k += 1
+    elif phase == PH_TARGET:
         for k in range(NUM_CARDS):
             t = state[CELL_TOP + k]
             if t >= 0:
-                for d in range(NUM_DIRS):
-                    if cell_reason(grid, width, side_index(state, k, d, x0, y0, width), t) == OK:
-                        out[PLACE0 + NUM_DIRS * t + d] = 1
-                        count += 1
-    elif phase == PH_TARGET:
-        for t in range(NUM_CARDS):
-            if is_visible(state, t):
                 out[TARGET0 + t] = 1
                 count += 1
     elif phase == PH_STEAL:
@@ -288,22 +264,7 @@ def legal_mask(state, out):
 
 
 # --- moving cards ----------------------------------------------------------------------------
-@njit(cache=True)
-def draw_card(state, p, rng):
-    """Seat ``p`` draws a uniformly chosen card of the deck; nothing when it is empty (MA-14)."""
-    left = deck_size(state)
-    if left == 0:
-        return
-    k = rng_below(rng, left)
-    for c in range(NUM_CARDS):
-        if state[WHERE + c] == W_DECK:
-            if k == 0:
-                move_card(state, c, p)
-                return
-            k -= 1
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def move_card(state, c, dest):
     """Move monster card ``c`` to ``dest`` (a seat, W_DECK, W_TABLE, W_PLAYING), keeping the
     hand and deck counts in step."""
@@ -319,13 +280,52 @@ def move_card(state, c, dest):
     state[WHERE + c] = dest
 
 
+@inner(types.void(STATE, types.int64, RNG))
+def draw_card(state, p, rng):
+    """Seat ``p`` draws a uniformly chosen card of the deck; nothing when it is empty (MA-14)."""
+    left = deck_size(state)
+    if left == 0:
+        return
+    k = rng_below(rng, np.int64(left))
+    for c in range(NUM_CARDS):
+        k -= state[WHERE + c] == W_DECK
+        if k < 0:
+            move_card(state, c, p)
+            return
+
+
+@njit(cache=True, inline="always")
+def link_cell(state, k):
+    """Record occupied cell slot ``k``'s top card in the near cells of every occupied cell near
+    it and theirs in its own; the other occupied cells are counted by ``CELLS_USED``."""
+    x = state[CELL_X + k]
+    y = state[CELL_Y + k]
+    top = state[CELL_TOP + k]
+    others = state[CELLS_USED] - 1
+    n = 0
+    while others > 0:
+        t = state[CELL_TOP + n]
+        if t >= 0 and n != k:
+            others -= 1
+            dx = min(max(state[CELL_X + n] - x, -NEAR_SPAN), NEAR_SPAN)
+            dy = min(max(state[CELL_Y + n] - y, -NEAR_SPAN), NEAR_SPAN)
+            j = NEAR_INDEX[(dy + NEAR_SPAN) * (2 * NEAR_SPAN + 1) + dx + NEAR_SPAN]
+            if j >= 0:
+                state[NEAR + k * NUM_NEAR + j] = t
+                state[NEAR + n * NUM_NEAR + NEAR_BACK[j]] = top
+        n += 1
+
+
 @njit(cache=True)
 def recount(state):
-    """Recompute the hand, deck and cell counts and the bounding box from the card and cell
+    """Recompute the hand, deck and cell counts and the near cells from the card and cell
     fields (after a state was edited directly, as tests do)."""
-    state[HELD: HELD + MAX_PLAYERS] = 0
+    for p in range(MAX_PLAYERS):
+        state[HELD + p] = 0
     state[DECK_LEFT] = 0
     state[CELLS_USED] = 0
+    for i in range(NUM_CARDS * NUM_NEAR):
+        state[NEAR + i] = NO_CARD
     for c in range(NUM_CARDS):
         w = state[WHERE + c]
         if w >= 0:
@@ -333,23 +333,13 @@ def recount(state):
         elif w == W_DECK:
             state[DECK_LEFT] += 1
         if state[CELL_TOP + c] >= 0:
-            grow_box(state, state[CELL_X + c], state[CELL_Y + c])
             state[CELLS_USED] += 1
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0:
+            link_cell(state, k)
 
 
-@njit(cache=True)
-def grow_box(state, x, y):
-    """Widen the scene's bounding box to cell ``(x, y)`` (the first cell of a scene sets it)."""
-    if state[CELLS_USED] == 0:
-        state[BOX] = state[BOX + 1] = x
-        state[BOX + 2] = state[BOX + 3] = y
-    state[BOX] = min(state[BOX], x)
-    state[BOX + 1] = max(state[BOX + 1], x)
-    state[BOX + 2] = min(state[BOX + 2], y)
-    state[BOX + 3] = max(state[BOX + 3], y)
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_card(state, card, x, y):
     """Put ``card`` alone on the empty cell ``(x, y)`` in the first free cell slot."""
     k = 0
@@ -359,51 +349,64 @@ def place_card(state, card, x, y):
     state[CELL_Y + k] = y
     state[CELL_TOP + k] = card
     state[CELL_HEIGHT + k] = 1
-    grow_box(state, x, y)
     state[CELLS_USED] += 1
+    link_cell(state, k)
     move_card(state, card, W_TABLE)
     state[CARD_CELL + card] = k
     state[CARD_LEVEL + card] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def empty_cell(state, k):
-    """Mark cell slot ``k`` empty."""
+    """Mark cell slot ``k`` empty; its near cells forget it (the cards near it still lie in their
+    cells: ``CARD_CELL`` of their top cards finds them)."""
     state[CELLS_USED] -= state[CELL_TOP + k] >= 0
+    for j in range(NUM_NEAR):
+        t = state[NEAR + k * NUM_NEAR + j]
+        if t != NO_CARD:
+            state[NEAR + state[CARD_CELL + t] * NUM_NEAR + NEAR_BACK[j]] = NO_CARD
+            state[NEAR + k * NUM_NEAR + j] = NO_CARD
     state[CELL_TOP + k] = -1
     state[CELL_HEIGHT + k] = 0
     state[CELL_X + k] = 0
     state[CELL_Y + k] = 0
 
 
-@njit(cache=True)
+@inner(types.void(STATE, types.int64, types.int64))
 def slide_under(state, below, above):
-    """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``."""
+    """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``.
+
+    Cards off the table have no cell (``CARD_CELL`` -1), so the cell alone picks the stack."""
     lift = state[CELL_HEIGHT + below]
     for c in range(NUM_CARDS):
-        if state[WHERE + c] == W_TABLE and state[CARD_CELL + c] == above:
-            state[CARD_CELL + c] = below
-            state[CARD_LEVEL + c] += lift
+        moved = state[CARD_CELL + c] == above
+        state[CARD_LEVEL + c] += lift * moved
+        state[CARD_CELL + c] = below if moved else state[CARD_CELL + c]
     state[CELL_HEIGHT + below] += state[CELL_HEIGHT + above]
-    state[CELL_TOP + below] = state[CELL_TOP + above]
+    top = state[CELL_TOP + above]
+    state[CELL_TOP + below] = top
     empty_cell(state, above)
+    for j in range(NUM_NEAR):  # the new top shows in the near cells of ``below``
+        t = state[NEAR + below * NUM_NEAR + j]
+        if t != NO_CARD:
+            state[NEAR + state[CARD_CELL + t] * NUM_NEAR + NEAR_BACK[j]] = top
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eclipse(state, prot_cell, other):
-    """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10)."""
+    """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10).
+
+    Cards off the table have no cell (``CARD_CELL`` -1), so the cell alone picks the stacks."""
     lift = state[CELL_HEIGHT + other]
     for c in range(NUM_CARDS):
-        if state[WHERE + c] == W_TABLE:
-            if state[CARD_CELL + c] == prot_cell:
-                state[CARD_LEVEL + c] += lift
-            elif state[CARD_CELL + c] == other:
-                state[CARD_CELL + c] = prot_cell
+        cell = state[CARD_CELL + c]
+        state[CARD_LEVEL + c] += lift * (cell == prot_cell)
+        state[CARD_CELL + c] = prot_cell if cell == other else cell
     state[CELL_HEIGHT + prot_cell] += lift
     empty_cell(state, other)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def steal(state, d):
     """The protagonist's stack moves on top of its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
@@ -412,21 +415,7 @@ def steal(state, d):
     slide_under(state, state[CARD_CELL + victim], k)
 
 
-@njit(cache=True)
-def neighbour_slots(state, k, out):
-    """The occupied cell slot on each side of cell slot ``k`` into ``out[d]`` (-1 where empty), in
-    one pass over the slots."""
-    out[:] = -1
-    x = state[CELL_X + k]
-    y = state[CELL_Y + k]
-    for n in range(NUM_CARDS):
-        if state[CELL_TOP + n] >= 0:
-            for d in range(NUM_DIRS):
-                if state[CELL_X + n] == x + DX[d] and state[CELL_Y + n] == y + DY[d]:
-                    out[d] = n
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def interact(state):
     """Run the protagonist's interaction loop; True once it has ended, False when the active
     player must choose a steal first.
@@ -437,29 +426,134 @@ def interact(state):
     prot = state[PROTAGONIST]
     target = state[PROT_VALUE] - 1
     species = CARD_SPECIES[prot]
-    around = np.empty(NUM_DIRS, np.int64)
     while True:
         k = state[CARD_CELL + prot]
-        neighbour_slots(state, k, around)
         count = 0
         only = -1
         for d in range(NUM_DIRS):
-            n = around[d]
-            if n >= 0 and CARD_VALUE[state[CELL_TOP + n]] == target:
-                if CARD_SPECIES[state[CELL_TOP + n]] == species:
-                    eclipse(state, k, n)
+            t = state[NEAR + k * NUM_NEAR + d]
+            if t != NO_CARD and CARD_VALUE[t] == target:
+                if CARD_SPECIES[t] == species:
+                    eclipse(state, k, state[CARD_CELL + t])
                 else:
                     count += 1
-                    only = d
+                    only = t
         if count == 0:
             return True
         if count > 1:
             state[PHASE] = PH_STEAL
             return False
-        slide_under(state, around[only], k)
+        slide_under(state, state[CARD_CELL + only], k)
 
 
-@njit(cache=True)
+# --- scenes ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def clear_table(state):
+    """Every card in play back to the deck and every cell slot empty, counts set to match.
+
+    Only occupied slots have near cells to forget; a zeroed state (a new game) has every
+    slot's top at 0, so all of them are reset there too."""
+    for k in range(NUM_CARDS):
+        if state[CELL_TOP + k] >= 0:
+            for j in range(NUM_NEAR):
+                state[NEAR + k * NUM_NEAR + j] = NO_CARD
+        state[CELL_TOP + k] = -1
+        state[CELL_HEIGHT + k] = 0
+        state[CELL_X + k] = 0
+        state[CELL_Y + k] = 0
+    deck = 0
+    for c in range(NUM_CARDS):
+        state[CARD_CELL + c] = -1
+        state[CARD_LEVEL + c] = 0
+        if state[WHERE + c] != W_OUT:
+            state[WHERE + c] = W_DECK
+            deck += 1
+    for p in range(MAX_PLAYERS):
+        state[HELD + p] = 0
+    state[DECK_LEFT] = deck
+    state[CELLS_USED] = 0
+
+
+@njit(cache=True, inline="always")
+def fewest_stars(state, rng):
+    """A seat with the fewest stars, chosen at random among ties (MA-4)."""
+    n = state[H_NUM_PLAYERS]
+    low = state[STARS]
+    for p in range(1, n):
+        low = min(low, state[STARS + p])
+    tied = 0
+    for p in range(n):
+        tied += state[STARS + p] == low
+    k = rng_below(rng, tied)
+    for p in range(n):
+        if state[STARS + p] == low:
+            if k == 0:
+                return p
+            k -= 1
+    return 0
+
+
+@inner(types.void(STATE, RNG))
+def start_scene(state, rng):
+    """Clear the table, deal tokens, monster cards and focus cards, pick the starter (MA-3, MA-4)."""
+    n = state[H_NUM_PLAYERS]
+    clear_table(state)
+    count = 0  # the tokens of the species in play, shuffled (Fisher-Yates) in place
+    for s in range(NUM_SPECIES):
+        if state[IN_PLAY + s]:
+            state[TOKEN + count] = s
+            count += 1
+    for i in range(count - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        state[TOKEN + i], state[TOKEN + j] = state[TOKEN + j], state[TOKEN + i]
+    for p in range(n, count):
+        state[TOKEN + p] = -1  # tokens nobody is dealt stay in the box
+    for p in range(n):
+        for _ in range(MONSTERS_DEALT):
+            draw_card(state, p, rng)
+        for f in range(NUM_FOCUS):
+            state[FOCUS + p * NUM_FOCUS + f] = 1
+    state[SCENE] += 1
+    starter = rng_below(rng, np.int64(n)) if state[SCENE] == 1 else fewest_stars(state, rng)
+    state[STARTER] = starter
+    state[ACTIVE] = starter
+    state[H_CURRENT] = starter
+    state[PHASE] = PH_CHOOSE
+    state[PROTAGONIST] = -1
+    state[CHOSEN] = -1
+
+
+@njit(cache=True, inline="always")
+def end_scene(state, rng):
+    """Score the scene (MA-15), reveal the tokens (MA-16), end the game or start a scene (MA-17)."""
+    n = state[H_NUM_PLAYERS]
+    best = 0
+    for p in range(n):
+        s = state[TOKEN + p]
+        gained = 0  # visible monsters of the seat's species
+        for k in range(NUM_CARDS):
+            top = state[CELL_TOP + k]
+            gained += top >= 0 and CARD_SPECIES[top] == s
+        state[LAST_STARS + p] = gained
+        state[STARS + p] += gained
+        state[LAST_TOKEN + p] = s
+        state[TOKEN_HISTORY + p * NUM_SPECIES + s] += 1
+        best = max(best, state[STARS + p])
+    if best >= STARS_TO_END:
+        leaders = 0
+        for p in range(n):
+            leaders += state[STARS + p] == best
+        if leaders == 1 or state[TIEBREAK] == TIEBREAK_SHARE:
+            for p in range(n):
+                state[WINNER + p] = state[STARS + p] == best
+            state[H_TERMINAL] = 1
+            state[H_CURRENT] = -1
+            state[PHASE] = PH_OVER
+            return
+    start_scene(state, rng)
+
+
+@njit(cache=True, inline="always")
 def finish_play(state, rng):
     """End the play: drop the focus (MA-13), draw (MA-14), pass to the next non-empty hand (MA-5)."""
     state[PROTAGONIST] = -1
@@ -480,92 +574,6 @@ def finish_play(state, rng):
     end_scene(state, rng)
 
 
-# --- scenes ---------------------------------------------------------------------------------
-@njit(cache=True)
-def start_scene(state, rng):
-    """Clear the table, deal tokens, monster cards and focus cards, pick the starter (MA-3, MA-4)."""
-    n = state[H_NUM_PLAYERS]
-    for k in range(NUM_CARDS):
-        empty_cell(state, k)
-    for c in range(NUM_CARDS):
-        state[CARD_CELL + c] = -1
-        state[CARD_LEVEL + c] = 0
-        if state[WHERE + c] != W_OUT:
-            state[WHERE + c] = W_DECK
-    recount(state)
-    tokens = np.empty(NUM_SPECIES, np.int64)
-    count = 0
-    for s in range(NUM_SPECIES):
-        if state[IN_PLAY + s]:
-            tokens[count] = s
-            count += 1
-    for i in range(count - 1, 0, -1):  # Fisher-Yates: the tokens in a random order
-        j = rng_below(rng, i + 1)
-        tokens[i], tokens[j] = tokens[j], tokens[i]
-    for p in range(n):
-        state[TOKEN + p] = tokens[p]
-    for p in range(n):
-        for _ in range(MONSTERS_DEALT):
-            draw_card(state, p, rng)
-        for f in range(NUM_FOCUS):
-            state[FOCUS + p * NUM_FOCUS + f] = 1
-    state[SCENE] += 1
-    starter = rng_below(rng, n) if state[SCENE] == 1 else fewest_stars(state, rng)
-    state[STARTER] = starter
-    state[ACTIVE] = starter
-    state[H_CURRENT] = starter
-    state[PHASE] = PH_CHOOSE
-    state[PROTAGONIST] = -1
-    state[CHOSEN] = -1
-
-
-@njit(cache=True)
-def fewest_stars(state, rng):
-    """A seat with the fewest stars, chosen at random among ties (MA-4)."""
-    n = state[H_NUM_PLAYERS]
-    low = state[STARS]
-    for p in range(1, n):
-        low = min(low, state[STARS + p])
-    tied = 0
-    for p in range(n):
-        tied += state[STARS + p] == low
-    k = rng_below(rng, tied)
-    for p in range(n):
-        if state[STARS + p] == low:
-            if k == 0:
-                return p
-            k -= 1
-    return 0
-
-
-@njit(cache=True)
-def end_scene(state, rng):
-    """Score the scene (MA-15), reveal the tokens (MA-16), end the game or start a scene (MA-17)."""
-    n = state[H_NUM_PLAYERS]
-    visible = np.zeros(NUM_SPECIES, np.int64)
-    visible_counts(state, visible)
-    best = 0
-    for p in range(n):
-        s = state[TOKEN + p]
-        state[LAST_STARS + p] = visible[s]
-        state[STARS + p] += visible[s]
-        state[LAST_TOKEN + p] = s
-        state[TOKEN_HISTORY + p * NUM_SPECIES + s] += 1
-        best = max(best, state[STARS + p])
-    if best >= STARS_TO_END:
-        leaders = 0
-        for p in range(n):
-            leaders += state[STARS + p] == best
-        if leaders == 1 or state[TIEBREAK] == TIEBREAK_SHARE:
-            for p in range(n):
-                state[WINNER + p] = state[STARS + p] == best
-            state[H_TERMINAL] = 1
-            state[H_CURRENT] = -1
-            state[PHASE] = PH_OVER
-            return
-    start_scene(state, rng)
-
-
 # --- the kernel contract ----------------------------------------------------------------------
 @njit(INIT_STATE_SIG, cache=True)
 def init_state(state, config, rng):
@@ -577,22 +585,24 @@ def init_state(state, config, rng):
     if named != 0:
         for s in range(NUM_SPECIES):
             state[IN_PLAY + s] = (named >> s) & 1
-    else:
-        order = np.arange(NUM_SPECIES)
+    else:  # the first species of a random order (Fisher-Yates), shuffled in TOKEN's room
+        for s in range(NUM_SPECIES):
+            state[TOKEN + s] = s
         for i in range(NUM_SPECIES - 1, 0, -1):
             j = rng_below(rng, i + 1)
-            order[i], order[j] = order[j], order[i]
+            state[TOKEN + i], state[TOKEN + j] = state[TOKEN + j], state[TOKEN + i]
         for i in range(SPECIES_IN_PLAY[n]):
-            state[IN_PLAY + order[i]] = 1
+            state[IN_PLAY + state[TOKEN + i]] = 1
     for c in range(NUM_CARDS):
         state[WHERE + c] = W_DECK if state[IN_PLAY + CARD_SPECIES[c]] else W_OUT
     for p in range(MAX_PLAYERS):
         state[LAST_TOKEN + p] = -1
-        state[TOKEN + p] = -1
+    for i in range(TOKEN_ROOM):
+        state[TOKEN + i] = -1
     start_scene(state, rng)
 
 
-@njit(cache=True)
+@inner(types.boolean(STATE, types.int64))
 def play_step(state, action):
     """Carry out one decision of a play, up to the end of the interaction loop but not beyond:
     True when the play is complete (its card placed or its focus resolved, every steal made).
@@ -601,31 +611,32 @@ def play_step(state, action):
     to the table without drawing cards or ending the scene.
     """
     p = state[H_CURRENT]
-    if action < FOCUS0:
-        card = action - CARD0
-        if not table_empty(state):
-            state[CHOSEN] = card
-            move_card(state, card, W_PLAYING)
-            state[PHASE] = PH_PLACE
-            return False
-        place_card(state, card, 0, 0)  # the scene's first card has one place to go (MA-6, MA-19)
-        state[PROTAGONIST] = card
-        state[PROT_VALUE] = CARD_VALUE[card]
-        return True
-    if action < PLACE0:
+    if action < FOCUS0 and not table_empty(state):
+        state[CHOSEN] = action - CARD0
+        move_card(state, action - CARD0, W_PLAYING)
+        state[PHASE] = PH_PLACE
+        return False
+    if FOCUS0 <= action < PLACE0:
         f = (action - FOCUS0) // 2
         sign = 1 - 2 * ((action - FOCUS0) % 2)
         state[FOCUS + p * NUM_FOCUS + f] = 0
         state[FOCUS_AMOUNT] = sign * FOCUS_AMOUNTS[f]
         state[PHASE] = PH_TARGET
         return False
-    if action < TARGET0:
-        t = (action - PLACE0) // NUM_DIRS
-        d = (action - PLACE0) % NUM_DIRS
-        k = state[CARD_CELL + t]
-        card = state[CHOSEN]
-        place_card(state, card, state[CELL_X + k] + DX[d], state[CELL_Y + k] + DY[d])
-        state[CHOSEN] = -1
+    if action < TARGET0:  # a monster card goes onto the table
+        if action < FOCUS0:
+            card = action - CARD0
+            x = 0  # the scene's first card has one place to go (MA-6, MA-19)
+            y = 0
+        else:
+            t = (action - PLACE0) // NUM_DIRS
+            d = (action - PLACE0) % NUM_DIRS
+            k = state[CARD_CELL + t]
+            card = state[CHOSEN]
+            x = state[CELL_X + k] + DX[d]
+            y = state[CELL_Y + k] + DY[d]
+            state[CHOSEN] = -1
+        place_card(state, card, x, y)
         state[PROTAGONIST] = card
         state[PROT_VALUE] = CARD_VALUE[card]
     elif action < STEAL0:
@@ -706,7 +717,6 @@ def observe_into(state, player, out):
     """
     out[:] = 0.0
     n = state[H_NUM_PLAYERS]
-    grid, x0, y0, width = table_grid(state)
     acting = state[CHOSEN] if state[PHASE] == PH_PLACE else state[PROTAGONIST]
     mine = state[TOKEN + player] if state[H_TERMINAL] == 0 else -1
     for c in range(NUM_CARDS):
@@ -728,9 +738,9 @@ def observe_into(state, player, out):
             out[o + F_LEVEL] = state[CARD_LEVEL + c] / (NUM_CARDS - 1.0)
             if top:
                 for d in range(NUM_DIRS):
-                    near = grid_top(grid, x0, y0, width, x + DX[d], y + DY[d])
-                    out[o + F_OPEN + d] = near < 0
-                    if near >= 0:
+                    near = state[NEAR + k * NUM_NEAR + d]
+                    out[o + F_OPEN + d] = near == NO_CARD
+                    if near != NO_CARD:
                         out[OBS_PREY + c] += (CARD_VALUE[near] == CARD_VALUE[c] - 1) / NUM_DIRS
                         out[OBS_PREDATORS + c] += (CARD_VALUE[near] == CARD_VALUE[c] + 1) / NUM_DIRS
     visible = np.zeros(NUM_SPECIES, np.int64)
@@ -795,7 +805,7 @@ def observe_into(state, player, out):
 
 
 # --- hidden information ---------------------------------------------------------------------------
-@njit(DETERMINIZE_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Resample what ``player`` cannot see (MA-18): the other seats' species tokens, dealt at
     random from the species in play other than ``player``'s own, and the other seats' monster
