@@ -1,0 +1,192 @@
+"""Each game's tuned search baseline (``make_agent("mcts", game)``) on constructed positions.
+
+In every position one move is clearly best: it wins the game at once or by force within
+the turn, while the alternatives checked through the engine lose or at best share the win.
+Each test first shows the position is not trivial (the best move is one of several legal
+actions, and applying an alternative ends without a win for the seat on move), then asks
+the full-budget search, for several seeds, to find the move. The search plays through the
+real kernels and determinizes what the seat on move cannot see, so a position is only
+"clear" if the best move stays best whatever the hidden cards are; each docstring says
+why it does.
+"""
+from typing import Dict, List, Optional
+
+import numpy as np
+import pytest
+
+from monster_zoo import envs
+from monster_zoo.agents import make_agent
+from monster_zoo.agents.search import TunedMCTS
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+
+import ar_diagram
+import ma_diagram
+import mf_diagram
+import mm_diagram
+import mtm_diagram
+from test_mcts import THIRD_TOWER
+
+SEEDS = (0, 1, 2)
+
+
+# --- helpers shared by every game ------------------------------------------------------------
+def legal(game_id: str, state: np.ndarray) -> np.ndarray:
+    """The engine's legal mask of the seat on move."""
+    spec = envs.spec(game_id)
+    mask = np.zeros(spec.num_actions, np.int8)
+    spec.legal_mask(state, mask)
+    return mask
+
+
+def names(game_id: str, state: np.ndarray) -> List[str]:
+    """The legal actions of the seat on move, by name."""
+    spec = envs.spec(game_id)
+    return [spec.action_to_str(int(a), state) for a in np.flatnonzero(legal(game_id, state))]
+
+
+def step(game_id: str, state: np.ndarray, name: str, rng) -> None:
+    """Apply the legal action ``name`` to ``state`` in place."""
+    spec = envs.spec(game_id)
+    action = spec.str_to_action(name)
+    assert legal(game_id, state)[action], f"{name!r} is not legal; legal: {names(game_id, state)}"
+    spec.apply_action(state, action, rng)
+
+
+def returns(game_id: str, state: np.ndarray) -> np.ndarray:
+    """Each seat's return of a finished game (ruling C3)."""
+    out = np.zeros(int(state[0]), np.float32)
+    envs.spec(game_id).returns(state, out)
+    return out
+
+
+def finish_turn(game_id: str, state: np.ndarray, first: str, then=(), seed: int = 0) -> np.ndarray:
+    """A copy of ``state`` after ``first`` and ``then`` by the seat on move."""
+    state = state.copy()
+    rng = make_rng(seed)
+    for name in (first, *then):
+        step(game_id, state, name, rng)
+    return state
+
+
+def search(game_id: str, state: np.ndarray, seed: int, options: Optional[Dict] = None):
+    """The tuned search's choice in ``state`` by name, and the agent (its tree holds the search)."""
+    agent = make_agent("mcts", game_id, seed=seed, options=options)
+    assert isinstance(agent, TunedMCTS) and type(agent).fraction == 1  # the full budget
+    action = agent.act(None, legal(game_id, state), state)
+    return envs.spec(game_id).action_to_str(action, state), agent
+
+
+def visits_by_name(game_id: str, state: np.ndarray, agent) -> Dict[str, int]:
+    """The root visit count of every legal action (what to report when the search misses)."""
+    visits = agent.tree.root_visits()
+    spec = envs.spec(game_id)
+    return {spec.action_to_str(int(a), state): int(visits[a]) for a in np.flatnonzero(legal(game_id, state))}
+
+
+def assert_search_picks(game_id: str, state: np.ndarray, best: str, options: Optional[Dict] = None):
+    """The full-budget search chooses ``best`` for every seed of SEEDS (and leaves the state alone)."""
+    before = state.copy()
+    for seed in SEEDS:
+        chosen, agent = search(game_id, state, seed, options)
+        assert chosen == best, (f"seed {seed}: the search chose {chosen!r}, not {best!r}; "
+                                f"root visits {visits_by_name(game_id, state, agent)}")
+    assert np.array_equal(state, before)
+
+
+def play_own_turn(game_id: str, state: np.ndarray, seed: int, options: Optional[Dict] = None) -> np.ndarray:
+    """The search (seeded ``seed``) plays the seat on move until its turn or the game ends."""
+    state = state.copy()
+    seat = int(state[H_CURRENT])
+    agent = make_agent("mcts", game_id, seed=seed, options=options)
+    rng = make_rng(seed)
+    spec = envs.spec(game_id)
+    while not state[H_TERMINAL] and int(state[H_CURRENT]) == seat:
+        spec.apply_action(state, agent.act(None, legal(game_id, state), state), rng)
+    return state
+
+
+def assert_no_win(game_id: str, state: np.ndarray, seat: int):
+    """``seat`` has not won: the game goes on, or it ended with no positive return for ``seat``."""
+    assert not state[H_TERMINAL] or returns(game_id, state)[seat] <= 0
+
+
+# --- Marry the Monster -----------------------------------------------------------------------
+MTM = "marry_the_monster-v0"
+
+
+def third_tower(num_players: int, phase: str = "main", hand=(0, 1, 1), **kwargs) -> np.ndarray:
+    """The position of tests/test_mcts.py: seat 0 (45 points, towers on A1 and A2, a manor on A3)
+    to act; seat 1 (89 points) wins when it scores at the start of its turn; the fachan is walled in."""
+    hands = [hand, (1, 1, 1)] + [(0, 0, 0)] * (num_players - 2)
+    return mtm_diagram.state_from_diagram(
+        THIRD_TOWER,
+        num_players=num_players, scores=[45, 89] + [0] * (num_players - 2), phase=phase,
+        hands=hands, **kwargs)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_mtm_18_search_fortifies_the_manor_into_the_third_tower(num_players):
+    """MTM-18: with two towers, fortifying the manor on A3 into a third tower wins at once; any
+    other Fortify target leaves seat 1 to reach 90 points at its next scoring. The hidden
+    cards do not matter: the Fortify card is already played."""
+    state = third_tower(num_players, phase="fortify", hand=(0, 1, 0), cards_played=1)
+    options = {"num_players": num_players}
+    choices = names(MTM, state)
+    assert "fortify A3" in choices and len(choices) > 3
+    won = finish_turn(MTM, state, "fortify A3")
+    assert won[H_TERMINAL] and returns(MTM, won)[0] > 0
+    assert_no_win(MTM, finish_turn(MTM, state, "fortify B1"), 0)
+    assert_search_picks(MTM, state, "fortify A3", options)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_mtm_11_search_plays_fortify_and_wins_within_the_turn(num_players):
+    """MTM-11, MTM-18: playing the Fortify card and then raising the manor wins within the turn;
+    a Build play or ending the turn hands seat 1 its winning score (MTM scoring at turn start)."""
+    state = third_tower(num_players)
+    options = {"num_players": num_players}
+    assert set(names(MTM, state)) == {"play build", "play fortify", "end"}
+    assert_no_win(MTM, finish_turn(MTM, state, "end"), 0)
+    assert_search_picks(MTM, state, "play fortify", options)
+    for seed in SEEDS:
+        final = play_own_turn(MTM, state, seed, options)
+        assert final[H_TERMINAL] and returns(MTM, final)[0] > 0
+
+
+# --- Mighty Monsters -------------------------------------------------------------------------
+MM = "mighty_monsters-v0"
+# The last round (6 of 6); only G1a is empty and only seat 0 still plays (MM-9). Seat 1's 5 and
+# 4 sit at a level-1 guard they beat whatever its value (9 > 6); the level-3 guard at G3 beats
+# any pair of 5 or less.
+LAST_ROUND = """
+G1  *    --    p2:1
+G2  *    p1:5  p1:4
+G3  ***  p2:3  p0:2
+"""
+
+
+def last_round(num_players: int) -> np.ndarray:
+    """Seat 0 (8 gold, holding a 1 and a 5) places the last monster of the game; seat 1 has 10."""
+    castle, gold = LAST_ROUND, [8, 10, 5]
+    if num_players == 4:
+        castle, gold = castle + "G4  ***  p3:1  p3:2\n", gold + [3]
+    return mm_diagram.state_from_castle(castle, hands={0: [1, 5]}, gold=gold, round_=6)
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_mm_11_12_search_loses_the_first_fight_on_purpose(num_players):
+    """MM-11, MM-12, MM-14: the 1 beside seat 2's 1 at the main gate loses the first fight
+    whatever the face-down guard is (2 < 3), so every guard behind stays face down and seat 1
+    pays 5 to heal its 5 and 4: seat 0 ends with 6 gold against 5 and wins. The 5 there wins
+    the first fight (6 >= 6), so seat 1 beats its guard too and takes at least 3 loot: seat 0
+    loses whatever the hidden guards are. The replacements cost gold and only delay that."""
+    state = last_round(num_players)
+    options = {"num_players": num_players}
+    choices = names(MM, state)
+    assert "play 1 at G1a" in choices and len(choices) >= 4
+    won = finish_turn(MM, state, "play 1 at G1a")
+    assert won[H_TERMINAL] and returns(MM, won)[0] > 0 and mm_diagram.golds(won)[:2] == [6, 5]
+    lost = finish_turn(MM, state, "play 5 at G1a")
+    assert lost[H_TERMINAL] and returns(MM, lost)[0] < 0
+    assert_search_picks(MM, state, "play 1 at G1a", options)
