@@ -107,8 +107,8 @@ def play_own_turn(game_id: str, state: np.ndarray, seed: int, options: Optional[
 
 
 def assert_no_win(game_id: str, state: np.ndarray, seat: int):
-    """``seat`` has not won: the game goes on, or it ended with no positive return for ``seat``."""
-    assert not state[H_TERMINAL] or returns(game_id, state)[seat] <= 0
+    """``seat`` has not won alone: the game goes on, or it ended with a loss or a shared win."""
+    assert not state[H_TERMINAL] or returns(game_id, state)[seat] < 1  # a sole winner gets +1 (ruling C3)
 
 
 # --- Marry the Monster -----------------------------------------------------------------------
@@ -190,3 +190,66 @@ def test_mm_11_12_search_loses_the_first_fight_on_purpose(num_players):
     lost = finish_turn(MM, state, "play 5 at G1a")
     assert lost[H_TERMINAL] and returns(MM, lost)[0] < 0
     assert_search_picks(MM, state, "play 1 at G1a", options)
+
+
+# --- MONSTArgh! ------------------------------------------------------------------------------
+MA = "monstargh-v0"
+# The last card of the scene: seat 0 (green) holds only its green 3; nobody else holds a card
+# or a focus card and the deck is empty (every other card lies on the table, the ones under
+# a stack unseen but known). The 2s of the other species form a chain that only the cell west
+# of the blue 2 reaches; the visible cards around it are green or one 5 of every other species.
+CHAIN = {
+    2: """
+.  G4/B1/B3/B4/B6  B5  G5/Y1/Y3/Y4/Y6  .
+.  B2              Y2  R2              Y5
+.  G6/R1/R3/R4/R6  R5  G1/G2           .
+""",
+    # the same idea with a square of four 2s (five species in play, MA-2)
+    4: """
+.                G4/B1/B3/B4/B6  G5/Y1/Y3/Y4/Y6  .
+.                B2              Y2              B5/R1/R3/R4/R6
+P5/P1/P3/P4/P6   P2              R2              Y5/G1/G2
+.                G6              R5              .
+""",
+}
+SPECIES = {2: "green,blue,yellow,red", 4: "green,blue,yellow,red,pink"}
+# stars before the scene ends, so that green's 4 or 5 visible cards just win and one more
+# visible card of any other species (tokens MA-3) ties
+STARS_BEFORE = {2: [0, 3], 4: [1, 3, 0, 0]}
+
+
+def last_card(num_players: int) -> np.ndarray:
+    """Seat 0 has chosen its green 3 (MA-19) and picks its cell."""
+    from monster_zoo.envs.monstargh.layout import STARS
+
+    tokens = ["green", "blue", "yellow", "red"][:num_players]
+    state = ma_diagram.position(CHAIN[num_players], {0: ["G3"]}, tokens, num_players=num_players,
+                                species=SPECIES[num_players],
+                                focus={p: [0, 0] for p in range(num_players)})
+    state[STARS:STARS + num_players] = STARS_BEFORE[num_players]
+    assert names(MA, state) == ["play green 3"]
+    return ma_diagram.play(state, "play green 3")
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_ma_11_12_search_steals_along_the_chain_of_twos(num_players):
+    """MA-9, MA-11, MA-12, MA-15, MA-17: the green 3 west of the blue 2 steals it, then every
+    other 2 in turn (each is one below the protagonist), covering one visible card of every
+    other species, and the scene's scoring ends the game with green alone on top. Any other
+    cell meets no 2: every seat keeps one more visible card, which ties green whoever holds
+    which token, so no other cell wins."""
+    state = last_card(num_players)
+    best = "place west of blue 2"
+    choices = names(MA, state)
+    assert best in choices and len(choices) > 8
+    after = finish_turn(MA, state, best)
+    # with the square of 2s the protagonist stops at a steal choice (MA-11): both ways win
+    ends = [after] if after[H_TERMINAL] else [finish_turn(MA, after, c) for c in names(MA, after)]
+    assert all(end[H_TERMINAL] and returns(MA, end)[0] > 0 for end in ends)
+    for other in choices:
+        if other != best:
+            assert_no_win(MA, finish_turn(MA, state, other), 0)
+    options = {"num_players": num_players}
+    assert_search_picks(MA, state, best, options)
+    final = play_own_turn(MA, state, 0, options)
+    assert final[H_TERMINAL] and returns(MA, final)[0] > 0
