@@ -253,3 +253,37 @@ def test_ma_11_12_search_steals_along_the_chain_of_twos(num_players):
     assert_search_picks(MA, state, best, options)
     final = play_own_turn(MA, state, 0, options)
     assert final[H_TERMINAL] and returns(MA, final)[0] > 0
+
+
+# --- Monster Factory -------------------------------------------------------------------------
+MF = "monster_factory-v0"
+
+
+def closing_tile(num_players: int) -> np.ndarray:
+    """Seat 0 holds a 2000 that completes its 11-tile first monster (the comb of
+    tests/test_mf_agents.py); every other first monster is already complete with 2 tiles, and
+    seat 1's minion is open under both its tiles."""
+    from test_mf_agents import COMB_11, THEIR_PAIR
+
+    monsters = [(0, COMB_11, False), (1, "0200 0002", True), (1, THEIR_PAIR, False)]
+    others = [(2, "0100 0001", True), (3, "0010\n1000", True)][:num_players - 2]
+    return mf_diagram.state_from_monsters(monsters + others, num_players=num_players, hand="2000",
+                                          scores={p: 2 for p in range(1, num_players)})
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_mf_14_search_completes_the_last_first_monster(num_players):
+    """MF-11, MF-14, MF-15, MF-16: the 2000 laid thick-north under the comb's tile 7 completes
+    seat 0's first monster, the last one in progress, so the game ends at once with seat 0's 12
+    points against 2. On seat 1's minion (MF-9) it wins nothing and the game goes on. The
+    supply's order is all that is hidden, and the winning placement draws nothing."""
+    state = closing_tile(num_players)
+    best = envs.spec(MF).action_to_str(mf_diagram.place(0, 7, "S", state, "2000"), state)
+    choices = names(MF, state)
+    assert best in choices and len(choices) == 3
+    won = finish_turn(MF, state, best)
+    assert won[H_TERMINAL] and returns(MF, won)[0] > 0
+    for other in choices:
+        if other != best:
+            assert_no_win(MF, finish_turn(MF, state, other), 0)
+    assert_search_picks(MF, state, best, {"num_players": num_players})
