@@ -19,13 +19,15 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.search import TunedMCTS
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.monstargh.layout import STARS
 
 import ar_diagram
 import ma_diagram
 import mf_diagram
 import mm_diagram
 import mtm_diagram
-from test_mcts import THIRD_TOWER
+from test_mcts import HOUSES_ONLY, THIRD_TOWER
+from test_mf_agents import COMB_11, THEIR_PAIR
 
 SEEDS = (0, 1, 2)
 
@@ -115,13 +117,13 @@ def assert_no_win(game_id: str, state: np.ndarray, seat: int):
 MTM = "marry_the_monster-v0"
 
 
-def third_tower(num_players: int, phase: str = "main", hand=(0, 1, 1), **kwargs) -> np.ndarray:
+def third_tower(num_players: int, phase: str = "main", hand=(0, 1, 1), board: str = THIRD_TOWER,
+                **kwargs) -> np.ndarray:
     """The position of tests/test_mcts.py: seat 0 (45 points, towers on A1 and A2, a manor on A3)
     to act; seat 1 (89 points) wins when it scores at the start of its turn; the fachan is walled in."""
     hands = [hand, (1, 1, 1)] + [(0, 0, 0)] * (num_players - 2)
     return mtm_diagram.state_from_diagram(
-        THIRD_TOWER,
-        num_players=num_players, scores=[45, 89] + [0] * (num_players - 2), phase=phase,
+        board, num_players=num_players, scores=[45, 89] + [0] * (num_players - 2), phase=phase,
         hands=hands, **kwargs)
 
 
@@ -147,6 +149,21 @@ def test_mtm_11_search_plays_fortify_and_wins_within_the_turn(num_players):
     state = third_tower(num_players)
     options = {"num_players": num_players}
     assert set(names(MTM, state)) == {"play build", "play fortify", "end"}
+    assert_no_win(MTM, finish_turn(MTM, state, "end"), 0)
+    assert_search_picks(MTM, state, "play fortify", options)
+    for seed in SEEDS:
+        final = play_own_turn(MTM, state, seed, options)
+        assert final[H_TERMINAL] and returns(MTM, final)[0] > 0
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_mtm_11_search_raises_a_house_twice_for_the_winning_tower(num_players):
+    """MTM-11, MTM-18: with only houses beside its towers, seat 0 needs four actions (Fortify, a
+    house, Fortify, the same building) for the third tower; ending the turn, the only other
+    choice, lets seat 1 score its 90th point."""
+    state = third_tower(num_players, hand=(0, 0, 2), board=HOUSES_ONLY)
+    options = {"num_players": num_players}
+    assert set(names(MTM, state)) == {"play fortify", "end"}
     assert_no_win(MTM, finish_turn(MTM, state, "end"), 0)
     assert_search_picks(MTM, state, "play fortify", options)
     for seed in SEEDS:
@@ -220,8 +237,6 @@ STARS_BEFORE = {2: [0, 3], 4: [1, 3, 0, 0]}
 
 def last_card(num_players: int) -> np.ndarray:
     """Seat 0 has chosen its green 3 (MA-19) and picks its cell."""
-    from monster_zoo.envs.monstargh.layout import STARS
-
     tokens = ["green", "blue", "yellow", "red"][:num_players]
     state = ma_diagram.position(CHAIN[num_players], {0: ["G3"]}, tokens, num_players=num_players,
                                 species=SPECIES[num_players],
@@ -259,25 +274,24 @@ def test_ma_11_12_search_steals_along_the_chain_of_twos(num_players):
 MF = "monster_factory-v0"
 
 
-def closing_tile(num_players: int) -> np.ndarray:
-    """Seat 0 holds a 2000 that completes its 11-tile first monster (the comb of
-    tests/test_mf_agents.py); every other first monster is already complete with 2 tiles, and
-    seat 1's minion is open under both its tiles."""
-    from test_mf_agents import COMB_11, THEIR_PAIR
-
+def last_tile(num_players: int) -> np.ndarray:
+    """Seat 0 holds the last tile of the game, a 2000, and the supply is empty (MF-14): its
+    11-tile first monster (the comb of tests/test_mf_agents.py) lacks one leg; every other
+    first monster is complete with 2 tiles (2 points), and seat 1's minion is open under both
+    its tiles."""
     monsters = [(0, COMB_11, False), (1, "0200 0002", True), (1, THEIR_PAIR, False)]
     others = [(2, "0100 0001", True), (3, "0010\n1000", True)][:num_players - 2]
     return mf_diagram.state_from_monsters(monsters + others, num_players=num_players, hand="2000",
-                                          scores={p: 2 for p in range(1, num_players)})
+                                          supply={}, scores={p: 2 for p in range(1, num_players)})
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_mf_14_search_completes_the_last_first_monster(num_players):
-    """MF-11, MF-14, MF-15, MF-16: the 2000 laid thick-north under the comb's tile 7 completes
-    seat 0's first monster, the last one in progress, so the game ends at once with seat 0's 12
-    points against 2. On seat 1's minion (MF-9) it wins nothing and the game goes on. The
-    supply's order is all that is hidden, and the winning placement draws nothing."""
-    state = closing_tile(num_players)
+def test_mf_14_search_completes_its_first_monster_with_the_last_tile(num_players):
+    """MF-11, MF-14, MF-15, MF-16: whatever seat 0 does with the last tile, the game ends after
+    it. Laid thick-north under the comb's tile 7 it completes seat 0's first monster, 12 points
+    against 2; laid on seat 1's minion (MF-9) it leaves seat 0's monster in progress, worth
+    nothing, and seat 0 loses. Nothing is hidden: the supply is empty."""
+    state = last_tile(num_players)
     best = envs.spec(MF).action_to_str(mf_diagram.place(0, 7, "S", state, "2000"), state)
     choices = names(MF, state)
     assert best in choices and len(choices) == 3
@@ -285,5 +299,40 @@ def test_mf_14_search_completes_the_last_first_monster(num_players):
     assert won[H_TERMINAL] and returns(MF, won)[0] > 0
     for other in choices:
         if other != best:
-            assert_no_win(MF, finish_turn(MF, state, other), 0)
+            lost = finish_turn(MF, state, other)
+            assert lost[H_TERMINAL] and returns(MF, lost)[0] < 0
     assert_search_picks(MF, state, best, {"num_players": num_players})
+
+
+# --- Monster Arena ---------------------------------------------------------------------------
+AR = "monster_arena-v0"
+# Seat 0 has 3 energy left this turn and three Horns (1 die + 3 each); seat 1's Wolf Chest has
+# Defense 10, its Rock Pelvis is covered by two Spiked Legs (AR-11) and it has no reaction.
+LAST_BLOW = {0: "U1[HO1,HO2,HO3] + L1[-,-,-]", 1: "U4[-,-,-] + L5[SL1[-],SL2[-]]"}
+
+
+def last_blow(num_players: int) -> np.ndarray:
+    """Seat 0 on move against seat 1's monster, the last other one standing (with 4 players
+    seats 2 and 3 are already out, AR-21)."""
+    return ar_diagram.arena_state(LAST_BLOW, num_players=num_players, energy={0: 3})
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_ar_44_search_fells_the_last_opponent_with_three_horns(num_players):
+    """AR-24, AR-26, AR-21, AR-44: three Horns against the Wolf Chest roll at least 3 + 9 = 12
+    against Defense 10, so targeting it and attacking with all three (or two and the Ogre
+    Chest, at least 10) fells the monster and wins whatever the dice. Targeting a Spiked Leg
+    spends energy the sure kill needs, and ending the turn wins nothing."""
+    state = last_blow(num_players)
+    options = {"num_players": num_players}
+    choices = names(AR, state)
+    assert set(choices) == {"target U4", "target SL1", "target SL2", "pass (end turn)"}
+    blow = ["attack with HO1", "attack with HO2", "attack with HO3", "roll"]
+    for seed in range(20):  # any dice
+        won = finish_turn(AR, state, "target U4", blow, seed=seed)
+        assert won[H_TERMINAL] and returns(AR, won)[0] > 0
+    assert_no_win(AR, finish_turn(AR, state, "pass (end turn)"), 0)
+    assert_search_picks(AR, state, "target U4", options)
+    for seed in SEEDS:
+        final = play_own_turn(AR, state, seed, options)
+        assert final[H_TERMINAL] and returns(AR, final)[0] > 0
