@@ -22,8 +22,9 @@ from monster_zoo.envs.monster_factory.components import (DX, DY, EDGES, INVENTOR
                                              MAX_OPEN_CELLS, MAX_PLAYERS, NUM_KINDS, TOTAL_TILES)
 from monster_zoo.envs.monster_factory.layout import (CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, HAND,
                                          MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER, MON_SIZE,
-                                         NUM_CELLS, NUM_PLACED, SCORE, SUPPLY, SUPPLY_LEFT, TILE_KIND,
-                                         TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
+                                         NUM_CELLS, NUM_PLACED, SCORE, SEAT_TILES, SLOT_BITS, SLOT_SPAN,
+                                         SUPPLY, SUPPLY_LEFT, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X,
+                                         TILE_Y, WINNER)
 
 GAME = "monster_factory-v0"
 SPEC = envs.spec(GAME)
@@ -175,6 +176,40 @@ def test_invariants_over_1000_random_games(record_property):
 def test_invariants_over_10000_random_games():
     for n in range(2, 7):
         assert max(play_random_games(n, 2000, 10**5 * n)) <= TOTAL_TILES
+
+
+def seat_tile_problems(state):
+    """The per-seat tile lists (``SEAT_TILES``: cell key and slot of each tile of the seat's latest
+    monster, searched when a cell opens) recomputed from the placed tiles."""
+    bad = []
+    for q in range(int(state[H_NUM_PLAYERS])):
+        mine = [m for m in range(MAX_MONSTERS) if state[MON_OWNER + m] == q and state[MON_SIZE + m] > 0]
+        if not mine:
+            continue
+        m = max(mine)
+        listed = sorted((int(v) >> SLOT_BITS, int(v) & (SLOT_SPAN - 1))
+                        for v in state[SEAT_TILES + q * TOTAL_TILES:][:int(state[MON_SIZE + m])])
+        expected = sorted((rules.cell_key(m, int(state[TILE_X + i]), int(state[TILE_Y + i])), i)
+                          for i in range(int(state[NUM_PLACED])) if state[TILE_MONSTER + i] == m)
+        if listed != expected:
+            bad.append(f"seat {q}: the tile list of monster {m} is not its tiles")
+    return bad
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_batched_engine_keeps_every_incremental_structure(num_players):
+    """Thousands of random steps of the batched engine (auto-reset included): after every step,
+    every slot's open cells, open edges, sizes, scores and seat tile lists equal what the placed
+    tiles say, recomputed from scratch."""
+    engine = envs.make_batch(GAME, num_envs=6, seed=100 * num_players, num_players=num_players)
+    engine.reset()
+    finished = 0
+    for _ in range(300):
+        finished += engine.step_random(1)
+        for state in engine.states:
+            problems = violations(state) + seat_tile_problems(state)
+            assert not problems, f"{problems}\n{SPEC.to_text(state)}"
+    assert finished >= 6  # auto-reset states were checked too
 
 
 # --- hypothesis properties ------------------------------------------------------------------

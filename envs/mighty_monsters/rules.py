@@ -11,12 +11,13 @@ cards each player laid face down at setup, the guard cards behind face-down
 backs, the guard deck's order and the king tiles' order.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
                              H_NUM_PLAYERS, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
-                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
+from ..core.internal import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
@@ -37,6 +38,10 @@ from .layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
 C_SETUP_RANDOM = CONFIG_COMMON
 C_LINEUP = CONFIG_COMMON + 1
 C_KINGS = CONFIG_COMMON + 2
+
+# Helpers called with mixed integer types get one explicit int64 signature, so each is
+# compiled once.
+I64 = types.int64
 
 # --- reasons an action is illegal (codes for illegal_reason) ----------------------
 OK = 0
@@ -68,13 +73,13 @@ REASONS = {
 
 
 # --- small queries ------------------------------------------------------------------
-@njit(cache=True)
+@njit(**INTERNAL)
 def card_loc(state, p, k):
     """Where seat ``p``'s card ``k`` lies (LOC_HAND, LOC_DOWN or LOC_CASTLE)."""
     return state[CARD_LOC + p * NUM_CARDS + k]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def count_at(state, p, loc):
     """How many of seat ``p``'s cards lie at ``loc``."""
     total = 0
@@ -83,39 +88,39 @@ def count_at(state, p, loc):
     return total
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def placed(state, p):
     """Monsters seat ``p`` has in the castle this round."""
     return count_at(state, p, LOC_CASTLE)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def set_card(state, p, k, loc):
     """Put seat ``p``'s card ``k`` at ``loc``; where it goes in public it becomes known (MM-21)."""
     state[CARD_LOC + p * NUM_CARDS + k] = loc
     state[KNOWN + p * NUM_CARDS + k] = 1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def guard_level(state, g):
     """Level of the guard at castle position ``g`` (its back is public)."""
     return GUARD_LEVEL[state[CASTLE + g]]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def space_strength(state, space):
     """Strength of the monster on ``space``, 0 when empty."""
     occupant = state[SPACE + space]
     return STRENGTH[occupant % NUM_CARDS] if occupant >= 0 else 0
 
 
-@njit(cache=True)
+@njit(I64(STATE, I64), **INTERNAL)
 def pair_strength(state, g):
     """Combined strength of the monsters beside the guard at position ``g``."""
     return space_strength(state, SIDES * g) + space_strength(state, SIDES * g + 1)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def castle_full(state):
     """Whether every monster space of the castle holds a monster (MM-10)."""
     for space in range(SIDES * state[H_NUM_PLAYERS]):
@@ -124,7 +129,7 @@ def castle_full(state):
     return True
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def replace_fees(state, p, space):
     """``(to the treasury, to the owner)`` that seat ``p`` pays to replace the monster on ``space`` (MM-8)."""
     owner = state[SPACE + space] // NUM_CARDS
@@ -134,14 +139,14 @@ def replace_fees(state, p, space):
     return FEE_TREASURY[level], FEE_OWNER[level]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def banned(state, k):
     """Whether this round's king tile forbids playing card ``k`` (MM-20)."""
     t = state[KING]
     return t >= 0 and KING_NO_STRENGTH[t] == STRENGTH[k]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def space_floor(state, p, space):
     """The strength a card of seat ``p`` must exceed to be played on ``space`` (MM-7, MM-8): 0 when
     it is empty, the occupant's strength when seat ``p`` may replace it, and MAX_STRENGTH when it
@@ -158,13 +163,13 @@ def space_floor(state, p, space):
     return old if state[GOLD + p] >= treasury + owner else MAX_STRENGTH
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def playable(state, p, k):
     """Whether seat ``p`` may play card ``k`` at all: it is in hand and this round allows its strength."""
     return card_loc(state, p, k) == LOC_HAND and not banned(state, k)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def play_reason(state, p, k, space):
     """Why seat ``p`` may not play card ``k`` on ``space`` now (OK if it may): MM-7, MM-8."""
     if card_loc(state, p, k) != LOC_HAND:
@@ -186,7 +191,7 @@ def play_reason(state, p, k, space):
     return R_NO_GOLD
 
 
-@njit(ILLEGAL_REASON_SIG, cache=True)
+@njit(ILLEGAL_REASON_SIG, **INTERNAL)
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -223,7 +228,7 @@ def legal_mask(state, out):
 
 
 # --- king tiles (MM-20) ----------------------------------------------------------------
-@njit(cache=True)
+@njit(**INTERNAL)
 def king_change(state, g, field):
     """This round's king tile change to the guard at position ``g``: field 0 strength, 1 loot."""
     t = state[KING]
@@ -232,13 +237,13 @@ def king_change(state, g, field):
     return KING_GUARD[t, 0, g, field] + KING_GUARD[t, 1, state[H_NUM_PLAYERS] - 1 - g, field]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def fight_strength(state, g, printed):
     """Strength the monsters at position ``g`` must reach against a guard of ``printed`` strength."""
     return printed + king_change(state, g, 0)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def fight_loot(state, g, printed):
     """Loot of a guard of ``printed`` loot at position ``g`` this round, never below 0 (MM-20)."""
     loot = printed + king_change(state, g, 1)
@@ -256,7 +261,7 @@ def fight_loot(state, g, printed):
     return max(loot, 0)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def heal_cost(state, k):
     """Healing cost of card ``k`` this round (MM-12, MM-20)."""
     t = state[KING]
@@ -264,7 +269,7 @@ def heal_cost(state, k):
 
 
 # --- phase 1: playing monsters ----------------------------------------------------------
-@njit(cache=True)
+@njit(**INTERNAL)
 def place_card(state, p, k, space):
     """Seat ``p`` plays card ``k`` on ``space``, paying for a replacement (MM-7, MM-8).
 
@@ -282,7 +287,7 @@ def place_card(state, p, k, space):
     set_card(state, p, k, LOC_CASTLE)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def next_placer(state, p):
     """The next seat clockwise after ``p`` (``p`` itself last) with fewer than 2 monsters placed,
     -1 when all have placed (MM-9)."""
@@ -295,7 +300,7 @@ def next_placer(state, p):
 
 
 # --- phases 2 and 3 ---------------------------------------------------------------------
-@njit(cache=True)
+@njit(**INTERNAL)
 def loot_shares(state, g, loot, out):
     """Add each owner's share of ``loot`` won at position ``g`` to ``out`` (MM-11).
 
@@ -318,7 +323,7 @@ def loot_shares(state, g, loot, out):
             out[ob] += 1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def fight_guards(state):
     """Phase 2: reveal and fight the guards from the main gate until the first loss (MM-11).
 
@@ -342,7 +347,7 @@ def fight_guards(state):
     return -1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def heal_monsters(state, lost):
     """Phase 3: owners of the monsters at the lost guard and at every unrevealed guard pay their
     healing costs; who cannot pay everything pays all they have (MM-12)."""
@@ -360,7 +365,7 @@ def heal_monsters(state, lost):
         state[BANK] += pay
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def rotate_cards(state):
     """Face-down cards go to hand, the monsters played lie face down, the castle empties (MM-13)."""
     n = state[H_NUM_PLAYERS]
@@ -372,7 +377,7 @@ def rotate_cards(state):
         state[SPACE + space] = -1
 
 
-@njit(cache=True)
+@njit(types.void(STATE, I64, I64, RNG), **INTERNAL)
 def shuffle(state, offset, count, rng):
     """Fisher-Yates shuffle of ``state[offset:offset + count]`` with the game's generator."""
     for i in range(count - 1, 0, -1):
@@ -382,7 +387,7 @@ def shuffle(state, offset, count, rng):
         state[offset + j] = tmp
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def discard_castle(state):
     """Discard the castle's guards; unrevealed ones stay secret (MM-13)."""
     for g in range(MAX_PLAYERS):
@@ -397,7 +402,7 @@ def discard_castle(state):
         state[RESULT + g] = RES_NONE
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def deal_guards(state, rng):
     """Deal one guard per player face down from the main gate, reshuffling the discards into an
     empty deck (MM-5); with the line-up variant sort them by level (MM-19)."""
@@ -427,7 +432,7 @@ def deal_guards(state, rng):
             state[CASTLE + h] = card
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def start_round(state):
     """Phase 1 begins: flip the king tile in the variant (MM-20), the start player is on move."""
     if state[KINGS]:
@@ -442,7 +447,7 @@ def start_round(state):
     state[H_CURRENT] = state[START_PLAYER]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def finish_game(state):
     """The game ends: the most gold wins, ties share the win (MM-14)."""
     n = state[H_NUM_PLAYERS]
@@ -456,7 +461,7 @@ def finish_game(state):
     state[H_CURRENT] = -1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def end_round(state, rng):
     """Phases 2 and 3 once the castle is full; then the next round or the end (MM-11 to MM-14)."""
     lost = fight_guards(state)
@@ -473,7 +478,7 @@ def end_round(state, rng):
     start_round(state)
 
 
-@njit(cache=True)
+@njit(types.void(STATE, I64, I64), **INTERNAL)
 def lay_down(state, p, pair):
     """Seat ``p`` lays the two cards of setup choice ``pair`` face down; the rest is the hand (MM-4).
 
@@ -549,7 +554,7 @@ def returns(state, out):
 
 
 # --- what a player knows ------------------------------------------------------------------
-@njit(cache=True)
+@njit(**INTERNAL)
 def seen_by(state, player, q, k):
     """Where ``player`` knows seat ``q``'s card ``k`` to lie, -1 if it may be in hand or face down.
 
@@ -572,7 +577,7 @@ def seen_by(state, player, q, k):
     return -1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def guard_seen(state, card):
     """Whether guard ``card`` has been shown face up this game (MM-21)."""
     status = state[GUARD_STATUS + card]
@@ -585,7 +590,7 @@ def guard_seen(state, card):
     return False
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def unseen_guards(state, level):
     """Mask over the 36 guard cards: those of ``level`` nobody has seen face up, the public pool
     a face-down guard of that level is drawn from (MM-21)."""

@@ -47,7 +47,8 @@ CELL_TILE = _lay.block("cell_tile", MAX_OPEN_CELLS * NUM_SIDES)  # tile slot acr
 # Per seat, the tiles of its latest monster in the order laid, each as cell key * SLOT_SPAN + slot:
 # a short contiguous list to search when a cell opens.
 SEAT_TILES = _lay.block("seat_tiles", MAX_PLAYERS * TOTAL_TILES)
-SLOT_SPAN = 128
+SLOT_BITS = 7
+SLOT_SPAN = 1 << SLOT_BITS
 STATE_SIZE = _lay.size
 BLOCKS = _lay.blocks
 

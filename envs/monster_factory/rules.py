@@ -16,12 +16,13 @@ left, the same as drawing from a shuffled pile, so the state holds no order that
 anyone could see (MF-18).
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
                              H_NUM_PLAYERS, H_TERMINAL, H_STEPS, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
-                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
+from ..core.internal import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLACE0, START0
@@ -31,8 +32,13 @@ from .components import (ALL_EMPTY, BLANK, DX, DY, EDGES, INVENTORY, KIND_EYE, M
 from .layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER,
                      HAND, LAST_PLACED, MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER,
                      MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PH_OVER, PH_PLACE, PH_START,
-                     PHASE, SCORE, SEAT_TILES, SLOT_SPAN, SUPPLY, SUPPLY_LEFT, TILE_KIND, TILE_MONSTER,
-                     TILE_ROT, TILE_X, TILE_Y, WINNER)
+                     PHASE, SCORE, SEAT_TILES, SLOT_BITS, SLOT_SPAN, SUPPLY, SUPPLY_LEFT, TILE_KIND,
+                     TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
+
+# A helper compiled on its own has one explicit signature (int64 scalars), so it is compiled
+# once, whatever integer type a caller reads out of the state; helpers with one caller, and the
+# searches of the step's hot path, are inlined (``inline="always"``).
+I64 = types.int64
 
 C_START_TILES = CONFIG_COMMON  # config entry: START_CHOOSE or START_RANDOM
 START_CHOOSE = 0
@@ -74,19 +80,19 @@ REASONS = {
 
 
 # --- the matching rule ----------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64), **INTERNAL)
 def need(needs, side):
     """What lies across ``side`` of a cell: the edge shown towards it, or NO_TILE."""
     return (needs >> (2 * side)) & 3
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64, I64), **INTERNAL)
 def with_need(needs, side, edge):
     """``needs`` with ``edge`` across ``side``."""
     return (needs & ~(3 << (2 * side))) | (edge << (2 * side))
 
 
-@njit(cache=True)
+@njit(I64(I64, I64, I64), **INTERNAL)
 def fit_reason(needs, kind, rotation):
     """Whether tile ``kind`` in ``rotation`` may go on a cell with ``needs`` (MF-10): OK,
     R_MISMATCH or R_NOT_JOINED."""
@@ -100,19 +106,20 @@ def fit_reason(needs, kind, rotation):
     return OK if joined else R_NOT_JOINED
 
 
-@njit(cache=True)
 def fit_tables():
     """``(fits, kinds)``: ``fits[kind, needs]`` has bit r set when ``fit_reason`` lets ``kind`` in
     rotation r go on a cell with ``needs``, for the lowest rotation of each distinct orientation
-    (MF-3, MF-19); ``kinds[needs]`` has bit k set when some rotation of kind k fits."""
+    (MF-3, MF-19); ``kinds[needs]`` has bit k set when some rotation of kind k fits. Filled by
+    calling the kernel from Python (a few milliseconds), so no second kernel is compiled."""
     fits = np.zeros((NUM_KINDS, NUM_NEEDS), np.int8)
     kinds = np.zeros(NUM_NEEDS, np.int32)
-    for k in range(NUM_KINDS):
-        for needs in range(NUM_NEEDS):
-            for r in range(NUM_ROTATIONS):
-                if ROTATION_NEW[k, r] != 0 and fit_reason(needs, k, r) == OK:
-                    fits[k, needs] |= 1 << r
-                    kinds[needs] |= 1 << k
+    orientations = [(k, r) for k in range(NUM_KINDS) for r in range(NUM_ROTATIONS)
+                    if ROTATION_NEW[k, r]]
+    for needs in range(NUM_NEEDS):
+        for k, r in orientations:
+            if fit_reason(needs, k, r) == OK:
+                fits[k, needs] |= 1 << r
+                kinds[needs] |= 1 << k
     return fits, kinds
 
 
@@ -121,25 +128,25 @@ FITS, FITTING_KINDS = fit_tables()
 
 
 # --- small queries ------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(I64(STATE, I64, I64), **INTERNAL)
 def tile_edge(state, slot, side):
     """Edge (0 blank, 1 thin, 2 thick) that placed tile ``slot`` shows on ``side``."""
     return EDGES[state[TILE_KIND + slot], state[TILE_ROT + slot], side]
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64, I64), **INTERNAL)
 def cell_key(m, x, y):
     """The key of cell (x, y) of monster ``m``."""
     return m * KEY_MONSTER + (x + KEY_BIAS) * KEY_ROW + y + KEY_BIAS
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64), **INTERNAL)
 def key_monster(key):
     """The monster of a cell key."""
     return key // KEY_MONSTER
 
 
-@njit(cache=True)
+@njit(types.UniTuple(I64, 2)(I64), **INTERNAL)
 def key_cell(key):
     """The cell (x, y) of a cell key."""
     rest = key % KEY_MONSTER
@@ -157,21 +164,10 @@ def open_cell(state, j):
     return state[MON_OWNER + key_monster(key)], x, y
 
 
-@njit(cache=True, inline="always")
+@njit(types.boolean(STATE, I64, I64), **INTERNAL)
 def may_use(state, p, m):
     """Seat ``p`` may place on monster ``m`` in progress (MF-9)."""
     return state[MON_OWNER + m] == p or state[MON_DONE + p] == 0 or state[MON_ORDINAL + m] != 0
-
-
-@njit(cache=True, inline="always")
-def placeable_kinds(state, p):
-    """Bit k set when a tile of kind k fits somewhere seat ``p`` may place (MF-7, MF-9)."""
-    kinds = 0
-    locked = state[MON_DONE + p] != 0  # else every monster in progress is open to p
-    for j in range(state[NUM_CELLS]):
-        if not locked or may_use(state, p, key_monster(state[CELL_KEY + j])):
-            kinds |= FITTING_KINDS[state[CELL_NEEDS + j]]
-    return kinds
 
 
 # --- the open cells -------------------------------------------------------------------
@@ -184,7 +180,7 @@ def find_cell(state, key):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(I64(STATE, I64, I64, I64), inline="always", **INTERNAL)
 def look_around(state, m, key, j):
     """What lies around cell ``key`` of monster ``m``, from its tiles: the needs, and the tile
     slots written into open cell ``j``'s entry unless ``j`` is -1. A search over the monster's
@@ -193,9 +189,12 @@ def look_around(state, m, key, j):
     tiles = SEAT_TILES + state[MON_OWNER + m] * TOTAL_TILES
     for i in range(state[MON_SIZE + m]):
         packed = state[tiles + i]
-        delta = packed // SLOT_SPAN - key
-        if delta == 1 or delta == -1 or delta == KEY_ROW or delta == -KEY_ROW:
-            q = packed % SLOT_SPAN
+        delta = (packed >> SLOT_BITS) - key  # keys and slots are never negative: shifts and masks
+        # A neighbour lies 1 or KEY_ROW away: tested on the square, so that no branch depends on
+        # the sign of delta (most tiles are not neighbours; that branch is well predicted).
+        square = delta * delta
+        if (square == 1) | (square == KEY_ROW * KEY_ROW):
+            q = packed & (SLOT_SPAN - 1)
             for d in range(NUM_SIDES):
                 if delta == KEY_STEP[d]:
                     needs = with_need(needs, d, tile_edge(state, q, OPPOSITE[d]))
@@ -215,7 +214,7 @@ def close_cell(state, j):
     state[NUM_CELLS] = last
 
 
-@njit(cache=True, inline="always")
+@njit(I64(STATE, I64, I64, I64, I64, I64, I64), **INTERNAL)
 def lay_tile(state, m, x, y, kind, rotation, j):
     """Lay a tile of ``kind`` on cell (x, y) of monster ``m`` and keep its open cells and open
     edges in step (MF-10, MF-11); ``j`` is the cell's number if known, else -1. Returns the slot."""
@@ -236,28 +235,31 @@ def lay_tile(state, m, x, y, kind, rotation, j):
     state[TILE_Y + slot] = y
     state[TILE_KIND + slot] = kind
     state[TILE_ROT + slot] = rotation
-    state[SEAT_TILES + state[MON_OWNER + m] * TOTAL_TILES + state[MON_SIZE + m]] = key * SLOT_SPAN + slot
+    tiles = SEAT_TILES + state[MON_OWNER + m] * TOTAL_TILES
+    state[tiles + state[MON_SIZE + m]] = (key << SLOT_BITS) + slot
     state[MON_SIZE + m] += 1
     state[MON_EYES + m] += KIND_EYE[kind]
-    # The open cells among the four neighbours, found in one pass over the list.
-    north = east = south = west = -1
+    # The open cells among the four neighbours, found in one pass over the list without a
+    # branch: the keys are distinct, so each sum is one cell's number plus one, or 0.
+    north = east = south = west = 0
     for k in range(state[NUM_CELLS]):
         delta = state[CELL_KEY + k] - key
-        north = k if delta == KEY_STEP[0] else north
-        east = k if delta == KEY_STEP[1] else east
-        south = k if delta == KEY_STEP[2] else south
-        west = k if delta == KEY_STEP[3] else west
+        north += (k + 1) * (delta == KEY_STEP[0])
+        east += (k + 1) * (delta == KEY_STEP[1])
+        south += (k + 1) * (delta == KEY_STEP[2])
+        west += (k + 1) * (delta == KEY_STEP[3])
     change = 0
     for d in range(NUM_SIDES):
         across = need(needs, d)
-        if across != NO_TILE:
-            change -= across != BLANK  # an open edge of the monster faced this cell: now covered
-            continue
         edge = EDGES[kind, rotation, d]
-        change += edge != BLANK
+        # A thin or thick edge of the monster that faced this cell is covered now; one of the
+        # new tile that faces an empty cell is open.
+        change += (edge != BLANK) if across == NO_TILE else -(across != BLANK)
+        if across != NO_TILE:
+            continue
         side = OPPOSITE[d]
         other = key + KEY_STEP[d]
-        k = north if d == 0 else east if d == 1 else south if d == 2 else west
+        k = (north if d == 0 else east if d == 1 else south if d == 2 else west) - 1
         if k < 0 and edge != BLANK:  # a new open cell
             k = state[NUM_CELLS]
             state[NUM_CELLS] = k + 1
@@ -273,20 +275,23 @@ def lay_tile(state, m, x, y, kind, rotation, j):
 
 
 # --- changing the table --------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(I64(STATE, RNG), inline="always", **INTERNAL)
 def draw_kind(state, rng):
     """Take a random tile out of the supply and return its kind (MF-6, MF-18); supply not empty."""
     r = rng_below(rng, state[SUPPLY_LEFT])
     state[SUPPLY_LEFT] -= 1
-    for k in range(NUM_KINDS):
-        if r < state[SUPPLY + k]:
-            state[SUPPLY + k] -= 1
-            return k
-        r -= state[SUPPLY + k]
-    return -1
+    # The kind drawn is the first whose running count of tiles exceeds r: the number of kinds
+    # whose running count is still <= r, counted without a branch to mispredict.
+    seen = 0
+    k = 0
+    for i in range(NUM_KINDS):
+        seen += state[SUPPLY + i]
+        k += seen <= r
+    state[SUPPLY + k] -= 1
+    return k
 
 
-@njit(cache=True)
+@njit(types.void(STATE, I64, I64, I64), **INTERNAL)
 def start_monster(state, m, owner, kind):
     """Start monster slot ``m`` of ``owner`` from a tile of ``kind`` at (0, 0) (MF-5, MF-12)."""
     ordinal = 0
@@ -299,7 +304,7 @@ def start_monster(state, m, owner, kind):
     state[CURRENT_MONSTER + owner] = m
 
 
-@njit(cache=True)
+@njit(types.void(STATE), **INTERNAL)
 def end_game(state):
     """End the game and mark every seat with the highest score a winner (MF-14, MF-16)."""
     n = state[H_NUM_PLAYERS]
@@ -314,7 +319,7 @@ def end_game(state):
     state[HAND] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def all_first_done(state):
     """Every player's first monster is complete (MF-14)."""
     for q in range(state[H_NUM_PLAYERS]):
@@ -323,7 +328,7 @@ def all_first_done(state):
     return True
 
 
-@njit(cache=True)
+@njit(types.void(STATE, I64, RNG), **INTERNAL)
 def complete_monster(state, m, rng):
     """Score monster ``m``, end the game if every first monster is done, else start its
     owner's minion from a random supply tile (MF-11 to MF-15)."""
@@ -341,16 +346,28 @@ def complete_monster(state, m, rng):
 
 
 @njit(cache=True, inline="always")
+def fits_somewhere(state, p, kind):
+    """A tile of ``kind`` fits some open cell that seat ``p`` may place on (MF-7, MF-9)."""
+    locked = state[MON_DONE + p] != 0  # else every monster in progress is open to p
+    for j in range(state[NUM_CELLS]):
+        if (FITTING_KINDS[state[CELL_NEEDS + j]] >> kind) & 1:
+            if not locked or may_use(state, p, key_monster(state[CELL_KEY + j])):
+                return True
+    return False
+
+
+@njit(types.void(STATE, I64, RNG), **INTERNAL)
 def begin_turn(state, p, rng):
     """Seat ``p`` draws until a tile fits somewhere it may place; unplaceable tiles leave
     the game (MF-6 to MF-8). An empty supply ends the game (MF-14)."""
     state[H_CURRENT] = p
     state[PHASE] = PH_PLACE
     state[HAND] = -1
-    kinds = placeable_kinds(state, p)  # the open cells do not change while tiles are discarded
+    # The open cells do not change while tiles are discarded; most drawn tiles fit one of
+    # the first cells looked at, so each draw is checked alone.
     while state[SUPPLY_LEFT] > 0:
         k = draw_kind(state, rng)
-        if (kinds >> k) & 1:
+        if fits_somewhere(state, p, k):
             state[HAND] = k
             return
         state[DISCARDED + k] += 1
@@ -385,7 +402,7 @@ def init_state(state, config, rng):
         state[H_CURRENT] = 0  # start tiles are chosen in seat order, before play begins (MF-5)
 
 
-@njit(ILLEGAL_REASON_SIG, cache=True)
+@njit(ILLEGAL_REASON_SIG, **INTERNAL)
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -532,7 +549,7 @@ COORD_STEP = 1.0 / COORD_SCALE
 ORDINAL_STEP = 1.0 / MAX_MONSTERS
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64, I64), **INTERNAL)
 def relative(seat, player, n):
     """``seat`` as seen from ``player``: 0 for the observer, then clockwise."""
     rel = seat - player
