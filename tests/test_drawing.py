@@ -70,7 +70,7 @@ def text_of(svg: str) -> str:
 
 def test_the_last_action_is_named_in_the_picture(game_id):
     raw = snapshots(game_id, steps=(5,))[0]
-    actor, action, (public, full) = raw._last
+    actor, action, public, full = raw.last_action()
     assert f"player_{actor}: {full}" in text_of(raw.draw(actor))
     assert f"player_{actor}: {public}" in text_of(raw.draw(None))
 
@@ -182,7 +182,7 @@ def test_the_docs_picture_script_draws_a_game(tmp_path):
 
 def test_mighty_monsters_setup_pair_is_named_to_its_own_seat_only():
     raw = snapshots("mighty_monsters-v0", steps=(1,))[0]
-    actor, _, (public, full) = raw._last
+    actor, _, public, full = raw.last_action()
     assert full.startswith("lay down") and public == "lay two cards face down"
     assert full not in text_of(raw.draw(None))
     assert full not in text_of(raw.draw((actor + 1) % len(raw.possible_agents)))

@@ -56,7 +56,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self._mask = np.zeros(spec.num_actions, np.int8)
         self._returns = np.zeros(n, np.float32)
         self._rng = None
-        self._last = None  # (seat, action, public name) of the last action, for the picture
+        self._last = None  # (seat, action, state it applied to) of the last action, for the picture
 
     # --- PettingZoo API ------------------------------------------------------
     def observation_space(self, agent):
@@ -121,8 +121,9 @@ class KernelAECEnv(AECEnv, EzPickle):
             raise IllegalActionError(reason)
         self._cumulative_rewards[agent] = 0.0
         index = action_index(action)
-        self._last = (self._seat[agent], index,
-                      [self.spec.describe_action(self._state, index, v) for v in (None, self._seat[agent])])
+        # the state the action applies to, so the picture can name the action as each seat saw it
+        # (naming it now, in words, would cost every step for the few that are drawn)
+        self._last = (self._seat[agent], index, self._state.copy())
         self.spec.apply_action(self._state, index, self._rng)
         self.rewards = {a: 0.0 for a in self.agents}
         if self._state[H_TERMINAL]:
@@ -157,6 +158,13 @@ class KernelAECEnv(AECEnv, EzPickle):
             return None
         return text
 
+    def last_action(self):
+        """``(seat, action, public name, the actor's name)`` of the last action applied, or None."""
+        if self._last is None:
+            return None
+        actor, action, before = self._last
+        return (actor, action, *(self.spec.describe_action(before, action, v) for v in (None, actor)))
+
     def draw(self, seat=None) -> str:
         """SVG picture of the game as ``seat`` (an index or agent name) sees it, or the public
         view for None; the last action is named as that seat may know it and highlighted."""
@@ -170,7 +178,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self._last is not None:
             from .drawing import LastAction
 
-            actor, action, (public, full) = self._last
+            actor, action, public, full = self.last_action()
             # Seats other than the actor know of its action what the public knows: where the
             # public name hides something, the action itself (and what it touched) is unknown.
             if viewer == actor or public == full:
