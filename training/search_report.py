@@ -9,8 +9,8 @@ deals are paired (:func:`monster_zoo.agents.match.iter_games`), so the result is
 protocol: the search's win rate with its 95% Wilson interval, against the even share 1/n.
 Without ``--simulations``/``--exploration``/``--rollout`` the game's registered
 configuration (:data:`monster_zoo.agents.search.SEARCH_CONFIGS`) plays. Time per move is
-the search's process CPU time per decision (mean and maximum), which other processes on
-the machine disturb far less than wall time; the machine's load average is printed too.
+the search's process CPU time per decision (mean and maximum, after one untimed decision that
+compiles the search), which other processes on the machine disturb far less than wall time; the machine's load average is printed too.
 One markdown row goes to stdout and one JSON line is appended to ``--json``.
 """
 import argparse
@@ -61,11 +61,22 @@ def configured_search(game_id: str, seed: int, simulations: Optional[int], explo
     return agent
 
 
+def warm_up(agent, game_id: str, options: dict) -> None:
+    """One untimed decision, so the numba compile (or cache load) of the search for this game's
+    kernels is not counted as a move."""
+    env = envs.make(game_id, **options)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    agent.act(obs["observation"], obs["action_mask"], env.unwrapped.engine_state)
+    env.close()
+
+
 def measure(game_id: str, num_players: int, games: int, seed: int = 0, simulations: Optional[int] = None,
             exploration: Optional[float] = None, rollout: Optional[str] = None, progress: bool = True) -> dict:
     """Play the search against greedy; return the result as a dict (see the module doc)."""
     options = {"num_players": num_players}
     search = TimedSearch(configured_search(game_id, seed, simulations, exploration, rollout))
+    warm_up(search.agent, game_id, options)
     field = [search] + [make_agent("greedy", game_id, seed + i, options) for i in range(1, num_players)]
     names = ["search"] + ["greedy"] * (num_players - 1)
     wins = played = 0
