@@ -298,6 +298,26 @@ def test_determinize_hides_nothing_the_observer_sees(game_id, make_reachable_sta
     check()
 
 
+def test_determinize_reads_only_what_the_seat_knows(game_id, make_reachable_state, game_option_sets):
+    """Two states that differ only in what a seat cannot see redeal to the same state for the
+    same random stream: otherwise a search that determinizes would decide on hidden information."""
+    spec = envs.spec(game_id)
+
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(state=reachable_states(make_reachable_state, game_id, game_option_sets[game_id]),
+           twin_seed=st.integers(0, 2**40), rng_seed=st.integers(0, 2**40))
+    def check(state, twin_seed, rng_seed):
+        for observer in range(int(state[H_NUM_PLAYERS])):
+            twin = state.copy()
+            spec.determinize(twin, observer, make_rng(twin_seed))
+            redealt, twin_redealt = state.copy(), twin.copy()
+            spec.determinize(redealt, observer, make_rng(rng_seed))
+            spec.determinize(twin_redealt, observer, make_rng(rng_seed))
+            assert np.array_equal(redealt, twin_redealt), f"seat {observer}: the redeal depends on hidden cards"
+
+    check()
+
+
 def single_card_swaps(state, observer):
     """Every state made by exchanging one card between two places the observer cannot see:
     the other seats' hands and the deck (sizes kept), with the two places named."""

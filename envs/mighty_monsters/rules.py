@@ -388,6 +388,18 @@ def shuffle(state, offset, count, rng):
 
 
 @njit(**INTERNAL)
+def sort_ascending(state, offset, count):
+    """Insertion sort of ``state[offset:offset + count]`` (a few entries)."""
+    for i in range(1, count):
+        value = state[offset + i]
+        j = i - 1
+        while j >= 0 and state[offset + j] > value:
+            state[offset + j + 1] = state[offset + j]
+            j -= 1
+        state[offset + j + 1] = value
+
+
+@njit(**INTERNAL)
 def discard_castle(state):
     """Discard the castle's guards; unrevealed ones stay secret (MM-13)."""
     for g in range(MAX_PLAYERS):
@@ -818,5 +830,8 @@ def determinize(state, player, rng):
             state[DECK + deck] = pool[i]
             deck += 1
     shuffle(state, DECK, deck, rng)
+    # The unflipped king tiles are put in tile order before the shuffle, so the redeal cannot
+    # depend on the order they really lie in.
     flipped = state[KINGS_FLIPPED]
+    sort_ascending(state, KING_ORDER + flipped, NUM_KING_TILES - flipped)
     shuffle(state, KING_ORDER + flipped, NUM_KING_TILES - flipped, rng)

@@ -1371,27 +1371,36 @@ def determinize(state, player, rng):
             if state[LOC + c] == L_TABLE and q != player:
                 unlink(state, c)
                 give(state, c, q, state[KNOWN + c])
-    # The unseen cards in card order, with the place (location, owner) each one holds.
-    pool = np.empty((3, NUM_CARDS), np.int64)
+    # pool: the unseen cards in card order, and the places they fill (location, owner; a deck
+    # card has no owner) with a flag on the selected card's place.
+    pool = np.empty((4, NUM_CARDS), np.int64)
     selected = state[SELECTED]
-    chosen = -1
     k = 0
     for c in range(NUM_CARDS):
         loc = state[LOC + c]
         if loc == L_DECK or (loc == L_INV and state[OWNER + c] != player and state[KNOWN + c] == 0):
             pool[0, k] = c
             pool[1, k] = loc
-            pool[2, k] = state[OWNER + c]
-            if c == selected:
-                chosen = k
+            pool[2, k] = state[OWNER + c] if loc == L_INV else -1
+            pool[3, k] = c == selected
             k += 1
+    # The places in a fixed order (by location, owner, the selected card's place first among
+    # equals): in card order they would follow where the unseen cards really lie, and the
+    # redeal would depend on it.
+    for i in range(1, k):
+        loc, owner, flag = pool[1, i], pool[2, i], pool[3, i]
+        j = i - 1
+        while j >= 0 and (pool[1, j], pool[2, j], -pool[3, j]) > (loc, owner, -flag):
+            pool[1, j + 1], pool[2, j + 1], pool[3, j + 1] = pool[1, j], pool[2, j], pool[3, j]
+            j -= 1
+        pool[1, j + 1], pool[2, j + 1], pool[3, j + 1] = loc, owner, flag
     for i in range(k - 1, 0, -1):  # Fisher-Yates over the unseen cards
         j = rng_below(rng, i + 1)
         pool[0, i], pool[0, j] = pool[0, j], pool[0, i]
-    # Hand the shuffled cards back to the places in card order: the places keep their counts.
+    # Hand the shuffled cards to the places: the places keep their counts.
     for i in range(k):
         c = pool[0, i]
-        if i == chosen:
+        if pool[3, i]:
             state[SELECTED] = c
         state[LOC + c] = pool[1, i]
         state[OWNER + c] = pool[2, i]
