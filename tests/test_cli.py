@@ -193,3 +193,12 @@ def test_every_game_plays_in_the_terminal_and_in_a_tournament(game_id, tmp_path)
                    "--seed", "1", "--out", str(tmp_path), "--no-progress", timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "| row vs column | greedy | random |" in proc.stdout
+
+
+@pytest.mark.parametrize("module", ["monster_zoo", "monster_zoo.training", "monster_zoo.training.cli"])
+def test_every_module_a_user_may_run_prints_the_help(module):
+    """``python -m`` on the package, the training package or the command line module itself
+    answers ``--help`` with the usage (the cli module once ran as a script and did nothing)."""
+    done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "usage:" in done.stdout and "leaderboard" in done.stdout, done.stderr

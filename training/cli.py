@@ -404,3 +404,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a word and the shell's status instead of a traceback
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+if __name__ == "__main__":  # python -m monster_zoo.training.cli runs the command line too, not nothing
+    sys.exit(main())
