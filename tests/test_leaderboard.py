@@ -56,6 +56,29 @@ def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_pa
         assert {p["agent"] for p in first["ratings"]} == set(first["field"])
 
 
+def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path, tiny_search, monkeypatch):
+    out = tmp_path / "lb.md"
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
+    first = out.read_text()
+    played = []
+    real = leaderboard.play_table
+
+    def counting(table, *args):
+        played.append(table.key)
+        return real(table, *args)
+
+    monkeypatch.setattr(leaderboard, "play_table", counting)
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
+    assert played == []
+    again = out.read_text()
+    assert "2 of them taken from an earlier run" in again
+    # the tables read back render exactly as when they were played (the records are not kept)
+    assert first.split("## ", 1)[1] == again.split("## ", 1)[1]
+    # a table whose JSON no longer matches (another seed here) is played again
+    leaderboard.run([GAME], out, seed=4, scale=0.05, progress=False, resume=True)
+    assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]
+
+
 def test_bad_arguments_exit_2_with_the_reason(tmp_path):
     cases = [(["--games", "chess-v0"], "unknown game"), (["--scale", "0"], "--scale"),
              (["--jobs", "0"], "--jobs"), (["--seed", "-1"], "seed"),

@@ -322,7 +322,7 @@ def run_leaderboard(args: argparse.Namespace, parser: argparse.ArgumentParser) -
               f"    pip install -e '.[eval]'", file=sys.stderr)
         return 1
     out = leaderboard.run(args.games or envs.available(), args.out, args.seed, args.scale, args.jobs,
-                          progress=not args.no_progress)
+                          progress=not args.no_progress, resume=args.resume)
     print(f"wrote {out} and {out.parent / out.stem}/")
     return 0
 

@@ -96,10 +96,32 @@ def play_table(table: Table, seed: int, folder: Path, progress: bool) -> dict:
     data.pop("records")  # the per-game records stay out of the docs; the seed replays them
     (folder / f"{table.key}.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     picture = plots.plot_win_matrix(data, folder / f"{table.key}.png")
-    return {"key": table.key, "markdown": result.markdown(), "picture": picture.name,
+    return table_summary(table, data, result.markdown(), picture.name)
+
+
+def table_summary(table: Table, data: dict, markdown: str, picture: str, reused: bool = False) -> dict:
+    """What the leaderboard's markdown needs of one finished tournament."""
+    return {"key": table.key, "markdown": markdown, "picture": picture,
             "ranking": [{"agent": r["agent"], "ordinal": r["ordinal"]} for r in data["ratings"]],
-            "elapsed_s": result.elapsed_s, "games": result.games_per_pairing,
-            "game_id": table.game_id, "num_players": table.num_players}
+            "elapsed_s": data["elapsed_s"], "games": data["games_per_pairing"],
+            "game_id": table.game_id, "num_players": table.num_players, "reused": reused}
+
+
+def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
+    """The summary of ``table`` from the JSON and picture an earlier run left in ``folder``, when
+    that run played the same field, player count, games per pairing and seed; else None."""
+    from monster_zoo.training.tournament import TournamentResult
+
+    path, picture = folder / f"{table.key}.json", folder / f"{table.key}.png"
+    if not (path.exists() and picture.exists()):
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    same = (data.get("game") == table.game_id and data.get("field") == list(table.field)
+            and data.get("num_players") == table.num_players and data.get("games_per_pairing") == table.games
+            and data.get("seed") == seed)
+    if not same:
+        return None
+    return table_summary(table, data, TournamentResult.from_json(data).markdown(), picture.name, reused=True)
 
 
 def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
@@ -112,7 +134,8 @@ def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wa
              "win rates carry 95% Wilson intervals; ratings are openskill Plackett-Luce "
              "(ordinal = mu - 3 sigma).", "",
              f"Seed {seed}; {len(summaries)} tournaments in {wall_s / 60:.1f} minutes of wall time "
-             f"with {jobs} parallel process(es). Search budgets: see `agents/README.md`.", "",
+             f"with {jobs} parallel process(es){reused_note(summaries)}. Search budgets: see "
+             "`agents/README.md`.", "",
              "| game | players | games per pairing | ranking by ordinal (best first) | minutes |",
              "|---|---:|---:|---|---:|"]
     for s in summaries:
@@ -125,21 +148,36 @@ def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wa
     return "\n".join(lines) + "\n"
 
 
+def reused_note(summaries: Sequence[dict]) -> str:
+    """The clause saying how many tournaments an earlier run played (``--resume``), or nothing."""
+    reused = sum(s.get("reused", False) for s in summaries)
+    if not reused:
+        return ""
+    return (f", {reused} of them taken from an earlier run with the same field, games and seed "
+            "(`--resume`; the minutes column gives their own time)")
+
+
 def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs: int = 1,
-        progress: bool = True) -> Path:
-    """Play the leaderboard of ``games`` and write it to ``out``; return ``out``."""
+        progress: bool = True, resume: bool = False) -> Path:
+    """Play the leaderboard of ``games`` and write it to ``out``; return ``out``. With ``resume``,
+    tournaments an earlier run finished beside ``out`` with the same field, games and seed are
+    read back instead of played again."""
     tables = plan(games, scale)
     folder = out.parent / out.stem
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
+    summaries = [finished_table(t, seed, folder) if resume else None for t in tables]
+    todo = [i for i, s in enumerate(summaries) if s is None]
     if jobs == 1:
-        summaries = [play_table(t, seed, folder, progress) for t in tables]
+        for i in todo:
+            summaries[i] = play_table(tables[i], seed, folder, progress)
     else:
         # The longest tournaments start first, so the pool does not wait on one at the end.
-        order = sorted(range(len(tables)), key=lambda i: -tables[i].games * len(tables[i].field))
+        order = sorted(todo, key=lambda i: -tables[i].games * len(tables[i].field))
         with ProcessPoolExecutor(jobs) as pool:
             futures = {i: pool.submit(play_table, tables[i], seed, folder, progress) for i in order}
-            summaries = [futures[i].result() for i in range(len(tables))]
+            for i in todo:
+                summaries[i] = futures[i].result()
     out.write_text(render(summaries, folder.name, seed, jobs, time.perf_counter() - start), encoding="utf-8")
     return out
 
@@ -157,6 +195,10 @@ def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.A
                         help="multiply every table's games per pairing (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=1, help="tournaments played at once (default %(default)s)")
     parser.add_argument("--no-progress", action="store_true", help="do not show progress bars")
+    parser.add_argument("--resume", action="store_true",
+                        help="reuse the tournaments an earlier run left beside --out when their field, player "
+                        "count, games per pairing and seed match (after a stop, or when one new champion "
+                        "changes only its own tables)")
     return parser
 
 

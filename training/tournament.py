@@ -87,10 +87,33 @@ class TournamentResult:
     elapsed_s: float = 0.0
     agents: Dict[str, str] = field(default_factory=dict)  # label -> the agent name it stands for
     match_records: List[dict] = field(default_factory=list)  # replayable games (monster_zoo.envs.core.records)
+    rated_games: Optional[int] = None  # games behind the ratings, when the records were left out
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TournamentResult":
+        """The result :meth:`to_json` wrote, read back (its per-game records may have been left out)."""
+        pairings = {(s["agent"], s["opponent"]): PairingStats(s["agent"], s["opponent"], s["wins"], s["draws"],
+                                                              s["losses"])
+                    for s in data["pairings"]}
+        ratings = {r["agent"]: {k: v for k, v in r.items() if k != "agent"} for r in data["ratings"]}
+        records = list(data.get("records", []))
+        rated = data.get("rated_games")
+        if rated is None and not records:
+            # every game belongs to one ordered pairing, except with two players, where one set of
+            # games serves both (A, B) and (B, A)
+            total = sum(s["games"] for s in pairings.values())
+            rated = total // 2 if data["num_players"] == 2 else total
+        return cls(data["game"], list(data["field"]), data["num_players"], data["games_per_pairing"], data["seed"],
+                   dict(data["options"]), pairings, ratings, records, data.get("elapsed_s", 0.0),
+                   dict(data.get("agents", {})), rated_games=rated)
 
     def ranking(self) -> List[str]:
         """The field from the highest rating ordinal down."""
         return sorted(self.field, key=lambda name: -self.ratings[name]["ordinal"])
+
+    def games_rated(self) -> int:
+        """How many games the ratings come from."""
+        return len(self.records) if self.records or self.rated_games is None else self.rated_games
 
     def markdown(self) -> str:
         """The pairwise matrix with intervals and the ratings table, as markdown."""
@@ -116,7 +139,7 @@ class TournamentResult:
                              f"({s['wins']}-{s['draws']}-{s['losses']})")
             lines.append(f"| {row} | " + " | ".join(cells) + " |")
         lines += ["",
-                  f"Ratings: openskill Plackett-Luce over all {len(self.records)} games; "
+                  f"Ratings: openskill Plackett-Luce over all {self.games_rated()} games; "
                   "ordinal = mu - 3 sigma.",
                   "",
                   "| rank | agent | mu | sigma | ordinal | games |",
@@ -137,7 +160,7 @@ class TournamentResult:
                 "elapsed_s": self.elapsed_s,
                 "pairings": [self.pairings[a, b].summary() for a, b in permutations(self.field, 2)],
                 "ratings": [{"agent": name, **self.ratings[name]} for name in self.ranking()],
-                "records": self.records}
+                "rated_games": self.games_rated(), "records": self.records}
 
     def write(self, out_dir: Path) -> Dict[str, Path]:
         """Write ``tournament.md`` and ``tournament.json`` into ``out_dir``; return their paths."""
