@@ -77,6 +77,14 @@ def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path,
     # a table whose JSON no longer matches (another seed here) is played again
     leaderboard.run([GAME], out, seed=4, scale=0.05, progress=False, resume=True)
     assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]
+    # a damaged file or one with missing fields is played again, not a crash
+    (tmp_path / "lb" / "marry_the_monster-2p.json").write_text("{not json")
+    (tmp_path / "lb" / "marry_the_monster-4p.json").write_text(
+        json.dumps({"game": GAME, "field": list(leaderboard.leaderboard_field(GAME, 4)), "num_players": 4,
+                    "games_per_pairing": leaderboard.plan([GAME], 0.05)[1].games, "seed": 4}))
+    played.clear()
+    leaderboard.run([GAME], out, seed=4, scale=0.05, progress=False, resume=True)
+    assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]
 
 
 def test_bad_arguments_exit_2_with_the_reason(tmp_path):

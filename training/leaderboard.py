@@ -115,13 +115,16 @@ def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
     path, picture = folder / f"{table.key}.json", folder / f"{table.key}.png"
     if not (path.exists() and picture.exists()):
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    same = (data.get("game") == table.game_id and data.get("field") == list(table.field)
-            and data.get("num_players") == table.num_players and data.get("games_per_pairing") == table.games
-            and data.get("seed") == seed)
-    if not same:
+    try:  # a damaged or foreign file is not an error: the table is simply played again
+        data = json.loads(path.read_text(encoding="utf-8"))
+        same = (data.get("game") == table.game_id and data.get("field") == list(table.field)
+                and data.get("num_players") == table.num_players
+                and data.get("games_per_pairing") == table.games and data.get("seed") == seed)
+        if not same:
+            return None
+        return table_summary(table, data, TournamentResult.from_json(data).markdown(), picture.name, reused=True)
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
-    return table_summary(table, data, TournamentResult.from_json(data).markdown(), picture.name, reused=True)
 
 
 def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
