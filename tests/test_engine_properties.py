@@ -230,6 +230,17 @@ def test_batch_random_steps_match_the_single_state_driver(case):
     assert total == finished > 0
 
 
+def test_legal_masks_hold_only_zero_and_one(case):
+    """``rng_pick_counted`` sums mask bytes eight at a time, so a legal mask may hold 0 and 1 only
+    (any other value would skew which action the random pick and the batched engine choose)."""
+    engine = case.make_batch(32, 90)
+    _, masks = engine.reset()
+    for step in range(400):
+        values = np.unique(masks)
+        assert set(values.tolist()) <= {0, 1}, f"step {step}: mask values {values}"
+        _, masks, *_ = engine.step(engine.random_actions())
+
+
 def _run_with_threads(game_id: str, count: int):
     """States after stepping a batch with ``count`` threads (every batch parallel when > 1)."""
     with threads.using(count, min_batch=1):

@@ -1,6 +1,7 @@
 """The shared random pick (``monster_zoo.envs.core.rng``): every seeded result depends on which
-entry a generator state picks, so the block-skipping pick must equal the plain scan it replaced,
-draw for draw, for every mask (any length, any non-zero values) and every count."""
+entry a generator state picks, so the word-reading pick must equal the plain scan it replaced,
+draw for draw, for every mask (any length; 0/1 entries for ``rng_pick_counted``, any non-zero
+values for ``rng_pick_set``) and every count."""
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,17 +19,31 @@ def reference_pick(mask: np.ndarray, count: int, rng: np.ndarray) -> int:
     return int((running <= k).sum())
 
 
-masks = st.lists(st.sampled_from([0, 0, 0, 1, 1, 2, -1]), max_size=5 * PICK_BLOCK + 3).map(
-    lambda values: np.array(values, np.int8))
+def mask_lists(values):
+    """Masks of any length up to five blocks and a few entries beyond, holding ``values``."""
+    return st.lists(st.sampled_from(values), max_size=5 * PICK_BLOCK + 11).map(
+        lambda entries: np.array(entries, np.int8))
+
+
+legal_masks = mask_lists([0, 0, 0, 0, 0, 1])
+any_masks = mask_lists([0, 0, 0, 1, 1, 2, -1, -128])
 
 
 @settings(max_examples=400, deadline=None)
-@given(mask=masks, seed=st.integers(0, 2**63 - 1), count_shift=st.sampled_from([0, 0, 0, 1, 7, -1]))
+@given(mask=legal_masks, seed=st.integers(0, 2**63 - 1), count_shift=st.sampled_from([0, 0, 0, 1, 7, -1]))
 def test_pick_equals_the_plain_scan_draw_for_draw(mask, seed, count_shift):
     count = max(int((mask != 0).sum()) + count_shift, 0)
     ours, theirs = make_rng(seed), make_rng(seed)
     assert rng_pick_counted(mask, count, ours) == reference_pick(mask, count, theirs)
     assert ours[0] == theirs[0]  # the same number of draws, so what follows is unchanged too
+    ours, theirs = make_rng(seed), make_rng(seed)
+    assert rng_pick_set(mask, ours) == reference_pick(mask, int((mask != 0).sum()), theirs)
+    assert ours[0] == theirs[0]
+
+
+@settings(max_examples=400, deadline=None)
+@given(mask=any_masks, seed=st.integers(0, 2**63 - 1))
+def test_pick_set_takes_any_non_zero_value_as_an_entry(mask, seed):
     ours, theirs = make_rng(seed), make_rng(seed)
     assert rng_pick_set(mask, ours) == reference_pick(mask, int((mask != 0).sum()), theirs)
     assert ours[0] == theirs[0]

@@ -6,7 +6,9 @@ the thread that ran a game under ``prange``. Keeping the generator outside the
 game state also means a planner that clones a state cannot peek at future draws.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -70,29 +72,89 @@ def rng_below(rng, n):
     return np.int64(product >> np.uint64(32))
 
 
+WORD = 8  # mask entries (int8) read at once as one uint64
+PICK_BLOCK = 4 * WORD  # entries counted at once while skipping towards the chosen one
+_ONES = np.uint64(0x0101010101010101)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+
+
+@intrinsic
+def _load_word(typingctx, mask, start):
+    """The ``WORD`` entries of an int8 mask from index ``start`` as one uint64 (no bounds check:
+    callers keep ``start + WORD <= len(mask)``). Only for C-contiguous one-byte arrays, where
+    those entries are adjacent bytes."""
+    if not (isinstance(mask, types.Array) and mask.ndim == 1 and mask.layout == "C"
+            and mask.dtype in (types.int8, types.uint8)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        address = builder.gep(array.data, [args[1]])
+        word = builder.load(builder.bitcast(address, ir.IntType(64).as_pointer()))
+        word.align = 1  # masks start anywhere inside a batch's rows
+        return word
+
+    return types.uint64(mask, types.intp), codegen
+
+
+@njit(cache=True, inline="always")
+def _count_bytes(word):
+    """The sum of the bytes of ``word`` (at most 255): the multiplication adds them all into
+    the top byte. For mask words of 0/1 entries, their number of 1s."""
+    return np.int64((word * _ONES) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _nonzero_flags(word):
+    """1 in each byte of ``word`` that is non-zero, 0 elsewhere: adding 0x7F to the low seven
+    bits carries into the top bit unless they are all 0."""
+    return ((((word & _LOW7) + _LOW7) | word) >> np.uint64(7)) & _ONES
+
+
 @njit(cache=True)
 def rng_pick_set(mask, rng):
-    """Index of a uniformly chosen non-zero entry of ``mask`` (-1 when all are zero)."""
-    # An int64 from the start: a literal 0 would have numba compile rng_pick_counted (and
-    # rng_below) a second time for the literal while it infers the loop's type.
+    """Index of a uniformly chosen non-zero entry of ``mask`` (-1 when all are zero).
+
+    Any non-zero value marks an entry (masks from users may hold 2 or -1); the fast pick of
+    ``rng_pick_counted`` takes the common 0/1 masks, a plain scan the others.
+    """
+    n = mask.shape[0]
     count = np.int64(0)
-    for i in range(mask.shape[0]):
+    above_one = np.uint64(0)  # bits set above the lowest of some byte: an entry other than 0/1
+    start = 0
+    while start + WORD <= n:
+        word = _load_word(mask, start)
+        count += _count_bytes(_nonzero_flags(word))
+        above_one |= word & ~_ONES
+        start += WORD
+    for i in range(start, n):
         count += mask[i] != 0
-    return rng_pick_counted(mask, count, rng)
-
-
-PICK_BLOCK = 16  # entries counted at once while skipping towards the chosen one
+        above_one |= np.uint64(mask[i] != 0 and mask[i] != 1)
+    if above_one == 0:
+        return rng_pick_counted(mask, count, rng)
+    if count == 0:
+        return -1
+    k = rng_below(rng, count)
+    for i in range(n):
+        if mask[i] != 0:
+            if k == 0:
+                return i
+            k -= 1
+    return n
 
 
 @njit(cache=True)
 def rng_pick_counted(mask, count, rng):
-    """Like ``rng_pick_set`` when the number of non-zero entries is already known.
+    """Like ``rng_pick_set`` for a mask of 0/1 entries (what every ``legal_mask`` writes) whose
+    number of 1s is already known.
 
-    The pick is the ``k``-th non-zero entry (``k`` uniform below ``count``), found by skipping
-    whole blocks of :data:`PICK_BLOCK` entries while the chosen one lies beyond them (a block's
-    count is a fixed-length loop the compiler vectorises), then counting inside its block
-    branch-free, since a branch per entry would be mispredicted. A ``count`` above the mask's
-    gives ``mask.shape[0]`` when ``k`` lands past its last non-zero entry.
+    The pick is the ``k``-th 1 (``k`` uniform below ``count``). The mask is read eight entries
+    at a time as one 64-bit word, whose bytes one multiplication sums: whole blocks of
+    :data:`PICK_BLOCK` entries are skipped while the chosen one lies beyond them, then single
+    words, and the last few entries are counted branch-free, since a branch per entry would be
+    mispredicted. Over Monster Arena's 437 actions this costs a third of counting entry by
+    entry. A ``count`` above the mask's gives ``mask.shape[0]`` when ``k`` lands past its last
+    1. Entries other than 0 and 1 are the caller's error (``rng_pick_set`` takes them).
     """
     if count == 0:
         return -1
@@ -100,17 +162,22 @@ def rng_pick_counted(mask, count, rng):
     n = mask.shape[0]
     start = 0
     while start + PICK_BLOCK <= n:
-        in_block = 0
-        for i in range(start, start + PICK_BLOCK):
-            in_block += mask[i] != 0
+        in_block = _count_bytes(_load_word(mask, start) + _load_word(mask, start + WORD)
+                                + _load_word(mask, start + 2 * WORD) + _load_word(mask, start + 3 * WORD))
         if in_block > k:
             break
         k -= in_block
         start += PICK_BLOCK
-    # The answer is ``start`` plus the entries of the block whose running count is still <= k.
+    while start + WORD <= n:
+        in_word = _count_bytes(_load_word(mask, start))
+        if in_word > k:
+            break
+        k -= in_word
+        start += WORD
+    # The answer is ``start`` plus the entries of the word whose running count is still <= k.
     seen = 0
     index = start
-    for i in range(start, min(start + PICK_BLOCK, n)):
+    for i in range(start, min(start + WORD, n)):
         seen += mask[i] != 0
         index += seen <= k
     return index
