@@ -81,13 +81,22 @@ def batch_random_actions(masks, rngs, out):
 def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask,
                  apply_action):
     """Play ``num_steps`` random legal actions on one state (auto-reset); return games finished."""
+    # The slot's rows are views of the batch's arrays, which share one reference count: every
+    # kernel call that counts a reference would bounce that count's cache line between the
+    # threads. Copies of its own (written back at the end) keep a thread's counting local.
+    work, work_mask = state.copy(), mask.copy()
+    work_rng, work_action_rng = rng.copy(), action_rng.copy()
     finished = 0
     for _ in range(num_steps):
-        count = legal_mask(state, mask)
-        apply_action(state, rng_pick_counted(mask, count, action_rng), rng)
-        if state[H_TERMINAL] != 0 or state[H_STEPS] >= state[H_MAX_STEPS]:
+        count = legal_mask(work, work_mask)
+        apply_action(work, rng_pick_counted(work_mask, count, work_action_rng), work_rng)
+        if work[H_TERMINAL] != 0 or work[H_STEPS] >= work[H_MAX_STEPS]:
             finished += 1
-            init_state(state, config, rng)
+            init_state(work, config, work_rng)
+    state[:] = work
+    mask[:] = work_mask
+    rng[:] = work_rng
+    action_rng[:] = work_action_rng
     return finished
 
 
