@@ -152,19 +152,20 @@ def test_export_model_converts_a_trusted_zip(model, views, tmp_path, capsys):
 
 def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
     from monster_zoo.envs.core.rng import make_rng
-    from monster_zoo.envs.core.opponents import _mlp_logits, _sample_masked
+    from monster_zoo.envs.core.opponents import _sample_masked, mlp_logits_rows
 
     snap = PPOAgent.snapshot(model.policy, 0, "s")
     mlp = snap.policy_mlp
     assert mlp is not None
     obs, masks = views
     probs = snap.probabilities(obs, masks)
-    logits = np.empty(max(mlp.width, masks.shape[1]), np.float32)
+    # Four inputs in one pass, in a scrambled order: each row's logits are its own.
+    logits = np.empty((4, max(mlp.width, masks.shape[1])), np.float32)
+    xs = np.zeros((4, mlp.width), np.float32)
+    xs[:, :obs.shape[1]] = obs[:4]
+    mlp_logits_rows(mlp.params, mlp.shapes, mlp.activations, np.array([2, 0, 3, 1]), xs, logits)
     for row in range(4):
-        x = np.empty(mlp.width, np.float32)
-        x[:obs.shape[1]] = obs[row]
-        _mlp_logits(mlp.params, mlp.shapes, mlp.activations, x, logits)
-        z = np.where(masks[row] != 0, logits[:masks.shape[1]], -np.inf)
+        z = np.where(masks[row] != 0, logits[row, :masks.shape[1]], -np.inf)
         assert np.allclose(np.exp(z - z.max()) / np.exp(z - z.max()).sum(), probs[row], atol=1e-6)
     # Draws follow the distribution: 4,000 samples of the first row, within 0.03 per action.
     rng = make_rng(5)
@@ -176,16 +177,24 @@ def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
     assert np.abs(counts / 4000 - probs[0]).max() < 0.03
 
 
-def test_vec_env_with_snapshot_opponents_is_reproducible(model):
-    def run():
+def test_vec_env_with_snapshot_opponents_is_reproducible_at_any_thread_count(model):
+    """Three different MLPs (the forward passes are grouped by MLP, slots move in rounds) give
+    the same games twice and with one thread or two."""
+    from monster_zoo.envs.core import threads
+
+    def run(count):
         snaps = [PPOAgent.snapshot(model.policy, k, f"s{k}") for k in range(3)]
-        vec = envs.make_vec_env(GAME, 16, opponents=snaps, seed=4, num_players=3)
-        vec.reset()
-        rewards = []
-        for _ in range(120):
-            _, r, _, _ = vec.step(np.argmax(vec.action_masks(), axis=1))
-            rewards.append(r.copy())
+        for k, snap in enumerate(snaps):
+            snap.policy_mlp.params *= np.float32(1 + 0.5 * k)  # sharper policies: three distinct MLPs
+        with threads.using(count, min_batch=1):
+            vec = envs.make_vec_env(GAME, 16, opponents=snaps, seed=4, num_players=3)
+            vec.reset()
+            rewards = []
+            for _ in range(120):
+                _, r, _, _ = vec.step(np.argmax(vec.action_masks(), axis=1))
+                rewards.append(r.copy())
         return vec.games.states.copy(), np.array(rewards)
 
-    (states_a, rewards_a), (states_b, rewards_b) = run(), run()
+    (states_a, rewards_a), (states_b, rewards_b), (states_c, rewards_c) = run(1), run(1), run(2)
     assert np.array_equal(states_a, states_b) and np.array_equal(rewards_a, rewards_b)
+    assert np.array_equal(states_a, states_c) and np.array_equal(rewards_a, rewards_c)

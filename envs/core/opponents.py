@@ -84,10 +84,14 @@ class MLPWeights:
 # fastmath lets numba vectorise the dot products' sums (SIMD); np.dot would call BLAS,
 # which numba only reaches through SciPy, and the core install has no SciPy.
 @njit(cache=True, fastmath=True)
-def _mlp_logits(params, shapes, activations, x, out):
-    """Forward pass of one MLP (parameters flat, as :class:`MLPWeights`) into ``out``.
+def mlp_logits_rows(params, shapes, activations, rows, xs, outs):
+    """Forward pass of one MLP (parameters flat, as :class:`MLPWeights`) for the input
+    ``xs[r]`` of each ``r`` in ``rows``, into ``outs[r]``.
 
-    ``x`` holds the input and is overwritten layer by layer.
+    Each weight row is read once for all the rows, which keeps it in the first-level cache:
+    a pool of snapshots does not fit in the second level, so reading the weights once per
+    input made the forward passes the costliest part of a self-play step. ``xs`` is
+    overwritten layer by layer.
     """
     offset = 0
     n = 0
@@ -96,19 +100,22 @@ def _mlp_logits(params, shapes, activations, x, out):
         bias = offset + n_in * n_out
         act = activations[layer]
         for o in range(n_out):
-            row = offset + o * n_in
-            total = params[bias + o]
-            for k in range(n_in):
-                total += params[row + k] * x[k]
-            if act == ACT_TANH:
-                total = np.tanh(total)
-            elif act == ACT_RELU:
-                total = max(total, np.float32(0.0))
-            out[o] = total
-        x[:n_out] = out[:n_out]
+            weights = params[offset + o * n_in:offset + (o + 1) * n_in]
+            for r in rows:
+                total = params[bias + o]
+                for k in range(n_in):
+                    total += weights[k] * xs[r, k]
+                if act == ACT_TANH:
+                    total = np.tanh(total)
+                elif act == ACT_RELU:
+                    total = max(total, np.float32(0.0))
+                outs[r, o] = total
+        for r in rows:
+            xs[r, :n_out] = outs[r, :n_out]
         offset = bias + n_out
         n = n_out
-    out[:n] = x[:n]
+    for r in rows:
+        outs[r, :n] = xs[r, :n]
 
 
 @njit(cache=True)
@@ -138,19 +145,45 @@ def _sample_masked(logits, mask, rng):
 def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
                       activations, masks, obs, legal_mask, observe_into, apply_action):
     """Let slot ``slots[j]``'s MLP (row ``members[j]`` of ``params``) play every seat but the
-    learner's until the learner is on move or the game ends."""
+    learner's until the learner is on move or the game ends.
+
+    The slots move in rounds: every slot whose opponent is on move observes, then each MLP
+    runs one forward pass over all its slots' inputs, then every such slot draws and applies
+    its action. A slot's moves, generators and results are those of playing it alone.
+    """
     width = 0
     for layer in range(shapes.shape[0]):
         width = max(width, shapes[layer, 0], shapes[layer, 1])
-    for j in prange(slots.shape[0]):
-        i = slots[j]
-        s = states[i]
-        x = np.empty(width, np.float32)
-        logits = np.empty(max(width, masks.shape[1]), np.float32)
-        while opponent_on_move(s, learner[i]):
-            legal_mask(s, masks[i])
-            observe_into(s, s[H_CURRENT], obs[i])
-            for k in range(obs.shape[1]):
-                x[k] = obs[i, k]
-            _mlp_logits(params[members[j]], shapes, activations, x, logits)
-            apply_action(s, _sample_masked(logits, masks[i], policy_rngs[i]), game_rngs[i])
+    n = slots.shape[0]
+    pool = params.shape[0]
+    xs = np.empty((n, width), np.float32)
+    logits = np.empty((n, max(width, masks.shape[1])), np.float32)
+    moving = np.zeros(n, np.bool_)
+    while True:
+        for j in prange(n):
+            i = slots[j]
+            s = states[i]
+            moving[j] = opponent_on_move(s, learner[i])
+            if moving[j]:
+                legal_mask(s, masks[i])
+                observe_into(s, s[H_CURRENT], obs[i])
+                xs[j, :obs.shape[1]] = obs[i]
+        # The moving slots grouped by MLP (a counting sort), in slot order within a group.
+        starts = np.zeros(pool + 1, np.int64)
+        for j in range(n):
+            starts[members[j] + 1] += moving[j]
+        if starts.sum() == 0:
+            return
+        starts = np.cumsum(starts)
+        order = np.empty(starts[pool], np.int64)
+        filled = starts[:pool].copy()
+        for j in range(n):
+            if moving[j]:
+                order[filled[members[j]]] = j
+                filled[members[j]] += 1
+        for m in prange(pool):
+            mlp_logits_rows(params[m], shapes, activations, order[starts[m]:starts[m + 1]], xs, logits)
+        for j in prange(n):
+            if moving[j]:
+                i = slots[j]
+                apply_action(states[i], _sample_masked(logits[j], masks[i], policy_rngs[i]), game_rngs[i])
