@@ -58,8 +58,9 @@ TIE = 1e-9
 
 
 @njit(cache=True)
-def seat_value(state, before, q, scratch):
-    """Worth of seat ``q``'s position in ``state``, with scores taken from ``before``."""
+def seat_value(state, before, q, scratch, fallen):
+    """Worth of seat ``q``'s position in ``state``, with scores taken from ``before``
+    (``scratch`` and ``fallen`` are work space: allocated once per decision, not per call)."""
     if state[WINNER + q] != 0:
         return WIN_VALUE
     score = before[SCORE + q]
@@ -70,7 +71,6 @@ def seat_value(state, before, q, scratch):
     if check_win(scratch, q):
         return WIN_VALUE / 2.0
     fachan = state[FACHAN]
-    fallen = np.empty(MAX_RAY, np.int32)
     income = 0.0
     manors = 0
     for c in range(NUM_CELLS):
@@ -92,17 +92,17 @@ def seat_value(state, before, q, scratch):
 
 
 @njit(cache=True)
-def position_value(state, before, p, scratch):
-    """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean."""
+def position_value(state, before, p, scratch, fallen, values):
+    """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean
+    (``values`` is work space of ``MAX_PLAYERS`` entries)."""
     n = before[H_NUM_PLAYERS]
-    values = np.zeros(MAX_PLAYERS)
     for q in range(n):
-        values[q] = seat_value(state, before, q, scratch)
+        values[q] = seat_value(state, before, q, scratch, fallen)
     return against_the_field(values, p, n, 1.0, OTHERS_SHARE)
 
 
 @njit(cache=True)
-def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch):
+def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, values):
     """Complete a pending Build, Fortify or Stomp greedily in ``sim``; return the final value.
 
     These follow-ups are the same player's choices and draw no cards, so the
@@ -111,7 +111,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch):
     while sim[H_TERMINAL] == 0 and sim[H_CURRENT] == p and (
             sim[PHASE] == PH_BUILD or sim[PHASE] == PH_FORTIFY or sim[PHASE] == PH_STOMP):
         legal_mask(sim, mask)
-        best = position_value(sim, before, p, scratch) if mask[END] != 0 else -np.inf
+        best = position_value(sim, before, p, scratch, fallen, values) if mask[END] != 0 else -np.inf
         best_action = -1
         for a in range(CELL0, MOVE0):
             if mask[a] == 0:
@@ -119,7 +119,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch):
             child[:] = sim
             sim_rng[0] = rng[0]
             apply_action(child, a, sim_rng)
-            v = position_value(child, before, p, scratch)
+            v = position_value(child, before, p, scratch, fallen, values)
             if v > best + TIE:
                 best = v
                 best_action = a
@@ -127,7 +127,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch):
             break
         sim_rng[0] = rng[0]
         apply_action(sim, best_action, sim_rng)
-    return position_value(sim, before, p, scratch)
+    return position_value(sim, before, p, scratch, fallen, values)
 
 
 @njit(POLICY_SIG, cache=True)
@@ -142,6 +142,8 @@ def greedy_action(state, action_mask, rng):
     child = np.empty_like(state)
     scratch = np.empty_like(state)
     sim_rng = np.empty_like(rng)
+    fallen = np.empty(MAX_RAY, np.int32)
+    seat_values = np.zeros(MAX_PLAYERS)
     mask = np.zeros(NUM_ACTIONS, np.int8)
     values = np.full(NUM_ACTIONS, -np.inf)
     best = -np.inf
@@ -149,12 +151,12 @@ def greedy_action(state, action_mask, rng):
         if action_mask[a] == 0:
             continue
         if a == END:
-            v = position_value(state, state, p, scratch)
+            v = position_value(state, state, p, scratch, fallen, seat_values)
         else:
             sim[:] = state
             sim_rng[0] = rng[0]
             apply_action(sim, a, sim_rng)
-            v = settle_value(sim, state, p, rng, sim_rng, mask, child, scratch)
+            v = settle_value(sim, state, p, rng, sim_rng, mask, child, scratch, fallen, seat_values)
             if a >= PLAY0:
                 for t in range(NUM_CARD_TYPES):
                     v -= CARD_VALUE * PLAY_COST[a - PLAY0, t]
