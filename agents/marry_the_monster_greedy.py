@@ -34,6 +34,7 @@ win check are the engine's kernels (``apply_action``, ``stomp_path``,
 import numpy as np
 from numba import njit
 
+from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.marry_the_monster.actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
@@ -66,7 +67,7 @@ def seat_value(state, before, q, scratch, fallen):
     score = before[SCORE + q]
     # The engine's win check on a copy banked with the next income tells whether
     # q wins at its next scoring (MTM-5, MTM-18) without restating the rule.
-    scratch[:] = state
+    copy_vector(scratch, state)
     scratch[SCORE + q] = score + building_points(state, q)
     if check_win(scratch, q):
         return WIN_VALUE / 2.0
@@ -116,7 +117,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, val
         for a in range(CELL0, MOVE0):
             if mask[a] == 0:
                 continue
-            child[:] = sim
+            copy_vector(child, sim)
             sim_rng[0] = rng[0]
             apply_action(child, a, sim_rng)
             v = position_value(child, before, p, scratch, fallen, values)
@@ -153,7 +154,7 @@ def greedy_action(state, action_mask, rng):
         if a == END:
             v = position_value(state, state, p, scratch, fallen, seat_values)
         else:
-            sim[:] = state
+            copy_vector(sim, state)
             sim_rng[0] = rng[0]
             apply_action(sim, a, sim_rng)
             v = settle_value(sim, state, p, rng, sim_rng, mask, child, scratch, fallen, seat_values)

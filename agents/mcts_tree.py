@@ -21,6 +21,7 @@ search, cached on disk, serves every game.
 import numpy as np
 from numba import njit, types
 
+from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_SIG, DETERMINIZE_T, H_CURRENT,
                                 H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                                 POLICY_T, RETURNS_T, RNG, STATE)
@@ -79,14 +80,6 @@ class SearchTree:
 @njit(DETERMINIZE_SIG, cache=True)
 def no_determinize(state, player, rng):
     """Resample nothing: stands in for ``determinize`` in a perfect-information search."""
-
-
-@njit(cache=True)
-def copy_state(dst, src):
-    """``dst[:] = src`` for vectors of one length, without the shape check whose error
-    message alone costs seconds of compiling."""
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
 
 
 @njit(cache=True)
@@ -179,7 +172,7 @@ def search(root, simulations, exploration, resample, rng, children, visits, avai
     clear_node(path[0], children, visits, available, values)
     size = path[0] + 1
     for _ in range(simulations):
-        copy_state(sim, root)
+        copy_vector(sim, root)
         sim_rng[0] = rng_next(rng)
         if resample:
             determinize(sim, player, sim_rng)

@@ -28,6 +28,7 @@ healing all come from the engine's kernels.
 import numpy as np
 from numba import njit
 
+from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, SETUP0
@@ -150,7 +151,7 @@ def greedy_action(state, action_mask, rng):
     for a in range(PLAY0, NUM_ACTIONS):
         if action_mask[a] == 0:
             continue
-        sim[:] = state
+        copy_vector(sim, state)
         place_card(sim, p, (a - PLAY0) // NUM_SPACES, (a - PLAY0) % NUM_SPACES)
         values[a] = expected_gold(sim, p, fill) + sim[GOLD + p] - state[GOLD + p]
         best = max(best, values[a])

@@ -26,6 +26,7 @@ arithmetic. Only public fields and the agent's own inventory are read.
 import numpy as np
 from numba import njit
 
+from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.monster_arena.actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TAKE0, TARGET0
@@ -90,7 +91,7 @@ def card_value(c):
 def plan_attack(state, p, target, scratch):
     """Add ``p``'s available attackers strongest first (in ``scratch``) until the chance of a hit on
     ``target`` reaches ENOUGH; return (chance, next card to add or -1 to roll)."""
-    scratch[:] = state
+    copy_vector(scratch, state)
     covered = is_covered(state, target)
     need = defense(state, target)
     first = -1

@@ -38,6 +38,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
@@ -151,7 +152,7 @@ def greedy_action(state, action_mask, rng):
         if a < PLACE0:
             v = start_value(a - START0)
         else:
-            sim[:] = state
+            copy_vector(sim, state)
             sim_rng[0] = rng[0]
             apply_action(sim, a, sim_rng)
             v = position_value(sim, p)

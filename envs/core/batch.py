@@ -12,6 +12,7 @@ batches stay serial).
 import numpy as np
 from numba import njit, prange, types
 
+from .arrays import copy_vector
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                        INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
 from .illegal import IllegalActionError, batch_refusals
@@ -93,10 +94,10 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
         if work[H_TERMINAL] != 0 or work[H_STEPS] >= work[H_MAX_STEPS]:
             finished += 1
             init_state(work, config, work_rng)
-    state[:] = work
-    mask[:] = work_mask
-    rng[:] = work_rng
-    action_rng[:] = work_action_rng
+    copy_vector(state, work)
+    copy_vector(mask, work_mask)
+    copy_vector(rng, work_rng)
+    copy_vector(action_rng, work_action_rng)
     return finished
 
 

@@ -7,6 +7,7 @@ slot's own generator (so results do not depend on the thread count). See
 import numpy as np
 from numba import njit, prange, types
 
+from .arrays import copy_vector
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                        OBSERVE_T, POLICY_SIG, POLICY_T)
@@ -111,11 +112,11 @@ def mlp_logits_rows(params, shapes, activations, rows, xs, outs):
                     total = max(total, np.float32(0.0))
                 outs[r, o] = total
         for r in rows:
-            xs[r, :n_out] = outs[r, :n_out]
+            copy_vector(xs[r], outs[r, :n_out])
         offset = bias + n_out
         n = n_out
     for r in rows:
-        outs[r, :n] = xs[r, :n]
+        copy_vector(outs[r], xs[r, :n])
 
 
 @njit(cache=True)
