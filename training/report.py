@@ -5,9 +5,11 @@
 
 For each seed ``s`` (one per training run, or ``--seeds``) it plays, with
 :func:`monster_zoo.training.learner_eval.evaluate_against` (seats rotated, deals seeded from
-``s``): greedy vs random, MCTS vs greedy, and the run's final PPO policy vs random
-and vs greedy. Each row reports mean ± std of the win rate over the seeds and the
-per-seed values, as markdown (and JSON with ``--json``).
+``s``): greedy vs random, MCTS vs greedy, and the run's final PPO policy vs random, vs
+greedy and vs the search (``--search-games``). Each row reports mean ± std of the win rate
+over the seeds and the per-seed values, as markdown (and JSON with ``--json``); a row with
+0 games is left out (the search's own row against greedy is measured once and for all by
+``monster_zoo.training.search_report``).
 """
 import argparse
 import json
@@ -49,9 +51,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--seeds", nargs="*", type=int, default=[1, 2, 3], help="seeds when no --runs are given")
     parser.add_argument("--games", type=int, default=400, help="games per matchup and seed (default %(default)s)")
     parser.add_argument("--mcts", default="mcts", help="the search agent's name (default %(default)s)")
-    parser.add_argument("--mcts-games", type=int, default=100, help="games of MCTS vs greedy per seed")
+    parser.add_argument("--mcts-games", type=int, default=100, help="games of MCTS vs greedy per seed (0: none)")
+    parser.add_argument("--search-games", type=int, default=0,
+                        help="games of each run's PPO policy vs MCTS per seed (default 0: none)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
+    for flag, value in (("--games", args.games), ("--mcts-games", args.mcts_games),
+                        ("--search-games", args.search_games)):
+        if value < 0:
+            parser.error(f"{flag} must be >= 0, got {value}")
     try:
         options = parse_options(args.option)
     except ValueError as error:
@@ -78,6 +86,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         model = {int(r.name.split("__")[2]): f"ppo:{r / 'final_model.npz'}" for r in runs}
         pair["PPO vs random"] = (lambda s: (agent(model[s])(s), agent("random")(s + 1)), args.games)
         pair["PPO vs greedy"] = (lambda s: (agent(model[s])(s), agent("greedy")(s + 1)), args.games)
+        pair[f"PPO vs {args.mcts}"] = (lambda s: (agent(model[s])(s), agent(args.mcts)(s + 1)), args.search_games)
+    pair = {label: (make, games) for label, (make, games) in pair.items() if games > 0}
     rows = [rates_of(label, make, games) for label, (make, games) in pair.items()]
     print(markdown(rows, {label: games for label, (_, games) in pair.items()}))
     if runs:
