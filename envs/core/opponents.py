@@ -168,7 +168,7 @@ def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, p
             if moving[j]:
                 legal_mask(s, masks[i])
                 observe_into(s, s[H_CURRENT], obs[i])
-                xs[j, :obs.shape[1]] = obs[i]
+                copy_vector(xs[j], obs[i])
         # The moving slots grouped by MLP (a counting sort), in slot order within a group.
         starts = np.zeros(pool + 1, np.int64)
         for j in range(n):
