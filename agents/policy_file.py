@@ -5,7 +5,9 @@ A policy file (``.npz``) is a zip archive holding
 * ``metadata.json``: plain JSON (:data:`FORMAT`, ``format_version``, the ``game`` id and
   its rule ``options`` including ``num_players``, ``observation_size``, the game's
   ``observation_version``, ``num_actions``,
-  the ``architecture`` - hidden layer sizes and activation - a short ``name`` for tables,
+  the ``architecture`` - ``type`` ``mlp`` (hidden layer sizes and activation) or ``placement``
+  (also the item network's sizes, see :mod:`monster_zoo.agents.placement_policy`) - a short
+  ``name`` for tables,
   and ``training`` facts such as the algorithm, seed and timesteps);
 * one ``.npy`` array per layer of the actor, ``actor.<k>.weight`` ``[in, out]`` and
   ``actor.<k>.bias`` ``[out]`` (the value network is not needed to play and is not kept).
@@ -35,11 +37,14 @@ import numpy as np
 
 from monster_zoo import envs
 
+from .placement_policy import layer_sizes, placement_layout
+
 FORMAT = "monster-zoo-policy"
 FORMAT_VERSION = 1
 METADATA = "metadata.json"
 SUFFIX = ".npz"
 ACTIVATIONS = ("tanh", "relu")  # of the hidden layers; the output layer gives logits
+ARCHITECTURES = ("mlp", "placement")
 # Options that change neither the rules nor what a seat observes: a model plays under any value.
 PLAY_TIME_OPTIONS = frozenset({"max_steps", "reward", "illegal_action", "render_mode", "observation"})
 _MAX_METADATA_BYTES = 1 << 20
@@ -115,16 +120,19 @@ def check_sizes(metadata: Mapping, source: str, game_id: str) -> None:
 
 
 def make_metadata(game_id: str, options: Optional[Mapping], hidden_sizes: List[int], activation: str,
-                  name: str, training: Optional[Mapping] = None) -> dict:
-    """The metadata of a policy for ``game_id`` with ``options`` (validated here)."""
+                  name: str, training: Optional[Mapping] = None, item_sizes: Optional[List[int]] = None) -> dict:
+    """The metadata of a policy for ``game_id`` with ``options`` (validated here): an MLP, or a
+    placement policy when ``item_sizes`` (its item network's hidden sizes) are given."""
     import monster_zoo
 
     spec = envs.spec(game_id)
+    architecture = {"type": "mlp", "hidden_sizes": [int(h) for h in hidden_sizes], "activation": activation}
+    if item_sizes is not None:
+        architecture.update(type="placement", item_sizes=[int(k) for k in item_sizes])
     metadata = {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game_id,
                 "options": rule_options(game_id, options), "observation_size": spec.obs_size,
                 "observation_version": spec.observation_version, "num_actions": spec.num_actions,
-                "architecture": {"type": "mlp", "hidden_sizes": [int(h) for h in hidden_sizes],
-                                 "activation": activation},
+                "architecture": architecture,
                 "name": name, "training": {"monster_zoo_version": monster_zoo.__version__, **(training or {})}}
     validate_metadata(metadata, "the new model")
     return metadata
@@ -185,14 +193,19 @@ def validate_metadata(metadata, source: str) -> None:
         if metadata[key] < 1:
             _fail(source, f"metadata field {key} must be at least 1")
     arch = metadata["architecture"]
-    if arch.get("type") != "mlp":
-        _fail(source, f"architecture type {arch.get('type')!r} is not 'mlp'")
-    hidden = arch.get("hidden_sizes")
-    _check_type(source, "architecture.hidden_sizes", hidden, list, "a list of layer sizes")
-    for size in hidden:
-        _check_type(source, "architecture.hidden_sizes", size, int, "a list of integers")
-        if size < 1:
-            _fail(source, "architecture.hidden_sizes must be positive")
+    if arch.get("type") not in ARCHITECTURES:
+        _fail(source, f"architecture type {arch.get('type')!r} is not one of {', '.join(ARCHITECTURES)}")
+    for key in ("hidden_sizes", "item_sizes") if arch["type"] == "placement" else ("hidden_sizes",):
+        sizes = arch.get(key)
+        _check_type(source, f"architecture.{key}", sizes, list, "a list of layer sizes")
+        for size in sizes:
+            _check_type(source, f"architecture.{key}", size, int, "a list of integers")
+            if size < 1:
+                _fail(source, f"architecture.{key} must be positive")
+        if arch["type"] == "placement" and not sizes:
+            _fail(source, f"architecture.{key} of a placement policy needs at least one layer")
+    if arch["type"] == "placement" and placement_layout(metadata["game"]) is None:
+        _fail(source, f"is a placement policy, but {metadata['game']} has no placement actions")
     if arch.get("activation") not in ACTIVATIONS:
         _fail(source, f"architecture.activation {arch.get('activation')!r} is not one of {', '.join(ACTIVATIONS)}")
     if not metadata["name"]:
@@ -201,8 +214,22 @@ def validate_metadata(metadata, source: str) -> None:
 
 def layer_shapes(metadata: Mapping) -> List[Tuple[Tuple[int, int], Tuple[int]]]:
     """``(weight shape, bias shape)`` of every layer the metadata's architecture has."""
-    sizes = [metadata["observation_size"], *metadata["architecture"]["hidden_sizes"], metadata["num_actions"]]
+    arch = metadata["architecture"]
+    if arch["type"] == "placement":
+        sizes = layer_sizes(placement_layout(metadata["game"]), metadata["observation_size"],
+                            arch["hidden_sizes"], arch["item_sizes"])
+        return [((n_in, n_out), (n_out,)) for n_in, n_out in sizes]
+    sizes = [metadata["observation_size"], *arch["hidden_sizes"], metadata["num_actions"]]
     return [((n_in, n_out), (n_out,)) for n_in, n_out in zip(sizes, sizes[1:])]
+
+
+def hidden_activation(metadata: Mapping, k: int, layers: int) -> Optional[str]:
+    """The activation after layer ``k`` of ``layers`` in the policy file's order (None: logits or
+    a layer whose output another layer's adds to first, as a placement policy's)."""
+    arch = metadata["architecture"]
+    if arch["type"] == "placement":
+        return arch["activation"] if k < len(arch["hidden_sizes"]) else None
+    return arch["activation"] if k < layers - 1 else None
 
 
 def is_policy_file(path) -> bool:
@@ -264,7 +291,6 @@ def read_policy(path) -> PolicyFile:
         except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as err:
             _fail(source, f"{METADATA} is not valid JSON ({err})")
         validate_metadata(metadata, source)
-        activation = metadata["architecture"]["activation"]
         shapes = layer_shapes(metadata)
         layers = []
         for k, (weight_shape, bias_shape) in enumerate(shapes):
@@ -273,5 +299,5 @@ def read_policy(path) -> PolicyFile:
                 bias = _read_array(archive, f"actor.{k}.bias.npy", bias_shape, source)
             except (zipfile.BadZipFile, EOFError, OSError) as err:  # a cut-off or corrupted archive
                 _fail(source, f"is damaged ({err})")
-            layers.append((weight, bias, activation if k < len(shapes) - 1 else None))
+            layers.append((weight, bias, hidden_activation(metadata, k, len(shapes))))
     return PolicyFile(str(path), metadata, layers)

@@ -24,6 +24,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.rng import rng_next
 
 from .base import Agent
+from .placement_policy import PlacementLayout, placement_layout, placement_logits
 from .policy_file import (ACTIVATIONS, Layer, ModelFileError, check_fits, check_sizes, make_metadata,
                           read_policy, rule_options, write_policy)
 
@@ -33,7 +34,8 @@ RUN_ARGS = "args.json"  # the trainer's arguments, beside its models
 
 
 def numpy_actor(policy) -> Optional[List[Layer]]:
-    """The actor of an SB3 MLP policy as numpy layers ``[(weight, bias, activation)]``, or None.
+    """The actor of an SB3 MLP or placement policy as numpy layers ``[(weight, bias, activation)]``
+    (a placement policy's in the policy file's order), or None.
 
     Opponents score a handful of observations at a time, many times per learner
     step; a numpy forward pass costs a fraction of torch's per-call overhead.
@@ -42,6 +44,9 @@ def numpy_actor(policy) -> Optional[List[Layer]]:
     from stable_baselines3.common.torch_layers import FlattenExtractor
     from torch import nn
 
+    if hasattr(policy, "actor_layers"):  # the trainer's placement policy
+        trunk = len(placement_trunk(policy))
+        return [(w, b, "tanh" if k < trunk else None) for k, (w, b) in enumerate(policy.actor_layers())]
     names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
     if not isinstance(getattr(policy, "pi_features_extractor", policy.features_extractor), FlattenExtractor):
         return None
@@ -57,6 +62,13 @@ def numpy_actor(policy) -> Optional[List[Layer]]:
     return [tuple(layer) for layer in layers]
 
 
+def placement_trunk(policy) -> list:
+    """The trunk's linear layers of the trainer's placement policy."""
+    from torch import nn
+
+    return [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+
+
 class PPOAgent(Agent):
     """Plays ``policy`` (an sb3-contrib ``MaskableActorCriticPolicy``) or numpy ``layers``.
 
@@ -70,7 +82,8 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, seed: int = 0, policy=None, deterministic: bool = True, name: str = "ppo",
-                 frozen: bool = False, layers: Optional[List[Layer]] = None):
+                 frozen: bool = False, layers: Optional[List[Layer]] = None,
+                 placement: Optional[PlacementLayout] = None):
         super().__init__(seed)
         if policy is None and layers is None:
             raise ValueError("PPOAgent needs a policy: use make_agent('ppo:<model.npz>', ...) or pass policy=")
@@ -79,9 +92,12 @@ class PPOAgent(Agent):
         self.name = name
         # A frozen policy's weights never change, so they can be copied out once.
         self.layers = layers if layers is not None else numpy_actor(policy) if frozen else None
-        # A sampling frozen policy can be played inside numba by the training vec env.
+        # A placement policy's layers (``layers`` in the policy file's order) play through
+        # placement_logits; the trunk is the layers with an activation.
+        self.placement = placement if placement is not None else getattr(policy, "layout", None)
+        # A sampling frozen MLP policy can be played inside numba by the training vec env.
         self.policy_mlp = None
-        if self.layers is not None and not deterministic:
+        if self.layers is not None and not deterministic and self.placement is None:
             from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights
 
             codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
@@ -98,7 +114,8 @@ class PPOAgent(Agent):
         policy = read_policy(path)
         check_fits(policy.metadata, repr(str(path)), game_id, options)
         check_sizes(policy.metadata, repr(str(path)), game_id)
-        return cls(seed, deterministic=deterministic, name=policy.name, layers=policy.layers)
+        placement = placement_layout(game_id) if policy.metadata["architecture"]["type"] == "placement" else None
+        return cls(seed, deterministic=deterministic, name=policy.name, layers=policy.layers, placement=placement)
 
     @classmethod
     def load_trusted_zip(cls, path: str, game_id: str, seed: int = 0, deterministic: bool = True,
@@ -132,10 +149,14 @@ class PPOAgent(Agent):
         """The policy's action probabilities, illegal actions at zero (rows as inputs)."""
         if self.layers is not None:
             x = np.asarray(observations, np.float64)
-            for weight, bias, activation in self.layers:
-                x = x @ weight + bias
-                if activation is not None:
-                    x = _NUMPY_ACTIVATIONS[activation](x)
+            if self.placement is not None:
+                trunk = sum(act is not None for _, _, act in self.layers)
+                x = placement_logits(self.placement, self.layers, trunk, x, np.tanh)
+            else:
+                for weight, bias, activation in self.layers:
+                    x = x @ weight + bias
+                    if activation is not None:
+                        x = _NUMPY_ACTIVATIONS[activation](x)
             x = np.where(np.asarray(masks) != 0, x, -np.inf)
             x = np.exp(x - x.max(axis=1, keepdims=True))
             return x / x.sum(axis=1, keepdims=True)
@@ -171,8 +192,13 @@ class PPOAgent(Agent):
 
 def save_policy(policy, path, game_id: str, options: Optional[Mapping], name: str,
                 training: Optional[Mapping] = None) -> Path:
-    """Write the actor of the SB3 MLP ``policy`` as a policy file (see :mod:`.policy_file`)."""
+    """Write the actor of the SB3 MLP or placement ``policy`` as a policy file (see :mod:`.policy_file`)."""
     layers = numpy_actor(policy)
+    if hasattr(policy, "actor_layers"):
+        trunk = placement_trunk(policy)
+        metadata = make_metadata(game_id, options, [m.out_features for m in trunk], "tanh", name, training,
+                                 item_sizes=[m.out_features for m in policy.action_net.item[:-1]])
+        return write_policy(path, layers, metadata)
     if layers is None or any(act not in ACTIVATIONS for _, _, act in layers[:-1]) or layers[-1][2]:
         raise ModelFileError("only MLP policies with tanh or relu hidden layers can be written as policy files")
     activations = {act for _, _, act in layers[:-1]}

@@ -61,6 +61,9 @@ class Args:
     clip_coef: float = flag(0.2, 'PPO clipping coefficient')
     ent_coef: float = flag(0.01, 'entropy bonus')
     net_arch: str = flag("256,256", 'hidden layer sizes of the policy and value networks')
+    policy: str = flag("mlp", "actor: 'mlp', or 'placement' (games with placement actions, Monster Factory: "
+                       "one network shared by every open cell scores each placement, see "
+                       "monster_zoo.agents.placement_policy)")
     opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
                           "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                           "plus 'snapshots' (the self-play pool)")
@@ -129,9 +132,27 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--warm-start-epochs", args.warm_start_epochs, args.warm_start_epochs >= 1, "at least 1"),
         ]),
         int_list("--net-arch", args.net_arch)[1],
+        policy_problem(args.policy, args.game),
         plain_name("--exp-name", args.exp_name),
         writable_dir("--out-dir", Path(args.out_dir)),
     )
+
+
+POLICIES = ("mlp", "placement")
+
+
+def policy_problem(policy: str, game_id: str) -> Optional[str]:
+    """Why ``--policy`` cannot train ``game_id``, or None."""
+    if policy not in POLICIES:
+        return f"--policy {policy!r} is not one of {', '.join(POLICIES)}"
+    if policy == "placement":
+        from monster_zoo import envs
+        from monster_zoo.agents.placement_policy import placement_layout
+
+        if game_id in envs.available() and placement_layout(game_id) is None:
+            return (f"--policy placement needs a game with placement actions; {game_id} has none "
+                    "(use --policy mlp)")
+    return None
 
 
 def parse_options(pairs: Sequence[str]) -> dict:
@@ -226,11 +247,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(baselines.values()) or None,
                                 seed=args.seed, **options)
+    policy_class, policy_kwargs = "MlpPolicy", {"net_arch": int_list("--net-arch", args.net_arch)[0]}
+    if args.policy == "placement":
+        from monster_zoo.agents.placement_policy import placement_layout
+        from monster_zoo.training.placement_net import PlacementPolicy
+
+        policy_class, policy_kwargs["layout"] = PlacementPolicy, placement_layout(args.game)
     model = MaskablePPO(
-        "MlpPolicy", VecMonitor(vec_env), learning_rate=args.learning_rate, n_steps=args.num_steps,
+        policy_class, VecMonitor(vec_env), learning_rate=args.learning_rate, n_steps=args.num_steps,
         batch_size=args.batch_size, n_epochs=args.update_epochs, gamma=args.gamma,
         gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef,
-        policy_kwargs={"net_arch": int_list("--net-arch", args.net_arch)[0]},
+        policy_kwargs=policy_kwargs,
         seed=args.seed, device="cpu", verbose=0)
     model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
     metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
