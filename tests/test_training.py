@@ -77,6 +77,37 @@ def test_train_help_and_bad_arguments():
     assert not (ROOT / "no-such-run-dir").exists()
 
 
+def test_init_from_continues_an_earlier_run_and_refuses_what_does_not_fit(tmp_path):
+    """``--init-from`` starts from an earlier run's weights (with a vanishing learning rate the new
+    run's policy is the old one); another player count, another network or a warm start as well
+    are refused with exit code 2, leaving no run folder behind."""
+    import numpy as np
+
+    from monster_zoo.agents.policy_file import read_policy
+
+    tiny = ["--num-envs", "8", "--num-steps", "16", "--batch-size", "64", "--update-epochs", "1",
+            "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "0", "--no-plot", "--net-arch", "32"]
+    first, _ = train(tmp_path / "a", "--total-timesteps", "256", "--seed", "1", *tiny)
+    source = first / "final_model.zip"
+    second, out = train(tmp_path / "b", "--total-timesteps", "128", "--seed", "2", "--learning-rate", "1e-12",
+                        "--init-from", str(source), *tiny)
+    assert f"initialised from {source}" in out
+    for (w, b, _), (w0, b0, _) in zip(read_policy(second / "final_model.npz").layers,
+                                      read_policy(first / "final_model.npz").layers):
+        assert np.allclose(w, w0, atol=1e-6) and np.allclose(b, b0, atol=1e-6)
+    for extra, message in ((["--option", "num_players=3"], "differs in num_players"),
+                           (["--net-arch", "16"], "does not fit this run's networks"),
+                           (["--warm-start", "greedy"], "--init-from and --warm-start"),
+                           (["--policy", "placement"], "has none")):
+        out_dir = tmp_path / "refused"
+        bad = subprocess.run([sys.executable, "-m", "monster_zoo.training", "train", "--out-dir", str(out_dir),
+                              "--total-timesteps", "64", "--option", "num_players=2", "--init-from", str(source),
+                              *tiny, *extra],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr[-500:]
+        assert not out_dir.exists() or not list(out_dir.iterdir())
+
+
 def test_argument_block_and_opponent_mix_parsing():
     args = build_parser().parse_args(["--num-envs", "4", "--no-progress", "--option", "num_players=3"])
     assert args.num_envs == 4 and args.progress is False and args.option == ["num_players=3"]

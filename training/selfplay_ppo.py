@@ -23,6 +23,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field
@@ -69,6 +70,9 @@ class Args:
                           "plus 'snapshots' (the self-play pool)")
     warm_start: str = flag("", "before PPO, clone this baseline's decisions (e.g. greedy; empty: start "
                            "from random weights); see monster_zoo.training.imitation")
+    init_from: str = flag("", "start from the weights (and optimizer state) of an earlier run of the same game, "
+                          "options and --policy: its final_model.zip or a checkpoints/step_N.zip; only the "
+                          "tensors are read (torch.load with weights_only), no pickled object is")
     warm_start_samples: int = flag(200_000, "teacher decisions cloned by --warm-start")
     warm_start_epochs: int = flag(3, "passes over the teacher's decisions")
     snapshot_every: int = flag(10, 'PPO updates between snapshots of the learner into the pool')
@@ -133,6 +137,8 @@ def argument_problem(args: Args) -> Optional[str]:
         ]),
         int_list("--net-arch", args.net_arch)[1],
         policy_problem(args.policy, args.game),
+        "--init-from and --warm-start both choose the first weights: give one" if args.init_from and args.warm_start
+        else None,
         plain_name("--exp-name", args.exp_name),
         writable_dir("--out-dir", Path(args.out_dir)),
     )
@@ -153,6 +159,36 @@ def policy_problem(policy: str, game_id: str) -> Optional[str]:
             return (f"--policy placement needs a game with placement actions; {game_id} has none "
                     "(use --policy mlp)")
     return None
+
+
+def check_init_from(path: str, game_id: str, options: dict, policy: str) -> None:
+    """ValueError with the reason unless ``path`` is the SB3 zip of an earlier run of ``game_id`` with
+    ``options`` and ``policy`` (as its ``args.json`` says)."""
+    from monster_zoo.agents.policy_file import check_fits
+    from monster_zoo.agents.ppo_agent import RUN_ARGS, training_game
+
+    zip_path = Path(path)
+    if zip_path.suffix != ".zip" or not zip_path.is_file():
+        raise ValueError(f"--init-from {path!r}: name a run's final_model.zip or checkpoints/step_N.zip")
+    trained = training_game(zip_path)
+    if trained is None:
+        raise ValueError(f"--init-from {path!r}: no {RUN_ARGS} of its run beside it, so its game is unknown")
+    check_fits(trained, repr(path), game_id, options)
+    folder = zip_path.parent if (zip_path.parent / RUN_ARGS).is_file() else zip_path.parent.parent
+    their_policy = json.loads((folder / RUN_ARGS).read_text(encoding="utf-8")).get("policy", "mlp")
+    if their_policy != policy:
+        raise ValueError(f"--init-from {path!r} trained a {their_policy} policy; this run's --policy is {policy}")
+
+
+def start_from(model, path: str) -> None:
+    """Load the weights and optimizer state of the SB3 zip ``path`` into ``model``: only its tensors
+    are read (SB3's ``set_parameters`` loads them with ``torch.load(..., weights_only=True)``), no
+    pickled object. ValueError if they do not fit the model's networks."""
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except (RuntimeError, ValueError, KeyError) as error:
+        raise ValueError(f"--init-from {path!r} does not fit this run's networks (--net-arch?): "
+                         f"{' '.join(str(error).strip().splitlines()[:2])}") from None
 
 
 def parse_options(pairs: Sequence[str]) -> dict:
@@ -233,6 +269,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
                      for k, name in enumerate(mix) if name != "snapshots"}
         teacher = make_agent(args.warm_start, args.game, seed=args.seed, options=options) if args.warm_start else None
+        if args.init_from:
+            check_init_from(args.init_from, args.game, options, args.policy)
         if teacher is not None and not teacher.needs_state:
             raise ValueError(f"--warm-start {args.warm_start}: the teacher must be a baseline that reads the "
                              "engine state, such as greedy or mcts-fast")
@@ -259,6 +297,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef,
         policy_kwargs=policy_kwargs,
         seed=args.seed, device="cpu", verbose=0)
+    if args.init_from:
+        try:
+            start_from(model, args.init_from)
+        except ValueError as error:
+            shutil.rmtree(run_dir)
+            parser.error(str(error))
+        print(f"initialised from {args.init_from}")
     model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
     metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
     if teacher is not None:
