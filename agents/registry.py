@@ -16,6 +16,7 @@ Any name may carry a short label for tables and plots: ``demo=ppo:runs/x/final_m
 """
 import importlib
 import inspect
+import re
 import zipfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -30,7 +31,8 @@ _GENERIC: Dict[str, Tuple[int, str, str]] = {
     # each game's tuned search (monster_zoo.agents.search), and the same at a tenth of its budget
     "mcts": (2, "monster_zoo.agents.search", "TunedMCTS"),
     "mcts-fast": (1, "monster_zoo.agents.search", "FastTunedMCTS"),
-    # the trained champion shipped for the game and player count (monster_zoo.agents.champions)
+    # the trained champion shipped for the game and player count (monster_zoo.agents.champions);
+    # its versions are per game and player count: see champion_version
     "champion": (1, "monster_zoo.agents.champions", "load_champion"),
 }
 # (kind, version) -> (module, class) of versions that a newer one replaced
@@ -77,8 +79,18 @@ def available_agents(game_id: str) -> List[str]:
     kinds = _baselines(game_id)
     if not champion_player_counts(game):
         del kinds["champion"]  # named only where a champion ships
-    versions = [(kind, v) for kind, (v, _, _) in kinds.items()] + list(_PREVIOUS)
+    versions = [(kind, v) for kind, (v, _, _) in kinds.items() if kind != "champion"] + list(_PREVIOUS)
+    if "champion" in kinds:
+        from .champions import all_champion_versions
+
+        versions += [("champion", v) for v in all_champion_versions(game)]
     return sorted(kinds) + sorted(f"{game}-{kind}-v{v}" for kind, v in versions)
+
+
+def champion_version(game_id: str, name: str) -> Optional[int]:
+    """The version a ``<game>-champion-vK`` name asks for (None for any other name)."""
+    match = re.fullmatch(rf"{re.escape(_game_name(game_id))}-champion-v(\d+)", name)
+    return int(match.group(1)) if match else None
 
 
 def versioned_name(game_id: str, kind: str) -> str:
@@ -97,6 +109,8 @@ def _resolve(game_id: str, name: str) -> Tuple[str, str]:
     kinds = _baselines(game_id)
     if name in kinds:
         return kinds[name][1:]
+    if champion_version(game_id, name) is not None and "champion" in kinds:
+        return kinds["champion"][1:]
     for kind, (v, module, class_name) in kinds.items():
         if name == f"{game}-{kind}-v{v}":
             return module, class_name
@@ -191,7 +205,9 @@ def make_agent(name: str, game_id: str, seed: int = 0, options: Optional[Dict] =
         # Generic agents that work through the game's kernels (MCTS) are told the game, and
         # those that differ by player count (champions) its options.
         parameters = inspect.signature(cls).parameters
-        extra = {key: value for key, value in (("game_id", game_id), ("options", options)) if key in parameters}
+        extra = {key: value for key, value in (("game_id", game_id), ("options", options),
+                                               ("version", champion_version(game_id, name)))
+                 if key in parameters}
         agent = cls(seed, **extra)
     if label is not None:
         agent.name = label

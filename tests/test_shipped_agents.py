@@ -10,7 +10,7 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.champions import champion_games, champion_name
+from monster_zoo.agents.champions import champion_games, champion_name, champion_versions
 from monster_zoo.agents.match import play_game, run_match
 from monster_zoo.agents.search import FastTunedMCTS, TunedMCTS, search_names
 from monster_zoo.envs.core.batch import random_playout
@@ -30,15 +30,24 @@ def shipped(game_id: str, num_players: int):
     """(versioned name, options) of every shipped agent of the game at this player count."""
     options = {"num_players": num_players}
     names = list(search_names(game_id))
-    if (game_id, num_players) in CHAMPIONS:
-        names.append(champion_name(game_id))
+    names += champion_names(game_id, num_players)
     return [(name, options) for name in names]
+
+
+def champion_names(game_id: str, num_players: int):
+    """The versioned names of every champion shipped for the game at this player count."""
+    return [champion_name(game_id, v) for v in champion_versions(envs.spec(game_id).name, num_players)]
+
+
+def newest_champion(game_id: str, num_players: int) -> str:
+    """What the short name ``champion`` plays at this player count."""
+    return champion_names(game_id, num_players)[-1]
 
 
 AGENTS = [(game_id, name, options) for game_id in GAMES
           for name, options in shipped(game_id, smallest(game_id))]
-AGENTS += [(game_id, champion_name(game_id), {"num_players": n}) for game_id, n in CHAMPIONS
-           if n != smallest(game_id)]
+AGENTS += [(game_id, name, {"num_players": n}) for game_id, n in CHAMPIONS if n != smallest(game_id)
+           for name in champion_names(game_id, n)]
 
 
 def agent_id(params):
@@ -154,6 +163,32 @@ def test_a_player_count_without_a_champion_is_refused_with_the_shipped_counts():
             make_agent("champion", game_id, options={"num_players": missing})
 
 
+def test_versions_are_per_player_count_and_the_short_name_plays_the_newest(tmp_path, monkeypatch):
+    """A retrained champion ships as ``<game>-<n>p-v2.npz`` beside version 1: each versioned name
+    keeps its weights, ``champion`` plays the newest, and a version not shipped for the count is
+    refused with the ones that are."""
+    import shutil
+
+    from monster_zoo.agents import champions, registry
+
+    game_id, two, four = "marry_the_monster-v0", {"num_players": 2}, {"num_players": 4}
+    for n in (2, 4):
+        shutil.copy(champions.champion_path("marry_the_monster", n), tmp_path)
+    retrained = tmp_path / "marry_the_monster-2p-v2.npz"
+    shutil.copy(champions.champion_path("marry_the_monster", 4), tmp_path / "not_a_game-4p-v2.npz")
+    shutil.copy(champions.champion_path("marry_the_monster", 2), retrained)
+    monkeypatch.setattr(champions, "CHAMPION_DIR", tmp_path)
+    assert champions.champion_versions("marry_the_monster", 2) == [1, 2]
+    assert champions.champion_versions("marry_the_monster", 4) == [1]
+    assert "marry_the_monster-champion-v2" in registry.available_agents(game_id)
+    assert make_agent("champion", game_id, options=two).name == "marry_the_monster-champion-v2"
+    assert make_agent("champion", game_id, options=four).name == "marry_the_monster-champion-v1"
+    assert make_agent("marry_the_monster-champion-v1", game_id, options=two).name == "marry_the_monster-champion-v1"
+    with pytest.raises(ValueError, match=r"champion-v2 has no champion for 4 players \(shipped for 4 players: "
+                                         r"marry_the_monster-champion-v1\)"):
+        make_agent("marry_the_monster-champion-v2", game_id, options=four)
+
+
 # --- against greedy (slow: the issue's targets) ---------------------------------------------------
 def greedy_rate(game_id: str, name: str, n: int, games: int, seed: int = 0):
     """Win rate and its 95% interval's lower bound of ``name`` in one seat, greedy in the others."""
@@ -197,7 +232,7 @@ def test_champion_plays_inside_the_training_vec_env(game_id, n):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in vec.action_masks()])
         _, _, dones, infos = vec.step(actions)
         seen |= {info["opponent"] for done, info in zip(dones, infos) if done}
-    assert seen == {champion_name(game_id)}
+    assert seen == {newest_champion(game_id, n)}
 
 
 @pytest.mark.parametrize("game_id,n", CHAMPIONS[:1])
