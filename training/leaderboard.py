@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from monster_zoo import envs
-from monster_zoo.agents.champions import champion_player_counts
+from monster_zoo.agents.champions import champion_name, champion_versions
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search import search_names
 from monster_zoo.training.arg_checks import seed_argument
@@ -65,12 +65,13 @@ def player_counts(game_id: str) -> List[int]:
 
 
 def leaderboard_field(game_id: str, num_players: int) -> List[str]:
-    """random, greedy, the search baseline at both budgets and the champion (where one ships), by
-    their versioned names: a leaderboard entry always means the same behaviour."""
+    """random, greedy, the search baseline at both budgets and the newest champion (where one ships),
+    by their versioned names: a leaderboard entry always means the same behaviour."""
     name = envs.spec(game_id).name
     field = [versioned_name(game_id, "random"), versioned_name(game_id, "greedy"), *search_names(game_id)]
-    if num_players in champion_player_counts(name):
-        field.append(f"{name}-champion-v1")
+    versions = champion_versions(name, num_players)
+    if versions:
+        field.append(champion_name(game_id, versions[-1]))  # the newest: what "champion" plays
     return field
 
 
