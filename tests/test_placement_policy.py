@@ -153,3 +153,14 @@ def test_the_trainer_refuses_a_placement_policy_for_a_game_without_placements(ca
         with pytest.raises(SystemExit) as exit_info:
             selfplay_ppo.main(argv)
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_committed_monster_factory_candidate_plays_legal_games():
+    """The 2-player placement policy kept in training/results (not a shipped champion: see
+    training/README.md) loads by path without torch and finishes games with legal moves."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "training/results/champions/monster_factory-2p-candidate/final_model.npz"
+    assert read_policy(path).metadata["architecture"]["type"] == "placement"
+    result = run_match(GAME, [f"ppo:{path}", "random"], 6, seed=3, options=TWO, progress=False)
+    assert sum(s.games for s in result.stats) == 12 and result.stats[0].wins >= 3, result.table()
