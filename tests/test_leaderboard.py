@@ -9,7 +9,7 @@ pytest.importorskip("openskill")
 
 from monster_zoo import envs  # noqa: E402
 from monster_zoo.agents import search  # noqa: E402
-from monster_zoo.agents.champions import champion_games  # noqa: E402
+from monster_zoo.agents.champions import champion_games, champion_versions  # noqa: E402
 from monster_zoo.training import leaderboard  # noqa: E402
 
 GAME = "marry_the_monster-v0"
@@ -26,8 +26,10 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
         assert t.field[:2] == (f"{name}-random-v1", f"{name}-greedy-v1")
         assert t.field[2:4] == (f"{name}-mcts-v2", f"{name}-mcts-fast-v1")
         has_champion = t.num_players in champion_games().get(name, [])
-        assert (f"{name}-champion-v1" in t.field) == has_champion
-        assert t.games == (leaderboard.GAMES_FOUR if t.num_players == 4 else leaderboard.GAMES_SMALLEST)
+        newest = champion_versions(name, t.num_players)[-1] if has_champion else None
+        assert [a for a in t.field if "-champion-" in a] == ([f"{name}-champion-v{newest}"] if has_champion else [])
+        asked = leaderboard.GAMES_FOUR if t.num_players == 4 else leaderboard.GAMES_SMALLEST
+        assert t.games % t.num_players == 0 and asked <= t.games < asked + t.num_players
     scaled = leaderboard.plan([GAME], scale=0.01)
     assert [t.games for t in scaled] == [2, 4]  # never fewer games than seats
 
@@ -85,6 +87,23 @@ def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path,
     played.clear()
     leaderboard.run([GAME], out, seed=4, scale=0.05, progress=False, resume=True)
     assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]
+
+
+def test_tables_play_seat_balanced_counts_and_older_json_is_read_back(tmp_path, tiny_search):
+    """A table asks for the games the tournament plays (rounded up to a multiple of the player
+    count), and a JSON written before ``rated_games`` was recorded still reads back: both once
+    made ``--resume`` replay every table of the committed leaderboard."""
+    tables = leaderboard.plan([GAME], 0.75)
+    assert [(t.num_players, t.games) for t in tables] == [(2, 30), (4, 16)]
+    out = tmp_path / "lb.md"
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
+    for key in ("marry_the_monster-2p", "marry_the_monster-4p"):
+        path = tmp_path / "lb" / f"{key}.json"
+        data = json.loads(path.read_text())
+        data.pop("rated_games")
+        path.write_text(json.dumps(data))
+    summaries = [leaderboard.finished_table(t, 3, tmp_path / "lb") for t in leaderboard.plan([GAME], 0.05)]
+    assert all(s is not None and s["reused"] for s in summaries)
 
 
 def test_bad_arguments_exit_2_with_the_reason(tmp_path):

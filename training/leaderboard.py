@@ -28,6 +28,7 @@ from typing import List, Optional, Sequence
 
 from monster_zoo import envs
 from monster_zoo.agents.champions import champion_name, champion_versions
+from monster_zoo.agents.match import seat_balanced
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search import search_names
 from monster_zoo.training.arg_checks import seed_argument
@@ -81,7 +82,9 @@ def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
     for game_id in games:
         for n in player_counts(game_id):
             games_per_pairing = GAMES_FOUR if n == FOUR_PLAYERS else GAMES_SMALLEST
-            count = max(n, round(games_per_pairing * scale))
+            # as the tournament plays them (rounded up so every seat is played equally often), so
+            # that --resume compares like with like
+            count = seat_balanced(max(n, round(games_per_pairing * scale)), n)
             tables.append(Table(game_id, n, tuple(leaderboard_field(game_id, n)), count))
     return tables
 

@@ -101,7 +101,7 @@ class TournamentResult:
         if rated is None and not records:
             # every game belongs to one ordered pairing, except with two players, where one set of
             # games serves both (A, B) and (B, A)
-            total = sum(s["games"] for s in pairings.values())
+            total = sum(s.games for s in pairings.values())
             rated = total // 2 if data["num_players"] == 2 else total
         return cls(data["game"], list(data["field"]), data["num_players"], data["games_per_pairing"], data["seed"],
                    dict(data["options"]), pairings, ratings, records, data.get("elapsed_s", 0.0),
