@@ -21,7 +21,7 @@ Shapes, with ``H`` the trunk's hidden sizes and ``K`` the item network's:
 (``architecture.type == "placement"``); the trainer's torch module computes the same.
 """
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -96,14 +96,9 @@ def split_inputs(layout: PlacementLayout, observations: np.ndarray):
     return per_cell, per_turn
 
 
-def layer_roles(trunk: int, item: int) -> List[str]:
-    """The role of each layer in a placement policy file, in order."""
-    return ([f"trunk.{k}" for k in range(trunk)] + ["start", "context"]
-            + [f"item.{k}" for k in range(item)])
-
-
 def layer_sizes(layout: PlacementLayout, obs_size: int, hidden: Sequence[int], item: Sequence[int]):
-    """``[(inputs, outputs)]`` of every layer, in :func:`layer_roles` order."""
+    """``[(inputs, outputs)]`` of every layer in the policy file's order: the trunk's layers,
+    ``start``, ``context``, then the item network's layers."""
     trunk = list(zip([obs_size, *hidden], hidden))
     return (trunk + [(hidden[-1], layout.first_action), (hidden[-1], item[0])]
             + list(zip([layout.item_size, *item], [*item, 1])))
@@ -111,9 +106,9 @@ def layer_sizes(layout: PlacementLayout, obs_size: int, hidden: Sequence[int], i
 
 def placement_logits(layout: PlacementLayout, layers, trunk_depth: int, observations: np.ndarray,
                      activation) -> np.ndarray:
-    """Action logits ``[batch, actions]`` of a placement policy: ``layers`` as :func:`layer_roles`
-    orders them (``(weight [in, out], bias, ...)``), ``trunk_depth`` trunk layers, ``activation``
-    the hidden layers' function."""
+    """Action logits ``[batch, actions]`` of a placement policy: ``layers`` in the policy file's order
+    (see :func:`layer_sizes`; ``(weight [in, out], bias, ...)``), ``trunk_depth`` trunk layers,
+    ``activation`` the hidden layers' function."""
     x = np.asarray(observations, np.float64)
     h = x
     for weight, bias, *_ in layers[:trunk_depth]:

@@ -62,7 +62,8 @@ class PlacementHead(nn.Module):
 
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
         """Logits ``[batch, actions]``; the first item layer is applied to the per-cell and the
-        per-turn inputs apart and summed (the same as on their concatenation, 40x less work)."""
+        per-turn inputs apart and summed (the same as on their concatenation, without building every
+        placement's input row)."""
         lay = self.layout
         h, obs = latent[:, :self.hidden], latent[:, self.hidden:]
         b, c, rot = obs.shape[0], lay.cells, lay.rotations
