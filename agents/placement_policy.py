@@ -21,6 +21,7 @@ Shapes, with ``H`` the trunk's hidden sizes and ``K`` the item network's:
 (``architecture.type == "placement"``); the trainer's torch module computes the same.
 """
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional, Sequence
 
 import numpy as np
@@ -55,6 +56,7 @@ class PlacementLayout:
         return (self.cell_features + len(self.cell_extras) + self.rotations * self.edge_values
                 + len(self.hand_extras))
 
+    @cached_property  # read on every forward pass of a snapshot opponent: built once
     def turned_edges(self) -> np.ndarray:
         """``[rotation, slot]``: the hand-edge slot that shows on slot's side after the turn
         (a quarter turn clockwise moves side s to side s + 1)."""
@@ -92,7 +94,7 @@ def split_inputs(layout: PlacementLayout, observations: np.ndarray):
                               + [observations[:, o:o + c][:, :, None] for o in layout.cell_extras], axis=2)
     edges = observations[:, layout.hand_edges:layout.hand_edges + rot * layout.edge_values]
     extras = observations[:, list(layout.hand_extras)]
-    per_turn = np.concatenate([edges[:, layout.turned_edges()], np.repeat(extras[:, None, :], rot, axis=1)], axis=2)
+    per_turn = np.concatenate([edges[:, layout.turned_edges], np.repeat(extras[:, None, :], rot, axis=1)], axis=2)
     return per_cell, per_turn
 
 

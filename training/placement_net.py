@@ -58,7 +58,7 @@ class PlacementHead(nn.Module):
         self.context = nn.Linear(hidden, item[0])
         self.item = nn.ModuleList(nn.Linear(n_in, n_out)
                                   for n_in, n_out in zip([layout.item_size, *item], [*item, 1]))
-        self.register_buffer("turned", torch.as_tensor(layout.turned_edges()), persistent=False)
+        self.register_buffer("turned", torch.as_tensor(layout.turned_edges), persistent=False)
 
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
         """Logits ``[batch, actions]``; the first item layer is applied to the per-cell and the
