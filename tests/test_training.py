@@ -95,10 +95,13 @@ def test_init_from_continues_an_earlier_run_and_refuses_what_does_not_fit(tmp_pa
     for (w, b, _), (w0, b0, _) in zip(read_policy(second / "final_model.npz").layers,
                                       read_policy(first / "final_model.npz").layers):
         assert np.allclose(w, w0, atol=1e-6) and np.allclose(b, b0, atol=1e-6)
+    broken = first / "broken.zip"
+    broken.write_bytes(b"not a zip")
     for extra, message in ((["--option", "num_players=3"], "differs in num_players"),
                            (["--net-arch", "16"], "does not fit this run's networks"),
                            (["--warm-start", "greedy"], "--init-from and --warm-start"),
-                           (["--policy", "placement"], "has none")):
+                           (["--policy", "placement"], "has none"),
+                           (["--init-from", str(broken)], "is not a readable SB3 zip")):
         out_dir = tmp_path / "refused"
         bad = subprocess.run([sys.executable, "-m", "monster_zoo.training", "train", "--out-dir", str(out_dir),
                               "--total-timesteps", "64", "--option", "num_players=2", "--init-from", str(source),

@@ -26,6 +26,7 @@ import json
 import shutil
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -170,6 +171,8 @@ def check_init_from(path: str, game_id: str, options: dict, policy: str) -> None
     zip_path = Path(path)
     if zip_path.suffix != ".zip" or not zip_path.is_file():
         raise ValueError(f"--init-from {path!r}: name a run's final_model.zip or checkpoints/step_N.zip")
+    if not zipfile.is_zipfile(zip_path):
+        raise ValueError(f"--init-from {path!r} is not a readable SB3 zip")
     trained = training_game(zip_path)
     if trained is None:
         raise ValueError(f"--init-from {path!r}: no {RUN_ARGS} of its run beside it, so its game is unknown")
