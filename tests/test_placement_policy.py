@@ -155,12 +155,14 @@ def test_the_trainer_refuses_a_placement_policy_for_a_game_without_placements(ca
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
-def test_the_committed_monster_factory_candidate_plays_legal_games():
-    """The 2-player placement policy kept in training/results (not a shipped champion: see
-    training/README.md) loads by path without torch and finishes games with legal moves."""
-    from pathlib import Path
+def test_the_shipped_monster_factory_champion_is_a_placement_policy_played_by_numpy():
+    """The 2-player champion is the placement policy of training/README.md: it loads by name
+    without torch and its file names the placement architecture (its games are checked with every
+    shipped agent's in tests/test_shipped_agents.py)."""
+    from monster_zoo.agents import make_agent
+    from monster_zoo.agents.champions import champion_path
 
-    path = Path(__file__).resolve().parents[1] / "training/results/champions/monster_factory-2p-candidate/final_model.npz"
-    assert read_policy(path).metadata["architecture"]["type"] == "placement"
-    result = run_match(GAME, [f"ppo:{path}", "random"], 6, seed=3, options=TWO, progress=False)
-    assert sum(s.games for s in result.stats) == 12 and result.stats[0].wins >= 3, result.table()
+    assert read_policy(champion_path("monster_factory", 2)).metadata["architecture"]["type"] == "placement"
+    assert make_agent("champion", GAME, seed=1, options=TWO).name == "monster_factory-champion-v1"
+    result = run_match(GAME, ["monster_factory-champion-v1", "random"], 4, seed=3, options=TWO, progress=False)
+    assert sum(s.games for s in result.stats) == 8
