@@ -51,7 +51,8 @@ AGENTS += [(game_id, name, {"num_players": n}) for game_id, n in CHAMPIONS if n 
 
 
 def agent_id(params):
-    return params if isinstance(params, str) else ""
+    """Test ids name the game, the agent and the player count (``...-champion-v1-4p``)."""
+    return f"{params['num_players']}p" if isinstance(params, dict) else params
 
 
 def mid_game_states(game_id: str, options: dict, count: int):
