@@ -164,5 +164,5 @@ def test_the_shipped_monster_factory_champion_is_a_placement_policy_played_by_nu
 
     assert read_policy(champion_path("monster_factory", 2)).metadata["architecture"]["type"] == "placement"
     assert make_agent("champion", GAME, seed=1, options=TWO).name == "monster_factory-champion-v1"
-    result = run_match(GAME, ["monster_factory-champion-v1", "random"], 4, seed=3, options=TWO, progress=False)
-    assert sum(s.games for s in result.stats) == 8
+    result = run_match(GAME, ["monster_factory-champion-v1", "random"], 6, seed=3, options=TWO, progress=False)
+    assert sum(s.games for s in result.stats) == 12 and result.stats[0].wins >= 3, result.table()
