@@ -63,17 +63,22 @@ def check_invariants(states, prev_tokens, where):
 
 
 def run_random_games(num_players, num_games, seed):
-    """Random games on the batched engine with invariants after every step; returns game lengths."""
+    """Random games on the batched engine with invariants after every step; returns the lengths of
+    the games that ended and how many games the step limit truncated (ruling AR9: only an arena
+    where no monster falls may run that long, so the draft and building always end)."""
     engine = envs.make_batch(AR, 64, seed, num_players=num_players)
     engine.reset()
     lengths = []
+    truncations = 0
     step = 0
-    while len(lengths) < num_games:
+    while len(lengths) + truncations < num_games:
         assert (engine.masks.sum(1) > 0).all(), "a live game offers no legal action"
         before = engine.states.copy()
         _, _, rewards, terminated, truncated = engine.step(engine.random_actions())
         step += 1
-        assert not truncated.any(), "a random game hit the default max_steps"
+        for g in np.flatnonzero(truncated):
+            assert before[g, ROUND] > 0, f"game {g} hit the step limit before its arena began"
+            truncations += 1
         for g in np.flatnonzero(terminated):
             lengths.append(int(before[g, H_STEPS]) + 1)
             assert abs(rewards[g].sum()) < 1e-5, f"rewards {rewards[g]} do not sum to zero"
@@ -81,23 +86,27 @@ def run_random_games(num_players, num_games, seed):
         fresh = terminated | (before[:, PHASE] == PH_TORSO)
         prev = np.where(fresh[:, None], 15, before[:, TOKENS:TOKENS + 6])
         check_invariants(engine.states, prev, f"{num_players}p step {step}")
-    return lengths
+    return lengths, truncations
 
 
 @pytest.mark.parametrize("num_players", range(2, 7))
 def test_ar_invariants_over_random_games(num_players):
     """AR-3, AR-6, AR-7, AR-9, AR-10, AR-20, AR-21: 250 random games per player count (1,250 in all)."""
-    lengths = run_random_games(num_players, 250, 100 + num_players)
+    lengths, truncations = run_random_games(num_players, 250, 100 + num_players)
+    assert truncations == 0, "a random game hit the default max_steps"
     assert max(lengths) < SPEC.max_game_length // 2
     print(f"\n{num_players} players: mean {np.mean(lengths):.1f}, longest {max(lengths)} actions")
 
 
 @pytest.mark.slow
 def test_ar_invariants_over_many_random_games():
-    """AR-9: 4,000 more games per player count stay far below the step limit."""
+    """AR-9: 4,000 more games per player count keep the invariants, and nearly all end. Ruling AR9
+    lets an arena in which no monster falls go on until the step limit truncates it, which random
+    play meets more often the more seats there are (0.15% of these games at 2 players, 1.3% at 6,
+    some finished games near the limit too): at most 2.5% may be truncated, and only in the arena."""
     for n in range(2, 7):
-        lengths = run_random_games(n, 4000, 7000 + n)
-        assert max(lengths) < SPEC.max_game_length // 2
+        lengths, truncations = run_random_games(n, 4000, 7000 + n)
+        assert truncations <= 100, f"{n} players: {truncations} of 4,000 random games hit the step limit"
 
 
 # --- random reachable states ------------------------------------------------------------------
