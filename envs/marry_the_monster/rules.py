@@ -13,8 +13,8 @@ order at all: nobody, not even a planner cloning the state, can see future draws
 import numpy as np
 from numba import njit, types
 
-from ..core.contract import (APPLY_ACTION_SIG, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
-                             H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG, LEGAL_MASK_SIG,
+from ..core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+                             H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
 from ..core.internal import INTERNAL
@@ -396,7 +396,7 @@ def play_reason(state, p, play):
     return R_MISSING_CARDS
 
 
-@njit(ILLEGAL_REASON_SIG, **INTERNAL)
+@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -805,7 +805,7 @@ def observe_into(state, player, out):
     out[OBS_TURN + 9] = 1.0 if state[TURN] <= n else 0.0
 
 
-@njit(DETERMINIZE_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Redeal every hand but ``player``'s from the cards ``player`` cannot see (MTM-19).
 

@@ -13,8 +13,8 @@ backs, the guard deck's order and the king tiles' order.
 import numpy as np
 from numba import njit, types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
-                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT,
+                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
                              LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
 from ..core.internal import INTERNAL
@@ -191,7 +191,7 @@ def play_reason(state, p, k, space):
     return R_NO_GOLD
 
 
-@njit(ILLEGAL_REASON_SIG, **INTERNAL)
+@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -773,7 +773,7 @@ def observe_into(state, player, out):
         out[OBS_OUTLOOK + rel] = min(max(0.5 + outlook[q] / OUTLOOK_SCALE, 0.0), 1.0)
 
 
-@njit(DETERMINIZE_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Resample everything seat ``player`` cannot see, consistently with what they can (MM-21).
 

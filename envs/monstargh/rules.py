@@ -24,6 +24,7 @@ from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_P
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG,
                              STATE)
 from ..core.header import start_game
+from ..core.internal import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
@@ -112,7 +113,7 @@ def table_empty(state):
     return state[CELLS_USED] == 0
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def cell_at(state, x, y):
     """The slot of the occupied cell at ``(x, y)``, or -1 when that cell is empty."""
     for k in range(NUM_CARDS):
@@ -186,7 +187,7 @@ def steal_candidate(state, d):
 
 
 # --- legality ------------------------------------------------------------------------------
-@njit(cache=True)  # compiled when first needed: only an illegal action asks why
+@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -316,7 +317,7 @@ def link_cell(state, k):
         n += 1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def recount(state):
     """Recompute the hand, deck and cell counts and the near cells from the card and cell
     fields (after a state was edited directly, as tests do)."""

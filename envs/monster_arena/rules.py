@@ -20,10 +20,11 @@ far more than the checks themselves.
 import numpy as np
 from numba import njit
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG)
 from ..core.header import start_game
+from ..core.internal import INTERNAL
 from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
@@ -148,29 +149,29 @@ def defense(state, c):
 
 @njit(cache=True, inline="always")
 def attack_mod(state, c):
-    """Card ``c``'s Attack Mod with the Bone Claw's bonus on an arm or leg (AR-33)."""
-    m = MOD[c]
-    if ABILITY[c] == AB_CLAW:
-        par = state[PARENT + c]
-        if par >= 0 and LIMB[par] != 0:
-            m += 1
-    return m
+    """Card ``c``'s Attack Mod with the Bone Claw's bonus on an arm or leg (AR-33).
+
+    Branch-free (the parent's row is read even without a parent, and ignored), which keeps
+    the attack's pass over every card cheap."""
+    par = state[PARENT + c]
+    return MOD[c] + ((ABILITY[c] == AB_CLAW) & (par >= 0) & (LIMB[max(par, 0)] != 0))
 
 
 @njit(cache=True, inline="always")
 def attack_profile(state):
     """(dice, fixed bonus, cards) of the pending attack before reactions: dice to roll, the sum of
-    mods, the Tentacles' combined bonus (AR-35) and Eye Stalk aim (AR-40), and how many cards."""
+    mods, the Tentacles' combined bonus (AR-35) and Eye Stalk aim (AR-40), and how many cards.
+    One branch-free pass: every card counts, times whether it attacks."""
     dice = 0
     bonus = 0
     cards = 0
     tentacles = 0
     for c in range(NUM_CARDS):
-        if state[IN_ATTACK + c] != 0:
-            dice += DICE[c]
-            bonus += attack_mod(state, c)
-            cards += 1
-            tentacles += ABILITY[c] == AB_TEAM
+        attacking = state[IN_ATTACK + c] != 0
+        dice += attacking * DICE[c]
+        bonus += attacking * attack_mod(state, c)
+        cards += attacking
+        tentacles += attacking & (ABILITY[c] == AB_TEAM)
     if cards >= 2:
         bonus += 2 * tentacles
     return dice, bonus + state[AIM], cards
@@ -263,7 +264,7 @@ def join_reason(state, p, c, covered_target):
     return R_USED if state[IN_ATTACK + c] != 0 else r
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def target_reason(state, p, c):
     """Whether ``p`` may open an attack on card ``c`` (AR-24, AR-11, AR-41)."""
     plain, saw, _, _, _ = turn_facts(state, p)
@@ -299,7 +300,7 @@ def pinch_reason_of(theirs, c, covered):
     return OK if theirs & (KIND[c] == KIND_PART) & (not covered) else R_NOT_PINCHABLE
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def active_reason(state, p, c):
     """Whether ``p`` may use card ``c``'s active ability on their turn (AR-34, AR-39, AR-40, AR-42)."""
     if not on_monster(state, c, p):
@@ -355,7 +356,7 @@ def any_reaction(state, p):
     return found
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def attach_reason(state, p, c, arena):
     """Whether ``p`` may choose inventory part ``c`` to attach (AR-18, AR-29)."""
     if state[LOC + c] != L_INV or state[OWNER + c] != p or KIND[c] != KIND_PART:
@@ -387,7 +388,7 @@ def pick_reason(phase, loc, tokens):
     return OK
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def take_reason(state, p, c):
     """Reason for a take action in the current phase."""
     phase = state[PHASE]
@@ -399,7 +400,7 @@ def take_reason(state, p, c):
     return R_WRONG_PHASE
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def slot_reason(state, p, c, s):
     """Whether the chosen part may go into slot ``s`` of card ``c`` (AR-10)."""
     if state[PHASE] != PH_PLACE:
@@ -414,7 +415,7 @@ def slot_reason_of(mine, c, s, held):
     return OK if mine & (s < SLOTS[c]) & (held < 0) else R_NOT_OPEN_SLOT
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def turn_facts(state, p):
     """The facts a whole arena turn of ``p`` shares, in one pass over the cards: whether ``p`` has
     an attacker for an outer card (``plain``) and one for a covered card (``saw``, AR-41), an empty
@@ -471,12 +472,15 @@ def main_options(state, p, out):
 def has_main_option(state, p):
     """Whether an arena turn offers ``p`` anything besides ending it (what ``main_options`` would
     find, stopping at the first)."""
-    plain, _, open_slot, pinchable, grave = turn_facts(state, p)
-    if plain:
-        return True  # every monster is a tree and its leaves are outer: an attack is possible
+    # Most turns have an attacker, and every monster is a tree whose leaves are outer, so an
+    # attack is possible: found by the first able card, without the full facts pass.
+    energy = state[ENERGY + p]
+    for c in range(NUM_CARDS):
+        if attacker_reason(state, p, c, False) == OK:
+            return True
+    _, _, open_slot, pinchable, grave = turn_facts(state, p)
     # Without an attacker no card can be targeted (a Saw Arm that may attack is one), so only an
     # attachment or an active ability is left.
-    energy = state[ENERGY + p]
     for c in range(NUM_CARDS):
         loc = state[LOC + c]
         owner = state[OWNER + c]
@@ -521,7 +525,7 @@ def pass_reason(state):
     return R_WRONG_PHASE
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``.
 
@@ -629,7 +633,7 @@ def legal_mask(state, out):
 
 
 # --- drafting -----------------------------------------------------------------------
-@njit(cache=True)
+@njit(**INTERNAL)
 def draw_part(state, rng):
     """Take a random card of the deck (reshuffling the discard into it when empty, AR-15); -1 if none."""
     k = count_loc(state, L_DECK)
@@ -658,7 +662,7 @@ def give(state, c, p, known):
     state[KNOWN + c] = known
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def start_draft_round(state, rng):
     """The dealer turns up 3 parts (AR-13); drafting ends when nothing is left to turn up."""
     drawn = 0
@@ -677,7 +681,7 @@ def start_draft_round(state, rng):
     state[H_CURRENT] = state[DEALER]
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def start_auction(state, rng):
     """Open the auction on the remaining row cards from the dealer's left (AR-14)."""
     if count_loc(state, L_ROW) == 0:
@@ -690,7 +694,7 @@ def start_auction(state, rng):
     state[H_CURRENT] = next_seat(state, state[DEALER])
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def auction_pass(state, rng):
     """A pass; the auction ends once all others passed in succession after the last bid,
     or everybody passed with no bid (no sale, AR-14)."""
@@ -705,7 +709,7 @@ def auction_pass(state, rng):
         state[H_CURRENT] = next_seat(state, state[H_CURRENT])
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def end_draft_round(state, rng):
     """Discard the rest of the row, then apply the drafting end rules or pass the deck left (AR-16, AR-17)."""
     n = state[H_NUM_PLAYERS]
@@ -778,7 +782,7 @@ def attach(state, c, host, s):
     state[CHILD + host * MAX_SLOTS + s] = c
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def finish_building(state, p, rng):
     """Seat ``p`` is done; after the last one every monster is revealed and the arena opens (AR-19)."""
     n = state[H_NUM_PLAYERS]
@@ -798,7 +802,7 @@ def finish_building(state, p, rng):
 
 
 # --- arena ----------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(**INTERNAL)
 def finish_game(state, winners_alive):
     """End the game; the winners are the seats still alive (AR-44, AR-45)."""
     n = state[H_NUM_PLAYERS]
@@ -809,7 +813,7 @@ def finish_game(state, winners_alive):
     state[PHASE] = PH_OVER
 
 
-@njit(cache=True, inline="always")
+@njit(**INTERNAL)
 def start_turn(state, p):
     """AR-24: the turn of ``p`` refills energy to 5 (or 6, AR-32)."""
     state[TURN_SEAT] = p
@@ -819,7 +823,7 @@ def start_turn(state, p):
     state[PHASE] = PH_MAIN
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def start_arena_round(state, rng):
     """AR-23: the monster with the fewest parts starts (ties at random), then clockwise.
 
@@ -855,7 +859,7 @@ def start_arena_round(state, rng):
             pick -= 1
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def end_turn(state, rng):
     """Pinches on the player's cards wear off (AR-34); the next seat clockwise that has not
     played this round goes next, else a new round starts."""
@@ -875,7 +879,7 @@ def end_turn(state, rng):
     start_arena_round(state, rng)
 
 
-@njit(cache=True, inline="always")
+@njit(**INTERNAL)
 def to_grave(state, c):
     """Card ``c`` goes on top of the graveyard, cut loose from its monster."""
     state[LOC + c] = L_GRAVE
@@ -886,7 +890,7 @@ def to_grave(state, c):
     state[GRAVE_ORDER + c] = state[GRAVE_TOP]
 
 
-@njit(cache=True, inline="always")
+@njit(**INTERNAL)
 def unlink(state, c):
     """Detach card ``c`` from its parent and its children (links only)."""
     par = state[PARENT + c]
@@ -938,7 +942,7 @@ def destroy(state, c):
     state[ALIVE + p] = 0
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def resolve_attack(state, rng):
     """AR-26: roll every attacking card's dice, add mods and ability modifiers, compare with the
     target's Defense; a hit destroys it. Then the attacker's turn goes on."""
@@ -952,10 +956,9 @@ def resolve_attack(state, rng):
     needed = defense(state, target) + state[WEB]
     hit = total >= needed
     venom = False
-    for c in range(NUM_CARDS):
-        if state[IN_ATTACK + c] != 0:
-            venom |= ABILITY[c] == AB_VENOM
-            state[IN_ATTACK + c] = 0
+    for c in range(NUM_CARDS):  # branch-free, as attack_profile
+        venom |= (state[IN_ATTACK + c] != 0) & (ABILITY[c] == AB_VENOM)
+        state[IN_ATTACK + c] = 0
     state[LAST] = target
     state[LAST + 1] = total
     state[LAST + 2] = needed
@@ -1001,7 +1004,7 @@ def use_active(state, p, c):
         give(state, g, p, 1)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def advance(state, rng):
     """Take the automatic steps (ruling C6): passes of bidders who cannot raise, a prize with one
     card left, builders with nothing to attach, turns with nothing but ending, defenders with no
@@ -1037,7 +1040,7 @@ def has_build_option(state, p):
     return False
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def take_prize(state, p, c, rng):
     """The auction winner pays the bid and takes card ``c`` (AR-14)."""
     give(state, c, p, 1)
@@ -1236,7 +1239,7 @@ def is_building(state):
     return state[PHASE] == PH_BUILD or (state[PHASE] == PH_PLACE and state[ROUND] == 0)
 
 
-@njit(cache=True)
+@njit(**INTERNAL)
 def observe_derived(state, player, out):
     """The derived slices of seat ``player``'s view (``OBS_DEFENSE`` onwards): Defense with its
     passive bonuses (AR-30, AR-36), attack strength, exposure, and the pending attack's margin."""
@@ -1360,7 +1363,7 @@ def observe_into(state, player, out):
     observe_derived(state, player, out)
 
 
-@njit(DETERMINIZE_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Resample what ``player`` cannot see (AR-5): which unseen parts lie in the deck and which in
     other seats' inventories (sizes kept), and, while building, other seats' attachments (taken

@@ -18,8 +18,8 @@ anyone could see (MF-18).
 import numpy as np
 from numba import njit, types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, DETERMINIZE_SIG, H_CURRENT,
-                             H_NUM_PLAYERS, H_TERMINAL, H_STEPS, ILLEGAL_REASON_SIG, INIT_STATE_SIG,
+from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT,
+                             H_NUM_PLAYERS, H_TERMINAL, H_STEPS, INIT_STATE_SIG,
                              LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
 from ..core.internal import INTERNAL
@@ -402,7 +402,7 @@ def init_state(state, config, rng):
         state[H_CURRENT] = 0  # start tiles are chosen in seat order, before play begins (MF-5)
 
 
-@njit(ILLEGAL_REASON_SIG, **INTERNAL)
+@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -690,7 +690,7 @@ def observe_into(state, player, out):
     observe_derived(state, player, out)
 
 
-@njit(DETERMINIZE_SIG, cache=True)
+@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Nothing to resample: every field of the state is public and the supply has no order
     in it (MF-18), so the state is already a sample of what ``player`` considers possible."""
