@@ -19,7 +19,7 @@ from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
 from monster_zoo.envs.monster_arena import rules
 from monster_zoo.envs.monster_arena.actions import ATTACKER0, NUM_ACTIONS, SLOT0, TAKE0, TARGET0
 from monster_zoo.envs.monster_arena.components import COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS
-from monster_zoo.envs.monster_arena.layout import (ALIVE, CHILD, ENERGY, KNOWN, L_BOX, L_DECK, L_GRAVE, L_INV, L_TABLE,
+from monster_zoo.envs.monster_arena.layout import (ALIVE, CHILD, ENERGY, FROZEN, KNOWN, L_BOX, L_DECK, L_GRAVE, L_INV, L_TABLE,
                                        L_TORSO, LOC, OWNER, PARENT, PH_BUILD, PH_MAIN, PH_PLACE, PH_TORSO, PHASE,
                                        PSLOT, ROUND, TOKENS, TURN_SEAT, USED)
 from tests.ar_diagram import arena_state
@@ -257,3 +257,21 @@ def test_ar_20_graveyard_cards_belong_to_nobody():
         for c in range(NUM_CARDS):
             if state[LOC + c] == L_GRAVE:
                 assert state[OWNER + c] == -1 and state[PARENT + c] == -1
+
+
+@SETTINGS
+@given(state=live_states(phases=(PH_MAIN,)), data=st.data())
+def test_ar_turn_with_only_ending_is_found_by_the_same_reasons_as_the_mask(state, data):
+    """Ruling C6 in the arena: a turn is ended for the player exactly when the mask would offer
+    nothing but ending it. ``has_main_option`` stops at the first option it finds and settles the
+    shared facts only when it must, so it is checked against the mask's full count on arena turns
+    whose energy and used or pinched cards are redrawn (most of them then offer nothing)."""
+    p = int(state[H_CURRENT])
+    state[ENERGY + p] = data.draw(st.integers(0, 6))
+    for c in range(NUM_CARDS):
+        if state[LOC + c] == L_TABLE and state[OWNER + c] == p:
+            state[USED + c] = data.draw(st.booleans())
+            state[FROZEN + c] = data.draw(st.booleans())
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    options = rules.main_options(state, p, mask)
+    assert bool(rules.has_main_option(state, p)) == (options > 0)

@@ -478,17 +478,19 @@ def has_main_option(state, p):
     for c in range(NUM_CARDS):
         if attacker_reason(state, p, c, False) == OK:
             return True
-    _, _, open_slot, pinchable, grave = turn_facts(state, p)
     # Without an attacker no card can be targeted (a Saw Arm that may attack is one), so only an
-    # attachment or an active ability is left.
+    # attachment or an active ability is left. Each is first asked as if the facts it needs held,
+    # and only a card that passes that pays for the pass over the cards that settles them.
     for c in range(NUM_CARDS):
         loc = state[LOC + c]
         owner = state[OWNER + c]
-        if attach_reason_of(loc, owner, KIND[c], p, energy, True, open_slot) == OK:
+        if attach_reason_of(loc, owner, KIND[c], p, energy, True, True) == OK and has_open_slot(state, p):
             return True
-        if active_reason_of((loc == L_TABLE) & (owner == p), c, state[USED + c], state[FROZEN + c], energy,
-                            pinchable, grave) == OK:
-            return True
+        mine = (loc == L_TABLE) & (owner == p)
+        if active_reason_of(mine, c, state[USED + c], state[FROZEN + c], energy, True, True) == OK:
+            _, _, _, pinchable, grave = turn_facts(state, p)
+            if active_reason_of(mine, c, state[USED + c], state[FROZEN + c], energy, pinchable, grave) == OK:
+                return True
     return False
 
 
