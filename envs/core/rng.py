@@ -54,7 +54,9 @@ def rng_next(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+# One signature: callers pass counts of every integer type (int32 state slots, int64 loop
+# counts, literal constants), and each would otherwise compile a version of its own.
+@njit(types.int64(types.uint64[::1], types.int64), cache=True)
 def rng_below(rng, n):
     """Uniform integer in ``[0, n)`` for ``1 <= n < 2**32``, without bias.
 

@@ -157,7 +157,7 @@ def stomp_allowance(score):
 # Legality is computed on 64-bit cell sets (bit c = cell c): "cells where seat p may put
 # a house" is one expression instead of a scan over 37 cells, and the mask only unpacks
 # it. OWNER/HEIGHT stay the readable board; set_building changes both together.
-@njit(**INTERNAL)
+@njit(types.uint64(STATE, I64), **INTERNAL)
 def load_bits(state, offset):
     """The cell set stored at ``offset`` (two int32 slots)."""
     return np.uint64(state[offset]) | (np.uint64(state[offset + 1]) << np.uint64(BITS_SPLIT))
@@ -170,13 +170,13 @@ def store_bits(state, offset, bits):
     state[offset + 1] = np.int32(bits >> np.uint64(BITS_SPLIT))
 
 
-@njit(**INTERNAL)
+@njit(I64(I64, I64), **INTERNAL)
 def own_offset(p, height):
     """Offset of seat ``p``'s set of buildings of ``height`` (1-3)."""
     return OWN_BITS + (p * TOWER + height - 1) * 2
 
 
-@njit(**INTERNAL)
+@njit(types.uint64(STATE, I64, I64), **INTERNAL)
 def own_cells(state, p, height):
     """Cells holding seat ``p``'s buildings of ``height``."""
     return load_bits(state, own_offset(p, height))

@@ -79,7 +79,7 @@ def card_loc(state, p, k):
     return state[CARD_LOC + p * NUM_CARDS + k]
 
 
-@njit(**INTERNAL)
+@njit(I64(STATE, I64, I64), **INTERNAL)
 def count_at(state, p, loc):
     """How many of seat ``p``'s cards lie at ``loc``."""
     total = 0
@@ -88,20 +88,20 @@ def count_at(state, p, loc):
     return total
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def placed(state, p):
     """Monsters seat ``p`` has in the castle this round."""
     return count_at(state, p, LOC_CASTLE)
 
 
-@njit(**INTERNAL)
+@njit(types.void(STATE, I64, I64, I64), **INTERNAL)
 def set_card(state, p, k, loc):
     """Put seat ``p``'s card ``k`` at ``loc``; where it goes in public it becomes known (MM-21)."""
     state[CARD_LOC + p * NUM_CARDS + k] = loc
     state[KNOWN + p * NUM_CARDS + k] = 1
 
 
-@njit(**INTERNAL)
+@njit(I64(STATE, I64), **INTERNAL)
 def guard_level(state, g):
     """Level of the guard at castle position ``g`` (its back is public)."""
     return GUARD_LEVEL[state[CASTLE + g]]
@@ -163,7 +163,7 @@ def space_floor(state, p, space):
     return old if state[GOLD + p] >= treasury + owner else MAX_STRENGTH
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def playable(state, p, k):
     """Whether seat ``p`` may play card ``k`` at all: it is in hand and this round allows its strength."""
     return card_loc(state, p, k) == LOC_HAND and not banned(state, k)
@@ -228,7 +228,7 @@ def legal_mask(state, out):
 
 
 # --- king tiles (MM-20) ----------------------------------------------------------------
-@njit(**INTERNAL)
+@njit(I64(STATE, I64, I64), **INTERNAL)
 def king_change(state, g, field):
     """This round's king tile change to the guard at position ``g``: field 0 strength, 1 loot."""
     t = state[KING]
@@ -269,7 +269,7 @@ def heal_cost(state, k):
 
 
 # --- phase 1: playing monsters ----------------------------------------------------------
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def place_card(state, p, k, space):
     """Seat ``p`` plays card ``k`` on ``space``, paying for a replacement (MM-7, MM-8).
 
@@ -287,7 +287,7 @@ def place_card(state, p, k, space):
     set_card(state, p, k, LOC_CASTLE)
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def next_placer(state, p):
     """The next seat clockwise after ``p`` (``p`` itself last) with fewer than 2 monsters placed,
     -1 when all have placed (MM-9)."""
@@ -323,7 +323,7 @@ def loot_shares(state, g, loot, out):
             out[ob] += 1
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def fight_guards(state):
     """Phase 2: reveal and fight the guards from the main gate until the first loss (MM-11).
 
@@ -347,7 +347,7 @@ def fight_guards(state):
     return -1
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def heal_monsters(state, lost):
     """Phase 3: owners of the monsters at the lost guard and at every unrevealed guard pay their
     healing costs; who cannot pay everything pays all they have (MM-12)."""
@@ -365,7 +365,7 @@ def heal_monsters(state, lost):
         state[BANK] += pay
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def rotate_cards(state):
     """Face-down cards go to hand, the monsters played lie face down, the castle empties (MM-13)."""
     n = state[H_NUM_PLAYERS]
@@ -387,7 +387,7 @@ def shuffle(state, offset, count, rng):
         state[offset + j] = tmp
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def sort_ascending(state, offset, count):
     """Insertion sort of ``state[offset:offset + count]`` (a few entries)."""
     for i in range(1, count):
@@ -399,7 +399,7 @@ def sort_ascending(state, offset, count):
         state[offset + j + 1] = value
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def discard_castle(state):
     """Discard the castle's guards; unrevealed ones stay secret (MM-13)."""
     for g in range(MAX_PLAYERS):
@@ -459,7 +459,7 @@ def start_round(state):
     state[H_CURRENT] = state[START_PLAYER]
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def finish_game(state):
     """The game ends: the most gold wins, ties share the win (MM-14)."""
     n = state[H_NUM_PLAYERS]
@@ -473,7 +473,7 @@ def finish_game(state):
     state[H_CURRENT] = -1
 
 
-@njit(**INTERNAL)
+@njit(cache=True, inline="always")
 def end_round(state, rng):
     """Phases 2 and 3 once the castle is full; then the next round or the end (MM-11 to MM-14)."""
     lost = fight_guards(state)
@@ -531,7 +531,7 @@ def init_state(state, config, rng):
     deal_guards(state, rng)
     if state[SETUP_RANDOM]:
         for q in range(n):
-            lay_down(state, q, rng_below(rng, NUM_SETUP_PAIRS))
+            lay_down(state, q, rng_below(rng, np.int64(NUM_SETUP_PAIRS)))  # not a literal: one rng_below
         start_round(state)
     else:
         state[PHASE] = PH_SETUP
@@ -647,7 +647,7 @@ LEVEL_FIRST = np.cumsum(LEVEL_SIZE) - LEVEL_SIZE
 assert np.array_equal(GUARD_LEVEL, np.repeat(np.arange(NUM_LEVELS + 1), LEVEL_SIZE))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def castle_outlook(state, win, loot, gold):
     """The castle as it stands, judged from public information, per guard position ``g`` from the
     main gate: ``win[g]``, the chance the monsters now beside it beat its guard; ``loot[g]``, the

@@ -18,7 +18,7 @@ counting of the state array around branches, and in a loop over 60 cards that co
 far more than the checks themselves.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
@@ -40,6 +40,7 @@ from .layout import (AIM, ALIVE, BID, CHILD, DEALER, DONE, DRY_ROUNDS, ENERGY, F
                      PH_REACT, PH_TORSO, PHASE, PICKS, PSLOT, QUIET, QUIET_ENDING, ROUND, SELECTED, SPENT,
                      TARGET, TOKENS, TURN_SEAT, USED, WEB, WING, WINNER)
 
+I64 = types.int64
 C_QUIET_ENDING = CONFIG_COMMON  # option quiet_ending_rounds: 0 (default) or the rounds that end it
 
 # --- reasons an action is illegal (codes for illegal_reason) ----------------------
@@ -279,7 +280,7 @@ def target_reason_with(state, p, c, plain, saw):
     return target_reason_of(theirs, is_covered(state, c), plain, saw)
 
 
-@njit(cache=True, inline="always")
+@njit(I64(types.boolean, types.boolean, types.boolean, types.boolean), **INTERNAL)
 def target_reason_of(theirs, covered, plain, saw):
     """``target_reason`` from scalars (see ``attacker_reason_of``)."""
     r = R_NO_ATTACKER if not plain else OK
@@ -294,7 +295,7 @@ def pinch_reason(state, p, c):
     return pinch_reason_of(theirs, c, is_covered(state, c))
 
 
-@njit(cache=True, inline="always")
+@njit(I64(types.boolean, I64, types.boolean), **INTERNAL)
 def pinch_reason_of(theirs, c, covered):
     """``pinch_reason`` from scalars (see ``attacker_reason_of``)."""
     return OK if theirs & (KIND[c] == KIND_PART) & (not covered) else R_NOT_PINCHABLE
@@ -316,7 +317,7 @@ def active_reason_with(state, p, c, pinchable, grave):
                             pinchable, grave)
 
 
-@njit(cache=True, inline="always")
+@njit(I64(types.boolean, I64, I64, I64, I64, types.boolean, types.boolean), **INTERNAL)
 def active_reason_of(mine, c, used, frozen, energy, pinchable, grave):
     """``active_reason`` from scalars (see ``attacker_reason_of``)."""
     ab = ABILITY[c]
@@ -337,7 +338,7 @@ def reactive_reason(state, p, c):
     return reactive_reason_of(mine, c, state[USED + c], state[FROZEN + c], state[ENERGY + p])
 
 
-@njit(cache=True, inline="always")
+@njit(I64(types.boolean, I64, I64, I64, I64), **INTERNAL)
 def reactive_reason_of(mine, c, used, frozen, energy):
     """``reactive_reason`` from scalars (see ``attacker_reason_of``)."""
     r = R_NO_ENERGY if energy < ABILITY_COST[c] else OK
@@ -365,7 +366,7 @@ def attach_reason(state, p, c, arena):
                             has_open_slot(state, p))
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64, I64, I64, I64, types.boolean, types.boolean), **INTERNAL)
 def attach_reason_of(loc, owner, kind, p, energy, arena, open_slot):
     """``attach_reason`` from the card's place, owner and kind, the energy and whether ``p``'s
     monster has an empty slot. Scalars only: mask loops call it per card, and a helper taking
@@ -375,7 +376,7 @@ def attach_reason_of(loc, owner, kind, p, energy, arena, open_slot):
     return r if (loc == L_INV) & (owner == p) & (kind == KIND_PART) else R_NOT_IN_INVENTORY
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64, I64), **INTERNAL)
 def pick_reason(phase, loc, tokens):
     """Reason for taking a card at ``loc`` in the torso draft, the dealer's pick (with ``tokens``)
     or the prize pick (AR-8, AR-13, AR-14). Scalars only, like ``attach_reason_of``."""
@@ -408,7 +409,7 @@ def slot_reason(state, p, c, s):
     return slot_reason_of(on_monster(state, c, p), c, s, child(state, c, s))
 
 
-@njit(cache=True, inline="always")
+@njit(I64(types.boolean, I64, I64, I64), **INTERNAL)
 def slot_reason_of(mine, c, s, held):
     """``slot_reason`` from scalars: card ``c`` is on the player's monster (``mine``) and its slot
     ``s`` holds card ``held`` (-1: empty)."""
@@ -494,7 +495,7 @@ def has_main_option(state, p):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, I64, I64), **INTERNAL)
 def bid_reason(k, bid, tokens):
     """A bid of ``k`` tokens must beat the current ``bid`` and fit the bidder's ``tokens`` (AR-14)."""
     return OK if bid < k <= tokens else R_BID_LOW
@@ -509,7 +510,7 @@ def roll_reason(state):
     return roll_reason_of(state[PHASE], attacking)
 
 
-@njit(cache=True, inline="always")
+@njit(I64(I64, types.boolean), **INTERNAL)
 def roll_reason_of(phase, attacking):
     """``roll_reason`` from the phase and whether some card is in the pending attack."""
     if phase != PH_ATTACK:
