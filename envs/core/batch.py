@@ -17,7 +17,7 @@ from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, 
                        INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
 from .illegal import IllegalActionError, batch_refusals
 from .inputs import check_num_envs, check_seed
-from .rng import SEED_MASK, make_rng, make_rngs, rng_pick_counted, rng_pick_set
+from .rng import SEED_MASK, make_rng, make_rngs, rng_pick_counted
 from .threads import batch_kernel
 
 STATES = types.int32[:, ::1]
@@ -28,18 +28,18 @@ BOOLS = types.boolean[::1]
 INTS = types.int64[::1]
 
 
-@batch_kernel(types.void(STATES, CONFIG, RNGS, MASKS, FLOATS2, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T))
-def batch_reset(states, config, rngs, masks, obs, init_state, legal_mask, observe_into):
-    """Start a new game in every slot and write the mover's mask and observation."""
+@batch_kernel(types.void(STATES, CONFIG, RNGS, MASKS, INTS, FLOATS2, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T))
+def batch_reset(states, config, rngs, masks, counts, obs, init_state, legal_mask, observe_into):
+    """Start a new game in every slot and write the mover's mask, its count and observation."""
     for i in prange(states.shape[0]):
         init_state(states[i], config, rngs[i])
-        legal_mask(states[i], masks[i])
+        counts[i] = legal_mask(states[i], masks[i])
         observe_into(states[i], states[i, H_CURRENT], obs[i])
 
 
-@batch_kernel(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, FLOATS2, FLOATS2, BOOLS, BOOLS,
+@batch_kernel(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, INTS, FLOATS2, FLOATS2, BOOLS, BOOLS,
                           INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T))
-def batch_step(states, config, rngs, actions, masks, obs, rewards, terminated, truncated,
+def batch_step(states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
                init_state, legal_mask, apply_action, returns, observe_into):
     """Apply one action per slot and auto-reset finished games.
 
@@ -65,16 +65,18 @@ def batch_step(states, config, rngs, actions, masks, obs, rewards, terminated, t
             truncated[i] = True
         if terminated[i] or truncated[i]:
             init_state(s, config, rngs[i])
-        legal_mask(s, masks[i])
+        counts[i] = legal_mask(s, masks[i])
         observe_into(s, s[H_CURRENT], obs[i])
     return illegal
 
 
-@batch_kernel(types.void(MASKS, RNGS, INTS))
-def batch_random_actions(masks, rngs, out):
-    """A uniformly random legal action per slot, drawn from ``rngs`` (not the game's)."""
+@batch_kernel(types.void(MASKS, INTS, RNGS, INTS))
+def batch_random_actions(masks, counts, rngs, out):
+    """A uniformly random legal action per slot, drawn from ``rngs`` (not the game's), from the
+    masks and their counts of legal actions as the other drivers wrote them (the pick
+    ``rng_pick_set`` makes of such a mask, without counting it again or compiling it)."""
     for i in prange(masks.shape[0]):
-        out[i] = rng_pick_set(masks[i], rngs[i])
+        out[i] = rng_pick_counted(masks[i], counts[i], rngs[i])
 
 
 # No signature: compiled (and cached) as part of batch_random_steps, its one caller.
@@ -101,9 +103,9 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
     return finished
 
 
-@batch_kernel(types.int64(STATES, CONFIG, RNGS, RNGS, MASKS, types.int64,
+@batch_kernel(types.int64(STATES, CONFIG, RNGS, RNGS, MASKS, INTS, types.int64,
                           INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T))
-def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
+def batch_random_steps(states, config, rngs, action_rngs, masks, counts, num_steps,
                        init_state, legal_mask, apply_action):
     """Play ``num_steps`` random legal actions in every slot; return games finished.
 
@@ -115,7 +117,7 @@ def batch_random_steps(states, config, rngs, action_rngs, masks, num_steps,
     for i in prange(states.shape[0]):
         finished += random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
                                  init_state, legal_mask, apply_action)
-        legal_mask(states[i], masks[i])
+        counts[i] = legal_mask(states[i], masks[i])
     return finished
 
 
@@ -161,6 +163,7 @@ class BatchEngine:
         self.num_players = int(self.config[0])
         self._states = np.zeros((num_envs, spec.state_size), np.int32)
         self._masks = np.zeros((num_envs, spec.num_actions), np.int8)  # the engine's own: legality
+        self._counts = np.zeros(num_envs, np.int64)                    # legal actions in each mask
         self._shown_masks = np.zeros_like(self._masks)                 # the caller's copy
         self._obs = np.zeros((num_envs, spec.obs_size), np.float32)
         self._rewards = np.zeros((num_envs, self.num_players), np.float32)
@@ -182,7 +185,7 @@ class BatchEngine:
     def reset(self):
         """Start every game; return ``(obs, masks)`` of the seat on move (read-only views)."""
         s = self.spec
-        batch_reset(self._states, self.config, self.rngs, self._masks, self._obs,
+        batch_reset(self._states, self.config, self.rngs, self._masks, self._counts, self._obs,
                     s.init_state, s.legal_mask, s.observe_into)
         self._shown_masks[:] = self._masks
         return self.obs, self.masks
@@ -210,7 +213,7 @@ class BatchEngine:
         if refused:
             raise IllegalActionError(next(iter(refused.values())))
         s = self.spec
-        batch_step(self._states, self.config, self.rngs, acts, self._masks, self._obs, self._rewards,
+        batch_step(self._states, self.config, self.rngs, acts, self._masks, self._counts, self._obs, self._rewards,
                    self._terminated, self._truncated,
                    s.init_state, s.legal_mask, s.apply_action, s.returns, s.observe_into)
         self._shown_masks[:] = self._masks
@@ -218,14 +221,14 @@ class BatchEngine:
 
     def random_actions(self) -> np.ndarray:
         """A random legal action per slot from the engine's own action generators."""
-        batch_random_actions(self._masks, self.action_rngs, self._actions)
+        batch_random_actions(self._masks, self._counts, self.action_rngs, self._actions)
         return self._actions.copy()
 
     def step_random(self, num_steps: int) -> int:
         """Run ``num_steps`` random steps per slot inside numba; return games finished."""
         s = self.spec
         finished = int(batch_random_steps(self._states, self.config, self.rngs, self.action_rngs,
-                                          self._masks, int(num_steps),
+                                          self._masks, self._counts, int(num_steps),
                                           s.init_state, s.legal_mask, s.apply_action))
         self._shown_masks[:] = self._masks
         return finished
@@ -241,10 +244,11 @@ def random_playout(spec, config: np.ndarray, num_steps: int, seed: int = 0):
     seed = check_seed(seed, spec.env_id, allow_none=False)
     states = np.zeros((1, spec.state_size), np.int32)
     masks = np.zeros((1, spec.num_actions), np.int8)
+    counts = np.zeros(1, np.int64)
     config = np.ascontiguousarray(config, dtype=np.int64)
     rngs, actions = make_rng(seed)[None], action_rng(seed)[None]
     spec.init_state(states[0], config, rngs[0])
     # The batched loop on a batch of one, always its serial build: one kernel for both loops.
-    finished = batch_random_steps.serial(states, config, rngs, actions, masks, int(num_steps),
+    finished = batch_random_steps.serial(states, config, rngs, actions, masks, counts, int(num_steps),
                                          spec.init_state, spec.legal_mask, spec.apply_action)
     return states[0], rngs[0], int(finished)

@@ -39,7 +39,7 @@ def c3_returns_scored(state, winner, scores, out):
             out[p] = scores[p] - mean
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one line: inlined into each game's returns, not compiled apart
 def c3_returns(state, winner, score, out):
     """:func:`c3_returns_scored` for a game keeping its final scores in the state at offset ``score``."""
     c3_returns_scored(state, winner, state[score: score + state[H_NUM_PLAYERS]], out)
