@@ -9,6 +9,11 @@ these kernels. Rule ids (MM-n) refer to ``seeds/mighty_monsters/rules.md``.
 Hidden information lives in the state and is kept out of observations: the
 cards each player laid face down at setup, the guard cards behind face-down
 backs, the guard deck's order and the king tiles' order.
+
+What a new user compiles: a helper with one caller is inlined into it (a helper compiled on
+its own costs about 0.05 s of the cold start besides its body), and a helper with several
+callers has a signature, so that numba builds it once rather than once per mix of integer
+types its callers pass.
 """
 import numpy as np
 from numba import njit, types
