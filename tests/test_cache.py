@@ -160,9 +160,38 @@ def _read_only_copy(where: Path) -> Path:
     return site
 
 
+def _plant_bombs(fallback: Path, marker: Path) -> int:
+    """Turn every index file under ``fallback`` into one that runs code when numba loads it (its
+    first pickle opens ``marker`` for writing), the way another local user would plant them;
+    the second pickle keeps the file whole, so the damage check does not clear it."""
+    import pickle
+
+    class Bomb:
+        def __reduce__(self):
+            return open, (str(marker), "w")
+
+    planted = 0
+    for index in fallback.rglob("*.nbi"):
+        index.write_bytes(pickle.dumps(Bomb()) + pickle.dumps(("stamp", {})))
+        planted += 1
+    return planted
+
+
+def _hand_over(folder: Path) -> None:
+    """Give ``folder`` and what it holds to another local user (as root: uid 65534, 'nobody')
+    and open it to everyone, as an attacker who made the folder first would leave it."""
+    for path in [folder, *folder.rglob("*")]:
+        os.chmod(path, 0o777 if path.is_dir() else 0o666)
+        if os.geteuid() == 0:
+            os.chown(path, 65534, 65534)
+
+
 def test_read_only_install_without_a_writable_home_imports_and_plays():
     """No writable ``__pycache__`` and no writable home (numba finds no cache location): the
-    library falls back to a per-user folder in the temporary directory and works."""
+    library falls back to a per-user folder in the temporary directory and works. When another
+    user owns that folder, or anyone may write into it, and planted index files there that run
+    code when unpickled, the library does not use it: it warns once, compiles into a private
+    folder that is gone at exit, and none of the planted code runs."""
     base = Path(tempfile.mkdtemp())
     try:
         site = _read_only_copy(base)
@@ -177,12 +206,75 @@ def test_read_only_install_without_a_writable_home_imports_and_plays():
         done = _python(PLAY, env, tmp)
         assert done.returncode == 0, done.stderr[-3000:]
         assert f"played {site}" in done.stdout
-        assert list(tmp.glob(f"{cache._FALLBACK_NAME}-*/*/*.nbi"))  # the kernels cached there
+        fallback = tmp / f"{cache._FALLBACK_NAME}-{os.getuid()}"
+        assert list(fallback.glob("*/*.nbi"))  # the kernels cached there
+        assert oct(fallback.stat().st_mode & 0o777) == oct(0o700)
+
+        marker = base / "attacker-code-ran"
+        assert _plant_bombs(fallback, marker)
+        _hand_over(fallback)
+        attacked = _python(PLAY, env, tmp)
+        assert attacked.returncode == 0, attacked.stderr[-3000:]
+        assert "played" in attacked.stdout
+        assert not marker.exists(), "a planted cache file ran code"
+        assert attacked.stderr.count("is not used (its cache files could run code as you)") == 1, attacked.stderr
+        assert not list(tmp.glob(f"{cache._FALLBACK_NAME}-private-*"))  # removed at exit
     finally:
         for path in [base, *base.rglob("*")]:
             if path.is_dir():
                 os.chmod(path, 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def fallback_in(tmp_path, monkeypatch):
+    """The fallback folder's path, with the temporary directory moved to ``tmp_path``."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return cache.fallback_cache_dir()
+
+
+def test_fallback_folder_is_made_private_and_used(fallback_in):
+    assert cache._safe_fallback() == fallback_in
+    assert fallback_in.stat().st_mode & 0o777 == 0o700
+    assert cache.fallback_problem(fallback_in) is None
+
+
+@pytest.mark.parametrize("setup, problem", [
+    (lambda f: f.symlink_to(f.parent / "elsewhere", target_is_directory=True) or (f.parent / "elsewhere").mkdir(),
+     "symbolic link"),
+    (lambda f: f.write_text(""), "not a folder"),
+    (lambda f: f.mkdir(mode=0o700) or os.chmod(f, 0o777), "written by other users"),
+    (lambda f: f.mkdir(mode=0o700) or os.chmod(f, 0o720), "written by other users"),
+], ids=["symlink", "file", "world_writable", "group_writable"])
+def test_unsafe_fallback_is_refused_for_a_private_folder(fallback_in, setup, problem):
+    setup(fallback_in)
+    assert problem in cache.fallback_problem(fallback_in)
+    with pytest.warns(RuntimeWarning, match="is not used"):
+        chosen = cache._safe_fallback()
+    assert chosen != fallback_in and chosen.stat().st_mode & 0o777 == 0o700
+    assert chosen.parent == fallback_in.parent and chosen.name.startswith(f"{cache._FALLBACK_NAME}-private-")
+
+
+def test_fallback_owned_by_another_user_is_refused(fallback_in, monkeypatch):
+    """Ownership faked: the folder is ours, but the process claims another uid."""
+    fallback_in.mkdir(mode=0o700)
+    monkeypatch.setattr(cache, "_uid", lambda: os.getuid() + 1)
+    monkeypatch.setattr(cache, "fallback_cache_dir", lambda: fallback_in)
+    assert "another user" in cache.fallback_problem(fallback_in)
+    with pytest.warns(RuntimeWarning, match="another user"):
+        assert cache._safe_fallback() != fallback_in
+
+
+def test_fallback_in_a_shared_folder_without_the_sticky_bit_is_refused(tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)  # anyone may rename our folder away and put theirs in its place
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    folder = cache.fallback_cache_dir()
+    folder.mkdir(mode=0o700)
+    assert "other users may replace it" in cache.fallback_problem(folder)
+    os.chmod(shared, 0o1777)  # sticky, as /tmp: only the owner may rename or delete
+    assert cache.fallback_problem(folder) is None
 
 
 def _overwrite_machine_code(path: Path, seed: int):

@@ -8,8 +8,13 @@ machine-code cache behind. Each package that defines kernels calls
 
 * finds the folder numba really caches that package in (``__pycache__``, a folder
   under ``NUMBA_CACHE_DIR`` mirroring the source path, or the user cache), and
-  gives numba a temporary folder when no location is writable (a read-only
-  install without a writable home), so the library still imports;
+  gives numba a per-user folder in the temporary directory when no location is
+  writable (a read-only install without a writable home), so the library still
+  imports. numba's index files are pickles, read before any checksum, so whoever can
+  write into that folder can run code as us: it is used only when it is a real folder
+  of ours that nobody else may write into (see :func:`fallback_problem`); otherwise
+  numba gets a fresh private folder for this process (nothing cached is read) and
+  one warning says why;
 * fingerprints every module the package's kernels import, directly or not, plus
   the data, and clears the folder when the fingerprint changes;
 * clears the folder when a cache file is damaged (truncated or overwritten), so
@@ -20,9 +25,12 @@ machine-code cache behind. Each package that defines kernels calls
   process), and a cache entry that fails to load is deleted and recompiled.
 """
 import ast
+import atexit
 import hashlib
 import os
 import pickletools
+import shutil
+import stat
 import tempfile
 import warnings
 from io import BytesIO
@@ -119,21 +127,87 @@ def cache_folder(package_dir: Path) -> Optional[Path]:
     return None
 
 
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def fallback_cache_dir() -> Path:
+    """The shared per-user fallback folder's path: ``<tempdir>/monster_zoo-numba-cache-<uid>``."""
+    return Path(tempfile.gettempdir()) / f"{_FALLBACK_NAME}-{_uid()}"
+
+
+def fallback_problem(folder: Path) -> Optional[str]:
+    """Why ``folder`` must not hold our numba cache, or None when it is safe.
+
+    Safe means: a real folder (not a link), owned by the current user, that neither the
+    group nor others may write into, in a parent where others cannot swap it for another
+    (not writable by others, or sticky like ``/tmp``). Ownership and modes are POSIX
+    ideas; elsewhere (Windows) the temporary folder is the user's own.
+    """
+    try:
+        info = os.lstat(folder)
+    except OSError as error:
+        return f"cannot be inspected ({error.strerror})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if os.name != "posix":
+        return None
+    if info.st_uid != _uid():
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"can be written by other users (mode {stat.S_IMODE(info.st_mode):o})"
+    parent = os.stat(folder.parent)
+    if parent.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not parent.st_mode & stat.S_ISVTX:
+        return f"lies in {folder.parent}, where other users may replace it"
+    return None
+
+
+def _private_cache_dir(reason: str) -> Path:
+    """A fresh folder only this process knows, removed at exit: numba compiles as if uncached."""
+    private = Path(tempfile.mkdtemp(prefix=f"{_FALLBACK_NAME}-private-"))  # mode 0700, a new name
+    atexit.register(shutil.rmtree, private, ignore_errors=True)
+    warnings.warn(f"monster_zoo: numba has no writable cache location and the fallback {fallback_cache_dir()} "
+                  f"{reason}, so it is not used (its cache files could run code as you); compiled kernels are "
+                  f"not kept between runs. Set NUMBA_CACHE_DIR to a folder of your own to keep them.",
+                  RuntimeWarning, stacklevel=2)
+    return private
+
+
+def _safe_fallback() -> Path:
+    """The shared fallback folder, made mode 0700 if missing, when :func:`fallback_problem` finds
+    nothing wrong with it; else a private folder for this process, with one warning."""
+    folder = fallback_cache_dir()
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        return _private_cache_dir(f"cannot be made ({error.strerror})")
+    problem = fallback_problem(folder)
+    return folder if problem is None else _private_cache_dir(problem)
+
+
 def ensure_cache_location(package_dir: Path = CORE_DIR) -> Optional[Path]:
     """Make sure numba can cache ``package_dir``'s kernels; return the folder.
 
     With no writable location (a read-only install and no writable home) numba refuses
-    every ``cache=True`` kernel; point it at a per-user folder in the temporary directory
-    instead. Returns None only if that is not writable either.
+    every ``cache=True`` kernel; point it at the per-user fallback folder in the temporary
+    directory instead, or at a private one when the fallback is not safe. Returns None
+    only if that is not writable either.
     """
     folder = cache_folder(package_dir)
     if folder is not None:
         return folder
     import numba
 
-    fallback = Path(tempfile.gettempdir()) / f"{_FALLBACK_NAME}-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    fallback = _safe_fallback()
     numba.config.CACHE_DIR = str(fallback)
-    os.environ["NUMBA_CACHE_DIR"] = str(fallback)  # child processes agree
+    if fallback == fallback_cache_dir():
+        # child processes agree on the checked folder; a private one stays this process's own,
+        # so a child checks the fallback again (and warns) instead of using a folder removed at exit
+        os.environ["NUMBA_CACHE_DIR"] = str(fallback)
     return cache_folder(package_dir)
 
 
