@@ -97,10 +97,12 @@ their final score minus the mean final score.
 ## Version history
 
 * v0: initial release (rules MTM-1 to MTM-24, rulings MtM1-MtM15).
-* v0, issue 14: four turn slots (271-277) no longer go stale: free houses and towers left read 0
-  after step 3, Build houses left 0 after a Build (also one cut short), the pending stomp strength
-  0 once the stomp resolved, and the stomps count includes a stomp awaiting its target. Same
-  shape; observation version 2, so policy files trained on version 1 are refused.
+
+The observation is at version 2 (`SPEC.observation_version`, recorded in policy files): what
+changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
+0.1.0 on, any change to the rules, observation, action space or rewards registers the game
+under the next id (`marry_the_monster-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
+each id to its fingerprint.
 """
 from .marry_the_monster.env import SPEC, env, raw_env
 

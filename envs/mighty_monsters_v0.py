@@ -117,10 +117,12 @@ means 45-100 by player count), and the rules cap a game at 61 actions per player
 
 * v0: initial release (rules MM-1 to MM-21 with the rulebook's examples and the 12 king tiles,
   rulings C1-C6 and MM1-MM11).
-* v0, issue 15: observation 360 -> 396 values: derived features appended (slots 360-395), what a
-  strong player and the greedy baseline read from the castle: win and reach chances per guard,
-  expected loot, locked pairs, gold gaps and this round's outlook. Observation version 2: policy
-  files trained on version 1 are refused.
+
+The observation is at version 2 (`SPEC.observation_version`, recorded in policy files): what
+changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
+0.1.0 on, any change to the rules, observation, action space or rewards registers the game
+under the next id (`mighty_monsters-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
+each id to its fingerprint.
 """
 from .mighty_monsters.env import SPEC, env, raw_env
 

@@ -127,16 +127,12 @@ The default of 4 players is the middle of the 2-6 range.
 ## Version history
 
 * v0: initial release (rules MA-1 to MA-22, rulings MA1-MA10).
-* v0, issue 14: observation 625 -> 637 values. With `tiebreak="extra_scene"` star totals pass 20
-  (up to 48 were seen) and the capped `stars / 20` hid them while they decide the winner (MA-17)
-  and the next starter (MA-19); each seat now also shows its stars behind the leader and above the
-  fewest, so leaders and the fewest stay exact at any total. Observation version 2: policy
-  files trained on the old observation are refused.
-* v0, issue 15: observation 637 -> 713 values: derived features appended (slots 637-712): per
-  visible card its neighbours one below and one above (a neighbour lookup by coordinates that a
-  network reads badly from the per-card x, y slots), the observer's species against the others on
-  the table (the greedy baseline's value) and the plays left this scene. Observation version 3:
-  policy files trained on version 2 are refused.
+
+The observation is at version 3 (`SPEC.observation_version`, recorded in policy files): what
+changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
+0.1.0 on, any change to the rules, observation, action space or rewards registers the game
+under the next id (`monstargh-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
+each id to its fingerprint.
 """
 from .monstargh.env import SPEC, env, raw_env
 

@@ -126,16 +126,12 @@ real choices of target while games stay short.
 ## Version history
 
 * v0: initial release (rules AR-1 to AR-51, rulings C1-C6 and AR1-AR10).
-* v0, issue 14: no quiet ending by default (amended ruling AR9): ten arena rounds without a
-  destroyed card no longer end the game with a shared win; the step limit truncates instead.
-  The old ending is the opt-in option `quiet_ending_rounds=10`. State vector + 1 (the option).
-  The quiet-rounds slot is read against the chosen limit: observation version 2, so policy
-  files trained on version 1 are refused.
-* v0, issue 15: observation 1656 -> 1741 values: derived features appended (slots 1656-1740):
-  Defense with passives per card, attack strength left, parts attached, exposed torso halves and
-  the weakest outer card per seat, and the pending attack's expected margin. While monsters are
-  built, another seat shows only its torso halves' printed Defense (AR-19). Observation version 3:
-  policy files trained on version 2 are refused.
+
+The observation is at version 3 (`SPEC.observation_version`, recorded in policy files): what
+changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
+0.1.0 on, any change to the rules, observation, action space or rewards registers the game
+under the next id (`monster_arena-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
+each id to its fingerprint.
 """
 from .monster_arena.env import SPEC, env, raw_env
 

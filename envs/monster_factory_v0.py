@@ -128,13 +128,12 @@ minus the mean final score.
 ## Version history
 
 * v0: initial release (rules MF-1 to MF-20, rulings MF1-MF8).
-* v0, issue 14: the "laid by the last action" flag marks the tile the player laid (after a
-  completing placement it used to mark the new minion's start tile). Observation version 2:
-  policy files trained on version 1 are refused.
-* v0, issue 15: observation 3373 -> 3483 values: derived features appended (slots 3373-3482): how
-  much of the supply fits each open cell, whether the tile in hand does, and per seat the worth,
-  open cells and hardest cell of its monster in progress and its score gap. Observation version
-  3: policy files trained on version 2 are refused.
+
+The observation is at version 3 (`SPEC.observation_version`, recorded in policy files): what
+changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
+0.1.0 on, any change to the rules, observation, action space or rewards registers the game
+under the next id (`monster_factory-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
+each id to its fingerprint.
 """
 from .monster_factory.env import SPEC, env, raw_env
 

@@ -4,11 +4,14 @@ The repository's folders (``envs/``, ``agents/``, ...) are renamed into sub-pack
 install, so a user's own ``envs`` package or folder can never shadow the library, nor can
 the library overwrite theirs. The slowest check builds the wheel and installs it into a
 fresh virtual environment beside a package that owns a top-level ``envs`` module, and checks
-that the core dependencies alone run every core feature.
+that the core dependencies alone run every core feature. The license (MIT, ``LICENSE``) travels
+in the metadata of both the sdist and the wheel.
 """
 import importlib.metadata
+import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 import tomllib
 import venv
@@ -66,6 +69,58 @@ def test_front_door_and_sub_packages():
 def test_old_top_level_names_are_not_imported():
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in FOLDERS)
     assert not leaked, f"modules imported under old top-level names: {leaked}"
+
+
+# What PEP 639 core metadata says of the license; no "License ::" classifier beside it.
+LICENSE_FIELDS = ["License-Expression: MIT", "License-File: LICENSE"]
+
+
+def _license_fields(metadata: str):
+    """The lines of a PKG-INFO or METADATA file that speak of the license."""
+    return [line for line in metadata.splitlines() if line.startswith(("License", "Classifier: License"))]
+
+
+def test_pyproject_declares_the_license_file():
+    project = PYPROJECT["project"]
+    assert (project["license"], project["license-files"]) == ("MIT", ["LICENSE"])
+    assert not [c for c in project["classifiers"] if c.startswith("License ::")]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n") and "Copyright (c) 2026 The monster-zoo contributors" in text
+
+
+def test_citation_and_changelog_name_this_version():
+    """A release bumps ``monster_zoo.__version__``; CITATION.cff and CHANGELOG.md must follow."""
+    version = re.escape(monster_zoo.__version__)
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert re.search(r"^cff-version: 1\.2\.0$", citation, re.M)
+    assert re.search(rf'^version: "{version}"$', citation, re.M), "CITATION.cff: version is not __version__"
+    assert re.search(r"^license: MIT$", citation, re.M)
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## \[{version}\] - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.M), \
+        f"CHANGELOG.md has no section for {monster_zoo.__version__}"
+
+
+def _build(hook: str, source: Path, out: Path) -> Path:
+    """Run setuptools' PEP 517 ``hook`` (build_sdist or build_wheel) on ``source`` into ``out``."""
+    out.mkdir(exist_ok=True)
+    code = f"import sys; from setuptools import build_meta; print(build_meta.{hook}(sys.argv[1]))"
+    return out / _run([sys.executable, "-c", code, out], cwd=source).stdout.splitlines()[-1]
+
+
+def test_sdist_and_its_wheel_carry_the_license(tmp_path):
+    """The sdist's PKG-INFO names the license and holds the file; the wheel built from the
+    unpacked sdist (as ``python -m build`` does) carries both on."""
+    sdist = _build("build_sdist", ROOT, tmp_path / "dist")
+    top = sdist.name.removesuffix(".tar.gz")
+    with tarfile.open(sdist) as archive:
+        assert _license_fields(archive.extractfile(f"{top}/PKG-INFO").read().decode()) == LICENSE_FIELDS
+        assert archive.extractfile(f"{top}/LICENSE").read() == (ROOT / "LICENSE").read_bytes()
+        archive.extractall(tmp_path, filter="data")
+    wheel = _build("build_wheel", tmp_path / top, tmp_path / "dist")
+    info = wheel.name.split("-py3")[0] + ".dist-info"
+    with zipfile.ZipFile(wheel) as archive:
+        assert _license_fields(archive.read(f"{info}/METADATA").decode()) == LICENSE_FIELDS
+        assert archive.read(f"{info}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
 
 
 def _run(cmd, **kwargs):
@@ -138,6 +193,8 @@ def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     assert "monster_zoo/seeds/marry_the_monster/rules.md" in names
     assert "monster_zoo/agents/champions/marry_the_monster-2p.npz" in names
     assert not any(n.startswith("monster_zoo/tests/") for n in names)
+    info = wheel.name.split("-py3")[0] + ".dist-info"
+    assert _license_fields(zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()) == LICENSE_FIELDS
 
     venv.create(tmp_path / "venv", with_pip=True)
     py = tmp_path / "venv" / "bin" / "python"

@@ -27,7 +27,7 @@ SPEC = game_spec(
     rules, actions, render, drawing, name="marry_the_monster", version=0, title="Marry the Monster",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
-    observation_version=2,  # issue 14's audit changed what some slots mean
+    observation_version=2,  # what each version changed: CHANGELOG.md, "Pre-release history"
 )
 
 

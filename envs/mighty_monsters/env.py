@@ -36,7 +36,7 @@ SPEC = game_spec(
     rules, actions, render, drawing, name="mighty_monsters", version=0, title="Mighty Monsters",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
-    observation_version=2,  # issue 15's audit appended derived features
+    observation_version=2,  # what each version changed: CHANGELOG.md, "Pre-release history"
 )
 
 

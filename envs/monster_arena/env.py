@@ -36,7 +36,7 @@ SPEC = game_spec(
     rules, actions, render, drawing, name="monster_arena", version=0, title="Monster Arena",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
-    observation_version=3,  # 2: issue 14 changed some slots; 3: issue 15 appended derived features
+    observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
 )
 
 
