@@ -92,8 +92,9 @@ def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed
 
     Each of the ``num_envs`` games gives the learner a random seat; the other
     seats are played by an opponent drawn from ``opponents`` (objects with
-    ``act_batch``, e.g. ``monster_zoo.agents.make_agent(...)``; random play when ``None``)
-    with ``weights``. ``illegal_action``: ``"raise"`` (ValueError, nothing changes) or
+    ``act_batch``, e.g. ``monster_zoo.agents.make_agent(...)``) with ``weights``; with
+    ``opponents=None`` every other seat plays uniformly random legal actions
+    (``RandomOpponent``, stepped inside numba). ``illegal_action``: ``"raise"`` (ValueError, nothing changes) or
     ``"penalize"`` (the learner loses that game). Needs the ``train`` extra.
     """
     from .core.sb3_vec_env import SelfPlayVecEnv
@@ -105,8 +106,9 @@ def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed
 def make_learner_env(game_id: str, opponents=None, weights=None, render_mode=None,
                      illegal_action: str = "raise", **options):
     """A gymnasium single-agent :class:`~monster_zoo.envs.core.gym_env.LearnerEnv`: one learner seat, the
-    other seats played by ``opponents`` (random play when ``None``); ``illegal_action`` as in
-    :func:`make_vec_env`."""
+    other seats played by ``opponents`` (``None``, as through ``gymnasium.make``: every other seat
+    plays uniformly random legal actions, ``RandomOpponent``, inside numba); ``illegal_action`` as
+    in :func:`make_vec_env`."""
     from .core.gym_env import LearnerEnv
 
     return LearnerEnv(spec(game_id), _engine_options(game_id, options), opponents, weights, render_mode,

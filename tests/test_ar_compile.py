@@ -1,4 +1,4 @@
-"""Monster Arena's cold compile builds each kernel once (issue 18, point 3).
+"""Monster Arena's cold compile builds each kernel once.
 
 numba compiles a kernel again for every new combination of argument types it meets: an int32
 read from the state where an int64 loop index came before, or a literal constant (``6``,

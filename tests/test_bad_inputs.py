@@ -1,4 +1,4 @@
-"""Every entry point refuses the same bad inputs the same way (issue 14, point 4).
+"""Every entry point refuses the same bad inputs the same way.
 
 One set of generated bad actions, seeds, batch sizes and reset options drives every adapter
 (the AEC env, the batched engine, the learner env, the SB3 vec env): each must raise a

@@ -1,4 +1,4 @@
-"""Bad command-line arguments are refused before any work starts (issue 14, point 10).
+"""Bad command-line arguments are refused before any work starts.
 
 Each case exits with code 2 and a message naming the argument, writes nothing (no run
 directory left behind, nothing outside ``--out-dir``) and plays no game.

@@ -1,4 +1,4 @@
-"""First runs compile only what they use (issue 18): ``import monster_zoo`` compiles nothing,
+"""First runs compile only what they use: ``import monster_zoo`` compiles nothing,
 an AEC env loads its own game and none of the shared drivers, and every shared kernel that is
 used has one specialisation, not one per literal or per caller.
 

@@ -1,4 +1,4 @@
-"""No array a caller receives can corrupt a game or crash the process (issue 14, point 3).
+"""No array a caller receives can corrupt a game or crash the process.
 
 The batched engine used to check legality against the ``masks`` array it had returned: a
 caller that wrote ones into it and stepped random indices segfaulted Mighty Monsters and

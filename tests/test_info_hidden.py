@@ -1,4 +1,4 @@
-"""A learner's ``info`` holds nothing its seat could not know (issue 14, point 9).
+"""A learner's ``info`` holds nothing its seat could not know.
 
 The learner env and the vec env used to put ``game_seed`` into ``info``: with it anyone
 rebuilds the whole hidden deal (a script recovered MONSTArgh!'s secret species exactly).

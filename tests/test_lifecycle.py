@@ -1,4 +1,4 @@
-"""The raw env's lifecycle and option bounds (issue 14, points 5 and 6).
+"""The raw env's lifecycle and option bounds.
 
 The raw env (``make(..., wrapped=False)``) fails before ``reset`` and after every agent retired
 exactly like the wrapped env (PettingZoo's order-enforcing wrapper), instead of errors from

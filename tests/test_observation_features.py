@@ -1,4 +1,4 @@
-"""The derived observation features of issue 15's audit (``training/observation_audit.md``).
+"""The derived observation features of the observation audit (``training/observation_audit.md``; CHANGELOG.md, pre-release history).
 
 Mighty Monsters, Monster Factory, MONSTArgh! and Monster Arena append to their observations
 what the greedy baselines compute to decide and a small network reads badly from the raw
