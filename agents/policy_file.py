@@ -12,10 +12,18 @@ A policy file (``.npz``) is a zip archive holding
 * one ``.npy`` array per layer of the actor, ``actor.<k>.weight`` ``[in, out]`` and
   ``actor.<k>.bias`` ``[out]`` (the value network is not needed to play and is not kept).
 
-Reading parses the JSON with :mod:`json` and every array with
-``numpy.lib.format.read_array(..., allow_pickle=False)`` after checking its header
-against the shape the metadata promises, so nothing in a file is ever executed and
-a file cannot make the reader allocate more than its architecture needs. Playing
+Reading parses the JSON with :mod:`json` and every array from its ``.npy`` bytes after
+checking its header against the shape the metadata promises (object arrays, which need
+unpickling, are refused), so nothing in a file is ever executed. Every read is bounded before
+anything is allocated: the file must be a regular file of at most :data:`MAX_FILE_BYTES`;
+``metadata.json`` is read in chunks up to :data:`MAX_METADATA_BYTES` whatever its zip header
+claims, and nests at most :data:`MAX_METADATA_DEPTH` levels; the architecture has at most
+:data:`MAX_HIDDEN_LAYERS` hidden layers (per network) of at most :data:`MAX_LAYER_UNITS` units
+and :data:`MAX_PARAMETERS` parameters in all; an array entry is read up to its header and the
+bytes its checked shape needs; the model's ``name`` has at most :data:`MAX_NAME_CHARS`
+characters and no control characters. The shipped champions have two hidden layers of 256
+units and under a million parameters, and the trainer's default is ``--net-arch 256,256``, so
+the caps are more than ten times what a real model here needs. Playing
 a policy file needs numpy alone (no torch). Unpickling a Stable-Baselines3 zip, in
 contrast, can run any code: :mod:`monster_zoo.agents.ppo_agent` does it only for
 files the user says they trust (``ppo-trusted:<path>``).
@@ -28,7 +36,9 @@ mode, illegal-action handling, rendering, the observation's form) are played as
 asked; :func:`check_sizes` refuses a model whose game's observation has since changed size.
 """
 import json
+import math
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -36,6 +46,9 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from monster_zoo import envs
+from monster_zoo.envs.core.bounded_reading import BoundedReader, check_json_depth, open_regular_file, read_at_most
+from monster_zoo.envs.core.escaping import visible
+from monster_zoo.envs.core.safe_writing import open_atomic
 
 from .placement_policy import layer_sizes, placement_layout
 
@@ -47,7 +60,18 @@ ACTIVATIONS = ("tanh", "relu")  # of the hidden layers; the output layer gives l
 ARCHITECTURES = ("mlp", "placement")
 # Options that change neither the rules nor what a seat observes: a model plays under any value.
 PLAY_TIME_OPTIONS = frozenset({"max_steps", "reward", "illegal_action", "render_mode", "observation"})
-_MAX_METADATA_BYTES = 1 << 20
+# Bounds of what a policy file may hold (see the module doc).
+MAX_FILE_BYTES = 256 << 20
+MAX_METADATA_BYTES = 1 << 20
+MAX_METADATA_DEPTH = 32
+MAX_HIDDEN_LAYERS = 8
+MAX_LAYER_UNITS = 4096
+MAX_PARAMETERS = 16_000_000
+MAX_NAME_CHARS = 128
+_MAX_NPY_HEADER_BYTES = 1 << 14  # numpy itself refuses headers over 10,000 characters
+# What a damaged or hostile zip entry raises while it is read: bad CRC or data, a cut-off stream,
+# an unknown compression method, an encrypted entry.
+_ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError)
 _FLOAT_KINDS = (np.dtype(np.float32), np.dtype(np.float64))
 
 # (weight [in, out], bias [out], activation name or None), input layer first
@@ -139,13 +163,14 @@ def make_metadata(game_id: str, options: Optional[Mapping], hidden_sizes: List[i
 
 
 def write_policy(path, layers: List[Layer], metadata: Mapping) -> Path:
-    """Write ``layers`` (float32 on disk) and ``metadata`` to the policy file ``path``."""
+    """Write ``layers`` (float32 on disk) and ``metadata`` to the policy file ``path``, atomically
+    (:mod:`monster_zoo.envs.core.safe_writing`: a link at ``path`` is replaced, never followed)."""
     path = Path(path)
     expected = layer_shapes(metadata)
     if [(w.shape, b.shape) for w, b, _ in layers] != expected:
         raise ModelFileError(f"layers {[(w.shape, b.shape) for w, b, _ in layers]} do not match the "
                              f"architecture of the metadata, {expected}")
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with open_atomic(path) as stream, zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(METADATA, json.dumps(metadata, indent=1))
         for k, (weight, bias, _) in enumerate(layers):
             for part, array in (("weight", weight), ("bias", bias)):
@@ -192,16 +217,24 @@ def validate_metadata(metadata, source: str) -> None:
     for key in ("observation_size", "num_actions"):
         if metadata[key] < 1:
             _fail(source, f"metadata field {key} must be at least 1")
+    if len(metadata["name"]) > MAX_NAME_CHARS or visible(metadata["name"]) != metadata["name"]:
+        _fail(source, f"metadata field name must be at most {MAX_NAME_CHARS} characters without control "
+              f"characters, not {visible(metadata['name'][:60])!r}")
     arch = metadata["architecture"]
     if arch.get("type") not in ARCHITECTURES:
         _fail(source, f"architecture type {arch.get('type')!r} is not one of {', '.join(ARCHITECTURES)}")
     for key in ("hidden_sizes", "item_sizes") if arch["type"] == "placement" else ("hidden_sizes",):
         sizes = arch.get(key)
         _check_type(source, f"architecture.{key}", sizes, list, "a list of layer sizes")
+        if len(sizes) > MAX_HIDDEN_LAYERS:
+            _fail(source, f"architecture.{key} has {len(sizes)} layers; the most accepted is {MAX_HIDDEN_LAYERS}")
         for size in sizes:
             _check_type(source, f"architecture.{key}", size, int, "a list of integers")
             if size < 1:
                 _fail(source, f"architecture.{key} must be positive")
+            if size > MAX_LAYER_UNITS:
+                _fail(source, f"architecture.{key} holds a layer of {size:,} units; the most accepted is "
+                      f"{MAX_LAYER_UNITS:,}")
         if arch["type"] == "placement" and not sizes:
             _fail(source, f"architecture.{key} of a placement policy needs at least one layer")
     if arch["type"] == "placement" and placement_layout(metadata["game"]) is None:
@@ -210,6 +243,9 @@ def validate_metadata(metadata, source: str) -> None:
         _fail(source, f"architecture.activation {arch.get('activation')!r} is not one of {', '.join(ACTIVATIONS)}")
     if not metadata["name"]:
         _fail(source, "metadata field name is empty")
+    parameters = sum(n_in * n_out + n_out for (n_in, n_out), _ in layer_shapes(metadata))
+    if parameters > MAX_PARAMETERS:
+        _fail(source, f"its architecture has {parameters:,} parameters; the most accepted is {MAX_PARAMETERS:,}")
 
 
 def layer_shapes(metadata: Mapping) -> List[Tuple[Tuple[int, int], Tuple[int]]]:
@@ -233,24 +269,33 @@ def hidden_activation(metadata: Mapping, k: int, layers: int) -> Optional[str]:
 
 
 def is_policy_file(path) -> bool:
-    """Whether ``path`` is a zip archive with a ``metadata.json`` (nothing is unpickled to tell)."""
+    """Whether ``path`` is a zip archive with a ``metadata.json`` (nothing is unpickled to tell, and
+    a FIFO or device is not one)."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_regular_file(path, MAX_FILE_BYTES, "model") as stream, zipfile.ZipFile(stream) as archive:
             return METADATA in archive.namelist()
-    except (OSError, zipfile.BadZipFile):
+    except (ValueError, OSError, zipfile.BadZipFile):
         return False
 
 
 def _read_array(archive: zipfile.ZipFile, member: str, shape: tuple, source: str) -> np.ndarray:
-    """One array, its header checked before any data is read; never unpickled."""
+    """One array, its header checked before any data is read and no more bytes read than its
+    shape needs; never unpickled."""
     if member not in archive.namelist():
         _fail(source, f"lacks the array {member}")
-    with archive.open(member) as f:
+    what = f"model {source}: array {member}"
+    with archive.open(member) as entry:
+        # float64 is the widest dtype accepted: no valid entry is longer than this
+        f = BoundedReader(entry, _MAX_NPY_HEADER_BYTES + 8 * math.prod(shape), what, ModelFileError)
         try:
             version = np.lib.format.read_magic(f)
+            if version not in ((1, 0), (2, 0)):
+                raise ValueError(f".npy format version {version} is not read here")
             header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                       else np.lib.format.read_array_header_2_0)(f)
-        except ValueError as err:
+        except ModelFileError:
+            raise
+        except (ValueError, SyntaxError, TypeError) as err:
             _fail(source, f"array {member} is not a .npy array ({err})")
         found_shape, fortran, dtype = header
         if dtype not in _FLOAT_KINDS:
@@ -258,14 +303,34 @@ def _read_array(archive: zipfile.ZipFile, member: str, shape: tuple, source: str
                   + (" (object arrays would need unpickling, which is refused)" if dtype.hasobject else ""))
         if found_shape != shape:
             _fail(source, f"array {member} has shape {found_shape}; the architecture needs {shape}")
-    with archive.open(member) as f:
-        try:
-            array = np.lib.format.read_array(f, allow_pickle=False)
-        except (ValueError, EOFError, OSError) as err:
-            _fail(source, f"array {member} is damaged ({err})")
+        size = math.prod(shape) * dtype.itemsize
+        data = f.read(size)
+    if len(data) != size:
+        _fail(source, f"array {member} is damaged (cut off after {len(data)} of {size} bytes)")
+    array = np.frombuffer(data, dtype).reshape(shape, order="F" if fortran else "C")
     if not np.isfinite(array).all():
         _fail(source, f"array {member} holds NaN or infinite values")
     return array.astype(np.float64)
+
+
+def _read_metadata(archive: zipfile.ZipFile, source: str) -> dict:
+    """The checked metadata of an open policy file: read in chunks up to its cap (the size in the
+    zip's header is not trusted), nesting checked before it is parsed."""
+    if METADATA not in archive.namelist():
+        _fail(source, f"has no {METADATA}: not a monster-zoo policy file")
+    with archive.open(METADATA) as entry:
+        raw = read_at_most(entry, MAX_METADATA_BYTES, f"model {source}: {METADATA}", ModelFileError)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        _fail(source, f"{METADATA} is not UTF-8 text ({err})")
+    check_json_depth(text, MAX_METADATA_DEPTH, f"model {source}: {METADATA}", ModelFileError)
+    try:
+        metadata = json.loads(text)
+    except ValueError as err:
+        _fail(source, f"{METADATA} is not valid JSON ({err})")
+    validate_metadata(metadata, source)
+    return metadata
 
 
 def read_policy(path) -> PolicyFile:
@@ -277,27 +342,20 @@ def read_policy(path) -> PolicyFile:
     if path.is_dir():
         hint = next((f" (did you mean {p}?)" for p in [path / "final_model.npz"] if p.exists()), "")
         _fail(source, f"is a folder; name the model file{hint}")
-    try:
-        archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as err:
-        _fail(source, f"is not a policy file (not a readable .npz archive: {err})")
-    with archive:
-        if METADATA not in archive.namelist():
-            _fail(source, f"has no {METADATA}: not a monster-zoo policy file")
-        if archive.getinfo(METADATA).file_size > _MAX_METADATA_BYTES:
-            _fail(source, f"{METADATA} is larger than {_MAX_METADATA_BYTES} bytes")
+    with open_regular_file(path, MAX_FILE_BYTES, f"model {source}", ModelFileError) as stream:
         try:
-            metadata = json.loads(archive.read(METADATA).decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as err:
-            _fail(source, f"{METADATA} is not valid JSON ({err})")
-        validate_metadata(metadata, source)
-        shapes = layer_shapes(metadata)
-        layers = []
-        for k, (weight_shape, bias_shape) in enumerate(shapes):
+            archive = zipfile.ZipFile(stream)
+        except (OSError, zipfile.BadZipFile, ValueError) as err:
+            _fail(source, f"is not a policy file (not a readable .npz archive: {err})")
+        with archive:
             try:
-                weight = _read_array(archive, f"actor.{k}.weight.npy", weight_shape, source)
-                bias = _read_array(archive, f"actor.{k}.bias.npy", bias_shape, source)
-            except (zipfile.BadZipFile, EOFError, OSError) as err:  # a cut-off or corrupted archive
+                metadata = _read_metadata(archive, source)
+                shapes = layer_shapes(metadata)
+                layers = []
+                for k, (weight_shape, bias_shape) in enumerate(shapes):
+                    weight = _read_array(archive, f"actor.{k}.weight.npy", weight_shape, source)
+                    bias = _read_array(archive, f"actor.{k}.bias.npy", bias_shape, source)
+                    layers.append((weight, bias, hidden_activation(metadata, k, len(shapes))))
+            except _ZIP_READ_ERRORS as err:  # a cut-off, corrupted or encrypted archive
                 _fail(source, f"is damaged ({err})")
-            layers.append((weight, bias, hidden_activation(metadata, k, len(shapes))))
     return PolicyFile(str(path), metadata, layers)

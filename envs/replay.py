@@ -6,12 +6,15 @@ pictures: the replay viewer page and GIF animations.
 
 Every replay checks the record step by step (seat, legality, name of every action, the
 result) and refuses one that does not fit with :class:`~monster_zoo.envs.core.records.RecordError`.
+Pages and GIFs are written atomically (:mod:`monster_zoo.envs.core.safe_writing`).
 """
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Union
 
+from .core.drawing import RENDER_EXTRA
 from .core.records import (RecordError, RecordWriter, check_result, check_step, game_result, read_record,
                            validate_record)
+from .core.safe_writing import open_atomic, write_atomic
 from .registry import available, make
 
 PUBLIC = "public"
@@ -32,9 +35,14 @@ def game_env(record: dict, where: str = "record"):
     if record["game"] not in available():
         raise RecordError(f"{where}: unknown game {record['game']!r}; available: {', '.join(available())}")
     try:
-        return make(record["game"], **record["options"])
+        env = make(record["game"], **record["options"])
     except (TypeError, ValueError) as err:
         raise RecordError(f"{where}: bad options for {record['game']}: {err}") from None
+    seats = len(env.unwrapped.possible_agents)
+    if "agents" in record and len(record["agents"]) != seats:
+        raise RecordError(f"{where}: 'agents' names {len(record['agents'])} seats but {record['game']} with these "
+                          f"options seats {seats}")
+    return env
 
 
 def replay(record: dict, where: str = "record") -> Iterator:
@@ -107,15 +115,22 @@ def write_html(record: dict, path: Union[str, Path], where: str = "record") -> P
             f"returns {returns} · monster-zoo {record['library_version']}")
     html = page(f"{spec.title} replay", meta, RECORD_NOTE, views(record), svgs, names, scores, spec.score_label,
                 RENDER_FPS)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
-    return path
+    return write_atomic(path, html)
+
+
+def require_gif_support() -> None:
+    """ImportError naming the render extra unless Pillow and resvg-py (what a GIF needs) are installed."""
+    try:
+        import PIL.Image  # noqa: F401
+        import resvg_py  # noqa: F401
+    except ImportError as err:
+        raise ImportError(f"rendering pictures needs the render extra: {RENDER_EXTRA}") from err
 
 
 def write_gif(record: dict, path: Union[str, Path], view: str = PUBLIC, where: str = "record",
               fps: Optional[float] = None, zoom: float = 0.75) -> Path:
     """Write an animated GIF of ``record`` from ``view`` (``public`` or ``player_N``) with Pillow."""
+    require_gif_support()
     from PIL import Image
 
     from .core.aec import RENDER_FPS
@@ -125,8 +140,7 @@ def write_gif(record: dict, path: Union[str, Path], view: str = PUBLIC, where: s
         raise ValueError(f"unknown view {view!r}; views of this record: {', '.join(views(record))}")
     svgs, _, _ = pictures(record, where, only=[view])
     frames = [Image.fromarray(rasterize(svg, zoom)) for svg in svgs[view]]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=int(1000 / (fps or RENDER_FPS)),
-                   loop=0, optimize=True)
-    return path
+    with open_atomic(path) as stream:
+        frames[0].save(stream, format="GIF", save_all=True, append_images=frames[1:],
+                       duration=int(1000 / (fps or RENDER_FPS)), loop=0, optimize=True)
+    return Path(path)

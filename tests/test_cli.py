@@ -202,3 +202,43 @@ def test_every_module_a_user_may_run_prints_the_help(module):
     done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0 and "usage:" in done.stdout and "leaderboard" in done.stdout, done.stderr
+
+
+# --- issue 27, point 13 and point 8 ---------------------------------------------------------------
+def test_version_prints_the_package_version(capsys):
+    import monster_zoo
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"monster-zoo {monster_zoo.__version__}"
+
+
+def test_replay_gif_without_pillow_names_the_render_extra_before_replaying(tmp_path, monkeypatch, capsys):
+    from monster_zoo.envs import replay
+    from monster_zoo.envs.core.drawing import RENDER_EXTRA
+
+    monkeypatch.setitem(sys.modules, "PIL", None)  # makes `import PIL` fail, as without Pillow
+    monkeypatch.setitem(sys.modules, "PIL.Image", None)
+    monkeypatch.setattr(replay, "load", lambda *a, **k: pytest.fail("the record was replayed first"))
+    assert cli.main(["replay", str(tmp_path / "game.json"), "--gif", str(tmp_path / "game.gif")]) == 1
+    assert f"rendering pictures needs the render extra: {RENDER_EXTRA}" in capsys.readouterr().err
+    with pytest.raises(ImportError, match="needs the render extra"):
+        replay.require_gif_support()
+
+
+def test_play_against_a_champion_picks_a_player_count_it_ships_for(monkeypatch, capsys):
+    """``play --game mighty_monsters-v0 --agents champion`` once failed with "num_players=2 is not valid"."""
+    import io
+
+    from monster_zoo.agents.champions import champion_player_counts
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert cli.main(["play", "--game", "mighty_monsters-v0", "--agents", "champion"]) == 0
+    out = capsys.readouterr().out
+    smallest = champion_player_counts("mighty_monsters")[0]
+    assert f"champion ships for {', '.join(map(str, champion_player_counts('mighty_monsters')))} players, not 2; " \
+           f"playing {smallest} players" in out
+    assert f"mighty_monsters-v0: {smallest} players, you are player_0" in out
+    others, note = cli.champion_seats("marry_the_monster-v0", ["champion"], {})
+    assert others == ["champion"] and note is None  # a count it ships for: nothing changes
+    assert cli.champion_seats("mighty_monsters-v0", ["champion"], {"num_players": 3}) == (["champion"], None)

@@ -99,3 +99,31 @@ def test_the_seat_selector_shows_each_seats_own_view(browser, page_file):
     assert "player_1's view" in seat and "hand:" in seat and page.inner_text("#counter") == "step 1 / 12"
     options = page.eval_on_selector_all("#view option", "els => els.map(e => e.value)")
     assert options == ["public", "player_0", "player_1", "player_2"]
+
+
+def test_the_address_names_the_step_shown_and_opens_there(browser, page_file):
+    """``replay.html#step=5`` opens at step 5, stepping keeps the address up to date (so a link
+    to a moment can be shared) without filling the history, and editing it jumps there."""
+    path, record = page_file
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(path.as_uri() + "#step=5")
+    page.wait_for_selector("#picture svg", timeout=10_000)
+    assert page.inner_text("#counter") == "step 5 / 12"
+    assert page.inner_text("#action") == record["actions"][4]["name"]
+    history = page.evaluate("history.length")
+    page.click("#step")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("location.hash") == "#step=7" and page.inner_text("#counter") == "step 7 / 12"
+    page.click("#first")
+    assert page.evaluate("location.hash") == "#step=0"
+    assert page.evaluate("history.length") == history
+    page.evaluate("location.hash = '#step=9'")
+    page.wait_for_function("document.getElementById('counter').textContent === 'step 9 / 12'", timeout=5_000)
+    for address, shown in (("#step=400", "step 12 / 12"), ("#step=x", "step 0 / 12")):
+        page.goto(path.as_uri() + address)
+        page.reload()
+        page.wait_for_selector("#picture svg", timeout=10_000)
+        assert page.inner_text("#counter") == shown, address
+    assert errors == []

@@ -3,10 +3,11 @@
 A bad value must be refused with exit code 2 and a message, before a run directory is made
 or a tournament is played, so nothing is left behind and nothing is lost.
 """
-import os
 import re
 from pathlib import Path
 from typing import Iterable, List, Optional, Tuple
+
+from monster_zoo.envs.core.safe_writing import folder_problem
 
 # A run or experiment name becomes one folder name: no separators, no '..', nothing hidden.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -22,18 +23,8 @@ def plain_name(label: str, value: str) -> Optional[str]:
 
 def writable_dir(label: str, path: Path) -> Optional[str]:
     """None if ``path`` is a folder or can be made one (its first existing ancestor is a writable
-    folder), else the reason."""
-    path = Path(path)
-    if path.exists():
-        if not path.is_dir():
-            return f"{label} {path} exists and is not a folder"
-        return None if os.access(path, os.W_OK) else f"{label} {path} is not writable"
-    parent = path.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"{label} {path} cannot be made: {parent} is not a folder"
-    return None if os.access(parent, os.W_OK) else f"{label} {path} cannot be made: {parent} is not writable"
+    folder), else the reason (:func:`monster_zoo.envs.core.safe_writing.folder_problem`)."""
+    return folder_problem(label, path)
 
 
 def int_list(label: str, text: str) -> Tuple[Optional[List[int]], Optional[str]]:
@@ -42,6 +33,23 @@ def int_list(label: str, text: str) -> Tuple[Optional[List[int]], Optional[str]]
     if not text or not all(item.strip().isdigit() and int(item) > 0 for item in items):
         return None, f"{label} {text!r} must be comma-separated positive integers, e.g. 256,256"
     return [int(item) for item in items], None
+
+
+def policy_size_problem(label: str, game_id: str, hidden_sizes: List[int],
+                        item_sizes: Optional[List[int]] = None) -> Optional[str]:
+    """None if a policy of ``hidden_sizes`` (and ``item_sizes``, for a placement policy) for ``game_id``
+    fits what a policy file may hold (the caps of :mod:`monster_zoo.agents.policy_file`), else the
+    reason: checked before training, so a run never ends with a model it cannot save."""
+    from monster_zoo import envs
+    from monster_zoo.agents.policy_file import ModelFileError, make_metadata
+
+    if game_id not in envs.available():
+        return None  # the game's own check names it
+    try:
+        make_metadata(game_id, None, hidden_sizes, "tanh", "size check", item_sizes=item_sizes)
+    except ModelFileError as err:
+        return f"{label} {','.join(map(str, hidden_sizes))}: {str(err).split(': ', 1)[-1]}"
+    return None
 
 
 def seed_argument(text: str) -> int:

@@ -18,13 +18,17 @@ import importlib.util
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
+import monster_zoo
 from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent, QuitGame
 from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
-from monster_zoo.agents.registry import agent_labels, make_agent
-from monster_zoo.envs.core.records import RecordError, RecordWriter, save_record
+from monster_zoo.agents.registry import (PPO_PREFIX, TRUSTED_PREFIX, agent_labels, champion_version, make_agent,
+                                         split_label)
+from monster_zoo.envs.core.escaping import visible
+from monster_zoo.envs.core.records import RecordError, RecordWriter, check_agent_names, record_text, save_record
+from monster_zoo.envs.core.safe_writing import output_problem, same_file, write_atomic, write_private
 from monster_zoo.envs.registry import kernels_cached
 from monster_zoo.training.arg_checks import seed_argument
 
@@ -37,6 +41,13 @@ LEAGUE_SCRIPT = "monster_zoo.training.rllib_league"
 EVAL_EXTRA = ("openskill", "matplotlib")  # ratings and pictures of ``evaluate``
 SLOW_START_S = 3.0  # a first build slower than this compiled kernels: say so once
 INTERRUPTED = 130  # the shell's exit status for Ctrl-C (128 + SIGINT)
+RECORDS_GLOB = "game_*.json"  # the match records evaluate --save-records writes
+
+
+def _overwrite_argument(parser: argparse.ArgumentParser) -> None:
+    """``--overwrite``: without it an output that exists (a file or a link) is refused before any work."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace output files that exist (a symbolic link is replaced, never followed)")
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Monster-themed tabletop games for multi-agent RL: play, train, evaluate, bench.",
         epilog=f"'{PROG} COMMAND --help' shows the options of a command.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {monster_zoo.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = commands.add_parser(
@@ -68,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0, help="your seat, from 0 (default %(default)s)")
     play.add_argument("--record", type=Path, metavar="FILE",
                       help="write the game's match record (JSON, replayable with 'replay') here")
+    _overwrite_argument(play)
     play.set_defaults(run=run_play, command_parser=play)
 
     evaluate = commands.add_parser(
@@ -94,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "distributed extra)")
     evaluate.add_argument("--address", metavar="HOST:PORT",
                           help="with --ray: join this running Ray cluster instead of starting a local Ray")
+    _overwrite_argument(evaluate)
     evaluate.set_defaults(run=run_evaluate, command_parser=evaluate)
 
     replay = commands.add_parser(
@@ -107,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--view", default="public", help="the GIF's view: public or player_N (default %(default)s)")
     replay.add_argument("--any-version", action="store_true",
                         help="try a record of another monster-zoo version (every action is still checked)")
+    _overwrite_argument(replay)
     replay.set_defaults(run=run_replay, command_parser=replay)
     export = commands.add_parser(
         "export-model", help="convert a trusted Stable-Baselines3 zip into a policy file (.npz)",
@@ -121,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--game", help="the game the model was trained for (when no args.json says so)")
     export.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
                         help="an option the model was trained with, repeatable (e.g. num_players=2)")
+    _overwrite_argument(export)
     export.set_defaults(run=run_export_model, command_parser=export)
 
     leaderboard = commands.add_parser(
@@ -180,9 +196,77 @@ def run_bench(argv: Sequence[str]) -> int:
 FORWARDED = {"train": run_train, "league": run_league, "bench": run_bench}
 
 
+def model_files(names: Sequence[str]) -> List[str]:
+    """The files the agent names read (``ppo:<file>``, ``LABEL=ppo-trusted:<file>``): inputs that no
+    output may overwrite."""
+    files = []
+    for name in names:
+        rest = split_label(name)[1]
+        for prefix in (PPO_PREFIX, TRUSTED_PREFIX):
+            if rest.startswith(prefix) and rest[len(prefix):]:
+                files.append(rest[len(prefix):])
+    return files
+
+
+def champion_seats(game_id: str, others: List[str], options: dict) -> Tuple[List[str], Optional[str]]:
+    """The agents of ``play``'s other seats when they include a champion and the user set no
+    ``num_players``: at the smallest player count for which that champion ships (the extra seats
+    taken by the champion too), with a line saying so; unchanged (and no line) otherwise.
+
+    ValueError when the game has no champion at all, naming the games that have one."""
+    from monster_zoo.agents.champions import champion_games, champion_player_counts, champion_versions
+
+    champions = [name for name in others
+                 if split_label(name)[1] == "champion" or champion_version(game_id, split_label(name)[1]) is not None]
+    if "num_players" in options or not champions:
+        return others, None
+    game = envs.spec(game_id).name
+    counts = champion_player_counts(game)
+    if not counts:
+        shipped = "; ".join(f"{name} ({', '.join(map(str, n))} players)" for name, n in champion_games().items())
+        raise ValueError(f"{game_id} has no shipped champion yet; champions ship for {shipped or 'no game yet'}")
+    version = champion_version(game_id, split_label(champions[0])[1])
+    if version is not None:
+        counts = [n for n in counts if version in champion_versions(game, n)]
+    players = len(others) + 1
+    larger = [n for n in counts if n > players]
+    if players in counts or not larger:  # a count it ships for, or none that fits: make_agent says which
+        return others, None
+    filled = others + [champions[0]] * (larger[0] - players)
+    return filled, (f"{game_id}: {visible(champions[0])} ships for {', '.join(map(str, counts))} players, not "
+                    f"{players}; playing {larger[0]} players with {visible(champions[0])} in the extra seat(s) "
+                    f"(--option num_players=N chooses)")
+
+
+def keep_record(record: dict, path: Path) -> int:
+    """Write the match record of a person's game to ``path``; if that fails, into a fresh private
+    file (its path printed), and failing that print the record itself: a played game is never lost.
+    The exit status: 0 when ``path`` was written, else 1."""
+    text = record_text(record)
+    try:
+        write_atomic(path, text)
+    except OSError as err:
+        print(f"{PROG} play: could not write {visible(str(path))}: {err.strerror or err}", file=sys.stderr)
+        try:
+            kept = write_private(text, "monster-zoo-record-", ".json")
+        except OSError:
+            print("the game's match record follows; save it as a .json file to replay it:", file=sys.stderr)
+            print(text, end="")
+            return 1
+        print(f"the game's match record is kept in {kept} instead (replay it: {PROG} replay {kept} "
+              "--html game.html)", file=sys.stderr)
+        return 1
+    print(f"wrote {visible(str(path))} (replay it: {PROG} replay {visible(str(path))} --html game.html)")
+    return 0
+
+
 def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``play``: a person in seat ``--seat``, agents in the others, moves announced as they happen."""
     options = dict(args.option)
+    if args.record is not None:
+        problem = output_problem("--record", args.record, model_files(args.agents or ()), args.overwrite)
+        if problem:
+            parser.error(problem)
     start, cold = time.perf_counter(), False
     try:
         cold = not kernels_cached(args.game)
@@ -192,12 +276,17 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if others is None:
             players = len(envs.make(args.game, **options).unwrapped.possible_agents)
             others = ["random"] * (players - 1)
+        others, note = champion_seats(args.game, list(others), options)
         options = seated_options(options, len(others) + 1)
         if not 0 <= args.seat <= len(others):
             parser.error(f"--seat must be between 0 and {len(others)} for {len(others) + 1} players")
         env = envs.make(args.game, **options)
         bots = [make_agent(name, args.game, agent_seed(args.seed, 0, i), options)
                 for i, name in enumerate(others, 1)]
+        labels = agent_labels(others, bots)  # short names: a model's own, or LABEL= from its name
+        who = labels[:args.seat] + ["you"] + labels[args.seat:]
+        if args.record is not None:  # a name the record could not keep is refused before the game
+            check_agent_names(who)
     except (ValueError, TypeError) as err:  # unknown games, agents or options
         if cold:
             print()  # end the "compiling" line before the error
@@ -207,14 +296,15 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f" done in {took:.0f} s", flush=True)
     elif took > SLOW_START_S:
         print(f"compiled {args.game}'s kernels in {took:.0f} s (cached for next time)", flush=True)
+    if note:
+        print(note)
     seats = bots[:args.seat] + [HumanAgent(args.game, args.seed)] + bots[args.seat:]
-    labels = agent_labels(others, bots)  # short names: a model's own, or LABEL= from its name
-    who = labels[:args.seat] + ["you"] + labels[args.seat:]
+    shown = [visible(name) for name in who]  # names from model files or the command line, shown inert
     raw = env.unwrapped
     writer = RecordWriter(env, args.seed, who)
 
     def announce(seat: int, action: int) -> None:
-        print(f"player_{seat} ({who[seat]}): {raw.action_to_str(action)}", flush=True)
+        print(f"player_{seat} ({shown[seat]}): {raw.action_to_str(action)}", flush=True)
         writer.note(action)
 
     print(f"{args.game}: {len(seats)} players, you are player_{args.seat}, seed {args.seed}")
@@ -226,13 +316,12 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     print("\n=== game over ===")
     print(raw.spec.to_text(raw.engine_state))
     for seat, reward in enumerate(outcome["rewards"]):
-        print(f"player_{seat} ({who[seat]}): return {reward:+.3f}")
+        print(f"player_{seat} ({shown[seat]}): return {reward:+.3f}")
     verdict = {WIN: "you won", DRAW: "you shared the best return", LOSS: "you lost"}
     print(f"{verdict[seat_outcome(outcome['rewards'], args.seat)]} after {outcome['length']} actions"
           + (" (truncated)" if outcome["truncated"] else ""))
     if args.record is not None:
-        print(f"wrote {save_record(writer.finish(), args.record)} (replay it: {PROG} replay {args.record} "
-              f"--html game.html)")
+        return keep_record(writer.finish(), args.record)
     return 0
 
 
@@ -286,6 +375,10 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         finally:
             if args.ray:
                 ray.shutdown()
+        # the results and the records first: nothing optional (a plot, even printing) may cost them
+        written = list(result.write(args.out).values()) if args.out is not None else []
+        for i, record in enumerate(result.match_records if args.save_records is not None else ()):
+            save_record(record, args.save_records / f"game_{i:03d}.json")
         if result.games_per_pairing != args.games:
             print(f"note: played {result.games_per_pairing} games per pairing instead of {args.games} so "
                   f"that every agent plays every seat equally often", file=sys.stderr)
@@ -295,17 +388,29 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
             print(f"played on {len(series['play_series'].nodes)} Ray node(s): "
                   + ", ".join(f"{node[:12]} ({games} games)" for node, games in
                               sorted(series["play_series"].node_games.items())))
-        if args.out is not None:
-            written = list(result.write(args.out).values())
-            written.append(plots.plot_win_matrix(result.to_json(), args.out / "win_rates.png"))
-            print("wrote " + ", ".join(str(p) for p in written))
         if args.save_records is not None:
-            for i, record in enumerate(result.match_records):
-                save_record(record, args.save_records / f"game_{i:03d}.json")
-            print(f"wrote {len(result.match_records)} match records into {args.save_records}")
+            print(f"wrote {len(result.match_records)} match records into {visible(str(args.save_records))}")
+        if args.out is not None:
+            written += _optional_picture("the win-rate plot", plots.plot_win_matrix, result.to_json(),
+                                         args.out / "win_rates.png")
+            print("wrote " + ", ".join(visible(str(p)) for p in written))
     if args.curves:
-        print(f"wrote {plots.plot_learning_curves(args.curves, args.out / 'learning_curves.png')}")
+        try:
+            curves = plots.plot_learning_curves(args.curves, args.out / "learning_curves.png")
+        except (ValueError, KeyError, OSError) as err:  # a metrics.csv without win rates, or unreadable
+            print(f"{PROG} evaluate: cannot plot the learning curves: {visible(str(err))}", file=sys.stderr)
+            return 1
+        print(f"wrote {visible(str(curves))}")
     return 0
+
+
+def _optional_picture(what: str, plot, *args) -> List[Path]:
+    """``[plot(*args)]``, or a warning and ``[]`` if it fails: a picture is never worth a run."""
+    try:
+        return [plot(*args)]
+    except Exception as err:  # noqa: BLE001 - whatever matplotlib raises, the results are already written
+        print(f"warning: {what} was not written ({type(err).__name__}: {visible(str(err))[:300]})", file=sys.stderr)
+        return []
 
 
 def run_leaderboard(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -313,7 +418,10 @@ def run_leaderboard(args: argparse.Namespace, parser: argparse.ArgumentParser) -
     from monster_zoo.training import leaderboard
     from monster_zoo.training.arg_checks import first_problem, writable_dir
 
-    problem = first_problem(leaderboard.argument_problem(args), writable_dir("--out", args.out.parent))
+    # The leaderboard rewrites its own files each run (--resume reuses them): no --overwrite needed,
+    # but never a folder or a special file, and never through a link.
+    problem = first_problem(leaderboard.argument_problem(args), output_problem("--out", args.out, overwrite=True),
+                            writable_dir("--out", args.out.parent / args.out.stem))
     if problem:
         parser.error(problem)
     missing = [name for name in EVAL_EXTRA if importlib.util.find_spec(name) is None]
@@ -329,36 +437,62 @@ def run_leaderboard(args: argparse.Namespace, parser: argparse.ArgumentParser) -
 
 def _output_problem(args: argparse.Namespace) -> Optional[str]:
     """Why ``evaluate`` could not write its results or read its curves, found before any game is
-    played (so a long tournament is never lost to a bad path)."""
+    played (so a long tournament is never lost to a bad path): folders that cannot be written,
+    outputs that exist (without ``--overwrite``) or are links, special files or inputs."""
     from monster_zoo.training.arg_checks import first_problem, writable_dir
 
     missing = [str(d) for d in args.curves or () if not (Path(d) / "metrics.csv").is_file()]
+    inputs = model_files(args.agents or ()) + [str(Path(d) / "metrics.csv") for d in args.curves or ()]
+    outputs = []
+    if args.out is not None:
+        names = (["tournament.md", "tournament.json", "win_rates.png"] if args.agents else []) + \
+            (["learning_curves.png"] if args.curves else [])
+        outputs = [output_problem("--out", args.out / name, inputs, args.overwrite) for name in names]
+    saved = sorted(Path(args.save_records).glob(RECORDS_GLOB)) if args.save_records is not None else []
     return first_problem(
         writable_dir("--out", args.out) if args.out is not None else None,
         writable_dir("--save-records", args.save_records) if args.save_records is not None else None,
+        *outputs,
+        f"--save-records {args.save_records} already holds match records ({saved[0].name}, ...); choose an "
+        "empty folder or pass --overwrite to replace them" if saved and not args.overwrite else None,
+        *[output_problem("--save-records", path, inputs, True) for path in saved],
         f"--curves: no metrics.csv in {', '.join(missing)} (give training run folders)" if missing else None)
 
 
 def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``replay``: check a match record by replaying it, then write its viewer page and/or GIF."""
-    from monster_zoo.envs.replay import load, write_gif, write_html
+    """``replay``: check a match record by replaying it, then write its viewer page and/or GIF.
+    The outputs are checked before the replay: never the record itself, never each other, never
+    an existing file without ``--overwrite``; a GIF without the render extra is refused first."""
+    from monster_zoo.envs.replay import load, require_gif_support, views, write_gif, write_html
 
     if args.html is None and args.gif is None:
         parser.error("give --html FILE, --gif FILE or both")
+    if args.html is not None and args.gif is not None and same_file(args.html, args.gif):
+        parser.error(f"--html {args.html} and --gif {args.gif} name the same file")
+    for label, path in (("--html", args.html), ("--gif", args.gif)):
+        problem = path is not None and output_problem(label, path, [args.record], args.overwrite)
+        if problem:
+            parser.error(problem)
     try:
-        record = load(args.record, allow_other_version=args.any_version)
-        if args.html is not None:
-            print(f"wrote {write_html(record, args.html, str(args.record))}")
         if args.gif is not None:
-            print(f"wrote {write_gif(record, args.gif, args.view, str(args.record))}")
+            require_gif_support()
+        record = load(args.record, allow_other_version=args.any_version)
+        if args.gif is not None and args.view not in views(record):
+            parser.error(f"unknown --view {args.view!r}; views of this record: {', '.join(views(record))}")
+        if args.html is not None:
+            print(f"wrote {visible(str(write_html(record, args.html, str(args.record))))}")
+        if args.gif is not None:
+            print(f"wrote {visible(str(write_gif(record, args.gif, args.view, str(args.record))))}")
     except RecordError as err:
-        print(f"{PROG} replay: {err}", file=sys.stderr)
+        print(f"{PROG} replay: {visible(str(err))}", file=sys.stderr)
         return 2
     except ImportError as err:  # the GIF needs the render extra
         print(f"{PROG} replay: {err}", file=sys.stderr)
         return 1
-    except ValueError as err:  # an unknown --view
-        parser.error(str(err))
+    except OSError as err:  # the disk filled up, the folder went away: the old files are left as they were
+        print(f"{PROG} replay: cannot write {visible(str(err.filename or ''))}: {err.strerror or err}",
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -371,10 +505,9 @@ def run_export_model(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         parser.error(f"no model file {args.zip}")
     if args.out.suffix != ".npz":
         parser.error(f"the policy file {args.out} must end in .npz")
-    if args.out.exists():
-        parser.error(f"{args.out} exists; choose a new file")
-    if not args.out.parent.is_dir():
-        parser.error(f"folder {args.out.parent} does not exist")
+    problem = output_problem("the policy file", args.out, [args.zip], args.overwrite)
+    if problem:
+        parser.error(problem)
     if args.option and args.game is None:
         parser.error("--option needs --game")
     from monster_zoo.agents.ppo_agent import export_policy
@@ -383,6 +516,9 @@ def run_export_model(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         path = export_policy(args.zip, args.out, args.game, dict(args.option) if args.game else None)
     except (ValueError, TypeError) as err:
         parser.error(str(err))
+    except OSError as err:  # written atomically: a failed write leaves nothing half-written
+        print(f"{PROG} export-model: cannot write {args.out}: {err.strerror or err}", file=sys.stderr)
+        return 1
     except ModuleNotFoundError as err:
         if (err.name or "").split(".")[0] not in TRAIN_EXTRA:
             raise

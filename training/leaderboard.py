@@ -17,20 +17,34 @@ the whole leaderboard runs in under two hours on a 2-core machine with ``--jobs 
 search takes up to 0.2 s a move); ``--scale``
 multiplies them (the intervals show what fewer games cost). ``--jobs`` plays
 tournaments in parallel processes; the results do not depend on it.
+
+Every file is written atomically (links replaced, never followed), each tournament's JSON before
+its picture: a picture that fails is a warning and leaves the table without it. ``--resume``
+reads an earlier JSON as untrusted input: a regular file of at most :data:`MAX_TABLE_BYTES`,
+nested at most :data:`MAX_TABLE_DEPTH` levels, every field checked
+(:func:`monster_zoo.training.tournament.check_result_json`); anything else is played again.
+Names in the markdown are escaped (:mod:`monster_zoo.envs.core.escaping`).
 """
 import argparse
 import json
+import os
+import stat
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence
+from urllib.parse import quote
 
 from monster_zoo import envs
 from monster_zoo.agents.champions import champion_name, champion_versions
 from monster_zoo.agents.match import seat_balanced
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search import search_names
+from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.escaping import markdown_cell, visible
+from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.training.arg_checks import seed_argument
 
 DEFAULT_OUT = Path("docs/leaderboard.md")
@@ -39,6 +53,10 @@ FOUR_PLAYERS = 4
 # twice the pairings (A alone among B's differs from B alone among A's) and longer games.
 GAMES_SMALLEST = 40
 GAMES_FOUR = 20
+# Bounds of a tournament's JSON read back by --resume: a leaderboard table's JSON (records left
+# out) takes a few KB.
+MAX_TABLE_BYTES = 1 << 20
+MAX_TABLE_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -98,12 +116,17 @@ def play_table(table: Table, seed: int, folder: Path, progress: bool) -> dict:
                             {"num_players": table.num_players}, progress=progress)
     data = result.to_json()
     data.pop("records")  # the per-game records stay out of the docs; the seed replays them
-    (folder / f"{table.key}.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
-    picture = plots.plot_win_matrix(data, folder / f"{table.key}.png")
-    return table_summary(table, data, result.markdown(), picture.name)
+    write_atomic(folder / f"{table.key}.json", json.dumps(data, indent=1))
+    try:
+        picture = plots.plot_win_matrix(data, folder / f"{table.key}.png").name
+    except Exception as err:  # noqa: BLE001 - the table's results are written; a picture is not worth them
+        print(f"warning: the picture of {table.key} was not written ({type(err).__name__}: "
+              f"{visible(str(err))[:300]})", file=sys.stderr)
+        picture = None
+    return table_summary(table, data, result.markdown(), picture)
 
 
-def table_summary(table: Table, data: dict, markdown: str, picture: str, reused: bool = False) -> dict:
+def table_summary(table: Table, data: dict, markdown: str, picture: Optional[str], reused: bool = False) -> dict:
     """What the leaderboard's markdown needs of one finished tournament."""
     return {"key": table.key, "markdown": markdown, "picture": picture,
             "ranking": [{"agent": r["agent"], "ordinal": r["ordinal"]} for r in data["ratings"]],
@@ -111,24 +134,35 @@ def table_summary(table: Table, data: dict, markdown: str, picture: str, reused:
             "game_id": table.game_id, "num_players": table.num_players, "reused": reused}
 
 
+def _is_plain_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file itself (not a link to one, not a FIFO)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
     """The summary of ``table`` from the JSON and picture an earlier run left in ``folder``, when
-    that run played the same field, player count, games per pairing and seed; else None."""
+    that run played the same field, player count, games per pairing and seed and the JSON passes
+    every check of the module doc; else None (with a note when a file was there but refused)."""
     from monster_zoo.training.tournament import TournamentResult
 
     path, picture = folder / f"{table.key}.json", folder / f"{table.key}.png"
-    if not (path.exists() and picture.exists()):
+    if not (_is_plain_file(path) and _is_plain_file(picture)):
         return None
     try:  # a damaged or foreign file is not an error: the table is simply played again
-        data = json.loads(path.read_text(encoding="utf-8"))
-        same = (data.get("game") == table.game_id and data.get("field") == list(table.field)
-                and data.get("num_players") == table.num_players
-                and data.get("games_per_pairing") == table.games and data.get("seed") == seed)
-        if not same:
-            return None
-        return table_summary(table, data, TournamentResult.from_json(data).markdown(), picture.name, reused=True)
-    except (ValueError, KeyError, TypeError, AttributeError):
+        text = read_regular_file(path, MAX_TABLE_BYTES, f"{path}").decode("utf-8")
+        check_json_depth(text, MAX_TABLE_DEPTH, f"{path}")
+        data = json.loads(text)
+        result = TournamentResult.from_json(data, str(path))
+    except ValueError as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors too
+        print(f"note: playing {table.key} again: {visible(str(err))[:300]}", file=sys.stderr)
         return None
+    same = (data["game"] == table.game_id and data["field"] == list(table.field)
+            and data["num_players"] == table.num_players and data["games_per_pairing"] == table.games
+            and data["seed"] == seed)
+    return table_summary(table, data, result.markdown(), picture.name, reused=True) if same else None
 
 
 def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
@@ -146,12 +180,13 @@ def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wa
              "| game | players | games per pairing | ranking by ordinal (best first) | minutes |",
              "|---|---:|---:|---|---:|"]
     for s in summaries:
-        ranking = " > ".join(f"{r['agent']} ({r['ordinal']:.1f})" for r in s["ranking"])
+        ranking = " > ".join(f"{markdown_cell(r['agent'])} ({r['ordinal']:.1f})" for r in s["ranking"])
         lines.append(f"| {s['game_id']} | {s['num_players']} | {s['games']} | {ranking} | "
                      f"{s['elapsed_s'] / 60:.1f} |")
     for s in summaries:
-        lines += ["", s["markdown"], "",
-                  f"![win rates, {s['key']}]({folder_name}/{s['picture']})"]
+        lines += ["", s["markdown"]]
+        if s["picture"] is not None:
+            lines += ["", f"![win rates, {s['key']}]({quote(folder_name)}/{quote(s['picture'])})"]
     return "\n".join(lines) + "\n"
 
 
@@ -185,7 +220,7 @@ def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs
             futures = {i: pool.submit(play_table, tables[i], seed, folder, progress) for i in order}
             for i in todo:
                 summaries[i] = futures[i].result()
-    out.write_text(render(summaries, folder.name, seed, jobs, time.perf_counter() - start), encoding="utf-8")
+    write_atomic(out, render(summaries, folder.name, seed, jobs, time.perf_counter() - start))
     return out
 
 

@@ -9,6 +9,10 @@ Learning curves read the metrics file of each training run, ``<run_dir>/metrics.
 they are drawn as their mean with its 95% interval over seeds (Student's t) shaded. A
 single run's win rates are shaded with their 95% Wilson intervals, logged by the trainer
 as ``<metric>_low95`` and ``<metric>_high95``.
+
+Names on a picture (agents, runs, metrics) are the user's text: they pass through
+:func:`monster_zoo.envs.core.escaping.plot_text`, so a ``$`` never starts math text that
+matplotlib would fail to parse. Pictures are written atomically (links replaced, never followed).
 """
 import csv
 import math
@@ -17,6 +21,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+from monster_zoo.envs.core.escaping import plot_text, visible
+from monster_zoo.envs.core.safe_writing import open_atomic
 
 METRICS_FILE = "metrics.csv"
 EVAL_PREFIX = "eval/winrate_"
@@ -44,20 +51,24 @@ def _pyplot():
 
 
 def _save(figure, path) -> Path:
-    """Write ``figure`` to ``path`` (parents created) and free it."""
+    """Write ``figure`` to ``path`` (parents created, atomically; the format from its suffix, PNG
+    without one) and free it, whether or not the writing succeeds."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    _pyplot().close(figure)
+    try:
+        figure.tight_layout()
+        with open_atomic(path) as stream:
+            figure.savefig(stream, format=path.suffix[1:].lower() or "png", dpi=120)
+    finally:
+        _pyplot().close(figure)
     return path
 
 
 def wrap_label(name: str, width: int = LABEL_WIDTH) -> str:
     """``name`` broken into lines of at most ``width`` characters, at ``/ _ - : = #`` or spaces
-    where it can (a path or run name reads best split at its own separators)."""
+    where it can (a path or run name reads best split at its own separators), each line made
+    plain text for matplotlib (control characters shown as escapes, ``$`` escaped)."""
     lines, line = [], ""
-    for piece in re.findall(r"[^/_\-:=# ]*[/_\-:=# ]?", name):
+    for piece in re.findall(r"[^/_\-:=# ]*[/_\-:=# ]?", visible(name)):
         while len(piece) > width:  # one piece longer than a line: cut it
             if line:
                 lines.append(line)
@@ -68,7 +79,7 @@ def wrap_label(name: str, width: int = LABEL_WIDTH) -> str:
             lines.append(line)
             line = ""
         line += piece
-    return "\n".join(filter(None, lines + [line])) or name
+    return "\n".join(plot_text(text) for text in filter(None, lines + [line])) or plot_text(name)
 
 
 def plot_win_matrix(results: dict, path) -> Path:
@@ -100,7 +111,7 @@ def plot_win_matrix(results: dict, path) -> Path:
     n = results["num_players"]
     axes.set_xlabel("column agent (the other seat)" if n == 2 else f"column agent (all {n - 1} other seats)")
     axes.set_ylabel("row agent (one seat)")
-    axes.set_title(f"{results['game']}: {n} players, {results['games_per_pairing']} games per pairing")
+    axes.set_title(plot_text(f"{results['game']}: {n} players, {results['games_per_pairing']} games per pairing"))
     return _save(figure, path)
 
 
@@ -199,7 +210,7 @@ def learning_curves_figure(run_dirs: Sequence, metrics: Optional[Sequence[str]] 
             curves = [m[metric] for m in with_metric]
             if len(curves) == 1:
                 steps, values = curves[0]
-                axes.plot(steps, values, color=f"C{colour}", marker=".", label=experiment)
+                axes.plot(steps, values, color=f"C{colour}", marker=".", label=plot_text(experiment))
                 bounds = with_metric[0].get(metric + LOW), with_metric[0].get(metric + HIGH)
                 if all(b is not None and np.array_equal(b[0], steps) for b in bounds):
                     axes.fill_between(steps, bounds[0][1], bounds[1][1], color=f"C{colour}", alpha=0.2,
@@ -207,10 +218,11 @@ def learning_curves_figure(run_dirs: Sequence, metrics: Optional[Sequence[str]] 
             elif curves:
                 grid, mean, std = seed_band(curves)
                 half = mean_interval95(std, len(curves))
-                axes.plot(grid, mean, color=f"C{colour}", label=f"{experiment} (mean of {len(curves)} seeds)")
+                axes.plot(grid, mean, color=f"C{colour}",
+                          label=plot_text(f"{experiment} (mean of {len(curves)} seeds)"))
                 axes.fill_between(grid, mean - half, mean + half, color=f"C{colour}", alpha=0.2, linewidth=0,
                                   label="95% interval of the mean")
-        axes.set_title(metric_title(metric))
+        axes.set_title(plot_text(metric_title(metric)))
         axes.set_xlabel("environment steps")
         axes.xaxis.set_major_formatter(EngFormatter(sep=""))  # 250k, 1M rather than an offset
         if metric.startswith(EVAL_PREFIX):

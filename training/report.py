@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from monster_zoo.agents import make_agent
+from monster_zoo.envs.core.escaping import markdown_cell
+from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.training.learner_eval import evaluate_against
 from monster_zoo.training.selfplay_ppo import parse_options
 
@@ -37,7 +39,8 @@ def markdown(rows: Sequence[dict], games: dict) -> str:
              "| --- | ---: | --- | ---: |"]
     for r in rows:
         per_seed = ", ".join(f"{x:.3f}" for x in r["rates"])
-        lines.append(f"| {r['matchup']} | {r['mean']:.3f} ± {r['std']:.3f} | {per_seed} | {games[r['matchup']]} |")
+        lines.append(f"| {markdown_cell(r['matchup'])} | {r['mean']:.3f} ± {r['std']:.3f} | {per_seed} | "
+                     f"{games[r['matchup']]} |")
     return "\n".join(lines)
 
 
@@ -64,6 +67,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         options = parse_options(args.option)
     except ValueError as error:
         parser.error(str(error))
+    # checked before the hours of games, not after; the report is meant to be written again
+    problem = args.json is not None and output_problem("--json", args.json, overwrite=True)
+    if problem:
+        parser.error(problem)
     runs = [Path(r) for r in args.runs]
     seeds = [int(r.name.split("__")[2]) for r in runs] or args.seeds
 
@@ -97,7 +104,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"{', '.join(str(round(s['train_seconds'] / 60, 1)) for s in summaries)} min; "
               f"{statistics.fmean(speeds):,.0f} timesteps/s on average")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+        write_atomic(args.json, json.dumps(rows, indent=2))
     return 0
 
 

@@ -24,13 +24,19 @@ them. Ratings are updated game by game, so the order matters: games are rated
 interleaved across pairings (game 0 of every pairing, then game 1, ...), which
 keeps any one pairing from having the last word. An agent holding several seats
 of one game takes the mean of those seats' updated ratings.
+
+Labels are the user's text: the markdown shows them escaped
+(:mod:`monster_zoo.envs.core.escaping`), the files are written atomically, and a result read
+back from JSON (:meth:`TournamentResult.from_json`, what ``leaderboard --resume`` reuses) is
+checked field by field first (:func:`check_result_json`).
 """
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from openskill.models import PlackettLuce
 
@@ -38,7 +44,13 @@ from monster_zoo import envs
 from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, progress_bar, seat_balanced, seat_outcome,
                           wilson_interval)
 from monster_zoo.agents.registry import agent_labels, make_agent, split_label
+from monster_zoo.envs.core.escaping import markdown_cell, markdown_code
+from monster_zoo.envs.core.records import MAX_AGENT_NAME_CHARS, MAX_SEATS, check_agent_names
+from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.replay import build_record
+
+MAX_FIELD = 64  # agents in a tournament read back from JSON
+MAX_SPEC_CHARS = 4096  # an agent name such as ppo:<path>: the longest path Linux accepts
 
 
 @dataclass
@@ -90,8 +102,10 @@ class TournamentResult:
     rated_games: Optional[int] = None  # games behind the ratings, when the records were left out
 
     @classmethod
-    def from_json(cls, data: dict) -> "TournamentResult":
-        """The result :meth:`to_json` wrote, read back (its per-game records may have been left out)."""
+    def from_json(cls, data: dict, where: str = "tournament JSON") -> "TournamentResult":
+        """The result :meth:`to_json` wrote, read back (its per-game records may have been left out);
+        ValueError naming ``where`` and the first bad field unless :func:`check_result_json` passes."""
+        check_result_json(data, where)
         pairings = {(s["agent"], s["opponent"]): PairingStats(s["agent"], s["opponent"], s["wins"], s["draws"],
                                                               s["losses"])
                     for s in data["pairings"]}
@@ -126,7 +140,7 @@ class TournamentResult:
                  f"[95% Wilson interval] (wins-draws-losses). A win is a return strictly above "
                  f"every other seat's; equal agents would score {1 / n:.2f}.",
                  "",
-                 "| row vs column | " + " | ".join(self.field) + " |",
+                 "| row vs column | " + " | ".join(markdown_cell(name) for name in self.field) + " |",
                  "|---|" + "---|" * len(self.field)]
         for row in self.field:
             cells = []
@@ -137,7 +151,7 @@ class TournamentResult:
                 s = self.pairings[row, col].summary()
                 cells.append(f"{s['win_rate']:.3f} [{s['win_rate_low']:.3f}, {s['win_rate_high']:.3f}] "
                              f"({s['wins']}-{s['draws']}-{s['losses']})")
-            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+            lines.append(f"| {markdown_cell(row)} | " + " | ".join(cells) + " |")
         lines += ["",
                   f"Ratings: openskill Plackett-Luce over all {self.games_rated()} games; "
                   "ordinal = mu - 3 sigma.",
@@ -146,9 +160,10 @@ class TournamentResult:
                   "|---:|---|---:|---:|---:|---:|"]
         for rank, name in enumerate(self.ranking(), 1):
             r = self.ratings[name]
-            lines.append(f"| {rank} | {name} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | "
+            lines.append(f"| {rank} | {markdown_cell(name)} | {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | "
                          f"{r['games']} |")
-        renamed = [f"`{label}` = `{spec}`" for label, spec in self.agents.items() if label != spec]
+        renamed = [f"{markdown_code(label)} = {markdown_code(spec)}" for label, spec in self.agents.items()
+                   if label != spec]
         if renamed:
             lines += ["", "Agents: " + "; ".join(renamed) + "."]
         return "\n".join(lines)
@@ -163,14 +178,69 @@ class TournamentResult:
                 "rated_games": self.games_rated(), "records": self.records}
 
     def write(self, out_dir: Path) -> Dict[str, Path]:
-        """Write ``tournament.md`` and ``tournament.json`` into ``out_dir``; return their paths."""
+        """Write ``tournament.md`` and ``tournament.json`` into ``out_dir`` atomically (links there are
+        replaced, never followed); return their paths."""
         out_dir = Path(out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
         paths = {"markdown": out_dir / "tournament.md", "json": out_dir / "tournament.json"}
-        paths["markdown"].write_text(self.markdown() + "\n", encoding="utf-8")
-        with paths["json"].open("w", encoding="utf-8") as f:
-            json.dump(self.to_json(), f, indent=1)
+        write_atomic(paths["markdown"], self.markdown() + "\n")
+        write_atomic(paths["json"], json.dumps(self.to_json(), indent=1))
         return paths
+
+
+def _need(ok: bool, where: str, problem: str) -> None:
+    if not ok:
+        raise ValueError(f"{where}: {problem}")
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_result_json(data: Any, where: str = "tournament JSON") -> None:
+    """ValueError naming ``where`` and the first field of ``data`` that :meth:`TournamentResult.to_json`
+    could not have written: every field typed, names of the field only (each at most
+    :data:`~monster_zoo.envs.core.records.MAX_AGENT_NAME_CHARS` characters), one pairing per ordered
+    pair and one rating per agent, counts and ratings finite."""
+    _need(isinstance(data, dict), where, "not a JSON object")
+    _need(isinstance(data.get("game"), str) and data["game"] in envs.available(), where, "'game' is no known game id")
+    names = data.get("field")
+    _need(isinstance(names, list) and 2 <= len(names) <= MAX_FIELD
+          and all(isinstance(n, str) and 0 < len(n) <= MAX_AGENT_NAME_CHARS for n in names)
+          and len(set(names)) == len(names), where,
+          f"'field' must list 2 to {MAX_FIELD} distinct agent names of at most {MAX_AGENT_NAME_CHARS} characters")
+    _need(_is_count(data.get("num_players")) and 2 <= data["num_players"] <= MAX_SEATS, where,
+          f"'num_players' must be an integer from 2 to {MAX_SEATS}")
+    _need(_is_count(data.get("games_per_pairing")) and data["games_per_pairing"] > 0, where,
+          "'games_per_pairing' must be a positive integer")
+    _need(_is_count(data.get("seed")), where, "'seed' must be a non-negative integer")
+    _need(isinstance(data.get("options"), dict), where, "'options' must be an object")
+    _need(_is_number(data.get("elapsed_s", 0.0)) and data.get("elapsed_s", 0.0) >= 0, where,
+          "'elapsed_s' must be a non-negative number")
+    agents = data.get("agents", {})
+    _need(isinstance(agents, dict) and set(agents) <= set(names)
+          and all(isinstance(v, str) and len(v) <= MAX_SPEC_CHARS for v in agents.values()), where,
+          "'agents' must map labels of the field to agent names")
+    pairings = data.get("pairings")
+    _need(isinstance(pairings, list) and all(isinstance(p, dict) for p in pairings), where,
+          "'pairings' must be a list of objects")
+    pairs = [(p.get("agent"), p.get("opponent")) for p in pairings]
+    _need(sorted(pairs, key=str) == sorted(permutations(names, 2), key=str), where,
+          "'pairings' must hold every ordered pair of the field once")
+    _need(all(_is_count(p.get(k)) for p in pairings for k in ("wins", "draws", "losses")), where,
+          "each pairing's wins, draws and losses must be non-negative integers")
+    ratings = data.get("ratings")
+    _need(isinstance(ratings, list) and all(isinstance(r, dict) for r in ratings)
+          and sorted(r.get("agent") for r in ratings if isinstance(r.get("agent"), str)) == sorted(names)
+          and len(ratings) == len(names), where, "'ratings' must hold one rating per agent of the field")
+    _need(all(_is_number(r.get(k)) for r in ratings for k in ("mu", "sigma", "ordinal"))
+          and all(_is_count(r.get("games")) for r in ratings), where,
+          "each rating's mu, sigma and ordinal must be finite numbers and its games a count")
+    _need(_is_count(data.get("rated_games", 0)), where, "'rated_games' must be a non-negative integer")
+    _need(isinstance(data.get("records", []), list), where, "'records' must be a list")
 
 
 def seat_ranks(rewards: Sequence[float]) -> List[int]:
@@ -228,6 +298,8 @@ def run_tournament(game_id: str, names: Sequence[str], games: int, seed: int = 0
     seated = {**options, "num_players": num_players}
     # An unknown name or a model of another game fails now, not after hours of games.
     names = agent_labels(specs, [make_agent(spec, game_id, seed, seated) for spec in specs])
+    if records_per_pairing:
+        check_agent_names(names)  # a label too long for a match record, refused before any game
     spec_of = {name: split_label(spec)[1] for name, spec in zip(names, specs)}
     games = seat_balanced(games, num_players)
     plan = pairings_to_play(names, num_players)

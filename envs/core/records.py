@@ -30,6 +30,15 @@ version and the library version must match (a record of another version may repl
 differently, since the rules may have changed), every field must have its type, and
 while replaying every action must be legal and carry the recorded seat and name, and the
 result must match. Anything else is refused with :class:`RecordError` saying what is wrong.
+
+A record is read within bounds (:mod:`monster_zoo.envs.core.bounded_reading`), refused at once
+otherwise: a regular file (not a FIFO or a device) of at most :data:`MAX_RECORD_BYTES`, JSON
+nested at most :data:`MAX_RECORD_DEPTH` levels, at most :data:`MAX_RECORD_ACTIONS` actions and
+:data:`MAX_SEATS` seats, agent names of at most :data:`MAX_AGENT_NAME_CHARS` characters. The
+longest real game is bounded by the largest default truncation limit of any game (5,000 actions,
+Marry the Monster's ``max_steps``); an action takes under 100 bytes of JSON (names of at most 40
+characters), so such a record is under 0.5 MB, and the caps leave room for twice as many actions
+of twice that length. Records are written atomically (:mod:`monster_zoo.envs.core.safe_writing`).
 """
 import json
 import numbers
@@ -38,12 +47,21 @@ from typing import Any, Dict, Optional, Sequence, Union
 
 import numpy as np
 
+from .bounded_reading import check_json_depth, read_regular_file
 from .contract import C_MAX_STEPS, H_STEPS, H_TERMINAL
+from .safe_writing import write_atomic
 
 FORMAT = "monster-zoo-record"
 FORMAT_VERSION = 1
 RECORD_KEYS = ("format", "format_version", "library_version", "game", "options", "seed", "agents", "actions",
                "result")
+# Bounds of a record (see the module doc).
+MAX_RECORD_ACTIONS = 10_000
+MAX_RECORD_BYTES = 4 << 20
+MAX_RECORD_DEPTH = 16
+MAX_SEATS = 16
+MAX_AGENT_NAME_CHARS = 256
+MAX_FIELD_CHARS = 256  # the game id, the library version and each action's name
 
 
 class RecordError(ValueError):
@@ -55,6 +73,15 @@ def library_version() -> str:
     from monster_zoo import __version__
 
     return __version__
+
+
+def check_agent_names(names: Sequence[str]) -> None:
+    """ValueError naming the first agent name too long for a record (:data:`MAX_AGENT_NAME_CHARS`);
+    checked before a game is played, so no game is lost to a record that could not be kept."""
+    for seat, name in enumerate(names):
+        if len(str(name)) > MAX_AGENT_NAME_CHARS:
+            raise ValueError(f"the agent name of seat {seat} ({str(name)[:40]!r}...) is {len(str(name)):,} "
+                             f"characters; a match record keeps names of at most {MAX_AGENT_NAME_CHARS}")
 
 
 def recorded_options(options: Dict[str, Any]) -> Dict[str, Any]:
@@ -82,6 +109,7 @@ class RecordWriter:
             raise ValueError(f"agents names {len(agents)} seats but the game seats {n}")
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise ValueError(f"a record needs the integer seed of env.reset(seed=...), got {seed!r}")
+        check_agent_names(agents)
         self.record = {"format": FORMAT, "format_version": FORMAT_VERSION, "library_version": library_version(),
                        "game": self.raw.spec.env_id, "options": recorded_options(self.raw.options),
                        "seed": int(seed), "agents": [str(a) for a in agents], "actions": []}
@@ -141,25 +169,31 @@ def record_game(env, agents: Sequence, seed: int, names: Optional[Sequence[str]]
     return writer.finish()
 
 
-def save_record(record: dict, path: Union[str, Path]) -> Path:
-    """Write ``record`` (checked first) as JSON to ``path``; returns the path."""
+def record_text(record: dict) -> str:
+    """``record`` (checked first) as the JSON text of a record file."""
     validate_record(record)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    return path
+    return json.dumps(record, indent=1) + "\n"
+
+
+def save_record(record: dict, path: Union[str, Path]) -> Path:
+    """Write ``record`` (checked first) as JSON to ``path``, atomically (a link at ``path`` is
+    replaced, never followed); returns the path."""
+    return write_atomic(path, record_text(record))
 
 
 def read_record(path: Union[str, Path], allow_other_version: bool = False) -> dict:
-    """A record read from a JSON file and checked (:func:`validate_record`)."""
+    """A record read from a JSON file within the bounds of the module doc, and checked
+    (:func:`validate_record`)."""
     path = Path(path)
+    raw = read_regular_file(path, MAX_RECORD_BYTES, f"record {path}", RecordError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise RecordError(f"cannot read record {path}: {err.strerror or err}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise RecordError(f"{path} is not a JSON record (not UTF-8 text: {err})") from None
+    check_json_depth(text, MAX_RECORD_DEPTH, f"record {path}", RecordError)
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as err:
+    except ValueError as err:
         raise RecordError(f"{path} is not a JSON record (truncated or corrupted?): {err}") from None
     return validate_record(data, str(path), allow_other_version)
 
@@ -174,34 +208,54 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _is_text(value, most: int) -> bool:
+    return isinstance(value, str) and len(value) <= most
+
+
+def _shown(value, most: int = 80) -> str:
+    """``repr(value)``, cut to ``most`` characters: a hostile field must not fill the message."""
+    text = repr(value)
+    return text if len(text) <= most else text[:most] + "..."
+
+
 def validate_record(data: Any, where: str = "record", allow_other_version: bool = False) -> dict:
     """``data`` if it is a well-formed record of this format and library version, else
     :class:`RecordError`. The game id and the actions are checked when replaying."""
     _need(isinstance(data, dict), where, f"a record is a JSON object, not {type(data).__name__}")
     _need(data.get("format") == FORMAT, where, f"not a monster-zoo match record (format must be {FORMAT!r})")
     version = data.get("format_version")
-    _need(version == FORMAT_VERSION, where, f"record format version {version!r}; this library reads version "
+    _need(version == FORMAT_VERSION, where, f"record format version {_shown(version)}; this library reads version "
           f"{FORMAT_VERSION} only")
     missing = [k for k in RECORD_KEYS if k not in data]
     _need(not missing, where, f"missing field(s) {', '.join(missing)} (truncated record?)")
+    _need(_is_text(data["library_version"], MAX_FIELD_CHARS), where,
+          f"'library_version' must be a version string of at most {MAX_FIELD_CHARS} characters")
     mine = library_version()
     _need(allow_other_version or data["library_version"] == mine, where,
           f"recorded by monster-zoo {data['library_version']!r}, this is {mine}: the rules may differ, so the "
           "record may not replay; replay it with the version that wrote it (or allow_other_version=True / "
           "--any-version to try, every action is still checked)")
-    _need(isinstance(data["game"], str), where, f"'game' must be a game id string, got {data['game']!r}")
+    _need(_is_text(data["game"], MAX_FIELD_CHARS), where,
+          f"'game' must be a game id string, got {_shown(data['game'])}")
     _need(isinstance(data["options"], dict) and all(isinstance(k, str) for k in data["options"]), where,
           "'options' must be an object of option names to values")
-    _need(_is_int(data["seed"]), where, f"'seed' must be an integer, got {data['seed']!r}")
+    _need(_is_int(data["seed"]), where, f"'seed' must be an integer, got {_shown(data['seed'])}")
     _need(isinstance(data["agents"], list) and all(isinstance(a, str) for a in data["agents"]), where,
           "'agents' must be a list of agent names, one per seat")
+    _need(1 <= len(data["agents"]) <= MAX_SEATS, where,
+          f"'agents' names {len(data['agents'])} seats; a record has 1 to {MAX_SEATS}")
+    for seat, name in enumerate(data["agents"]):
+        _need(len(name) <= MAX_AGENT_NAME_CHARS, where, f"the agent name of seat {seat} is {len(name):,} "
+              f"characters; a record keeps names of at most {MAX_AGENT_NAME_CHARS}")
     _need(isinstance(data["actions"], list), where, "'actions' must be a list")
+    _need(len(data["actions"]) <= MAX_RECORD_ACTIONS, where,
+          f"{len(data['actions']):,} actions; a record holds at most {MAX_RECORD_ACTIONS:,}")
     for i, step in enumerate(data["actions"]):
         _need(isinstance(step, dict) and _is_int(step.get("seat")) and _is_int(step.get("action"))
-              and isinstance(step.get("name"), str), where,
-              f"action {i} must be {{'seat': int, 'action': int, 'name': str}}, got {step!r}")
+              and _is_text(step.get("name"), MAX_FIELD_CHARS), where,
+              f"action {i} must be {{'seat': int, 'action': int, 'name': str}}, got {_shown(step, 200)}")
     result = data["result"]
-    _need(isinstance(result, dict) and isinstance(result.get("returns"), list)
+    _need(isinstance(result, dict) and isinstance(result.get("returns"), list) and len(result["returns"]) <= MAX_SEATS
           and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in result["returns"])
           and isinstance(result.get("terminated"), bool) and isinstance(result.get("truncated"), bool)
           and _is_int(result.get("length")), where,

@@ -3,17 +3,19 @@
 The page holds every step's picture for every view (the public view and each seat's),
 step/back/play controls with keyboard arrows (left/right step, space plays, Home/End
 jump), the action taken at each step named as the chosen view knew it, and a chart of the
-public scores over time. Pictures that two views or two steps share are stored once, and all
+public scores over time. The address names the step shown (``replay.html#step=40``): the page
+opens at the step its address names and keeps the address up to date as the user steps, so
+a link to a moment of the game can be shared. Pictures that two views or two steps share are stored once, and all
 of them travel gzip-compressed (base64), unpacked by the browser's own DecompressionStream:
 consecutive pictures differ little, so a game of a few hundred steps stays a few hundred KB.
 """
 import base64
 import gzip
 import json
-from html import escape
 from typing import List, Sequence, Tuple
 
 from .drawing import INK, MUTED, Svg, seat_color
+from .escaping import html_text
 
 CHART_W, CHART_H, CHART_PAD = 900, 170, 34
 
@@ -55,7 +57,12 @@ async function unpack(b64) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return JSON.parse(await new Response(stream).text());
 }
-let step = 0, timer = null;
+// the step named in the address (#step=40), within the game; the start otherwise
+function stepOfAddress() {
+  const named = /^#step=(\\d+)$/.exec(location.hash);
+  return named ? Math.min(N, parseInt(named[1], 10)) : 0;
+}
+let step = stepOfAddress(), timer = null;
 const $ = (id) => document.getElementById(id);
 for (const v of DATA.views) {
   const o = document.createElement("option"); o.value = v; o.textContent = v; $("view").appendChild(o);
@@ -68,7 +75,13 @@ function show() {
   const marker = $("marker");
   if (marker) { const x = DATA.chart_x[step]; marker.setAttribute("x1", x); marker.setAttribute("x2", x); }
 }
-function go(k) { step = Math.max(0, Math.min(N, k)); show(); if (step === N) stop(); }
+function go(k) {
+  step = Math.max(0, Math.min(N, k));
+  // replaceState, not location.hash: stepping through a game must not fill the back button's history
+  if (location.hash !== "#step=" + step) history.replaceState(null, "", "#step=" + step);
+  show();
+  if (step === N) stop();
+}
 function stop() { if (timer) { clearInterval(timer); timer = null; } $("play").textContent = "play"; }
 function play() {
   if (timer) { stop(); return; }
@@ -82,6 +95,7 @@ $("step").onclick = () => { stop(); go(step + 1); };
 $("last").onclick = () => { stop(); go(N); };
 $("play").onclick = play;
 $("view").onchange = show;
+window.addEventListener("hashchange", () => { stop(); go(stepOfAddress()); });
 document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "SELECT") return;
   if (e.key === "ArrowRight") { stop(); go(step + 1); }
@@ -137,5 +151,5 @@ def page(title: str, meta: str, note: str, views: Sequence[str], pictures: dict,
             "actions": {v: list(actions[v]) for v in views}, "chart_x": chart_x, "fps": fps}
     # "</" inside a script would end it early; JSON allows the escaped form.
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return (PAGE.replace("__TITLE__", escape(title)).replace("__META__", escape(meta))
-            .replace("__NOTE__", escape(note)).replace("__CHART__", chart).replace("__DATA__", payload))
+    return (PAGE.replace("__TITLE__", html_text(title)).replace("__META__", html_text(meta))
+            .replace("__NOTE__", html_text(note)).replace("__CHART__", chart).replace("__DATA__", payload))
