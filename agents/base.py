@@ -17,12 +17,31 @@ engine state vector of the game (``env.unwrapped.engine_state``). It must
 Randomness: every agent owns a generator seeded explicitly at construction and
 by ``reset(seed)``; no agent touches global random state, so a match is
 reproducible from its seed alone.
+
+**Its game.** An agent built for a game (``make_agent(name, env)`` or ``make_agent(name,
+game_id, seed, options)``) carries it as ``made_for`` (a
+:class:`~monster_zoo.agents.game_rules.GameRules`) and refuses, with a
+:class:`~monster_zoo.agents.game_rules.WrongGameError` naming both games, to play any other:
+
+* where it acts, :meth:`Agent.check_view` compares what it is shown - the mask's and the
+  observation's sizes, and the state's size and player count when a state is handed to it -
+  once per call (per batch for ``act_batch``), never per legal action;
+* :meth:`Agent.check_game` compares a whole game (id, player count, rule options) and is
+  called once where a game or a pool starts: by the match runner for every game and by the
+  training vec env when an opponent joins its pool.
+
+A trained policy plays one player count and one set of rule options; random, greedy and the
+searches read them from the state and play any of their game's. An agent made for no game
+(``made_for`` None: built by its constructor, a self-play snapshot) plays whatever it is given.
 """
 from typing import Optional
 
 import numpy as np
 
+from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
+
+from .game_rules import GameRules, WrongGameError, game_with_sizes
 
 
 class Agent:
@@ -38,6 +57,8 @@ class Agent:
     # action, when the agent has one: the training vec env then plays this agent
     # inside numba, with ``self.rng`` as its generator, instead of calling ``act``.
     policy_kernel = None
+    # The game this agent was made for (see the module doc); None plays any game.
+    made_for: Optional[GameRules] = None
 
     def __init__(self, seed: int = 0):
         self.reset(seed)
@@ -55,9 +76,48 @@ class Agent:
     def act_batch(self, observations: np.ndarray, masks: np.ndarray,
                   states: Optional[np.ndarray] = None) -> np.ndarray:
         """One action per row; agents that batch (neural policies) override this."""
+        self.check_view(observations, masks, states)
         rows = range(len(masks))
         return np.array([self.act(observations[i], masks[i], None if states is None else states[i])
                          for i in rows], dtype=np.int64)
+
+    def check_game(self, game_id: str, config, options=None) -> None:
+        """WrongGameError unless this agent may play ``game_id`` with the kernel ``config``
+        (``envs.config(game_id, options)``; ``options``, when known, name the game in the message)."""
+        made = self.made_for
+        if made is None:
+            return
+        game = GameRules.from_config(game_id, config, options)
+        if not made.admits(game):
+            raise WrongGameError(f"{self._who()} was made for {made.describe()}; this game is "
+                                 f"{game.describe()}. {self._remedy()}")
+
+    def check_view(self, observation, action_mask, state=None) -> None:
+        """WrongGameError unless the observation, mask and (when given) state are of a game this
+        agent was made for; one row or a batch of rows (a few comparisons per call)."""
+        made = self.made_for
+        if made is None:
+            return
+        for what, shown, size in (("an action mask", action_mask, made.num_actions),
+                                  ("an observation", observation, made.obs_size), ("a state", state, made.state_size)):
+            if shown is not None and np.shape(shown)[-1:] != (size,):
+                found = np.shape(shown)[-1] if np.ndim(shown) else 0
+                whose = f" ({game_with_sizes(what, found)})" if found else ""
+                raise WrongGameError(f"{self._who()} was made for {made.describe()}; it was shown {what} of "
+                                     f"{found} values, where {made.game_id} has {size}{whose}. {self._remedy()}")
+        if state is not None and made.rules is not None:
+            seated = np.asarray(state)[..., H_NUM_PLAYERS]
+            if (seated != made.num_players).any():
+                found = int(np.ravel(seated)[np.flatnonzero(np.ravel(seated) != made.num_players)[0]])
+                raise WrongGameError(f"{self._who()} was made for {made.describe()}; this state is of "
+                                     f"{made.game_id} with num_players={found}. {self._remedy()}")
+
+    def _who(self) -> str:
+        return f"agent {self.name!r}"
+
+    def _remedy(self) -> str:
+        return ("Build the agent for the game it plays: make_agent(name, env), or "
+                "make_agent(name, game_id, options=...) with that game's options")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
@@ -78,6 +138,7 @@ class StateKernelAgent(Agent):
         """The kernel's choice among the legal actions of the seat on move."""
         if state is None:
             raise ValueError(f"the {self.name} agent needs the engine state (needs_state = True)")
+        self.check_view(observation, action_mask, state)
         mask = np.ascontiguousarray(action_mask, dtype=np.int8)
         if not mask.any():
             raise ValueError("the action mask allows no action: this agent is not on move")

@@ -20,6 +20,7 @@ from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.seeds import game_dir
 
 from .base import Agent
+from .game_rules import GameRules
 
 QUIT_WORDS = ("quit", "exit", "q")
 SHOW_WORDS = ("board", "moves")
@@ -45,6 +46,7 @@ class HumanAgent(Agent):
     def __init__(self, game_id: str, seed: int = 0, input_stream: Optional[TextIO] = None,
                  output_stream: Optional[TextIO] = None):
         self.spec = envs.spec(game_id)
+        self.made_for = GameRules.any_rules(game_id)  # its board and move names are this game's
         self.input = input_stream if input_stream is not None else sys.stdin
         self.output = output_stream if output_stream is not None else sys.stdout
         super().__init__(seed)
@@ -54,6 +56,7 @@ class HumanAgent(Agent):
         """Show the seat's view and legal moves, then read moves until one is legal."""
         if state is None:
             raise ValueError("HumanAgent needs the engine state to show the board (needs_state=True)")
+        self.check_view(observation, action_mask, state)
         legal = np.flatnonzero(action_mask).tolist()
         if not legal:
             raise ValueError("the action mask allows no action: this agent is not on move")

@@ -11,6 +11,11 @@ return is strictly the best at the table (with the default ``reward="win"``:
 the winner's +1), as a draw for every seat sharing the best return (a truncated
 game gives everyone 0) and as a loss otherwise. The table gives each win rate
 with its 95% Wilson interval. ``monster_zoo.training.tournament`` builds on the same games.
+
+Wherever the runner takes agents it takes names (``"greedy"``, ``"ppo:x.npz"``) or agent
+objects (``make_agent(...)``, an :class:`~monster_zoo.agents.base.Agent` of your own); every
+agent made for a game is checked against the match's game, player count and rule options
+before each game (:meth:`~monster_zoo.agents.base.Agent.check_game`).
 """
 import argparse
 import json
@@ -18,11 +23,15 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Union
 
 from monster_zoo import envs
 
+from .base import Agent
 from .registry import agent_labels, make_agent
+
+# An entry of a match's field: an agent's name, or an agent built already.
+AgentEntry = Union[str, Agent]
 
 Z95 = 1.959963984540054
 WIN, DRAW, LOSS = "win", "draw", "loss"
@@ -69,7 +78,7 @@ class MatchResult:
     """A finished match: per-agent totals and one record per game."""
 
     game_id: str
-    agents: List[str]
+    agents: List[str]         # the field's names (an agent given as an object: its name)
     seed: int
     options: Dict
     stats: List[AgentStats]
@@ -144,8 +153,11 @@ def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
     Only agents with ``needs_state`` see the engine state. ``on_action(seat, action)``,
     when given, hears every action before it is applied (so it can still be named in
     the state it applies to): the terminal game uses it to announce the others' moves.
+    Every agent made for a game must have been made for this one (WrongGameError naming both
+    games otherwise), checked once per game.
     """
     raw = env.unwrapped
+    check_field(raw.spec.env_id, raw.options, seat_agents)
     seat = {name: i for i, name in enumerate(raw.possible_agents)}
     rewards = [0.0] * len(seat_agents)
     truncated = False
@@ -159,13 +171,23 @@ def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
             env.step(None)
             continue
         agent = seat_agents[seat[name]]
-        state = raw.engine_state if agent.needs_state else None
+        state = raw.engine_state if getattr(agent, "needs_state", False) else None
         action = agent.act(obs["observation"], obs["action_mask"], state)
         if on_action is not None:
             on_action(seat[name], action)
         env.step(action)
         length += 1
     return {"rewards": rewards, "length": length, "truncated": truncated}
+
+
+def check_field(game_id: str, options: Dict, agents: Sequence) -> None:
+    """WrongGameError unless every agent that knows its game was made for ``game_id`` with
+    ``options`` (agents without ``check_game`` are not asked)."""
+    config = envs.config(game_id, options)
+    for agent in agents:
+        check = getattr(agent, "check_game", None)
+        if check is not None:
+            check(game_id, config, options)
 
 
 def seated_options(options: Optional[Dict], num_players: int) -> Dict:
@@ -178,22 +200,36 @@ def seated_options(options: Optional[Dict], num_players: int) -> Dict:
     return options
 
 
-def make_field(game_id: str, agent_names: Sequence[str], seed: int, options: Dict) -> List:
-    """One agent per name, seeded as entry ``i`` of game 0, for the game with ``options``
-    (trained models refuse a game they were not trained for)."""
-    return [make_agent(name, game_id, agent_seed(seed, 0, i), options) for i, name in enumerate(agent_names)]
+def entry_name(entry: AgentEntry) -> str:
+    """The name of a field entry: the name itself, or an agent object's ``name``."""
+    return entry if isinstance(entry, str) else entry.name
 
 
-def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
+def make_field(game_id: str, entries: Sequence[AgentEntry], seed: int, options: Dict) -> List:
+    """One agent per entry, for the game with ``options``: a name is built (seeded as entry ``i``
+    of game 0; trained models refuse a game they were not trained for), an agent object is
+    checked against the game (WrongGameError naming both games) and used as it is."""
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, str) and not (callable(getattr(entry, "act", None))
+                                               and callable(getattr(entry, "reset", None))):
+            raise TypeError(f"agent entry {i} must be an agent name or an agent (with act and reset), "
+                            f"not {entry!r}")
+    check_field(game_id, options, [entry for entry in entries if not isinstance(entry, str)])
+    return [make_agent(entry, game_id, agent_seed(seed, 0, i), options) if isinstance(entry, str) else entry
+            for i, entry in enumerate(entries)]
+
+
+def iter_games(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed: int = 0,
                options: Optional[Dict] = None, agents: Optional[Sequence] = None,
                keep_actions: int = 0, first: int = 0) -> Iterator[dict]:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
 
-    A record holds the game index, its deal ``seed``, the ``rotation``, ``seats``
-    (index into ``agent_names`` of the agent in each seat), the ``rewards`` per seat,
-    the ``length`` in actions and whether it was ``truncated``; the first ``keep_actions``
-    games also keep their ``actions`` (to write match records). Every caller with the
-    same ``seed`` and player count plays the same deals, whatever the agents.
+    ``agent_names`` holds a name or an agent object per entry. A record holds the game index,
+    its deal ``seed``, the ``rotation``, ``seats`` (index into ``agent_names`` of the agent in
+    each seat), the ``rewards`` per seat, the ``length`` in actions and whether it was
+    ``truncated``; the first ``keep_actions`` games also keep their ``actions`` (to write match
+    records). Every caller with the same ``seed`` and player count plays the same deals, whatever
+    the agents.
     ``agents``, when given, are the agents of ``make_field`` for these names (built once).
     ``first`` skips games ``0 .. first-1``: the rest are played exactly as in the full series,
     so a series may be split into pieces played anywhere (``evaluate --ray``).
@@ -217,14 +253,19 @@ def iter_games(game_id: str, agent_names: Sequence[str], games: int, seed: int =
         env.close()
 
 
-def run_match(game_id: str, agent_names: Sequence[str], games: int, seed: int = 0,
+def run_match(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed: int = 0,
               options: Optional[Dict] = None, progress: bool = True) -> MatchResult:
-    """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them."""
+    """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them.
+
+    ``agent_names`` holds a name or an agent object per entry; an object is reseeded before
+    every game like a named agent, so the match stays reproducible from ``seed``.
+    """
     options = seated_options(options, len(agent_names))
     agents = make_field(game_id, agent_names, seed, options)
-    labels = agent_labels(agent_names, agents)
+    names = [entry_name(entry) for entry in agent_names]
+    labels = agent_labels(names, agents)
     stats = [AgentStats(label) for label in labels]
-    result = MatchResult(game_id, list(agent_names), seed, options, stats)
+    result = MatchResult(game_id, names, seed, options, stats)
     bar = progress_bar(games, f"{game_id} {' vs '.join(labels)}", progress)
     start = time.perf_counter()
     try:

@@ -19,6 +19,7 @@ from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import rng_below
 
 from .base import Agent
+from .game_rules import GameRules
 from .mcts_evaluator import uniform_policy
 from .mcts_tree import SearchTree, no_determinize, search
 
@@ -59,6 +60,8 @@ class MCTSAgent(Agent):
         self.determinize = bool(determinize)
         self.rollout_policy = rollout_policy
         self.spec = envs.spec(game_id) if game_id is not None else None
+        if game_id is not None:  # it searches with this game's kernels and refuses any other's states
+            self.made_for = GameRules.any_rules(game_id)
         self.tree: Optional[SearchTree] = None
         super().__init__(seed)
 
@@ -67,6 +70,7 @@ class MCTSAgent(Agent):
         """The most visited root action after the search (ties broken with the agent's generator)."""
         if state is None:
             raise ValueError("the MCTS agent needs the engine state (needs_state = True)")
+        self.check_view(observation, action_mask, state)
         mask = np.asarray(action_mask)
         if not mask.any():
             raise ValueError("the action mask allows no action: this agent is not on move")

@@ -24,6 +24,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.rng import rng_next
 
 from .base import Agent
+from .game_rules import GameRules
 from .placement_policy import PlacementLayout, placement_layout, placement_logits
 from .policy_file import (ACTIVATIONS, Layer, ModelFileError, check_fits, check_sizes, make_metadata,
                           read_policy, rule_options, write_policy)
@@ -115,7 +116,9 @@ class PPOAgent(Agent):
         check_fits(policy.metadata, repr(str(path)), game_id, options)
         check_sizes(policy.metadata, repr(str(path)), game_id)
         placement = placement_layout(game_id) if policy.metadata["architecture"]["type"] == "placement" else None
-        return cls(seed, deterministic=deterministic, name=policy.name, layers=policy.layers, placement=placement)
+        agent = cls(seed, deterministic=deterministic, name=policy.name, layers=policy.layers, placement=placement)
+        agent.made_for = GameRules.from_options(game_id, policy.metadata["options"])
+        return agent
 
     @classmethod
     def load_trusted_zip(cls, path: str, game_id: str, seed: int = 0, deterministic: bool = True,
@@ -133,7 +136,11 @@ class PPOAgent(Agent):
                           f"against {game_id}, not its player count or options", stacklevel=2)
         else:
             check_fits(trained, repr(str(path)), game_id, options)
-        return cls(seed, model.policy, deterministic, name=trained["name"] if trained else "ppo", frozen=True)
+        agent = cls(seed, model.policy, deterministic, name=trained["name"] if trained else "ppo", frozen=True)
+        # Without the run's arguments only the game is known, not its player count or options.
+        agent.made_for = (GameRules.from_options(game_id, trained["options"]) if trained
+                          else GameRules.any_rules(game_id))
+        return agent
 
     @classmethod
     def snapshot(cls, policy, seed: int, name: str) -> "PPOAgent":
@@ -170,6 +177,7 @@ class PPOAgent(Agent):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray,
                   states: Optional[np.ndarray] = None) -> np.ndarray:
         """One action per row: the argmax, or a draw from the agent's generator."""
+        self.check_view(observations, masks, states)
         masks = np.asarray(masks)
         probs = self.probabilities(observations, masks) * (masks != 0)
         if self.deterministic:
@@ -184,10 +192,12 @@ class PPOAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             state: Optional[np.ndarray] = None) -> int:
-        """The policy's action for one observation."""
+        """The policy's action for one observation (``state``, when given, is only checked: see
+        :meth:`~monster_zoo.agents.base.Agent.check_view`)."""
         if not np.any(action_mask):
             raise ValueError("the action mask allows no action: this agent is not on move")
-        return int(self.act_batch(observation[None], np.asarray(action_mask)[None])[0])
+        states = None if state is None else np.asarray(state)[None]
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], states)[0])
 
 
 def save_policy(policy, path, game_id: str, options: Optional[Mapping], name: str,

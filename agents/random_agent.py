@@ -18,6 +18,7 @@ class RandomAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             state: Optional[np.ndarray] = None) -> int:
         """A uniformly random legal action; ValueError if the mask allows none."""
+        self.check_view(observation, action_mask, state)
         # rng_pick_set is compiled for int8 masks, the dtype every env hands out.
         action = rng_pick_set(np.ascontiguousarray(action_mask, dtype=np.int8), self.rng)
         if action < 0:

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from monster_zoo import envs
 
 from .base import Agent
+from .game_rules import GameRules, game_of
 
 # kind -> (version, module, class) for agents that play any game
 _GENERIC: Dict[str, Tuple[int, str, str]] = {
@@ -183,17 +184,24 @@ def _load_model(path: str, game_id: str, seed: int, options: Optional[Dict], tru
     return PPOAgent.load(path, game_id, seed, options=options)  # refuses it with the reason
 
 
-def make_agent(name: str, game_id: str, seed: int = 0, options: Optional[Dict] = None) -> Agent:
-    """A new agent ``name`` for ``game_id``, seeded with ``seed``.
+def make_agent(name: str, game, seed: int = 0, options: Optional[Dict] = None) -> Agent:
+    """A new agent ``name`` for ``game``, seeded with ``seed``.
 
-    ``options`` are the options of the game the agent will play (None: the game's
-    defaults); a trained model refuses a game, player count or rule option other
-    than the ones it was trained for. ``name`` may carry a label (``demo=ppo:x.npz``),
-    which becomes the agent's ``name``.
-    Raises ValueError listing the valid names for an unknown agent, and the
-    registered games for an unknown game.
+    ``game`` is the game the agent will play: a monster-zoo env - an AEC env (wrapped or raw),
+    a batched engine, a learner env or an SB3 vec env - whose id, player count and rule options
+    the agent takes (``make_agent("champion", env)``), or a game id with ``options`` (None: the
+    game's defaults, so ``make_agent("champion", "monstargh-v0")`` is the 4-player champion;
+    ``options={"num_players": 2}`` the 2-player one). ``options`` given with an env must agree with
+    it. ``name`` may carry a label (``demo=ppo:x.npz``), which becomes the agent's ``name``.
+
+    The agent knows its game (``agent.made_for``) and refuses to act in another: a trained
+    policy (``champion``, ``ppo:``) in any other game, player count or rule option; random,
+    greedy and the searches, which read the rules from the state, in any other game.
+    Raises ValueError listing the valid names for an unknown agent, the registered games for
+    an unknown game, and the shipped player counts for a champion that does not exist.
     """
-    _game_name(game_id)  # an unknown game fails first, listing the registered ones
+    target = game_of(game, options)  # an unknown game or bad options fail first, naming the valid ones
+    game_id, options = target.game_id, target.options
     label, name = split_label(name)
     agent = None
     for prefix in (PPO_PREFIX, TRUSTED_PREFIX):
@@ -209,6 +217,8 @@ def make_agent(name: str, game_id: str, seed: int = 0, options: Optional[Dict] =
                                                ("version", champion_version(game_id, name)))
                  if key in parameters}
         agent = cls(seed, **extra)
+    if agent.made_for is None:  # an agent that reads the rules from the state: its game's id is enough
+        agent.made_for = GameRules.any_rules(game_id)
     if label is not None:
         agent.name = label
     return agent

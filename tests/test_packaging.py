@@ -192,6 +192,7 @@ def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     assert "monster_zoo/py.typed" in names
     assert "monster_zoo/seeds/marry_the_monster/rules.md" in names
     assert "monster_zoo/agents/champions/marry_the_monster-2p.npz" in names
+    assert "monster_zoo/agents/champions/manifest.json" in names  # champions load only against their digests
     assert not any(n.startswith("monster_zoo/tests/") for n in names)
     info = wheel.name.split("-py3")[0] + ".dist-info"
     assert _license_fields(zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()) == LICENSE_FIELDS

@@ -201,8 +201,9 @@ def test_versions_are_per_player_count_and_the_short_name_plays_the_newest(tmp_p
     for n in (2, 4):
         shutil.copy(champions.champion_path("marry_the_monster", n), tmp_path)
     retrained = tmp_path / "marry_the_monster-2p-v2.npz"
-    shutil.copy(champions.champion_path("marry_the_monster", 4), tmp_path / "not_a_game-4p-v2.npz")
     shutil.copy(champions.champion_path("marry_the_monster", 2), retrained)
+    champions.write_manifest(tmp_path)  # a champion loads only when the manifest lists its digest
+    shutil.copy(champions.champion_path("marry_the_monster", 4), tmp_path / "not_a_game-4p-v2.npz")
     monkeypatch.setattr(champions, "CHAMPION_DIR", tmp_path)
     assert champions.champion_versions("marry_the_monster", 2) == [1, 2]
     assert champions.champion_versions("marry_the_monster", 4) == [1]

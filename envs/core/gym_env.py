@@ -117,7 +117,8 @@ class LearnerEnv(gym.Env):
         return self.games.masks[0].astype(bool)
 
     def set_opponents(self, opponents: Sequence, weights: Optional[Sequence[float]] = None) -> None:
-        """Replace the opponent pool (from the next game on)."""
+        """Replace the opponent pool (from the next game on); an opponent made for another game,
+        player count or rule options is refused, changing nothing."""
         self.games.set_opponents(opponents, weights)
 
     def render(self):

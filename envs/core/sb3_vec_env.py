@@ -82,7 +82,8 @@ class SelfPlayVecEnv(VecEnv):
         return self.games.masks.astype(bool)
 
     def set_opponents(self, opponents: Sequence, weights: Optional[Sequence[float]] = None) -> None:
-        """Replace the opponent pool (games in progress finish with their opponent)."""
+        """Replace the opponent pool (games in progress finish with their opponent); an opponent
+        made for another game, player count or rule options is refused, changing nothing."""
         self.games.set_opponents(opponents, weights)
 
     def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:

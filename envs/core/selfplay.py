@@ -15,7 +15,10 @@ Opponents are objects with ``act_batch(observations, masks, states) -> actions``
 ``policy_mlp`` is stepped entirely inside numba, with a generator per slot
 (:mod:`monster_zoo.envs.core.opponents`), which is what makes training against random,
 heuristic and self-play snapshot opponents cheap. ``envs`` never imports ``agents``: the pool is
-whatever the caller passes.
+whatever the caller passes. An opponent that knows the game it was made for answers
+``check_game(game_id, config)`` (agents built by ``monster_zoo.agents.make_agent`` do): it is
+asked once, when it joins the pool, and raises ValueError naming both games if this is not
+its game, player count or rule options, so a 4-player model never plays 2-player games.
 
 Seeding, so a run can be replayed in the AEC env: game ``k`` of slot ``i`` is
 seeded ``seed + i + k * num_envs`` (the first games match
@@ -147,13 +150,20 @@ class LearnerGames:
 
     # --- configuration -------------------------------------------------------------
     def set_opponents(self, opponents: Optional[Sequence], weights: Optional[Sequence[float]] = None) -> None:
-        """Replace the opponent pool; games in progress keep the opponent they started with."""
+        """Replace the opponent pool; games in progress keep the opponent they started with.
+
+        An opponent made for another game, player count or rule options is refused (its
+        ``check_game``), and the pool is left as it was.
+        """
         opponents = [RandomOpponent()] if opponents is None else list(opponents)
         if not opponents:
             raise ValueError("the opponent pool is empty: pass at least one opponent")
         for o in opponents:
             if not hasattr(o, "act_batch"):
                 raise TypeError(f"opponent {o!r} has no act_batch(observations, masks, states) method")
+            check = getattr(o, "check_game", None)
+            if check is not None:
+                check(self.spec.env_id, self.config)
         w = np.ones(len(opponents)) if weights is None else np.asarray(weights, np.float64)
         if w.shape != (len(opponents),) or (w < 0).any() or w.sum() <= 0:
             raise ValueError(f"weights must be {len(opponents)} non-negative numbers with a "
