@@ -1,0 +1,420 @@
+"""Learned search (``az``): the numba network, the Gumbel search over it, its agents and files.
+
+The search is tested with untrained (random) networks: a clearly best move that ends the game
+is found through the exact returns the search reads at the end of a game, whatever the network
+says elsewhere, so these positions check the search itself. What training adds is checked by
+the trainer's tests and measured in ``training/AZ.md``.
+"""
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from monster_zoo import envs
+from monster_zoo.agents.az_agent import AZAgent, AZNetAgent, load_az, shipped_network_path
+from monster_zoo.agents.az_network import (MAX_SEATS, evaluate, from_layers, layer_shapes, random_network,
+                                           read_network, write_network)
+from monster_zoo.agents.az_search import SearchSettings, gumbel_search, schedule, search_and_play, trees
+from monster_zoo.agents.champions import champion_path
+from monster_zoo.agents.mcts_tree import no_determinize
+from monster_zoo.agents.policy_file import ModelFileError
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.rng import make_rng
+
+import mf_diagram
+import test_search_positions as positions
+
+ROOT = Path(__file__).resolve().parents[1]
+MTM = "marry_the_monster-v0"
+
+
+def reachable(game_id, num_players, seed, steps):
+    """A live state after ``steps`` random actions."""
+    return random_playout(envs.spec(game_id), envs.config(game_id, {"num_players": num_players}), steps, seed)[0]
+
+
+def legal(game_id, state):
+    """The engine's mask for the seat on move."""
+    mask = np.zeros(envs.spec(game_id).num_actions, np.int8)
+    envs.spec(game_id).legal_mask(state, mask)
+    return mask
+
+
+def decide(agent, game_id, state):
+    """The agent's action in ``state``, its root visits and improved policy."""
+    action = agent.act(None, legal(game_id, state), state)
+    return action, agent.tree.root_visits(), agent.policy.copy()
+
+
+# --- the network -------------------------------------------------------------------------------
+@pytest.mark.parametrize("game_id", [MTM, "monster_factory-v0"])
+def test_numba_forward_pass_equals_torch_for_the_same_weights(game_id):
+    """The search's forward pass and the learner's torch module agree on the same weights, at
+    every player count (the count is part of the input)."""
+    torch = pytest.importorskip("torch")
+    from monster_zoo.training.az_learner import PolicyValueNet, export, network_inputs
+
+    spec = envs.spec(game_id)
+    torch.manual_seed(0)
+    net = PolicyValueNet(game_id, (48, 32), spec.num_actions)
+    counts = list(range(spec.min_players, spec.max_players + 1))
+    network = export(net, game_id, {}, counts, "twin")
+    observations = np.stack([envs.make_batch(game_id, 1, seed=s, num_players=n).reset()[0][0]
+                             for s, n in enumerate(counts)])
+    observations[0, :7] = 0.5  # also a dense row
+    logits, values = evaluate(network, observations, np.array(counts))
+    with torch.no_grad():
+        t_logits, t_values = net(network_inputs(torch.as_tensor(observations), torch.as_tensor(counts)))
+    assert np.allclose(logits, t_logits.numpy(), atol=1e-5)
+    assert np.allclose(values, t_values.numpy(), atol=1e-5)
+    assert not np.allclose(values[0], values[1], atol=1e-4)  # the count changes the output
+
+
+def test_value_head_gives_one_entry_per_seat_within_minus_one_and_one():
+    """Entries are tanh outputs: never outside [-1, 1] however large the weights, and saturating
+    towards +-1 for large pre-activations."""
+    network = random_network(MTM, (32,), seed=3)
+    network.params *= 200.0
+    observations = np.random.default_rng(0).random((64, envs.spec(MTM).obs_size), dtype=np.float32)
+    _, values = evaluate(network, observations, 3)
+    assert values.shape == (64, MAX_SEATS)
+    assert np.all(np.abs(values) <= 1.0) and np.abs(values).max() > 0.99
+
+
+def constant_network(game_id, value_bias, counts=(2, 3, 4, 5)):
+    """A network whose policy is uniform and whose value head always says ``tanh(value_bias)``."""
+    layers = [(np.zeros((i, o)), np.zeros(o)) for i, o in layer_shapes(game_id, (8,))]
+    layers[-1] = (layers[-1][0], np.asarray(value_bias, np.float64))
+    return from_layers(game_id, {}, counts, layers, "constant")
+
+
+def test_value_entry_k_is_the_seat_k_places_after_the_mover():
+    """With a value head that always answers (0.6, -0.2, -0.4, ...), each root action's child is
+    worth tanh(0.6) to the seat on move after it, tanh(-0.2) to the next seat, and so on: the
+    search reads entry k as the seat k places after the mover."""
+    bias = [0.6, -0.2, -0.4, 0.1, 0.0, 0.0]
+    network = constant_network(MTM, bias)
+    spec = envs.spec(MTM)
+    checked = set()
+    for seed in range(12):
+        state = reachable(MTM, 3, seed, 5 + 7 * seed)
+        mask = legal(MTM, state)
+        legal_count = int(mask.sum())
+        # One simulation per legal action: every child is evaluated once, by the network.
+        agent = AZAgent(seed, network, MTM, {"num_players": 3}, simulations=legal_count, considered=legal_count,
+                        determinize=False)
+        agent.act(None, mask, state)
+        values = agent.tree.root_values()
+        for a in np.flatnonzero(mask):
+            after = state.copy()
+            spec.apply_action(after, int(a), make_rng(0))
+            if after[H_TERMINAL]:
+                continue
+            mover = int(after[H_CURRENT])
+            expected = [np.tanh(bias[(seat - mover) % 3]) for seat in range(3)]
+            assert np.allclose(values[a, :3], expected, atol=1e-6)
+            checked.add(mover == int(state[H_CURRENT]))
+    assert checked == {True, False}  # actions that keep the turn and actions that pass it
+
+
+# --- the search --------------------------------------------------------------------------------
+def clear_positions():
+    """(game, options, state, best move by name) of tests/test_search_positions.py, every game."""
+    cases = []
+    for n in (2, 4):
+        cases += [(positions.MTM, n, positions.third_tower(n, phase="fortify", hand=(0, 1, 0), cards_played=1),
+                   "fortify A3"),
+                  (positions.MTM, n, positions.third_tower(n), "play fortify"),
+                  (positions.MTM, n, positions.third_tower(n, hand=(0, 0, 2), board=positions.HOUSES_ONLY),
+                   "play fortify")]
+        tile = positions.last_tile(n)
+        cases.append((positions.MF, n, tile,
+                      envs.spec(positions.MF).action_to_str(mf_diagram.place(0, 7, "S", tile, "2000"), tile)))
+        cases.append((positions.MA, n, positions.last_card(n), "place west of blue 2"))
+        cases.append((positions.AR, n, positions.last_blow(n), "target U4"))
+    for n in (3, 4):
+        cases.append((positions.MM, n, positions.last_round(n), "play 1 at G1a"))
+    return cases
+
+
+@pytest.mark.parametrize("game_id,num_players,state,best", clear_positions(),
+                         ids=lambda v: v if isinstance(v, (str, int)) else "state")
+def test_search_with_a_random_network_finds_the_clearly_best_move(game_id, num_players, state, best):
+    """Each position of tests/test_search_positions.py (a move that wins at once or within the
+    turn whatever the hidden cards; the others lose or share) is solved by the search over an
+    untrained network, for several seeds, the state left untouched."""
+    network = random_network(game_id, (64, 64), seed=5)
+    spec = envs.spec(game_id)
+    before = state.copy()
+    for seed in range(3):
+        agent = AZAgent(seed, network, game_id, {"num_players": num_players}, simulations=400)
+        action, visits, _ = decide(agent, game_id, state)
+        assert spec.action_to_str(action, state) == best, {
+            spec.action_to_str(int(a), state): int(visits[a]) for a in np.flatnonzero(legal(game_id, state))}
+    assert np.array_equal(state, before)
+
+
+def test_sequential_halving_schedule_halves_the_considered_actions():
+    """Four considered actions, 12 simulations: one visit each, then the best two get the rest
+    in turn (the schedule of the Gumbel paper)."""
+    assert schedule(4, 12).tolist() == [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert schedule(1, 3).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("gumbel_scale", [0.0, 1.0])
+def test_decisions_are_deterministic_for_a_seed(gumbel_scale):
+    """Two agents with one seed make the same decision from the same searches; another seed
+    (another redeal per simulation, other noise) may differ, and a new search starts afresh."""
+    network = random_network(MTM, (32, 32), seed=1)
+    state = reachable(MTM, 3, 4, 30)
+    results = []
+    for seed in (7, 7, 8):
+        agent = AZAgent(seed, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale)
+        results.append(decide(agent, MTM, state))
+    (a0, v0, p0), (a1, v1, p1), (_, v2, _) = results
+    assert a0 == a1 and np.array_equal(v0, v1) and np.array_equal(p0, p1)
+    assert legal(MTM, state)[a0] and abs(p0.sum() - 1) < 1e-5 and np.all(p0[legal(MTM, state) == 0] == 0)
+    agent = AZAgent(7, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale)
+    decide(agent, MTM, reachable(MTM, 3, 9, 11))  # a search elsewhere first leaves nothing behind
+    agent.reset(7)
+    assert np.array_equal(decide(agent, MTM, state)[1], v0)
+    assert v2.sum() == v0.sum() == 96
+
+
+@pytest.mark.parametrize("game_id,num_players,steps", [(MTM, 3, 25), ("mighty_monsters-v0", 4, 9),
+                                                        ("monstargh-v0", 3, 20)])
+def test_decision_is_unchanged_when_only_hidden_information_changes(game_id, num_players, steps):
+    """A twin state redealt by ``determinize`` (others' hands, the deck) gets the same decision,
+    root visits and policy; searching the true state without redealing gives another policy, so the
+    hidden cards would reach a search that read them."""
+    network = random_network(game_id, (32, 32), seed=2)
+    spec = envs.spec(game_id)
+    differs = False
+    for seed in range(3):
+        state = reachable(game_id, num_players, seed, steps + seed)
+        twins = []
+        for k in range(2):
+            twin = state.copy()
+            spec.determinize(twin, int(state[H_CURRENT]), make_rng(50 + k))
+            twins.append(twin)
+        assert any(not np.array_equal(t, state) for t in twins)
+        options = {"num_players": num_players}
+        reference = decide(AZAgent(seed, network, game_id, options, simulations=64), game_id, state)
+        for twin in twins:
+            result = decide(AZAgent(seed, network, game_id, options, simulations=64), game_id, twin)
+            assert result[0] == reference[0]
+            assert np.array_equal(result[1], reference[1]) and np.array_equal(result[2], reference[2])
+            seeing = [decide(AZAgent(seed, network, game_id, options, simulations=64, determinize=False), game_id, s)
+                      for s in (state, twin)]
+            differs |= not np.array_equal(seeing[0][2], seeing[1][2])
+    assert differs
+
+
+def test_batched_search_plays_as_the_single_search_does():
+    """``search_and_play`` (self-play's batch of games) makes in each game the move, policy and
+    observation the single search makes with the same generators."""
+    spec = envs.spec(MTM)
+    network = random_network(MTM, (32,), seed=4)
+    settings = SearchSettings(simulations=24, gumbel_scale=1.0)
+    states = np.stack([reachable(MTM, n, s, 10 + s) for s, n in enumerate((2, 3, 4))])
+    game_rngs = np.stack([make_rng(s) for s in range(3)])
+    search_rngs = np.stack([make_rng(100 + s) for s in range(3)])
+    expected = []
+    for i in range(3):
+        tree = trees(1, settings.simulations + 1, spec.num_actions)
+        policy = np.zeros(spec.num_actions, np.float32)
+        s, rng = states[i].copy(), search_rngs[i].copy()
+        action = gumbel_search(s, settings.as_array(), True, rng, network.params, network.shapes, tree[0][0],
+                               tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask, spec.apply_action,
+                               spec.returns, spec.observe_into, spec.determinize)
+        after, game_rng = s.copy(), game_rngs[i].copy()
+        spec.apply_action(after, action, game_rng)
+        expected.append((action, policy, after))
+    slots = np.array([2, 0, 1], np.int64)  # any order of slots
+    children, visits, values, priors = trees(3, settings.simulations + 1, spec.num_actions)
+    policies = np.zeros((3, spec.num_actions), np.float32)
+    actions = np.zeros(3, np.int64)
+    observations = np.zeros((3, spec.obs_size), np.float32)
+    masks = np.zeros((3, spec.num_actions), np.int8)
+    before = states.copy()
+    search_and_play(states, slots, game_rngs, search_rngs, settings.as_array(), True, network.params, network.shapes,
+                    children, visits, values, priors, policies, actions, observations, masks, spec.legal_mask,
+                    spec.apply_action, spec.returns, spec.observe_into, spec.determinize)
+    for j, i in enumerate(slots):
+        action, policy, after = expected[i]
+        assert actions[j] == action and np.array_equal(policies[j], policy) and np.array_equal(states[i], after)
+        assert np.array_equal(masks[j], legal(MTM, before[i]))
+        obs = np.zeros(spec.obs_size, np.float32)
+        spec.observe_into(before[i], int(before[i][H_CURRENT]), obs)
+        assert np.array_equal(observations[j], obs)
+
+
+def test_perfect_information_search_needs_no_determinize():
+    """``no_determinize`` stands in for a game that hides nothing: the search still plays legally."""
+    spec = envs.spec(MTM)
+    network = random_network(MTM, (16,), seed=0)
+    state = reachable(MTM, 2, 0, 12)
+    tree = trees(1, 9, spec.num_actions)
+    policy = np.zeros(spec.num_actions, np.float32)
+    action = gumbel_search(state, SearchSettings(simulations=8).as_array(), False, make_rng(0), network.params,
+                           network.shapes, tree[0][0], tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask,
+                           spec.apply_action, spec.returns, spec.observe_into, no_determinize)
+    assert legal(MTM, state)[action]
+    with pytest.raises(ValueError, match="fewer nodes"):
+        gumbel_search(state, SearchSettings(simulations=9).as_array(), False, make_rng(0), network.params,
+                      network.shapes, tree[0][0], tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask,
+                      spec.apply_action, spec.returns, spec.observe_into, no_determinize)
+
+
+# --- the agents --------------------------------------------------------------------------------
+def test_agents_play_whole_games_through_the_env():
+    """Through the match runner's AEC loop (which refuses illegal actions) the search and the
+    network alone finish games against greedy."""
+    from monster_zoo.agents import make_agent
+    from monster_zoo.agents.match import play_game
+
+    network = random_network(MTM, (32,), seed=0, player_counts=[2])
+    options = {"num_players": 2}
+    env = envs.make(MTM, **options)
+    for mine in (AZAgent(0, network, MTM, options, simulations=16), AZNetAgent(0, network, MTM, options)):
+        result = play_game(env, [mine, make_agent("greedy", MTM, 1, options)], seed=3)
+        assert result["length"] > 10 and sum(result["rewards"]) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_network_alone_plays_the_legal_action_of_highest_logit():
+    """``az-net`` is the argmax of the policy head over the legal actions, row by row."""
+    network = random_network(MTM, (16,), seed=6, player_counts=[3])
+    agent = AZNetAgent(0, network, MTM, {"num_players": 3})
+    states = [reachable(MTM, 3, s, 4 * s) for s in range(6)]
+    spec = envs.spec(MTM)
+    observations = np.zeros((6, spec.obs_size), np.float32)
+    for row, s in zip(observations, states):
+        spec.observe_into(s, int(s[H_CURRENT]), row)
+    masks = np.stack([legal(MTM, s) for s in states])
+    logits, _ = evaluate(network, observations, 3)
+    expected = np.where(masks != 0, logits, -np.inf).argmax(axis=1)
+    assert agent.act_batch(observations, masks).tolist() == expected.tolist()
+    assert agent.act(observations[0], masks[0]) == expected[0]
+
+
+def test_agents_refuse_what_they_cannot_play():
+    """A state of another player count, a missing state, an empty mask, a network-less agent."""
+    network = random_network(MTM, (16,), seed=0, player_counts=[2, 3])
+    agent = AZAgent(0, network, MTM, {"num_players": 2}, simulations=8)
+    four = reachable(MTM, 4, 0, 3)
+    with pytest.raises(ValueError, match="made for marry_the_monster-v0 with 2 players"):
+        agent.act(None, legal(MTM, four), four)
+    two = reachable(MTM, 2, 0, 3)
+    with pytest.raises(ValueError, match="needs_state"):
+        agent.act(None, legal(MTM, two), None)
+    with pytest.raises(ValueError, match="allows no action"):
+        agent.act(None, np.zeros_like(legal(MTM, two)), two)
+    with pytest.raises(ValueError, match="needs a network"):
+        AZAgent(0, None, MTM)
+    with pytest.raises(ValueError, match="simulations must be at least 1"):
+        AZAgent(0, network, MTM, {"num_players": 2}, simulations=0)
+
+
+# --- network files -----------------------------------------------------------------------------
+def test_network_file_round_trip_and_load_by_path(tmp_path):
+    """Written and read back, a network is the same arrays and metadata; ``load_az`` plays it
+    under its own name, as the search or alone."""
+    network = random_network("mighty_monsters-v0", (24, 16), seed=1, player_counts=[3, 5],
+                             options={"guard_lineup": True}, name="mm-test")
+    path = write_network(tmp_path / "mm.npz", network)
+    back = read_network(path)
+    assert np.array_equal(back.params, network.params) and np.array_equal(back.shapes, network.shapes)
+    assert (back.player_counts, back.options, back.name) == ([3, 5], network.options, "mm-test")
+    metadata = json.loads(zipfile.ZipFile(path).read("metadata.json"))
+    assert metadata["architecture"]["type"] == "az-mlp" and "num_players" not in metadata["options"]
+    options = {"num_players": 5, "guard_lineup": True}
+    assert load_az(path, "mighty_monsters-v0", 0, options, simulations=8).name == "mm-test"
+    alone = load_az(path, "mighty_monsters-v0", 0, options, alone=True)
+    assert isinstance(alone, AZNetAgent) and alone.name == "mm-test-net"
+
+
+def test_network_file_for_another_game_count_or_rule_is_refused(tmp_path):
+    """The refusal names the network's game and the one asked for."""
+    path = write_network(tmp_path / "mtm.npz", random_network(MTM, (16,), seed=0, player_counts=[2, 3]))
+    with pytest.raises(ModelFileError, match="trained for marry_the_monster-v0.*this game is mighty_monsters-v0"):
+        load_az(path, "mighty_monsters-v0", options={"num_players": 3})
+    with pytest.raises(ModelFileError, match="with 2, 3 players, not 4"):
+        load_az(path, MTM, options={"num_players": 4})
+    mm = write_network(tmp_path / "mm.npz", random_network("mighty_monsters-v0", (16,), seed=0))
+    with pytest.raises(ModelFileError, match="guard_lineup"):
+        load_az(mm, "mighty_monsters-v0", options={"num_players": 3, "guard_lineup": True})
+
+
+def rewrite(source: Path, target: Path, metadata=None, arrays=None) -> Path:
+    """A copy of the network file ``source`` with its metadata or some arrays replaced."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            if name == "metadata.json" and metadata is not None:
+                new.writestr(name, json.dumps(metadata))
+            elif arrays and name in arrays:
+                with new.open(name, "w") as f:
+                    np.lib.format.write_array(f, arrays[name], allow_pickle=True)
+            else:
+                new.writestr(name, old.read(name))
+    return target
+
+
+def test_malformed_network_files_are_refused_with_the_reason(tmp_path):
+    """A PPO policy file, a damaged array, an object array, a shape the metadata does not
+    promise, a game this library lacks, or a missing file: each refused, nothing unpickled."""
+    good = write_network(tmp_path / "good.npz", random_network(MTM, (16,), seed=0))
+    metadata = json.loads(zipfile.ZipFile(good).read("metadata.json"))
+    cases = {
+        "not an az-mlp network": champion_path("marry_the_monster", 2),
+        "object": rewrite(good, tmp_path / "obj.npz", arrays={"value.bias.npy": np.array([None] * 6, object)}),
+        "has shape": rewrite(good, tmp_path / "shape.npz", arrays={"value.bias.npy": np.zeros(5, np.float32)}),
+        "NaN": rewrite(good, tmp_path / "nan.npz", arrays={"value.bias.npy": np.full(6, np.nan, np.float32)}),
+        "does not have": rewrite(good, tmp_path / "game.npz", {**metadata, "game": "chess-v0"}),
+        "hidden_sizes": rewrite(good, tmp_path / "hidden.npz",
+                                {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [0]}}),
+        "more than": rewrite(good, tmp_path / "huge.npz",
+                             {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [1 << 20] * 3}}),
+        "no such file": tmp_path / "missing.npz",
+    }
+    for reason, path in cases.items():
+        with pytest.raises(ModelFileError, match=reason):
+            read_network(path)
+
+
+def test_network_files_load_and_play_without_torch(tmp_path):
+    """A fresh interpreter where torch cannot be imported loads a network file and plays it,
+    searched and alone."""
+    path = write_network(tmp_path / "net.npz", random_network(MTM, (16,), seed=0, player_counts=[2]))
+    script = f"""
+import sys
+sys.modules["torch"] = None  # any import of torch now fails
+import numpy as np
+from monster_zoo import envs
+from monster_zoo.agents.az_agent import load_az
+env = envs.make("{MTM}", num_players=2)
+env.reset(seed=0)
+obs = env.observe(env.agent_selection)
+for alone, settings in ((False, {{"simulations": 8}}), (True, {{}})):
+    agent = load_az({str(path)!r}, "{MTM}", options={{"num_players": 2}}, alone=alone, **settings)
+    action = agent.act(obs["observation"], obs["action_mask"], env.unwrapped.engine_state)
+    assert obs["action_mask"][action] == 1
+print("played")
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "played" in done.stdout, done.stderr[-2000:]
+
+
+def test_no_network_ships_yet_and_the_refusal_says_how_to_get_one():
+    """The shipped-network path is per game; without a file the agent explains how to train one."""
+    from monster_zoo.agents.az_agent import ShippedAZ
+
+    assert shipped_network_path(MTM).name == "marry_the_monster-az-v1.npz"
+    if not shipped_network_path(MTM).exists():
+        with pytest.raises(ValueError, match="monster_zoo.training.az"):
+            ShippedAZ(0, MTM, {"num_players": 2})
+

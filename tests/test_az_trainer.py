@@ -1,0 +1,205 @@
+"""The expert-iteration trainer (``python -m monster_zoo.training.az``): a few-second run end to
+end, an exact resume, refused arguments, and its parts (self-play, value targets, replay buffer)."""
+import csv
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("tensorboard")
+
+from monster_zoo import envs  # noqa: E402
+from monster_zoo.agents.az_agent import AZAgent  # noqa: E402
+from monster_zoo.agents.az_network import MAX_SEATS, random_network, read_network  # noqa: E402
+from monster_zoo.agents.az_search import SearchSettings  # noqa: E402
+from monster_zoo.envs.core import threads  # noqa: E402
+from monster_zoo.training.az import main  # noqa: E402
+from monster_zoo.training.az_learner import Batch, ReplayBuffer, value_targets  # noqa: E402
+from monster_zoo.training.az_selfplay import play_games  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+MTM = "marry_the_monster-v0"
+TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
+        "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "2000", "--eval-every", "1",
+        "--eval-games", "2", "--eval-simulations", "8", "--eval-opponents", "greedy,previous", "--no-progress",
+        "--no-plot", "--seed", "3"]
+
+
+def train(out_dir: Path, *extra) -> Path:
+    """A tiny run in this process; its run folder."""
+    assert main(["--out-dir", str(out_dir), *TINY, *extra]) == 0
+    (run_dir,) = out_dir.iterdir()
+    return run_dir
+
+
+def metric_rows(run_dir: Path):
+    """``metrics.csv`` as dicts."""
+    with open(run_dir / "metrics.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_smoke_run_writes_metrics_networks_checkpoint_and_plot(tmp_path):
+    """Two rounds over 2 and 3 players: the SB3 trainer's metric names and Wilson bounds, a
+    network file for both counts after every round, one per evaluation, a checkpoint, TensorBoard
+    events, the summary and the curves."""
+    run_dir = train(tmp_path, "--players", "2,3", "--plot")
+    game, exp, seed, stamp = run_dir.name.split("__")
+    assert (game, exp, seed) == (MTM, "az", "3") and stamp.isdigit()
+    rows = metric_rows(run_dir)
+    names = {r["metric"] for r in rows}
+    assert {"charts/SPS", "rollout/ep_len_mean", "train/policy_loss", "train/value_loss", "train/buffer_size",
+            "eval/winrate_vs_greedy", "eval/winrate_vs_greedy_low95", "eval/winrate_vs_greedy_high95",
+            "eval/winrate_vs_previous", "eval/winrate_net_vs_greedy"} <= names
+    assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows if r["metric"].startswith("eval/"))
+    assert Counter(r["metric"] for r in rows)["eval/winrate_vs_previous"] == 1  # none before the first evaluation
+    network = read_network(run_dir / "network.npz")
+    assert (network.game_id, network.player_counts, network.name) == (MTM, [2, 3], "az-s3@r2")
+    assert sorted(p.name for p in (run_dir / "networks").iterdir()) == ["round_00001.npz", "round_00002.npz"]
+    progress = json.loads((run_dir / "checkpoint" / "progress.json").read_text())
+    assert progress["round"] == 2 and progress["games"] == 8
+    assert list(run_dir.glob("events.out.tfevents.*")), "no TensorBoard log"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["rounds"] == 2 and summary["winrate_vs_greedy"]["games"] == 2
+    assert (run_dir / "curves.png").stat().st_size > 1000
+    for n in (2, 3):  # one network, both counts
+        assert AZAgent(0, run_dir / "network.npz", MTM, {"num_players": n}, simulations=4).num_players == n
+
+
+def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
+    """Two rounds in one go, and one round then ``--resume`` for the second, give the same network
+    bit for bit; what the interrupted run logged after its checkpoint is dropped, so no metric
+    appears twice at a step."""
+    straight = train(tmp_path / "a", "--eval-every", "0")
+    split = train(tmp_path / "b", "--eval-every", "0", "--rounds", "1")
+    checkpoint_step = json.loads((split / "checkpoint" / "progress.json").read_text())["decisions"]
+    with open(split / "metrics.csv", "a", newline="") as f:  # logged after the checkpoint, then cut off
+        csv.writer(f).writerow([checkpoint_step + 50, "9.9", "charts/SPS", "1"])
+    assert main(["--resume", str(split), "--rounds", "2"]) == 0
+    a, b = read_network(straight / "network.npz"), read_network(split / "network.npz")
+    assert np.array_equal(a.params, b.params) and a.name == b.name == "az-s3@r2"
+    rows = metric_rows(split)
+    assert max(Counter((r["step"], r["metric"]) for r in rows).values()) == 1
+    assert str(checkpoint_step + 50) not in {r["step"] for r in rows}
+    train_steps = sorted({r["step"] for r in rows if r["metric"] == "train/policy_loss"})
+    assert train_steps == sorted({r["step"] for r in metric_rows(straight) if r["metric"] == "train/policy_loss"})
+    assert json.loads((split / "args.json").read_text())["rounds"] == 2
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--players", "7"], "valid: 2, 3, 4, 5"),
+    (["--option", "num_players=2"], "--players"),
+    (["--option", "colour=red"], "colour"),
+    (["--eval-opponents", "greedy,nobody"], "unknown agent 'nobody'"),
+    (["--eval-players", "3"], "must be among --players"),
+    (["--hidden-sizes", "0,8"], "--hidden-sizes"),
+    (["--device", "tpu"], "one of auto, cpu, cuda"),
+    (["--simulations", "0"], "--simulations must be at least 1"),
+])
+def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
+    """Each bad value is named, with the valid ones where there is a list, before any folder exists."""
+    out = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out-dir", str(out), *extra])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_resume_refuses_flags_that_would_change_what_the_run_learns(tmp_path, capsys):
+    """``--resume`` may extend or steer a run (rounds, evaluation, threads) but not change its
+    search or learner, and needs a run folder of this trainer."""
+    run_dir = train(tmp_path, "--rounds", "1", "--eval-every", "0")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--resume", str(run_dir), "--simulations", "64", "--rounds", "3"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "not --simulations" in err and "--rounds" in err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--resume", str(tmp_path / "no-such-run")])
+    assert exit_info.value.code == 2 and "not a run folder" in capsys.readouterr().err
+
+
+def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path, capsys):
+    """While a process trains in a run folder (holds its lock), a resume there is refused before it
+    writes anything; once the lock is free the resume goes ahead."""
+    fcntl = pytest.importorskip("fcntl")
+    run_dir = train(tmp_path, "--rounds", "1", "--eval-every", "0")
+    before = (run_dir / "metrics.csv").read_text()
+    with open(run_dir / "run.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--resume", str(run_dir), "--rounds", "2"])
+        assert exit_info.value.code == 2 and "another process is training" in capsys.readouterr().err
+        assert (run_dir / "metrics.csv").read_text() == before
+    assert main(["--resume", str(run_dir), "--rounds", "2"]) == 0
+
+
+def test_help_runs_as_a_module():
+    """``python -m monster_zoo.training.az --help`` lists the flags, --resume among them."""
+    done = subprocess.run([sys.executable, "-m", "monster_zoo.training.az", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "--resume" in done.stdout and "--simulations" in done.stdout
+
+
+def test_value_targets_rotate_the_returns_to_each_mover():
+    """Entry k of a decision's target is the return of the seat k places after its mover;
+    entries beyond the table are 0."""
+    returns = np.zeros((3, MAX_SEATS))
+    returns[:, :3] = [1.0, -0.5, -0.5]
+    targets = value_targets(returns, np.array([0, 1, 2]), np.array([3, 3, 3]))
+    assert targets[:, :3].tolist() == [[1.0, -0.5, -0.5], [-0.5, -0.5, 1.0], [-0.5, 1.0, -0.5]]
+    assert not targets[:, 3:].any()
+
+
+def test_self_play_is_the_same_whatever_the_number_of_parallel_games():
+    """Games are seeded by their index alone: one at a time, all at once or on two threads, the
+    same decisions;
+    every target is a distribution over the legal actions and the values are the games' returns."""
+    network = random_network(MTM, (16,), seed=0, player_counts=[2, 3])
+    settings = SearchSettings(simulations=8, gumbel_scale=1.0)
+    one, stats = play_games(network, 5, [2, 3], settings, seed=11, parallel=1)
+    many, _ = play_games(network, 5, [2, 3], settings, seed=11, parallel=5)
+    with threads.using(min(2, numba.config.NUMBA_NUM_THREADS), min_batch=2):
+        threaded, _ = play_games(network, 5, [2, 3], settings, seed=11, parallel=5)
+    for key in ("observations", "counts", "masks", "policies", "values"):
+        assert np.array_equal(getattr(one, key), getattr(many, key)), key
+        assert np.array_equal(getattr(one, key), getattr(threaded, key)), key
+    assert stats.games == 5 and stats.decisions == len(one)
+    assert np.allclose(one.policies.astype(np.float32).sum(axis=1), 1.0, atol=1e-2)
+    assert not (one.policies[one.masks == 0]).any()
+    assert set(one.counts.tolist()) == {2, 3}
+    # win mode (ruling C3): a winner's +1 and the others' -1/(n-1) sum to zero over the table
+    for n in (2, 3):
+        rows = one.values[one.counts == n]
+        assert np.allclose(rows.sum(axis=1), 0.0, atol=1e-6) and np.isin(rows[:, 0], [1.0, -1.0 / (n - 1), 0.0]).all()
+
+
+def test_replay_buffer_keeps_the_newest_decisions_and_round_trips(tmp_path):
+    """Past its capacity the oldest decisions go first; saved and loaded, it is the same."""
+    spec = envs.spec(MTM)
+
+    def batch(first, count):
+        rows = np.arange(first, first + count)
+        return Batch(np.repeat(rows[:, None], spec.obs_size, axis=1).astype(np.float16), np.full(count, 2, np.int8),
+                     np.ones((count, spec.num_actions), np.int8),
+                     np.full((count, spec.num_actions), 1 / spec.num_actions, np.float16),
+                     np.zeros((count, MAX_SEATS), np.float32))
+
+    buffer = ReplayBuffer(10, spec.obs_size, spec.num_actions)
+    buffer.add(batch(0, 7))
+    buffer.add(batch(7, 6))
+    assert len(buffer) == 10
+    assert sorted(buffer.arrays["observations"][:, 0].tolist()) == list(range(3, 13))
+    buffer.save(tmp_path / "buffer.npz")
+    back = ReplayBuffer(10, spec.obs_size, spec.num_actions)
+    back.load(tmp_path / "buffer.npz")
+    assert (back.size, back.position) == (buffer.size, buffer.position)
+    assert all(np.array_equal(back.arrays[k], buffer.arrays[k]) for k in buffer.arrays)
+    with pytest.raises(ValueError, match="capacity"):
+        ReplayBuffer(5, spec.obs_size, spec.num_actions).load(tmp_path / "buffer.npz")
