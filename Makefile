@@ -14,7 +14,8 @@ $(PY):
 
 # The main job: a short self-play MaskablePPO run on Marry the Monster (2 players), then
 # the trained agent's win rates against random and greedy and its learning curves
-# (runs/<run name>/curves.png).
+# (runs/<run name>/curves.png). torch runs on one thread (the trainer's default), which keeps
+# its speed when other processes share the machine (benchmarks/torch_threads.py).
 demo: venv
 	$(PIP) -e '.[train]'
 	$(PY) -m monster_zoo.training train --option num_players=2 --exp-name demo $(DEMO_ARGS)

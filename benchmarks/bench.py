@@ -2,14 +2,17 @@
 
     python -m monster_zoo.benchmarks.bench                     # everything, ~2 minutes per game
     python -m monster_zoo.benchmarks.bench --quick --games none  # anchors only, a few seconds
+    python -m monster_zoo.benchmarks.bench --runs 3              # the suite three times: medians of runs
     python -m monster_zoo.benchmarks.bench --side-by-side        # alone vs two processes at once
 
 Every throughput is random legal play with auto-reset, counted in actions applied per
 second. Each measurement is warmed up (numba compile included) before it is timed, then
 timed ``--repeats`` times for ``--seconds`` each; the rounds are interleaved across all
 measurements so that a slow spell of the machine hits every measurement alike, and the
-median is reported. Compile and start-up times are reported separately. Results go to
-stdout as markdown tables and are appended to a JSON-lines file; see README.md.
+median is reported. Compile and start-up times are reported separately. With ``--runs R``
+the timed suite (anchors included) runs R times and every ratio is judged by its median of
+runs, with the range beside it. Results go to stdout as markdown tables and are appended to
+a JSON-lines file; see README.md.
 """
 
 from __future__ import annotations
@@ -90,16 +93,23 @@ class Measurement:
     batch_size: int | None = None
     threads: int | None = None
     rates: list[float] = field(default_factory=list)
+    run_medians: list[float] = field(default_factory=list)  # the median of each finished run
 
     @property
     def median(self) -> float:
-        """Median steps/s over the repeats timed so far."""
+        """Median steps/s over the repeats of the current run."""
         return statistics.median(self.rates)
 
-    def record(self, seconds: float) -> dict:
-        """The JSON-lines record of this measurement."""
+    @property
+    def median_of_runs(self) -> float:
+        """Median over the finished runs of each run's median (the current run's alone before any finished)."""
+        return statistics.median(self.run_medians) if self.run_medians else self.median
+
+    def record(self, seconds: float, run: int = 0) -> dict:
+        """The JSON-lines record of this measurement in run ``run`` (its current repeats)."""
         return {
             "record": "measurement",
+            "run": run,
             "name": self.name,
             "kind": self.kind,
             "game": self.game,
@@ -160,10 +170,11 @@ class Ratio:
         """Whether the target is met, or None without a target or when the ratio could not be computed."""
         return None if self.value is None or self.target is None else self.value >= self.target
 
-    def record(self) -> dict:
-        """The JSON-lines record of this ratio."""
+    def record(self, run: int = 0) -> dict:
+        """The JSON-lines record of this ratio in run ``run``."""
         return {
             "record": "ratio",
+            "run": run,
             "name": self.name,
             "game": self.game,
             "value": self.value,
@@ -171,6 +182,71 @@ class Ratio:
             "target": self.target,
             "passed": self.passed,
         }
+
+
+@dataclass
+class RatioAcrossRuns:
+    """One ratio over several runs of the suite: judged by the median of the runs, never by one run."""
+
+    name: str
+    game: str
+    values: list[float | None]  # one per run; None where that run could not compute it
+    target: float | None
+    details: list[str | None]
+
+    @property
+    def measured(self) -> list[float]:
+        """The runs' values that could be computed."""
+        return [value for value in self.values if value is not None]
+
+    @property
+    def median(self) -> float | None:
+        """Median of the runs' values, or None when no run computed the ratio."""
+        return statistics.median(self.measured) if self.measured else None
+
+    @property
+    def low(self) -> float | None:
+        """The smallest run value, or None."""
+        return min(self.measured, default=None)
+
+    @property
+    def high(self) -> float | None:
+        """The largest run value, or None."""
+        return max(self.measured, default=None)
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the median of runs meets the target; None without a target or a value."""
+        return None if self.median is None or self.target is None else self.median >= self.target
+
+    def record(self) -> dict:
+        """The JSON-lines record of this ratio across runs."""
+        return {
+            "record": "ratio_across_runs",
+            "name": self.name,
+            "game": self.game,
+            "median": self.median,
+            "min": self.low,
+            "max": self.high,
+            "values": self.values,
+            "details": self.details,
+            "target": self.target,
+            "passed": self.passed,
+        }
+
+
+def ratios_across_runs(runs: list[list[Ratio]]) -> list[RatioAcrossRuns]:
+    """Each ratio of ``runs`` (one list of ratios per run, as :func:`compute_ratios` returns)
+    gathered over the runs, in the order they first appear; a ratio missing from a run counts as None there."""
+    keys = list(dict.fromkeys((r.name, r.game) for ratios in runs for r in ratios))
+    by_run = [{(r.name, r.game): r for r in ratios} for ratios in runs]
+    gathered = []
+    for key in keys:
+        found = [ratios.get(key) for ratios in by_run]
+        target = next(r.target for r in found if r is not None)
+        gathered.append(RatioAcrossRuns(*key, [None if r is None else r.value for r in found], target,
+                                        [None if r is None else r.detail for r in found]))
+    return gathered
 
 
 def _int_list(text: str) -> list[int]:
@@ -212,6 +288,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"Pgx games run as batched anchors, comma-separated, or 'none' "
         f"(default {','.join(FULL_SETTINGS['pgx_games'])}; connect_four with --quick)",
     )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="times to run the timed suite, anchors included; ratios are judged by their median of runs "
+        "(default 1)",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny settings for a smoke test; the numbers mean little")
     parser.add_argument(
         "--side-by-side",
@@ -238,6 +321,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--repeats must be at least {MIN_REPEATS}; use --quick for a smoke test")
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, got {args.runs}")
     return args
 
 
@@ -312,6 +397,7 @@ def header_record(args: argparse.Namespace, run_id: str) -> dict:
         "git_dirty": None if status is None else bool(status),
         "settings": {
             "repeats": args.repeats,
+            "runs": args.runs,
             "seconds": args.seconds,
             "batch_sizes": args.batch_sizes,
             "threads": args.threads,
@@ -523,14 +609,17 @@ def usable_threads(requested: list[int]) -> list[int]:
     return usable or [1]
 
 
-def time_all(measurements: list[Measurement], repeats: int, seconds: float) -> None:
-    """Time every measurement ``repeats`` times, one interleaved round after another."""
+def time_all(measurements: list[Measurement], repeats: int, seconds: float, label: str = "timing") -> None:
+    """Time every measurement ``repeats`` times, one interleaved round after another, replacing
+    the rates of an earlier run."""
     try:
         from tqdm import tqdm
     except ImportError:
         tqdm = None
+    for measurement in measurements:
+        measurement.rates = []
     total = repeats * len(measurements)
-    progress = tqdm(total=total, desc="timing", unit="run", file=sys.stderr) if tqdm else None
+    progress = tqdm(total=total, desc=label, unit="run", file=sys.stderr) if tqdm else None
     for _ in range(repeats):
         for measurement in measurements:
             steps, elapsed = measurement.run(seconds)
@@ -539,6 +628,8 @@ def time_all(measurements: list[Measurement], repeats: int, seconds: float) -> N
                 progress.update()
     if progress:
         progress.close()
+    for measurement in measurements:
+        measurement.run_medians.append(measurement.median)
 
 
 def compute_ratios(measurements: list[Measurement], games: list[str]) -> list[Ratio]:
@@ -577,14 +668,18 @@ def _verdict(passed: bool | None) -> str:
     return {True: "PASS", False: "MISS", None: "n/a"}[passed]
 
 
+def _times(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}x"
+
+
 def _cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def markdown_report(header: dict, measurements: list[Measurement], timings: list[Timing], ratios: list[Ratio]) -> str:
-    """The run as markdown: context line, throughput, start-up and ratio tables."""
+def _context_lines(header: dict, what: str) -> list[str]:
+    """The report's title and the lines that say where, with what and how it was measured."""
     settings = header["settings"]
-    lines = [
+    return [
         f"# monster-zoo benchmark {header['run_id']}",
         "",
         f"{header['cpu_model']}, {header['cores']} cores (load {header['load_average_1min']}); "
@@ -592,8 +687,28 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
         f"pettingzoo {header['pettingzoo']}, open_spiel {header['open_spiel']}, pgx {header['pgx']} "
         f"(jax {header['jax']}, jaxlib {header['jaxlib']}, {_cell(header.get('pgx_threads')) or 'n/a'} XLA threads); "
         f"git {(header['git_revision'] or 'none')[:12]}{' (dirty)' if header['git_dirty'] else ''}.",
-        f"Medians of {settings['repeats']} repeats of {settings['seconds']:g} s"
+        f"{what} of {settings['repeats']} repeats of {settings['seconds']:g} s"
         + (" (--quick: not for comparison)." if settings["quick"] else "."),
+    ]
+
+
+def _timing_lines(timings: list[Timing]) -> list[str]:
+    """The start-up table (nothing without timings)."""
+    if not timings:
+        return []
+    lines = ["", "| start-up | game | seconds (median) | CPU seconds | target | result |",
+             "| --- | --- | ---: | ---: | ---: | --- |"]
+    for t in timings:
+        target = "" if t.target_s is None else f"< {t.target_s:g}"
+        result = "" if t.target_s is None else _verdict(t.passed)
+        cpu = "" if t.cpu_s is None else f"{t.cpu_s:.1f}"
+        lines.append(f"| {t.name} | {_cell(t.game)} | {t.seconds:.3f} | {cpu} | {target} | {result} |")
+    return lines
+
+
+def markdown_report(header: dict, measurements: list[Measurement], timings: list[Timing], ratios: list[Ratio]) -> str:
+    """One run as markdown: context line, throughput, start-up and ratio tables."""
+    lines = _context_lines(header, "Medians") + [
         "",
         "| measurement | game | batch | threads | steps/s (median) | min | max |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
@@ -603,14 +718,7 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
             f"| {m.name} | {m.game} | {_cell(m.batch_size)} | {_cell(m.threads)} | "
             f"{m.median:,.0f} | {min(m.rates):,.0f} | {max(m.rates):,.0f} |"
         )
-    if timings:
-        lines += ["", "| start-up | game | seconds (median) | CPU seconds | target | result |",
-                  "| --- | --- | ---: | ---: | ---: | --- |"]
-        for t in timings:
-            target = "" if t.target_s is None else f"< {t.target_s:g}"
-            result = "" if t.target_s is None else _verdict(t.passed)
-            cpu = "" if t.cpu_s is None else f"{t.cpu_s:.1f}"
-            lines.append(f"| {t.name} | {_cell(t.game)} | {t.seconds:.3f} | {cpu} | {target} | {result} |")
+    lines += _timing_lines(timings)
     if ratios:
         lines += ["", "| ratio | game | value | ours at | target | result |", "| --- | --- | ---: | --- | ---: | --- |"]
         for r in ratios:
@@ -618,6 +726,42 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
             target = "" if r.target is None else f">= {r.target:g}x"
             result = "" if r.target is None else _verdict(r.passed)
             lines.append(f"| {r.name} | {r.game} | {value} | {_cell(r.detail)} | {target} | {result} |")
+    return "\n".join(lines)
+
+
+def _across_runs_verdict(ratio: RatioAcrossRuns) -> str:
+    """✔ only where the median of runs meets the target; ✘ with the median otherwise."""
+    if ratio.passed is None:
+        return "" if ratio.target is None else "n/a"
+    return "✔" if ratio.passed else f"✘ (median {_times(ratio.median)})"
+
+
+def runs_report(header: dict, measurements: list[Measurement], timings: list[Timing],
+                ratios: list[RatioAcrossRuns]) -> str:
+    """Several runs as markdown: each measurement's and each ratio's median of runs with its
+    range (a run's value is its median over the repeats), every run's ratio, and the verdicts."""
+    runs = header["settings"]["runs"]
+    lines = _context_lines(header, f"{runs} runs, each the median") + [
+        "A target counts as met only where the median of the runs meets it.",
+        "",
+        "| measurement | game | batch | threads | steps/s (median of runs) | min run | max run |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for m in measurements:
+        lines.append(
+            f"| {m.name} | {m.game} | {_cell(m.batch_size)} | {_cell(m.threads)} | "
+            f"{m.median_of_runs:,.0f} | {min(m.run_medians):,.0f} | {max(m.run_medians):,.0f} |"
+        )
+    lines += _timing_lines(timings)
+    if ratios:
+        lines += ["", "| ratio | game | median of runs | range | each run | target | result |",
+                  "| --- | --- | ---: | ---: | --- | ---: | --- |"]
+        for r in ratios:
+            spread = "n/a" if r.low is None else f"{r.low:.1f}-{r.high:.1f}x"
+            each = ", ".join("n/a" if v is None else f"{v:.1f}" for v in r.values)
+            target = "" if r.target is None else f">= {r.target:g}x"
+            lines.append(f"| {r.name} | {r.game} | {_times(r.median)} | {spread} | {each} | {target} | "
+                         f"{_across_runs_verdict(r)} |")
     return "\n".join(lines)
 
 
@@ -644,17 +788,17 @@ def write_plot(measurements: list[Measurement], path: Path) -> None:
     for game, threads in sorted({(m.game, m.threads) for m in batched}):
         line = sorted((m for m in batched if m.game == game and m.threads == threads), key=lambda m: m.batch_size)
         label = f"{game}, {threads} thread{'s' if threads > 1 else ''}"
-        axes.plot([m.batch_size for m in line], [m.median for m in line], marker="o", color=colors[game],
+        axes.plot([m.batch_size for m in line], [m.median_of_runs for m in line], marker="o", color=colors[game],
                   linestyle="-" if threads > 1 else ":", label=label)
     pgx_names = sorted({m.name for m in measurements if m.name.startswith(PGX_PREFIX)})
     for name, style in zip(pgx_names, itertools.cycle(["-.", (0, (1, 3)), (0, (5, 2, 1, 2))])):
         line = sorted((m for m in measurements if m.name == name), key=lambda m: m.batch_size)
-        axes.plot([m.batch_size for m in line], [m.median for m in line], marker="s", color="grey",
+        axes.plot([m.batch_size for m in line], [m.median_of_runs for m in line], marker="s", color="grey",
                   linestyle=style, label=f"{name} ({line[0].threads} XLA threads)")
     for m in measurements:
         if m.name == OPENSPIEL:
-            axes.axhline(m.median, linestyle="--", linewidth=1, color="grey", label=f"{m.name} ({m.game})")
-            axes.axhline(10 * m.median, linestyle="--", linewidth=1, color="black",
+            axes.axhline(m.median_of_runs, linestyle="--", linewidth=1, color="grey", label=f"{m.name} ({m.game})")
+            axes.axhline(ENGINE_RATIO_TARGET * m.median_of_runs, linestyle="--", linewidth=1, color="black",
                          label="target: 10x OpenSpiel")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
@@ -696,13 +840,20 @@ def main(argv: list[str] | None = None) -> None:
             measurements += game_measures
             timings += game_timings
 
-    time_all(measurements, args.repeats, args.seconds)
-    ratios = compute_ratios(measurements, games)
+    records, ratios_per_run = [header, *(t.record() for t in timings)], []
+    for run in range(args.runs):
+        time_all(measurements, args.repeats, args.seconds,
+                 "timing" if args.runs == 1 else f"timing, run {run + 1} of {args.runs}")
+        ratios_per_run.append(compute_ratios(measurements, games))
+        records += [m.record(args.seconds, run) for m in measurements] + [r.record(run) for r in ratios_per_run[-1]]
+    across_runs = ratios_across_runs(ratios_per_run)
+    records += [r.record() for r in across_runs]
 
-    print(markdown_report(header, measurements, timings, ratios))
+    if args.runs == 1:
+        print(markdown_report(header, measurements, timings, ratios_per_run[0]))
+    else:
+        print(runs_report(header, measurements, timings, across_runs))
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    records = [header, *(m.record(args.seconds) for m in measurements)]
-    records += [t.record() for t in timings] + [r.record() for r in ratios]
     with args.json.open("a") as out:
         for record in records:
             out.write(json.dumps({"run_id": run_id, **record}) + "\n")

@@ -3,6 +3,15 @@
     from monster_zoo.envs.rllib_env import RLlibGameEnv
     env = RLlibGameEnv({"game": "marry_the_monster-v0", "num_players": 3})
 
+To train on it, build the algorithm with :func:`monster_zoo.training.rllib_ppo.ppo_config`
+(``ppo_config("marry_the_monster-v0", {"num_players": 2}).build_algo()``): a stock ``PPOConfig``
+with the multi-agent mapping and the masking module it needs. RLlib's own defaults cannot run
+this env: without ``.multi_agent(...)`` RLlib steps it as a single-agent env and stops with
+"action space does not inherit from gymnasium.spaces.Space ... NoneType"; with it, its default
+module has no encoder for the Dict observation ("No default encoder config for obs
+space=Dict(...)"), and that message quotes the observation space, whose text names the helper
+(:class:`MaskedObservationSpace`).
+
 Needs the ``distributed`` extra (``pip install 'monster-zoo[distributed]'``); this module imports
 Ray, so ``monster_zoo.envs`` never imports it. The env steps the game's raw PettingZoo AEC env
 (:func:`monster_zoo.envs.make` with ``wrapped=False``), so its rules, options, seeding and error
@@ -13,9 +22,9 @@ messages are those of every other adapter.
   only, and ``step`` takes an action for that agent only. A player whose turn has several
   decisions receives the next observation straight away.
 - **Observations**: ``{"observations": Box(0, 1, (obs_size,), float32), "action_mask":
-  Box(0, 1, (num_actions,), float32)}``, the keys RLlib's action-masking modules read (see
-  :mod:`monster_zoo.training.rllib_masking`); the vector is the AEC env's ``observation`` and the
-  mask its ``action_mask``, as floats.
+  Box(0, 1, (num_actions,), float32)}`` (a :class:`MaskedObservationSpace`), the keys RLlib's
+  action-masking modules read (see :mod:`monster_zoo.training.rllib_masking`); the vector is the
+  AEC env's ``observation`` and the mask its ``action_mask``, as floats.
 - **Rewards**: every step rewards every seat (0.0 until the end), so the final rewards reach every
   seat, whoever made the last move.
 - **End**: the last step gives every seat its final observation (mask all zero) and sets
@@ -27,7 +36,8 @@ messages are those of every other adapter.
   pickles of the space are plain ``Discrete`` spaces.
 - **Config**: ``{"game": <registry id>, **options}``; every other key is a game option, passed
   through unchanged (``illegal_action="penalize"`` makes an illegal action end the game with -1 for
-  the offender instead of raising).
+  the offender instead of raising), except ``observation``: this env sets the observation's form
+  itself, so ``observation="flat"`` is refused.
 
 Subclasses may leave some seats to embedded players (see :meth:`RLlibGameEnv._seat_agents_for_episode`
 and :meth:`RLlibGameEnv._embedded_action`): the self-play league of
@@ -43,6 +53,22 @@ from . import registry
 from .core.inputs import check_reset_options
 
 DEFAULT_GAME = "marry_the_monster-v0"
+# What to build RLlib's algorithm with; named in the text of the observation space (below).
+CONFIG_HELPER = "monster_zoo.training.rllib_ppo.ppo_config"
+
+
+class MaskedObservationSpace(gym.spaces.Dict):
+    """The ``{"observations", "action_mask"}`` Dict of every agent, whose text names :data:`CONFIG_HELPER`.
+
+    RLlib's default modules have no encoder for a Dict and say so in an error that quotes the
+    space ("No default encoder config for obs space=..."), raised inside RLlib where no code of
+    ours runs; the quoted text is the one place that error can tell the user what to use instead.
+    """
+
+    def __repr__(self) -> str:
+        return (f"{super().__repr__()} [a monster-zoo observation with its action mask, which RLlib's "
+                f"default modules cannot read: build the algorithm with {CONFIG_HELPER}(game_id, options), "
+                f"which adds the masking module]")
 
 
 class RLlibGameEnv(MultiAgentEnv):
@@ -52,10 +78,14 @@ class RLlibGameEnv(MultiAgentEnv):
         super().__init__()
         options = dict(config or {})
         self.game_id = options.pop("game", DEFAULT_GAME)
+        if options.get("observation", "dict") != "dict":
+            raise ValueError(f"{self.game_id}: RLlibGameEnv gives every agent the Dict of its observation and "
+                             f"action mask itself; leave out the option observation={options['observation']!r} "
+                             f"(the only value it takes is 'dict')")
         self._raw = registry.make(self.game_id, wrapped=False, **options)
         self._seat_names: List[str] = list(self._raw.possible_agents)
         spec = self._raw.spec
-        self._space = gym.spaces.Dict({
+        self._space = MaskedObservationSpace({
             "observations": gym.spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (spec.num_actions,), np.float32),
         })

@@ -22,6 +22,21 @@ ANCHORS = {
 }
 
 
+def jax_started() -> bool:
+    """Whether JAX's backend (and with it XLA's thread pool) is running in this process."""
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    return bool(bridge is not None and getattr(bridge, "_backends", None))
+
+
+@pytest.fixture(autouse=True)
+def jax_stays_out_of_the_test_process():
+    """Pgx runs in subprocesses only: JAX started here would make every later ``fork()`` of the test
+    run (``test_threads.py``, the leaderboard's process pool) warn of a deadlock, and risk one."""
+    started_before = jax_started()
+    yield
+    assert started_before or not jax_started(), "this test started JAX in the pytest process"
+
+
 def run_bench(tmp_path: Path, *args: str, timeout: float) -> list[dict]:
     """Run the benchmark with ``--quick`` into a fresh JSON-lines file and return its records."""
     results = tmp_path / "results.jsonl"
@@ -40,15 +55,18 @@ def run_bench(tmp_path: Path, *args: str, timeout: float) -> list[dict]:
 def test_anchors_only_run_writes_header_and_anchor_records(tmp_path):
     pytest.importorskip("pyspiel", reason="the OpenSpiel anchor needs the bench extra (open_spiel)")
     # Generous: Pgx's first XLA compile takes several seconds on a busy machine.
-    records = run_bench(tmp_path, "--games", "none", timeout=180)
+    records = run_bench(tmp_path, "--games", "none", "--runs", "2", timeout=180)
 
     header = records[0]
-    assert header["record"] == "header"
+    assert header["record"] == "header" and header["settings"]["runs"] == 2
     versions = ("python", "numpy", "numba", "pettingzoo", "open_spiel", "pgx", "jax", "jaxlib")
     for key in (*versions, "cpu_model", "cores", "git_revision", "timestamp"):
         assert key in header
     assert {record["run_id"] for record in records} == {header["run_id"]}
 
+    # every anchor is measured again in each run, and its records say which run
+    runs = [record["run"] for record in records if record["record"] == "measurement"]
+    assert sorted(set(runs)) == [0, 1] and runs.count(0) == runs.count(1)
     measurements = {record["name"]: record for record in records if record["record"] == "measurement"}
     pgx = importlib.util.find_spec("pgx") is not None
     assert set(measurements) == ANCHORS | ({"pgx connect_four"} if pgx else set())
@@ -154,8 +172,12 @@ print("ok")
 
 
 def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
-    # In a fresh interpreter: JAX's threads in this process would make the fork tests risky.
-    pytest.importorskip("pgx", reason="the Pgx anchor needs the bench extra (pgx, jax)")
+    # In a fresh interpreter: JAX's threads in this process would make the fork tests risky. Not even
+    # importorskip: importing pgx starts JAX's backend.
+    from monster_zoo.benchmarks.anchors import pgx_available
+
+    if not pgx_available():
+        pytest.skip("the Pgx anchor needs the bench extra (pgx, jax)")
     done = subprocess.run([sys.executable, "-c", PGX_PROBE], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
@@ -197,3 +219,124 @@ def test_ratios_take_the_best_batch_size_at_the_largest_thread_count_and_each_pg
                                    measurements, [], list(ratios.values()))
     assert "| best batched engine (2 threads) / best pgx connect_four | marry_the_monster-v0 | 8.0x | batch 1024" in report
     assert "(load 0.5)" in report and "2 XLA threads" in report
+
+
+def fake_ratio(bench, name, value, target=10.0, game="marry_the_monster-v0", detail=None):
+    return bench.Ratio(name, game, value, target, detail)
+
+
+def test_ratios_across_runs_are_judged_by_their_median():
+    """Fake per-run ratios: the median of runs and its range per ratio and game; the target counts
+    as met only where the median meets it, whatever the best or worst run says."""
+    from monster_zoo.benchmarks import bench
+
+    engine, aec = "best batched engine (2 threads) / openspiel connect_four", "aec env() / pettingzoo"
+    runs = [
+        [fake_ratio(bench, engine, 15.6, detail="batch 4096"), fake_ratio(bench, aec, 3.7, 3.0),
+         fake_ratio(bench, engine, 9.8, game="monster_factory-v0")],
+        [fake_ratio(bench, engine, 12.9, detail="batch 1024"), fake_ratio(bench, aec, 2.5, 3.0),
+         fake_ratio(bench, engine, 10.0, game="monster_factory-v0")],
+        [fake_ratio(bench, engine, 14.3, detail="batch 4096"), fake_ratio(bench, aec, 2.9, 3.0),
+         fake_ratio(bench, engine, 10.6, game="monster_factory-v0")],
+    ]
+    across = {(r.name, r.game): r for r in bench.ratios_across_runs(runs)}
+    assert list(across) == [(engine, "marry_the_monster-v0"), (aec, "marry_the_monster-v0"),
+                            (engine, "monster_factory-v0")]
+    mtm = across[engine, "marry_the_monster-v0"]
+    assert (mtm.median, mtm.low, mtm.high) == (14.3, 12.9, 15.6) and mtm.passed is True
+    assert mtm.details == ["batch 4096", "batch 1024", "batch 4096"]
+    # the best run (3.7x) meets 3x, the median (2.9x) does not: not met
+    assert across[aec, "marry_the_monster-v0"].passed is False
+    assert across[aec, "marry_the_monster-v0"].median == 2.9
+    # a median exactly at the target meets it, though one run fell below
+    assert across[engine, "monster_factory-v0"].median == 10.0 and across[engine, "monster_factory-v0"].passed
+    record = across[aec, "marry_the_monster-v0"].record()
+    assert record["record"] == "ratio_across_runs" and record["values"] == [3.7, 2.5, 2.9]
+    assert (record["median"], record["min"], record["max"], record["passed"]) == (2.9, 2.5, 3.7, False)
+
+
+def test_ratios_across_runs_with_an_even_count_missing_values_and_no_target():
+    """Two runs take the mean of the middle pair; a run without the anchor (None) is left out of
+    the median and shown as n/a; a ratio without a target has no verdict."""
+    from monster_zoo.benchmarks import bench
+
+    pgx = "best batched engine (2 threads) / best pgx connect_four"
+    runs = [[fake_ratio(bench, "r", 9.0), fake_ratio(bench, "gone", None), fake_ratio(bench, pgx, 3.0, None)],
+            [fake_ratio(bench, "r", 11.2), fake_ratio(bench, "gone", None), fake_ratio(bench, pgx, 4.0, None)],
+            [fake_ratio(bench, "r", None)]]
+    across = {r.name: r for r in bench.ratios_across_runs(runs)}
+    assert across["r"].median == pytest.approx(10.1) and across["r"].passed is True
+    assert across["r"].values == [9.0, 11.2, None]
+    assert across["gone"].median is None and across["gone"].passed is None
+    assert across[pgx].median == 3.5 and across[pgx].passed is None
+
+
+def test_runs_report_marks_a_target_met_only_by_the_median_of_runs():
+    """The markdown of several runs: median of runs, range and every run's value per ratio, ✔ only
+    where the median meets the target, ✘ with the median otherwise; each measurement's median of
+    its runs' medians with the range."""
+    from monster_zoo.benchmarks import bench
+
+    game = "marry_the_monster-v0"
+    engine = bench.Measurement(bench.BATCHED, "ours", game, run=None, batch_size=4096, threads=2)
+    engine.run_medians = [9.0e6, 12.0e6, 11.0e6]
+    runs = [[fake_ratio(bench, "engine / openspiel", v, game=game),
+             fake_ratio(bench, "aec / pettingzoo", a, 3.0, game=game)]
+            for v, a in ((15.6, 3.7), (9.4, 2.5), (12.1, 2.9))]
+    header = {"run_id": "x", "cpu_model": "cpu", "cores": 2, "load_average_1min": 0.5, "python": "3",
+              "numpy": "2", "numba": "0", "pettingzoo": "1", "open_spiel": "2", "pgx": None, "jax": None,
+              "jaxlib": None, "git_revision": None, "git_dirty": None,
+              "settings": {"repeats": 5, "runs": 3, "seconds": 1.0, "quick": False}}
+    report = bench.runs_report(header, [engine], [], bench.ratios_across_runs(runs))
+    assert "3 runs, each the median of 5 repeats of 1 s" in report
+    assert f"| batched engine | {game} | 4096 | 2 | 11,000,000 | 9,000,000 | 12,000,000 |" in report
+    assert f"| engine / openspiel | {game} | 12.1x | 9.4-15.6x | 15.6, 9.4, 12.1 | >= 10x | ✔ |" in report
+    assert f"| aec / pettingzoo | {game} | 2.9x | 2.5-3.7x | 3.7, 2.5, 2.9 | >= 3x | ✘ (median 2.9x) |" in report
+
+
+def test_runs_must_be_at_least_one(capsys):
+    from monster_zoo.benchmarks import bench
+
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--runs", "0"])
+    assert "--runs must be at least 1, got 0" in capsys.readouterr().err
+    assert bench.parse_args(["--quick", "--runs", "3"]).runs == 3
+
+
+def test_each_run_times_every_measurement_afresh_and_keeps_its_median():
+    """A fake runner (no clock): each run replaces the repeats and adds that run's median."""
+    from monster_zoo.benchmarks import bench
+
+    speeds = iter([100, 300, 200, 50, 70, 60])  # steps per 1 s call: run 1, then run 2
+    m = bench.Measurement("fake", "ours", "g", run=lambda seconds: (next(speeds), 1.0))
+    bench.time_all([m], repeats=3, seconds=1.0)
+    assert m.rates == [100.0, 300.0, 200.0] and m.run_medians == [200.0]
+    bench.time_all([m], repeats=3, seconds=1.0)
+    assert m.rates == [50.0, 70.0, 60.0] and m.run_medians == [200.0, 60.0]
+    assert m.median == 60.0 and m.median_of_runs == 130.0
+    assert m.record(1.0, run=1)["run"] == 1 and m.record(1.0, run=1)["repeats"] == [50.0, 70.0, 60.0]
+
+
+def test_torch_threads_table_and_arguments(capsys):
+    """The torch thread benchmark's table from fake times (no clock): medians with the range per
+    condition and thread count, the load beside each; bad arguments refused."""
+    from monster_zoo.benchmarks import torch_threads
+
+    assert torch_threads.thread_counts(2) == [1, 2] and torch_threads.thread_counts(16) == [1, 2, 16]
+    times = {1: {"update": [0.5, 0.7, 0.6], "forward": [0.002, 0.004, 0.003], "cycle": [1.0, 2.0, 0.5]}}
+    table = torch_threads.table([{"label": "1 busy process", "load": (2.5, 3.25), "times": times}], rollout=4096)
+    assert "| 1 busy process | 2.50-3.25 | 1 | 0.600 (0.500-0.700) | 3.00 (2.00-4.00) | 4,096 (2,048-8,192) |" in table
+    for argv, message in ((["--repeats", "0"], "--repeats must be at least 1"), (["--busy", "0"], "--busy must be")):
+        with pytest.raises(SystemExit):
+            torch_threads.parse_args(argv)
+        assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_torch_threads_quick_run_prints_every_row():
+    pytest.importorskip("sb3_contrib")
+    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.torch_threads", "--quick"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| none") or line.startswith("| 1 busy")]
+    assert len(rows) == 2 * len({1, 2, int(done.stdout.split("torch's default ")[1].split()[0])})

@@ -6,8 +6,10 @@ it). Ray runs locally here on the loopback address; the two-node cluster is in
 """
 import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,9 +36,13 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
-from monster_zoo.envs.rllib_env import RLlibGameEnv  # noqa: E402
+from monster_zoo.envs.rllib_env import CONFIG_HELPER, RLlibGameEnv  # noqa: E402
 from monster_zoo.training.rllib_league import LEARNER, LeagueEnv  # noqa: E402
 from monster_zoo.training.rllib_masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
+from monster_zoo.training.rllib_ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+README_MARKER = "# README: rllib"
 
 
 def is_over(terminateds, truncateds) -> bool:
@@ -298,6 +304,68 @@ def test_evaluate_address_needs_ray(capsys):
     with pytest.raises(SystemExit):
         cli.main(["evaluate", "--agents", "greedy", "random", "--address", "127.0.0.2:6379"])
     assert "--address needs --ray" in capsys.readouterr().err
+
+
+def test_stock_module_error_names_the_config_helper():
+    """RLlib's default PPO module, built for the env's observation as a stock config builds it,
+    fails with an error that quotes the space, whose text names the helper to use instead."""
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+
+    env = RLlibGameEnv({"game": "monstargh-v0"})
+    agent = env.possible_agents[0]
+    stock = RLModuleSpec(module_class=DefaultPPOTorchRLModule, observation_space=env.observation_spaces[agent],
+                         action_space=env.action_spaces[agent], model_config={})
+    with pytest.raises(ValueError, match="No default encoder config") as error:
+        stock.build()
+    assert f"{CONFIG_HELPER}(game_id, options)" in str(error.value)
+    assert CONFIG_HELPER == f"{ppo_config.__module__}.{ppo_config.__name__}"
+
+
+def test_ppo_config_trains_one_masked_module_on_every_seat():
+    """The helper's config: the game and options in the env config, every seat mapped to the one
+    self-play module, that module the masking one, the model and training arguments passed on."""
+    config = ppo_config("mighty_monsters-v0", {"num_players": 5}, {"fcnet_hiddens": [32]}, lr=1e-3, num_epochs=2)
+    config.validate()
+    assert config.env is RLlibGameEnv and config.env_config == {"game": "mighty_monsters-v0", "num_players": 5}
+    assert config.is_multi_agent and set(config.policies) == {SELF_PLAY_MODULE}
+    env = RLlibGameEnv(config.env_config)
+    assert {config.policy_mapping_fn(agent, None) for agent in env.possible_agents} == {SELF_PLAY_MODULE}
+    spec = config.rl_module_spec.rl_module_specs[SELF_PLAY_MODULE]
+    assert spec.module_class is MaskedPPOTorchRLModule and spec.model_config == {"fcnet_hiddens": [32]}
+    assert (config.lr, config.num_epochs) == (1e-3, 2)
+    agent = env.possible_agents[0]
+    spec.observation_space, spec.action_space = env.observation_spaces[agent], env.action_spaces[agent]
+    assert isinstance(spec.build(), MaskedPPOTorchRLModule)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"game_id": "nope-v0"}, "unknown game 'nope-v0'; available: marry_the_monster-v0"),
+    ({"options": {"num_players": 9}}, "num_players=9 is not valid; valid values: 2, 3, 4, 5"),
+    ({"options": {"game": "monstargh-v0"}}, "the game is the argument game_id"),
+    ({"learning_rate": 0.1}, "takes no argument learning_rate; it takes .*\\blr\\b"),
+    ({"options": {"observation": "flat"}}, "leave out the option observation='flat'"),
+])
+def test_ppo_config_refuses_bad_input_before_ray_starts(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ppo_config(**kwargs)
+
+
+def readme_block(marker: str) -> str:
+    """The README's ```python block whose first line is ``marker``."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"^```python\n(" + re.escape(marker) + r"\n.*?)^```", text, re.S | re.M)
+    if found is None:
+        pytest.skip(f"README.md has no ```python block starting with {marker!r} yet (the lead pastes it)")
+    return found.group(1)
+
+
+def test_readme_rllib_snippet_runs(tmp_path):
+    """The README's RLlib example, exactly as printed, in a fresh interpreter (one training
+    iteration on the driver, then the trained module evaluated against greedy)."""
+    done = subprocess.run([sys.executable, "-c", readme_block(README_MARKER)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "vs greedy" in done.stdout
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from monster_zoo.training.selfplay_ppo import build_parser, parse_mix, parse_options  # noqa: E402
+from monster_zoo.training.selfplay_ppo import build_parser, parse_mix, parse_options, progress_bar  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,6 +59,7 @@ def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["timesteps"] == 512 and summary["winrate_vs_random"]["games"] == 4
     assert "win rate" in out and "vs greedy" in out
+    assert json.loads((run_dir / "args.json").read_text())["torch_threads"] == 1  # the default
 
 
 def test_train_help_and_bad_arguments():
@@ -122,6 +123,41 @@ def test_argument_block_and_opponent_mix_parsing():
         {"num_players": 3, "kings_rules": True, "species": "red,blue"}
     with pytest.raises(ValueError, match="not of the form"):
         parse_options(["num_players"])
+
+
+def test_torch_runs_on_one_thread_by_default():
+    """One torch thread unless asked: the default network gains nothing from more, and on a shared
+    machine more threads stall (benchmarks/torch_threads.py); 0 still means torch's own default."""
+    assert build_parser().parse_args([]).torch_threads == 1
+    assert build_parser().parse_args(["--torch-threads", "0"]).torch_threads == 0
+
+
+def rate_before_and_after_a_slow_rollout(bar):
+    """Twenty rollouts of 4096 steps a second, then one of ten seconds, on a fake clock: the bar's
+    rate before and after the slow one."""
+    now = [bar.start_t]
+    bar._time = lambda: now[0]  # the test times nothing
+    for _ in range(20):
+        now[0] += 1.0
+        bar.update(4096)
+    steady = bar.format_dict["rate"]
+    now[0] += 10.0
+    bar.update(4096)
+    after = bar.format_dict["rate"]
+    bar.close()
+    return steady, after
+
+
+def test_progress_rate_holds_through_one_slow_rollout():
+    """The bar's rate (and so its ETA) is smoothed over rollouts: one rollout ten times slower than
+    the rest (an evaluation, a busy spell) leaves it above half, where tqdm's default smoothing
+    cuts it to about a quarter."""
+    from tqdm import tqdm
+
+    steady, after = rate_before_and_after_a_slow_rollout(progress_bar(10**6, "test", enabled=True))
+    assert steady == pytest.approx(4096) and after > steady / 2
+    steady, after = rate_before_and_after_a_slow_rollout(tqdm(total=10**6))
+    assert steady == pytest.approx(4096) and after < steady / 3
 
 
 @pytest.mark.slow

@@ -46,7 +46,7 @@ from monster_zoo.agents.match import WIN, seat_outcome
 from monster_zoo.agents.mcts import MCTSAgent
 from monster_zoo.envs.rllib_env import RLlibGameEnv
 from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
-from monster_zoo.training.selfplay_ppo import MetricsLog, build_parser, flag, parse_mix, parse_options
+from monster_zoo.training.selfplay_ppo import MetricsLog, build_parser, flag, parse_mix, parse_options, progress_bar
 
 LEARNER = "learner"
 SNAPSHOTS = "snapshots"
@@ -236,29 +236,20 @@ def copy_module_weights(algorithm, source: str, target: str) -> None:
 
 def learner_agent(algorithm, name: str = "rllib-learner"):
     """The learner's current weights as a CPU :class:`~monster_zoo.training.rllib_masking.ModuleAgent`."""
-    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from monster_zoo.training.rllib_ppo import module_agent
 
-    from monster_zoo.training.rllib_masking import ModuleAgent
-
-    path = f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{LEARNER}"
-    state = algorithm.learner_group.get_state(components=path)[COMPONENT_LEARNER][COMPONENT_RL_MODULE]
-    module = RLModuleSpec.from_module(algorithm.get_module(LEARNER)).build()
-    module.set_state(state[LEARNER])
-    return ModuleAgent(module.eval(), name)
+    return module_agent(algorithm, LEARNER, name)
 
 
 def build_config(args: Args, options: dict, mix: dict):
     """The ``PPOConfig`` of a league run."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from monster_zoo.training.rllib_masking import MaskedPPOTorchRLModule
+    from monster_zoo.training.rllib_masking import masked_module_spec
 
     num_players = RLlibGameEnv({"game": args.game, **options}).num_players
-    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule,
-                          model_config={"fcnet_hiddens": int_list("--net-arch", args.net_arch)[0]})
+    module = masked_module_spec({"fcnet_hiddens": int_list("--net-arch", args.net_arch)[0]})
     return (
         PPOConfig()
         .environment(LeagueEnv, env_config={"game": args.game, **options, "league": mix,
@@ -328,7 +319,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(problem)
     import ray
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
-    from tqdm.auto import tqdm
 
     from monster_zoo import envs
     from monster_zoo.training.learner_eval import evaluate_against
@@ -373,7 +363,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
              ignore_reinit_error=True)
     algo = build_config(args, options, mix).build_algo()
     copy_module_weights(algo, LEARNER, "snapshot_0")  # the league starts with the untrained learner
-    bar = tqdm(total=args.total_timesteps, unit="step", disable=not args.progress, desc=run_name)
+    bar = progress_bar(args.total_timesteps, run_name, args.progress)
     started = time.time()
     step, rates = 0, {}
     next_eval, next_checkpoint = args.eval_every or None, args.checkpoint_every or None

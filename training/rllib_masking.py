@@ -9,8 +9,9 @@ keeps the entropy and the KL term finite (``-inf - -inf`` would be NaN), also on
 of a final observation. The input batch is never modified in place: the env runner and the learner
 still read it after the forward pass.
 
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    spec = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": [256, 256]})
+    spec = masked_module_spec({"fcnet_hiddens": [256, 256]})  # an RLModuleSpec for any game
+
+:func:`monster_zoo.training.rllib_ppo.ppo_config` builds a whole PPO config around it.
 """
 from typing import Any, Dict, Optional
 
@@ -67,6 +68,14 @@ def _split(batch: Dict[str, Any]):
     """(action mask, a shallow copy of ``batch`` whose observation is the vector alone)."""
     obs = batch[Columns.OBS]
     return obs[ACTION_MASK], {**batch, Columns.OBS: obs[OBSERVATIONS]}
+
+
+def masked_module_spec(model_config: Optional[Dict[str, Any]] = None):
+    """An ``RLModuleSpec`` of :class:`MaskedPPOTorchRLModule` (RLlib's ``model_config`` keys, e.g.
+    ``fcnet_hiddens``; RLlib's defaults where left out); RLlib fills in the spaces from the env."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=dict(model_config or {}))
 
 
 class ModuleAgent(Agent):

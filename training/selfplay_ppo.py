@@ -83,10 +83,27 @@ class Args:
     eval_games: int = flag(200, 'games per evaluation and opponent (seats rotated)')
     checkpoint_every: int = flag(250_000, 'timesteps between checkpoints (0: final model only)')
     out_dir: str = flag("runs", 'folder of the runs')
-    # On a shared machine use 1: torch's threads stall whenever another process holds a core.
-    torch_threads: int = flag(0, "torch CPU threads (0: torch's default, one per core)")
+    # 1: torch's threads stall whenever another process holds a core, so a second thread made
+    # training 2-10x slower on a shared 2-core machine, and gained only 40% on an idle one
+    # (benchmarks/torch_threads.py and its README).
+    torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
     progress: bool = flag(True, 'show a progress bar')
     plot: bool = flag(True, 'draw the learning curves into curves.png at the end')
+
+
+# The progress bar's rate and ETA: an exponential average over rollouts that weighs the newest
+# 5% (about the last 20 rollouts), so that one slow update, evaluation or busy spell moves them
+# little.
+PROGRESS_SMOOTHING = 0.05
+
+
+def progress_bar(total: int, desc: str, enabled: bool = True):
+    """The run's tqdm bar in steps; update it once per rollout (or training iteration), so that
+    each update's interval holds both the collection and the update, and its rate is smoothed over
+    rollouts (:data:`PROGRESS_SMOOTHING`)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="step", disable=not enabled, desc=desc, smoothing=PROGRESS_SMOOTHING)
 
 
 def build_parser(args_class=None, prog: str = "python -m monster_zoo.training.selfplay_ppo",
@@ -257,7 +274,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import VecMonitor
-    from tqdm.auto import tqdm
 
     from monster_zoo import envs
     from monster_zoo.agents import make_agent
@@ -363,16 +379,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             self.updates, self.start = 0, time.time()
             self.next_eval = args.eval_every or None
             self.next_checkpoint = args.checkpoint_every or None
-            self.bar = tqdm(total=args.total_timesteps, unit="step", disable=not args.progress,
-                            desc=run_name)
+            self.bar = progress_bar(args.total_timesteps, run_name, args.progress)
 
         def _on_step(self) -> bool:
+            return not args.time_limit or time.time() - self.start < 60 * args.time_limit
+
+        def _advance_bar(self) -> None:
             # SB3 collects whole rollouts, so it may overshoot the budget: the bar stops at its total
             self.bar.update(min(self.num_timesteps, self.bar.total) - self.bar.n)
-            return not args.time_limit or time.time() - self.start < 60 * args.time_limit
 
         def _on_rollout_end(self) -> None:
             step = self.num_timesteps
+            self._advance_bar()
             self.updates += 1
             metrics.log(step, "charts/SPS", step / (time.time() - self.start))
             if self.model.ep_info_buffer:
@@ -393,6 +411,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 self.next_checkpoint += args.checkpoint_every
 
         def _on_training_end(self) -> None:
+            self._advance_bar()
             self.bar.close()
 
     if "snapshots" in mix:  # self-play starts against the untrained policy itself
