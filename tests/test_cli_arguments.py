@@ -21,6 +21,7 @@ def _exit_code(argv, capsys):
 @pytest.mark.parametrize("extra, message", [
     (["--net-arch", "a,b"], "--net-arch 'a,b' must be comma-separated positive integers"),
     (["--net-arch", ""], "--net-arch '' must be comma-separated positive integers"),
+    (["--net-arch", "5000,5000"], "--net-arch 5000,5000: "),  # over the policy file's caps: refused before training
     (["--num-envs", "0"], "--num-envs must be at least 1, got 0"),
     (["--total-timesteps", "-5"], "--total-timesteps must be at least 1, got -5"),
     (["--gamma", "1.5"], "--gamma must be in (0, 1], got 1.5"),

@@ -378,3 +378,19 @@ def test_rllib_throughput_quick_run_writes_a_record(tmp_path):
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert [s["env_runners"] for s in record["setups"]] == [0, 1]
     assert all(s["sampling_steps_per_s"][0] > 0 and s["training_steps_per_s"][0] > 0 for s in record["setups"])
+
+
+def test_league_opponents_are_built_for_the_league_game():
+    """A league of MONSTArgh! at 2 players seats the 2-player champion (not the 4-player one
+    make_agent picks for the game's default count), which refuses a 4-player state."""
+    from monster_zoo.agents.game_rules import WrongGameError
+
+    league = LeagueEnv({"game": "monstargh-v0", "num_players": 2, "league": {"champion": 1.0}})
+    champion = league._baselines["champion"]
+    assert champion.made_for.num_players == 2
+    four = envs.make("monstargh-v0", num_players=4, wrapped=False)
+    four.reset(seed=0)
+    state = four.unwrapped.engine_state
+    with pytest.raises(WrongGameError, match="num_players=4"):
+        champion.act(four.observe(four.agent_selection)["observation"],
+                     four.observe(four.agent_selection)["action_mask"], state)

@@ -44,6 +44,7 @@ import numpy as np
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.match import WIN, seat_outcome
 from monster_zoo.agents.mcts import MCTSAgent
+from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.rllib_env import RLlibGameEnv
 from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 from monster_zoo.training.selfplay_ppo import MetricsLog, build_parser, flag, parse_mix, parse_options, progress_bar
@@ -119,7 +120,7 @@ class LeagueEnv(RLlibGameEnv):
         self._rng = np.random.default_rng([self._league_seed, *where])
         self._names = list(mix)
         self._weights = np.array([mix[name] for name in self._names], float) / sum(mix.values())
-        self._baselines = {name: league_baseline(name, self.game_id, self._league_seed, simulations)
+        self._baselines = {name: league_baseline(name, self._raw, self._league_seed, simulations)
                            for name in mix if name != SNAPSHOTS}
         self._seat_baselines: List = []
         self._returns = np.zeros(self.num_players)
@@ -166,11 +167,13 @@ class LeagueEnv(RLlibGameEnv):
         return obs, rewards, terminateds, truncateds, infos
 
 
-def league_baseline(name: str, game_id: str, seed: int, mcts_simulations: int):
-    """The baseline ``name`` of the league: ``make_agent``'s, with ``mcts`` searching ``mcts_simulations``."""
-    agent = make_agent(name, game_id, seed)
+def league_baseline(name: str, game, seed: int, mcts_simulations: int, options: Optional[Dict] = None):
+    """The baseline ``name`` of the league: ``make_agent``'s for ``game`` (the league's env, or a game id
+    with ``options``), so a trained agent of another player count is refused, with ``mcts``
+    searching ``mcts_simulations``."""
+    agent = make_agent(name, game, seed, options)
     if isinstance(agent, MCTSAgent):
-        return MCTSAgent(seed, simulations=mcts_simulations, game_id=game_id)
+        return MCTSAgent(seed, simulations=mcts_simulations, game_id=agent.made_for.game_id)
     return agent
 
 
@@ -331,13 +334,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ValueError(f"--mcts-simulations must be >= 1, got {args.mcts_simulations}")
         for name in mix:
             if name != SNAPSHOTS:
-                league_baseline(name, args.game, args.seed, args.mcts_simulations)
+                league_baseline(name, args.game, args.seed, args.mcts_simulations, options)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir = Path(args.out_dir).resolve() / run_name
     (run_dir / "checkpoints").mkdir(parents=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
     tensorboard = _TensorBoard(run_dir)
     metrics = MetricsLog(run_dir / "metrics.csv", tensorboard)
 
@@ -404,7 +407,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                "checkpoint": str(run_dir / "checkpoints" / "final"), "env_runner_nodes": nodes,
                **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                   for k, r in rates.items()}}
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     print(f"run {run_name}: {step} learner timesteps in {train_seconds:.0f} s "
           f"({summary['timesteps_per_second']:.0f}/s), league of {league_size} snapshots")
     for rate in rates.values():

@@ -34,6 +34,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from monster_zoo.agents.match import parse_option
+from monster_zoo.envs.core.safe_writing import write_atomic
 
 
 def flag(default, help: str):
@@ -128,7 +129,8 @@ def build_parser(args_class=None, prog: str = "python -m monster_zoo.training.se
 
 def argument_problem(args: Args) -> Optional[str]:
     """Why ``args`` cannot make a run, or None; checked before anything is written."""
-    from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
+    from monster_zoo.training.arg_checks import (first_problem, int_list, out_of_bounds, plain_name,
+                                                 policy_size_problem, writable_dir)
 
     return first_problem(
         out_of_bounds([
@@ -154,6 +156,8 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--warm-start-epochs", args.warm_start_epochs, args.warm_start_epochs >= 1, "at least 1"),
         ]),
         int_list("--net-arch", args.net_arch)[1],
+        # a network the policy file cannot hold would train for hours, then fail to save
+        policy_size_problem("--net-arch", args.game, int_list("--net-arch", args.net_arch)[0] or []),
         policy_problem(args.policy, args.game),
         "--init-from and --warm-start both choose the first weights: give one" if args.init_from and args.warm_start
         else None,
@@ -300,7 +304,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir = Path(args.out_dir) / run_name
     (run_dir / "checkpoints").mkdir(parents=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+    write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
 
     vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(baselines.values()) or None,
                                 seed=args.seed, **options)
@@ -430,7 +434,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                "model": str(run_dir / "final_model.npz"), "sb3_zip": str(run_dir / "final_model.zip"),
                **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                   for k, r in rates.items()}}
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     print(f"run {run_name}: {summary['timesteps']} timesteps in {train_seconds:.0f} s "
           f"({summary['timesteps_per_second']:.0f}/s)")
     for rate in rates.values():
