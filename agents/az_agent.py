@@ -1,7 +1,11 @@
 """Agents of learned search: ``az`` (the network guiding a search) and ``az-net`` (the network alone).
 
 Both play a network file of :mod:`monster_zoo.agents.az_network` with numba alone (no torch),
-and refuse a game, rule option or player count the network was not trained for.
+and refuse a game, rule option or player count the network was not trained for. An agent is
+made for one player count among the network's (the count is one of the network's inputs): its
+``made_for`` is the game with that count and the network's rule options, and it refuses any
+other game, count or rule option where it acts and where a game starts
+(:meth:`~monster_zoo.agents.base.Agent.check_view`, :meth:`~monster_zoo.agents.base.Agent.check_game`).
 
 * :class:`AZAgent` (``"az"``, ``"<game>-az-v1"``) searches every move with
   :func:`monster_zoo.agents.az_search.gumbel_search`: ``simulations`` simulations per move
@@ -12,9 +16,11 @@ and refuse a game, rule option or player count the network was not trained for.
 * :class:`AZNetAgent` (``"az-net"``) plays the legal action of highest logit from its own
   observation: no state, no search, no randomness.
 
-A network trained by ``python -m monster_zoo.training.az`` loads from its file
-(:func:`load_az`); the shipped network of a game, when there is one, lies at
-:func:`shipped_network_path`.
+A network trained by ``python -m monster_zoo.training.az`` (``monster-zoo az``) loads from its
+file (:func:`load_az`; ``make_agent("az:<network.npz>", ...)``, ``"az-net:<network.npz>"``); the
+shipped network of a game, when there is one, lies at :func:`shipped_network_path` and loads only
+if the champions' manifest lists it with its SHA-256 digest
+(:func:`monster_zoo.agents.champions.verify_shipped`).
 """
 from pathlib import Path
 from typing import Mapping, Optional, Union
@@ -22,31 +28,27 @@ from typing import Mapping, Optional, Union
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 
 from .az_network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
 from .az_search import AZTree, SearchSettings, gumbel_search
 from .base import Agent
+from .game_rules import GameRules
 from .mcts_tree import no_determinize
+from .shipped_networks import VERSION, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
-CHAMPION_DIR = Path(__file__).with_name("champions")
-VERSION = 1
-
-
-def shipped_network_path(game_id: str, version: int = VERSION) -> Path:
-    """Where the network shipped for ``game_id`` (version ``version``) lies, whether or not it does."""
-    return CHAMPION_DIR / f"{envs.spec(game_id).name}-az-v{version}.npz"
 
 
 def _network(network: Union[AZNetwork, str, Path], game_id: Optional[str], options: Optional[Mapping]):
-    """``(network, game_id, num_players)`` for a network or the path of its file, checked against
-    ``game_id`` with ``options`` (default: the network's own game)."""
+    """``(network, game_id, num_players, made_for)`` for a network or the path of its file, checked
+    against ``game_id`` with ``options`` (default: the network's own game)."""
     source = repr(str(network)) if not isinstance(network, AZNetwork) else repr(network.name)
     if not isinstance(network, AZNetwork):
         network = read_network(network)
     game_id = game_id or network.game_id
-    return network, game_id, check_fits(network, source, game_id, options)
+    num_players = check_fits(network, source, game_id, options)
+    made_for = GameRules.from_options(game_id, {**network.options, "num_players": num_players})
+    return network, game_id, num_players, made_for
 
 
 class AZAgent(Agent):
@@ -64,7 +66,7 @@ class AZAgent(Agent):
                  c_puct: float = 1.25, determinize: bool = True):
         if network is None:
             raise ValueError("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
-        self.network, game_id, self.num_players = _network(network, game_id, options)
+        self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
         self.spec = envs.spec(game_id)
         self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct))
         self.determinize = bool(determinize)
@@ -75,14 +77,15 @@ class AZAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             state: Optional[np.ndarray] = None) -> int:
-        """The search's choice for the seat on move in ``state`` (left unmodified)."""
+        """The search's choice for the seat on move in ``state`` (left unmodified); WrongGameError
+        for a state, mask or observation of a game it was not made for."""
         if state is None:
             raise ValueError("the az agent searches the engine state (needs_state = True)")
+        self.check_view(observation, action_mask, state)
         root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
-        if root.shape != (self.spec.state_size,) or int(root[H_NUM_PLAYERS]) != self.num_players:
-            raise ValueError(f"the az agent was made for {self.spec.env_id} with {self.num_players} players; "
-                             f"this state has {root.shape[0]} entries and "
-                             f"{int(root[H_NUM_PLAYERS]) if root.size else 0} players")
+        if root.shape != (self.spec.state_size,):  # even made for no game: the kernels index it unchecked
+            raise ValueError(f"the az agent plays {self.spec.env_id}, whose state has {self.spec.state_size} "
+                             f"entries; this one has shape {root.shape}")
         if not np.any(action_mask):
             raise ValueError("the action mask allows no action: this agent is not on move")
         s = self.spec
@@ -105,13 +108,15 @@ class AZNetAgent(Agent):
                  game_id: Optional[str] = None, options: Optional[Mapping] = None):
         if network is None:
             raise ValueError("the az-net agent needs a network: make_agent('az-net:<network.npz>', ...) or network=")
-        self.network, game_id, self.num_players = _network(network, game_id, options)
+        self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
         self.spec = envs.spec(game_id)
         super().__init__(seed)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray,
                   states: Optional[np.ndarray] = None) -> np.ndarray:
-        """The argmax of the masked logits for every row."""
+        """The argmax of the masked logits for every row; WrongGameError for rows of a game it was
+        not made for."""
+        self.check_view(observations, masks, states)
         masks = np.ascontiguousarray(masks, dtype=np.int8)
         if masks.ndim != 2 or masks.shape[1] != self.spec.num_actions or not masks.any(axis=1).all():
             raise ValueError(f"every row needs a mask of {self.spec.num_actions} entries with a legal action")
@@ -121,7 +126,8 @@ class AZNetAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             state: Optional[np.ndarray] = None) -> int:
         """The legal action of highest logit."""
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        states = None if state is None else np.asarray(state)[None]
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], states)[0])
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The value head for observation rows: ``[rows, 6]``, entry k the seat k after the mover."""
@@ -143,11 +149,17 @@ def load_az(path, game_id: str, seed: int = 0, options: Optional[Mapping] = None
 
 
 def _shipped(game_id: str) -> AZNetwork:
-    """The network shipped for ``game_id``; ValueError when none ships yet."""
+    """The network shipped for ``game_id``, checked against the champions' manifest first;
+    ValueError when none ships yet (saying how to train one), ModelFileError when its file is not
+    the one that shipped."""
+    from .champions import verify_shipped
+
     path = shipped_network_path(game_id)
     if not path.is_file():
-        raise ValueError(f"no az network ships for {game_id} yet; train one with "
-                         f"'python -m monster_zoo.training.az --game {game_id}' and play its network file")
+        raise ValueError(f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "
+                         f"one with 'monster-zoo az --game {game_id}' (python -m monster_zoo.training.az) and "
+                         f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz")
+    verify_shipped(path)
     return read_network(path)
 
 
@@ -158,6 +170,7 @@ class ShippedAZ(AZAgent):
         if game_id is None:
             raise ValueError("the shipped az agent plays one game: pass game_id")
         super().__init__(seed, _shipped(game_id), game_id, options)
+        self.name = f"{self.spec.name}-az-v{VERSION}"
 
 
 class ShippedAZNet(AZNetAgent):
@@ -167,4 +180,5 @@ class ShippedAZNet(AZNetAgent):
         if game_id is None:
             raise ValueError("the shipped az-net agent plays one game: pass game_id")
         super().__init__(seed, _shipped(game_id), game_id, options)
+        self.name = f"{self.spec.name}-az-net-v{VERSION}"
 

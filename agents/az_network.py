@@ -17,11 +17,19 @@ skips most of an observation (one-hots, empty cells) and every unit a ReLU switc
 search and the network-alone agent call the same kernel, :func:`forward`; no torch is needed.
 
 **Network files** follow the policy-file conventions of :mod:`monster_zoo.agents.policy_file`
-(an ``.npz`` zip of ``metadata.json`` and ``.npy`` arrays read with ``allow_pickle=False``,
-headers checked against the metadata before any data is read, sizes bounded) with the
+(an ``.npz`` zip of ``metadata.json`` and ``.npy`` arrays, nothing unpickled) with the
 architecture type :data:`ARCHITECTURE`: ``actor.<k>.weight``/``.bias`` for the trunk and the
 policy head (``[in, out]``), ``value.weight``/``.bias`` for the value head, and the metadata
-field ``player_counts`` in place of a single ``num_players`` among the ``options``.
+field ``player_counts`` in place of a single ``num_players`` among the ``options``. They are
+read by the policy files' own bounded readers, within the policy files' caps: a regular file
+(not a FIFO or a device) of at most 256 MiB (``MAX_FILE_BYTES``); ``metadata.json`` read in
+chunks up to 1 MiB whatever its zip header claims, nested at most 32 deep (checked before it
+is parsed); at most 8 trunk layers (``MAX_HIDDEN_LAYERS``) of at most 4,096 units
+(``MAX_LAYER_UNITS``) and 16 million parameters in all (``MAX_PARAMETERS``); a ``name`` of at
+most 128 characters without control characters; every array read up to its header and the
+bytes its checked shape needs. The networks trained here have two layers of 128 or 256 units
+(under a million parameters). A file is written atomically (a new file beside it, then moved
+into place), so a reader or an interrupted run never sees half a file.
 """
 import json
 import zipfile
@@ -35,16 +43,16 @@ from numba import njit, types
 from monster_zoo import envs
 from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.contract import FLOATS, MASK
+from monster_zoo.envs.core.safe_writing import open_atomic
 
-from .policy_file import FORMAT, METADATA, ModelFileError, describe, rule_options
+from .policy_file import (FORMAT, METADATA, ModelFileError, describe, layer_sizes_problem, name_problem,
+                          open_archive, parameters_problem, read_float_array, read_metadata_json, rule_options)
 
 MAX_SEATS = 6            # value entries and player-count inputs: the most seats any game has
 ARCHITECTURE = "az-mlp"
 FORMAT_VERSION = 1
 ACTIVATION = "relu"      # of the trunk; the policy head gives logits, the value head tanh
-MAX_PARAMETERS = 1 << 26  # 256 MiB of float32: far above any network worth searching with
-_MAX_METADATA_BYTES = 1 << 20
-_NPY_HEADER_SLACK = 4096  # bytes of a .npy file beyond its data (magic and header)
+KIND = "network file"    # what the file is, in messages
 
 PARAMS = types.float32[::1]
 SHAPES = types.int64[:, ::1]
@@ -257,10 +265,24 @@ def array_names(layers: int) -> List[Tuple[str, str]]:
     return actor + [("value.weight.npy", "value.bias.npy")]
 
 
+def architecture_problem(game_id: str, hidden_sizes, where: str = "architecture.hidden_sizes") -> Optional[str]:
+    """Why a network with trunk ``hidden_sizes`` for ``game_id`` is not one a network file may hold
+    (the caps of the module doc), or None; ``where`` names the sizes in the message."""
+    problem = layer_sizes_problem(where, hidden_sizes)
+    if problem:
+        return problem
+    if not hidden_sizes:
+        return f"{where} needs at least one layer"
+    return parameters_problem(layer_shapes(game_id, hidden_sizes))
+
+
 def metadata_of(network: AZNetwork) -> dict:
-    """The JSON metadata of ``network``'s file."""
+    """The JSON metadata of ``network``'s file; ModelFileError if it is not one a file may hold."""
     import monster_zoo
 
+    problem = architecture_problem(network.game_id, network.hidden_sizes) or name_problem(network.name)
+    if problem:
+        raise ModelFileError(f"network {network.name!r} cannot be written: {problem}")
     spec = envs.spec(network.game_id)
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": network.game_id,
             "options": network.options, "player_counts": list(network.player_counts),
@@ -273,18 +295,17 @@ def metadata_of(network: AZNetwork) -> dict:
 
 
 def write_network(path, network: AZNetwork) -> Path:
-    """Write ``network`` as a network file at ``path`` (written beside it, then moved into place,
-    so a reader or an interrupted run never sees half a file)."""
+    """Write ``network`` as a network file at ``path``, atomically
+    (:mod:`monster_zoo.envs.core.safe_writing`: a link at ``path`` is replaced, never followed)."""
     path = Path(path)
+    metadata = metadata_of(network)
     layers = network.layers()
-    partial = path.with_name(path.name + ".partial")
-    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(METADATA, json.dumps(metadata_of(network), indent=1))
+    with open_atomic(path) as stream, zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(METADATA, json.dumps(metadata, indent=1))
         for (weight, bias), names in zip(layers, array_names(len(layers))):
             for array, member in zip((weight, bias), names):
                 with archive.open(member, "w") as f:
                     np.lib.format.write_array(f, np.ascontiguousarray(array, np.float32), allow_pickle=False)
-    partial.replace(path)
     return path
 
 
@@ -292,37 +313,48 @@ def _fail(source: str, problem: str):
     raise ModelFileError(f"network {source}: {problem}")
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _check_metadata(metadata, source: str) -> List[int]:
     """ModelFileError unless ``metadata`` describes an :data:`ARCHITECTURE` network of a game this
-    monster-zoo has, in sizes it can read; returns the trunk's hidden sizes."""
+    monster-zoo has, within the caps of the module doc; returns the trunk's hidden sizes."""
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         _fail(source, f"is not a {FORMAT} file")
     if metadata.get("format_version") != FORMAT_VERSION:
-        _fail(source, f"has format version {metadata.get('format_version')!r}; this monster-zoo reads "
-              f"{FORMAT_VERSION}")
+        _fail(source, f"has format version {repr(metadata.get('format_version'))[:60]}; this monster-zoo "
+              f"reads {FORMAT_VERSION}")
     arch = metadata.get("architecture")
     if not isinstance(arch, dict) or arch.get("type") != ARCHITECTURE:
         kind = arch.get("type") if isinstance(arch, dict) else None
-        _fail(source, f"is a {kind!r} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)")
-    game = metadata.get("game")
-    if game not in envs.available():
-        _fail(source, f"is for game {game!r}, which this monster-zoo does not have "
-              f"(available: {', '.join(envs.available())})")
-    hidden = arch.get("hidden_sizes")
-    if (not isinstance(hidden, list) or not hidden
-            or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden)):
-        _fail(source, f"architecture.hidden_sizes must be a non-empty list of positive integers, not {hidden!r}")
-    if (arch.get("activation"), arch.get("seat_values"), arch.get("count_inputs")) != (ACTIVATION, MAX_SEATS,
-                                                                                       MAX_SEATS):
-        _fail(source, f"architecture {arch} is not the one this monster-zoo plays (activation {ACTIVATION}, "
-              f"{MAX_SEATS} seat values and count inputs)")
+        _fail(source, f"is a {repr(kind)[:60]} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)")
     for key, kind in (("options", dict), ("player_counts", list), ("name", str), ("training", dict),
                       ("observation_size", int), ("observation_version", int), ("num_actions", int)):
-        if not isinstance(metadata.get(key), kind):
+        value = metadata.get(key)
+        if not isinstance(value, kind) or (kind is int and not _is_int(value)):
             _fail(source, f"metadata field {key} must be a {kind.__name__}")
-    shapes = layer_shapes(game, hidden)
-    if int((shapes[:, 0] * shapes[:, 1] + shapes[:, 1]).sum()) > MAX_PARAMETERS:
-        _fail(source, f"has more than {MAX_PARAMETERS} parameters")
+    game = metadata.get("game")
+    if game not in envs.available():
+        _fail(source, f"is for game {repr(game)[:60]}, which this monster-zoo does not have "
+              f"(available: {', '.join(envs.available())})")
+    hidden = arch.get("hidden_sizes")
+    problem = architecture_problem(game, hidden) or name_problem(metadata["name"])
+    if problem:
+        _fail(source, problem)
+    if not metadata["name"]:
+        _fail(source, "metadata field name is empty")
+    if (arch.get("activation"), arch.get("seat_values"), arch.get("count_inputs")) != (ACTIVATION, MAX_SEATS,
+                                                                                       MAX_SEATS):
+        _fail(source, f"architecture {json.dumps(arch)[:200]} is not the one this monster-zoo plays (activation "
+              f"{ACTIVATION}, {MAX_SEATS} seat values and count inputs)")
+    counts = metadata["player_counts"]
+    if not all(_is_int(c) for c in counts):
+        _fail(source, f"metadata field player_counts must be a list of integers, not {json.dumps(counts)[:60]}")
+    try:
+        check_player_counts(game, counts)
+    except ValueError as err:
+        _fail(source, str(err))
     return hidden
 
 
@@ -338,64 +370,25 @@ def _check_sizes(metadata: Mapping, source: str) -> None:
               f"this monster-zoo has version {spec.observation_version} (retrain it)")
 
 
-def _read_array(archive: zipfile.ZipFile, member: str, shape: Tuple[int, ...], source: str) -> np.ndarray:
-    """One float array, its size and header checked before its data is read; never unpickled."""
-    if member not in archive.namelist():
-        _fail(source, f"lacks the array {member}")
-    if archive.getinfo(member).file_size > 8 * int(np.prod(shape)) + _NPY_HEADER_SLACK:
-        _fail(source, f"array {member} is larger than a {shape} array")
-    with archive.open(member) as f:
-        try:
-            version = np.lib.format.read_magic(f)
-            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                      else np.lib.format.read_array_header_2_0)(f)
-        except ValueError as err:
-            _fail(source, f"array {member} is not a .npy array ({err})")
-        found, _, dtype = header
-        if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-            _fail(source, f"array {member} has dtype {dtype}, not float32 or float64")
-        if found != shape:
-            _fail(source, f"array {member} has shape {found}; the architecture needs {shape}")
-    with archive.open(member) as f:
-        try:
-            array = np.lib.format.read_array(f, allow_pickle=False)
-        except (ValueError, EOFError, OSError) as err:
-            _fail(source, f"array {member} is damaged ({err})")
-    if not np.isfinite(array).all():
-        _fail(source, f"array {member} holds NaN or infinite values")
-    return array
-
-
 def read_network(path) -> AZNetwork:
-    """Load the network file ``path``; ModelFileError with the reason if it is not a valid one
-    (nothing in it is executed: JSON and plain arrays only)."""
+    """Load the network file ``path`` within the bounds of the module doc; ModelFileError with the
+    reason if it is not a valid one (nothing in it is executed: JSON and plain arrays only)."""
     source = repr(str(path))
+    label = f"network {source}"
     path = Path(path)
-    if not path.is_file():
-        _fail(source, "is a folder" if path.is_dir() else "no such file")
-    try:
-        archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as err:
-        _fail(source, f"is not a network file (not a readable .npz archive: {err})")
-    with archive:
-        if METADATA not in archive.namelist():
-            _fail(source, f"has no {METADATA}: not a monster-zoo network file")
-        if archive.getinfo(METADATA).file_size > _MAX_METADATA_BYTES:
-            _fail(source, f"{METADATA} is larger than {_MAX_METADATA_BYTES} bytes")
-        try:
-            metadata = json.loads(archive.read(METADATA).decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as err:
-            _fail(source, f"{METADATA} is not valid JSON ({err})")
+    if not path.exists():
+        _fail(source, "no such file")
+    if path.is_dir():
+        hint = next((f" (did you mean {p}?)" for p in [path / "network.npz"] if p.is_file()), "")
+        _fail(source, f"is a folder; name the network file{hint}")
+    with open_archive(path, label, KIND) as archive:
+        metadata = read_metadata_json(archive, label, KIND)
         hidden = _check_metadata(metadata, source)
         _check_sizes(metadata, source)
         shapes = layer_shapes(metadata["game"], hidden)
-        layers = []
-        try:
-            for (n_in, n_out), (weight, bias) in zip(shapes, array_names(len(shapes))):
-                layers.append((_read_array(archive, weight, (int(n_in), int(n_out)), source),
-                               _read_array(archive, bias, (int(n_out),), source)))
-        except (zipfile.BadZipFile, EOFError, OSError) as err:
-            _fail(source, f"is damaged ({err})")
+        layers = [(read_float_array(archive, weight, (int(n_in), int(n_out)), label),
+                   read_float_array(archive, bias, (int(n_out),), label))
+                  for (n_in, n_out), (weight, bias) in zip(shapes, array_names(len(shapes)))]
     try:
         return from_layers(metadata["game"], metadata["options"], metadata["player_counts"], layers,
                            metadata["name"], metadata["training"])
@@ -412,6 +405,8 @@ def check_fits(network: AZNetwork, source: str, game_id: str, options: Optional[
         raise ModelFileError(f"network {source} was trained for {describe(network.game_id, network.options)}; "
                              f"this game is {describe(game_id, wanted)}")
     if num_players not in network.player_counts:
-        raise ModelFileError(f"network {source} plays {game_id} with "
-                             f"{', '.join(map(str, network.player_counts))} players, not {num_players}")
+        counts = network.player_counts
+        raise ModelFileError(f"network {source} plays {game_id} with {', '.join(map(str, counts))} players, not "
+                             f"{num_players}: ask for one of them (options={{\"num_players\": {counts[0]}}}; on the "
+                             f"command line --option num_players={counts[0]})")
     return int(num_players)

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Sequence, Union
 
 from monster_zoo import envs
+from monster_zoo.envs.core.escaping import visible
+from monster_zoo.envs.core.safe_writing import write_atomic
 
 from .base import Agent
 from .registry import agent_labels, make_agent
@@ -86,11 +88,12 @@ class MatchResult:
     elapsed_s: float = 0.0
 
     def table(self) -> str:
-        """The results as a markdown table."""
+        """The results as a markdown table for the terminal (labels with their control characters
+        shown as escapes: they come from the command line and from model files)."""
         lines = ["| agent | games | wins | draws/truncations | win rate [95% CI] | mean reward | mean length |",
                  "|---|---:|---:|---:|---|---:|---:|"]
         for s in (st.summary() for st in self.stats):
-            lines.append(f"| {s['agent']} | {s['games']} | {s['wins']} | {s['draws']} | "
+            lines.append(f"| {visible(s['agent'])} | {s['games']} | {s['wins']} | {s['draws']} | "
                          f"{s['win_rate']:.3f} [{s['win_rate_low']:.3f}, {s['win_rate_high']:.3f}] | "
                          f"{s['mean_reward']:+.3f} | {s['mean_length']:.1f} |")
         return "\n".join(lines)
@@ -266,7 +269,7 @@ def run_match(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed:
     labels = agent_labels(names, agents)
     stats = [AgentStats(label) for label in labels]
     result = MatchResult(game_id, names, seed, options, stats)
-    bar = progress_bar(games, f"{game_id} {' vs '.join(labels)}", progress)
+    bar = progress_bar(games, visible(f"{game_id} {' vs '.join(labels)}"), progress)
     start = time.perf_counter()
     try:
         for record in iter_games(game_id, agent_names, games, seed, options, agents):
@@ -345,8 +348,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print()
     print(f"elapsed {elapsed:.1f} s (games {result.elapsed_s:.1f} s)")
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(result.to_json(), f, indent=1)
+        write_atomic(args.json, json.dumps(result.to_json(), indent=1))
     return 0
 
 

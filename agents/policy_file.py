@@ -23,7 +23,9 @@ and :data:`MAX_PARAMETERS` parameters in all; an array entry is read up to its h
 bytes its checked shape needs; the model's ``name`` has at most :data:`MAX_NAME_CHARS`
 characters and no control characters. The shipped champions have two hidden layers of 256
 units and under a million parameters, and the trainer's default is ``--net-arch 256,256``, so
-the caps are more than ten times what a real model here needs. Playing
+the caps are more than ten times what a real model here needs. The network files of learned
+search (:mod:`monster_zoo.agents.az_network`) are read by the same helpers
+(:func:`open_archive`, :func:`read_metadata_json`, :func:`read_float_array`) within the same caps. Playing
 a policy file needs numpy alone (no torch). Unpickling a Stable-Baselines3 zip, in
 contrast, can run any code: :mod:`monster_zoo.agents.ppo_agent` does it only for
 files the user says they trust (``ppo-trusted:<path>``).
@@ -39,9 +41,10 @@ import json
 import math
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -217,24 +220,17 @@ def validate_metadata(metadata, source: str) -> None:
     for key in ("observation_size", "num_actions"):
         if metadata[key] < 1:
             _fail(source, f"metadata field {key} must be at least 1")
-    if len(metadata["name"]) > MAX_NAME_CHARS or visible(metadata["name"]) != metadata["name"]:
-        _fail(source, f"metadata field name must be at most {MAX_NAME_CHARS} characters without control "
-              f"characters, not {visible(metadata['name'][:60])!r}")
+    problem = name_problem(metadata["name"])
+    if problem:
+        _fail(source, problem)
     arch = metadata["architecture"]
     if arch.get("type") not in ARCHITECTURES:
         _fail(source, f"architecture type {arch.get('type')!r} is not one of {', '.join(ARCHITECTURES)}")
     for key in ("hidden_sizes", "item_sizes") if arch["type"] == "placement" else ("hidden_sizes",):
         sizes = arch.get(key)
-        _check_type(source, f"architecture.{key}", sizes, list, "a list of layer sizes")
-        if len(sizes) > MAX_HIDDEN_LAYERS:
-            _fail(source, f"architecture.{key} has {len(sizes)} layers; the most accepted is {MAX_HIDDEN_LAYERS}")
-        for size in sizes:
-            _check_type(source, f"architecture.{key}", size, int, "a list of integers")
-            if size < 1:
-                _fail(source, f"architecture.{key} must be positive")
-            if size > MAX_LAYER_UNITS:
-                _fail(source, f"architecture.{key} holds a layer of {size:,} units; the most accepted is "
-                      f"{MAX_LAYER_UNITS:,}")
+        problem = layer_sizes_problem(f"architecture.{key}", sizes)
+        if problem:
+            _fail(source, problem)
         if arch["type"] == "placement" and not sizes:
             _fail(source, f"architecture.{key} of a placement policy needs at least one layer")
     if arch["type"] == "placement" and placement_layout(metadata["game"]) is None:
@@ -243,9 +239,44 @@ def validate_metadata(metadata, source: str) -> None:
         _fail(source, f"architecture.activation {arch.get('activation')!r} is not one of {', '.join(ACTIVATIONS)}")
     if not metadata["name"]:
         _fail(source, "metadata field name is empty")
-    parameters = sum(n_in * n_out + n_out for (n_in, n_out), _ in layer_shapes(metadata))
+    problem = parameters_problem(weight for weight, _ in layer_shapes(metadata))
+    if problem:
+        _fail(source, problem)
+
+
+def layer_sizes_problem(where: str, sizes) -> Optional[str]:
+    """Why ``sizes``, the metadata field ``where``, is not a list of at most :data:`MAX_HIDDEN_LAYERS`
+    layer sizes from 1 to :data:`MAX_LAYER_UNITS`, or None (an empty list passes)."""
+    if not isinstance(sizes, list):
+        return f"metadata field {where} must be a list of layer sizes, not {json.dumps(sizes)[:60]}"
+    if len(sizes) > MAX_HIDDEN_LAYERS:
+        return f"{where} has {len(sizes)} layers; the most accepted is {MAX_HIDDEN_LAYERS}"
+    for size in sizes:
+        if not isinstance(size, int) or isinstance(size, bool):
+            return f"metadata field {where} must be a list of integers, not {json.dumps(size)[:60]}"
+        if size < 1:
+            return f"{where} must be positive"
+        if size > MAX_LAYER_UNITS:
+            return f"{where} holds a layer of {size:,} units; the most accepted is {MAX_LAYER_UNITS:,}"
+    return None
+
+
+def parameters_problem(weight_shapes: Iterable[Tuple[int, int]]) -> Optional[str]:
+    """Why layers of these ``(in, out)`` weights, each with a bias of ``out``, hold more than
+    :data:`MAX_PARAMETERS` parameters, or None."""
+    parameters = sum(int(n_in) * int(n_out) + int(n_out) for n_in, n_out in weight_shapes)
     if parameters > MAX_PARAMETERS:
-        _fail(source, f"its architecture has {parameters:,} parameters; the most accepted is {MAX_PARAMETERS:,}")
+        return f"its architecture has {parameters:,} parameters; the most accepted is {MAX_PARAMETERS:,}"
+    return None
+
+
+def name_problem(name: str) -> Optional[str]:
+    """Why a model's ``name`` (shown in tables and terminals) is too long or holds control
+    characters, or None."""
+    if len(name) > MAX_NAME_CHARS or visible(name) != name:
+        return (f"metadata field name must be at most {MAX_NAME_CHARS} characters without control "
+                f"characters, not {visible(name[:60])!r}")
+    return None
 
 
 def layer_shapes(metadata: Mapping) -> List[Tuple[Tuple[int, int], Tuple[int]]]:
@@ -278,15 +309,57 @@ def is_policy_file(path) -> bool:
         return False
 
 
-def _read_array(archive: zipfile.ZipFile, member: str, shape: tuple, source: str) -> np.ndarray:
-    """One array, its header checked before any data is read and no more bytes read than its
-    shape needs; never unpickled."""
+@contextmanager
+def open_archive(path, label: str, kind: str) -> Iterator[zipfile.ZipFile]:
+    """The zip archive of the model file ``path`` for reading inside the ``with`` block: a regular
+    file of at most :data:`MAX_FILE_BYTES` (a FIFO or a device is refused at once). ModelFileError
+    starting with ``label`` (``"model 'x.npz'"``) if it is not a zip archive (not a ``kind``), or
+    when an entry read inside the block is damaged (cut off, corrupted, encrypted)."""
+    with open_regular_file(path, MAX_FILE_BYTES, label, ModelFileError) as stream:
+        try:
+            archive = zipfile.ZipFile(stream)
+        except (OSError, zipfile.BadZipFile, ValueError) as err:
+            raise ModelFileError(f"{label}: is not a {kind} (not a readable .npz archive: {err})") from None
+        with archive:
+            try:
+                yield archive
+            except _ZIP_READ_ERRORS as err:
+                raise ModelFileError(f"{label}: is damaged ({err})") from None
+
+
+def read_metadata_json(archive: zipfile.ZipFile, label: str, kind: str):
+    """The parsed ``metadata.json`` of an open model archive (a ``kind``), not yet checked: read in
+    chunks up to :data:`MAX_METADATA_BYTES` (the size in the zip's header is not trusted), its
+    nesting checked against :data:`MAX_METADATA_DEPTH` before it is parsed; ModelFileError
+    starting with ``label`` otherwise."""
+    if METADATA not in archive.namelist():
+        raise ModelFileError(f"{label}: has no {METADATA}: not a monster-zoo {kind}")
+    with archive.open(METADATA) as entry:
+        raw = read_at_most(entry, MAX_METADATA_BYTES, f"{label}: {METADATA}", ModelFileError)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ModelFileError(f"{label}: {METADATA} is not UTF-8 text ({err})") from None
+    check_json_depth(text, MAX_METADATA_DEPTH, f"{label}: {METADATA}", ModelFileError)
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise ModelFileError(f"{label}: {METADATA} is not valid JSON ({err})") from None
+
+
+def read_float_array(archive: zipfile.ZipFile, member: str, shape: tuple, label: str) -> np.ndarray:
+    """The float array ``member`` of an open model archive as float64, its ``.npy`` header checked
+    against ``shape`` before any data is read and no more bytes read than that shape needs; never
+    unpickled. ModelFileError starting with ``label`` otherwise."""
+    def fail(problem: str):
+        raise ModelFileError(f"{label}: {problem}")
+
     if member not in archive.namelist():
-        _fail(source, f"lacks the array {member}")
-    what = f"model {source}: array {member}"
+        fail(f"lacks the array {member}")
     with archive.open(member) as entry:
         # float64 is the widest dtype accepted: no valid entry is longer than this
-        f = BoundedReader(entry, _MAX_NPY_HEADER_BYTES + 8 * math.prod(shape), what, ModelFileError)
+        f = BoundedReader(entry, _MAX_NPY_HEADER_BYTES + 8 * math.prod(shape), f"{label}: array {member}",
+                          ModelFileError)
         try:
             version = np.lib.format.read_magic(f)
             if version not in ((1, 0), (2, 0)):
@@ -296,66 +369,40 @@ def _read_array(archive: zipfile.ZipFile, member: str, shape: tuple, source: str
         except ModelFileError:
             raise
         except (ValueError, SyntaxError, TypeError) as err:
-            _fail(source, f"array {member} is not a .npy array ({err})")
+            fail(f"array {member} is not a .npy array ({err})")
         found_shape, fortran, dtype = header
         if dtype not in _FLOAT_KINDS:
-            _fail(source, f"array {member} has dtype {dtype}, not float32 or float64"
-                  + (" (object arrays would need unpickling, which is refused)" if dtype.hasobject else ""))
+            fail(f"array {member} has dtype {dtype}, not float32 or float64"
+                 + (" (object arrays would need unpickling, which is refused)" if dtype.hasobject else ""))
         if found_shape != shape:
-            _fail(source, f"array {member} has shape {found_shape}; the architecture needs {shape}")
+            fail(f"array {member} has shape {found_shape}; the architecture needs {shape}")
         size = math.prod(shape) * dtype.itemsize
         data = f.read(size)
     if len(data) != size:
-        _fail(source, f"array {member} is damaged (cut off after {len(data)} of {size} bytes)")
+        fail(f"array {member} is damaged (cut off after {len(data)} of {size} bytes)")
     array = np.frombuffer(data, dtype).reshape(shape, order="F" if fortran else "C")
     if not np.isfinite(array).all():
-        _fail(source, f"array {member} holds NaN or infinite values")
+        fail(f"array {member} holds NaN or infinite values")
     return array.astype(np.float64)
-
-
-def _read_metadata(archive: zipfile.ZipFile, source: str) -> dict:
-    """The checked metadata of an open policy file: read in chunks up to its cap (the size in the
-    zip's header is not trusted), nesting checked before it is parsed."""
-    if METADATA not in archive.namelist():
-        _fail(source, f"has no {METADATA}: not a monster-zoo policy file")
-    with archive.open(METADATA) as entry:
-        raw = read_at_most(entry, MAX_METADATA_BYTES, f"model {source}: {METADATA}", ModelFileError)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        _fail(source, f"{METADATA} is not UTF-8 text ({err})")
-    check_json_depth(text, MAX_METADATA_DEPTH, f"model {source}: {METADATA}", ModelFileError)
-    try:
-        metadata = json.loads(text)
-    except ValueError as err:
-        _fail(source, f"{METADATA} is not valid JSON ({err})")
-    validate_metadata(metadata, source)
-    return metadata
 
 
 def read_policy(path) -> PolicyFile:
     """Load the policy file ``path``; ModelFileError with the reason if it is not a valid one."""
     source = repr(str(path))
+    label = f"model {source}"
     path = Path(path)
     if not path.exists():
         _fail(source, "no such file")
     if path.is_dir():
         hint = next((f" (did you mean {p}?)" for p in [path / "final_model.npz"] if p.exists()), "")
         _fail(source, f"is a folder; name the model file{hint}")
-    with open_regular_file(path, MAX_FILE_BYTES, f"model {source}", ModelFileError) as stream:
-        try:
-            archive = zipfile.ZipFile(stream)
-        except (OSError, zipfile.BadZipFile, ValueError) as err:
-            _fail(source, f"is not a policy file (not a readable .npz archive: {err})")
-        with archive:
-            try:
-                metadata = _read_metadata(archive, source)
-                shapes = layer_shapes(metadata)
-                layers = []
-                for k, (weight_shape, bias_shape) in enumerate(shapes):
-                    weight = _read_array(archive, f"actor.{k}.weight.npy", weight_shape, source)
-                    bias = _read_array(archive, f"actor.{k}.bias.npy", bias_shape, source)
-                    layers.append((weight, bias, hidden_activation(metadata, k, len(shapes))))
-            except _ZIP_READ_ERRORS as err:  # a cut-off, corrupted or encrypted archive
-                _fail(source, f"is damaged ({err})")
+    with open_archive(path, label, "policy file") as archive:
+        metadata = read_metadata_json(archive, label, "policy file")
+        validate_metadata(metadata, source)
+        shapes = layer_shapes(metadata)
+        layers = []
+        for k, (weight_shape, bias_shape) in enumerate(shapes):
+            weight = read_float_array(archive, f"actor.{k}.weight.npy", weight_shape, label)
+            bias = read_float_array(archive, f"actor.{k}.bias.npy", bias_shape, label)
+            layers.append((weight, bias, hidden_activation(metadata, k, len(shapes))))
     return PolicyFile(str(path), metadata, layers)

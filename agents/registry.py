@@ -12,6 +12,13 @@ plays it; see :mod:`monster_zoo.agents.policy_file`), which must have been train
 the game and options it is asked to play. A Stable-Baselines3 ``.zip`` runs code
 when loaded, so it loads only as ``ppo-trusted:<path>`` (needs the ``train`` extra).
 
+Learned search (:mod:`monster_zoo.agents.az_agent`) answers to ``az:<network.npz>`` (the
+search guided by the network of that file, trained by ``monster-zoo az``) and
+``az-net:<network.npz>`` (the network alone); a network plays the game, rule options and
+player counts it was trained for. ``az`` / ``<game>-az-v1`` and ``az-net`` / ``<game>-az-net-v1``
+play the network shipped for the game: they are listed only for a game where one ships, and
+asking for them elsewhere says so and how to train one.
+
 Any name may carry a short label for tables and plots: ``demo=ppo:runs/x/final_model.npz``.
 """
 import importlib
@@ -25,6 +32,7 @@ from monster_zoo import envs
 
 from .base import Agent
 from .game_rules import GameRules, game_of
+from .shipped_networks import network_ships
 
 # kind -> (version, module, class) for agents that play any game
 _GENERIC: Dict[str, Tuple[int, str, str]] = {
@@ -35,7 +43,12 @@ _GENERIC: Dict[str, Tuple[int, str, str]] = {
     # the trained champion shipped for the game and player count (monster_zoo.agents.champions);
     # its versions are per game and player count: see champion_version
     "champion": (1, "monster_zoo.agents.champions", "load_champion"),
+    # learned search over the network shipped for the game, and that network alone
+    # (monster_zoo.agents.az_agent); named only where a network ships
+    "az": (1, "monster_zoo.agents.az_agent", "ShippedAZ"),
+    "az-net": (1, "monster_zoo.agents.az_agent", "ShippedAZNet"),
 }
+_SHIPPED_NETWORK_KINDS = ("az", "az-net")
 # (kind, version) -> (module, class) of versions that a newer one replaced
 _PREVIOUS: Dict[Tuple[str, int], Tuple[str, str]] = {
     ("mcts", 1): ("monster_zoo.agents.mcts", "MCTSAgent"),  # untuned: 10,000 simulations, random rollouts
@@ -60,6 +73,10 @@ _PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
 }
 PPO_PREFIX = "ppo:"
 TRUSTED_PREFIX = "ppo-trusted:"
+AZ_PREFIX = "az:"
+AZ_NET_PREFIX = "az-net:"
+# Prefixes of the names that play a model file: the file's path follows the prefix.
+MODEL_PREFIXES = (PPO_PREFIX, TRUSTED_PREFIX, AZ_PREFIX, AZ_NET_PREFIX)
 
 
 def _game_name(game_id: str) -> str:
@@ -80,6 +97,9 @@ def available_agents(game_id: str) -> List[str]:
     kinds = _baselines(game_id)
     if not champion_player_counts(game):
         del kinds["champion"]  # named only where a champion ships
+    if not network_ships(game_id):
+        for kind in _SHIPPED_NETWORK_KINDS:
+            del kinds[kind]
     versions = [(kind, v) for kind, (v, _, _) in kinds.items() if kind != "champion"] + list(_PREVIOUS)
     if "champion" in kinds:
         from .champions import all_champion_versions
@@ -119,7 +139,9 @@ def _resolve(game_id: str, name: str) -> Tuple[str, str]:
         if name == f"{game}-{kind}-v{v}":
             return found
     raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
-                     f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.npz>")
+                     f"{', '.join(available_agents(game_id))} or {PPO_PREFIX}<model.npz>, "
+                     f"{TRUSTED_PREFIX}<sb3.zip>, {AZ_PREFIX}<network.npz> (learned search), "
+                     f"{AZ_NET_PREFIX}<network.npz> (its network alone)")
 
 
 def split_label(name: str) -> Tuple[Optional[str], str]:
@@ -135,8 +157,19 @@ def split_label(name: str) -> Tuple[Optional[str], str]:
 
 
 def is_model(name: str) -> bool:
-    """Whether ``name`` (label removed) names a trained model file."""
-    return name.startswith((PPO_PREFIX, TRUSTED_PREFIX))
+    """Whether ``name`` (label removed) names a trained model file (``ppo:``, ``ppo-trusted:``,
+    ``az:``, ``az-net:``)."""
+    return name.startswith(MODEL_PREFIXES)
+
+
+def model_file(name: str) -> Optional[str]:
+    """The path of the model file an agent name reads (``ppo:x.npz``, ``LABEL=az:x.npz``: ``x.npz``),
+    or None for a name that reads no file."""
+    rest = split_label(name)[1]
+    for prefix in MODEL_PREFIXES:
+        if rest.startswith(prefix) and rest[len(prefix):]:
+            return rest[len(prefix):]
+    return None
 
 
 def agent_labels(names: Sequence[str], agents: Sequence[Agent]) -> List[str]:
@@ -184,6 +217,17 @@ def _load_model(path: str, game_id: str, seed: int, options: Optional[Dict], tru
     return PPOAgent.load(path, game_id, seed, options=options)  # refuses it with the reason
 
 
+def _load_network(path: str, game_id: str, seed: int, options: Optional[Dict], alone: bool) -> Agent:
+    """Learned search over the network file ``path``, or with ``alone`` the network alone."""
+    prefix = AZ_NET_PREFIX if alone else AZ_PREFIX
+    if not path:
+        raise ValueError(f"agent {prefix} needs the path of a network file: {prefix}<network.npz> (a training "
+                         f"run of monster-zoo az writes runs/<run>/network.npz)")
+    from .az_agent import load_az
+
+    return load_az(path, game_id, seed, options, alone=alone)
+
+
 def make_agent(name: str, game, seed: int = 0, options: Optional[Dict] = None) -> Agent:
     """A new agent ``name`` for ``game``, seeded with ``seed``.
 
@@ -195,8 +239,9 @@ def make_agent(name: str, game, seed: int = 0, options: Optional[Dict] = None) -
     it. ``name`` may carry a label (``demo=ppo:x.npz``), which becomes the agent's ``name``.
 
     The agent knows its game (``agent.made_for``) and refuses to act in another: a trained
-    policy (``champion``, ``ppo:``) in any other game, player count or rule option; random,
-    greedy and the searches, which read the rules from the state, in any other game.
+    policy (``champion``, ``ppo:``) or learned search (``az:``, ``az-net:``, made for one of its
+    network's player counts) in any other game, player count or rule option; random, greedy and
+    the searches, which read the rules from the state, in any other game.
     Raises ValueError listing the valid names for an unknown agent, the registered games for
     an unknown game, and the shipped player counts for a champion that does not exist.
     """
@@ -207,6 +252,9 @@ def make_agent(name: str, game, seed: int = 0, options: Optional[Dict] = None) -
     for prefix in (PPO_PREFIX, TRUSTED_PREFIX):
         if name.startswith(prefix):
             agent = _load_model(name[len(prefix):], game_id, seed, options, prefix == TRUSTED_PREFIX)
+    for prefix in (AZ_PREFIX, AZ_NET_PREFIX):
+        if name.startswith(prefix):
+            agent = _load_network(name[len(prefix):], game_id, seed, options, prefix == AZ_NET_PREFIX)
     if agent is None:
         module, class_name = _resolve(game_id, name)
         cls = getattr(importlib.import_module(module), class_name)

@@ -6,6 +6,8 @@ says elsewhere, so these positions check the search itself. What training adds i
 the trainer's tests and measured in ``training/AZ.md``.
 """
 import json
+import os
+import struct
 import subprocess
 import sys
 import zipfile
@@ -16,18 +18,20 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.az_agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az_network import (MAX_SEATS, evaluate, from_layers, layer_shapes, random_network,
-                                           read_network, write_network)
+from monster_zoo.agents.az_network import (MAX_SEATS, architecture_problem, evaluate, from_layers, layer_shapes,
+                                           random_network, read_network, write_network)
 from monster_zoo.agents.az_search import SearchSettings, gumbel_search, schedule, search_and_play, trees
 from monster_zoo.agents.champions import champion_path
+from monster_zoo.agents.game_rules import WrongGameError
 from monster_zoo.agents.mcts_tree import no_determinize
-from monster_zoo.agents.policy_file import ModelFileError
+from monster_zoo.agents.policy_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 
 import mf_diagram
 import test_search_positions as positions
+from test_hostile_inputs import MB, finishes_within, lying_metadata_zip, peak_bytes, with_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
@@ -307,13 +311,17 @@ def test_agents_refuse_what_they_cannot_play():
     network = random_network(MTM, (16,), seed=0, player_counts=[2, 3])
     agent = AZAgent(0, network, MTM, {"num_players": 2}, simulations=8)
     four = reachable(MTM, 4, 0, 3)
-    with pytest.raises(ValueError, match="made for marry_the_monster-v0 with 2 players"):
+    with pytest.raises(WrongGameError, match="made for marry_the_monster-v0 with num_players=2; this state is "
+                                             "of marry_the_monster-v0 with num_players=4"):
         agent.act(None, legal(MTM, four), four)
     two = reachable(MTM, 2, 0, 3)
     with pytest.raises(ValueError, match="needs_state"):
         agent.act(None, legal(MTM, two), None)
     with pytest.raises(ValueError, match="allows no action"):
         agent.act(None, np.zeros_like(legal(MTM, two)), two)
+    agent.made_for = None  # made for no game: still never searches a state of another size
+    with pytest.raises(ValueError, match="whose state has .* entries; this one has shape"):
+        agent.act(None, legal(MTM, two), two[:-1])
     with pytest.raises(ValueError, match="needs a network"):
         AZAgent(0, None, MTM)
     with pytest.raises(ValueError, match="simulations must be at least 1"):
@@ -377,13 +385,105 @@ def test_malformed_network_files_are_refused_with_the_reason(tmp_path):
         "does not have": rewrite(good, tmp_path / "game.npz", {**metadata, "game": "chess-v0"}),
         "hidden_sizes": rewrite(good, tmp_path / "hidden.npz",
                                 {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [0]}}),
-        "more than": rewrite(good, tmp_path / "huge.npz",
-                             {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [1 << 20] * 3}}),
+        "holds a layer of 1,048,576 units": rewrite(
+            good, tmp_path / "huge.npz",
+            {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [1 << 20] * 3}}),
+        "player counts \\[7\\]": rewrite(good, tmp_path / "counts.npz", {**metadata, "player_counts": [2, 7]}),
+        "metadata field observation_size must be a int": rewrite(good, tmp_path / "bool.npz",
+                                                                 {**metadata, "observation_size": True}),
+        "control characters": rewrite(good, tmp_path / "name.npz", {**metadata, "name": "evil\x1b[2J"}),
+        "is a folder": tmp_path,
         "no such file": tmp_path / "missing.npz",
     }
     for reason, path in cases.items():
         with pytest.raises(ModelFileError, match=reason):
             read_network(path)
+
+
+# --- hostile network files: read within the policy files' bounds -----------------------------
+def test_a_network_declaring_huge_layers_is_refused_before_anything_is_allocated(tmp_path):
+    """Layers wider, deeper or with more parameters than the caps are refused from the metadata,
+    before any array is read; the message names the cap."""
+    good = write_network(tmp_path / "good.npz", random_network(MTM, (16,), seed=0))
+    metadata = json.loads(zipfile.ZipFile(good).read("metadata.json"))
+    cases = {(200_000,): "holds a layer of 200,000 units; the most accepted is 4,096",
+             (8,) * 9: "has 9 layers; the most accepted is 8",
+             (4096,) * 3: f"parameters; the most accepted is {MAX_PARAMETERS:,}",
+             (): "needs at least one layer"}
+    for hidden, message in cases.items():
+        arch = {**metadata["architecture"], "hidden_sizes": list(hidden)}
+        bad = rewrite(good, tmp_path / "big.npz", {**metadata, "architecture": arch})
+        with pytest.raises(ModelFileError, match=f"big.npz.*{message}"):
+            read_network(bad)
+        assert peak_bytes(lambda: read_network(bad)) < 4 * MB
+
+
+def test_a_network_whose_metadata_zip_header_lies_is_read_in_bounded_chunks(tmp_path):
+    """A metadata.json that its zip headers say is 100 bytes but inflates to 24 MB, and an honest
+    one over the cap: refused after reading at most the cap."""
+    bad = lying_metadata_zip(tmp_path / "lying.npz", 24 * MB)
+    with pytest.raises(ModelFileError, match="network .*lying.npz"):
+        read_network(bad)
+    assert peak_bytes(lambda: read_network(bad)) < 4 * MB
+    honest = tmp_path / "honest.npz"
+    with zipfile.ZipFile(honest, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("metadata.json", b" " * (3 * MB))
+    with pytest.raises(ModelFileError, match=f"metadata.json is larger than {MAX_METADATA_BYTES:,} bytes"):
+        read_network(honest)
+
+
+def test_a_network_array_whose_header_declares_gigabytes_is_refused_within_its_bound(tmp_path):
+    good = write_network(tmp_path / "good.npz", random_network(MTM, (16,), seed=0))
+    header = b"\x93NUMPY\x02\x00" + struct.pack("<I", 0xFFFFFFF0) + b" " * (16 * MB)
+    bad = with_entries(good, tmp_path / "header.npz", {"actor.0.weight.npy": header})
+    with pytest.raises(ModelFileError, match="network .*header.npz.*actor.0.weight.npy is larger than"):
+        read_network(bad)
+    assert peak_bytes(lambda: read_network(bad)) < 4 * MB
+
+
+def test_deeply_nested_network_metadata_gets_the_readers_own_error(tmp_path):
+    good = write_network(tmp_path / "good.npz", random_network(MTM, (16,), seed=0))
+    nested = with_entries(good, tmp_path / "nested.npz", {"metadata.json": "[" * 100_000 + "]" * 100_000})
+    with pytest.raises(ModelFileError, match="network .*nested.npz.*nests JSON 100,000 levels deep"):
+        read_network(nested)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_network_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path):
+    from monster_zoo.agents import make_agent
+
+    fifo = tmp_path / "network.npz"
+    os.mkfifo(fifo)
+    refused = finishes_within(10, lambda: read_network(fifo))
+    assert isinstance(refused, ModelFileError) and "is a FIFO, not a regular file" in str(refused)
+    for prefix in ("az:", "az-net:"):
+        refused = finishes_within(10, lambda: make_agent(f"{prefix}{fifo}", MTM, options={"num_players": 2}))
+        assert isinstance(refused, ModelFileError) and "FIFO" in str(refused)
+    if Path("/dev/zero").exists():
+        with pytest.raises(ModelFileError, match="'/dev/zero' is a character device"):
+            read_network("/dev/zero")
+
+
+def test_a_network_is_written_atomically_replacing_a_link_rather_than_following_it(tmp_path):
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me")
+    link = tmp_path / "net.npz"
+    link.symlink_to(target)
+    write_network(link, random_network(MTM, (16,), seed=0, player_counts=[2]))
+    assert target.read_text() == "keep me" and not link.is_symlink()
+    assert read_network(link).player_counts == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "net.npz"]  # no temporary file left
+
+
+def test_a_network_too_large_for_its_file_is_refused_before_writing(tmp_path):
+    """The writer refuses what the reader would refuse; the trainer asks the same question first."""
+    assert architecture_problem(MTM, [256, 256]) is None
+    assert "holds a layer of 8,192 units" in architecture_problem(MTM, [8192])
+    assert "parameters; the most accepted" in architecture_problem("monster_factory-v0", [4096, 4096])
+    wide = random_network(MTM, (MAX_LAYER_UNITS + 1,), seed=0)
+    with pytest.raises(ModelFileError, match="cannot be written: architecture.hidden_sizes holds a layer"):
+        write_network(tmp_path / "wide.npz", wide)
+    assert not any(tmp_path.iterdir())
 
 
 def test_network_files_load_and_play_without_torch(tmp_path):

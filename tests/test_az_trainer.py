@@ -98,6 +98,10 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--eval-opponents", "greedy,nobody"], "unknown agent 'nobody'"),
     (["--eval-players", "3"], "must be among --players"),
     (["--hidden-sizes", "0,8"], "--hidden-sizes"),
+    (["--hidden-sizes", "8192"],
+     "--hidden-sizes 8192: the trunk holds a layer of 8,192 units; the most accepted is 4,096"),
+    (["--hidden-sizes", ",".join(["8"] * 9)], "the trunk has 9 layers; the most accepted is 8"),
+    (["--game", "monster_factory-v0", "--hidden-sizes", "4096,4096"], "parameters; the most accepted is 16,000,000"),
     (["--device", "tpu"], "one of auto, cpu, cuda"),
     (["--simulations", "0"], "--simulations must be at least 1"),
 ])
@@ -138,6 +142,20 @@ def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path, capsys):
         assert exit_info.value.code == 2 and "another process is training" in capsys.readouterr().err
         assert (run_dir / "metrics.csv").read_text() == before
     assert main(["--resume", str(run_dir), "--rounds", "2"]) == 0
+
+
+def test_run_files_are_written_whole(tmp_path, monkeypatch):
+    """args.json, the checkpoint's progress.json, metrics.csv (rewritten at the start) and
+    summary.json go through the atomic writer; no temporary file is left behind."""
+    from monster_zoo.training import az
+
+    written = []
+    real = az.write_atomic
+    monkeypatch.setattr(az, "write_atomic", lambda path, data: written.append(Path(path).name) or real(path, data))
+    run_dir = train(tmp_path, "--rounds", "1")
+    assert {"args.json", "metrics.csv", "progress.json", "summary.json"} <= set(written)
+    assert not [p for p in run_dir.rglob("*") if p.name.endswith(".tmp")]
+    assert metric_rows(run_dir)[0]["metric"] == "charts/SPS"
 
 
 def test_help_runs_as_a_module():

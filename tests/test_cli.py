@@ -111,6 +111,20 @@ def test_train_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
     assert "pip install -e '.[train]'" in capsys.readouterr().err
 
 
+def test_az_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
+    from monster_zoo import training
+
+    for blocked in cli.TRAIN_EXTRA:
+        monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
+    for module in (cli.AZ_SCRIPT, cli.TRAIN_SCRIPT):  # the az trainer imports the PPO trainer's flags
+        monkeypatch.delitem(sys.modules, module, raising=False)
+        monkeypatch.delattr(training, module.rsplit(".", 1)[1], raising=False)
+    assert cli.main(["az", "--rounds", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("monster-zoo az: ") and "is not installed; training needs the train extra" in err
+    assert "pip install -e '.[train]'" in err
+
+
 def test_evaluate_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
     real_find_spec = cli.importlib.util.find_spec
     monkeypatch.setattr(cli.importlib.util, "find_spec",
@@ -171,6 +185,39 @@ def test_evaluate_writes_tables_pictures_and_curves(tmp_path):
     assert "| row vs column | greedy | random |" in proc.stdout
     for name in ("tournament.md", "tournament.json", "win_rates.png", "learning_curves.png"):
         assert (out / name).stat().st_size > 0, name
+
+
+def test_az_help_is_forwarded_and_listed():
+    proc = run_cli("az", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: python -m monster_zoo.training.az" in proc.stdout and "--resume" in proc.stdout
+    listing = run_cli("--help")
+    assert "    az " in listing.stdout and "az:<network.npz>" in listing.stdout
+    assert "monster-zoo az --help" in cli.__doc__
+
+
+def test_az_arguments_reach_the_trainer_unchanged(monkeypatch):
+    from monster_zoo.training import az
+
+    seen = []
+    monkeypatch.setattr(az, "main", lambda argv: seen.append(argv) or 0)
+    assert cli.main(["az", "--game", "monstargh-v0", "--help"]) == 0
+    assert seen == [["--game", "monstargh-v0", "--help"]]
+
+
+def test_the_match_command_shows_labels_escaped_and_writes_its_json_whole(tmp_path, capsys):
+    """Labels come from the command line and from model files: a terminal escape in one is shown,
+    never run."""
+    import json
+
+    from monster_zoo.agents import match
+
+    out = tmp_path / "match.json"
+    assert match.main(["--agents", "evil\x1b[2J=random", "greedy", "--games", "2", "--option", "max_steps=40",
+                       "--no-progress", "--json", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "\x1b" not in shown and "| evil\\x1b[2J |" in shown
+    assert json.loads(out.read_text())["games"] == 2 and [p.name for p in tmp_path.iterdir()] == ["match.json"]
 
 
 def test_bench_help_is_forwarded():

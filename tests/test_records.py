@@ -149,6 +149,35 @@ def test_record_game_plays_monster_zoo_agents(tmp_path):
     assert len(list(replay(record))) == len(record["actions"]) + 1
 
 
+def test_record_game_asks_every_agent_about_the_game_once_before_playing():
+    """An agent made for another game or player count is refused before any move (the champion of
+    2 players at a 3-player table), and one that may play is asked exactly once."""
+    from monster_zoo.agents import WrongGameError
+    from monster_zoo.agents.random_agent import RandomAgent
+
+    class Counting(RandomAgent):
+        asked = acted = 0
+
+        def check_game(self, game_id, config, options=None):
+            self.asked += 1
+            super().check_game(game_id, config, options)
+
+        def act(self, observation, action_mask, state=None):
+            assert self.asked == 1, "acted before its game was checked"
+            self.acted += 1
+            return super().act(observation, action_mask, state)
+
+    env = envs.make("marry_the_monster-v0", num_players=3, max_steps=30)
+    counting = Counting(0)
+    two = make_agent("champion", "marry_the_monster-v0", options={"num_players": 2})
+    with pytest.raises(WrongGameError, match="num_players=2.*this game is marry_the_monster-v0 with num_players=3"):
+        record_game(env, [counting, two, random_policy(1)], seed=0)
+    assert (counting.asked, counting.acted) == (1, 0)
+    counting = Counting(0)
+    record = record_game(env, [counting, make_agent("greedy", "marry_the_monster-v0"), random_policy(1)], seed=0)
+    assert counting.asked == 1 and record["actions"]
+
+
 def test_the_viewer_page_is_one_self_contained_file(tmp_path):
     record, _ = played("marry_the_monster-v0", seed=0, num_players=2, max_steps=30)
     page = write_html(record, tmp_path / "r.html").read_text()

@@ -22,11 +22,16 @@ newest network (a network file: plain arrays and JSON, plays without torch as
 ``AZAgent(network=...)``); ``networks/round_<r>.npz`` at each evaluation; ``checkpoint/`` (network,
 optimizer, replay buffer, generators and counters, rewritten every ``checkpoint_every`` rounds:
 ``--resume`` continues from it exactly as if the run had not stopped); ``summary.json`` and
-``curves.png`` at the end. One line per round reports progress.
+``curves.png`` at the end. One line per round reports progress. Every file the run writes whole
+(``args.json``, ``summary.json``, network files, the checkpoint's ``progress.json``) is written
+atomically (:mod:`monster_zoo.envs.core.safe_writing`), and ``checkpoint/`` is swapped in whole, so
+an interruption never leaves half a file; ``metrics.csv`` is rewritten whole at the start, then
+appended to row by row.
 """
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import math
 import shutil
@@ -38,6 +43,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.training.selfplay_ppo import build_parser as parser_for, flag, parse_options
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -66,7 +72,8 @@ class Args:
     considered: int = flag(16, "root actions sequential halving starts from")
     gumbel_scale: float = flag(1.0, "scale of the Gumbel noise at the root in self-play (exploration)")
     c_puct: float = flag(1.25, "PUCT exploration constant below the root")
-    hidden_sizes: str = flag("128,128", "widths of the network's trunk")
+    hidden_sizes: str = flag("128,128", "widths of the network's trunk (a network file holds at most 8 layers of "
+                             "4,096 units and 16 million parameters)")
     learning_rate: float = flag(1e-3, "Adam learning rate")
     weight_decay: float = flag(1e-4, "Adam weight decay")
     batch_size: int = flag(256, "minibatch size")
@@ -142,10 +149,13 @@ def argument_problem(args: Args) -> Optional[str]:
 
 
 def game_problem(args: Args) -> Optional[str]:
-    """Why the game, options, player counts or evaluation opponents do not fit, or None."""
+    """Why the game, options, player counts, network size or evaluation opponents do not fit, or
+    None. A network too large for a network file is refused here, before training, so a run never
+    ends with a network it cannot save."""
     from monster_zoo import envs
-    from monster_zoo.agents.az_network import check_player_counts, network_options
+    from monster_zoo.agents.az_network import architecture_problem, check_player_counts, network_options
     from monster_zoo.agents.registry import make_agent
+    from monster_zoo.training.arg_checks import int_list
 
     from .az_evaluation import PREVIOUS
 
@@ -154,6 +164,9 @@ def game_problem(args: Args) -> Optional[str]:
         if "num_players" in options:
             return "give the player counts with --players, not --option num_players"
         network_options(args.game, options)
+        too_large = architecture_problem(args.game, int_list("--hidden-sizes", args.hidden_sizes)[0], "the trunk")
+        if too_large:
+            return f"--hidden-sizes {args.hidden_sizes}: {too_large}"
         counts = check_player_counts(args.game, counts_of(args.players))
         evaluated = check_player_counts(args.game, counts_of(args.eval_players)) if args.eval_players else counts[:1]
         if not set(evaluated) <= set(counts):
@@ -212,9 +225,11 @@ class MetricsLog:
             with path.open(newline="") as f:
                 rows = [r for r in csv.reader(f)][1:]
             rows = [r for r in rows if int(r[0]) <= resume_step]
-        self.file = path.open("w", newline="")
+        kept = io.StringIO(newline="")
+        csv.writer(kept).writerows([["step", "wall_time", "metric", "value"], *rows])
+        write_atomic(path, kept.getvalue())  # an interruption here leaves the old file whole
+        self.file = path.open("a", newline="")
         self.writer = csv.writer(self.file)
-        self.writer.writerows([["step", "wall_time", "metric", "value"], *rows])
         self.board = SummaryWriter(str(run_dir), purge_step=None if resume_step is None else resume_step + 1)
         self.start = time.time() - elapsed
 
@@ -271,7 +286,7 @@ class Learner:
         self.buffer.save(new / "buffer.npz")
         write_network(new / "network.npz", network)
         state = {**self.progress, "generator": self.generator.bit_generator.state}
-        (new / "progress.json").write_text(json.dumps(state, indent=1))
+        write_atomic(new / "progress.json", json.dumps(state, indent=1))
         shutil.rmtree(old, ignore_errors=True)
         if current.exists():
             current.rename(old)
@@ -386,13 +401,13 @@ def _run(args: Args, device, lock) -> int:
     if args.resume:
         run_dir = Path(args.resume)
         learner.load(_checkpoint_dir(run_dir))
-        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+        write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
         print(f"resumed {run_dir} at round {learner.progress['round']}")
     else:
         run_dir = Path(args.out_dir) / f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
         (run_dir / "networks").mkdir(parents=True)
         lock = claim(run_dir)
-        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2))
+        write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
     progress = learner.progress
     metrics = MetricsLog(run_dir, progress["decisions"] if args.resume else None, progress["elapsed"])
     print(f"run folder {run_dir}; continue it after an interruption with:\n"
@@ -464,7 +479,7 @@ def _run(args: Args, device, lock) -> int:
                "network": str(run_dir / "network.npz"),
                **{m.split("/")[-1]: {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                   for m, r in rates.items()}}
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     print(f"run {run_dir.name}: {progress['round']} rounds, {progress['decisions']} decisions in "
           f"{progress['elapsed'] / 60:.1f} min")
     for metric, rate in rates.items():

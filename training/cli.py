@@ -3,13 +3,16 @@
     monster-zoo play --game marry_the_monster-v0 --agents greedy random
     monster-zoo evaluate --agents greedy random --games 40 --out results/
     monster-zoo train --help
+    monster-zoo az --help
     monster-zoo league --help
     monster-zoo bench --quick --games none
     monster-zoo replay game.json --html game.html --gif game.gif
     monster-zoo export-model --trust-model runs/<run>/final_model.zip model.npz
 
-Also runs as ``python -m monster_zoo.training``. ``train`` and ``bench`` hand their arguments
-unchanged to ``monster_zoo.training.selfplay_ppo`` and ``monster_zoo.benchmarks.bench``, which own them.
+Also runs as ``python -m monster_zoo.training``. ``train``, ``az``, ``league`` and ``bench`` hand
+their arguments unchanged to ``monster_zoo.training.selfplay_ppo`` (self-play PPO),
+``monster_zoo.training.az`` (learned search by expert iteration), ``monster_zoo.training.rllib_league``
+and ``monster_zoo.benchmarks.bench``, which own them.
 Heavy or optional dependencies (torch, openskill, matplotlib) are imported only by
 the command that needs them.
 """
@@ -24,8 +27,7 @@ import monster_zoo
 from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent, QuitGame
 from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
-from monster_zoo.agents.registry import (PPO_PREFIX, TRUSTED_PREFIX, agent_labels, champion_version, make_agent,
-                                         split_label)
+from monster_zoo.agents.registry import agent_labels, champion_version, make_agent, model_file, split_label
 from monster_zoo.envs.core.escaping import visible
 from monster_zoo.envs.core.records import RecordError, RecordWriter, check_agent_names, record_text, save_record
 from monster_zoo.envs.core.safe_writing import output_problem, same_file, write_atomic, write_private
@@ -37,6 +39,7 @@ DEFAULT_GAME = "marry_the_monster-v0"
 # Top-level packages of the train extra: their absence means "install the extra", not a bug.
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
 TRAIN_SCRIPT = "monster_zoo.training.selfplay_ppo"
+AZ_SCRIPT = "monster_zoo.training.az"
 LEAGUE_SCRIPT = "monster_zoo.training.rllib_league"
 EVAL_EXTRA = ("openskill", "matplotlib")  # ratings and pictures of ``evaluate``
 SLOW_START_S = 3.0  # a first build slower than this compiled kernels: say so once
@@ -153,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse would parse them (it would take their --help for ours).
     commands.add_parser("train", add_help=False,
                         help=f"self-play MaskablePPO training ({TRAIN_SCRIPT}; needs the train extra)")
+    commands.add_parser("az", add_help=False,
+                        help=f"learned search trained by expert iteration, play it as az:<network.npz> "
+                        f"({AZ_SCRIPT}; needs the train extra)")
     commands.add_parser("league", add_help=False,
                         help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_SCRIPT}; "
                         "needs the distributed extra)")
@@ -160,19 +166,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_train(argv: Sequence[str]) -> int:
-    """``train``: run ``monster_zoo.training.selfplay_ppo.main(argv)``, or explain how to install the train extra."""
+def _run_trainer(command: str, script: str, argv: Sequence[str]) -> int:
+    """``script.main(argv)``, or, when a package of the train extra is missing, a message naming
+    the extra and status 1."""
     try:
-        from monster_zoo.training import selfplay_ppo
-
-        return selfplay_ppo.main(list(argv)) or 0
+        return importlib.import_module(script).main(list(argv)) or 0
     except ModuleNotFoundError as err:
         missing = err.name or ""
-        if missing != TRAIN_SCRIPT and missing.split(".")[0] not in TRAIN_EXTRA:
+        if missing != script and missing.split(".")[0] not in TRAIN_EXTRA:
             raise
-        print(f"{PROG} train: {missing} is not installed; training needs the train extra:\n"
+        print(f"{PROG} {command}: {missing} is not installed; training needs the train extra:\n"
               f"    pip install -e '.[train]'", file=sys.stderr)
         return 1
+
+
+def run_train(argv: Sequence[str]) -> int:
+    """``train``: run ``monster_zoo.training.selfplay_ppo.main(argv)``, or explain how to install the train extra."""
+    return _run_trainer("train", TRAIN_SCRIPT, argv)
+
+
+def run_az(argv: Sequence[str]) -> int:
+    """``az``: run ``monster_zoo.training.az.main(argv)``, or explain how to install the train extra."""
+    return _run_trainer("az", AZ_SCRIPT, argv)
 
 
 def run_league(argv: Sequence[str]) -> int:
@@ -193,19 +208,13 @@ def run_bench(argv: Sequence[str]) -> int:
     return bench.main(list(argv)) or 0
 
 
-FORWARDED = {"train": run_train, "league": run_league, "bench": run_bench}
+FORWARDED = {"train": run_train, "az": run_az, "league": run_league, "bench": run_bench}
 
 
 def model_files(names: Sequence[str]) -> List[str]:
-    """The files the agent names read (``ppo:<file>``, ``LABEL=ppo-trusted:<file>``): inputs that no
-    output may overwrite."""
-    files = []
-    for name in names:
-        rest = split_label(name)[1]
-        for prefix in (PPO_PREFIX, TRUSTED_PREFIX):
-            if rest.startswith(prefix) and rest[len(prefix):]:
-                files.append(rest[len(prefix):])
-    return files
+    """The files the agent names read (``ppo:<file>``, ``LABEL=ppo-trusted:<file>``, ``az:<file>``,
+    ``az-net:<file>``): inputs that no output may overwrite."""
+    return [path for path in map(model_file, names) if path is not None]
 
 
 def champion_seats(game_id: str, others: List[str], options: dict) -> Tuple[List[str], Optional[str]]:

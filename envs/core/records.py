@@ -146,11 +146,19 @@ def record_game(env, agents: Sequence, seed: int, names: Optional[Sequence[str]]
     An agent is a callable ``(observation, action_mask) -> action`` or an object with
     ``act(observation, action_mask[, state])`` (monster-zoo's agents; those with
     ``needs_state`` get the engine state). ``names`` label the seats in the record.
+    An agent with a ``check_game(game_id, config, options)`` method (every agent made for a game
+    has one) is asked once, before the game, whether it may play this game; its refusal
+    (``WrongGameError``, a ValueError naming both games) comes before any move is made.
     """
     if names is None:
         names = [getattr(a, "name", type(a).__name__) for a in agents]
     writer = RecordWriter(env, seed, names)
     raw = env.unwrapped
+    config = raw.spec.make_config(raw.options)
+    for agent in agents:
+        check = getattr(agent, "check_game", None)
+        if check is not None:
+            check(raw.spec.env_id, config, raw.options)
     env.reset(seed=seed)
     for agent_name in env.agent_iter():
         obs, _, termination, truncation, _ = env.last()
