@@ -39,6 +39,7 @@ from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_MAX_STEPS,
                                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T, OBSERVE_T,
                                             RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
@@ -136,14 +137,7 @@ def _new_node(node, children, visits, values, priors):
 @njit(cache=True)
 def _masked_softmax(logits, mask, out):
     """``out`` = softmax of ``logits`` over the legal actions of ``mask``, 0 elsewhere."""
-    top = -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] != 0 and logits[a] > top:
-            top = logits[a]
-    total = 0.0
-    for a in range(mask.shape[0]):
-        out[a] = np.exp(logits[a] - top) if mask[a] != 0 else 0.0
-        total += out[a]
+    total = masked_exp(logits, mask, out)
     for a in range(mask.shape[0]):
         out[a] /= total
 

@@ -120,16 +120,24 @@ def mlp_logits_rows(params, shapes, activations, rows, xs, outs):
 
 
 @njit(cache=True)
-def _sample_masked(logits, mask, rng):
-    """A draw from softmax(logits) over the legal actions of ``mask``."""
+def masked_exp(logits, mask, out):
+    """``out[a]`` = exp(``logits[a]`` - the largest legal logit) for the legal actions of ``mask``, 0
+    elsewhere (``out`` may be ``logits``); returns their sum: softmax's weights, unnormalised."""
     top = -np.inf
     for a in range(mask.shape[0]):
         if mask[a] != 0 and logits[a] > top:
             top = logits[a]
     total = 0.0
     for a in range(mask.shape[0]):
-        logits[a] = np.exp(logits[a] - top) if mask[a] != 0 else 0.0
-        total += logits[a]
+        out[a] = np.exp(logits[a] - top) if mask[a] != 0 else 0.0
+        total += out[a]
+    return total
+
+
+@njit(cache=True)
+def _sample_masked(logits, mask, rng):
+    """A draw from softmax(logits) over the legal actions of ``mask``."""
+    total = masked_exp(logits, mask, logits)
     u = (rng_next(rng) >> np.uint64(11)) * UNIT * total
     last = -1
     for a in range(mask.shape[0]):
