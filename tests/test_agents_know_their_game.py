@@ -3,7 +3,7 @@
 Random, greedy and the searches read the rules from the state: they refuse another game and
 play any player count and rule options of their own. Trained policies (champions, ``ppo:``
 models) refuse any other game, player count or rule option as well: the observation of another
-table means something else even at the same size (issue 27: the 4-player MONSTArgh! champion
+table means something else even at the same size (the 4-player MONSTArgh! champion once
 played 2-player games without a word, winning 0.200 against greedy instead of 0.885).
 """
 import gymnasium

@@ -251,7 +251,7 @@ def test_every_module_a_user_may_run_prints_the_help(module):
     assert done.returncode == 0 and "usage:" in done.stdout and "leaderboard" in done.stdout, done.stderr
 
 
-# --- issue 27, point 13 and point 8 ---------------------------------------------------------------
+# --- --version, replay --gif without Pillow, play with a champion ---------------------------------------------------------------
 def test_version_prints_the_package_version(capsys):
     import monster_zoo
 

@@ -1,4 +1,4 @@
-"""Hostile files in (issue 27, points 2 and 3): policy files, match records and a leaderboard's
+"""Hostile files in: policy files, match records and a leaderboard's
 earlier results are refused within bounds fixed before reading, with the reader's own error
 naming the file, never a MemoryError, a RecursionError or a read that does not end.
 

@@ -1,5 +1,5 @@
 """Model files: policy files that cannot run code, SB3 zips only when trusted, models that know
-their game, and the short labels of agents in tables and plots (issue 14 item 2, issue 13 item 4).
+their game, and the short labels of agents in tables and plots.
 
 Most policy files here are written from random layers with :func:`write_policy`, which
 needs no torch; the tests that unpickle a zip on purpose need the ``train`` extra.
@@ -322,7 +322,8 @@ def test_a_model_whose_game_observation_changed_is_refused(two_player_model, tmp
 
 
 def test_a_model_of_an_older_observation_of_the_same_size_is_refused(two_player_model, tmp_path):
-    """Issue 14's audit changed what some of Marry the Monster's slots mean at the same size."""
+    """Observation version 2 changed what some of Marry the Monster's slots mean at the same size
+    (CHANGELOG.md, pre-release history)."""
     meta = read_policy(two_player_model).metadata
     assert meta["observation_version"] == envs.spec(GAME).observation_version == 2
     old = rewrite(two_player_model, tmp_path / "old.npz", metadata={**meta, "observation_version": 1})

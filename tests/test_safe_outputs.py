@@ -1,4 +1,4 @@
-"""Safe files out (issue 27, points 4 and 5): every output is checked before the work, written
+"""Safe files out: every output is checked before the work, written
 atomically and never through a link, a person's game is never lost, and text from users is
 escaped for the medium it lands in (markdown, matplotlib, the terminal, HTML).
 """
