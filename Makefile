@@ -4,7 +4,7 @@
 PY := .venv/bin/python
 PIP := $(PY) -m pip install -q
 
-.PHONY: venv demo test bench play match pictures clean-cache
+.PHONY: venv demo test docs bench play match pictures clean-cache
 
 venv: $(PY)
 
@@ -23,8 +23,13 @@ demo: venv
 DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
 
 test: venv
-	$(PIP) -e '.[dev,bench,train,distributed]'
+	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel]'
 	$(PY) -m pytest -q
+
+# The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.
+docs: venv
+	$(PIP) -e '.[docs]'
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 # The README's game pictures (docs/pictures/<game>.png) and the sample replay page.
 pictures: venv
