@@ -51,6 +51,8 @@ DEVICES = ("auto", "cpu", "cuda")
 RESUMABLE = frozenset({"rounds", "time_limit", "eval_every", "eval_games", "eval_opponents", "checkpoint_every",
                        "device", "threads", "torch_threads", "progress", "plot"})
 CHECKPOINT = "checkpoint"
+# Keeps the warm start's deals apart from every self-play round's (seeded seed * 1_000_003 + round).
+WARM_START_SALT = 0x3A57_0000_0000
 
 
 @dataclass
@@ -79,6 +81,11 @@ class Args:
     batch_size: int = flag(256, "minibatch size")
     sample_reuse: float = flag(4.0, "minibatch rows drawn per new decision (sets the Adam steps of a round)")
     buffer_size: int = flag(100_000, "decisions kept in the replay buffer")
+    warm_start_games: int = flag(0, "games of the game's greedy kernel in every seat that the network learns from "
+                                 "before its first round (0: none; see monster_zoo.training.az_warmstart)")
+    warm_start_epsilon: float = flag(0.1, "probability that a warm-start move is a random legal one (its target "
+                                     "stays the greedy kernel's choice)")
+    warm_start_reuse: float = flag(2.0, "minibatch rows drawn per warm-start decision")
     eval_every: int = flag(10, "rounds between evaluations (0: only at the end)")
     eval_games: int = flag(100, "games per evaluation and opponent (seats rotated)")
     eval_players: str = flag("", "player counts evaluated, comma-separated (empty: the smallest of --players)")
@@ -133,6 +140,10 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
             ("--sample-reuse", args.sample_reuse, args.sample_reuse > 0, "a number > 0"),
             ("--buffer-size", args.buffer_size, args.buffer_size >= args.batch_size, "at least --batch-size"),
+            ("--warm-start-games", args.warm_start_games, args.warm_start_games >= 0, "at least 0 (0: none)"),
+            ("--warm-start-epsilon", args.warm_start_epsilon, 0 <= args.warm_start_epsilon <= 1,
+             "a probability from 0 to 1"),
+            ("--warm-start-reuse", args.warm_start_reuse, args.warm_start_reuse > 0, "a number > 0"),
             ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
             ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
             ("--eval-simulations", args.eval_simulations, args.eval_simulations >= 1, "at least 1"),
@@ -382,6 +393,34 @@ def _train(args: Args, device, lock) -> int:
         torch.set_num_threads(torch_threads)
 
 
+def warm_start(args: Args, learner: Learner, counts: Sequence[int], options: Dict, metrics: MetricsLog,
+               device) -> None:
+    """Before the first round: ``--warm-start-games`` games of the greedy kernel, in pieces of
+    ``--games-per-round`` games, each added to the buffer and trained on
+    (``--warm-start-reuse`` rows per decision); their losses are logged at step 0."""
+    from .az_learner import train
+    from .az_warmstart import play_teacher_games
+
+    start, played, decisions = time.time(), 0, 0
+    losses: Dict = {}
+    while played < args.warm_start_games:
+        games = min(args.games_per_round, args.warm_start_games - played)
+        batch, stats = play_teacher_games(args.game, games, counts, seed=args.seed * 1_000_003 + WARM_START_SALT + played,
+                                          epsilon=args.warm_start_epsilon, parallel=max(args.parallel_games, games),
+                                          options=options)
+        learner.buffer.add(batch)
+        steps = math.ceil(len(batch) * args.warm_start_reuse / args.batch_size)
+        losses = train(learner.net, learner.optimizer, learner.buffer, steps, args.batch_size, learner.generator,
+                       device)
+        played += stats.games
+        decisions += stats.decisions
+    for name, value in losses.items():
+        metrics.log(0, f"train/warm_start_{name}", value)
+    if args.progress:
+        print(f"warm start: {played} greedy games, {decisions} decisions in {(time.time() - start) / 60:.1f} min | "
+              f"loss policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}", flush=True)
+
+
 def _run(args: Args, device, lock) -> int:
     """The run itself (arguments already checked; ``lock`` held on a resumed run's folder)."""
     from monster_zoo.agents.az_network import read_network, write_network
@@ -433,6 +472,11 @@ def _run(args: Args, device, lock) -> int:
 
     started = time.time()
     elapsed_before = progress["elapsed"]
+    if not args.resume and args.warm_start_games:
+        warm_start(args, learner, counts, options, metrics, device)
+        progress["elapsed"] = elapsed_before + time.time() - started
+        metrics.flush()
+        learner.save(run_dir, network_now())
     rates: Dict = {}
     while progress["round"] < args.rounds:
         if args.time_limit and time.time() - started > 60 * args.time_limit:

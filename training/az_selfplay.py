@@ -9,7 +9,7 @@ its returns (``reward="win"``, ruling C3; 0 for all in a truncated game) become 
 of its decisions, rotated to each mover (:func:`monster_zoo.training.az_learner.value_targets`).
 
 Game ``g`` of a call plays ``player_counts[g % len(player_counts)]`` seats and is seeded from
-``(seed, g)`` alone, its search from a generator of its own, so a round is reproduced exactly by
+``(seed, g)`` alone, its search (or teacher) from a generator of its own, so a round is reproduced exactly by
 its seed, whatever the number of parallel games or threads.
 """
 from dataclasses import dataclass
@@ -49,15 +49,35 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
     (a :class:`~monster_zoo.training.az_learner.Batch`, game by game) and
     :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options)."""
     spec = envs.spec(network.game_id)
+    parallel = max(1, min(parallel, games))
+    children, visits, values, priors = trees(parallel, settings.simulations + 1, spec.num_actions)
+    settings_array = settings.as_array()
+
+    def search_moves(states, slots, game_rngs, search_rngs, policies, actions, observations, masks):
+        search_and_play(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
+                        network.params, network.shapes, children, visits, values, priors, policies, actions,
+                        observations, masks, spec.legal_mask, spec.apply_action, spec.returns,
+                        spec.observe_into, spec.determinize)
+
+    return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+
+
+def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,
+              options: Dict = None):
+    """Play ``games`` games of ``game_id``, ``parallel`` side by side, every move made by
+    ``move(states, slots, game_rngs, mover_rngs, policies, actions, observations, masks)``, which
+    for each running slot ``slots[j]`` records the mover's observation and mask in row ``j``, writes
+    the policy target and the action into row ``j`` of ``policies`` and ``actions`` and applies the
+    action with the slot's game generator. Return the decisions and :class:`SelfPlayStats` as
+    :func:`play_games` does (it is this loop with the search as ``move``)."""
+    spec = envs.spec(game_id)
     options = dict(options or {})
-    configs = {n: envs.config(network.game_id, {**options, "num_players": n, "reward": "win"})
+    configs = {n: envs.config(game_id, {**options, "num_players": n, "reward": "win"})
                for n in player_counts}
     parallel = max(1, min(parallel, games))
     states = np.zeros((parallel, spec.state_size), np.int32)
     game_rngs = np.zeros((parallel, 1), np.uint64)
-    search_rngs = np.zeros((parallel, 1), np.uint64)
-    capacity = settings.simulations + 1
-    children, visits, values, priors = trees(parallel, capacity, spec.num_actions)
+    mover_rngs = np.zeros((parallel, 1), np.uint64)
     observations = np.zeros((parallel, spec.obs_size), np.float32)
     masks = np.zeros((parallel, spec.num_actions), np.int8)
     policies = np.zeros((parallel, spec.num_actions), np.float32)
@@ -74,22 +94,18 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
         started += 1
         n = player_counts[game % len(player_counts)]
         game_rngs[slot] = make_rng(game_seed(seed, game))
-        search_rngs[slot] = make_rng(game_seed(seed, game) ^ SEARCH_SALT)
+        mover_rngs[slot] = make_rng(game_seed(seed, game) ^ SEARCH_SALT)
         spec.init_state(states[slot], configs[n], game_rngs[slot])
         playing[slot] = game
         moves[game] = []
 
     for slot in range(parallel):
         start(slot)
-    settings_array = settings.as_array()
     while (playing >= 0).any():
         slots = np.flatnonzero(playing >= 0)
         movers = states[slots, H_CURRENT].copy()
         k = len(slots)
-        search_and_play(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
-                        network.params, network.shapes, children, visits, values, priors, policies[:k], actions[:k],
-                        observations[:k], masks[:k], spec.legal_mask, spec.apply_action, spec.returns,
-                        spec.observe_into, spec.determinize)
+        move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
         for j, slot in enumerate(slots):
             game = playing[slot]
             moves[game].append((observations[j].astype(np.float16), masks[j].copy(),

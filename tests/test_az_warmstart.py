@@ -1,0 +1,167 @@
+"""The warm start of expert iteration (``--warm-start-games``): games of the greedy kernel whose
+decisions teach the network before its first round (:mod:`monster_zoo.training.az_warmstart`)."""
+import csv
+import json
+
+import numba
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("tensorboard")
+
+from monster_zoo import envs  # noqa: E402
+from monster_zoo.agents.az_network import evaluate, masked_argmax, read_network  # noqa: E402
+from monster_zoo.agents.search import rollout_kernel  # noqa: E402
+from monster_zoo.envs.core import threads  # noqa: E402
+from monster_zoo.envs.core.batch import random_playout  # noqa: E402
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL  # noqa: E402
+from monster_zoo.envs.core.rng import make_rng  # noqa: E402
+from monster_zoo.training.az import main  # noqa: E402
+from monster_zoo.training.az_warmstart import PROBABILITY_SCALE, play_teacher_games, teacher_and_play  # noqa: E402
+
+MTM = "marry_the_monster-v0"
+TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
+        "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "4000", "--eval-every", "0",
+        "--eval-games", "2", "--eval-simulations", "8", "--eval-opponents", "greedy", "--no-progress",
+        "--no-plot", "--seed", "5", "--warm-start-games", "10"]
+
+
+def _mid_game_states(game_id: str, count: int):
+    """``count`` running states of ``game_id`` (its smallest player count) after random moves."""
+    spec = envs.spec(game_id)
+    config = envs.config(game_id, {"num_players": spec.min_players})
+    states = []
+    for seed in range(10 * count):
+        state, _, _ = random_playout(spec, config, 5 + 7 * seed % 40, seed=seed)
+        if state[H_TERMINAL] == 0:
+            states.append(state)
+        if len(states) == count:
+            return np.array(states, np.int32)
+    raise AssertionError("too few running states")
+
+
+@pytest.mark.parametrize("game_id", envs.available())
+def test_the_target_is_the_greedy_kernels_choice_and_the_move_plays_it(game_id):
+    """Without exploration each game plays the greedy kernel's action, and its target is that action
+    alone; the kernel is called on the same state with the same generator as here."""
+    spec = envs.spec(game_id)
+    states = _mid_game_states(game_id, 4)
+    before = states.copy()
+    k = len(states)
+    slots = np.arange(k, dtype=np.int64)
+    game_rngs = np.array([make_rng(100 + i) for i in range(k)])
+    teacher_rngs = np.array([make_rng(200 + i) for i in range(k)])
+    policies = np.zeros((k, spec.num_actions), np.float32)
+    actions = np.zeros(k, np.int64)
+    observations = np.zeros((k, spec.obs_size), np.float32)
+    masks = np.zeros((k, spec.num_actions), np.int8)
+    greedy = rollout_kernel(game_id, "greedy")
+    expected_rngs = teacher_rngs.copy()
+    teacher_and_play(states, slots, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
+                     spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
+    for i in range(k):
+        mask = np.zeros(spec.num_actions, np.int8)
+        spec.legal_mask(before[i], mask)
+        assert np.array_equal(masks[i], mask)
+        choice = greedy(before[i].copy(), mask, expected_rngs[i])
+        assert actions[i] == choice and mask[choice] == 1
+        assert policies[i, choice] == 1.0 and policies[i].sum() == 1.0
+        seen = np.zeros(spec.obs_size, np.float32)
+        spec.observe_into(before[i], before[i][H_CURRENT], seen)
+        assert np.array_equal(observations[i], seen)
+        replayed = before[i].copy()
+        spec.apply_action(replayed, choice, make_rng(100 + i))
+        assert np.array_equal(states[i], replayed)
+
+
+def test_teacher_games_do_not_depend_on_parallel_games_or_threads():
+    """Games are seeded by their index alone, as in self-play."""
+    one, stats = play_teacher_games(MTM, 5, [2, 3], seed=4, parallel=1)
+    many, _ = play_teacher_games(MTM, 5, [2, 3], seed=4, parallel=5)
+    with threads.using(min(2, numba.config.NUMBA_NUM_THREADS), min_batch=2):
+        threaded, _ = play_teacher_games(MTM, 5, [2, 3], seed=4, parallel=5)
+    for key in ("observations", "counts", "masks", "policies", "values"):
+        assert np.array_equal(getattr(one, key), getattr(many, key)), key
+        assert np.array_equal(getattr(one, key), getattr(threaded, key)), key
+    assert stats.games == 5 and stats.decisions == len(one)
+
+
+def test_exploration_changes_the_games_but_every_target_stays_one_legal_action():
+    """With ``epsilon`` some moves are random, so the games differ from the greedy ones; targets stay
+    one-hot on a legal action (the teacher's), values the games' returns; a probability outside
+    [0, 1] is refused."""
+    plain, _ = play_teacher_games(MTM, 6, [2], seed=8, epsilon=0.0)
+    explored, _ = play_teacher_games(MTM, 6, [2], seed=8, epsilon=0.5)
+    assert len(plain) != len(explored) or not np.array_equal(plain.observations, explored.observations)
+    for batch in (plain, explored):
+        policies = batch.policies.astype(np.float32)
+        assert np.array_equal(policies.sum(axis=1), np.ones(len(batch))) and set(np.unique(policies)) == {0.0, 1.0}
+        assert not policies[batch.masks == 0].any()
+        assert np.isin(batch.values[:, :2], [1.0, -1.0, 0.0]).all()
+    assert PROBABILITY_SCALE >= 1000
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match=r"epsilon must lie in \[0, 1\]"):
+            play_teacher_games(MTM, 1, [2], seed=0, epsilon=bad)
+
+
+def test_a_warm_started_network_imitates_the_teacher():
+    """After learning from 200 greedy games the network alone picks the greedy kernel's move far
+    more often than an untrained one, on decisions of other games (about 0.43 against 0.11; the
+    kernel breaks ties between equally good moves at random, so no network can match it always)."""
+    import torch
+
+    from monster_zoo.training.az_learner import PolicyValueNet, ReplayBuffer, export, train
+
+    spec = envs.spec(MTM)
+    torch.manual_seed(0)
+    net = PolicyValueNet(MTM, (32,), spec.num_actions)
+    optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+    fresh = export(net, MTM, {}, [2], "fresh")
+    buffer = ReplayBuffer(30_000, spec.obs_size, spec.num_actions)
+    batch, _ = play_teacher_games(MTM, 200, [2], seed=1)
+    buffer.add(batch)
+    saved_threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the trainer does: small matrices, a shared machine
+    try:
+        train(net, optimizer, buffer, 300, 256, np.random.default_rng(0), torch.device("cpu"))
+    finally:
+        torch.set_num_threads(saved_threads)
+    taught = export(net, MTM, {}, [2], "taught")
+    test, _ = play_teacher_games(MTM, 40, [2], seed=99, epsilon=0.0)
+    targets = test.policies.astype(np.float32).argmax(axis=1)
+
+    def agreement(network):
+        logits, _ = evaluate(network, test.observations.astype(np.float32), 2)
+        return np.mean([masked_argmax(logits[r], test.masks[r]) == targets[r] for r in range(len(targets))])
+
+    assert agreement(taught) > 0.35 and agreement(taught) > agreement(fresh) + 0.2
+
+
+def test_the_trainer_warm_starts_once_and_a_resume_does_not_repeat_it(tmp_path):
+    """``--warm-start-games`` logs its losses at step 0, checkpoints after it, and a run cut after
+    one round and resumed ends with the same network as one run straight through."""
+    assert main(["--out-dir", str(tmp_path / "a"), *TINY]) == 0
+    assert main(["--out-dir", str(tmp_path / "b"), *TINY, "--rounds", "1"]) == 0
+    (straight,), (split,) = (tmp_path / "a").iterdir(), (tmp_path / "b").iterdir()
+    assert main(["--resume", str(split), "--rounds", "2"]) == 0
+    assert np.array_equal(read_network(straight / "network.npz").params, read_network(split / "network.npz").params)
+    with open(straight / "metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    warm = [r for r in rows if r["metric"].startswith("train/warm_start_")]
+    assert {r["metric"] for r in warm} == {"train/warm_start_policy_loss", "train/warm_start_value_loss"}
+    assert {r["step"] for r in warm} == {"0"}
+    assert json.loads((straight / "args.json").read_text())["warm_start_games"] == 10
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--warm-start-games", "-1"], "--warm-start-games must be at least 0"),
+    (["--warm-start-epsilon", "1.5"], "--warm-start-epsilon must be a probability from 0 to 1"),
+    (["--warm-start-reuse", "0"], "--warm-start-reuse must be a number > 0"),
+])
+def test_bad_warm_start_arguments_are_refused_before_anything_is_written(tmp_path, capsys, extra, message):
+    out = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out-dir", str(out), *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not out.exists()
