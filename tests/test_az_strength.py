@@ -1,0 +1,83 @@
+"""The equal-budget strength protocol (``python -m monster_zoo.training.az_strength``): the search
+sized to a CPU budget, a seat-rotated series split over workers, the report and its refusals."""
+import json
+
+import pytest
+
+from monster_zoo.agents.az_network import random_network, write_network
+from monster_zoo.training import az_strength
+from monster_zoo.training.az_strength import Timed, cpu_ms_per_move, measure, sample_positions, size_simulations
+
+MTM = "marry_the_monster-v0"
+
+
+@pytest.fixture(scope="module")
+def network_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("net") / "network.npz"
+    write_network(path, random_network(MTM, (16,), seed=2, player_counts=[2, 3]))
+    return path
+
+
+def test_the_search_is_sized_to_the_budget(network_file):
+    """Twice the budget, about twice the simulations; the sized search spends about its budget."""
+    from monster_zoo.agents.az_agent import AZAgent
+    from monster_zoo.agents.az_network import read_network
+
+    network = read_network(network_file)
+    positions = sample_positions(MTM, {"num_players": 2}, count=8)
+    assert len(positions) == 8 and all(p[1].sum() > 1 for p in positions)
+    small = size_simulations(network, MTM, {"num_players": 2}, 2.0, positions)
+    large = size_simulations(network, MTM, {"num_players": 2}, 4.0, positions)
+    assert 1.3 < large / small < 3.0
+    spent = cpu_ms_per_move(AZAgent(0, network, MTM, {"num_players": 2}, simulations=large), positions)
+    assert 4.0 / 3 < spent < 4.0 * 3
+
+
+def test_a_series_split_over_workers_is_the_series_played_whole(network_file):
+    """Pieces play exactly the games of one whole series: the same outcomes in the same order."""
+    whole = measure(str(network_file), "greedy", 2, games=6, seed=3, workers=1, simulations=12)
+    split = measure(str(network_file), "greedy", 2, games=6, seed=3, workers=2, simulations=12)
+    assert whole["games"] == split["games"] == 6 and split["workers"] == 2 and whole["az_simulations"] == 12
+    assert whole["outcomes"] == split["outcomes"] and whole["wins"] == whole["outcomes"].count("win")
+    low, high = whole["interval95"]
+    assert low <= whole["win_rate"] <= high and whole["equal_share"] == 0.5
+    assert whole["az"]["moves"] > 0 and whole["opponent_moves"]["moves"] > 0
+
+
+def test_timed_agents_count_every_move():
+    from monster_zoo.agents.registry import make_agent
+
+    agent = Timed(make_agent("greedy", MTM, 0, {"num_players": 2}))
+    positions = sample_positions(MTM, {"num_players": 2}, count=3)
+    for position in positions:
+        agent.act(*position)
+    assert len(agent.seconds) == 3 and all(s >= 0 for s in agent.seconds)
+    assert agent.name == agent.agent.name  # everything else is the agent's own
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--budget-ms", "150"], "--budget-ms must be a number of milliseconds in (0, 100]"),
+    (["--games", "0"], "--games must be at least 1"),
+    (["--workers", "0"], "--workers must be from 1 to 64"),
+    (["--simulations", "0"], "--simulations must be at least 1"),
+])
+def test_bad_arguments_are_refused_with_the_valid_values(network_file, capsys, extra, message):
+    with pytest.raises(SystemExit) as exit_info:
+        az_strength.main(["--network", str(network_file), "--players", "2", *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_report_never_overwrites_an_input_or_an_existing_file_unasked(network_file, tmp_path, capsys):
+    before = network_file.read_bytes()
+    with pytest.raises(SystemExit):
+        az_strength.main(["--network", str(network_file), "--players", "2", "--out", str(network_file)])
+    assert "would destroy the input" in capsys.readouterr().err and network_file.read_bytes() == before
+    out = tmp_path / "report.json"
+    out.write_text("keep")
+    with pytest.raises(SystemExit):
+        az_strength.main(["--network", str(network_file), "--players", "2", "--out", str(out)])
+    assert out.read_text() == "keep"
+    assert az_strength.main(["--network", str(network_file), "--players", "2", "--opponent", "greedy",
+                             "--games", "2", "--budget-ms", "0.5", "--out", str(out), "--overwrite"]) == 0
+    report = json.loads(out.read_text())
+    assert report["games"] == 2 and report["opponent"] == "greedy" and report["network"] == "az-random"
