@@ -4,30 +4,15 @@ Playwright's own browser downloads are never used (they cannot be fetched here):
 launches the system chromium that ``.ci/run`` installs with apt-get, and is skipped, saying
 why, only where no chromium can be found.
 """
-import os
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.envs.core.records import record_game
 from monster_zoo.envs.replay import write_html
+from tests.browser_helpers import browser  # noqa: F401 - the fixture
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
-
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def chromium_path():
-    """The system chromium: $CHROMIUM, /usr/bin/chromium, or chromium on the PATH."""
-    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -37,17 +22,6 @@ def page_file(tmp_path_factory):
     record = record_game(env, [lambda o, m: int(rng.choice(np.flatnonzero(m)))] * 3, seed=1, names=["random"] * 3)
     path = write_html(record, tmp_path_factory.mktemp("viewer") / "replay.html")
     return path, record
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = chromium_path()
-    if executable is None:
-        pytest.skip("no chromium found (install Debian's package: apt-get install chromium; .ci/run does)")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_controls_step_through_the_game_in_a_real_browser(browser, page_file):

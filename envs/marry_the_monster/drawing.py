@@ -10,8 +10,8 @@ from typing import Optional
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.drawing import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, caption, fit_transform, frame,
                             hexagon, players_panel, seat_color)
-from .actions import MOVE0, action_to_str
-from .components import CARD_NAMES, CELL_NAMES, COORDS, NUM_CARD_TYPES, NUM_CELLS, VALUE
+from .actions import MOVE0, PLAY0, action_to_str
+from .components import CARD_NAMES, CELL_NAMES, COORDS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, RAY, VALUE
 from .layout import (DECK, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING, PHASE, PHASE_NAMES, POOL, SCORE,
                      WINNER)
 
@@ -39,6 +39,17 @@ def public_scores(state) -> list:
 def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
     """The action's name in ``state`` (before it is applied): every play is public."""
     return action_to_str(action, state)
+
+
+def action_place(state, action: int) -> Optional[str]:
+    """The ``data-place`` of the picture's element where ``action`` (legal in ``state``) is made:
+    the cell a cell choice names, the cell a fachan move ends on; None for plays and ``end``."""
+    if action < MOVE0:
+        return f"cell-{action}"
+    if action < PLAY0:
+        direction, k = divmod(action - MOVE0, MAX_RAY)
+        return f"cell-{int(RAY[int(state[FACHAN]), direction, k])}"
+    return None
 
 
 def _building(svg, x, y, height: int, colour: str) -> None:
@@ -75,7 +86,7 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
             height = int(state[HEIGHT + c])
             owner = int(state[OWNER + c])
             fill = "#e9e2cf" if height == 0 else "#f6f1e4"
-            svg.polygon(hexagon(x, y, HEX - 1), fill=fill, stroke="#b9ae94", stroke_width=1.5)
+            svg.polygon(hexagon(x, y, HEX - 1), fill=fill, stroke="#b9ae94", stroke_width=1.5, data_place=f"cell-{c}")
             svg.text(x, y - 20, CELL_NAMES[c], size=9, fill=MUTED, anchor="middle")
             if height:
                 _building(svg, x, y + 6, height, seat_color(owner))

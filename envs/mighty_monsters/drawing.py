@@ -36,6 +36,14 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
     return action_to_str(action, state)
 
 
+def action_place(state, action: int) -> Optional[str]:
+    """The ``data-place`` of the picture's element where ``action`` is made: the space a monster
+    is played on; None for the setup choices."""
+    if action < PLAY0:
+        return None
+    return f"space-{(action - PLAY0) % NUM_SPACES}"
+
+
 def known_cards(state, viewer: Optional[int], q: int, loc: int) -> str:
     """Seat ``q``'s cards that ``viewer`` (None: everyone) knows to lie at ``loc``, and a ``?``
     per card there that the viewer cannot tell."""
@@ -91,7 +99,7 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
             y = ay + 180 + s * 80
             occupant = int(state[SPACE + space])
             svg.rect(x, y, w, 66, fill="#ffffff", stroke=HIGHLIGHT if space == marked else "#cccccc",
-                     stroke_width=5 if space == marked else 1, rx=8)
+                     stroke_width=5 if space == marked else 1, rx=8, data_place=f"space-{space}")
             svg.text(x + 8, y + 16, f"G{g + 1}{'ab'[s]}", size=10, fill=MUTED)
             if occupant >= 0:
                 owner, k = divmod(occupant, NUM_CARDS)

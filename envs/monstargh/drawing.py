@@ -16,6 +16,7 @@ from .layout import (CARD_CELL, CELL_HEIGHT, DECK_LEFT, CELL_TOP, CELL_X, CELL_Y
                      LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST, SCENE, STARS, STARTER,
                      TOKEN, WHERE, WINNER)
 from .render import card_label, focus_text
+from .rules import neighbour_top
 
 CARD_W, CARD_H, GAP = 56, 76, 8
 SCORE_LABEL = "stars"
@@ -38,13 +39,29 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
     return action_to_str(action, state)
 
 
-def _card(svg, x, y, card: int, under: int = 0, marked: bool = False, acting: bool = False) -> None:
-    """Monster card ``card`` with ``under`` cards beneath it in its stack."""
+def action_place(state, action: int) -> Optional[str]:
+    """The ``data-place`` of the picture's element where ``action`` is made: the visible card a
+    placement is made beside or a focus card targets, the card a steal takes from; None for the
+    cards played from the hand (which the picture does not draw)."""
+    if action < PLACE0:
+        return None
+    if action < TARGET0:
+        return f"card-{(action - PLACE0) // NUM_DIRS}"
+    if action < STEAL0:
+        return f"card-{action - TARGET0}"
+    victim = neighbour_top(state, int(state[PROTAGONIST]), action - STEAL0)
+    return f"card-{victim}" if victim >= 0 else None
+
+
+def _card(svg, x, y, card: int, under: int = 0, marked: bool = False, acting: bool = False,
+          place: Optional[str] = None) -> None:
+    """Monster card ``card`` with ``under`` cards beneath it in its stack; ``place`` names it as
+    where moves are made (the ``data-place`` of :func:`action_place`)."""
     for k in range(min(under, 3), 0, -1):
         svg.rect(x + 3 * k, y - 3 * k, CARD_W, CARD_H, fill="#dddddd", stroke="#999999", rx=5)
     colour = species_color(card // NUM_VALUES)
     svg.rect(x, y, CARD_W, CARD_H, fill=colour, stroke=HIGHLIGHT if marked else INK,
-             stroke_width=5 if marked else 1.2, rx=5)
+             stroke_width=5 if marked else 1.2, rx=5, data_place=place)
     svg.text(x + CARD_W / 2, y + 44, str(card % NUM_VALUES + 1), size=26, fill="#ffffff", anchor="middle",
              weight="bold")
     svg.text(x + CARD_W / 2, y + 66, SPECIES[card // NUM_VALUES], size=10, fill="#ffffff", anchor="middle")
@@ -87,7 +104,7 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
                 x, y = int(state[CELL_X + k]), int(state[CELL_Y + k])
                 top = int(state[CELL_TOP + k])
                 _card(svg, x * pitch_x, y * pitch_y, top, int(state[CELL_HEIGHT + k]) - 1,
-                      marked == (x, y), top == int(state[PROTAGONIST]))
+                      marked == (x, y), top == int(state[PROTAGONIST]), f"card-{top}")
     else:
         svg.text(ax + aw / 2, ay + ah / 2 - 50, "the table is empty", size=15, fill=MUTED, anchor="middle")
     y = ay + ah - 90

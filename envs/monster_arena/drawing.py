@@ -35,6 +35,18 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
     return action_to_str(action, state)
 
 
+def action_place(state, action: int) -> Optional[str]:
+    """The ``data-place`` of the picture's element where ``action`` is made: the card it takes,
+    targets, attacks with or uses, the empty slot a part goes into; None for bids, the roll and
+    pass. Cards the picture draws as text (the row, inventories) have no element: their moves
+    are listed by name."""
+    if BID0 <= action < TARGET0 or action >= ROLL:
+        return None
+    if SLOT0 <= action < BID0:
+        return "slot-{}-{}".format(*divmod(action - SLOT0, MAX_SLOTS))
+    return f"card-{(action - TARGET0) % NUM_CARDS if action >= TARGET0 else action}"
+
+
 def _cards(state, loc, owner=None):
     """Ids of the cards at ``loc`` (of ``owner`` when given)."""
     return [c for c in range(NUM_CARDS) if int(state[LOC + c]) == loc
@@ -56,7 +68,7 @@ def _card(svg, x, y, state, c: int, colour: str, marked: bool) -> None:
     """One card as a labelled box: ``*`` used this round, ``!`` pinched, red while under attack."""
     fill = "#f8d7d7" if int(state[TARGET]) == c else ("#fff2cc" if int(state[IN_ATTACK + c]) else "#ffffff")
     svg.rect(x, y, CARD_W, CARD_H - 4, fill=fill, stroke=HIGHLIGHT if marked else colour,
-             stroke_width=4 if marked else 1.5, rx=4)
+             stroke_width=4 if marked else 1.5, rx=4, data_place=f"card-{c}")
     marks = ("*" if int(state[USED + c]) else "") + ("!" if int(state[FROZEN + c]) else "")
     svg.text(x + 5, y + 15, f"{CARD_LABEL[c]}{marks} {CARD_NAME[c]}"[:22], size=11, fill=INK)
 
@@ -69,7 +81,7 @@ def _tree(svg, state, c: int, x, y, colour: str, marked: int) -> float:
         child = int(state[CHILD + c * MAX_SLOTS + s])
         svg.line(x + 8, y - 4, x + 8, y + CARD_H / 2 - 2, stroke="#bbbbbb")
         if child < 0:
-            svg.text(x + INDENT, y + 12, "· empty slot", size=10, fill=MUTED)
+            svg.text(x + INDENT, y + 12, "· empty slot", size=10, fill=MUTED, data_place=f"slot-{c}-{s}")
             y += CARD_H * 0.7
         else:
             y = _tree(svg, state, child, x + INDENT, y, colour, marked)

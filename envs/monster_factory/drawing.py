@@ -10,7 +10,7 @@ from typing import Optional
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.drawing import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, caption, fit_transform, frame,
                             players_panel, seat_color)
-from .actions import action_to_str
+from .actions import PLACE0, action_to_str, decode_place
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
 from .layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE, MON_OWNER,
                      MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND,
@@ -33,6 +33,14 @@ def public_scores(state) -> list:
 def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
     """The action's name in ``state`` (before it is applied): everything is public (MF-18)."""
     return action_to_str(action, state)
+
+
+def action_place(state, action: int) -> Optional[str]:
+    """The ``data-place`` of the picture's element where ``action`` is made: the open cell a
+    placement fills (each orientation is one action there); None for the start tiles."""
+    if action < PLACE0:
+        return None
+    return f"cell-{decode_place(action)[0]}"
 
 
 def _tile(svg, x, y, kind: int, rot: int, colour: str, marked: bool) -> None:
@@ -69,7 +77,7 @@ def _monster(svg, state, m: int, box) -> None:
     with svg.group(fit_transform(bbox, (x + 6, y + 20, w - 12, h - 26))):
         for j, (cx, cy) in cells:
             svg.rect(int(cx) * TILE + 3, int(cy) * TILE + 3, TILE - 6, TILE - 6, stroke="#aaaaaa",
-                     stroke_dasharray="4 3")
+                     stroke_dasharray="4 3", data_place=f"cell-{j}")
             svg.text(int(cx) * TILE + TILE / 2, int(cy) * TILE + TILE / 2 + 4, f"c{j}", size=11, fill=MUTED,
                      anchor="middle")
         for i in tiles:

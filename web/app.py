@@ -1,0 +1,261 @@
+"""The web app: a Starlette application serving the play page and its JSON API.
+
+    GET    /                              the page (web/static/index.html)
+    GET    /api/games                     games, their options and agents, the server's limits
+    POST   /api/sessions                  a new game (web/new_game.py) -> {"session": ID, ...}
+    GET    /api/sessions/ID?viewer=V&since=K        the view of V (public or a seat), moves from K on
+    POST   /api/sessions/ID/moves?since=K           {"seat", "step", "action" or "name"}: a person's move
+    POST   /api/sessions/ID/advance?viewer=V&since=K  {"step"}: the agent on move moves (or thinks on)
+    DELETE /api/sessions/ID                close the game
+    GET    /api/sessions/ID/record        the match record (JSON download), once the game is finished
+    GET    /sessions/ID/replay            the replay viewer page of the finished game
+    POST   /api/records                   a match record (JSON) -> {"page": "/records/ID"}
+    GET    /records/ID                    that record's replay viewer page
+
+Every refusal is a 4xx JSON ``{"error": message}`` and changes nothing (web/refusals.py).
+Requests must name this server as their host (a page elsewhere cannot reach it through a
+DNS name that points here), every response forbids other sites to frame it, and the app's
+page runs no script but its own file.
+"""
+import asyncio
+import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from monster_zoo.agents.match import agent_seed, check_field
+from monster_zoo.agents.registry import make_agent
+from monster_zoo.envs.core.records import MAX_RECORD_BYTES, MAX_RECORD_DEPTH, record_text
+
+from .catalogue import HUMAN, catalogue
+from .game_session import GameSession
+from .new_game import GameSetup, agent_path_name, check_setup
+from .refusals import RequestError, bad_request, conflict, integer_field, json_object, read_body, text_field, \
+    unprocessable
+from .replays import checked_record, viewer_page
+from .store import ExpiringStore
+from .views import check_viewer, parse_viewer, seat_view
+
+STATIC = Path(__file__).resolve().parent / "static"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+ADVANCE_WAIT_S = 1.0  # how long an advance waits for the agent before answering "still thinking"
+MAX_PAGES = 8         # opened records' viewer pages kept at once
+APP_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+              "frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+# The replay viewer is one self-contained page with its script and style inline, and nothing else.
+VIEWER_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+                 "base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
+HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+           "Content-Security-Policy": APP_POLICY}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server runs (``monster-zoo serve``'s options)."""
+
+    max_sessions: int = 16
+    session_ttl_s: float = 3600.0
+    agent_time_limit_s: float = 60.0
+    agent_threads: int = 2             # agents thinking at once, over all games
+    records_dir: Optional[Path] = None  # finished games' records are written here when given
+    models_dir: Optional[Path] = None   # the only folder model files are offered from
+    allowed_hosts: Sequence[str] = field(default=LOOPBACK_HOSTS)
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`HEADERS` on every response that does not set its own."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers if scope["type"] == "http" else send)
+
+
+def build_session(setup: GameSetup, settings: Settings) -> GameSession:
+    """The game of ``setup`` with its agents made (a model file loads, kernels may compile: call
+    it off the event loop); 422 with the registry's message for an agent that cannot play it."""
+    agents, labels = [], []
+    try:
+        for seat, name in enumerate(setup.seats):
+            agent = None if name == HUMAN else make_agent(agent_path_name(name, settings.models_dir), setup.game_id,
+                                                          agent_seed(setup.seed, 0, seat), setup.options)
+            agents.append(agent)
+            labels.append(name)
+        check_field(setup.game_id, setup.options, [a for a in agents if a is not None])
+    except (ValueError, TypeError) as err:
+        message = str(err)
+        if settings.models_dir is not None:  # the page names model files by their names alone
+            message = message.replace(str(settings.models_dir) + os.sep, "")
+        raise unprocessable(message) from None
+    return GameSession(setup.game_id, setup.options, setup.seed, agents, labels, settings.agent_time_limit_s,
+                       settings.records_dir)
+
+
+def _since(request: Request) -> int:
+    """The ``since`` query parameter: the first move the page has not seen yet (0 when absent)."""
+    text = request.query_params.get("since", "0")
+    if not text.isdigit() or len(text) > 9:
+        raise bad_request(f"since must be a move number >= 0, got {text[:20]!r}")
+    return int(text)
+
+
+def create_app(settings: Settings = Settings()) -> Starlette:
+    """The web app for ``settings``; run it with uvicorn (``monster_zoo.web.server``) or test it
+    with Starlette's TestClient (``allowed_hosts=["testserver"]``)."""
+    executor = ThreadPoolExecutor(max_workers=settings.agent_threads, thread_name_prefix="monster-zoo-agent")
+    sessions: ExpiringStore[GameSession] = ExpiringStore(settings.max_sessions, settings.session_ttl_s, "game",
+                                                         on_drop=GameSession.close)
+    pages: ExpiringStore[str] = ExpiringStore(MAX_PAGES, settings.session_ttl_s, "replay page")
+
+    def session_of(request: Request) -> GameSession:
+        return sessions.get(request.path_params["session"])
+
+    def named_viewer(request: Request, session: GameSession) -> Optional[int]:
+        return parse_viewer(request.query_params.get("viewer"), len(session.labels))
+
+    def look(request: Request, session: GameSession, viewer: Optional[int]) -> Response:
+        check_viewer(session, viewer)
+        return JSONResponse(seat_view(session, viewer, _since(request)))
+
+    async def body_of(request: Request, fields: Sequence[str]) -> dict:
+        return json_object(await read_body(request.headers.get("content-type"), request.stream()), fields)
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def games(request: Request) -> Response:
+        listing = await run_in_threadpool(catalogue, settings.models_dir)
+        return JSONResponse({"games": listing, "limits": {
+            "max_sessions": settings.max_sessions, "session_ttl_s": settings.session_ttl_s,
+            "agent_time_limit_s": settings.agent_time_limit_s, "records_saved": settings.records_dir is not None}})
+
+    async def new_session(request: Request) -> Response:
+        setup = check_setup(await read_body(request.headers.get("content-type"), request.stream()),
+                            settings.models_dir)
+        sessions.check_room()  # before the agents are built; add() checks again
+        session = await run_in_threadpool(build_session, setup, settings)
+        try:
+            key = sessions.add(session)
+        except RequestError:
+            session.close()
+            raise
+        return JSONResponse({"session": key, "mode": session.mode, "humans": session.humans, "seed": setup.seed},
+                            status_code=201)
+
+    async def view(request: Request) -> Response:
+        session = session_of(request)
+        return look(request, session, named_viewer(request, session))
+
+    async def move(request: Request) -> Response:
+        session = session_of(request)
+        body = await body_of(request, ("seat", "step", "action", "name"))
+        seat = integer_field(body, "seat", 0, len(session.labels) - 1, required=True)
+        step = integer_field(body, "step", 0, 2**31 - 1, required=True)
+        name = text_field(body, "name")
+        if ("action" in body) == (name is not None):
+            raise bad_request("give the move as 'action' (its number) or as 'name' (its name), one of them")
+        if name is not None:
+            try:
+                action = session.spec.str_to_action(name)
+            except ValueError as err:
+                raise unprocessable(str(err)) from None
+        else:
+            action = integer_field(body, "action", -2**31, 2**31 - 1)  # out of range: the rules' message
+        session.human_move(seat, action, step)
+        return look(request, session, seat)
+
+    async def advance(request: Request) -> Response:
+        session = session_of(request)
+        viewer = named_viewer(request, session)
+        check_viewer(session, viewer)
+        body = await body_of(request, ("step",))
+        step = integer_field(body, "step", 0, 2**31 - 1, required=True)
+        if step == session.step:  # a page that is behind only looks: it never moves twice
+            future = session.start_agent_move(executor)
+            if future is None and session.on_move is not None:
+                raise conflict(f"player_{session.on_move} is played from the page: it moves by a person's choice")
+            if future is not None:
+                await asyncio.wait([asyncio.wrap_future(future)], timeout=ADVANCE_WAIT_S)
+        return look(request, session, viewer)
+
+    async def close(request: Request) -> Response:
+        sessions.remove(request.path_params["session"])
+        return Response(status_code=204)
+
+    def finished(session: GameSession) -> None:
+        if not session.finished:
+            raise conflict("the match record tells every hidden card, so it is given once the game is over")
+
+    async def record(request: Request) -> Response:
+        session = session_of(request)
+        finished(session)
+        name = f"{session.spec.name}_seed{session.seed}.json"
+        return Response(record_text(session.record()), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def session_replay(request: Request) -> Response:
+        session = session_of(request)
+        finished(session)
+        html = await run_in_threadpool(viewer_page, session.record(), "this game")
+        return HTMLResponse(html, headers={"Content-Security-Policy": VIEWER_POLICY})
+
+    async def open_record(request: Request) -> Response:
+        data = await read_body(request.headers.get("content-type"), request.stream(), MAX_RECORD_BYTES,
+                               MAX_RECORD_DEPTH)
+        record_data = checked_record(data, "the opened record")
+        html = await run_in_threadpool(viewer_page, record_data, "the opened record")
+        return JSONResponse({"page": f"/records/{pages.add(html)}"}, status_code=201)
+
+    async def record_page(request: Request) -> Response:
+        return HTMLResponse(pages.get(request.path_params["page"]), headers={"Content-Security-Policy": VIEWER_POLICY})
+
+    async def refused(request: Request, err: RequestError) -> Response:
+        return JSONResponse({"error": err.message}, status_code=err.status)
+
+    async def http_error(request: Request, err: HTTPException) -> Response:
+        return JSONResponse({"error": err.detail}, status_code=err.status_code, headers=err.headers)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    routes = [
+        Route("/", page),
+        Route("/api/games", games),
+        Route("/api/sessions", new_session, methods=["POST"]),
+        Route("/api/sessions/{session}", view, methods=["GET"]),
+        Route("/api/sessions/{session}", close, methods=["DELETE"]),
+        Route("/api/sessions/{session}/moves", move, methods=["POST"]),
+        Route("/api/sessions/{session}/advance", advance, methods=["POST"]),
+        Route("/api/sessions/{session}/record", record),
+        Route("/sessions/{session}/replay", session_replay),
+        Route("/api/records", open_record, methods=["POST"]),
+        Route("/records/{page}", record_page),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
+                  Middleware(SecurityHeaders)]
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
+                     exception_handlers={RequestError: refused, HTTPException: http_error})

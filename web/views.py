@@ -1,0 +1,91 @@
+"""What one viewer of a game is sent: the page's whole picture of the game, filtered on the server.
+
+A viewer is a seat or the public. A seat's view holds its picture (the game's drawing for that
+seat: its own cards shown, nothing hidden from it), the moves so far named as that seat knew
+them, and, when it is on move, its legal moves by name with the place on the picture where
+each is made. Nothing else of the state leaves the server, so a seat's view is the same for
+every state that differs only in what the seat cannot see (``tests/test_web_api.py`` checks it
+against the game's ``determinize``).
+
+Places: each game's drawing module names the elements where moves are made (a ``data-place``
+attribute) and says which element a move belongs to (its ``action_place(state, action)``). A
+move whose element the picture does not draw (a card shown only as text) is listed by name.
+"""
+import inspect
+from functools import lru_cache
+from typing import Callable, Dict, List, Optional
+
+from .game_session import GameSession
+from .refusals import RequestError
+
+PUBLIC = "public"
+MAX_EVENTS = 500  # moves sent in one view; the page asks again from where it stopped
+
+
+@lru_cache(maxsize=None)
+def place_finder(draw: Callable) -> Optional[Callable]:
+    """The ``action_place`` of the drawing module that holds ``draw`` (the game's ``spec.draw``),
+    or None where a game's drawing names no places."""
+    return getattr(inspect.getmodule(draw), "action_place", None)
+
+
+def places(spec, state, legal: List[int], svg: str) -> Dict[int, str]:
+    """The place on ``svg`` of each of the ``legal`` actions that has one drawn."""
+    finder = place_finder(spec.draw)
+    if finder is None:
+        return {}
+    found = {}
+    for action in legal:
+        place = finder(state, action)
+        if place is not None and f'data-place="{place}"' in svg:
+            found[action] = place
+    return found
+
+
+def parse_viewer(text: Optional[str], seats: int) -> Optional[int]:
+    """The viewer a query names: ``public`` (None, also when absent) or a seat number; 400 otherwise."""
+    if text is None or text == PUBLIC:
+        return None
+    if text.isdigit() and int(text) < seats:
+        return int(text)
+    raise RequestError(400, f"viewer must be {PUBLIC} or a seat from 0 to {seats - 1}, got {text[:20]!r}")
+
+
+def check_viewer(session: GameSession, viewer: Optional[int]) -> None:
+    """403 unless ``viewer`` may look: the public always; a person's seat; any seat of a game that is
+    only watched, or finished (its record tells everything anyway)."""
+    if viewer is None or viewer in session.humans or session.mode != "play" or session.finished:
+        return
+    raise RequestError(403, f"player_{viewer} is played by {session.labels[viewer]}: its view is not shown "
+                            "while the game goes on")
+
+
+def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> dict:
+    """Everything the page shows ``viewer`` (a seat, or None for the public), with the moves from
+    number ``since`` on (at most :data:`MAX_EVENTS`)."""
+    with session.lock:
+        thinking = session.thinking_seconds()  # first: a move past its time limit stops the game
+        raw, spec = session.raw, session.spec
+        state = raw.engine_state
+        svg = raw.draw(viewer)
+        on_move = session.on_move
+        moves = []
+        if on_move is not None and on_move == viewer and on_move in session.humans:
+            legal = session.legal_actions()
+            where = places(spec, state, legal, svg)
+            moves = [{"action": a, "name": spec.action_to_str(a, state), "place": where.get(a)} for a in legal]
+        start = max(0, min(since, len(session.moves)))
+        events = [{"index": i, "seat": m.seat, "name": m.names[viewer]}
+                  for i, m in enumerate(session.moves[start:start + MAX_EVENTS], start)]
+        return {
+            "game": spec.env_id, "title": spec.title, "mode": session.mode,
+            "viewer": PUBLIC if viewer is None else viewer,
+            "seats": [{"seat": s, "name": label, "human": s in session.humans}
+                      for s, label in enumerate(session.labels)],
+            "step": session.step, "on_move": on_move, "over": session.over, "stopped": session.stopped,
+            "thinking": None if thinking is None else {"seat": on_move, "seconds": round(thinking, 1)},
+            "time_limit_s": session.time_limit_s,
+            "svg": svg, "moves": moves, "events": events, "events_total": len(session.moves),
+            "scores": spec.public_scores(state), "score_label": spec.score_label,
+            "result": session.result(), "record_note": session.record_note,
+        }
