@@ -63,12 +63,13 @@ class AZAgent(Agent):
     def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
                  game_id: Optional[str] = None, options: Optional[Mapping] = None,
                  simulations: int = DEFAULT_SIMULATIONS, considered: int = 16, gumbel_scale: float = 0.0,
-                 c_puct: float = 1.25, determinize: bool = True):
+                 c_puct: float = 1.25, determinize: bool = True, min_spread: float = SearchSettings.min_spread):
         if network is None:
             raise ValueError("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
         self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
         self.spec = envs.spec(game_id)
-        self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct))
+        self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct),
+                                       min_spread=float(min_spread))
         self.determinize = bool(determinize)
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
         self.policy = np.zeros(self.spec.num_actions, np.float32)

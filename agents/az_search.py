@@ -53,14 +53,20 @@ PRIORS = types.float32[:, ::1]
 SETTINGS = types.float64[::1]
 
 # Entries of the settings vector (see SearchSettings).
-S_SIMULATIONS, S_CONSIDERED, S_GUMBEL, S_C_PUCT, S_C_VISIT, S_C_SCALE = range(6)
+S_SIMULATIONS, S_CONSIDERED, S_GUMBEL, S_C_PUCT, S_C_VISIT, S_C_SCALE, S_MIN_SPREAD = range(7)
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @dataclass(frozen=True)
 class SearchSettings:
     """How one search searches. Defaults: the Gumbel paper's ``c_visit``/``c_scale``, AlphaZero's
-    ``c_puct`` range, 16 considered root actions."""
+    ``c_puct`` range, 16 considered root actions. At the root, completed Q values are mapped to
+    [0, 1] by subtracting the lowest and dividing by their spread, or by ``min_spread`` when the
+    spread is smaller: the default 2 is the span of win-mode returns (ruling C3: from -1 to 1), a
+    fixed scale. A tiny ``min_spread`` gives mctx's min-max rescaling, which stretches any
+    difference between the root's values to the full range; with values from one determinized
+    simulation each, that let noise outweigh the policy (in Monster Arena, 16 simulations with it
+    won 0.22 of 60 games against greedy, the policy alone 0.70, the fixed scale 0.62)."""
 
     simulations: int = 64
     considered: int = 16
@@ -68,6 +74,7 @@ class SearchSettings:
     c_puct: float = 1.25
     c_visit: float = 50.0
     c_scale: float = 0.1
+    min_spread: float = 2.0
 
     def __post_init__(self):
         problems = [f"{name} must be {what}, got {value!r}" for name, value, ok, what in (
@@ -76,14 +83,15 @@ class SearchSettings:
             ("gumbel_scale", self.gumbel_scale, self.gumbel_scale >= 0, ">= 0"),
             ("c_puct", self.c_puct, self.c_puct > 0, "> 0"),
             ("c_visit", self.c_visit, self.c_visit >= 0, ">= 0"),
-            ("c_scale", self.c_scale, self.c_scale > 0, "> 0")) if not ok]
+            ("c_scale", self.c_scale, self.c_scale > 0, "> 0"),
+            ("min_spread", self.min_spread, self.min_spread > 0, "> 0")) if not ok]
         if problems:
             raise ValueError("; ".join(problems))
 
     def as_array(self) -> np.ndarray:
         """The settings vector the numba search reads."""
         return np.array([self.simulations, self.considered, self.gumbel_scale, self.c_puct, self.c_visit,
-                         self.c_scale], np.float64)
+                         self.c_scale, self.min_spread], np.float64)
 
 
 class AZTree:
@@ -218,8 +226,8 @@ def considered_visits(considered, simulations, out):
 
 
 @njit(cache=True)
-def _root_scores(mask, logits, probs, noise, raw_value, seat, c_visit, c_scale, children, visits, values,
-                 sigma, scores):
+def _root_scores(mask, logits, probs, noise, raw_value, seat, c_visit, c_scale, min_spread, children, visits,
+                 values, sigma, scores):
     """``sigma(completed Q)`` of every legal root action into ``sigma`` and ``noise + logits + sigma``
     into ``scores`` (both ``-inf`` for illegal actions); return the most visits of a root action.
 
@@ -250,7 +258,7 @@ def _root_scores(mask, logits, probs, noise, raw_value, seat, c_visit, c_scale, 
         sigma[a] = values[child, seat] / n if n > 0 else mixed
         low = min(low, sigma[a])
         high = max(high, sigma[a])
-    spread = max(high - low, 1e-8)
+    spread = max(high - low, min_spread)
     for a in range(mask.shape[0]):
         if mask[a] == 0:
             sigma[a] = -np.inf
@@ -343,7 +351,7 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     size = path[0] + 1
     for k in range(simulations):
         _root_scores(root_mask, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
-                     settings[S_C_SCALE], children, visits, values, sigma, scores)
+                     settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
         action = _root_action(root_mask, schedule[k], scores, children, visits)
         if action < 0:  # the schedule asks for a count no action has: the budget is spent evenly
             break
@@ -378,7 +386,7 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
                                   priors)
         backup(path, depth, result, visits, values)
     most = _root_scores(root_mask, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
-                        settings[S_C_SCALE], children, visits, values, sigma, scores)
+                        settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
     # The improved policy leaves the noise out: it is what the network should learn.
     for a in range(num_actions):
         sigma[a] += root_logits[a]

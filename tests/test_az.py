@@ -518,3 +518,33 @@ def test_no_network_ships_yet_and_the_refusal_says_how_to_get_one():
         with pytest.raises(ValueError, match="monster_zoo.training.az"):
             ShippedAZ(0, MTM, {"num_players": 2})
 
+
+
+@pytest.mark.parametrize("min_spread,chosen", [(2.0, 0), (1e-8, 1)])
+def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
+    """Two root actions visited once, worth 0.10 and 0.11 to the mover, the first preferred by the
+    policy by one logit: on the fixed scale (the default, ``min_spread`` 2: the span of win-mode
+    returns) a difference of 0.01 moves the score by 0.03 and the policy's choice stands; min-max
+    rescaling stretches it to the full range (5.1 logits) and picks the other."""
+    from monster_zoo.agents.az_search import _root_scores
+
+    settings = SearchSettings()
+    assert settings.min_spread == 2.0 and settings.as_array().shape == (7,)
+    mask = np.array([1, 1, 0], np.int8)
+    logits = np.array([1.0, 0.0, 0.0], np.float32)
+    probs = np.array([0.73, 0.27, 0.0], np.float32)
+    children = np.array([[1, 2, -1], [-1, -1, -1], [-1, -1, -1]], np.int32)
+    visits = np.array([2, 1, 1], np.int32)
+    values = np.zeros((3, MAX_SEATS))
+    values[1, 0], values[2, 0] = 0.10, 0.11
+    sigma, scores = np.zeros(3), np.zeros(3)
+    most = _root_scores(mask, logits, probs, np.zeros(3), 0.1, 0, settings.c_visit, settings.c_scale, min_spread,
+                        children, visits, values, sigma, scores)
+    assert most == 1 and scores[2] == -np.inf
+    assert int(np.argmax(scores)) == chosen
+    assert sigma[1] - sigma[0] == pytest.approx((settings.c_visit + 1) * settings.c_scale * 0.01 / max(0.01, min_spread))
+
+
+def test_min_spread_must_be_positive():
+    with pytest.raises(ValueError, match="min_spread must be > 0"):
+        SearchSettings(min_spread=0.0)

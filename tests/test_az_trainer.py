@@ -104,6 +104,7 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--game", "monster_factory-v0", "--hidden-sizes", "4096,4096"], "parameters; the most accepted is 16,000,000"),
     (["--device", "tpu"], "one of auto, cpu, cuda"),
     (["--simulations", "0"], "--simulations must be at least 1"),
+    (["--min-spread", "0"], "--min-spread must be a number > 0"),
 ])
 def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
     """Each bad value is named, with the valid ones where there is a list, before any folder exists."""
@@ -221,3 +222,16 @@ def test_replay_buffer_keeps_the_newest_decisions_and_round_trips(tmp_path):
     assert all(np.array_equal(back.arrays[k], buffer.arrays[k]) for k in buffer.arrays)
     with pytest.raises(ValueError, match="capacity"):
         ReplayBuffer(5, spec.obs_size, spec.num_actions).load(tmp_path / "buffer.npz")
+
+
+def test_a_run_from_before_a_flag_resumes_as_it_was_started(tmp_path):
+    """A run whose args.json predates ``--min-spread`` searched with min-max rescaling; its resume
+    keeps that instead of taking the new default, so what it learns does not change mid-run."""
+    from monster_zoo.training.az import build_parser, resumed_args
+
+    run_dir = train(tmp_path, "--rounds", "1", "--eval-every", "0")
+    saved = json.loads((run_dir / "args.json").read_text())
+    assert saved["min_spread"] == 2.0
+    del saved["min_spread"]
+    (run_dir / "args.json").write_text(json.dumps(saved))
+    assert resumed_args(["--resume", str(run_dir)], build_parser()).min_spread == 1e-8

@@ -51,6 +51,8 @@ DEVICES = ("auto", "cpu", "cuda")
 RESUMABLE = frozenset({"rounds", "time_limit", "eval_every", "eval_games", "eval_opponents", "checkpoint_every",
                        "device", "threads", "torch_threads", "progress", "plot"})
 CHECKPOINT = "checkpoint"
+# What a run started before a flag existed did, where that differs from the flag's default now.
+LEGACY_ARGS = {"min_spread": 1e-8}
 # Keeps the warm start's deals apart from every self-play round's (seeded seed * 1_000_003 + round).
 WARM_START_SALT = 0x3A57_0000_0000
 
@@ -74,6 +76,8 @@ class Args:
     considered: int = flag(16, "root actions sequential halving starts from")
     gumbel_scale: float = flag(1.0, "scale of the Gumbel noise at the root in self-play (exploration)")
     c_puct: float = flag(1.25, "PUCT exploration constant below the root")
+    min_spread: float = flag(2.0, "root Q values are scaled to [0, 1] by their spread or this, whichever is "
+                             "larger (2: the span of win-mode returns; see SearchSettings)")
     hidden_sizes: str = flag("128,128", "widths of the network's trunk (a network file holds at most 8 layers of "
                              "4,096 units and 16 million parameters)")
     learning_rate: float = flag(1e-3, "Adam learning rate")
@@ -135,6 +139,7 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--considered", args.considered, args.considered >= 1, "at least 1"),
             ("--gumbel-scale", args.gumbel_scale, args.gumbel_scale >= 0, "a number >= 0"),
             ("--c-puct", args.c_puct, args.c_puct > 0, "a number > 0"),
+            ("--min-spread", args.min_spread, args.min_spread > 0, "a number > 0"),
             ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
             ("--weight-decay", args.weight_decay, args.weight_decay >= 0, "a number >= 0"),
             ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
@@ -208,7 +213,7 @@ def resumed_args(argv: Sequence[str], parser: argparse.ArgumentParser) -> Args:
                      f"{', '.join('--' + k.replace('_', '-') for k in refused)}")
     if not (run_dir / "args.json").is_file() or not _checkpoint_dir(run_dir):
         parser.error(f"--resume {run_dir}: not a run folder with args.json and a {CHECKPOINT}/ of this trainer")
-    saved = json.loads((run_dir / "args.json").read_text(encoding="utf-8"))
+    saved = {**LEGACY_ARGS, **json.loads((run_dir / "args.json").read_text(encoding="utf-8"))}
     names = {f.name for f in dataclasses.fields(Args)}
     args = Args(**{**{k: v for k, v in saved.items() if k in names}, **changed})
     args.resume = str(run_dir)
@@ -435,7 +440,8 @@ def _run(args: Args, device, lock) -> int:
     counts.sort()
     eval_counts = counts_of(args.eval_players) if args.eval_players else counts[:1]
     opponents = [name for name in args.eval_opponents.split(",") if name]
-    settings = SearchSettings(args.simulations, args.considered, args.gumbel_scale, args.c_puct)
+    settings = SearchSettings(args.simulations, args.considered, args.gumbel_scale, args.c_puct,
+                              min_spread=args.min_spread)
     learner = Learner(args, device)
     if args.resume:
         run_dir = Path(args.resume)
