@@ -291,7 +291,8 @@ def _gumbel(rng):
 
 
 @njit(types.int64(STATE, SETTINGS, types.boolean, RNG, PARAMS, SHAPES, CHILDREN, COUNTS, VALUES, PRIORS, FLOATS,
-                  LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T), cache=True)
+                  LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T),
+      cache=True, nogil=True)  # a search thinking in one thread leaves others (a web server) running
 def gumbel_search(root, settings, resample, rng, params, shapes, children, visits, values, priors, policy,
                   legal_mask, apply_action, returns, observe_into, determinize):
     """Search from ``root`` (not modified) for its seat on move; return the chosen action and write

@@ -150,7 +150,7 @@ def backup(path, depth, result, visits, values):
 
 @njit(types.int64(STATE, types.int64, types.float64, types.boolean, RNG, CHILDREN, COUNTS, COUNTS,
                   VALUES, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, DETERMINIZE_T, POLICY_T),
-      cache=True)
+      cache=True, nogil=True)  # a search thinking in one thread leaves others (a web server) running
 def search(root, simulations, exploration, resample, rng, children, visits, available, values,
            legal_mask, apply_action, returns, determinize, policy):
     """Run ``simulations`` simulations from ``root`` (not modified); return the number of nodes used.

@@ -251,3 +251,12 @@ def test_refuses_to_act_without_the_state_or_a_move():
         mcts().act(None, mask, reachable(0, 3))
     with pytest.raises(ValueError, match="cannot tell the game"):
         spec_for(3, 4)
+
+
+def test_the_searches_release_the_interpreter_lock():
+    """A search thinking in one thread (the web app's agents) must not stop the others: both
+    compiled searches run without Python's interpreter lock."""
+    from monster_zoo.agents.az_search import gumbel_search
+    from monster_zoo.agents.mcts_tree import search
+
+    assert search.targetoptions.get("nogil") and gumbel_search.targetoptions.get("nogil")
