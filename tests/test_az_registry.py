@@ -141,6 +141,14 @@ def test_a_shipped_network_is_listed_and_played_by_its_short_and_versioned_names
         make_agent("az", MTM, 0, {"num_players": 4})
 
 
+def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
+    import monster_zoo.agents.shipped_networks as shipped
+
+    assert make_agent("az", MTM, 0, TWO).settings.simulations == shipped.DEFAULT_PLAY_SIMULATIONS
+    monkeypatch.setitem(shipped.PLAY_SIMULATIONS, "marry_the_monster", 37)
+    assert make_agent("az", MTM, 0, TWO).settings.simulations == 37
+
+
 def test_a_shipped_network_that_changed_is_refused_by_its_digest(shipped_folder):
     data = bytearray(shipped_folder.read_bytes())
     data[-30] ^= 0xFF  # a flipped byte in the zip's directory: the file still opens
