@@ -6,10 +6,8 @@ it). Ray runs locally here on the loopback address; the two-node cluster is in
 """
 import json
 import os
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,8 +38,8 @@ from monster_zoo.envs.rllib_env import CONFIG_HELPER, RLlibGameEnv  # noqa: E402
 from monster_zoo.training.rllib_league import LEARNER, LeagueEnv  # noqa: E402
 from monster_zoo.training.rllib_masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
 from monster_zoo.training.rllib_ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
+from tests.readme_blocks import readme_block  # noqa: E402
 
-README = Path(__file__).resolve().parent.parent / "README.md"
 README_MARKER = "# README: rllib"
 
 
@@ -348,15 +346,6 @@ def test_ppo_config_trains_one_masked_module_on_every_seat():
 def test_ppo_config_refuses_bad_input_before_ray_starts(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ppo_config(**kwargs)
-
-
-def readme_block(marker: str) -> str:
-    """The README's ```python block whose first line is ``marker``."""
-    text = README.read_text(encoding="utf-8")
-    found = re.search(r"^```python\n(" + re.escape(marker) + r"\n.*?)^```", text, re.S | re.M)
-    if found is None:
-        pytest.skip(f"README.md has no ```python block starting with {marker!r} yet (the lead pastes it)")
-    return found.group(1)
 
 
 def test_readme_rllib_snippet_runs(tmp_path):
