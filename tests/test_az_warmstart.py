@@ -1,5 +1,6 @@
-"""The warm start of expert iteration (``--warm-start-games``): games of the greedy kernel whose
-decisions teach the network before its first round (:mod:`monster_zoo.training.az_warmstart`)."""
+"""The teachers of expert iteration (``--teacher``, ``--warm-start-games``, ``--teacher-share``):
+games of the greedy kernel or the shipped champions whose decisions teach the network before and
+beside its own search's games (:mod:`monster_zoo.training.az_warmstart`)."""
 import csv
 import json
 
@@ -18,7 +19,8 @@ from monster_zoo.envs.core.batch import random_playout  # noqa: E402
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL  # noqa: E402
 from monster_zoo.envs.core.rng import make_rng  # noqa: E402
 from monster_zoo.training.az import main  # noqa: E402
-from monster_zoo.training.az_warmstart import PROBABILITY_SCALE, play_teacher_games, teacher_and_play  # noqa: E402
+from monster_zoo.training.az_warmstart import (PROBABILITY_SCALE, champion_mlps, mlp_teacher_and_play,  # noqa: E402
+                                                play_teacher_games, teacher_and_play)
 
 MTM = "marry_the_monster-v0"
 TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
@@ -58,7 +60,7 @@ def test_the_target_is_the_greedy_kernels_choice_and_the_move_plays_it(game_id):
     masks = np.zeros((k, spec.num_actions), np.int8)
     greedy = rollout_kernel(game_id, "greedy")
     expected_rngs = teacher_rngs.copy()
-    teacher_and_play(states, slots, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
+    teacher_and_play(states, slots, slots, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
                      spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
     for i in range(k):
         mask = np.zeros(spec.num_actions, np.int8)
@@ -158,6 +160,8 @@ def test_the_trainer_warm_starts_once_and_a_resume_does_not_repeat_it(tmp_path):
     (["--warm-start-games", "-1"], "--warm-start-games must be at least 0"),
     (["--warm-start-epsilon", "1.5"], "--warm-start-epsilon must be a probability from 0 to 1"),
     (["--warm-start-reuse", "0"], "--warm-start-reuse must be a number > 0"),
+    (["--teacher", "ppo"], "--teacher must be one of greedy, champion, got 'ppo'"),
+    (["--teacher-share", "-1"], "--teacher-share must be a number from 0 to 10"),
 ])
 def test_bad_warm_start_arguments_are_refused_before_anything_is_written(tmp_path, capsys, extra, message):
     out = tmp_path / "runs"
@@ -165,3 +169,114 @@ def test_bad_warm_start_arguments_are_refused_before_anything_is_written(tmp_pat
         main(["--out-dir", str(out), *extra])
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
     assert not out.exists()
+
+
+def _decision_arrays(spec, k: int):
+    """Empty per-row arrays of ``k`` decisions: policies, actions, observations, masks."""
+    return (np.zeros((k, spec.num_actions), np.float32), np.zeros(k, np.int64),
+            np.zeros((k, spec.obs_size), np.float32), np.zeros((k, spec.num_actions), np.int8))
+
+
+def _mlp_champion(game_id: str):
+    """The smallest player count with a plain-MLP champion and that champion (or None, None)."""
+    from monster_zoo.agents.champions import champion_player_counts, load_champion
+
+    for n in champion_player_counts(envs.spec(game_id).name):
+        agent = load_champion(0, game_id, {"num_players": n})
+        if agent.placement is None:
+            return n, agent
+    return None, None
+
+
+@pytest.mark.parametrize("game_id", envs.available())
+def test_the_champion_teacher_targets_its_distribution_and_plays_its_choice(game_id):
+    """Without exploration, the rows given (and only those) get the champion's probabilities over
+    the legal actions as target (what the numpy champion computes), and their games play its most
+    probable action."""
+    n, champion = _mlp_champion(game_id)
+    if champion is None:
+        assert champion_mlps(game_id, range(2, 7)) == {}
+        pytest.skip(f"{game_id} ships no plain-MLP champion (the teacher falls back to greedy)")
+    spec = envs.spec(game_id)
+    config = envs.config(game_id, {"num_players": n})
+    states = []
+    for seed in range(400):
+        state, _, _ = random_playout(spec, config, 3 + 5 * seed % 30, seed=seed)
+        if state[H_TERMINAL] == 0:
+            states.append(state)
+        if len(states) == 6:
+            break
+    states = np.array(states, np.int32)
+    before = states.copy()
+    k = len(states)
+    slots = np.arange(k, dtype=np.int64)
+    rows = np.array([0, 2, 3, 5], np.int64)
+    game_rngs = np.array([make_rng(10 + i) for i in range(k)])
+    teacher_rngs = np.array([make_rng(20 + i) for i in range(k)])
+    policies, actions, observations, masks = _decision_arrays(spec, k)
+    mlp = champion_mlps(game_id, [n])[n]
+    mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
+                         mlp.params, mlp.shapes, mlp.activations, spec.legal_mask, spec.apply_action,
+                         spec.observe_into)
+    expected = champion.probabilities(observations[rows], masks[rows])
+    assert np.allclose(policies[rows], expected, atol=1e-4)
+    assert not policies[masks == 0].any() and np.allclose(policies[rows].sum(axis=1), 1.0, atol=1e-5)
+    for j in range(k):
+        if j not in rows:
+            assert np.array_equal(states[j], before[j]) and not policies[j].any() and not masks[j].any()
+            continue
+        assert actions[j] == expected[list(rows).index(j)].argmax()
+        replayed = before[j].copy()
+        spec.apply_action(replayed, actions[j], make_rng(10 + j))
+        assert np.array_equal(states[j], replayed)
+
+
+def test_champion_teacher_games_mix_champions_and_greedy_by_player_count():
+    """Marry the Monster ships champions for 2 and 4 players, none for 3: the 3-player games are
+    taught by the greedy kernel (one-hot targets), the others by the champions (distributions);
+    the games do not depend on how many are played side by side or on the thread count."""
+    assert sorted(champion_mlps(MTM, [2, 3, 4])) == [2, 4]
+    one, stats = play_teacher_games(MTM, 6, [2, 3, 4], seed=3, parallel=1, teacher="champion")
+    with threads.using(min(2, numba.config.NUMBA_NUM_THREADS), min_batch=2):
+        threaded, _ = play_teacher_games(MTM, 6, [2, 3, 4], seed=3, parallel=6, teacher="champion")
+    for key in ("observations", "counts", "masks", "policies", "values"):
+        assert np.array_equal(getattr(one, key), getattr(threaded, key)), key
+    assert stats.games == 6 and set(np.unique(one.counts)) == {2, 3, 4}
+    policies = one.policies.astype(np.float32)
+    one_hot = (policies == 1.0).any(axis=1) & (np.count_nonzero(policies, axis=1) == 1)
+    assert one_hot[one.counts == 3].all()
+    assert not one_hot[one.counts != 3].all()  # a distribution somewhere, not a copied argmax
+    greedy, _ = play_teacher_games(MTM, 6, [2, 3, 4], seed=3, parallel=1)
+    assert np.array_equal(greedy.observations[greedy.counts == 3], one.observations[one.counts == 3])
+
+
+def test_an_unknown_teacher_is_refused_with_the_valid_ones():
+    with pytest.raises(ValueError, match="unknown teacher 'ppo'; valid: greedy, champion"):
+        play_teacher_games(MTM, 1, [2], seed=0, teacher="ppo")
+
+
+def test_the_trainer_adds_teacher_games_to_every_round(tmp_path):
+    """``--teacher champion --teacher-share 1`` puts as many teacher games as self-play games into
+    each round's buffer; the run's args.json records both, and a run from before the flags
+    resumes without teacher games."""
+    from monster_zoo.training.az import build_parser, resumed_args
+
+    extra = ["--teacher", "champion", "--players", "2", "--buffer-size", "100000"]
+    assert main(["--out-dir", str(tmp_path / "plain"), *TINY, *extra]) == 0
+    assert main(["--out-dir", str(tmp_path / "mixed"), *TINY, *extra, "--teacher-share", "1"]) == 0
+
+    def buffer_sizes(run_dir):
+        with open(run_dir / "metrics.csv", newline="") as f:
+            return [float(r["value"]) for r in csv.DictReader(f) if r["metric"] == "train/buffer_size"]
+
+    (plain,), (mixed,) = (tmp_path / "plain").iterdir(), (tmp_path / "mixed").iterdir()
+    grown_plain = np.diff([0.0, *buffer_sizes(plain)])
+    grown_mixed = np.diff([0.0, *buffer_sizes(mixed)])
+    assert (grown_mixed[1:] > grown_plain[1:]).all()
+    saved = json.loads((mixed / "args.json").read_text())
+    assert (saved["teacher"], saved["teacher_share"]) == ("champion", 1.0)
+    for key in ("teacher", "teacher_share"):
+        del saved[key]
+    (mixed / "args.json").write_text(json.dumps(saved))
+    resumed = resumed_args(["--resume", str(mixed)], build_parser())
+    assert (resumed.teacher, resumed.teacher_share) == ("greedy", 0.0)

@@ -52,9 +52,11 @@ RESUMABLE = frozenset({"rounds", "time_limit", "eval_every", "eval_games", "eval
                        "device", "threads", "torch_threads", "progress", "plot"})
 CHECKPOINT = "checkpoint"
 # What a run started before a flag existed did, where that differs from the flag's default now.
-LEGACY_ARGS = {"min_spread": 1e-8}
+LEGACY_ARGS = {"min_spread": 1e-8, "teacher": "greedy", "teacher_share": 0.0}
 # Keeps the warm start's deals apart from every self-play round's (seeded seed * 1_000_003 + round).
 WARM_START_SALT = 0x3A57_0000_0000
+# And the teacher games of each round (--teacher-share) apart from both.
+TEACHER_SALT = 0x7EAC_0000_0000
 
 
 @dataclass
@@ -85,11 +87,16 @@ class Args:
     batch_size: int = flag(256, "minibatch size")
     sample_reuse: float = flag(4.0, "minibatch rows drawn per new decision (sets the Adam steps of a round)")
     buffer_size: int = flag(100_000, "decisions kept in the replay buffer")
-    warm_start_games: int = flag(0, "games of the game's greedy kernel in every seat that the network learns from "
-                                 "before its first round (0: none; see monster_zoo.training.az_warmstart)")
-    warm_start_epsilon: float = flag(0.1, "probability that a warm-start move is a random legal one (its target "
-                                     "stays the greedy kernel's choice)")
+    teacher: str = flag("greedy", "who plays the teacher games: greedy (the game's greedy kernel) or champion (the "
+                        "shipped PPO champion of each player count where one ships as an MLP, greedy elsewhere; "
+                        "see monster_zoo.training.az_warmstart)")
+    warm_start_games: int = flag(0, "teacher games in every seat that the network learns from before its first "
+                                 "round (0: none)")
+    warm_start_epsilon: float = flag(0.1, "probability that a teacher's move is a random legal one (its target "
+                                     "stays the teacher's)")
     warm_start_reuse: float = flag(2.0, "minibatch rows drawn per warm-start decision")
+    teacher_share: float = flag(0.0, "teacher games added to every round, as a share of --games-per-round "
+                                "(0: none), so self-play refines the teacher's play instead of unlearning it")
     eval_every: int = flag(10, "rounds between evaluations (0: only at the end)")
     eval_games: int = flag(100, "games per evaluation and opponent (seats rotated)")
     eval_players: str = flag("", "player counts evaluated, comma-separated (empty: the smallest of --players)")
@@ -128,6 +135,8 @@ def argument_problem(args: Args) -> Optional[str]:
 
     from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 
+    from .az_warmstart import TEACHERS
+
     return first_problem(
         out_of_bounds([
             ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
@@ -149,6 +158,8 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--warm-start-epsilon", args.warm_start_epsilon, 0 <= args.warm_start_epsilon <= 1,
              "a probability from 0 to 1"),
             ("--warm-start-reuse", args.warm_start_reuse, args.warm_start_reuse > 0, "a number > 0"),
+            ("--teacher", args.teacher, args.teacher in TEACHERS, "one of " + ", ".join(TEACHERS)),
+            ("--teacher-share", args.teacher_share, 0 <= args.teacher_share <= 10, "a number from 0 to 10"),
             ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
             ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
             ("--eval-simulations", args.eval_simulations, args.eval_simulations >= 1, "at least 1"),
@@ -191,6 +202,10 @@ def game_problem(args: Args) -> Optional[str]:
             if name != PREVIOUS:
                 make_agent(name, args.game, options={**options, "num_players": evaluated[0]})
         envs.config(args.game, {**options, "num_players": counts[0]})
+        if args.teacher == "champion":
+            from .az_warmstart import champion_mlps
+
+            champion_mlps(args.game, counts, options)  # a champion file that is not the shipped one stops here
     except (TypeError, ValueError) as error:
         return str(error)
     return None
@@ -400,19 +415,16 @@ def _train(args: Args, device, lock) -> int:
 
 def warm_start(args: Args, learner: Learner, counts: Sequence[int], options: Dict, metrics: MetricsLog,
                device) -> None:
-    """Before the first round: ``--warm-start-games`` games of the greedy kernel, in pieces of
+    """Before the first round: ``--warm-start-games`` games of the ``--teacher``, in pieces of
     ``--games-per-round`` games, each added to the buffer and trained on
     (``--warm-start-reuse`` rows per decision); their losses are logged at step 0."""
     from .az_learner import train
-    from .az_warmstart import play_teacher_games
 
     start, played, decisions = time.time(), 0, 0
     losses: Dict = {}
     while played < args.warm_start_games:
         games = min(args.games_per_round, args.warm_start_games - played)
-        batch, stats = play_teacher_games(args.game, games, counts, seed=args.seed * 1_000_003 + WARM_START_SALT + played,
-                                          epsilon=args.warm_start_epsilon, parallel=max(args.parallel_games, games),
-                                          options=options)
+        batch, stats = teacher_games(args, games, counts, args.seed * 1_000_003 + WARM_START_SALT + played, options)
         learner.buffer.add(batch)
         steps = math.ceil(len(batch) * args.warm_start_reuse / args.batch_size)
         losses = train(learner.net, learner.optimizer, learner.buffer, steps, args.batch_size, learner.generator,
@@ -422,8 +434,17 @@ def warm_start(args: Args, learner: Learner, counts: Sequence[int], options: Dic
     for name, value in losses.items():
         metrics.log(0, f"train/warm_start_{name}", value)
     if args.progress:
-        print(f"warm start: {played} greedy games, {decisions} decisions in {(time.time() - start) / 60:.1f} min | "
-              f"loss policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}", flush=True)
+        print(f"warm start: {played} {args.teacher} games, {decisions} decisions in "
+              f"{(time.time() - start) / 60:.1f} min | loss policy {losses['policy_loss']:.3f} "
+              f"value {losses['value_loss']:.3f}", flush=True)
+
+
+def teacher_games(args: Args, games: int, counts: Sequence[int], seed: int, options: Dict):
+    """``games`` games of the run's ``--teacher`` (decisions and stats, as self-play returns them)."""
+    from .az_warmstart import play_teacher_games
+
+    return play_teacher_games(args.game, games, counts, seed=seed, epsilon=args.warm_start_epsilon,
+                              parallel=max(args.parallel_games, games), options=options, teacher=args.teacher)
 
 
 def _run(args: Args, device, lock) -> int:
@@ -493,7 +514,13 @@ def _run(args: Args, device, lock) -> int:
                                   options=options)
         selfplay_seconds = time.time() - round_start
         learner.buffer.add(batch)
-        steps = math.ceil(len(batch) * args.sample_reuse / args.batch_size)
+        taught = 0
+        if args.teacher_share:
+            lesson, _ = teacher_games(args, max(1, round(args.teacher_share * args.games_per_round)), counts,
+                                      args.seed * 1_000_003 + TEACHER_SALT + progress["round"], options)
+            learner.buffer.add(lesson)
+            taught = len(lesson)
+        steps = math.ceil((len(batch) + taught) * args.sample_reuse / args.batch_size)
         losses = train(learner.net, learner.optimizer, learner.buffer, steps, args.batch_size, learner.generator,
                        device)
         progress["round"] += 1

@@ -1,26 +1,38 @@
-"""A warm start for expert iteration: the network first learns from games of a teacher kernel.
+"""Teachers for expert iteration: games whose decisions the network learns from before, and
+beside, its own search's games.
 
 A network of random weights makes the first rounds of self-play nearly random games whose
 search targets teach little; in Marry the Monster the network alone took an hour of self-play
-to play as well as the greedy baseline. The game's greedy kernel (the same numba function the
-``greedy`` agent and the tuned search's rollouts play) is a teacher that costs a thousandth of a
-search per move. :func:`play_teacher_games` plays it in every seat of many games at once, on the
-self-play loop of :mod:`monster_zoo.training.az_selfplay`: the policy target of a decision is
-the teacher's choice (one-hot), its value targets the game's final returns, as in self-play.
-With probability ``epsilon`` a move plays a uniformly drawn legal action instead (the target
-stays the teacher's choice), so the games, and the values learned from them, cover positions
-the teacher alone would never reach. The trainer (``--warm-start-games``) fills the replay
-buffer with these decisions and trains on them before its first round; self-play then replaces
-them as the buffer turns over.
-"""
-from typing import Dict, Sequence
+to play as well as the greedy baseline. Two teachers cost a thousandth of a search per move:
 
+- ``greedy``: the game's greedy kernel (the same numba function the ``greedy`` agent and the
+  tuned search's rollouts play); the policy target of a decision is its choice (one-hot);
+- ``champion``: the shipped PPO champion of each player count (``monster_zoo.agents.champions``)
+  where one ships as a plain MLP, played inside numba; the target is its whole distribution over
+  the legal actions (distillation), the move its most probable action (as the champion plays).
+  Counts without such a champion (and Monster Factory, whose champion is a placement network)
+  fall back to the greedy kernel.
+
+:func:`play_teacher_games` plays the teacher in every seat of many games at once, on the
+self-play loop of :mod:`monster_zoo.training.az_selfplay`; the value targets are the games'
+final returns, as in self-play. With probability ``epsilon`` a move plays a uniformly drawn
+legal action instead (the target stays the teacher's), so the games, and the values learned from
+them, cover positions the teacher alone would never reach. The trainer fills the replay buffer
+with these decisions before its first round (``--warm-start-games``) and, with
+``--teacher-share``, adds some to every round, so self-play refines the teacher's play instead of
+first unlearning it.
+"""
+from typing import Dict, Optional, Sequence
+
+import numpy as np
 from numba import prange, types
 
 from monster_zoo import envs
 from monster_zoo.agents.search import rollout_kernel
+from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T, POLICY_T
+from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights, masked_exp, mlp_logits_rows
 from monster_zoo.envs.core.rng import rng_below, rng_pick_set
 from monster_zoo.envs.core.threads import batch_kernel
 
@@ -28,18 +40,20 @@ from .az_selfplay import play_with
 
 # Probabilities are drawn as integers below this (one in a million is fine enough for epsilon).
 PROBABILITY_SCALE = 1_000_000
+TEACHERS = ("greedy", "champion")
 
 
-@batch_kernel(types.void(STATES, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
-                         LEGAL_MASK_T, APPLY_ACTION_T, OBSERVE_T, POLICY_T), batch_arg=1)
-def teacher_and_play(states, slots, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, observations, masks,
-                     legal_mask, apply_action, observe_into, teacher):
-    """In each game ``i = slots[j]``: record the mover's observation and mask in row ``j``, write the
-    teacher's choice as a one-hot policy into row ``j`` of ``policies``, and play it, or with
-    probability ``epsilon_scaled / PROBABILITY_SCALE`` a uniformly drawn legal action (written
-    into ``actions``), with the game's own generator. Each game owns its generators, so the moves
-    do not depend on the thread count."""
-    for j in prange(slots.shape[0]):
+@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
+                         LEGAL_MASK_T, APPLY_ACTION_T, OBSERVE_T, POLICY_T), batch_arg=2)
+def teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, observations,
+                     masks, legal_mask, apply_action, observe_into, teacher):
+    """For each row ``j`` of ``rows``, in game ``i = slots[j]``: record the mover's observation and
+    mask in row ``j``, write the teacher kernel's choice as a one-hot policy into row ``j`` of
+    ``policies``, and play it, or with probability ``epsilon_scaled / PROBABILITY_SCALE`` a
+    uniformly drawn legal action (written into ``actions``), with the game's own generator. Each
+    game owns its generators, so the moves do not depend on the thread count."""
+    for t in prange(rows.shape[0]):
+        j = rows[t]
         i = slots[j]
         s = states[i]
         observe_into(s, s[H_CURRENT], observations[j])
@@ -53,20 +67,87 @@ def teacher_and_play(states, slots, game_rngs, teacher_rngs, epsilon_scaled, pol
         apply_action(s, choice, game_rngs[i])
 
 
+@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
+                         types.float32[::1], types.int64[:, ::1], INTS, LEGAL_MASK_T, APPLY_ACTION_T, OBSERVE_T),
+              batch_arg=2)
+def mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
+                         observations, masks, params, shapes, activations, legal_mask, apply_action, observe_into):
+    """As :func:`teacher_and_play` with an MLP policy (flat, as
+    :class:`~monster_zoo.envs.core.opponents.MLPWeights`) for teacher: the policy target is its
+    softmax over the legal actions, the move its most probable legal action (or a random one with
+    probability ``epsilon_scaled / PROBABILITY_SCALE``). One forward pass serves every row."""
+    n = rows.shape[0]
+    width = 0
+    for layer in range(shapes.shape[0]):
+        width = max(width, shapes[layer, 0], shapes[layer, 1])
+    xs = np.empty((n, width), np.float32)
+    logits = np.empty((n, max(width, masks.shape[1])), np.float32)
+    for t in prange(n):
+        j = rows[t]
+        s = states[slots[j]]
+        observe_into(s, s[H_CURRENT], observations[j])
+        legal_mask(s, masks[j])
+        copy_vector(xs[t], observations[j])
+    mlp_logits_rows(params, shapes, activations, np.arange(n), xs, logits)
+    for t in prange(n):
+        j = rows[t]
+        i = slots[j]
+        total = masked_exp(logits[t], masks[j], logits[t])
+        choice = -1
+        for a in range(masks.shape[1]):
+            policies[j, a] = logits[t, a] / total
+            if masks[j, a] != 0 and (choice < 0 or logits[t, a] > logits[t, choice]):
+                choice = a
+        if rng_below(teacher_rngs[i], PROBABILITY_SCALE) < epsilon_scaled:
+            choice = rng_pick_set(masks[j], teacher_rngs[i])
+        actions[j] = choice
+        apply_action(states[i], choice, game_rngs[i])
+
+
+def champion_mlps(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, MLPWeights]:
+    """The shipped champion of each of ``player_counts`` (newest version, checked against the
+    champions' manifest) as numba-ready :class:`MLPWeights`, for the counts where one ships as a
+    plain MLP policy; counts without one are left out."""
+    from monster_zoo.agents.champions import champion_player_counts, load_champion
+
+    codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
+    shipped = set(champion_player_counts(envs.spec(game_id).name))
+    mlps = {}
+    for n in player_counts:
+        if n not in shipped:
+            continue
+        agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n})
+        if agent.placement is None:
+            mlps[n] = MLPWeights([(w, b, codes[act]) for w, b, act in agent.layers])
+    return mlps
+
+
 def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], seed: int, epsilon: float = 0.1,
-                       parallel: int = 256, options: Dict = None):
-    """Play ``games`` games of ``game_id`` with its greedy kernel in every seat (a random legal move
-    with probability ``epsilon``); return the decisions and stats as
+                       parallel: int = 256, options: Dict = None, teacher: str = "greedy"):
+    """Play ``games`` games of ``game_id`` with ``teacher`` (one of :data:`TEACHERS`) in every seat
+    (a random legal move with probability ``epsilon``); return the decisions and stats as
     :func:`~monster_zoo.training.az_selfplay.play_games` does. Game ``g`` is seeded from
     ``(seed, g)`` alone, so the result does not depend on ``parallel`` or the thread count."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must lie in [0, 1], got {epsilon}")
+    if teacher not in TEACHERS:
+        raise ValueError(f"unknown teacher {teacher!r}; valid: {', '.join(TEACHERS)}")
     spec = envs.spec(game_id)
-    teacher = rollout_kernel(game_id, "greedy")
+    greedy = rollout_kernel(game_id, "greedy")
+    mlps: Dict[int, Optional[MLPWeights]] = champion_mlps(game_id, player_counts, options) if teacher == "champion" else {}
     epsilon_scaled = int(round(epsilon * PROBABILITY_SCALE))
 
     def teacher_moves(states, slots, game_rngs, teacher_rngs, policies, actions, observations, masks):
-        teacher_and_play(states, slots, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, observations,
-                         masks, spec.legal_mask, spec.apply_action, spec.observe_into, teacher)
+        counts = states[slots, 0]
+        for n in np.unique(counts):
+            rows = np.flatnonzero(counts == n)
+            mlp = mlps.get(int(n))
+            if mlp is None:
+                teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
+                                 observations, masks, spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
+            else:
+                mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies,
+                                     actions, observations, masks, mlp.params, mlp.shapes, mlp.activations,
+                                     spec.legal_mask, spec.apply_action, spec.observe_into)
 
     return play_with(game_id, teacher_moves, games, player_counts, seed, parallel, options)
