@@ -10,8 +10,10 @@ other game, count or rule option where it acts and where a game starts
 * :class:`AZAgent` (``"az"``, ``"<game>-az-v1"``) searches every move with
   :func:`monster_zoo.agents.az_search.gumbel_search`: ``simulations`` simulations per move
   (:data:`DEFAULT_SIMULATIONS`; see ``training/AZ.md`` for what a move costs), determinized for
-  the seat on move, so its choice does not depend on what that seat cannot see. Without
-  ``gumbel_scale`` its only randomness is the redeal of each simulation, drawn from its own
+  the seat on move, so its choice does not depend on what that seat cannot see. With
+  ``rollout_weight`` above 0 a new leaf's value mixes in a rollout of the game's tuned ``mcts``
+  rollout policy (:data:`monster_zoo.agents.search.SEARCH_CONFIGS`). Without ``gumbel_scale``
+  its only randomness is the redeal of each simulation (and its rollouts), drawn from its own
   generator: a seed fixes every decision.
 * :class:`AZNetAgent` (``"az-net"``) plays the legal action of highest logit from its own
   observation: no state, no search, no randomness.
@@ -34,6 +36,7 @@ from .az_search import AZTree, SearchSettings, gumbel_search
 from .base import Agent
 from .game_rules import GameRules
 from .mcts_tree import no_determinize
+from .search import rollout_kernel, search_config
 from .shipped_networks import VERSION, play_simulations, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
@@ -63,13 +66,15 @@ class AZAgent(Agent):
     def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
                  game_id: Optional[str] = None, options: Optional[Mapping] = None,
                  simulations: int = DEFAULT_SIMULATIONS, considered: int = 16, gumbel_scale: float = 0.0,
-                 c_puct: float = 1.25, determinize: bool = True, min_spread: float = SearchSettings.min_spread):
+                 c_puct: float = 1.25, determinize: bool = True, min_spread: float = SearchSettings.min_spread,
+                 rollout_weight: float = 0.0):
         if network is None:
             raise ValueError("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
         self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
         self.spec = envs.spec(game_id)
         self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct),
-                                       min_spread=float(min_spread))
+                                       min_spread=float(min_spread), rollout_weight=float(rollout_weight))
+        self.rollout = rollout_kernel(game_id, search_config(game_id).rollout)
         self.determinize = bool(determinize)
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
         self.policy = np.zeros(self.spec.num_actions, np.float32)
@@ -94,7 +99,7 @@ class AZAgent(Agent):
         return int(gumbel_search(root, self._settings, hidden, self.rng, self.network.params, self.network.shapes,
                                  self.tree.children, self.tree.visits, self.tree.values, self.tree.priors,
                                  self.policy, s.legal_mask, s.apply_action, s.returns, s.observe_into,
-                                 s.determinize if hidden else no_determinize))
+                                 s.determinize if hidden else no_determinize, self.rollout))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r}, {self.settings})"

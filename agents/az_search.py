@@ -22,6 +22,11 @@ The search is the open-loop, single-observer information-set search of
   best of the most visited. ``sigma(q) = (c_visit + max visits) * c_scale * q`` over Q completed
   for unvisited actions by the network's mixed value and rescaled to [0, 1] among the legal
   actions. The improved policy ``softmax(logits + sigma(completed Q))`` is the training target.
+* **Rollouts mixed in, at play** (``rollout_weight`` ``lambda``, 0 by default and in self-play):
+  a new leaf is also played to its end by the game's rollout policy (the tuned ``mcts``'s:
+  uniform or the greedy kernel) and is worth ``(1 - lambda) * value head + lambda * rollout``, as
+  AlphaGo mixed its value network with fast rollouts. The network's priors still guide the tree;
+  the rollout corrects a value head that has seen too few positions like this one.
 
 The search is one numba function over the game's kernels as first-class functions (the
 signatures of :mod:`monster_zoo.envs.core.contract`) and the network's flat arrays, so one
@@ -38,12 +43,13 @@ from monster_zoo.envs.core.arrays import copy_vector
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_MAX_STEPS,
                                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T, OBSERVE_T,
-                                            RETURNS_T, RNG, STATE)
+                                            POLICY_T, RETURNS_T, RNG, STATE)
 from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
 from .az_network import MAX_SEATS, PARAMS, SHAPES, forward, network_input
+from .mcts_evaluator import rollout_returns
 from .mcts_tree import UNTRIED, backup
 
 CHILDREN = types.int32[:, ::1]
@@ -53,7 +59,7 @@ PRIORS = types.float32[:, ::1]
 SETTINGS = types.float64[::1]
 
 # Entries of the settings vector (see SearchSettings).
-S_SIMULATIONS, S_CONSIDERED, S_GUMBEL, S_C_PUCT, S_C_VISIT, S_C_SCALE, S_MIN_SPREAD = range(7)
+S_SIMULATIONS, S_CONSIDERED, S_GUMBEL, S_C_PUCT, S_C_VISIT, S_C_SCALE, S_MIN_SPREAD, S_ROLLOUT = range(8)
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
@@ -66,7 +72,9 @@ class SearchSettings:
     fixed scale. A tiny ``min_spread`` gives mctx's min-max rescaling, which stretches any
     difference between the root's values to the full range; with values from one determinized
     simulation each, that let noise outweigh the policy (in Monster Arena, 16 simulations with it
-    won 0.22 of 60 games against greedy, the policy alone 0.70, the fixed scale 0.62)."""
+    won 0.22 of 60 games against greedy, the policy alone 0.70, the fixed scale 0.62).
+    ``rollout_weight`` is the share of a leaf's value that comes from a rollout (0: the value head
+    alone)."""
 
     simulations: int = 64
     considered: int = 16
@@ -75,6 +83,7 @@ class SearchSettings:
     c_visit: float = 50.0
     c_scale: float = 0.1
     min_spread: float = 2.0
+    rollout_weight: float = 0.0
 
     def __post_init__(self):
         problems = [f"{name} must be {what}, got {value!r}" for name, value, ok, what in (
@@ -84,14 +93,15 @@ class SearchSettings:
             ("c_puct", self.c_puct, self.c_puct > 0, "> 0"),
             ("c_visit", self.c_visit, self.c_visit >= 0, ">= 0"),
             ("c_scale", self.c_scale, self.c_scale > 0, "> 0"),
-            ("min_spread", self.min_spread, self.min_spread > 0, "> 0")) if not ok]
+            ("min_spread", self.min_spread, self.min_spread > 0, "> 0"),
+            ("rollout_weight", self.rollout_weight, 0 <= self.rollout_weight <= 1, "from 0 to 1")) if not ok]
         if problems:
             raise ValueError("; ".join(problems))
 
     def as_array(self) -> np.ndarray:
         """The settings vector the numba search reads."""
         return np.array([self.simulations, self.considered, self.gumbel_scale, self.c_puct, self.c_visit,
-                         self.c_scale, self.min_spread], np.float64)
+                         self.c_scale, self.min_spread, self.rollout_weight], np.float64)
 
 
 class AZTree:
@@ -291,17 +301,18 @@ def _gumbel(rng):
 
 
 @njit(types.int64(STATE, SETTINGS, types.boolean, RNG, PARAMS, SHAPES, CHILDREN, COUNTS, VALUES, PRIORS, FLOATS,
-                  LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T),
+                  LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T),
       cache=True, nogil=True)  # a search thinking in one thread leaves others (a web server) running
 def gumbel_search(root, settings, resample, rng, params, shapes, children, visits, values, priors, policy,
-                  legal_mask, apply_action, returns, observe_into, determinize):
+                  legal_mask, apply_action, returns, observe_into, determinize, rollout):
     """Search from ``root`` (not modified) for its seat on move; return the chosen action and write
     the improved policy into ``policy`` (0 for illegal actions).
 
     ``settings`` is :meth:`SearchSettings.as_array`. Each simulation draws its own generator from
     ``rng`` (the searcher's), so neither the live game's generator nor future draws are touched.
     With ``resample`` each simulation's copy of the root is redealt for the seat on move first.
-    The tree arrays must hold ``simulations + 1`` nodes.
+    ``rollout`` plays every seat of the rollouts mixed into new leaves' values (unused while
+    ``settings``' rollout weight is 0). The tree arrays must hold ``simulations + 1`` nodes.
     """
     simulations = np.int64(settings[S_SIMULATIONS])
     if children.shape[0] <= simulations or priors.shape[0] <= simulations:
@@ -320,6 +331,8 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     logits = np.zeros(num_actions, np.float32)
     relative = np.zeros(MAX_SEATS, np.float32)
     result = np.zeros(n, np.float32)
+    rolled = np.zeros(n, np.float32)
+    weight = settings[S_ROLLOUT]
     observe_into(root, player, obs)
     network_input(obs, n, x)
     root_logits = np.zeros(num_actions, np.float32)
@@ -374,6 +387,10 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
                 depth += 1
                 _evaluate_leaf(sim, child, mask, params, shapes, obs, x, scratch, logits, relative, result,
                                priors, legal_mask, returns, observe_into)
+                if weight > 0.0 and sim[H_TERMINAL] == 0 and sim[H_STEPS] < sim[H_MAX_STEPS]:
+                    rollout_returns(sim, sim_rng, mask, rolled, legal_mask, apply_action, returns, rollout)
+                    for seat in range(n):
+                        result[seat] = (1.0 - weight) * result[seat] + weight * rolled[seat]
                 break
             node = child
             path[depth] = node
@@ -407,10 +424,10 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
 @batch_kernel(types.void(STATES, INTS, RNGS, RNGS, SETTINGS, types.boolean, PARAMS, SHAPES,
                          types.int32[:, :, ::1], types.int32[:, ::1], types.float64[:, :, ::1],
                          types.float32[:, :, ::1], FLOATS2, INTS, FLOATS2, MASKS,
-                         LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T), batch_arg=1)
+                         LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T), batch_arg=1)
 def search_and_play(states, slots, game_rngs, search_rngs, settings, resample, params, shapes,
                     children, visits, values, priors, policies, actions, observations, masks,
-                    legal_mask, apply_action, returns, observe_into, determinize):
+                    legal_mask, apply_action, returns, observe_into, determinize, rollout):
     """In each game ``i = slots[j]``: record the mover's observation and mask (row ``j`` of
     ``observations`` and ``masks``), search with tree ``i`` and generator ``search_rngs[i]``, write
     the improved policy and the action into row ``j`` of ``policies`` and ``actions``, and apply the
@@ -425,7 +442,7 @@ def search_and_play(states, slots, game_rngs, search_rngs, settings, resample, p
         legal_mask(s, masks[j])
         action = gumbel_search(s, settings, resample, search_rngs[i], params, shapes, children[i], visits[i],
                                values[i], priors[i], policies[j], legal_mask, apply_action, returns,
-                               observe_into, determinize)
+                               observe_into, determinize, rollout)
         actions[j] = action
         apply_action(s, action, game_rngs[i])
 

@@ -23,6 +23,7 @@ from monster_zoo.agents.az_network import (MAX_SEATS, architecture_problem, eval
 from monster_zoo.agents.az_search import SearchSettings, gumbel_search, schedule, search_and_play, trees
 from monster_zoo.agents.champions import champion_path
 from monster_zoo.agents.game_rules import WrongGameError
+from monster_zoo.agents.mcts_evaluator import uniform_policy
 from monster_zoo.agents.mcts_tree import no_determinize
 from monster_zoo.agents.policy_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
 from monster_zoo.envs.core.batch import random_playout
@@ -146,17 +147,20 @@ def clear_positions():
     return cases
 
 
+@pytest.mark.parametrize("rollout_weight", [0.0, 1.0])
 @pytest.mark.parametrize("game_id,num_players,state,best", clear_positions(),
                          ids=lambda v: v if isinstance(v, (str, int)) else "state")
-def test_search_with_a_random_network_finds_the_clearly_best_move(game_id, num_players, state, best):
+def test_search_with_a_random_network_finds_the_clearly_best_move(game_id, num_players, state, best, rollout_weight):
     """Each position of tests/test_search_positions.py (a move that wins at once or within the
     turn whatever the hidden cards; the others lose or share) is solved by the search over an
-    untrained network, for several seeds, the state left untouched."""
+    untrained network, for several seeds, the state left untouched; with the game's rollouts as
+    leaf values too."""
     network = random_network(game_id, (64, 64), seed=5)
     spec = envs.spec(game_id)
     before = state.copy()
     for seed in range(3):
-        agent = AZAgent(seed, network, game_id, {"num_players": num_players}, simulations=400)
+        agent = AZAgent(seed, network, game_id, {"num_players": num_players}, simulations=400,
+                        rollout_weight=rollout_weight)
         action, visits, _ = decide(agent, game_id, state)
         assert spec.action_to_str(action, state) == best, {
             spec.action_to_str(int(a), state): int(visits[a]) for a in np.flatnonzero(legal(game_id, state))}
@@ -170,32 +174,37 @@ def test_sequential_halving_schedule_halves_the_considered_actions():
     assert schedule(1, 3).tolist() == [0, 1, 2]
 
 
-@pytest.mark.parametrize("gumbel_scale", [0.0, 1.0])
-def test_decisions_are_deterministic_for_a_seed(gumbel_scale):
-    """Two agents with one seed make the same decision from the same searches; another seed
-    (another redeal per simulation, other noise) may differ, and a new search starts afresh."""
+@pytest.mark.parametrize("gumbel_scale,rollout_weight", [(0.0, 0.0), (1.0, 0.0), (0.0, 0.5)])
+def test_decisions_are_deterministic_for_a_seed(gumbel_scale, rollout_weight):
+    """Two agents with one seed make the same decision from the same searches (rollouts included);
+    another seed (another redeal per simulation, other noise) may differ, and a new search starts
+    afresh."""
     network = random_network(MTM, (32, 32), seed=1)
     state = reachable(MTM, 3, 4, 30)
     results = []
     for seed in (7, 7, 8):
-        agent = AZAgent(seed, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale)
+        agent = AZAgent(seed, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale,
+                        rollout_weight=rollout_weight)
         results.append(decide(agent, MTM, state))
     (a0, v0, p0), (a1, v1, p1), (_, v2, _) = results
     assert a0 == a1 and np.array_equal(v0, v1) and np.array_equal(p0, p1)
     assert legal(MTM, state)[a0] and abs(p0.sum() - 1) < 1e-5 and np.all(p0[legal(MTM, state) == 0] == 0)
-    agent = AZAgent(7, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale)
+    agent = AZAgent(7, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale,
+                    rollout_weight=rollout_weight)
     decide(agent, MTM, reachable(MTM, 3, 9, 11))  # a search elsewhere first leaves nothing behind
     agent.reset(7)
     assert np.array_equal(decide(agent, MTM, state)[1], v0)
     assert v2.sum() == v0.sum() == 96
 
 
+@pytest.mark.parametrize("rollout_weight", [0.0, 0.5])
 @pytest.mark.parametrize("game_id,num_players,steps", [(MTM, 3, 25), ("mighty_monsters-v0", 4, 9),
                                                         ("monstargh-v0", 3, 20)])
-def test_decision_is_unchanged_when_only_hidden_information_changes(game_id, num_players, steps):
+def test_decision_is_unchanged_when_only_hidden_information_changes(game_id, num_players, steps, rollout_weight):
     """A twin state redealt by ``determinize`` (others' hands, the deck) gets the same decision,
-    root visits and policy; searching the true state without redealing gives another policy, so the
-    hidden cards would reach a search that read them."""
+    root visits and policy, rollouts included (they start from each simulation's redeal);
+    searching the true state without redealing gives another policy, so the hidden cards would
+    reach a search that read them."""
     network = random_network(game_id, (32, 32), seed=2)
     spec = envs.spec(game_id)
     differs = False
@@ -208,12 +217,13 @@ def test_decision_is_unchanged_when_only_hidden_information_changes(game_id, num
             twins.append(twin)
         assert any(not np.array_equal(t, state) for t in twins)
         options = {"num_players": num_players}
-        reference = decide(AZAgent(seed, network, game_id, options, simulations=64), game_id, state)
+        settings = {"simulations": 64, "rollout_weight": rollout_weight}
+        reference = decide(AZAgent(seed, network, game_id, options, **settings), game_id, state)
         for twin in twins:
-            result = decide(AZAgent(seed, network, game_id, options, simulations=64), game_id, twin)
+            result = decide(AZAgent(seed, network, game_id, options, **settings), game_id, twin)
             assert result[0] == reference[0]
             assert np.array_equal(result[1], reference[1]) and np.array_equal(result[2], reference[2])
-            seeing = [decide(AZAgent(seed, network, game_id, options, simulations=64, determinize=False), game_id, s)
+            seeing = [decide(AZAgent(seed, network, game_id, options, determinize=False, **settings), game_id, s)
                       for s in (state, twin)]
             differs |= not np.array_equal(seeing[0][2], seeing[1][2])
     assert differs
@@ -235,7 +245,7 @@ def test_batched_search_plays_as_the_single_search_does():
         s, rng = states[i].copy(), search_rngs[i].copy()
         action = gumbel_search(s, settings.as_array(), True, rng, network.params, network.shapes, tree[0][0],
                                tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask, spec.apply_action,
-                               spec.returns, spec.observe_into, spec.determinize)
+                               spec.returns, spec.observe_into, spec.determinize, uniform_policy)
         after, game_rng = s.copy(), game_rngs[i].copy()
         spec.apply_action(after, action, game_rng)
         expected.append((action, policy, after))
@@ -248,7 +258,7 @@ def test_batched_search_plays_as_the_single_search_does():
     before = states.copy()
     search_and_play(states, slots, game_rngs, search_rngs, settings.as_array(), True, network.params, network.shapes,
                     children, visits, values, priors, policies, actions, observations, masks, spec.legal_mask,
-                    spec.apply_action, spec.returns, spec.observe_into, spec.determinize)
+                    spec.apply_action, spec.returns, spec.observe_into, spec.determinize, uniform_policy)
     for j, i in enumerate(slots):
         action, policy, after = expected[i]
         assert actions[j] == action and np.array_equal(policies[j], policy) and np.array_equal(states[i], after)
@@ -267,12 +277,12 @@ def test_perfect_information_search_needs_no_determinize():
     policy = np.zeros(spec.num_actions, np.float32)
     action = gumbel_search(state, SearchSettings(simulations=8).as_array(), False, make_rng(0), network.params,
                            network.shapes, tree[0][0], tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask,
-                           spec.apply_action, spec.returns, spec.observe_into, no_determinize)
+                           spec.apply_action, spec.returns, spec.observe_into, no_determinize, uniform_policy)
     assert legal(MTM, state)[action]
     with pytest.raises(ValueError, match="fewer nodes"):
         gumbel_search(state, SearchSettings(simulations=9).as_array(), False, make_rng(0), network.params,
                       network.shapes, tree[0][0], tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask,
-                      spec.apply_action, spec.returns, spec.observe_into, no_determinize)
+                      spec.apply_action, spec.returns, spec.observe_into, no_determinize, uniform_policy)
 
 
 # --- the agents --------------------------------------------------------------------------------
@@ -529,7 +539,7 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
     from monster_zoo.agents.az_search import _root_scores
 
     settings = SearchSettings()
-    assert settings.min_spread == 2.0 and settings.as_array().shape == (7,)
+    assert settings.min_spread == 2.0 and settings.as_array().shape == (8,)
     mask = np.array([1, 1, 0], np.int8)
     logits = np.array([1.0, 0.0, 0.0], np.float32)
     probs = np.array([0.73, 0.27, 0.0], np.float32)
@@ -548,3 +558,25 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
 def test_min_spread_must_be_positive():
     with pytest.raises(ValueError, match="min_spread must be > 0"):
         SearchSettings(min_spread=0.0)
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.5])
+def test_rollout_weight_must_lie_in_zero_one(weight):
+    with pytest.raises(ValueError, match="rollout_weight must be from 0 to 1"):
+        SearchSettings(rollout_weight=weight)
+
+
+def test_rollouts_replace_the_value_head_by_their_weight():
+    """A network of zero weights values every seat at 0: without rollouts every root action is
+    worth exactly that; with weight 1 every leaf's value is a played-out game's return (+1 for the
+    winner, -1 for the loser at 2 players, ruling C3), so the means move away from 0."""
+    network = random_network(MTM, (16,), seed=3)
+    network.params[:] = 0.0
+    state = reachable(MTM, 2, 6, 12)
+    means = {}
+    for weight in (0.0, 1.0):
+        agent = AZAgent(0, network, MTM, {"num_players": 2}, simulations=64, rollout_weight=weight)
+        decide(agent, MTM, state)
+        means[weight] = agent.tree.root_values()[agent.tree.root_visits() > 0, :2]
+    assert np.allclose(np.abs(means[0.0]), 0.0, atol=1e-6)  # zero weights: tanh(0) for every seat
+    assert np.abs(means[1.0]).max() > 0.1 and np.all(np.abs(means[1.0]) <= 1.0 + 1e-6)

@@ -31,6 +31,8 @@ def test_the_search_is_sized_to_the_budget(network_file):
     assert 1.3 < large / small < 3.0
     spent = cpu_ms_per_move(AZAgent(0, network, MTM, {"num_players": 2}, simulations=large), positions)
     assert 4.0 / 3 < spent < 4.0 * 3
+    rolling = size_simulations(network, MTM, {"num_players": 2}, 4.0, positions, rollout_weight=0.5)
+    assert rolling < large  # a rollout per leaf costs more than the forward pass alone
 
 
 def test_a_series_split_over_workers_is_the_series_played_whole(network_file):
@@ -60,6 +62,7 @@ def test_timed_agents_count_every_move():
     (["--games", "0"], "--games must be at least 1"),
     (["--workers", "0"], "--workers must be from 1 to 64"),
     (["--simulations", "0"], "--simulations must be at least 1"),
+    (["--rollout-weight", "2"], "--rollout-weight must be a number from 0 to 1"),
 ])
 def test_bad_arguments_are_refused_with_the_valid_values(network_file, capsys, extra, message):
     with pytest.raises(SystemExit) as exit_info:

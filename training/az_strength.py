@@ -8,7 +8,8 @@ A search's strength depends on its budget, so comparing two searches means givin
 CPU time per move. This tool measures the opponent's CPU seconds per move (``time.process_time``
 in the searching process) on positions of greedy games, sizes the ``az`` search's simulations to
 match it (``--budget-ms`` sets a budget instead, and the opponent is not re-sized: a named search
-keeps its tuned simulations), then plays a seat-rotated, deal-paired series (``az`` in one seat,
+keeps its tuned simulations; ``--rollout-weight`` mixes the game's rollouts into the search's leaf
+values, and the sizing counts their cost), then plays a seat-rotated, deal-paired series (``az`` in one seat,
 the opponent in all the others, :func:`monster_zoo.agents.match.iter_games`) split over
 ``--workers`` processes. Every move's CPU time is measured during the games too, so the report
 gives the budgets as they were spent, not only as planned: win rate with its 95% Wilson interval,
@@ -89,10 +90,12 @@ def cpu_ms_per_move(agent, positions) -> float:
     return 1000 * (time.process_time() - start) / len(positions)
 
 
-def size_simulations(network, game_id: str, options: Dict, budget_ms: float, positions) -> int:
+def size_simulations(network, game_id: str, options: Dict, budget_ms: float, positions,
+                     rollout_weight: float = 0.0) -> int:
     """The simulations per move that make the search cost ``budget_ms`` CPU milliseconds on
-    ``positions`` (measured at :data:`SIZING_SIMULATIONS`; a simulation's cost is nearly constant)."""
-    probe = AZAgent(0, network, game_id, options, simulations=SIZING_SIMULATIONS)
+    ``positions`` (measured at :data:`SIZING_SIMULATIONS`; a simulation's cost is nearly constant,
+    a rollout's on average over the positions)."""
+    probe = AZAgent(0, network, game_id, options, simulations=SIZING_SIMULATIONS, rollout_weight=rollout_weight)
     per_simulation = cpu_ms_per_move(probe, positions) / SIZING_SIMULATIONS
     return max(1, int(budget_ms / per_simulation))
 
@@ -109,13 +112,14 @@ class Piece:
     first: int
     last: int
     seed: int
+    rollout_weight: float = 0.0
 
 
 def play_piece(piece: Piece) -> Dict:
     """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side."""
     n = piece.options["num_players"]
     az = Timed(AZAgent(piece.seed, read_network(piece.network), piece.game_id, piece.options,
-                       simulations=piece.simulations))
+                       simulations=piece.simulations, rollout_weight=piece.rollout_weight))
     opponents = [Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)]
     outcomes = []
     for record in iter_games(piece.game_id, [az, *opponents], piece.last, piece.seed, piece.options,
@@ -134,9 +138,10 @@ def _milliseconds(seconds: Sequence[float]) -> Dict:
 
 def measure(network_path: str, opponent: str, num_players: int, games: int, seed: int = 0,
             budget_ms: Optional[float] = None, workers: int = 1, options: Optional[Dict] = None,
-            simulations: Optional[int] = None) -> Dict:
+            simulations: Optional[int] = None, rollout_weight: float = 0.0) -> Dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
-    search's simulations instead of sizing them to the budget."""
+    search's simulations instead of sizing them to the budget; ``rollout_weight`` is the search's
+    (:class:`~monster_zoo.agents.az_search.SearchSettings`)."""
     network = read_network(network_path)
     game_id = network.game_id
     table = {**network.options, **(options or {}), "num_players": num_players}
@@ -147,9 +152,9 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
         raise ValueError(f"the budget is {planned:.1f} CPU ms per move, over the protocol's {MAX_BUDGET_MS:.0f}: "
                          f"pass --budget-ms {MAX_BUDGET_MS:.0f} or less, or a cheaper opponent")
     if simulations is None:
-        simulations = size_simulations(network, game_id, table, planned, positions)
+        simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight)
     bounds = np.linspace(0, games, workers + 1).astype(int)
-    pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed)
+    pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight)
               for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     start = time.time()
     if workers == 1:
@@ -165,6 +170,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
             "draws": sum(o == DRAW for o in outcomes),
             "win_rate": round(wins / len(outcomes), 4), "interval95": [round(low, 4), round(high, 4)],
             "equal_share": round(1 / num_players, 4), "az_simulations": simulations,
+            "az_rollout_weight": rollout_weight,
             "planned_ms_per_move": round(planned, 2), "opponent_sized_ms_per_move": round(opponent_ms, 2),
             "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
             "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
@@ -186,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"CPU ms per az move (default: the opponent's, measured; at most {MAX_BUDGET_MS:.0f})")
     parser.add_argument("--simulations", type=int, default=None,
                         help="simulations per az move, instead of sizing them to the budget")
+    parser.add_argument("--rollout-weight", type=float, default=0.0,
+                        help="share of a leaf's value from a rollout of the game's mcts rollout policy (0 to 1)")
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
@@ -201,6 +209,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                   ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
                                   ("--simulations", args.simulations, args.simulations is None or args.simulations >= 1,
                                    "at least 1"),
+                                  ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1,
+                                   "a number from 0 to 1"),
                                   ("--budget-ms", args.budget_ms,
                                    args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
                                    f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]")):
@@ -210,13 +220,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(problem)
     try:
         report = measure(args.network, args.opponent, args.players, args.games, args.seed, args.budget_ms,
-                         args.workers, simulations=args.simulations)
+                         args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight)
     except ValueError as error:
         parser.error(str(error))
     text = json.dumps(report, indent=1)
     if args.out:
         write_atomic(Path(args.out), text)
     print(f"{report['game']} {report['num_players']}p: az ({report['az_simulations']} simulations, "
+          f"rollout weight {report['az_rollout_weight']}, "
           f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
           f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "
           f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall")
