@@ -37,7 +37,7 @@ from .base import Agent
 from .game_rules import GameRules
 from .mcts_tree import no_determinize
 from .search import rollout_kernel, search_config
-from .shipped_networks import VERSION, play_simulations, shipped_network_path
+from .shipped_networks import VERSION, play_settings, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
 
@@ -171,12 +171,14 @@ def _shipped(game_id: str) -> AZNetwork:
 
 class ShippedAZ(AZAgent):
     """``"az"``: the search over the network shipped for the game, with the game's budget
-    (:func:`~monster_zoo.agents.shipped_networks.play_simulations`)."""
+    (:func:`~monster_zoo.agents.shipped_networks.play_settings`: simulations and rollout weight)."""
 
     def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
         if game_id is None:
             raise ValueError("the shipped az agent plays one game: pass game_id")
-        super().__init__(seed, _shipped(game_id), game_id, options, simulations=play_simulations(game_id))
+        budget = play_settings(game_id)
+        super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
+                         rollout_weight=budget.rollout_weight)
         self.name = f"{self.spec.name}-az-v{VERSION}"
 
 

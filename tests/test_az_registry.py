@@ -144,9 +144,12 @@ def test_a_shipped_network_is_listed_and_played_by_its_short_and_versioned_names
 def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
     import monster_zoo.agents.shipped_networks as shipped
 
-    assert make_agent("az", MTM, 0, TWO).settings.simulations == shipped.DEFAULT_PLAY_SIMULATIONS
-    monkeypatch.setitem(shipped.PLAY_SIMULATIONS, "marry_the_monster", 37)
-    assert make_agent("az", MTM, 0, TWO).settings.simulations == 37
+    monkeypatch.delitem(shipped.PLAY_SETTINGS, "marry_the_monster", raising=False)
+    default = make_agent("az", MTM, 0, TWO).settings
+    assert (default.simulations, default.rollout_weight) == (shipped.DEFAULT_PLAY_SIMULATIONS, 0.0)
+    monkeypatch.setitem(shipped.PLAY_SETTINGS, "marry_the_monster", shipped.PlaySettings(37, 0.5))
+    settings = make_agent("az", MTM, 0, TWO).settings
+    assert (settings.simulations, settings.rollout_weight) == (37, 0.5)
 
 
 def test_a_shipped_network_that_changed_is_refused_by_its_digest(shipped_folder):

@@ -122,13 +122,13 @@ def test_the_manifest_refuses_a_champion_file_whose_name_lies(copied):
 def test_other_weights_in_the_folder_are_listed_by_digest_alone(copied):
     """Weights that are not a champion policy (a search network shipped beside them) get a digest
     too, so their loader can check them with ``verify_shipped``."""
-    other = copied / "marry_the_monster-az-v1.npz"
+    other = copied / "marry_the_monster-az-v9.npz"  # a version that never shipped
     other.write_bytes(b"not a policy file")
-    with pytest.raises(ModelFileError, match="marry_the_monster-az-v1.npz is not in"):
+    with pytest.raises(ModelFileError, match="marry_the_monster-az-v9.npz is not in"):
         champions.verify_shipped(other)
     champions.write_manifest(copied)
     listed = json.loads((copied / champions.MANIFEST).read_text(encoding="utf-8"))["files"]
-    assert listed["marry_the_monster-az-v1.npz"] == {"sha256": champions.file_digest(other)}
+    assert listed["marry_the_monster-az-v9.npz"] == {"sha256": champions.file_digest(other)}
     champions.verify_shipped(other)
     assert champions.champion_versions("marry_the_monster", 2) == [1]
 

@@ -1,4 +1,5 @@
-"""Every shipped agent - the tuned search baselines and the trained champions - by its name.
+"""Every shipped agent - the tuned search baselines, the trained champions and the shipped learned
+search (``<game>-az-v1``, where a network ships) - by its name.
 
 For each one: it loads by its versioned name, plays only legal actions through the AEC
 env (which refuses anything else), decides the same for the same seed, decides the same
@@ -13,6 +14,7 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.champions import champion_games, champion_name, champion_versions
 from monster_zoo.agents.match import play_game, run_match
 from monster_zoo.agents.search import FastTunedMCTS, TunedMCTS, search_names
+from monster_zoo.agents.shipped_networks import network_ships
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -31,7 +33,15 @@ def shipped(game_id: str, num_players: int):
     options = {"num_players": num_players}
     names = list(search_names(game_id))
     names += champion_names(game_id, num_players)
+    names += az_names(game_id)
     return [(name, options) for name in names]
+
+
+def az_names(game_id: str):
+    """The versioned names of the shipped learned search and its network alone (none where no
+    network ships)."""
+    game = envs.spec(game_id).name
+    return [f"{game}-az-v1", f"{game}-az-net-v1"] if network_ships(game_id) else []
 
 
 def champion_names(game_id: str, num_players: int):
@@ -153,10 +163,12 @@ def difference_margin(a: int, b: int, games: int) -> float:
 
 
 @pytest.mark.parametrize("game_id,name,options",
-                         [a for a in AGENTS if "mcts-v" not in a[1]], ids=lambda p: agent_id(p))
+                         [a for a in AGENTS if "mcts-v" not in a[1] and "-az-v" not in a[1]],
+                         ids=lambda p: agent_id(p))
 def test_beats_random_players(game_id, name, options):
     """At least 90 of 100 seat-rotated games against random players in every other seat
-    (the full-budget search is measured by the slow tests; its tenth-budget twin runs here).
+    (the full-budget searches, ``mcts`` and ``az``, are measured by the slow tests; the tenth-budget
+    ``mcts-fast`` and the network alone run here).
 
     Where the game's luck keeps greedy itself under 90 on the same deals (Monster Factory,
     MONSTArgh! at 4 players: random players win or share too many games against any play), the
@@ -237,6 +249,17 @@ def test_search_beats_greedy_at_the_smallest_player_count(game_id):
 def test_search_beats_three_greedy_players_at_four(game_id):
     rate, low = greedy_rate(game_id, "mcts", 4, 200)
     assert low > 0.25, (rate, low)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", [g for g in GAMES if network_ships(g)])
+def test_shipped_learned_search_beats_greedy_at_the_smallest_player_count(game_id):
+    """The shipped ``az`` at its game's budget (``PLAY_SETTINGS``); the issue's target is 0.75
+    at 200 games, reached in some games only (``training/AZ.md``): this guards against a regression
+    below the level every shipped network reached."""
+    n = smallest(game_id)
+    rate, low = greedy_rate(game_id, "az", n, 100)
+    assert low > 1.0 / n, (rate, low)
 
 
 @pytest.mark.slow
