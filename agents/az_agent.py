@@ -36,7 +36,7 @@ from .az_search import AZTree, SearchSettings, gumbel_search
 from .base import Agent
 from .game_rules import GameRules
 from .mcts_tree import no_determinize
-from .search import rollout_kernel, search_config
+from .search import tuned_rollout
 from .shipped_networks import VERSION, play_settings, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
@@ -74,7 +74,7 @@ class AZAgent(Agent):
         self.spec = envs.spec(game_id)
         self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct),
                                        min_spread=float(min_spread), rollout_weight=float(rollout_weight))
-        self.rollout = rollout_kernel(game_id, search_config(game_id).rollout)
+        self.rollout = tuned_rollout(game_id)
         self.determinize = bool(determinize)
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
         self.policy = np.zeros(self.spec.num_actions, np.float32)

@@ -66,6 +66,12 @@ def rollout_kernel(game_id: str, rollout: str):
     raise ValueError(f"unknown rollout policy {rollout!r}; valid: {', '.join(ROLLOUTS)}")
 
 
+def tuned_rollout(game_id: str):
+    """The rollout policy of ``game_id``'s tuned search (:data:`SEARCH_CONFIGS`), which the learned
+    search also mixes into its leaf values."""
+    return rollout_kernel(game_id, search_config(game_id).rollout)
+
+
 class TunedMCTS(MCTSAgent):
     """The search baseline of one game, configured from :data:`SEARCH_CONFIGS`."""
 

@@ -20,7 +20,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.az_network import MAX_SEATS, AZNetwork
 from monster_zoo.agents.az_search import SearchSettings, search_and_play, trees
-from monster_zoo.agents.search import rollout_kernel, search_config
+from monster_zoo.agents.search import tuned_rollout
 from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import SEED_MASK, make_rng
 
@@ -53,7 +53,7 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
     parallel = max(1, min(parallel, games))
     children, visits, values, priors = trees(parallel, settings.simulations + 1, spec.num_actions)
     settings_array = settings.as_array()
-    rollout = rollout_kernel(network.game_id, search_config(network.game_id).rollout)
+    rollout = tuned_rollout(network.game_id)
 
     def search_moves(states, slots, game_rngs, search_rngs, policies, actions, observations, masks):
         search_and_play(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
