@@ -16,13 +16,17 @@ from monster_zoo.agents.az_network import evaluate, masked_argmax, read_network 
 from monster_zoo.agents.search import rollout_kernel  # noqa: E402
 from monster_zoo.envs.core import threads  # noqa: E402
 from monster_zoo.envs.core.batch import random_playout  # noqa: E402
-from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL  # noqa: E402
+from monster_zoo.agents.ppo_agent import PPOAgent  # noqa: E402
+from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL  # noqa: E402
+from monster_zoo.envs.core.opponents import MLPWeights  # noqa: E402
 from monster_zoo.envs.core.rng import make_rng  # noqa: E402
 from monster_zoo.training.az import main  # noqa: E402
-from monster_zoo.training.az_warmstart import (PROBABILITY_SCALE, champion_mlps, mlp_teacher_and_play,  # noqa: E402
+from monster_zoo.training.az_selfplay import game_seed  # noqa: E402
+from monster_zoo.training.az_warmstart import (PROBABILITY_SCALE, champion_teachers, mlp_teacher_and_play,  # noqa: E402
                                                 play_teacher_games, teacher_and_play)
 
 MTM = "marry_the_monster-v0"
+FACTORY = "monster_factory-v0"
 TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
         "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "4000", "--eval-every", "0",
         "--eval-games", "2", "--eval-simulations", "8", "--eval-opponents", "greedy", "--no-progress",
@@ -195,8 +199,8 @@ def test_the_champion_teacher_targets_its_distribution_and_plays_its_choice(game
     probable action."""
     n, champion = _mlp_champion(game_id)
     if champion is None:
-        assert champion_mlps(game_id, range(2, 7)) == {}
-        pytest.skip(f"{game_id} ships no plain-MLP champion (the teacher falls back to greedy)")
+        assert not any(isinstance(t, MLPWeights) for t in champion_teachers(game_id, range(2, 7)).values())
+        pytest.skip(f"{game_id} ships no plain-MLP champion (tested below through its placement network)")
     spec = envs.spec(game_id)
     config = envs.config(game_id, {"num_players": n})
     states = []
@@ -214,7 +218,7 @@ def test_the_champion_teacher_targets_its_distribution_and_plays_its_choice(game
     game_rngs = np.array([make_rng(10 + i) for i in range(k)])
     teacher_rngs = np.array([make_rng(20 + i) for i in range(k)])
     policies, actions, observations, masks = _decision_arrays(spec, k)
-    mlp = champion_mlps(game_id, [n])[n]
+    mlp = champion_teachers(game_id, [n])[n]
     mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
                          mlp.params, mlp.shapes, mlp.activations, spec.legal_mask, spec.apply_action,
                          spec.observe_into)
@@ -235,7 +239,7 @@ def test_champion_teacher_games_mix_champions_and_greedy_by_player_count():
     """Marry the Monster ships champions for 2 and 4 players, none for 3: the 3-player games are
     taught by the greedy kernel (one-hot targets), the others by the champions (distributions);
     the games do not depend on how many are played side by side or on the thread count."""
-    assert sorted(champion_mlps(MTM, [2, 3, 4])) == [2, 4]
+    assert sorted(champion_teachers(MTM, [2, 3, 4])) == [2, 4]
     one, stats = play_teacher_games(MTM, 6, [2, 3, 4], seed=3, parallel=1, teacher="champion")
     with threads.using(min(2, numba.config.NUMBA_NUM_THREADS), min_batch=2):
         threaded, _ = play_teacher_games(MTM, 6, [2, 3, 4], seed=3, parallel=6, teacher="champion")
@@ -248,6 +252,37 @@ def test_champion_teacher_games_mix_champions_and_greedy_by_player_count():
     assert not one_hot[one.counts != 3].all()  # a distribution somewhere, not a copied argmax
     greedy, _ = play_teacher_games(MTM, 6, [2, 3, 4], seed=3, parallel=1)
     assert np.array_equal(greedy.observations[greedy.counts == 3], one.observations[one.counts == 3])
+
+
+def test_a_placement_champion_teaches_through_its_numpy_forward_pass():
+    """Monster Factory's 2-player champion is a placement network: it teaches through the numpy
+    forward pass that plays it (targets: its probabilities; moves: its most probable action), the
+    same games however many are played side by side; the counts without a champion are greedy's."""
+    teachers = champion_teachers(FACTORY, [2, 3, 4])
+    assert sorted(teachers) == [2] and isinstance(teachers[2], PPOAgent) and teachers[2].placement is not None
+    batch, _ = play_teacher_games(FACTORY, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion")
+    side_by_side, _ = play_teacher_games(FACTORY, 3, [2], seed=4, epsilon=0.0, parallel=3, teacher="champion")
+    for key in ("observations", "masks", "policies", "values"):
+        assert np.array_equal(getattr(batch, key), getattr(side_by_side, key)), key
+    observations = batch.observations.astype(np.float32)
+    expected = teachers[2].probabilities(observations, batch.masks)
+    assert np.allclose(batch.policies.astype(np.float32), expected, atol=2e-3)
+    assert len(np.unique(batch.policies.argmax(axis=1))) > 1 and (np.count_nonzero(batch.policies, axis=1) > 1).any()
+    # the first game, replayed with the champion's most probable move at every decision, is the one recorded
+    spec = envs.spec(FACTORY)
+    state = np.zeros(spec.state_size, np.int32)
+    rng = make_rng(game_seed(4, 0))
+    spec.init_state(state, envs.config(FACTORY, {"num_players": 2, "reward": "win"}), rng)
+    seen = np.zeros(spec.obs_size, np.float32)
+    k = 0
+    while state[H_TERMINAL] == 0 and state[H_STEPS] < state[H_MAX_STEPS]:
+        spec.observe_into(state, state[H_CURRENT], seen)
+        assert np.array_equal(seen.astype(np.float16), batch.observations[k])
+        spec.apply_action(state, int(np.argmax(np.where(batch.masks[k] != 0, expected[k], -1.0))), rng)
+        k += 1
+    mixed, _ = play_teacher_games(FACTORY, 2, [2, 3], seed=4, epsilon=0.0, parallel=2, teacher="champion")
+    one_hot = np.count_nonzero(mixed.policies, axis=1) == 1
+    assert one_hot[mixed.counts == 3].all() and not one_hot[mixed.counts == 2].all()
 
 
 def test_an_unknown_teacher_is_refused_with_the_valid_ones():

@@ -88,7 +88,7 @@ class Args:
     sample_reuse: float = flag(4.0, "minibatch rows drawn per new decision (sets the Adam steps of a round)")
     buffer_size: int = flag(100_000, "decisions kept in the replay buffer")
     teacher: str = flag("greedy", "who plays the teacher games: greedy (the game's greedy kernel) or champion (the "
-                        "shipped PPO champion of each player count where one ships as an MLP, greedy elsewhere; "
+                        "shipped PPO champion of each player count where one ships, greedy elsewhere; "
                         "see monster_zoo.training.az_warmstart)")
     warm_start_games: int = flag(0, "teacher games in every seat that the network learns from before its first "
                                  "round (0: none)")
@@ -203,9 +203,9 @@ def game_problem(args: Args) -> Optional[str]:
                 make_agent(name, args.game, options={**options, "num_players": evaluated[0]})
         envs.config(args.game, {**options, "num_players": counts[0]})
         if args.teacher == "champion":
-            from .az_warmstart import champion_mlps
+            from .az_warmstart import champion_teachers
 
-            champion_mlps(args.game, counts, options)  # a champion file that is not the shipped one stops here
+            champion_teachers(args.game, counts, options)  # a champion file that is not the shipped one stops here
     except (TypeError, ValueError) as error:
         return str(error)
     return None

@@ -10,8 +10,9 @@ to play as well as the greedy baseline. Two teachers cost a thousandth of a sear
 - ``champion``: the shipped PPO champion of each player count (``monster_zoo.agents.champions``)
   where one ships as a plain MLP, played inside numba; the target is its whole distribution over
   the legal actions (distillation), the move its most probable action (as the champion plays).
-  Counts without such a champion (and Monster Factory, whose champion is a placement network)
-  fall back to the greedy kernel.
+  A plain-MLP champion plays inside numba; a placement network (Monster Factory's, see
+  :mod:`monster_zoo.agents.placement_policy`) through its numpy forward pass, one batch per move
+  of every game. Counts without a champion fall back to the greedy kernel.
 
 :func:`play_teacher_games` plays the teacher in every seat of many games at once, on the
 self-play loop of :mod:`monster_zoo.training.az_selfplay`; the value targets are the games'
@@ -22,7 +23,7 @@ with these decisions before its first round (``--warm-start-games``) and, with
 ``--teacher-share``, adds some to every round, so self-play refines the teacher's play instead of
 first unlearning it.
 """
-from typing import Dict, Optional, Sequence
+from typing import Dict, Sequence, Union
 
 import numpy as np
 from numba import prange, types
@@ -35,6 +36,8 @@ from monster_zoo.envs.core.contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK
 from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights, masked_exp, mlp_logits_rows
 from monster_zoo.envs.core.rng import rng_below, rng_pick_set
 from monster_zoo.envs.core.threads import batch_kernel
+
+from monster_zoo.agents.ppo_agent import PPOAgent
 
 from .az_selfplay import play_with
 
@@ -104,22 +107,57 @@ def mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_s
         apply_action(states[i], choice, game_rngs[i])
 
 
-def champion_mlps(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, MLPWeights]:
+@batch_kernel(types.void(STATES, INTS, INTS, FLOATS2, MASKS, LEGAL_MASK_T, OBSERVE_T), batch_arg=2)
+def observe_rows(states, slots, rows, observations, masks, legal_mask, observe_into):
+    """For each row ``j`` of ``rows``: the observation and legal mask of the mover of game
+    ``slots[j]``, into row ``j`` (what a teacher outside numba decides from)."""
+    for t in prange(rows.shape[0]):
+        j = rows[t]
+        s = states[slots[j]]
+        observe_into(s, s[H_CURRENT], observations[j])
+        legal_mask(s, masks[j])
+
+
+@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, MASKS, APPLY_ACTION_T),
+              batch_arg=2)
+def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, masks,
+                       apply_action):
+    """For each row ``j`` of ``rows``, whose policy target the teacher has written: play its most
+    probable legal action (the first of equals) in game ``slots[j]``, or with probability
+    ``epsilon_scaled / PROBABILITY_SCALE`` a uniformly drawn legal one, into ``actions[j]``."""
+    for t in prange(rows.shape[0]):
+        j = rows[t]
+        i = slots[j]
+        choice = -1
+        for a in range(masks.shape[1]):
+            if masks[j, a] != 0 and (choice < 0 or policies[j, a] > policies[j, choice]):
+                choice = a
+        if rng_below(teacher_rngs[i], PROBABILITY_SCALE) < epsilon_scaled:
+            choice = rng_pick_set(masks[j], teacher_rngs[i])
+        actions[j] = choice
+        apply_action(states[i], choice, game_rngs[i])
+
+
+Champion = Union[MLPWeights, PPOAgent]
+
+
+def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, Champion]:
     """The shipped champion of each of ``player_counts`` (newest version, checked against the
-    champions' manifest) as numba-ready :class:`MLPWeights`, for the counts where one ships as a
-    plain MLP policy; counts without one are left out."""
+    champions' manifest): numba-ready :class:`MLPWeights` for a plain MLP, the
+    :class:`~monster_zoo.agents.ppo_agent.PPOAgent` itself for a placement network. Counts
+    without a champion are left out."""
     from monster_zoo.agents.champions import champion_player_counts, load_champion
 
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
     shipped = set(champion_player_counts(envs.spec(game_id).name))
-    mlps = {}
+    teachers: Dict[int, Champion] = {}
     for n in player_counts:
         if n not in shipped:
             continue
         agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n})
-        if agent.placement is None:
-            mlps[n] = MLPWeights([(w, b, codes[act]) for w, b, act in agent.layers])
-    return mlps
+        teachers[n] = agent if agent.placement is not None else MLPWeights(
+            [(w, b, codes[act]) for w, b, act in agent.layers])
+    return teachers
 
 
 def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], seed: int, epsilon: float = 0.1,
@@ -134,20 +172,25 @@ def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], s
         raise ValueError(f"unknown teacher {teacher!r}; valid: {', '.join(TEACHERS)}")
     spec = envs.spec(game_id)
     greedy = rollout_kernel(game_id, "greedy")
-    mlps: Dict[int, Optional[MLPWeights]] = champion_mlps(game_id, player_counts, options) if teacher == "champion" else {}
+    champions = champion_teachers(game_id, player_counts, options) if teacher == "champion" else {}
     epsilon_scaled = int(round(epsilon * PROBABILITY_SCALE))
 
     def teacher_moves(states, slots, game_rngs, teacher_rngs, policies, actions, observations, masks):
         counts = states[slots, 0]
         for n in np.unique(counts):
             rows = np.flatnonzero(counts == n)
-            mlp = mlps.get(int(n))
-            if mlp is None:
+            champion = champions.get(int(n))
+            if champion is None:
                 teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
                                  observations, masks, spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
+            elif isinstance(champion, PPOAgent):
+                observe_rows(states, slots, rows, observations, masks, spec.legal_mask, spec.observe_into)
+                policies[rows] = champion.probabilities(observations[rows], masks[rows])
+                play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
+                                   masks, spec.apply_action)
             else:
                 mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies,
-                                     actions, observations, masks, mlp.params, mlp.shapes, mlp.activations,
+                                     actions, observations, masks, champion.params, champion.shapes, champion.activations,
                                      spec.legal_mask, spec.apply_action, spec.observe_into)
 
     return play_with(game_id, teacher_moves, games, player_counts, seed, parallel, options)
