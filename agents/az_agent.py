@@ -25,7 +25,7 @@ if the champions' manifest lists it with its SHA-256 digest
 (:func:`monster_zoo.agents.champions.verify_shipped`).
 """
 from pathlib import Path
-from typing import Mapping, Optional, Union
+from typing import List, Mapping, Optional, Union
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from .base import Agent
 from .game_rules import GameRules
 from .mcts_tree import no_determinize
 from .search import tuned_rollout
-from .shipped_networks import VERSION, play_settings, shipped_network_path
+from .shipped_networks import VERSION, network_ships, play_settings, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
 
@@ -167,6 +167,11 @@ def _shipped(game_id: str) -> AZNetwork:
                          f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz")
     verify_shipped(path)
     return read_network(path)
+
+
+def shipped_player_counts(game_id: str) -> List[int]:
+    """The player counts the network shipped for ``game_id`` plays (empty when none ships)."""
+    return list(_shipped(game_id).player_counts) if network_ships(game_id) else []
 
 
 class ShippedAZ(AZAgent):

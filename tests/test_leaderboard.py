@@ -8,8 +8,10 @@ import pytest
 pytest.importorskip("openskill")
 
 from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents import search  # noqa: E402
+from monster_zoo.agents import search, shipped_networks  # noqa: E402
+from monster_zoo.agents.az_network import read_network  # noqa: E402
 from monster_zoo.agents.champions import champion_games, champion_versions  # noqa: E402
+from monster_zoo.agents.shipped_networks import network_ships, shipped_network_path  # noqa: E402
 from monster_zoo.training import leaderboard  # noqa: E402
 
 GAME = "marry_the_monster-v0"
@@ -28,6 +30,8 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
         has_champion = t.num_players in champion_games().get(name, [])
         newest = champion_versions(name, t.num_players)[-1] if has_champion else None
         assert [a for a in t.field if "-champion-" in a] == ([f"{name}-champion-v{newest}"] if has_champion else [])
+        plays = network_ships(t.game_id) and t.num_players in read_network(shipped_network_path(t.game_id)).player_counts
+        assert [a for a in t.field if "-az-" in a] == ([f"{name}-az-v1"] if plays else [])
         asked = leaderboard.GAMES_FOUR if t.num_players == 4 else leaderboard.GAMES_SMALLEST
         assert t.games % t.num_players == 0 and asked <= t.games < asked + t.num_players
     scaled = leaderboard.plan([GAME], scale=0.01)
@@ -36,10 +40,11 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
 
 @pytest.fixture
 def tiny_search(monkeypatch):
-    """Marry the Monster's search at 20 simulations, so a whole table plays in seconds."""
+    """Marry the Monster's search and learned search at 20 simulations, so a whole table plays in seconds."""
     config = search.SEARCH_CONFIGS["marry_the_monster"]
     monkeypatch.setitem(search.SEARCH_CONFIGS, "marry_the_monster",
                         search.SearchConfig(20, config.exploration, config.rollout))
+    monkeypatch.setitem(shipped_networks.PLAY_SETTINGS, "marry_the_monster", shipped_networks.PlaySettings(20))
 
 
 def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_path, tiny_search):

@@ -6,8 +6,9 @@
 For every game at its smallest player count and at 4 players, a round-robin tournament
 (:mod:`monster_zoo.training.tournament`: seats rotated, deals paired, 95% Wilson
 intervals, openskill ratings) of ``random``, ``greedy``, the game's tuned search
-baseline at its budget and at a tenth of it, and the game's shipped champion for that
-player count when one ships. The markdown holds a summary of the ratings per game
+baseline at its budget and at a tenth of it, the game's shipped champion for that
+player count when one ships, and the learned search ``az`` where the game's shipped network plays
+that count. The markdown holds a summary of the ratings per game
 and, per tournament, its win-rate matrix, ratings table and a picture of the matrix
 (written beside the markdown, in ``<out stem>/``), plus the protocol: seeds, games per
 pairing, budgets and wall time. The JSON of every tournament lies beside the pictures.
@@ -38,6 +39,7 @@ from typing import List, Optional, Sequence
 from urllib.parse import quote
 
 from monster_zoo import envs
+from monster_zoo.agents.az_agent import shipped_player_counts
 from monster_zoo.agents.champions import champion_name, champion_versions
 from monster_zoo.agents.match import seat_balanced
 from monster_zoo.agents.registry import versioned_name
@@ -84,13 +86,16 @@ def player_counts(game_id: str) -> List[int]:
 
 
 def leaderboard_field(game_id: str, num_players: int) -> List[str]:
-    """random, greedy, the search baseline at both budgets and the newest champion (where one ships),
-    by their versioned names: a leaderboard entry always means the same behaviour."""
+    """random, greedy, the search baseline at both budgets, the newest champion (where one ships) and
+    the learned search ``az`` (where its network plays ``num_players``), by their versioned names: a
+    leaderboard entry always means the same behaviour."""
     name = envs.spec(game_id).name
     field = [versioned_name(game_id, "random"), versioned_name(game_id, "greedy"), *search_names(game_id)]
     versions = champion_versions(name, num_players)
     if versions:
         field.append(champion_name(game_id, versions[-1]))  # the newest: what "champion" plays
+    if num_players in shipped_player_counts(game_id):
+        field.append(versioned_name(game_id, "az"))
     return field
 
 
@@ -170,8 +175,9 @@ def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wa
     lines = ["# Leaderboard", "",
              "Written by `monster-zoo leaderboard` (see `monster_zoo/training/leaderboard.py`): for every "
              "game at its smallest player count and at 4 players, a round-robin of random, greedy, the "
-             "tuned search baseline at its budget and at a tenth of it, and the shipped champion where "
-             "one exists for that player count. Seats rotate and every pairing plays the same deals; "
+             "tuned search baseline at its budget and at a tenth of it, the shipped champion where "
+             "one exists for that player count, and the learned search az where its network plays that "
+             "count. Seats rotate and every pairing plays the same deals; "
              "win rates carry 95% Wilson intervals; ratings are openskill Plackett-Luce "
              "(ordinal = mu - 3 sigma).", "",
              f"Seed {seed}; {len(summaries)} tournaments in {wall_s / 60:.1f} minutes of wall time "
