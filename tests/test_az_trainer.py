@@ -105,6 +105,8 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--device", "tpu"], "one of auto, cpu, cuda"),
     (["--simulations", "0"], "--simulations must be at least 1"),
     (["--min-spread", "0"], "--min-spread must be a number > 0"),
+    (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
+    (["--branch-from", "no-such-run"], "--branch-from no-such-run: not a run folder"),
 ])
 def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
     """Each bad value is named, with the valid ones where there is a list, before any folder exists."""
@@ -114,6 +116,29 @@ def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_branch_goes_on_from_another_runs_checkpoint_with_its_own_flags(tmp_path, capsys):
+    """``--branch-from`` starts a new run folder from another run's last checkpoint: with the same
+    flags it ends with the network of the run played straight through; with rollouts mixed into
+    self-play (``--rollout-weight``) it learns something else. The source run is left as it was,
+    and a source of another network shape is refused before anything is written."""
+    straight = train(tmp_path / "a")
+    source = train(tmp_path / "b", "--rounds", "1")
+    before = {p.name: p.read_bytes() for p in source.rglob("*") if p.is_file()}
+    same = train(tmp_path / "c", "--branch-from", str(source))
+    assert np.array_equal(read_network(straight / "network.npz").params, read_network(same / "network.npz").params)
+    assert (same / "networks" / "round_00001.npz").read_bytes() == (source / "networks" / "round_00001.npz").read_bytes()
+    assert json.loads((same / "checkpoint" / "progress.json").read_text())["round"] == 2
+    assert {p.name: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
+    mixed = train(tmp_path / "d", "--branch-from", str(source), "--rollout-weight", "0.5")
+    assert not np.array_equal(read_network(mixed / "network.npz").params, read_network(same / "network.npz").params)
+    assert json.loads((mixed / "args.json").read_text())["rollout_weight"] == 0.5
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out-dir", str(tmp_path / "e"), *TINY, "--branch-from", str(source), "--hidden-sizes", "32"])
+    assert exit_info.value.code == 2
+    assert "--hidden-sizes '32' differs from its '16'" in capsys.readouterr().err
+    assert not (tmp_path / "e").exists()
 
 
 def test_resume_refuses_flags_that_would_change_what_the_run_learns(tmp_path, capsys):

@@ -80,6 +80,8 @@ class Args:
     c_puct: float = flag(1.25, "PUCT exploration constant below the root")
     min_spread: float = flag(2.0, "root Q values are scaled to [0, 1] by their spread or this, whichever is "
                              "larger (2: the span of win-mode returns; see SearchSettings)")
+    rollout_weight: float = flag(0.0, "share of a new leaf's value that comes from a rollout of the game's mcts "
+                                 "rollout policy in self-play (0: the value head alone; see SearchSettings)")
     hidden_sizes: str = flag("128,128", "widths of the network's trunk (a network file holds at most 8 layers of "
                              "4,096 units and 16 million parameters)")
     learning_rate: float = flag(1e-3, "Adam learning rate")
@@ -105,6 +107,10 @@ class Args:
                                "of the previous evaluation)")
     eval_simulations: int = flag(200, "simulations per move of the search in evaluations")
     checkpoint_every: int = flag(1, "rounds between checkpoints")
+    branch_from: str = flag("", "start this run from the last checkpoint of the run in this folder (its network, "
+                            "optimizer, replay buffer and counters; same game, options, --players and "
+                            "--hidden-sizes), then go on with this run's flags: e.g. a new recipe from a "
+                            "finished run")
     resume: str = flag("", "continue the run in this folder from its checkpoint (flags other than "
                        + ", ".join(sorted(RESUMABLE)) + " come from its args.json)")
     out_dir: str = flag("runs", "folder of the runs")
@@ -149,6 +155,7 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--gumbel-scale", args.gumbel_scale, args.gumbel_scale >= 0, "a number >= 0"),
             ("--c-puct", args.c_puct, args.c_puct > 0, "a number > 0"),
             ("--min-spread", args.min_spread, args.min_spread > 0, "a number > 0"),
+            ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1, "a share from 0 to 1"),
             ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
             ("--weight-decay", args.weight_decay, args.weight_decay >= 0, "a number >= 0"),
             ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
@@ -233,6 +240,34 @@ def resumed_args(argv: Sequence[str], parser: argparse.ArgumentParser) -> Args:
     args = Args(**{**{k: v for k, v in saved.items() if k in names}, **changed})
     args.resume = str(run_dir)
     return args
+
+
+def branch_problem(args: Args) -> Optional[str]:
+    """Why ``--branch-from`` cannot start this run, or None: the folder must be a run of this trainer
+    with a checkpoint, for the same game, options, player counts and network shape."""
+    source = Path(args.branch_from)
+    if not (source / "args.json").is_file() or not _checkpoint_dir(source):
+        return f"--branch-from {source}: not a run folder with args.json and a {CHECKPOINT}/ of this trainer"
+    try:
+        saved = json.loads((source / "args.json").read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        return f"--branch-from {source}: its args.json is not valid JSON ({err})"
+    keys = ("game", "option", "players", "hidden_sizes")
+    differ = [key for key in keys if not isinstance(saved, dict) or saved.get(key) != getattr(args, key)]
+    if differ:
+        return (f"--branch-from {source}: " + ", ".join(
+            f"--{k.replace('_', '-')} {getattr(args, k)!r} differs from its {saved.get(k)!r}" for k in differ)
+            + " (a branch keeps the run's network, so these must match)")
+    return None
+
+
+def branch(learner: "Learner", source: Path, run_dir: Path) -> None:
+    """Load the checkpoint of the run ``source`` into ``learner`` and copy the network its last
+    evaluation played (the next evaluation's ``previous``) into ``run_dir``."""
+    learner.load(_checkpoint_dir(source))
+    previous = learner.progress["previous"]
+    if previous:
+        shutil.copyfile(source / previous, run_dir / previous)
 
 
 def _checkpoint_dir(run_dir: Path) -> Optional[Path]:
@@ -383,6 +418,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.resume:
         args = resumed_args(argv, parser)
     problem = argument_problem(args) or game_problem(args)
+    if not problem and args.branch_from and not args.resume:
+        problem = branch_problem(args)
     if problem:
         parser.error(problem)
     try:
@@ -462,8 +499,9 @@ def _run(args: Args, device, lock) -> int:
     eval_counts = counts_of(args.eval_players) if args.eval_players else counts[:1]
     opponents = [name for name in args.eval_opponents.split(",") if name]
     settings = SearchSettings(args.simulations, args.considered, args.gumbel_scale, args.c_puct,
-                              min_spread=args.min_spread)
+                              min_spread=args.min_spread, rollout_weight=args.rollout_weight)
     learner = Learner(args, device)
+    branched = bool(args.branch_from) and not args.resume
     if args.resume:
         run_dir = Path(args.resume)
         learner.load(_checkpoint_dir(run_dir))
@@ -474,8 +512,12 @@ def _run(args: Args, device, lock) -> int:
         (run_dir / "networks").mkdir(parents=True)
         lock = claim(run_dir)
         write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
+        if branched:
+            branch(learner, Path(args.branch_from), run_dir)
     progress = learner.progress
     metrics = MetricsLog(run_dir, progress["decisions"] if args.resume else None, progress["elapsed"])
+    if branched:
+        print(f"branched from {args.branch_from} at round {progress['round']}")
     print(f"run folder {run_dir}; continue it after an interruption with:\n"
           f"    python -m monster_zoo.training.az --resume {run_dir}", flush=True)
 
@@ -499,7 +541,7 @@ def _run(args: Args, device, lock) -> int:
 
     started = time.time()
     elapsed_before = progress["elapsed"]
-    if not args.resume and args.warm_start_games:
+    if not args.resume and not branched and args.warm_start_games:
         warm_start(args, learner, counts, options, metrics, device)
         progress["elapsed"] = elapsed_before + time.time() - started
         metrics.flush()
