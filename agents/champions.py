@@ -3,7 +3,9 @@
 A champion is a policy file (:mod:`monster_zoo.agents.policy_file`: JSON metadata and
 arrays, nothing that runs code) in the package's ``agents/champions`` folder, one per
 game, player count and version: ``<game>-<n>p.npz`` is version 1, ``<game>-<n>p-v2.npz``
-version 2, and so on. It plays through the numpy forward pass of
+version 2, and so on. Where no PPO champion ships for a player count, the shipped learned-search
+network alone (``az-net``) can be that count's champion
+(:data:`~monster_zoo.agents.shipped_networks.NETWORK_CHAMPIONS`). It plays through the numpy forward pass of
 :class:`~monster_zoo.agents.ppo_agent.PPOAgent`, so neither torch nor training is
 needed. ``agents/champions/README.md`` says how each file was trained and the command
 that reproduces it.
@@ -37,6 +39,7 @@ from monster_zoo import envs
 
 from .policy_file import ModelFileError, read_policy
 from .ppo_agent import PPOAgent
+from .shipped_networks import NETWORK_CHAMPIONS
 
 CHAMPION_DIR = Path(__file__).with_name("champions")
 MANIFEST = "manifest.json"
@@ -57,13 +60,22 @@ def champion_path(game_name: str, num_players: int, version: int = 1) -> Path:
 
 
 def _shipped(game_name: str) -> Dict[int, List[int]]:
-    """Player count -> versions shipped for ``game_name``, ascending."""
+    """Player count -> versions shipped for ``game_name``, ascending: the policy files and the
+    counts where the shipped network alone is the champion (:func:`network_champion`)."""
     found: Dict[int, List[int]] = {}
     for path in CHAMPION_DIR.glob(f"{game_name}-*p*.npz"):
         match = _FILE.fullmatch(path.stem)
         if match and match["game"] == game_name:
             found.setdefault(int(match["players"]), []).append(int(match["version"] or 1))
+    for n, version in NETWORK_CHAMPIONS.get(game_name, {}).items():
+        found.setdefault(n, []).append(version)
     return {n: sorted(v) for n, v in sorted(found.items())}
+
+
+def network_champion(game_name: str, num_players: int, version: int) -> bool:
+    """Whether version ``version`` of ``game_name``'s champion for ``num_players`` is the shipped
+    learned-search network alone (``az-net``) rather than a PPO policy file."""
+    return NETWORK_CHAMPIONS.get(game_name, {}).get(num_players) == version
 
 
 def champion_player_counts(game_name: str) -> List[int]:
@@ -93,9 +105,10 @@ def all_champion_versions(game_name: str) -> List[int]:
 
 
 def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optional[Dict] = None,
-                  version: Optional[int] = None) -> PPOAgent:
+                  version: Optional[int] = None):
     """Version ``version`` (None: the newest) of ``game_id``'s champion for the player count of
-    ``options``, seeded ``seed``; its file is checked against the manifest first.
+    ``options``, seeded ``seed``; its file is checked against the manifest first. A PPO champion
+    plays as :class:`PPOAgent`, a network champion as the shipped ``az-net``.
 
     ValueError naming the counts (or versions) that have a champion, and the call that gets
     one, when this one has none; ModelFileError when the file is not the one that shipped.
@@ -113,9 +126,14 @@ def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optiona
         raise ValueError(f"{champion_name(game_id, version)} has no champion for {num_players} players "
                          f"(shipped for {num_players} players: "
                          f"{', '.join(champion_name(game_id, v) for v in versions)})")
-    path = champion_path(name, num_players, version)
-    verify_shipped(path)
-    agent = PPOAgent.load(str(path), game_id, seed, options=options)
+    if network_champion(name, num_players, version):
+        from .az_agent import ShippedAZNet  # az_agent reads the manifest through this module
+
+        agent = ShippedAZNet(seed, game_id, options)
+    else:
+        path = champion_path(name, num_players, version)
+        verify_shipped(path)
+        agent = PPOAgent.load(str(path), game_id, seed, options=options)
     agent.name = champion_name(game_id, version)
     return agent
 

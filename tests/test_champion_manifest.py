@@ -144,3 +144,49 @@ def test_the_command_line_checks_the_manifest(copied):
     assert champions.manifest_problems(copied) == ["monstargh-2p.npz is listed but missing"]
     assert champions.main(["--write-manifest"]) == 0
     assert "monstargh-2p.npz" not in json.loads((copied / champions.MANIFEST).read_text())["files"]
+
+
+def test_every_network_champion_fills_a_count_without_a_ppo_champion_that_its_network_plays():
+    """A network champion never shadows a PPO champion's file, and its network plays that count."""
+    from monster_zoo.agents.az_network import read_network
+    from monster_zoo.agents.shipped_networks import NETWORK_CHAMPIONS, shipped_network_path
+
+    for game, counts in NETWORK_CHAMPIONS.items():
+        network = read_network(shipped_network_path(f"{game}-v0"))
+        for n, version in counts.items():
+            assert not champions.champion_path(game, n, version).exists(), (game, n, version)
+            assert not list(champions.CHAMPION_DIR.glob(f"{game}-{n}p*.npz")), (game, n)
+            assert n in network.player_counts, (game, n)
+
+
+def test_a_network_champion_is_the_shipped_network_alone(monkeypatch):
+    """Where the network alone ships as a count's champion, ``champion`` and its versioned name play
+    ``az-net`` there (the same decisions, under the champion's name), and the other counts keep
+    their PPO champions."""
+    import numpy as np
+
+    from monster_zoo.agents import shipped_networks
+    from monster_zoo.envs.core.batch import random_playout
+    from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+
+    monkeypatch.setitem(shipped_networks.NETWORK_CHAMPIONS, "marry_the_monster", {3: 1})
+    three = {"num_players": 3}
+    assert champions.champion_versions("marry_the_monster", 3) == [1]
+    assert champions.champion_player_counts("marry_the_monster") == [2, 3, 4]
+    assert champions.network_champion("marry_the_monster", 3, 1)
+    assert not champions.network_champion("marry_the_monster", 2, 1)
+    for name in ("champion", "marry_the_monster-champion-v1"):
+        agent = make_agent(name, GAME, options=three)
+        assert agent.name == "marry_the_monster-champion-v1"
+        network = make_agent("az-net", GAME, options=three)
+        spec, config = envs.spec(GAME), envs.config(GAME, three)
+        for seed in range(5):
+            state, _, _ = random_playout(spec, config, 4 + 3 * seed, seed=seed)
+            if state[H_TERMINAL]:
+                continue
+            obs = np.zeros(spec.obs_size, np.float32)
+            mask = np.zeros(spec.num_actions, np.int8)
+            spec.observe_into(state, state[H_CURRENT], obs)
+            spec.legal_mask(state, mask)
+            assert agent.act(obs, mask) == network.act(obs, mask)
+    assert type(make_agent("champion", GAME, options=TWO)).__name__ == "PPOAgent"
