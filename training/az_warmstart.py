@@ -26,7 +26,7 @@ first unlearning it.
 from typing import Dict, Sequence, Union
 
 import numpy as np
-from numba import prange, types
+from numba import njit, prange, types
 
 from monster_zoo import envs
 from monster_zoo.agents.search import rollout_kernel
@@ -44,6 +44,16 @@ from .az_selfplay import play_with
 # Probabilities are drawn as integers below this (one in a million is fine enough for epsilon).
 PROBABILITY_SCALE = 1_000_000
 TEACHERS = ("greedy", "champion")
+
+
+@njit(cache=True)
+def explore_and_play(state, mask, choice, epsilon_scaled, teacher_rng, game_rng, apply_action):
+    """Play the teacher's ``choice`` in ``state``, or with probability ``epsilon_scaled /
+    PROBABILITY_SCALE`` a uniformly drawn legal action of ``mask``; return the action played."""
+    if rng_below(teacher_rng, PROBABILITY_SCALE) < epsilon_scaled:
+        choice = rng_pick_set(mask, teacher_rng)
+    apply_action(state, choice, game_rng)
+    return choice
 
 
 @batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
@@ -64,10 +74,8 @@ def teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scale
         choice = teacher(s, masks[j], teacher_rngs[i])
         policies[j, :] = 0.0
         policies[j, choice] = 1.0
-        if rng_below(teacher_rngs[i], PROBABILITY_SCALE) < epsilon_scaled:
-            choice = rng_pick_set(masks[j], teacher_rngs[i])
-        actions[j] = choice
-        apply_action(s, choice, game_rngs[i])
+        actions[j] = explore_and_play(s, masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i],
+                                      apply_action)
 
 
 @batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
@@ -101,10 +109,8 @@ def mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_s
             policies[j, a] = logits[t, a] / total
             if masks[j, a] != 0 and (choice < 0 or logits[t, a] > logits[t, choice]):
                 choice = a
-        if rng_below(teacher_rngs[i], PROBABILITY_SCALE) < epsilon_scaled:
-            choice = rng_pick_set(masks[j], teacher_rngs[i])
-        actions[j] = choice
-        apply_action(states[i], choice, game_rngs[i])
+        actions[j] = explore_and_play(states[i], masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i],
+                                      apply_action)
 
 
 @batch_kernel(types.void(STATES, INTS, INTS, FLOATS2, MASKS, LEGAL_MASK_T, OBSERVE_T), batch_arg=2)
@@ -132,10 +138,8 @@ def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_sca
         for a in range(masks.shape[1]):
             if masks[j, a] != 0 and (choice < 0 or policies[j, a] > policies[j, choice]):
                 choice = a
-        if rng_below(teacher_rngs[i], PROBABILITY_SCALE) < epsilon_scaled:
-            choice = rng_pick_set(masks[j], teacher_rngs[i])
-        actions[j] = choice
-        apply_action(states[i], choice, game_rngs[i])
+        actions[j] = explore_and_play(states[i], masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i],
+                                      apply_action)
 
 
 Champion = Union[MLPWeights, PPOAgent]
