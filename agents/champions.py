@@ -3,12 +3,12 @@
 A champion is a policy file (:mod:`monster_zoo.agents.policy_file`: JSON metadata and
 arrays, nothing that runs code) in the package's ``agents/champions`` folder, one per
 game, player count and version: ``<game>-<n>p.npz`` is version 1, ``<game>-<n>p-v2.npz``
-version 2, and so on. Where no PPO champion ships for a player count, the shipped learned-search
-network alone (``az-net``) can be that count's champion
-(:data:`~monster_zoo.agents.shipped_networks.NETWORK_CHAMPIONS`). It plays through the numpy forward pass of
+version 2, and so on. It plays through the numpy forward pass of
 :class:`~monster_zoo.agents.ppo_agent.PPOAgent`, so neither torch nor training is
 needed. ``agents/champions/README.md`` says how each file was trained and the command
-that reproduces it.
+that reproduces it. Where no PPO champion ships for a player count, the shipped learned-search
+network alone (``az-net``) can be that count's champion
+(:data:`~monster_zoo.agents.shipped_networks.NETWORK_CHAMPIONS`).
 
 A versioned name always means the same weights: ``<game>-champion-v1`` plays version 1
 of the player count at hand, and retrained weights ship as the next version beside it, so

@@ -141,6 +141,22 @@ def test_a_branch_goes_on_from_another_runs_checkpoint_with_its_own_flags(tmp_pa
     assert not (tmp_path / "e").exists()
 
 
+def test_a_branch_never_copies_a_network_named_outside_the_runs(tmp_path):
+    """The source's checkpoint names its last evaluated network; a name that leaves the run folder
+    is dropped, not followed: nothing is written outside the new run."""
+    source = train(tmp_path / "src" / "runs", "--rounds", "1")
+    progress_file = source / "checkpoint" / "progress.json"
+    progress = json.loads(progress_file.read_text())
+    progress["previous"] = "../../bait.npz"
+    progress_file.write_text(json.dumps(progress))
+    (tmp_path / "src" / "bait.npz").write_bytes((source / "networks" / "round_00001.npz").read_bytes())
+    out = tmp_path / "deep" / "er" / "runs"
+    branched = train(out, "--branch-from", str(source))
+    assert not (tmp_path / "deep" / "er" / "bait.npz").exists() and not list(tmp_path.glob("deep/**/bait.npz"))
+    assert sorted(p.name for p in (branched / "networks").iterdir()) == ["round_00002.npz"]
+    assert json.loads((branched / "checkpoint" / "progress.json").read_text())["previous"] == "networks/round_00002.npz"
+
+
 def test_resume_refuses_flags_that_would_change_what_the_run_learns(tmp_path, capsys):
     """``--resume`` may extend or steer a run (rounds, evaluation, threads) but not change its
     search or learner, and needs a run folder of this trainer."""

@@ -34,6 +34,7 @@ import dataclasses
 import io
 import json
 import math
+import re
 import shutil
 import sys
 import time
@@ -263,11 +264,16 @@ def branch_problem(args: Args) -> Optional[str]:
 
 def branch(learner: "Learner", source: Path, run_dir: Path) -> None:
     """Load the checkpoint of the run ``source`` into ``learner`` and copy the network its last
-    evaluation played (the next evaluation's ``previous``) into ``run_dir``."""
+    evaluation played (the next evaluation's ``previous``) into ``run_dir``'s ``networks/``. A
+    ``previous`` that is not a ``networks/round_<r>.npz`` of the source is dropped (the first
+    evaluation then has no previous network): the name comes from a file, and it must not
+    name a place outside the new run."""
     learner.load(_checkpoint_dir(source))
     previous = learner.progress["previous"]
-    if previous:
+    if previous and re.fullmatch(r"networks/round_\d{5,9}\.npz", str(previous)) and (source / previous).is_file():
         shutil.copyfile(source / previous, run_dir / previous)
+    else:
+        learner.progress["previous"] = None
 
 
 def _checkpoint_dir(run_dir: Path) -> Optional[Path]:
