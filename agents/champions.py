@@ -39,7 +39,6 @@ from monster_zoo import envs
 
 from .policy_file import ModelFileError, read_policy
 from .ppo_agent import PPOAgent
-from .shipped_networks import NETWORK_CHAMPIONS
 
 CHAMPION_DIR = Path(__file__).with_name("champions")
 MANIFEST = "manifest.json"
@@ -60,22 +59,13 @@ def champion_path(game_name: str, num_players: int, version: int = 1) -> Path:
 
 
 def _shipped(game_name: str) -> Dict[int, List[int]]:
-    """Player count -> versions shipped for ``game_name``, ascending: the policy files and the
-    counts where the shipped network alone is the champion (:func:`network_champion`)."""
+    """Player count -> versions shipped for ``game_name``, ascending."""
     found: Dict[int, List[int]] = {}
     for path in CHAMPION_DIR.glob(f"{game_name}-*p*.npz"):
         match = _FILE.fullmatch(path.stem)
         if match and match["game"] == game_name:
             found.setdefault(int(match["players"]), []).append(int(match["version"] or 1))
-    for n, version in NETWORK_CHAMPIONS.get(game_name, {}).items():
-        found.setdefault(n, []).append(version)
     return {n: sorted(v) for n, v in sorted(found.items())}
-
-
-def network_champion(game_name: str, num_players: int, version: int) -> bool:
-    """Whether version ``version`` of ``game_name``'s champion for ``num_players`` is the shipped
-    learned-search network alone (``az-net``) rather than a PPO policy file."""
-    return NETWORK_CHAMPIONS.get(game_name, {}).get(num_players) == version
 
 
 def champion_player_counts(game_name: str) -> List[int]:
@@ -105,10 +95,9 @@ def all_champion_versions(game_name: str) -> List[int]:
 
 
 def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optional[Dict] = None,
-                  version: Optional[int] = None):
+                  version: Optional[int] = None) -> PPOAgent:
     """Version ``version`` (None: the newest) of ``game_id``'s champion for the player count of
-    ``options``, seeded ``seed``; its file is checked against the manifest first. A PPO champion
-    plays as :class:`PPOAgent`, a network champion as the shipped ``az-net``.
+    ``options``, seeded ``seed``; its file is checked against the manifest first.
 
     ValueError naming the counts (or versions) that have a champion, and the call that gets
     one, when this one has none; ModelFileError when the file is not the one that shipped.
@@ -126,14 +115,9 @@ def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optiona
         raise ValueError(f"{champion_name(game_id, version)} has no champion for {num_players} players "
                          f"(shipped for {num_players} players: "
                          f"{', '.join(champion_name(game_id, v) for v in versions)})")
-    if network_champion(name, num_players, version):
-        from .az_agent import ShippedAZNet  # az_agent reads the manifest through this module
-
-        agent = ShippedAZNet(seed, game_id, options)
-    else:
-        path = champion_path(name, num_players, version)
-        verify_shipped(path)
-        agent = PPOAgent.load(str(path), game_id, seed, options=options)
+    path = champion_path(name, num_players, version)
+    verify_shipped(path)
+    agent = PPOAgent.load(str(path), game_id, seed, options=options)
     agent.name = champion_name(game_id, version)
     return agent
 

@@ -11,8 +11,6 @@ move cost about the CPU time of the game's tuned ``mcts`` move (sized by
 ``python -m monster_zoo.training.az_strength``, which sizes the search to the opponent's time;
 at most 0.1 CPU s on the 2-core development machine), so the two meet at equal budgets, and the
 share of a leaf's value that comes from a rollout (``rollout_weight``, where it measured stronger).
-:data:`NETWORK_CHAMPIONS` names the player counts where the network alone is also the game's
-champion.
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,13 +40,6 @@ PLAY_SETTINGS: Dict[str, PlaySettings] = {
     "monstargh": PlaySettings(simulations=1155, rollout_weight=0.5),
     "monster_arena": PlaySettings(simulations=576, rollout_weight=0.5),
 }
-
-
-# The network alone (``az-net``) also ships as the champion of the player counts where no PPO
-# champion ships and it beats greedy there (measured in training/AZ.md, "Fourth session"):
-# game -> {player count: champion version}. Where a PPO champion ships, it stays: the networks
-# alone are level with those champions head to head.
-NETWORK_CHAMPIONS: Dict[str, Dict[int, int]] = {}
 
 
 def shipped_network_path(game_id: str, version: int = VERSION) -> Path:

@@ -285,15 +285,6 @@ def test_a_placement_champion_teaches_through_its_numpy_forward_pass():
     assert one_hot[mixed.counts == 3].all() and not one_hot[mixed.counts == 2].all()
 
 
-def test_a_network_champion_does_not_teach(monkeypatch):
-    """A count whose champion is the learned-search network alone is taught by greedy, as before it
-    shipped: a network does not teach its own successor, and the shipped networks' commands repeat."""
-    from monster_zoo.agents import shipped_networks
-
-    monkeypatch.setitem(shipped_networks.NETWORK_CHAMPIONS, "marry_the_monster", {3: 1})
-    assert sorted(champion_teachers(MTM, [2, 3, 4])) == [2, 4]
-
-
 def test_an_unknown_teacher_is_refused_with_the_valid_ones():
     with pytest.raises(ValueError, match="unknown teacher 'ppo'; valid: greedy, champion"):
         play_teacher_games(MTM, 1, [2], seed=0, teacher="ppo")

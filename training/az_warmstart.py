@@ -146,19 +146,17 @@ Champion = Union[MLPWeights, PPOAgent]
 
 
 def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, Champion]:
-    """The shipped PPO champion of each of ``player_counts`` (newest version, checked against the
+    """The shipped champion of each of ``player_counts`` (newest version, checked against the
     champions' manifest): numba-ready :class:`MLPWeights` for a plain MLP, the
     :class:`~monster_zoo.agents.ppo_agent.PPOAgent` itself for a placement network. Counts
-    without one are left out, and so are counts whose champion is a learned-search network (it
-    learned from these teachers: a network would otherwise teach its own successor)."""
-    from monster_zoo.agents.champions import champion_versions, load_champion, network_champion
+    without a champion are left out."""
+    from monster_zoo.agents.champions import champion_player_counts, load_champion
 
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
-    name = envs.spec(game_id).name
+    shipped = set(champion_player_counts(envs.spec(game_id).name))
     teachers: Dict[int, Champion] = {}
     for n in player_counts:
-        versions = champion_versions(name, n)
-        if not versions or network_champion(name, n, versions[-1]):
+        if n not in shipped:
             continue
         agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n})
         teachers[n] = agent if agent.placement is not None else MLPWeights(
