@@ -6,9 +6,7 @@ game, player count and version: ``<game>-<n>p.npz`` is version 1, ``<game>-<n>p-
 version 2, and so on. It plays through the numpy forward pass of
 :class:`~monster_zoo.agents.ppo_agent.PPOAgent`, so neither torch nor training is
 needed. ``agents/champions/README.md`` says how each file was trained and the command
-that reproduces it. Where no PPO champion ships for a player count, the shipped learned-search
-network alone (``az-net``) can be that count's champion
-(:data:`~monster_zoo.agents.shipped_networks.NETWORK_CHAMPIONS`).
+that reproduces it.
 
 A versioned name always means the same weights: ``<game>-champion-v1`` plays version 1
 of the player count at hand, and retrained weights ship as the next version beside it, so
