@@ -76,6 +76,7 @@ def test_t95_matches_the_table_values():
 def test_other_metrics_get_titles_in_words():
     assert plots.metric_title("charts/SPS") == "Training speed (learner steps per second)"
     assert plots.metric_title("eval/winrate_vs_mcts") == "Win rate against mcts"
+    assert plots.metric_title("eval/winrate_net_vs_greedy") == "Network alone: win rate against greedy"
 
 
 def test_training_bar_ends_at_its_total_and_the_last_evaluation_is_logged_once(tmp_path):
