@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import FLOATS, MASK
 from monster_zoo.envs.core.safe_writing import open_atomic
 

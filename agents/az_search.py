@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange, types
 
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_MAX_STEPS,
                                             H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T, OBSERVE_T,

@@ -8,11 +8,12 @@ bookkeeping may also read the engine state, under a contract:
 engine state vector of the game (``env.unwrapped.engine_state``). It must
 
 * never modify it (copy it first for any simulation), and
-* read only public information plus the hand of the seat on move: the board,
-  the fachan, scores, pools, hand sizes, deck size and discard pile, and its own
-  cards. Other players' hands and the deck's composition are off limits, so its
-  choices must not change when only they change (``tests/test_agents.py``
-  checks this by redealing the hidden cards with the game's ``determinize``).
+* read only what the seat on move may know: the public information plus that
+  seat's own private information, as the game's ``seeds/<game>/rules.md`` defines
+  them. Whatever the game hides from that seat (other players' hands, the order
+  of a deck) is off limits, so its choices must not change when only that
+  changes (``tests/test_agents.py`` checks this by redealing the hidden
+  information with the game's ``determinize``).
 
 Randomness: every agent owns a generator seeded explicitly at construction and
 by ``reset(seed)``; no agent touches global random state, so a match is

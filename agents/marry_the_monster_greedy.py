@@ -34,13 +34,13 @@ win check are the engine's kernels (``apply_action``, ``stomp_path``,
 import numpy as np
 from numba import njit
 
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.marry_the_monster.actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
 from monster_zoo.envs.marry_the_monster.components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES,
                                                NUM_CELLS, PLAY_COST, VALUE, WIN_POINTS, WIN_TOWERS)
-from monster_zoo.envs.marry_the_monster.layout import (FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP,
+from monster_zoo.envs.marry_the_monster.state_layout import (FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP,
                                            PHASE, SCORE, WINNER)
 from monster_zoo.envs.marry_the_monster.rules import (apply_action, building_points, check_win, legal_mask,
                                           stomp_path, towers)

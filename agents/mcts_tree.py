@@ -21,7 +21,7 @@ search, cached on disk, serves every game.
 import numpy as np
 from numba import njit, types
 
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_SIG, DETERMINIZE_T, H_CURRENT,
                                 H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                                 POLICY_T, RETURNS_T, RNG, STATE)

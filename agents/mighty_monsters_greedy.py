@@ -28,14 +28,14 @@ healing all come from the engine's kernels.
 import numpy as np
 from numba import njit
 
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, SETUP0
 from monster_zoo.envs.mighty_monsters.components import (GUARD_LOOT, GUARD_STRENGTH, MAX_PLAYERS, NUM_CARDS,
                                              NUM_GUARDS, NUM_SPACES, PER_ROUND, SETUP_PAIRS, SIDES,
                                              STRENGTH)
-from monster_zoo.envs.mighty_monsters.layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
+from monster_zoo.envs.mighty_monsters.state_layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
 from monster_zoo.envs.mighty_monsters.rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares,
                                         pair_strength, place_card, placed, seen_by, unseen_guards)
 

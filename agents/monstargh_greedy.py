@@ -22,7 +22,7 @@ from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_below
 from monster_zoo.envs.monstargh.actions import NUM_ACTIONS
 from monster_zoo.envs.monstargh.components import NUM_SPECIES
-from monster_zoo.envs.monstargh.layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
+from monster_zoo.envs.monstargh.state_layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
 from monster_zoo.envs.monstargh.rules import legal_mask, play_step, visible_counts
 
 from .base import StateKernelAgent

@@ -26,14 +26,14 @@ arithmetic. Only public fields and the agent's own inventory are read.
 import numpy as np
 from numba import njit
 
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.monster_arena.actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TAKE0, TARGET0
 from monster_zoo.envs.monster_arena.components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_REFILL6, AB_ROAR, AB_WEB,
                                            AB_WING, ABILITY, COST, DEFENSE, DICE, KIND, KIND_PART,
                                            MAX_DICE, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
-from monster_zoo.envs.monster_arena.layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL,
+from monster_zoo.envs.monster_arena.state_layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL,
                                        PH_MAIN, PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE,
                                        TARGET)
 from monster_zoo.envs.monster_arena.rules import (OK, attack_profile, attacker_reason, child, defense, is_covered,

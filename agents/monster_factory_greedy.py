@@ -38,12 +38,12 @@ import sys
 import numpy as np
 from numba import njit
 
-from monster_zoo.envs.core.arrays import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
 from monster_zoo.envs.monster_factory.components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
-from monster_zoo.envs.monster_factory.layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
+from monster_zoo.envs.monster_factory.state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
                                          MON_SIZE, NUM_CELLS, SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
 from monster_zoo.envs.monster_factory.rules import FITTING_KINDS, apply_action, key_monster
 
@@ -187,7 +187,7 @@ def first_monster_stats(policy: str, num_players: int, games: int, seed: int = 0
     state = np.zeros(spec.state_size, np.int32)
     mask = np.zeros(spec.num_actions, np.int8)
     done_sizes, all_sizes, lengths = [], [], []
-    from monster_zoo.envs.monster_factory.layout import MON_DONE
+    from monster_zoo.envs.monster_factory.state_layout import MON_DONE
 
     for g in range(games):
         rng, policy_rng = make_rng(seed + g), make_rng(10**9 + seed + g)

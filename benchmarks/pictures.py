@@ -18,7 +18,7 @@ from pathlib import Path
 
 from monster_zoo import envs
 from monster_zoo.agents.registry import make_agent
-from monster_zoo.envs.core.drawing import rasterize
+from monster_zoo.envs.core.picture import rasterize
 from monster_zoo.envs.core.records import record_game
 from monster_zoo.envs.replay import replay, write_html
 

@@ -20,7 +20,7 @@ outer cards with dice. A destroyed card cuts off the parts hanging below it; a
 destroyed torso half ends its monster. The last monster standing wins. The
 rules in our words, with the ids the tests cite, are in
 `seeds/monster_arena/rules.md`; all 60 cards are data in
-`seeds/monster_arena/cards.json`.
+`seeds/monster_arena/components.json`.
 
 Multi-decision turns are sequences of actions by one player: attaching is
 "attach a part" then "into card X slot s"; an attack is "target X", then one

@@ -11,7 +11,7 @@ Pages and GIFs are written atomically (:mod:`monster_zoo.envs.core.safe_writing`
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Union
 
-from .core.drawing import RENDER_EXTRA
+from .core.picture import RENDER_EXTRA
 from .core.records import (RecordError, RecordWriter, check_result, check_step, game_result, read_record,
                            validate_record)
 from .core.safe_writing import open_atomic, write_atomic
@@ -134,7 +134,7 @@ def write_gif(record: dict, path: Union[str, Path], view: str = PUBLIC, where: s
     from PIL import Image
 
     from .core.aec import RENDER_FPS
-    from .core.drawing import rasterize
+    from .core.picture import rasterize
 
     if view not in views(record):
         raise ValueError(f"unknown view {view!r}; views of this record: {', '.join(views(record))}")

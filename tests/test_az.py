@@ -30,7 +30,7 @@ from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 
-import mf_diagram
+import monster_factory_diagram
 import test_search_positions as positions
 from test_hostile_inputs import MB, finishes_within, lying_metadata_zip, peak_bytes, with_entries
 
@@ -139,7 +139,7 @@ def clear_positions():
                    "play fortify")]
         tile = positions.last_tile(n)
         cases.append((positions.MF, n, tile,
-                      envs.spec(positions.MF).action_to_str(mf_diagram.place(0, 7, "S", tile, "2000"), tile)))
+                      envs.spec(positions.MF).action_to_str(monster_factory_diagram.place(0, 7, "S", tile, "2000"), tile)))
         cases.append((positions.MA, n, positions.last_card(n), "place west of blue 2"))
         cases.append((positions.AR, n, positions.last_blow(n), "target U4"))
     for n in (3, 4):

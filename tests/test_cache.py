@@ -46,7 +46,7 @@ def test_guard_fingerprints_every_module_the_kernels_import(package):
             assert any(t.resolve() in deps for t in files if t.is_file()) or not any(t.is_file() for t in files), \
                 f"{f.name} imports {module} but the guard misses it"
     if package in GAMES:
-        assert {CORE_DIR / "layout.py", CORE_DIR / "contract.py", CORE_DIR / "rng.py", package / "layout.py"} <= deps
+        assert {CORE_DIR / "state_layout.py", CORE_DIR / "contract.py", CORE_DIR / "rng.py", package / "state_layout.py"} <= deps
     if package.name == "agents":
         assert {g / "rules.py" for g in GAMES} <= deps
 

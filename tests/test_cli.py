@@ -262,7 +262,7 @@ def test_version_prints_the_package_version(capsys):
 
 def test_replay_gif_without_pillow_names_the_render_extra_before_replaying(tmp_path, monkeypatch, capsys):
     from monster_zoo.envs import replay
-    from monster_zoo.envs.core.drawing import RENDER_EXTRA
+    from monster_zoo.envs.core.picture import RENDER_EXTRA
 
     monkeypatch.setitem(sys.modules, "PIL", None)  # makes `import PIL` fail, as without Pillow
     monkeypatch.setitem(sys.modules, "PIL.Image", None)

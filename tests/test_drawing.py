@@ -1,4 +1,4 @@
-"""The SVG drawing of every game (envs/<game>/drawing.py) and ``render_mode="rgb_array"``.
+"""The SVG drawing of every game (envs/<game>/picture.py) and ``render_mode="rgb_array"``.
 
 Hidden information: a state and its ``determinize`` sample for a seat differ only in what
 that seat cannot see, so the seat's picture and the public picture must be the same for
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.envs.core.drawing import HEIGHT, WIDTH, fit_transform, rasterize
+from monster_zoo.envs.core.picture import HEIGHT, WIDTH, fit_transform, rasterize
 from monster_zoo.envs.core.rng import make_rng
 
 pytest.importorskip("resvg_py", reason="the render extra (resvg-py) is not installed: pip install '.[render]'")

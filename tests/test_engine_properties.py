@@ -19,7 +19,7 @@ from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.marry_the_monster.components import (DECK_COUNTS, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS,
                                                PIECES, TOWER)
-from monster_zoo.envs.marry_the_monster.layout import (BITS_SPLIT, DECK, DISCARD, FACHAN, HAND, HEIGHT,
+from monster_zoo.envs.marry_the_monster.state_layout import (BITS_SPLIT, DECK, DISCARD, FACHAN, HAND, HEIGHT,
                                            OCCUPIED_BITS, OWN_BITS, OWNER, PENDING, POOL, SCORE,
                                            WINNER)
 

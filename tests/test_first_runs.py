@@ -15,7 +15,7 @@ REPORT = """
 import gc, json, sys
 modules = sorted(m for m in sys.modules if m.startswith("monster_zoo"))  # before the report's own imports
 from numba.core.registry import CPUDispatcher
-from monster_zoo.envs.core.lazy import LazyKernel
+from monster_zoo.envs.core.kernels import LazyKernel
 dispatchers = {f"{d.py_func.__module__}.{d.py_func.__name__}": len(d.overloads) for d in gc.get_objects()
                if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("monster_zoo") and d.overloads}
 lazy = {f"{k.__module__}.{k.__qualname__}": k.compiled for k in gc.get_objects() if isinstance(k, LazyKernel)}

@@ -1,6 +1,6 @@
 """The MCTS agent: forced wins, max^n backups, no reading of hidden information, determinism.
 
-Positions are Marry the Monster boards drawn as in ``tests/mtm_diagram.py``: ``@@`` the
+Positions are Marry the Monster boards drawn as in ``tests/marry_the_monster_diagram.py``: ``@@`` the
 fachan, ``0h`` / ``1m`` / ``2T`` a house / manor / tower of seat 0 / 1 / 2, ``.v`` an
 empty cell worth v points.
 """
@@ -16,8 +16,8 @@ from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.marry_the_monster.actions import END, NUM_ACTIONS, action_to_str, str_to_action
 from monster_zoo.envs.marry_the_monster.components import NUM_CARD_TYPES, cell
-from monster_zoo.envs.marry_the_monster.layout import DECK, HAND, WINNER
-from mtm_diagram import legal_actions, state_from_diagram
+from monster_zoo.envs.marry_the_monster.state_layout import DECK, HAND, WINNER
+from marry_the_monster_diagram import legal_actions, state_from_diagram
 
 GAME = "marry_the_monster-v0"
 SPEC = envs.spec(GAME)

@@ -74,7 +74,7 @@ def mm_expected(state, player):
     from monster_zoo.envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH,
                                                              LEVEL_STRENGTH, MAX_PLAYERS, NUM_CARDS,
                                                              NUM_GUARDS, SIDES, STRENGTH)
-    from monster_zoo.envs.mighty_monsters.layout import (CASTLE, G_CASTLE, G_DISCARD_SEEN, GOLD, GUARD_STATUS,
+    from monster_zoo.envs.mighty_monsters.state_layout import (CASTLE, G_CASTLE, G_DISCARD_SEEN, GOLD, GUARD_STATUS,
                                                          REVEALED, SPACE)
     n = int(state[H_NUM_PLAYERS])
     revealed_cards = {int(state[CASTLE + g]) for g in range(n) if state[CASTLE + g] >= 0 and state[REVEALED + g]}
@@ -138,7 +138,7 @@ def mf_fits(needs, kind):
 def mf_expected(state, player):
     from monster_zoo.envs.monster_factory import rules as r
     from monster_zoo.envs.monster_factory.components import KIND_EYE, MAX_OPEN_CELLS, MAX_PLAYERS, NUM_KINDS
-    from monster_zoo.envs.monster_factory.layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, HAND,
+    from monster_zoo.envs.monster_factory.state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, HAND,
                                                          MON_ORDINAL, NUM_CELLS, NUM_PLACED, SCORE, SUPPLY,
                                                          TILE_KIND, TILE_MONSTER)
     supply = [int(state[SUPPLY + k]) for k in range(NUM_KINDS)]
@@ -179,7 +179,7 @@ def ma_expected(state, player):
     from monster_zoo.envs.monstargh import rules as r
     from monster_zoo.envs.monstargh.components import (CARD_SPECIES, CARD_VALUE, MAX_PLAYERS, NUM_CARDS,
                                                        NUM_FOCUS, NUM_SPECIES, NUM_VALUES)
-    from monster_zoo.envs.monstargh.layout import (CELL_TOP, CELL_X, CELL_Y, FOCUS, IN_PLAY, TOKEN, W_DECK,
+    from monster_zoo.envs.monstargh.state_layout import (CELL_TOP, CELL_X, CELL_Y, FOCUS, IN_PLAY, TOKEN, W_DECK,
                                                    WHERE)
     top = {(int(state[CELL_X + k]), int(state[CELL_Y + k])): int(state[CELL_TOP + k])
            for k in range(NUM_CARDS) if state[CELL_TOP + k] >= 0}
@@ -215,7 +215,7 @@ def ar_expected(state, player):
     from monster_zoo.envs.monster_arena import rules as r
     from monster_zoo.envs.monster_arena.components import (COST, DEFENSE, DICE, KIND, KIND_PART, MAX_PLAYERS,
                                                            MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS)
-    from monster_zoo.envs.monster_arena.layout import (CHILD, FROZEN, L_TABLE, LOC, OWNER, TARGET, USED, WEB,
+    from monster_zoo.envs.monster_arena.state_layout import (CHILD, FROZEN, L_TABLE, LOC, OWNER, TARGET, USED, WEB,
                                                        WING)
     n = int(state[H_NUM_PLAYERS])
     building = r.is_building(state)

@@ -11,7 +11,7 @@ from monster_zoo.agents.policy_file import make_metadata, read_policy, write_pol
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.monster_factory.components import EDGES, NO_TILE, NUM_ROTATIONS, NUM_SIDES
-from monster_zoo.envs.monster_factory.layout import CELL_NEEDS, HAND, NUM_CELLS
+from monster_zoo.envs.monster_factory.state_layout import CELL_NEEDS, HAND, NUM_CELLS
 from monster_zoo.envs.monster_factory.rules import FITS, G_NEEDS, need
 
 GAME = "monster_factory-v0"

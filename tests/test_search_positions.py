@@ -19,15 +19,15 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.search import TunedMCTS
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.monstargh.layout import STARS
+from monster_zoo.envs.monstargh.state_layout import STARS
 
-import ar_diagram
-import ma_diagram
-import mf_diagram
-import mm_diagram
-import mtm_diagram
+import monster_arena_diagram
+import monstargh_diagram
+import monster_factory_diagram
+import mighty_monsters_diagram
+import marry_the_monster_diagram
 from test_mcts import HOUSES_ONLY, THIRD_TOWER
-from test_mf_agents import COMB_11, THEIR_PAIR
+from test_monster_factory_agents import COMB_11, THEIR_PAIR
 
 SEEDS = (0, 1, 2)
 
@@ -122,7 +122,7 @@ def third_tower(num_players: int, phase: str = "main", hand=(0, 1, 1), board: st
     """The position of tests/test_mcts.py: seat 0 (45 points, towers on A1 and A2, a manor on A3)
     to act; seat 1 (89 points) wins when it scores at the start of its turn; the fachan is walled in."""
     hands = [hand, (1, 1, 1)] + [(0, 0, 0)] * (num_players - 2)
-    return mtm_diagram.state_from_diagram(
+    return marry_the_monster_diagram.state_from_diagram(
         board, num_players=num_players, scores=[45, 89] + [0] * (num_players - 2), phase=phase,
         hands=hands, **kwargs)
 
@@ -188,7 +188,7 @@ def last_round(num_players: int) -> np.ndarray:
     castle, gold = LAST_ROUND, [8, 10, 5]
     if num_players == 4:
         castle, gold = castle + "G4  ***  p3:1  p3:2\n", gold + [3]
-    return mm_diagram.state_from_castle(castle, hands={0: [1, 5]}, gold=gold, round_=6)
+    return mighty_monsters_diagram.state_from_castle(castle, hands={0: [1, 5]}, gold=gold, round_=6)
 
 
 @pytest.mark.parametrize("num_players", [3, 4])
@@ -203,7 +203,7 @@ def test_mm_11_12_search_loses_the_first_fight_on_purpose(num_players):
     choices = names(MM, state)
     assert "play 1 at G1a" in choices and len(choices) >= 4
     won = finish_turn(MM, state, "play 1 at G1a")
-    assert won[H_TERMINAL] and returns(MM, won)[0] > 0 and mm_diagram.golds(won)[:2] == [6, 5]
+    assert won[H_TERMINAL] and returns(MM, won)[0] > 0 and mighty_monsters_diagram.golds(won)[:2] == [6, 5]
     lost = finish_turn(MM, state, "play 5 at G1a")
     assert lost[H_TERMINAL] and returns(MM, lost)[0] < 0
     assert_search_picks(MM, state, "play 1 at G1a", options)
@@ -238,12 +238,12 @@ STARS_BEFORE = {2: [0, 3], 4: [1, 3, 0, 0]}
 def last_card(num_players: int) -> np.ndarray:
     """Seat 0 has chosen its green 3 (MA-19) and picks its cell."""
     tokens = ["green", "blue", "yellow", "red"][:num_players]
-    state = ma_diagram.position(CHAIN[num_players], {0: ["G3"]}, tokens, num_players=num_players,
+    state = monstargh_diagram.position(CHAIN[num_players], {0: ["G3"]}, tokens, num_players=num_players,
                                 species=SPECIES[num_players],
                                 focus={p: [0, 0] for p in range(num_players)})
     state[STARS:STARS + num_players] = STARS_BEFORE[num_players]
     assert names(MA, state) == ["play green 3"]
-    return ma_diagram.play(state, "play green 3")
+    return monstargh_diagram.play(state, "play green 3")
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -276,12 +276,12 @@ MF = "monster_factory-v0"
 
 def last_tile(num_players: int) -> np.ndarray:
     """Seat 0 holds the last tile of the game, a 2000, and the supply is empty (MF-14): its
-    11-tile first monster (the comb of tests/test_mf_agents.py) lacks one leg; every other
+    11-tile first monster (the comb of tests/test_monster_factory_agents.py) lacks one leg; every other
     first monster is complete with 2 tiles (2 points), and seat 1's minion is open under both
     its tiles."""
     monsters = [(0, COMB_11, False), (1, "0200 0002", True), (1, THEIR_PAIR, False)]
     others = [(2, "0100 0001", True), (3, "0010\n1000", True)][:num_players - 2]
-    return mf_diagram.state_from_monsters(monsters + others, num_players=num_players, hand="2000",
+    return monster_factory_diagram.state_from_monsters(monsters + others, num_players=num_players, hand="2000",
                                           supply={}, scores={p: 2 for p in range(1, num_players)})
 
 
@@ -292,7 +292,7 @@ def test_mf_14_search_completes_its_first_monster_with_the_last_tile(num_players
     against 2; laid on seat 1's minion (MF-9) it leaves seat 0's monster in progress, worth
     nothing, and seat 0 loses. Nothing is hidden: the supply is empty."""
     state = last_tile(num_players)
-    best = envs.spec(MF).action_to_str(mf_diagram.place(0, 7, "S", state, "2000"), state)
+    best = envs.spec(MF).action_to_str(monster_factory_diagram.place(0, 7, "S", state, "2000"), state)
     choices = names(MF, state)
     assert best in choices and len(choices) == 3
     won = finish_turn(MF, state, best)
@@ -314,7 +314,7 @@ LAST_BLOW = {0: "U1[HO1,HO2,HO3] + L1[-,-,-]", 1: "U4[-,-,-] + L5[SL1[-],SL2[-]]
 def last_blow(num_players: int) -> np.ndarray:
     """Seat 0 on move against seat 1's monster, the last other one standing (with 4 players
     seats 2 and 3 are already out, AR-21)."""
-    return ar_diagram.arena_state(LAST_BLOW, num_players=num_players, energy={0: 3})
+    return monster_arena_diagram.arena_state(LAST_BLOW, num_players=num_players, energy={0: 3})
 
 
 @pytest.mark.parametrize("num_players", [2, 4])

@@ -18,7 +18,7 @@ from .options import resolve_options
 from .rng import entropy_seed, make_rng
 
 
-# "rgb_array" pictures are the game's SVG drawing rasterised (envs/core/drawing.py); a replay
+# "rgb_array" pictures are the game's SVG drawing rasterised (envs/core/picture.py); a replay
 # shows RENDER_FPS actions a second.
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 RENDER_FPS = 2
@@ -149,7 +149,7 @@ class KernelAECEnv(AECEnv, EzPickle):
                                   "or 'rgb_array'.")
             return None
         if self.render_mode == "rgb_array":
-            from .drawing import rasterize
+            from .picture import rasterize
 
             return rasterize(self.draw())
         text = self.spec.to_text(self._state)
@@ -176,7 +176,7 @@ class KernelAECEnv(AECEnv, EzPickle):
                              f"or the names {self.possible_agents}")
         last = None
         if self._last is not None:
-            from .drawing import LastAction
+            from .picture import LastAction
 
             actor, action, public, full = self.last_action()
             # Seats other than the actor know of its action what the public knows: where the
@@ -278,18 +278,18 @@ def wrap(raw):
     return wrappers.OrderEnforcingWrapper(raw)
 
 
-def game_spec(rules, actions, render, drawing, **fields) -> GameSpec:
+def game_spec(rules, actions, text_view, picture, **fields) -> GameSpec:
     """A game's :class:`GameSpec` from its modules: the kernels, ``REASONS`` and ``OBS_SIZE`` of
-    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``render``
-    (with its ``LEGEND`` and ``card_text`` where it has them), the picture of ``drawing``;
+    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``text_view``
+    (with its ``LEGEND`` and ``card_text`` where it has them), the picture of ``picture``;
     ``fields`` give the rest (name, version, title, player range, sizes, options)."""
     return GameSpec(
         init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
         returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
         determinize=rules.determinize, reasons=rules.REASONS, obs_size=rules.OBS_SIZE,
         num_actions=actions.NUM_ACTIONS, action_to_str=actions.action_to_str,
-        str_to_action=actions.str_to_action, to_text=render.to_text,
-        private_text=getattr(render, "private_text", None), legend=getattr(render, "LEGEND", ""),
-        card_text=getattr(render, "card_text", None), draw=drawing.draw,
-        describe_action=drawing.describe_action, public_scores=drawing.public_scores,
-        score_label=drawing.SCORE_LABEL, **fields)
+        str_to_action=actions.str_to_action, to_text=text_view.to_text,
+        private_text=getattr(text_view, "private_text", None), legend=getattr(text_view, "LEGEND", ""),
+        card_text=getattr(text_view, "card_text", None), draw=picture.draw,
+        describe_action=picture.describe_action, public_scores=picture.public_scores,
+        score_label=picture.SCORE_LABEL, **fields)

@@ -12,7 +12,7 @@ batches stay serial).
 import numpy as np
 from numba import njit, prange, types
 
-from .arrays import copy_vector
+from .kernels import copy_vector
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
                        INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
 from .illegal import IllegalActionError, batch_refusals

@@ -92,7 +92,7 @@ class GameSpec:
     private_text: Callable = None  # (state, player) -> str: what only that player sees
     legend: str = ""              # what the symbols of ``to_text`` mean, for people at a terminal
     card_text: Callable = None    # card name -> its text, for games whose cards have names and texts
-    # The picture (envs/<game>/drawing.py): SVG of the state as a seat (or the public) sees it,
+    # The picture (envs/<game>/picture.py): SVG of the state as a seat (or the public) sees it,
     # an action's name as a seat may know it, and the public score per seat.
     draw: Callable = None             # (state, viewer=None, last=None) -> SVG text
     describe_action: Callable = None  # (state before, action, viewer=None) -> str

@@ -7,7 +7,7 @@ slot's own generator (so results do not depend on the thread count). See
 import numpy as np
 from numba import njit, prange, types
 
-from .arrays import copy_vector
+from .kernels import copy_vector
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
                        OBSERVE_T, POLICY_SIG, POLICY_T)

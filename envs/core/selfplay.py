@@ -37,7 +37,7 @@ from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMIN
 from .batch import read_only
 from .illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from .inputs import check_num_envs, check_seed
-from .lazy import lazy_njit
+from .kernels import lazy_njit
 from .opponents import RandomOpponent, advance_with_mlps, advance_with_policy, opponent_on_move
 from .rng import SEED_MASK, make_rng, make_rngs, rng_below, rng_next
 

@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Optional
 import numba
 from numba.np.ufunc import parallel as numba_parallel
 
-from .lazy import LazyKernel
+from .kernels import LazyKernel
 
 THREADING_LAYER = "workqueue"
 THREADS_VARIABLE = "MONSTER_ZOO_NUM_THREADS"
@@ -117,7 +117,7 @@ def use_parallel(batch: int) -> bool:
 
 class BatchKernel:
     """One kernel that loops over slots with ``prange``, built serial and parallel, each
-    compiled (or loaded from numba's cache) at its first use (:mod:`~monster_zoo.envs.core.lazy`):
+    compiled (or loaded from numba's cache) at its first use (:mod:`~monster_zoo.envs.core.kernels`):
     a process that never calls the kernel pays nothing for it, and small batches and
     one-thread runs never pay for, or start, a thread pool. ``batch_arg`` is the argument
     whose length is the batch size.

@@ -14,7 +14,7 @@ import gzip
 import json
 from typing import List, Sequence, Tuple
 
-from .drawing import INK, MUTED, Svg, seat_color
+from .picture import INK, MUTED, Svg, seat_color
 from .escaping import html_text
 
 CHART_W, CHART_H, CHART_PAD = 900, 170, 34

@@ -33,7 +33,7 @@ def action_to_str(action: int, state=None) -> str:
         return f"<out of range {a}>"
     if a < MOVE0:
         if state is not None:
-            from .layout import HEIGHT, PH_BUILD, PH_FORTIFY, PH_FREE, PH_STOMP, PHASE
+            from .state_layout import HEIGHT, PH_BUILD, PH_FORTIFY, PH_FREE, PH_STOMP, PHASE
 
             phase = int(state[PHASE])
             empty = int(state[HEIGHT + a]) == 0

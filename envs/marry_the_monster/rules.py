@@ -17,7 +17,7 @@ from ..core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.internal import INTERNAL
+from ..core.kernels import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
@@ -29,7 +29,7 @@ from .components import (ALL_CELLS, BUILD, CELL_BIT, DECK_COUNTS, DECK_SIZE,
                          NUM_PLAYS, OPPONENT_TARGET_POINTS, PIECES, PLAY_COST, PLAY_KIND,
                          PLAY_STRENGTH, RAY, RAY_BIT, RAY_LEN, STOMP, TOWER, TURN_DRAW, VALUE,
                          WIN_POINTS, WIN_TOWERS)
-from .layout import (BITS_SPLIT, BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED, DISCARD,
+from .state_layout import (BITS_SPLIT, BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED, DISCARD,
                      FACHAN, FIRST_PLAYER, FREE_HOUSES, FREE_TOWERS, HAND, HEIGHT, MOVED,
                      OCCUPIED_BITS, OPP_TARGET_USED, OWN_BITS, OWNER, PENDING, PH_BUILD, PH_FORTIFY,
                      PH_FREE, PH_MAIN, PH_OVER, PH_STOMP, PHASE, POOL, SCORE, STOMP_N, STOMPS, TURN,

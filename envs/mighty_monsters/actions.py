@@ -46,7 +46,7 @@ def action_to_str(action: int, state=None) -> str:
     card, space = divmod(a - PLAY0, NUM_SPACES)
     name = f"play {card_name(card)} at {space_name(space)}"
     if state is not None:
-        from .layout import SPACE
+        from .state_layout import SPACE
 
         occupant = int(state[SPACE + space])
         if occupant >= 0:

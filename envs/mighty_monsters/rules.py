@@ -22,7 +22,7 @@ from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT,
                              H_NUM_PLAYERS, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
                              LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.internal import INTERNAL
+from ..core.kernels import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
@@ -33,7 +33,7 @@ from .components import (FEE_OWN_CARD, FEE_OWNER, FEE_TREASURY, GUARD_LEVEL, GUA
                          MAX_STRENGTH, NUM_CARDS, NUM_GUARDS, NUM_KING_TILES, NUM_LEVELS,
                          NUM_SETUP_PAIRS, NUM_SPACES, PER_ROUND, ROUNDS, SETUP_PAIRS, SIDES,
                          STARTING_GOLD, STRENGTH, UNREPLACEABLE)
-from .layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
+from .state_layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
                      G_DISCARD_HIDDEN, G_DISCARD_SEEN, GOLD, GUARD_STATUS, KING, KING_ORDER, KINGS,
                      KINGS_FLIPPED, KNOWN, LAST_GUARD, LAST_RESULT, LINEUP, LOC_CASTLE, LOC_DOWN,
                      LOC_HAND, NUM_ROUNDS, PH_OVER, PH_PLACE, PH_SETUP, PHASE, RES_LOST, RES_NONE,

@@ -21,7 +21,7 @@ import re
 
 from ..core.naming import read_action_text
 from .components import CARD_NAMES, DIRECTION_NAMES, FOCUS_AMOUNTS, NUM_CARDS, NUM_DIRS, NUM_FOCUS, card_id
-from .layout import PROTAGONIST
+from .state_layout import PROTAGONIST
 
 CARD0 = 0
 FOCUS0 = CARD0 + NUM_CARDS

@@ -4,9 +4,9 @@ import numpy as np
 from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, max_steps_option
-from . import actions, drawing, render, rules
+from . import actions, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, SPECIES, SPECIES_IN_PLAY
-from .layout import STATE_SIZE
+from .state_layout import STATE_SIZE
 
 DEFAULT_MAX_STEPS = 3000
 TIEBREAKS = ("share", "extra_scene")
@@ -69,7 +69,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, drawing, name="monstargh", version=0, title="MONSTArgh!",
+    rules, actions, text_view, picture, name="monstargh", version=0, title="MONSTArgh!",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"

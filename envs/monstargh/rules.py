@@ -24,14 +24,14 @@ from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_P
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG,
                              STATE)
 from ..core.header import start_game
-from ..core.internal import INTERNAL
+from ..core.kernels import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
                          MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NEAR_BACK, NEAR_INDEX, NEAR_SPAN, NUM_CARDS,
                          NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, NUM_VALUES, SPECIES_IN_PLAY, STARS_TO_END)
-from .layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
+from .state_layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
                      FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
                      STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, TOKEN_ROOM, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,

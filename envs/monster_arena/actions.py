@@ -38,11 +38,11 @@ def action_to_str(action: int, state=None) -> str:
         return f"<out of range {a}>"
     phase = None
     if state is not None:
-        from .layout import PHASE
+        from .state_layout import PHASE
 
         phase = int(state[PHASE])
     if a < SLOT0:
-        from .layout import PH_BUILD, PH_MAIN
+        from .state_layout import PH_BUILD, PH_MAIN
 
         verb = "attach" if phase in (PH_BUILD, PH_MAIN) else "take"
         return f"{verb} {CARD_LABEL[a - TAKE0]}"
@@ -60,7 +60,7 @@ def action_to_str(action: int, state=None) -> str:
     if a == ROLL:
         return "roll"
     if phase is not None:
-        from .layout import PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN, PH_REACT
+        from .state_layout import PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN, PH_REACT
 
         names = {PH_DEAL: "pass (take nothing)", PH_AUCTION: "pass", PH_BUILD: "pass (done building)",
                  PH_MAIN: "pass (end turn)", PH_REACT: "pass (no reaction)"}

@@ -1,4 +1,4 @@
-"""Monster Arena's cards, loaded once from ``seeds/monster_arena/cards.json``.
+"""Monster Arena's cards, loaded once from ``seeds/monster_arena/components.json``.
 
 Every physical card gets an id: 0-11 the torso halves (U1-U6, L1-L6), 12-59 the
 monster parts in the order of the data file, copies next to each other. The
@@ -11,7 +11,7 @@ import numpy as np
 from monster_zoo.seeds import game_dir
 
 SEEDS_DIR = game_dir("monster_arena")
-DATA = json.loads((SEEDS_DIR / "cards.json").read_text(encoding="utf-8"))
+DATA = json.loads((SEEDS_DIR / "components.json").read_text(encoding="utf-8"))
 
 MIN_PLAYERS = int(DATA["min_players"])
 MAX_PLAYERS = int(DATA["max_players"])
@@ -33,7 +33,7 @@ REACTIVE = (AB_WEB, AB_WING)
 ACTIVE = (AB_PINCH, AB_ROAR, AB_AIM, AB_GRAVE)
 
 KIND_UPPER, KIND_LOWER, KIND_PART = 0, 1, 2
-# Each ability in words (cards.json), for help texts.
+# Each ability in words (components.json), for help texts.
 ABILITY_TEXT = dict(DATA["abilities"])
 
 

@@ -4,9 +4,9 @@ import numpy as np
 from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, int_between, max_steps_option
-from . import actions, drawing, render, rules
+from . import actions, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
-from .layout import STATE_SIZE
+from .state_layout import STATE_SIZE
 
 DEFAULT_MAX_STEPS = 2000
 MAX_QUIET_ENDING = 1000  # more quiet rounds than this would outlast any sensible step limit
@@ -33,7 +33,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, drawing, name="monster_arena", version=0, title="Monster Arena",
+    rules, actions, text_view, picture, name="monster_arena", version=0, title="Monster Arena",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"

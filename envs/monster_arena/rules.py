@@ -24,7 +24,7 @@ from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_P
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG)
 from ..core.header import start_game
-from ..core.internal import INTERNAL
+from ..core.kernels import INTERNAL
 from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
@@ -33,7 +33,7 @@ from .components import (AB_AIM, AB_CLAW, AB_GRAVE, AB_INSECT, AB_PINCH, AB_REFI
                          ATTACH_COST, COST, DEALER_PRICE, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART,
                          LIMB, MAX_PLAYERS, MAX_SLOTS, MOD, NUM_CARDS, NUM_TORSOS, REFILL, ROW_SIZE,
                          SLOTS, SPIKE_CAP)
-from .layout import (AIM, ALIVE, BID, CHILD, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
+from .state_layout import (AIM, ALIVE, BID, CHILD, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
                      GRAVE_ORDER, GRAVE_TOP, HIGH, IN_ATTACK, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE,
                      L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_ATTACK,
                      PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN, PH_OVER, PH_PINCH, PH_PLACE, PH_PRIZE,

@@ -19,7 +19,7 @@ import re
 
 from ..core.naming import read_action_text
 from .components import KIND_NAMES, MAX_OPEN_CELLS, NUM_KINDS, NUM_ROTATIONS, kind
-from .layout import HAND
+from .state_layout import HAND
 
 START0 = 0
 PLACE0 = START0 + NUM_KINDS

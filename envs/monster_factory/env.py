@@ -4,9 +4,9 @@ import numpy as np
 from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.options import COMMON_OPTIONS, Option, max_steps_option
-from . import actions, drawing, render, rules
+from . import actions, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
-from .layout import STATE_SIZE
+from .state_layout import STATE_SIZE
 
 # Every action takes one of the 88 tiles out of the supply, so no game is longer than 88 actions.
 DEFAULT_MAX_STEPS = 100
@@ -29,7 +29,7 @@ def make_config(options: dict) -> np.ndarray:
 
 
 SPEC = game_spec(
-    rules, actions, render, drawing, name="monster_factory", version=0, title="Monster Factory",
+    rules, actions, text_view, picture, name="monster_factory", version=0, title="Monster Factory",
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
     max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"

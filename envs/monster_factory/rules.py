@@ -22,14 +22,14 @@ from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT,
                              H_NUM_PLAYERS, H_TERMINAL, H_STEPS, INIT_STATE_SIG,
                              LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.internal import INTERNAL
+from ..core.kernels import INTERNAL
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLACE0, START0
 from .components import (ALL_EMPTY, BLANK, DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
                          MAX_OPEN_CELLS, MAX_PLAYERS, NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS,
                          NUM_SIDES, OPPOSITE, ROTATION_NEW, THICK, THIN, TOTAL_TILES)
-from .layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER,
+from .state_layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER,
                      HAND, LAST_PLACED, MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER,
                      MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PH_OVER, PH_PLACE, PH_START,
                      PHASE, SCORE, SEAT_TILES, SLOT_BITS, SLOT_SPAN, SUPPLY, SUPPLY_LEFT, TILE_KIND,

@@ -1,0 +1,172 @@
+"""Picture of a Monster Arena state: the draft, every monster as a tree of cards, the graveyard.
+
+Hidden (AR-5, AR-19): the cards in another seat's inventory (only their number and the ones
+everyone has seen are drawn), the deck, and while monsters are being built the parts another
+seat has attached (counted with its inventory) and which part it attached where. The
+viewer's own inventory and monster are always drawn in full.
+"""
+import math
+from typing import Optional
+
+from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, Svg, caption, fit_transform,
+                            frame, players_panel, seat_color)
+from .actions import ABILITY0, ATTACKER0, BID0, ROLL, SLOT0, TARGET0, action_to_str
+from .components import CARD_LABEL, CARD_NAME, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, SLOTS
+from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN, L_DECK,
+                     L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PH_BUILD, PHASE, PHASE_NAMES,
+                     QUIET, ROUND, TARGET, TOKENS, TURN_SEAT, USED, WINNER)
+from .rules import is_building
+
+CARD_W, CARD_H, INDENT = 150, 24, 20
+SCORE_LABEL = "energy"
+
+
+def public_scores(state) -> list:
+    """Each seat's energy (the chart of the replay viewer)."""
+    return [int(state[ENERGY + p]) for p in range(int(state[H_NUM_PLAYERS]))]
+
+
+def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
+    """The action's name in ``state`` (before it is applied) as ``viewer`` may know it: while
+    monsters are being built, which part a seat attaches, and where, is its own secret (AR-19)."""
+    if is_building(state) and viewer != int(state[H_CURRENT]) and action < BID0:
+        return "choose a part to attach" if action < SLOT0 else "attach the chosen part"
+    return action_to_str(action, state)
+
+
+def action_place(state, action: int) -> Optional[str]:
+    """The ``data-place`` of the picture's element where ``action`` is made: the card it takes,
+    targets, attacks with or uses, the empty slot a part goes into; None for bids, the roll and
+    pass. Cards the picture draws as text (the row, inventories) have no element: their moves
+    are listed by name."""
+    if BID0 <= action < TARGET0 or action >= ROLL:
+        return None
+    if SLOT0 <= action < BID0:
+        return "slot-{}-{}".format(*divmod(action - SLOT0, MAX_SLOTS))
+    return f"card-{(action - TARGET0) % NUM_CARDS if action >= TARGET0 else action}"
+
+
+def _cards(state, loc, owner=None):
+    """Ids of the cards at ``loc`` (of ``owner`` when given)."""
+    return [c for c in range(NUM_CARDS) if int(state[LOC + c]) == loc
+            and (owner is None or int(state[OWNER + c]) == owner)]
+
+
+def _marked_card(last: Optional[LastAction]) -> int:
+    """The card the last action took, targeted, attacked with, used or attached to; -1 if none."""
+    if last is None or last.action >= ROLL or BID0 <= last.action < TARGET0:
+        return -1
+    if last.action < SLOT0:
+        return last.action
+    if last.action < BID0:
+        return (last.action - SLOT0) // MAX_SLOTS
+    return (last.action - TARGET0) % NUM_CARDS if last.action < ABILITY0 else last.action - ABILITY0
+
+
+def _card(svg, x, y, state, c: int, colour: str, marked: bool) -> None:
+    """One card as a labelled box: ``*`` used this round, ``!`` pinched, red while under attack."""
+    fill = "#f8d7d7" if int(state[TARGET]) == c else ("#fff2cc" if int(state[IN_ATTACK + c]) else "#ffffff")
+    svg.rect(x, y, CARD_W, CARD_H - 4, fill=fill, stroke=HIGHLIGHT if marked else colour,
+             stroke_width=4 if marked else 1.5, rx=4, data_place=f"card-{c}")
+    marks = ("*" if int(state[USED + c]) else "") + ("!" if int(state[FROZEN + c]) else "")
+    svg.text(x + 5, y + 15, f"{CARD_LABEL[c]}{marks} {CARD_NAME[c]}"[:22], size=11, fill=INK)
+
+
+def _tree(svg, state, c: int, x, y, colour: str, marked: int) -> float:
+    """Card ``c`` and, indented below it, the cards in its slots; returns the next free y."""
+    _card(svg, x, y, state, c, colour, c == marked)
+    y += CARD_H
+    for s in range(int(SLOTS[c])):
+        child = int(state[CHILD + c * MAX_SLOTS + s])
+        svg.line(x + 8, y - 4, x + 8, y + CARD_H / 2 - 2, stroke="#bbbbbb")
+        if child < 0:
+            svg.text(x + INDENT, y + 12, "· empty slot", size=10, fill=MUTED, data_place=f"slot-{c}-{s}")
+            y += CARD_H * 0.7
+        else:
+            y = _tree(svg, state, child, x + INDENT, y, colour, marked)
+    return y
+
+
+def _monster(svg, state, p: int, viewer: Optional[int], box, marked: int) -> None:
+    """Seat ``p``'s monster in ``box``; while building, others' parts stay hidden (AR-19)."""
+    x, y, w, h = box
+    colour = seat_color(p)
+    svg.rect(x, y, w, h, fill="#ffffff", stroke=colour, rx=6)
+    out = int(state[ROUND]) > 0 and not int(state[ALIVE + p])
+    svg.text(x + 6, y + 15, f"player_{p}'s monster" + (" (destroyed)" if out else ""), size=11, fill=MUTED)
+    halves = [c for c in _cards(state, L_TABLE, p) if KIND[c] != KIND_PART]
+    if not halves:
+        return
+    show_parts = not is_building(state) or viewer == p
+    tree = Svg(background=None)
+    bottom = 0.0
+    for c in halves:
+        if show_parts:
+            bottom = _tree(tree, state, c, 0, bottom, colour, marked) + 6
+        else:
+            _card(tree, 0, bottom, state, c, colour, c == marked)
+            bottom += CARD_H + 6
+    svg.place(tree, fit_transform((0, 0, CARD_W + 4 * INDENT, bottom), (x + 6, y + 22, w - 12, h - 28)))
+    if not show_parts:
+        svg.text(x + 6, y + h - 8, "parts attached while building stay hidden", size=10, fill=MUTED)
+
+
+def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None) -> str:
+    """SVG of ``state`` as ``viewer`` (a seat, or None for the public view) sees it."""
+    n = int(state[H_NUM_PLAYERS])
+    over = bool(state[H_TERMINAL])
+    building = is_building(state)
+    status = "game over" if over else PHASE_NAMES[PH_BUILD if building else int(state[PHASE])]
+    rnd = int(state[ROUND])
+    svg = frame("Monster Arena", f"{status} · arena round {rnd}" + (f" ({max(int(state[QUIET]), 0)} quiet)"
+                                                                    if rnd else "") + f" · step {int(state[H_STEPS])}")
+    ax, ay, aw, ah = AREA
+    lines = []
+    row = _cards(state, L_ROW)
+    if row:
+        high = int(state[HIGH])
+        lines.append(f"dealer player_{int(state[DEALER])} · row: {' '.join(CARD_LABEL[c] for c in row)} · bid "
+                     f"{int(state[BID])}" + (f" by player_{high}" if high >= 0 else ""))
+    torsos = _cards(state, L_TORSO)
+    if torsos:
+        lines.append("torso halves to draft: " + " ".join(CARD_LABEL[c] for c in torsos))
+    if int(state[TARGET]) >= 0:
+        attackers = [CARD_LABEL[c] for c in range(NUM_CARDS) if int(state[IN_ATTACK + c])]
+        lines.append(f"attack on {CARD_LABEL[int(state[TARGET])]} with {' '.join(attackers) or '-'}")
+    if int(state[LAST]) >= 0:
+        lines.append(f"last attack: {CARD_LABEL[int(state[LAST])]} rolled {int(state[LAST + 4])}, total "
+                     f"{int(state[LAST + 1])} vs {int(state[LAST + 2])}: "
+                     f"{'destroyed' if int(state[LAST + 3]) else 'missed'}")
+    grave = sorted(_cards(state, L_GRAVE), key=lambda c: -int(state[GRAVE_ORDER + c]))
+    lines.append(f"graveyard (top first): {' '.join(CARD_LABEL[c] for c in grave[:12]) or '-'}")
+    for k, line in enumerate(lines):
+        svg.text(ax + 6, ay + 14 + 18 * k, line, size=12)
+    top = ay + 18 * len(lines) + 10
+    cols = min(n, 3)
+    rows_n = math.ceil(n / cols)
+    w, h = aw / cols, (ay + ah - top) / rows_n
+    marked = _marked_card(last)
+    for p in range(n):
+        _monster(svg, state, p, viewer, (ax + (p % cols) * w + 2, top + (p // cols) * h + 2, w - 4, h - 4), marked)
+    players = []
+    for p in range(n):
+        inventory = _cards(state, L_INV, p)
+        hidden = [c for c in _cards(state, L_TABLE, p) if KIND[c] == KIND_PART] if building and viewer != p else []
+        if viewer == p:
+            held = "inventory: " + (" ".join(CARD_LABEL[c] for c in inventory) or "-")
+        else:
+            seen = sorted(CARD_LABEL[c] for c in inventory + hidden if int(state[KNOWN + c]))
+            held = f"inventory {len(inventory) + len(hidden)}" + (f" (seen: {' '.join(seen)})" if seen else "")
+        turn = int(state[TURN_SEAT]) == p and int(state[H_CURRENT]) != p and not over
+        players.append(PlayerRow(p, f"energy {int(state[ENERGY + p])}",
+                                 f"tokens {int(state[TOKENS + p])} · {held}"
+                                 + (" · built" if building and int(state[DONE + p]) else "")
+                                 + (" · their turn" if turn else ""),
+                                 on_move=not over and int(state[H_CURRENT]) == p, winner=bool(state[WINNER + p])))
+    discard = _cards(state, L_DISCARD)
+    notes = [f"deck: {len(_cards(state, L_DECK))} cards", "discard: " + (" ".join(CARD_LABEL[c] for c in discard)
+                                                                        or "-")]
+    players_panel(svg, players, viewer, (), notes)
+    caption(svg, last)
+    return svg.to_string()

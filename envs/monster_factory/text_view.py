@@ -1,0 +1,118 @@
+"""Text view of a Monster Factory state: every monster drawn as a grid, then the supply and scores.
+
+A tile is a 5x3 block: its N edge on top, W and E edges beside its index in the
+monster (the order its tiles were laid) and an ``e`` for an eye, its S edge below.
+Edges read ``.`` blank, ``1`` thin, ``2`` thick; ``*`` marks the tile just placed.
+An open cell shows its number ``cN``, the ``c`` of the placement actions (MF-19).
+"""
+from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
+from ..core.text_view import table
+from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
+from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
+                     MON_DONE, MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS,
+                     NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT,
+                     TILE_X, TILE_Y, WINNER)
+from .rules import key_cell, key_monster
+# What the drawings mean, for people at the terminal (``help`` / ``legend``).
+LEGEND = """\
+monsters: each monster is drawn north up, one tile as a 5x3 block:
+     2        the tile's north edge
+   1 4e2      west edge, the tile's number in the monster (4), e if it has an eye, east edge
+     .        the south edge
+  edges: . blank, 1 thin, 2 thick; *  marks the tile just placed
+  c7   an open cell, where 'place c7 r1' puts the tile in hand (r = quarter turns clockwise)
+tile names: four edge digits N, E, S, W plus e for an eye, e.g. 2110e; the supply lists name:count
+table: score, whether the first monster is complete, tiles in monsters still in progress;
+  * marks the player on move, W the winner"""
+
+
+EDGE_GLYPHS = ".12"
+
+
+def monster_name(state, m: int) -> str:
+    """``player_1's first monster`` or ``player_1's minion 2``."""
+    ordinal = int(state[MON_ORDINAL + m])
+    what = "first monster" if ordinal == 0 else f"minion {ordinal}"
+    return f"player_{int(state[MON_OWNER + m])}'s {what}"
+
+
+def monster_grid(state, m: int) -> str:
+    """Monster ``m`` as text blocks, north up (rows of 3 lines, 5 characters per cell), its
+    open cells numbered."""
+    tiles = {}
+    t = 0
+    for i in range(int(state[NUM_PLACED])):
+        if int(state[TILE_MONSTER + i]) == m:
+            tiles[(int(state[TILE_X + i]), int(state[TILE_Y + i]))] = (i, t)
+            t += 1
+    cells = {}
+    for j in range(int(state[NUM_CELLS])):
+        key = int(state[CELL_KEY + j])
+        if key_monster(key) == m:
+            cells[tuple(int(v) for v in key_cell(key))] = j
+    xs = [x for x, _ in [*tiles, *cells]]
+    ys = [y for _, y in [*tiles, *cells]]
+    lines = []
+    for y in range(min(ys), max(ys) + 1):
+        rows = ["", "", ""]
+        for x in range(min(xs), max(xs) + 1):
+            if (x, y) in cells:
+                rows = [rows[0] + "     ", rows[1] + f" c{cells[(x, y)]:<3}", rows[2] + "     "]
+                continue
+            if (x, y) not in tiles:
+                rows = [r + "     " for r in rows]
+                continue
+            slot, index = tiles[(x, y)]
+            k, r = int(state[TILE_KIND + slot]), int(state[TILE_ROT + slot])
+            n, e, s, w = (EDGE_GLYPHS[int(EDGES[k, r, d])] for d in range(4))
+            mark = "*" if int(state[LAST_PLACED]) == slot else " "
+            eye = "e" if KIND_EYE[k] else " "
+            rows[0] += f" {mark}{n}  "
+            rows[1] += f"{w}{index:>2}{eye}{e}"
+            rows[2] += f"  {s}  "
+        lines += rows
+    return "\n".join(("    " + line).rstrip() for line in lines)
+
+
+def to_text(state) -> str:
+    """The whole public state: header, each monster (in progress first), supply and scores."""
+    n = int(state[H_NUM_PLAYERS])
+    over = int(state[H_TERMINAL]) != 0
+    status = "game over" if over else f"phase: {PHASE_NAMES[int(state[PHASE])]}"
+    hand = int(state[HAND])
+    head = (f"Monster Factory - {status} - step {int(state[H_STEPS])} - first player "
+            f"player_{int(state[FIRST_PLAYER])}")
+    if hand >= 0:
+        head += f" - tile in hand: {KIND_NAMES[hand]}"
+    out = [head, "(tiles: N edge above, W and E beside the tile's index, S below; edges . blank, "
+                 "1 thin, 2 thick; e an eye, * just placed; cN: open cell N of 'place cN rR')"]
+    monsters = [m for m in range(int(state[NUM_MONSTERS])) if int(state[MON_SIZE + m]) > 0]
+    monsters.sort(key=lambda m: (int(state[MON_DONE + m]), int(state[MON_OWNER + m]), m))
+    for m in monsters:
+        done = int(state[MON_DONE + m])
+        size = int(state[MON_SIZE + m])
+        out.append(f"{monster_name(state, m)}: {'complete' if done else 'in progress'}, "
+                   f"{size} tile{'s' if size != 1 else ''}, {int(state[MON_EYES + m])} with an eye")
+        out.append(monster_grid(state, m))
+    supply = " ".join(f"{KIND_NAMES[k]}:{int(state[SUPPLY + k])}" for k in range(NUM_KINDS)
+                      if int(state[SUPPLY + k]))
+    discarded = " ".join(f"{KIND_NAMES[k]}:{int(state[DISCARDED + k])}" for k in range(NUM_KINDS)
+                         if int(state[DISCARDED + k]))
+    out.append(f"supply ({sum(int(state[SUPPLY + k]) for k in range(NUM_KINDS))}): {supply or '-'}")
+    out.append(f"left the game: {discarded or '-'}")
+    rows = []
+    for p in range(n):
+        marks = ("*" if int(state[H_CURRENT]) == p else "") + ("W" if over and int(state[WINNER + p]) else "")
+        m = int(state[CURRENT_MONSTER + p])
+        rows.append((f"player_{p}{marks}", int(state[SCORE + p]),
+                     "complete" if int(state[MON_DONE + p]) else
+                     ("in progress" if int(state[MON_SIZE + p]) else "no start tile yet"),
+                     "-" if m < 0 else int(state[MON_SIZE + m])))
+    out.append(table(("player", "score", "first monster", "tiles in progress"), rows))
+    out.append("(* on move, W winner)")
+    return "\n".join(out)
+
+
+def private_text(state, player: int) -> str:
+    """Nothing is private in Monster Factory (MF-18)."""
+    return "nothing is private: every tile on the table and in hand is public"
