@@ -37,6 +37,7 @@ from .base import Agent
 from .game_rules import GameRules
 from .mcts_tree import no_determinize
 from .search import tuned_rollout
+from .shipped_files import verify_shipped
 from .shipped_networks import VERSION, network_ships, play_settings, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
@@ -158,8 +159,6 @@ def _shipped(game_id: str) -> AZNetwork:
     """The network shipped for ``game_id``, checked against the champions' manifest first;
     ValueError when none ships yet (saying how to train one), ModelFileError when its file is not
     the one that shipped."""
-    from .champions import verify_shipped
-
     path = shipped_network_path(game_id)
     if not path.is_file():
         raise ValueError(f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "

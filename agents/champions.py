@@ -26,8 +26,6 @@ the next version) means regenerating the manifest::
     python -m monster_zoo.agents.champions                    # check every file against it
 """
 import argparse
-import hashlib
-import json
 import re
 import sys
 from pathlib import Path
@@ -35,14 +33,12 @@ from typing import Dict, List, Optional, Sequence
 
 from monster_zoo import envs
 
-from .policy_file import ModelFileError, read_policy
 from .ppo_agent import PPOAgent
+# The manifest's functions live in shipped_files (the networks of learned search check their files
+# there too); they are named here as well because this module's command line writes and checks it.
+from .shipped_files import (CHAMPION_DIR, CHAMPION_FILE, MANIFEST, build_manifest, champion_of_file,  # noqa: F401
+                            file_digest, manifest_problems, read_manifest, verify_shipped, write_manifest)
 
-CHAMPION_DIR = Path(__file__).with_name("champions")
-MANIFEST = "manifest.json"
-MANIFEST_FORMAT = "monster-zoo-champions"
-_FILE = re.compile(r"(?P<game>[a-z_]+)-(?P<players>\d+)p(?:-v(?P<version>\d+))?")
-_REGENERATE = "python -m monster_zoo.agents.champions --write-manifest"
 
 
 def champion_name(game_id: str, version: int = 1) -> str:
@@ -60,7 +56,7 @@ def _shipped(game_name: str) -> Dict[int, List[int]]:
     """Player count -> versions shipped for ``game_name``, ascending."""
     found: Dict[int, List[int]] = {}
     for path in CHAMPION_DIR.glob(f"{game_name}-*p*.npz"):
-        match = _FILE.fullmatch(path.stem)
+        match = CHAMPION_FILE.fullmatch(path.stem)
         if match and match["game"] == game_name:
             found.setdefault(int(match["players"]), []).append(int(match["version"] or 1))
     return {n: sorted(v) for n, v in sorted(found.items())}
@@ -134,109 +130,6 @@ def _no_champion(game_id: str, version: int, num_players: int) -> str:
             f"--option num_players={n}")
 
 
-# --- the manifest -----------------------------------------------------------------------
-def file_digest(path: Path) -> str:
-    """The SHA-256 digest of the file ``path``, in hexadecimal."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def read_manifest(folder: Optional[Path] = None) -> dict:
-    """The manifest of ``folder`` (default: the shipped champions' folder); ModelFileError if it
-    is missing or malformed."""
-    path = Path(folder if folder is not None else CHAMPION_DIR) / MANIFEST
-    if not path.is_file():
-        raise ModelFileError(f"{path} is missing: shipped champions load only with their SHA-256 digests "
-                             f"listed there (reinstall monster-zoo; after adding a champion: {_REGENERATE})")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ModelFileError(f"{path} is not valid JSON ({err})") from None
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(files, dict) or manifest.get("format") != MANIFEST_FORMAT or not all(
-            isinstance(entry, dict) and isinstance(entry.get("sha256"), str) for entry in files.values()):
-        raise ModelFileError(f"{path} is not a {MANIFEST_FORMAT} manifest (a \"files\" object of name -> "
-                             f"{{\"sha256\", \"game\", \"num_players\", \"version\"}}); regenerate it: {_REGENERATE}")
-    return manifest
-
-
-def verify_shipped(path: Path) -> None:
-    """ModelFileError unless the file ``path`` is listed in its folder's manifest with its own
-    SHA-256 digest (and, for a champion, the game, player count and version its name gives)."""
-    path = Path(path)
-    entry = read_manifest(path.parent)["files"].get(path.name)
-    if entry is None:
-        raise ModelFileError(f"champion file {path} is not in {path.parent / MANIFEST}, so nothing says it "
-                             f"is the file that shipped: it is refused (after adding a champion: {_REGENERATE})")
-    found = file_digest(path)
-    if found != entry["sha256"]:
-        raise ModelFileError(f"champion file {path} has SHA-256 {found}, but {MANIFEST} lists {entry['sha256']}: "
-                             "the file changed after it shipped (damaged or tampered with) and is refused. "
-                             "Reinstall monster-zoo to restore it; retrained weights ship as a new version "
-                             "file, never over a shipped one")
-    expected = champion_of_file(path) or {}
-    listed = {key: entry.get(key) for key in expected}
-    if listed != expected:
-        raise ModelFileError(f"{path.parent / MANIFEST} lists {path.name} as {listed}, but its name says "
-                             f"{expected}; regenerate it: {_REGENERATE}")
-
-
-def champion_of_file(path: Path) -> Optional[dict]:
-    """``{"game", "num_players", "version"}`` of a champion file named ``<game>-<n>p[-vK].npz`` for a
-    registered game; None for any other file (other weights shipped in the folder)."""
-    match = _FILE.fullmatch(path.stem) if path.suffix == ".npz" else None
-    games = {envs.spec(g).name: g for g in envs.available()}
-    if match is None or match["game"] not in games:
-        return None
-    return {"game": games[match["game"]], "num_players": int(match["players"]),
-            "version": int(match["version"] or 1)}
-
-
-def build_manifest(folder: Optional[Path] = None) -> dict:
-    """The manifest of every ``.npz`` file in ``folder`` (default: the champions' folder): its
-    SHA-256 digest and, for a champion, its game, player count and version, which must be the
-    ones of the policy file it holds."""
-    folder = Path(folder if folder is not None else CHAMPION_DIR)
-    files = {}
-    for path in sorted(folder.glob("*.npz")):
-        entry = champion_of_file(path)
-        if entry is not None:
-            metadata = read_policy(path).metadata
-            trained = (metadata["game"], metadata["options"].get("num_players"))
-            if trained != (entry["game"], entry["num_players"]):
-                raise ModelFileError(f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "
-                                     f"but its name says {entry['game']} with num_players={entry['num_players']}")
-        files[path.name] = {"sha256": file_digest(path), **(entry or {})}
-    return {"format": MANIFEST_FORMAT, "format_version": 1, "files": files}
-
-
-def write_manifest(folder: Optional[Path] = None) -> Path:
-    """Write the manifest of ``folder`` (default: the champions' folder) beside its files; returns its path."""
-    folder = Path(folder if folder is not None else CHAMPION_DIR)
-    path = folder / MANIFEST
-    path.write_text(json.dumps(build_manifest(folder), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return path
-
-
-def manifest_problems(folder: Optional[Path] = None) -> List[str]:
-    """What is wrong between ``folder``'s files and its manifest (empty when they agree)."""
-    folder = Path(folder if folder is not None else CHAMPION_DIR)
-    try:
-        listed = read_manifest(folder)["files"]
-    except ModelFileError as err:
-        return [str(err)]
-    problems = [f"{name} is listed but missing" for name in sorted(listed) if not (folder / name).is_file()]
-    for path in sorted(folder.glob("*.npz")):
-        try:
-            verify_shipped(path)
-        except ModelFileError as err:
-            problems.append(str(err))
-    return problems
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m monster_zoo.agents.champions [--write-manifest]``: check the shipped files against
     the manifest (status 1 and the problems if they differ), or regenerate it."""
@@ -247,10 +140,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help=f"list every champion file of {CHAMPION_DIR} in {MANIFEST} with its digest")
     args = parser.parse_args(argv)
     if args.write_manifest:
-        path = write_manifest()
-        print(f"wrote {path}: {len(read_manifest()['files'])} files")
+        path = write_manifest(CHAMPION_DIR)
+        print(f"wrote {path}: {len(read_manifest(CHAMPION_DIR)['files'])} files")
         return 0
-    problems = manifest_problems()
+    problems = manifest_problems(CHAMPION_DIR)
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:

@@ -27,6 +27,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Union
 
 from monster_zoo import envs
 from monster_zoo.envs.core.escaping import visible
+from monster_zoo.envs.core.options import parse_option
 from monster_zoo.envs.core.safe_writing import write_atomic
 
 from .base import Agent
@@ -287,21 +288,6 @@ def run_match(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed:
         bar.close()
     result.elapsed_s = time.perf_counter() - start
     return result
-
-
-def parse_option(text: str):
-    """``key=value`` into a pair; integers become ints, ``true``/``false`` bools and ``none``
-    None (case-insensitive), anything else stays a string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"option {text!r} is not of the form key=value")
-    literals = {"true": True, "false": False, "none": None}
-    if value.strip().lower() in literals:
-        return key, literals[value.strip().lower()]
-    try:
-        return key, int(value)
-    except ValueError:
-        return key, value
 
 
 def build_parser() -> argparse.ArgumentParser:

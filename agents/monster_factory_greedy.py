@@ -45,7 +45,8 @@ from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
 from monster_zoo.envs.monster_factory.components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
 from monster_zoo.envs.monster_factory.state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
                                          MON_SIZE, NUM_CELLS, SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
-from monster_zoo.envs.monster_factory.rules import FITTING_KINDS, apply_action, key_monster
+from monster_zoo.envs.monster_factory.queries import key_monster
+from monster_zoo.envs.monster_factory.rules import FITTING_KINDS, apply_action
 
 from .base import StateKernelAgent
 from .seat_values import against_the_field

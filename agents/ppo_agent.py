@@ -12,6 +12,7 @@ self-play pool) in the same class. Observations are scored in batches (one forwa
 pass for every slot of the training vec env), and sampling uses the agent's own
 seeded generator, never torch's global one, so a match stays reproducible from its seed.
 """
+import argparse
 import json
 import re
 import warnings
@@ -21,6 +22,7 @@ from typing import List, Mapping, Optional
 import numpy as np
 
 from monster_zoo import envs
+from monster_zoo.envs.core.options import parse_option
 from monster_zoo.envs.core.rng import rng_next
 
 from .base import Agent
@@ -256,17 +258,13 @@ def training_game(zip_path) -> Optional[dict]:
 def _game_of_run(args, args_file: Path, step: Optional[int]) -> dict:
     """The game, rule options and model name (of the checkpoint at ``step``, if any) recorded by a
     training run's ``args.json``."""
-    from argparse import ArgumentTypeError
-
-    from .match import parse_option
-
     if not isinstance(args, dict) or not isinstance(args.get("game"), str) \
             or not isinstance(args.get("option", []), list):
         raise ModelFileError(f"{args_file} is not the args.json of a monster-zoo training run")
     try:
         options = dict(parse_option(str(pair)) for pair in args.get("option", []))
         trained = rule_options(args["game"], options)
-    except (ValueError, TypeError, ArgumentTypeError) as err:
+    except (ValueError, TypeError, argparse.ArgumentTypeError) as err:
         raise ModelFileError(f"{args_file}: {err}") from None
     return {"game": args["game"], "options": trained,
             "name": run_model_name(str(args.get("exp_name", "ppo")), args.get("seed"), step)}

@@ -32,45 +32,10 @@ from monster_zoo import envs
 
 from .base import Agent
 from .game_rules import GameRules, game_of
+# versioned_name is documented as the registry's (docs/api/agents.md), so it is named here as well
+from .agent_names import PREVIOUS_VERSIONS, SHIPPED_NETWORK_KINDS, game_name, kinds_of, versioned_name  # noqa: F401
 from .shipped_networks import network_ships
 
-# kind -> (version, module, class) for agents that play any game
-_GENERIC: Dict[str, Tuple[int, str, str]] = {
-    "random": (1, "monster_zoo.agents.random_agent", "RandomAgent"),
-    # each game's tuned search (monster_zoo.agents.search), and the same at a tenth of its budget
-    "mcts": (2, "monster_zoo.agents.search", "TunedMCTS"),
-    "mcts-fast": (1, "monster_zoo.agents.search", "FastTunedMCTS"),
-    # the trained champion shipped for the game and player count (monster_zoo.agents.champions);
-    # its versions are per game and player count: see champion_version
-    "champion": (1, "monster_zoo.agents.champions", "load_champion"),
-    # learned search over the network shipped for the game, and that network alone
-    # (monster_zoo.agents.az_agent); named only where a network ships
-    "az": (1, "monster_zoo.agents.az_agent", "ShippedAZ"),
-    "az-net": (1, "monster_zoo.agents.az_agent", "ShippedAZNet"),
-}
-_SHIPPED_NETWORK_KINDS = ("az", "az-net")
-# (kind, version) -> (module, class) of versions that a newer one replaced
-_PREVIOUS: Dict[Tuple[str, int], Tuple[str, str]] = {
-    ("mcts", 1): ("monster_zoo.agents.mcts", "MCTSAgent"),  # untuned: 10,000 simulations, random rollouts
-}
-# game name -> kind -> (version, module, class) for agents written for one game
-_PER_GAME: Dict[str, Dict[str, Tuple[int, str, str]]] = {
-    "marry_the_monster": {
-        "greedy": (1, "monster_zoo.agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
-    },
-    "mighty_monsters": {
-        "greedy": (1, "monster_zoo.agents.mighty_monsters_greedy", "MightyMonstersGreedy"),
-    },
-    "monster_arena": {
-        "greedy": (1, "monster_zoo.agents.monster_arena_greedy", "MonsterArenaGreedy"),
-    },
-    "monster_factory": {
-        "greedy": (1, "monster_zoo.agents.monster_factory_greedy", "MonsterFactoryGreedy"),
-    },
-    "monstargh": {
-        "greedy": (1, "monster_zoo.agents.monstargh_greedy", "MonstarghGreedy"),
-    },
-}
 PPO_PREFIX = "ppo:"
 TRUSTED_PREFIX = "ppo-trusted:"
 AZ_PREFIX = "az:"
@@ -79,28 +44,18 @@ AZ_NET_PREFIX = "az-net:"
 MODEL_PREFIXES = (PPO_PREFIX, TRUSTED_PREFIX, AZ_PREFIX, AZ_NET_PREFIX)
 
 
-def _game_name(game_id: str) -> str:
-    """The game's name (``marry_the_monster``) for a registry id; ValueError if unknown."""
-    return envs.spec(game_id).name
-
-
-def _baselines(game_id: str) -> Dict[str, Tuple[int, str, str]]:
-    """Every kind of agent available for ``game_id``."""
-    return {**_GENERIC, **_PER_GAME.get(_game_name(game_id), {})}
-
-
 def available_agents(game_id: str) -> List[str]:
     """Names ``make_agent`` accepts for ``game_id``: short kinds, then versioned names."""
     from .champions import champion_player_counts
 
-    game = _game_name(game_id)
-    kinds = _baselines(game_id)
+    game = game_name(game_id)
+    kinds = kinds_of(game_id)
     if not champion_player_counts(game):
         del kinds["champion"]  # named only where a champion ships
     if not network_ships(game_id):
-        for kind in _SHIPPED_NETWORK_KINDS:
+        for kind in SHIPPED_NETWORK_KINDS:
             del kinds[kind]
-    versions = [(kind, v) for kind, (v, _, _) in kinds.items() if kind != "champion"] + list(_PREVIOUS)
+    versions = [(kind, v) for kind, (v, _, _) in kinds.items() if kind != "champion"] + list(PREVIOUS_VERSIONS)
     if "champion" in kinds:
         from .champions import all_champion_versions
 
@@ -110,24 +65,14 @@ def available_agents(game_id: str) -> List[str]:
 
 def champion_version(game_id: str, name: str) -> Optional[int]:
     """The version a ``<game>-champion-vK`` name asks for (None for any other name)."""
-    match = re.fullmatch(rf"{re.escape(_game_name(game_id))}-champion-v(\d+)", name)
+    match = re.fullmatch(rf"{re.escape(game_name(game_id))}-champion-v(\d+)", name)
     return int(match.group(1)) if match else None
-
-
-def versioned_name(game_id: str, kind: str) -> str:
-    """The current versioned name of baseline ``kind`` for ``game_id`` (``marry_the_monster-mcts-v2``)."""
-    return f"{_game_name(game_id)}-{kind}-v{_baselines(game_id)[kind][0]}"
-
-
-def baseline_module(game_id: str, kind: str) -> str:
-    """The module that holds ``game_id``'s current baseline ``kind``."""
-    return _baselines(game_id)[kind][1]
 
 
 def _resolve(game_id: str, name: str) -> Tuple[str, str]:
     """(module, class) of the baseline ``name`` (short or versioned); ValueError listing valid names."""
-    game = _game_name(game_id)
-    kinds = _baselines(game_id)
+    game = game_name(game_id)
+    kinds = kinds_of(game_id)
     if name in kinds:
         return kinds[name][1:]
     if champion_version(game_id, name) is not None and "champion" in kinds:
@@ -135,7 +80,7 @@ def _resolve(game_id: str, name: str) -> Tuple[str, str]:
     for kind, (v, module, class_name) in kinds.items():
         if name == f"{game}-{kind}-v{v}":
             return module, class_name
-    for (kind, v), found in _PREVIOUS.items():
+    for (kind, v), found in PREVIOUS_VERSIONS.items():
         if name == f"{game}-{kind}-v{v}":
             return found
     raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "

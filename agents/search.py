@@ -18,6 +18,7 @@ from typing import Dict, List, Optional
 
 from monster_zoo import envs
 
+from .agent_names import baseline_module, versioned_name
 from .mcts import MCTSAgent
 from .mcts_evaluator import uniform_policy
 
@@ -50,8 +51,6 @@ def search_config(game_id: str) -> SearchConfig:
 
 def search_names(game_id: str) -> List[str]:
     """The versioned names of ``game_id``'s search baseline at its two budgets, full budget first."""
-    from .registry import versioned_name
-
     return [versioned_name(game_id, "mcts"), versioned_name(game_id, "mcts-fast")]
 
 
@@ -60,8 +59,6 @@ def rollout_kernel(game_id: str, rollout: str):
     if rollout == "random":
         return uniform_policy
     if rollout == "greedy":
-        from .registry import baseline_module
-
         return importlib.import_module(baseline_module(game_id, "greedy")).greedy_action
     raise ValueError(f"unknown rollout policy {rollout!r}; valid: {', '.join(ROLLOUTS)}")
 

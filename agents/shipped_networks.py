@@ -18,7 +18,8 @@ from typing import Dict
 
 from monster_zoo import envs
 
-CHAMPION_DIR = Path(__file__).with_name("champions")
+from .shipped_files import CHAMPION_DIR
+
 VERSION = 1  # of the shipped network that the short names az and az-net play
 DEFAULT_PLAY_SIMULATIONS = 200
 

@@ -27,7 +27,8 @@ from typing import List, Optional, Sequence, Tuple
 import monster_zoo
 from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent, QuitGame
-from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, parse_option, play_game, seat_outcome, seated_options
+from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, play_game, seat_outcome, seated_options
+from monster_zoo.envs.core.options import parse_option
 from monster_zoo.agents.registry import agent_labels, champion_version, make_agent, model_file, split_label
 from monster_zoo.envs.core.escaping import visible
 from monster_zoo.envs.core.records import RecordError, RecordWriter, check_agent_names, record_text, save_record

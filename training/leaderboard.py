@@ -42,7 +42,7 @@ from monster_zoo import envs
 from monster_zoo.agents.az_agent import shipped_player_counts
 from monster_zoo.agents.champions import champion_name, champion_versions
 from monster_zoo.agents.match import seat_balanced
-from monster_zoo.agents.registry import versioned_name
+from monster_zoo.agents.agent_names import versioned_name
 from monster_zoo.agents.search import search_names
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
 from monster_zoo.envs.core.escaping import markdown_cell, visible

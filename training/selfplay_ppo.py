@@ -33,7 +33,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from monster_zoo.agents.match import parse_option
+from monster_zoo.envs.core.options import parse_option
 from monster_zoo.envs.core.safe_writing import write_atomic
 
 
@@ -217,7 +217,7 @@ def start_from(model, path: str) -> None:
 
 def parse_options(pairs: Sequence[str]) -> dict:
     """``["num_players=3", "kings_rules=true"]`` -> ``{"num_players": 3, "kings_rules": True}``,
-    values read as by ``monster_zoo.agents.match.parse_option``."""
+    values read as by ``monster_zoo.envs.core.options.parse_option``."""
     options = {}
     for pair in pairs:
         try:

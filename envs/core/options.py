@@ -1,4 +1,5 @@
 """Declared constructor options with validation that names the valid values."""
+import argparse
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
@@ -88,3 +89,18 @@ def resolve_options(game: str, declared: Sequence[Option], given: Dict[str, Any]
     for name, opt in by_name.items():
         resolved[name] = opt.validate(given[name], game) if name in given else opt.default
     return resolved
+
+
+def parse_option(text: str):
+    """``key=value`` into a pair; integers become ints, ``true``/``false`` bools and ``none``
+    None (case-insensitive), anything else stays a string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"option {text!r} is not of the form key=value")
+    literals = {"true": True, "false": False, "none": None}
+    if value.strip().lower() in literals:
+        return key, literals[value.strip().lower()]
+    try:
+        return key, int(value)
+    except ValueError:
+        return key, value

@@ -21,6 +21,7 @@ import re
 
 from ..core.naming import read_action_text
 from .components import CARD_NAMES, DIRECTION_NAMES, FOCUS_AMOUNTS, NUM_CARDS, NUM_DIRS, NUM_FOCUS, card_id
+from .queries import neighbour_top
 from .state_layout import PROTAGONIST
 
 CARD0 = 0
@@ -53,8 +54,6 @@ def action_to_str(action: int, state=None) -> str:
         return f"target {CARD_NAMES[a - TARGET0]}"
     d = a - STEAL0
     if state is not None:
-        from .rules import neighbour_top
-
         victim = neighbour_top(state, int(state[PROTAGONIST]), d)
         if victim >= 0:
             return f"steal {DIRECTION_NAMES[d]} ({CARD_NAMES[victim]})"

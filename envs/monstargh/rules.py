@@ -31,6 +31,7 @@ from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS,
                          MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT, NEAR_BACK, NEAR_INDEX, NEAR_SPAN, NUM_CARDS,
                          NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, NUM_VALUES, SPECIES_IN_PLAY, STARS_TO_END)
+from .queries import NO_CARD, neighbour_top
 from .state_layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN,
                      FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR, PH_CHOOSE, PH_OVER,
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
@@ -48,7 +49,6 @@ C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until 
 C_SPECIES = CONFIG_COMMON + 1    # bit s set for each named species; 0 draws them at random
 TIEBREAK_SHARE = 0
 TIEBREAK_EXTRA_SCENE = 1
-NO_CARD = NUM_CARDS  # in NEAR: no card there (above every card id, so never the lowest)
 
 # --- reasons an action is illegal (codes for illegal_reason) -----------------------------
 OK = 0
@@ -126,15 +126,6 @@ def cell_at(state, x, y):
 def is_visible(state, card):
     """True when ``card`` is the top card of a cell on the table."""
     return state[WHERE + card] == W_TABLE and state[CELL_TOP + state[CARD_CELL + card]] == card
-
-
-@njit(cache=True, inline="always")
-def neighbour_top(state, card, d):
-    """The visible card on side ``d`` of ``card``'s cell, or -1 (also when ``card`` is not on the table)."""
-    if card < 0 or state[WHERE + card] != W_TABLE:
-        return -1
-    top = state[NEAR + state[CARD_CELL + card] * NUM_NEAR + d]
-    return top if top != NO_CARD else -1
 
 
 @njit(cache=True, inline="always")

@@ -19,6 +19,7 @@ import re
 
 from ..core.naming import read_action_text
 from .components import KIND_NAMES, MAX_OPEN_CELLS, NUM_KINDS, NUM_ROTATIONS, kind
+from .queries import open_cell
 from .state_layout import HAND
 
 START0 = 0
@@ -47,8 +48,6 @@ def action_to_str(action: int, state=None) -> str:
     cell, rotation = decode_place(a)
     name = f"place c{cell} r{rotation}"
     if state is not None and int(state[HAND]) >= 0:
-        from .rules import open_cell  # rules imports this module
-
         seat, x, y = open_cell(state, cell)
         if seat >= 0:
             name += f" [{KIND_NAMES[int(state[HAND])]} on p{seat} at {x},{y}]"

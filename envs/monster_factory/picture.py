@@ -16,7 +16,7 @@ from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, H
                      MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND,
                      TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
 from .text_view import monster_name
-from .rules import key_cell, key_monster
+from .queries import key_cell, key_monster
 
 TILE = 40
 SCORE_LABEL = "points"

@@ -29,6 +29,7 @@ from .actions import NUM_ACTIONS, PLACE0, START0
 from .components import (ALL_EMPTY, BLANK, DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
                          MAX_OPEN_CELLS, MAX_PLAYERS, NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS,
                          NUM_SIDES, OPPOSITE, ROTATION_NEW, THICK, THIN, TOTAL_TILES)
+from .queries import KEY_MONSTER, KEY_ROW, cell_key, key_cell, key_monster, open_cell
 from .state_layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER,
                      HAND, LAST_PLACED, MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER,
                      MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PH_OVER, PH_PLACE, PH_START,
@@ -44,11 +45,6 @@ C_START_TILES = CONFIG_COMMON  # config entry: START_CHOOSE or START_RANDOM
 START_CHOOSE = 0
 START_RANDOM = 1
 
-# A cell key packs a monster and a cell: monster * KEY_MONSTER + (x + KEY_BIAS) * KEY_ROW + y +
-# KEY_BIAS. Cells lie within 88 steps of their monster's first tile, inside the bias.
-KEY_BIAS = 128
-KEY_ROW = 256
-KEY_MONSTER = KEY_ROW * KEY_ROW
 KEY_STEP = (DX * KEY_ROW + DY).astype(np.int32)  # key offset of the neighbour on each side
 
 # --- reasons an action is illegal (codes for illegal_reason) ----------------------
@@ -132,36 +128,6 @@ FITS, FITTING_KINDS = fit_tables()
 def tile_edge(state, slot, side):
     """Edge (0 blank, 1 thin, 2 thick) that placed tile ``slot`` shows on ``side``."""
     return EDGES[state[TILE_KIND + slot], state[TILE_ROT + slot], side]
-
-
-@njit(I64(I64, I64, I64), **INTERNAL)
-def cell_key(m, x, y):
-    """The key of cell (x, y) of monster ``m``."""
-    return m * KEY_MONSTER + (x + KEY_BIAS) * KEY_ROW + y + KEY_BIAS
-
-
-@njit(I64(I64), **INTERNAL)
-def key_monster(key):
-    """The monster of a cell key."""
-    return key // KEY_MONSTER
-
-
-@njit(types.UniTuple(I64, 2)(I64), **INTERNAL)
-def key_cell(key):
-    """The cell (x, y) of a cell key."""
-    rest = key % KEY_MONSTER
-    return rest // KEY_ROW - KEY_BIAS, rest % KEY_ROW - KEY_BIAS
-
-
-@njit(cache=True)
-def open_cell(state, j):
-    """``(seat, x, y)`` of open cell ``j``: the owner of its monster and the cell relative to that
-    monster's first tile; ``(-1, 0, 0)`` when there is no such cell."""
-    if j < 0 or j >= state[NUM_CELLS]:
-        return -1, 0, 0
-    key = state[CELL_KEY + j]
-    x, y = key_cell(key)
-    return state[MON_OWNER + key_monster(key)], x, y
 
 
 @njit(types.boolean(STATE, I64, I64), **INTERNAL)

@@ -8,7 +8,7 @@ the players' first monsters (slot = seat); minions take the next free slots.
 The open cells of all monsters in progress (MF-19: empty cells that a thin or
 thick edge faces) are kept in step in one list (a new cell goes last, a filled
 one is replaced by the last): the placement actions name their numbers. Each entry holds the cell
-(packed with its monster into one key, see ``rules.cell_key``), what lies across
+(packed with its monster into one key, see ``queries.cell_key``), what lies across
 each of its sides (``components.NO_TILE`` or the edge shown, one base-4 digit per
 side) and the slots of those tiles, so that legality, completion and the
 observation never search the tiles.

@@ -12,7 +12,7 @@ from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, H
                      MON_DONE, MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS,
                      NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT,
                      TILE_X, TILE_Y, WINNER)
-from .rules import key_cell, key_monster
+from .queries import key_cell, key_monster
 # What the drawings mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\
 monsters: each monster is drawn north up, one tile as a 5x3 block:
