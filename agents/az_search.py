@@ -41,9 +41,10 @@ from numba import njit, prange, types
 
 from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_MAX_STEPS,
-                                            H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T, OBSERVE_T,
-                                            POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
+                                            H_TERMINAL, LEGAL_MASK_T, OBSERVE_T, POLICY_T, RETURNS_T, RNG,
+                                            STATE)
+from monster_zoo.envs.core.header import running, truncated
 from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
@@ -168,7 +169,7 @@ def _evaluate_leaf(state, node, mask, params, shapes, obs, x, scratch, logits, r
     if state[H_TERMINAL] != 0:
         returns(state, result)
         return
-    if state[H_STEPS] >= state[H_MAX_STEPS]:
+    if truncated(state):
         result[:] = 0.0
         return
     n = state[H_NUM_PLAYERS]
@@ -387,7 +388,7 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
                 depth += 1
                 _evaluate_leaf(sim, child, mask, params, shapes, obs, x, scratch, logits, relative, result,
                                priors, legal_mask, returns, observe_into)
-                if weight > 0.0 and sim[H_TERMINAL] == 0 and sim[H_STEPS] < sim[H_MAX_STEPS]:
+                if weight > 0.0 and running(sim):
                     rollout_returns(sim, sim_rng, mask, rolled, legal_mask, apply_action, returns, rollout)
                     for seat in range(n):
                         result[seat] = (1.0 - weight) * result[seat] + weight * rolled[seat]
@@ -395,7 +396,7 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
             node = child
             path[depth] = node
             depth += 1
-            if sim[H_TERMINAL] != 0 or sim[H_STEPS] >= sim[H_MAX_STEPS]:
+            if not running(sim):
                 _evaluate_leaf(sim, node, mask, params, shapes, obs, x, scratch, logits, relative, result,
                                priors, legal_mask, returns, observe_into)
                 break

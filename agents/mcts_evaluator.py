@@ -7,8 +7,9 @@ knows no game.
 """
 from numba import njit, types
 
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, FLOATS, H_MAX_STEPS, H_STEPS, H_TERMINAL,
-                                LEGAL_MASK_T, MASK, POLICY_SIG, POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.contract import (APPLY_ACTION_T, FLOATS, H_TERMINAL, LEGAL_MASK_T, MASK,
+                                            POLICY_SIG, POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import rng_pick_set
 
 
@@ -27,7 +28,7 @@ def rollout_returns(state, rng, mask, out, legal_mask, apply_action, returns, po
     generator, never a live game's. A rollout cut off at the game's step limit is worth
     0 to every seat, as truncation is in the env (ruling C4).
     """
-    while state[H_TERMINAL] == 0 and state[H_STEPS] < state[H_MAX_STEPS]:
+    while running(state):
         legal_mask(state, mask)
         apply_action(state, policy(state, mask, rng), rng)
     if state[H_TERMINAL] != 0:

@@ -23,8 +23,8 @@ from numba import njit, types
 
 from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_SIG, DETERMINIZE_T, H_CURRENT,
-                                H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
-                                POLICY_T, RETURNS_T, RNG, STATE)
+                                            H_NUM_PLAYERS, LEGAL_MASK_T, POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import rng_below, rng_next
 
 from .mcts_evaluator import rollout_returns
@@ -178,7 +178,7 @@ def search(root, simulations, exploration, resample, rng, children, visits, avai
             determinize(sim, player, sim_rng)
         node = path[0]
         depth = 1
-        while sim[H_TERMINAL] == 0 and sim[H_STEPS] < sim[H_MAX_STEPS]:
+        while running(sim):
             legal_mask(sim, mask)
             untried = count_availability(node, mask, children, available)
             if untried > 0:

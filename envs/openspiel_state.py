@@ -10,7 +10,8 @@ from typing import List, Optional
 import numpy as np
 import pyspiel
 
-from .core.contract import C_MAX_STEPS, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL
+from .core.contract import C_MAX_STEPS, H_CURRENT, H_TERMINAL
+from .core.header import running
 from .core.illegal import refusal
 from .core.rng import SEED_MASK, make_rng
 
@@ -59,7 +60,7 @@ class MonsterZooState(pyspiel.State):
     def is_terminal(self) -> bool:
         """Whether the rules ended the game or it reached ``max_steps`` (truncated: 0 to all)."""
         engine = self._engine
-        return engine is not None and bool(engine[H_TERMINAL] or engine[H_STEPS] >= engine[H_MAX_STEPS])
+        return engine is not None and not running.py_func(engine)
 
     def _legal_actions(self, player: int) -> List[int]:
         """The legal actions of ``player`` (OpenSpiel asks only for the seat on move), ascending."""

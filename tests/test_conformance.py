@@ -416,3 +416,45 @@ def test_mask_agrees_with_illegal_reason(case):
                 break
             random_step(env, rng)
     assert checked > 100
+
+
+# --- what a step keeps: the observation contract and the last action's trail -------------------
+def test_observe_into_writes_every_entry_whatever_the_buffer_held(case):
+    """The env hands out observations in uninitialised buffers, so every game's ``observe_into``
+    must write each entry: one filled with garbage first gives what one filled with zeros does."""
+    env = case.make()
+    env.reset(seed=11)
+    raw, rng = env.unwrapped, random.Random(11)
+    for _ in range(60):
+        for seat in range(len(raw.possible_agents)):
+            clean = np.zeros(case.spec.obs_size, np.float32)
+            dirty = np.full(case.spec.obs_size, np.nan, np.float32)
+            case.spec.observe_into(raw.engine_state, seat, clean)
+            case.spec.observe_into(raw.engine_state, seat, dirty)
+            assert np.array_equal(clean, dirty), f"seat {seat}: entries left unwritten"
+        if is_done(env):
+            break
+        random_step(env, rng)
+
+
+def test_the_last_action_is_rebuilt_from_the_trail_exactly(case):
+    """The state the last action met, rebuilt by replaying the game's actions, is the state the
+    game really had before it, however many steps pass between two questions and across a pickle."""
+    env = case.make()
+    env.reset(seed=5)
+    raw, rng = env.unwrapped, random.Random(5)
+    assert raw.last_action() is None
+    before = None
+    for step in range(400):
+        if is_done(env):
+            break
+        before, seat = raw.state(), raw._seat[env.agent_selection]
+        action = random_step(env, rng)
+        if step % (1 + step % 7) == 0:  # asked after 1 to 7 steps, so the replay catches up by several
+            if step % 5 == 0:
+                raw = pickle.loads(pickle.dumps(raw))
+            got_seat, got_action, met = raw._trail.last(raw.spec.apply_action)
+            assert (got_seat, got_action) == (seat, action) and np.array_equal(met, before), f"step {step}"
+            assert raw.last_action()[:2] == (seat, action)
+            env = raw  # continue on the (possibly unpickled) raw env
+    assert before is not None

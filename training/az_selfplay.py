@@ -21,7 +21,8 @@ from monster_zoo import envs
 from monster_zoo.agents.az_network import MAX_SEATS, AZNetwork
 from monster_zoo.agents.az_search import SearchSettings, search_and_play, trees
 from monster_zoo.agents.search import tuned_rollout
-from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import SEED_MASK, make_rng
 
 from .az_learner import Batch, value_targets
@@ -114,7 +115,7 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
                                 policies[j].astype(np.float16), movers[j]))
             s = states[slot]
             over = s[H_TERMINAL] != 0
-            if over or s[H_STEPS] >= s[H_MAX_STEPS]:
+            if not running.py_func(s):
                 result = np.zeros(MAX_SEATS, np.float32)
                 if over:
                     spec.returns(s, result[:s[0]])

@@ -11,8 +11,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .contract import C_MAX_STEPS, H_CURRENT, H_STEPS, H_TERMINAL, GameSpec
-from .illegal import IllegalActionError, action_index, refusal
+from .action_trail import ActionTrail
+from .contract import H_CURRENT, H_TERMINAL, GameSpec
+from .header import running, truncated
+from .illegal import IllegalActionError, checked_action
 from .inputs import check_reset_options, check_seed
 from .options import resolve_options
 from .rng import entropy_seed, make_rng
@@ -56,7 +58,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self._mask = np.zeros(spec.num_actions, np.int8)
         self._returns = np.zeros(n, np.float32)
         self._rng = None
-        self._last = None  # (seat, action, state it applied to) of the last action, for the picture
+        self._trail = None  # the game's actions, to name and highlight the last one in a picture
 
     # --- PettingZoo API ------------------------------------------------------
     def observation_space(self, agent):
@@ -81,13 +83,13 @@ class KernelAECEnv(AECEnv, EzPickle):
         elif self._rng is None:
             self._rng = make_rng(entropy_seed())
         self.spec.init_state(self._state, self._config, self._rng)
+        self._trail = ActionTrail(self._state, self._rng)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._last = None
         self._sync_selection()
         self._publish_masks()
 
@@ -97,7 +99,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self._require_reset("observe")
         if agent not in self._seat:
             raise KeyError(f"unknown agent {agent!r}; possible agents: {', '.join(self.possible_agents)}")
-        obs = np.zeros(self.spec.obs_size, np.float32)
+        obs = np.empty(self.spec.obs_size, np.float32)  # observe_into writes every entry (the contract)
         self.spec.observe_into(self._state, self._seat[agent], obs)
         return obs if self._flat else {"observation": obs, "action_mask": self._agent_mask(agent)}
 
@@ -113,25 +115,24 @@ class KernelAECEnv(AECEnv, EzPickle):
                 raise IllegalActionError(f"{agent} has finished; the only valid action is None, got {action!r}")
             self._was_dead_step(action)
             return
-        reason = self._check_action(agent, action)
+        index, reason = self._check_action(agent, action)
         if reason is not None:
             if self.options["illegal_action"] == "penalize":
                 self._penalize(agent)
                 return
             raise IllegalActionError(reason)
         self._cumulative_rewards[agent] = 0.0
-        index = action_index(action)
-        # the state the action applies to, so the picture can name the action as each seat saw it
-        # (naming it now, in words, would cost every step for the few that are drawn)
-        self._last = (self._seat[agent], index, self._state.copy())
+        # recorded, not copied: the picture rebuilds the state this action met to name it as each
+        # seat saw it (naming it now, in words, would cost every step for the few that are drawn)
+        self._trail.record(self._seat[agent], index)
         self.spec.apply_action(self._state, index, self._rng)
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if self._state[H_TERMINAL]:
             self.spec.returns(self._state, self._returns)
             self.rewards = {a: float(self._returns[self._seat[a]]) for a in self.agents}
-            self.terminations = {a: True for a in self.agents}
-        elif self._state[H_STEPS] >= self._config[C_MAX_STEPS]:
-            self.truncations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif truncated.py_func(self._state):
+            self.truncations = dict.fromkeys(self.agents, True)
         self._sync_selection()
         self._publish_masks()
         self._accumulate_rewards()
@@ -160,9 +161,10 @@ class KernelAECEnv(AECEnv, EzPickle):
 
     def last_action(self):
         """``(seat, action, public name, the actor's name)`` of the last action applied, or None."""
-        if self._last is None:
+        last = self._trail.last(self.spec.apply_action) if self._trail is not None else None
+        if last is None:
             return None
-        actor, action, before = self._last
+        actor, action, before = last
         return (actor, action, *(self.spec.describe_action(before, action, v) for v in (None, actor)))
 
     def draw(self, seat=None) -> str:
@@ -174,11 +176,11 @@ class KernelAECEnv(AECEnv, EzPickle):
         if viewer is not None and not 0 <= viewer < len(self.possible_agents):
             raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{len(self.possible_agents) - 1} "
                              f"or the names {self.possible_agents}")
-        last = None
-        if self._last is not None:
+        last, named = None, self.last_action()
+        if named is not None:
             from .picture import LastAction
 
-            actor, action, public, full = self.last_action()
+            actor, action, public, full = named
             # Seats other than the actor know of its action what the public knows: where the
             # public name hides something, the action itself (and what it touched) is unknown.
             if viewer == actor or public == full:
@@ -211,10 +213,9 @@ class KernelAECEnv(AECEnv, EzPickle):
 
     def _agent_mask(self, agent) -> np.ndarray:
         """``agent``'s legal actions: the mask of the seat on move, zeros for everyone else."""
-        mask = np.zeros(self.spec.num_actions, np.int8)
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask[:] = self._mask
-        return mask
+            return self._mask.copy()
+        return np.zeros(self.spec.num_actions, np.int8)
 
     def _publish_masks(self):
         """With ``observation="flat"``, put every agent's mask into its ``infos`` entry."""
@@ -231,7 +232,7 @@ class KernelAECEnv(AECEnv, EzPickle):
     def _sync_selection(self):
         """Point ``agent_selection`` at the seat on move and refresh its mask."""
         cur = int(self._state[H_CURRENT])
-        if self._state[H_TERMINAL] or cur < 0 or any(self.truncations.values()):
+        if cur < 0 or not running.py_func(self._state):
             self._mask[:] = 0
             if self.agents:
                 self.agent_selection = self.agents[0] if cur < 0 else self.possible_agents[cur]
@@ -240,16 +241,16 @@ class KernelAECEnv(AECEnv, EzPickle):
         self.spec.legal_mask(self._state, self._mask)
 
     def _check_action(self, agent, action):
-        """None if ``action`` is legal for ``agent``, else the error message."""
+        """``(index, None)`` if ``action`` is legal for ``agent``, else ``(None, the error message)``."""
         if action is None:
-            return f"{agent} is on move and must act; None is only for finished agents"
-        return refusal(self.spec, self._state, self._mask, agent, action)
+            return None, f"{agent} is on move and must act; None is only for finished agents"
+        return checked_action(self.spec, self._state, self._mask, agent, action)
 
     def _penalize(self, agent):
         """End the game: -1 to ``agent``, 0 to the others (PettingZoo's TerminateIllegalWrapper)."""
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
-        self.terminations = {a: True for a in self.agents}
+        self.terminations = dict.fromkeys(self.agents, True)
         self.infos[agent]["illegal_move"] = True
         self._mask[:] = 0
         self._publish_masks()
@@ -261,7 +262,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self._rng is not None and hasattr(self, "agents"):
             live = {k: getattr(self, k) for k in (
                 "_state", "_rng", "agents", "rewards", "_cumulative_rewards", "terminations",
-                "truncations", "infos", "agent_selection", "_mask", "_last")}
+                "truncations", "infos", "agent_selection", "_mask", "_trail")}
             live = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in live.items()}
         return {"ezpickle": EzPickle.__getstate__(self), "live": live}
 

@@ -13,8 +13,9 @@ import numpy as np
 from numba import njit, prange, types
 
 from .kernels import copy_vector
-from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL,
-                       INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T, RETURNS_T)
+from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_TERMINAL, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T,
+                       RETURNS_T)
+from .header import running, truncated as truncated_game
 from .illegal import IllegalActionError, batch_refusals
 from .inputs import check_num_envs, check_seed
 from .rng import SEED_MASK, make_rng, make_rngs, rng_pick_counted
@@ -61,7 +62,7 @@ def batch_step(states, config, rngs, actions, masks, counts, obs, rewards, termi
         if s[H_TERMINAL] != 0:
             returns(s, rewards[i])
             terminated[i] = True
-        elif s[H_STEPS] >= s[H_MAX_STEPS]:
+        elif truncated_game(s):
             truncated[i] = True
         if terminated[i] or truncated[i]:
             init_state(s, config, rngs[i])
@@ -93,7 +94,7 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
     for _ in range(num_steps):
         count = legal_mask(work, work_mask)
         apply_action(work, rng_pick_counted(work_mask, count, work_action_rng), work_rng)
-        if work[H_TERMINAL] != 0 or work[H_STEPS] >= work[H_MAX_STEPS]:
+        if not running(work):
             finished += 1
             init_state(work, config, work_rng)
     copy_vector(state, work)

@@ -80,7 +80,7 @@ class GameSpec:
     legal_mask: Callable
     apply_action: Callable
     returns: Callable
-    observe_into: Callable
+    observe_into: Callable        # (state, seat, out): writes every entry of out, whatever it held
     illegal_reason: Callable      # 0 when legal, else a key of ``reasons``
     determinize: Callable         # resample what ``player`` cannot see (None: nothing is hidden)
     reasons: Dict[int, str]

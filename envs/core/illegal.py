@@ -18,7 +18,7 @@ Legality is always checked against the adapter's private copy of the mask, never
 array it handed to the caller.
 """
 import numbers
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -31,6 +31,8 @@ class IllegalActionError(ValueError):
 
 def action_index(action):
     """``int(action)`` for an integer action (Python, numpy scalar or 0-d array), else None."""
+    if type(action) is int:  # the common case, before the slower checks (a bool is not of type int)
+        return action
     if isinstance(action, (bool, np.bool_)):
         return None
     if isinstance(action, numbers.Integral):
@@ -40,21 +42,27 @@ def action_index(action):
     return None
 
 
-def refusal(spec, state: np.ndarray, mask: np.ndarray, who: str, action) -> Optional[str]:
-    """None if ``action`` is legal for ``who`` (the seat on move in ``state``, legal
-    actions ``mask``), else the error message."""
+def checked_action(spec, state: np.ndarray, mask: np.ndarray, who: str, action) -> Tuple[Optional[int], Optional[str]]:
+    """``(index, None)`` if ``action`` is legal for ``who`` (the seat on move in ``state``, legal
+    actions ``mask``), else ``(None, the error message)``."""
     a = action_index(action)
     if a is None:
         shown = action.item() if isinstance(action, np.generic) else action
-        return f"{who}: action {shown!r} is not an integer action index"
+        return None, f"{who}: action {shown!r} is not an integer action index"
     if not 0 <= a < spec.num_actions:
-        return f"{who}: action {a} is out of range 0..{spec.num_actions - 1}"
+        return None, f"{who}: action {a} is out of range 0..{spec.num_actions - 1}"
     if mask[a]:
-        return None
+        return a, None
     code = int(spec.illegal_reason(state, a))
     why = spec.reasons.get(code, "it is not among the legal moves")
-    return (f"{who}: action {a} ({spec.action_to_str(a, state)}) is illegal: {why}; "
-            f"legal now: {legal_summary(spec, state, mask)}")
+    return None, (f"{who}: action {a} ({spec.action_to_str(a, state)}) is illegal: {why}; "
+                  f"legal now: {legal_summary(spec, state, mask)}")
+
+
+def refusal(spec, state: np.ndarray, mask: np.ndarray, who: str, action) -> Optional[str]:
+    """None if ``action`` is legal for ``who`` (the seat on move in ``state``, legal
+    actions ``mask``), else the error message."""
+    return checked_action(spec, state, mask, who, action)[1]
 
 
 def batch_actions(actions, num_envs: int):

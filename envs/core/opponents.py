@@ -9,8 +9,8 @@ from numba import njit, prange, types
 
 from .kernels import copy_vector
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
-from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
-                       OBSERVE_T, POLICY_SIG, POLICY_T)
+from .contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T, POLICY_SIG, POLICY_T
+from .header import running
 from .rng import make_rng, rng_next, rng_pick_set
 from .threads import batch_kernel
 
@@ -39,7 +39,7 @@ class RandomOpponent:
 @njit(cache=True, inline="always")
 def opponent_on_move(s, learner):
     """True while the game goes on and a seat other than the learner's must act."""
-    return s[H_TERMINAL] == 0 and s[H_STEPS] < s[H_MAX_STEPS] and s[H_CURRENT] != learner
+    return running(s) and s[H_CURRENT] != learner
 
 
 # Whole opponent turns are worth threads (unlike the per-round helpers of selfplay.py).

@@ -48,7 +48,8 @@ from typing import Any, Dict, Optional, Sequence, Union
 import numpy as np
 
 from .bounded_reading import check_json_depth, read_regular_file
-from .contract import C_MAX_STEPS, H_STEPS, H_TERMINAL
+from .contract import H_STEPS, H_TERMINAL
+from .header import truncated as truncated_game
 from .safe_writing import write_atomic
 
 FORMAT = "monster-zoo-record"
@@ -135,7 +136,7 @@ def game_result(raw) -> dict:
         raw.spec.returns(state, returns)
     # Read from the state, not from env.truncations: the agents (and their flags) leave the
     # env as their final dead steps are taken.
-    truncated = not terminated and int(state[H_STEPS]) >= int(raw._config[C_MAX_STEPS])
+    truncated = bool(truncated_game.py_func(state))
     return {"returns": [float(r) for r in returns], "terminated": terminated,
             "truncated": truncated, "length": int(state[H_STEPS])}
 

@@ -32,8 +32,8 @@ import numpy as np
 from numba import types
 
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
-from .contract import (APPLY_ACTION_T, H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL, LEGAL_MASK_T,
-                       OBSERVE_T)
+from .contract import APPLY_ACTION_T, H_CURRENT, H_TERMINAL, LEGAL_MASK_T, OBSERVE_T
+from .header import running, running_rows, truncated_rows
 from .batch import read_only
 from .illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from .inputs import check_num_envs, check_seed
@@ -82,7 +82,7 @@ def learner_view(states, learner, masks, obs, legal_mask, observe_into):
     for i in range(states.shape[0]):
         s = states[i]
         masks[i, :] = 0
-        if s[H_TERMINAL] == 0 and s[H_STEPS] < s[H_MAX_STEPS] and s[H_CURRENT] == learner[i]:
+        if running(s) and s[H_CURRENT] == learner[i]:
             legal_mask(s, masks[i])
         observe_into(s, learner[i], obs[i])
 
@@ -325,7 +325,7 @@ class LearnerGames:
         """Rewards and final views of the games that ended (``illegal``: lost by an illegal
         learner action); restart their slots."""
         terminal = self.states[:, H_TERMINAL] != 0
-        cut = ~terminal & ~illegal & (self.states[:, H_STEPS] >= self.states[:, H_MAX_STEPS])
+        cut = truncated_rows(self.states) & ~illegal
         self.terminated[:] = terminal | illegal
         self.truncated[:] = cut
         self.illegal[:] = illegal
@@ -353,8 +353,7 @@ class LearnerGames:
         turn; such games are played out and replaced, so every slot hands the learner a decision."""
         while slots.size:
             self._start_games(slots)
-            slots = slots[(self.states[slots, H_TERMINAL] != 0)
-                          | (self.states[slots, H_STEPS] >= self.states[slots, H_MAX_STEPS])]
+            slots = slots[~running_rows(self.states[slots])]
 
     def _refresh_view(self) -> None:
         s = self.spec
