@@ -7,6 +7,7 @@ greedy kernel) can read its own names without importing the registry back.
 from typing import Dict, Tuple
 
 from monster_zoo import envs
+from monster_zoo.envs.registry import declaration
 
 # kind -> (version, module, class) for agents that play any game
 GENERIC_KINDS: Dict[str, Tuple[int, str, str]] = {
@@ -27,24 +28,7 @@ SHIPPED_NETWORK_KINDS = ("az", "az-net")
 PREVIOUS_VERSIONS: Dict[Tuple[str, int], Tuple[str, str]] = {
     ("mcts", 1): ("monster_zoo.agents.mcts", "MCTSAgent"),  # untuned: 10,000 simulations, random rollouts
 }
-# game name -> kind -> (version, module, class) for agents written for one game
-PER_GAME_KINDS: Dict[str, Dict[str, Tuple[int, str, str]]] = {
-    "marry_the_monster": {
-        "greedy": (1, "monster_zoo.agents.marry_the_monster_greedy", "MarryTheMonsterGreedy"),
-    },
-    "mighty_monsters": {
-        "greedy": (1, "monster_zoo.agents.mighty_monsters_greedy", "MightyMonstersGreedy"),
-    },
-    "monster_arena": {
-        "greedy": (1, "monster_zoo.agents.monster_arena_greedy", "MonsterArenaGreedy"),
-    },
-    "monster_factory": {
-        "greedy": (1, "monster_zoo.agents.monster_factory_greedy", "MonsterFactoryGreedy"),
-    },
-    "monstargh": {
-        "greedy": (1, "monster_zoo.agents.monstargh_greedy", "MonstarghGreedy"),
-    },
-}
+
 
 
 def game_name(game_id: str) -> str:
@@ -53,8 +37,11 @@ def game_name(game_id: str) -> str:
 
 
 def kinds_of(game_id: str) -> Dict[str, Tuple[int, str, str]]:
-    """Every kind of agent available for ``game_id``."""
-    return {**GENERIC_KINDS, **PER_GAME_KINDS.get(game_name(game_id), {})}
+    """Every kind of agent available for ``game_id``: the generic kinds, then the baselines its
+    declaration names (:class:`monster_zoo.envs.core.game.Baseline`)."""
+    game = declaration(game_id)
+    written = {kind: (b.version, b.module, b.agent) for kind, b in game.baselines.items()} if game else {}
+    return {**GENERIC_KINDS, **written}
 
 
 def versioned_name(game_id: str, kind: str) -> str:

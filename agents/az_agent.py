@@ -12,7 +12,7 @@ other game, count or rule option where it acts and where a game starts
   (:data:`DEFAULT_SIMULATIONS`; see ``training/AZ.md`` for what a move costs), determinized for
   the seat on move, so its choice does not depend on what that seat cannot see. With
   ``rollout_weight`` above 0 a new leaf's value mixes in a rollout of the game's tuned ``mcts``
-  rollout policy (:data:`monster_zoo.agents.search.SEARCH_CONFIGS`). Without ``gumbel_scale``
+  rollout policy (the ``search`` of the game's declaration, :func:`monster_zoo.agents.search.search_config`). Without ``gumbel_scale``
   its only randomness is the redeal of each simulation (and its rollouts), drawn from its own
   generator: a seed fixes every decision.
 * :class:`AZNetAgent` (``"az-net"``) plays the legal action of highest logit from its own

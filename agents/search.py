@@ -1,7 +1,7 @@
 """Each game's tuned search baseline: ``"mcts"`` (``<game>-mcts-v2``) and ``"mcts-fast"``.
 
 The search is the generic information-set MCTS of :mod:`monster_zoo.agents.mcts`; what is
-tuned per game is in :data:`SEARCH_CONFIGS`: simulations per move (sized so a move
+tuned per game is in its declaration (``search`` of :class:`monster_zoo.envs.core.game.Game`): simulations per move (sized so a move
 takes at most 0.2 s of one core on the 2-core development machine), the UCB
 exploration constant for the game's returns, and the rollout policy - uniform random,
 or the game's greedy kernel, which costs more per simulation but judges the end of a
@@ -13,40 +13,25 @@ exploration 1.0, random rollouts in every game). How each configuration was chos
 and what it scores against greedy, is in ``agents/README.md``.
 """
 import importlib
-from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import List, Optional
 
-from monster_zoo import envs
+from monster_zoo.envs.core.game import ROLLOUTS, SearchConfig
+from monster_zoo.envs.registry import declaration
 
 from .agent_names import baseline_module, versioned_name
 from .mcts import MCTSAgent
 from .mcts_evaluator import uniform_policy
 
-ROLLOUTS = ("random", "greedy")
 FAST_FRACTION = 10
 
 
-@dataclass(frozen=True)
-class SearchConfig:
-    """How one game's search baseline searches."""
-
-    simulations: int
-    exploration: float
-    rollout: str  # one of ROLLOUTS
-
-
-SEARCH_CONFIGS: Dict[str, SearchConfig] = {
-    "marry_the_monster": SearchConfig(simulations=10_000, exploration=1.0, rollout="random"),
-    "mighty_monsters": SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
-    "monstargh": SearchConfig(simulations=4_000, exploration=1.0, rollout="random"),
-    "monster_arena": SearchConfig(simulations=1_200, exploration=1.0, rollout="greedy"),
-    "monster_factory": SearchConfig(simulations=1_000, exploration=1.0, rollout="greedy"),
-}
-
-
 def search_config(game_id: str) -> SearchConfig:
-    """The tuned configuration of ``game_id``'s search baseline."""
-    return SEARCH_CONFIGS[envs.spec(game_id).name]
+    """The tuned configuration of ``game_id``'s search baseline, as its declaration gives it
+    (``search`` of :class:`monster_zoo.envs.core.game.Game`); ValueError for a game without one."""
+    game = declaration(game_id)
+    if game is None or game.search is None:
+        raise ValueError(f"{game_id} declares no tuned search (the search= of its Game declaration)")
+    return game.search
 
 
 def search_names(game_id: str) -> List[str]:
@@ -64,13 +49,13 @@ def rollout_kernel(game_id: str, rollout: str):
 
 
 def tuned_rollout(game_id: str):
-    """The rollout policy of ``game_id``'s tuned search (:data:`SEARCH_CONFIGS`), which the learned
+    """The rollout policy of ``game_id``'s tuned search (its declaration (``search`` of :class:`monster_zoo.envs.core.game.Game`)), which the learned
     search also mixes into its leaf values."""
     return rollout_kernel(game_id, search_config(game_id).rollout)
 
 
 class TunedMCTS(MCTSAgent):
-    """The search baseline of one game, configured from :data:`SEARCH_CONFIGS`."""
+    """The search baseline of one game, configured from its declaration (``search`` of :class:`monster_zoo.envs.core.game.Game`)."""
 
     fraction = 1
 

@@ -12,35 +12,15 @@ move cost about the CPU time of the game's tuned ``mcts`` move (sized by
 at most 0.1 CPU s on the 2-core development machine), so the two meet at equal budgets, and the
 share of a leaf's value that comes from a rollout (``rollout_weight``, where it measured stronger).
 """
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict
 
 from monster_zoo import envs
+from monster_zoo.envs.core.game import DEFAULT_PLAY_SIMULATIONS, PlaySettings  # noqa: F401 (the default, named here too)
+from monster_zoo.envs.registry import declaration
 
 from .shipped_files import CHAMPION_DIR
 
 VERSION = 1  # of the shipped network that the short names az and az-net play
-DEFAULT_PLAY_SIMULATIONS = 200
-
-
-@dataclass(frozen=True)
-class PlaySettings:
-    """How a game's shipped az searches: simulations per move and the rollout share of leaf values
-    (:class:`monster_zoo.agents.az_search.SearchSettings`)."""
-
-    simulations: int = DEFAULT_PLAY_SIMULATIONS
-    rollout_weight: float = 0.0
-
-
-# Each game's shipped az (see the module doc and training/AZ.md for the measurements); a game not
-# listed plays PlaySettings().
-PLAY_SETTINGS: Dict[str, PlaySettings] = {
-    "marry_the_monster": PlaySettings(simulations=5763),
-    "mighty_monsters": PlaySettings(simulations=3580),
-    "monstargh": PlaySettings(simulations=1155, rollout_weight=0.5),
-    "monster_arena": PlaySettings(simulations=576, rollout_weight=0.5),
-}
 
 
 def shipped_network_path(game_id: str, version: int = VERSION) -> Path:
@@ -55,4 +35,5 @@ def network_ships(game_id: str) -> bool:
 
 def play_settings(game_id: str) -> PlaySettings:
     """How the ``az`` shipped for ``game_id`` searches."""
-    return PLAY_SETTINGS.get(envs.spec(game_id).name, PlaySettings())
+    game = declaration(game_id)
+    return game.az_play if game is not None else PlaySettings()

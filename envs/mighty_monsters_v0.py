@@ -124,6 +124,8 @@ changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release hi
 under the next id (`mighty_monsters-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
 each id to its fingerprint.
 """
-from .mighty_monsters.env import SPEC, env, raw_env
+from .mighty_monsters.game import GAME
 
-__all__ = ["SPEC", "env", "raw_env"]
+SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
+
+__all__ = ["GAME", "SPEC", "env", "raw_env"]

@@ -9,31 +9,75 @@ num_players=2)`` works once ``monster_zoo`` is imported, with gymnasium's usual 
 import importlib
 import importlib.util
 import os
+import pkgutil
+import re
 from pathlib import Path
-from typing import Dict, List
+from types import SimpleNamespace
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
-# id -> module holding ``SPEC``, ``env`` and ``raw_env``
-_GAMES: Dict[str, str] = {}
+# id -> the module of its page (``SPEC``, ``env``, ``raw_env`` and, for declared games, ``GAME``),
+# or, for a game registered by its declaration, a namespace holding the same names
+_GAMES: Dict[str, Union[str, SimpleNamespace]] = {}
+_UNLISTED: set = set()
+# A game's page module is named after its id: envs/<name>_v<version>.py.
+_PAGE = re.compile(r"(?P<name>[a-z][a-z0-9_]*)_v(?P<version>\d+)")
 
 
-def register(game_id: str, module: str) -> None:
-    """Register ``game_id`` (e.g. ``"marry_the_monster-v0"``) served by ``module``, and its
-    learner env with gymnasium as :func:`gymnasium_id` ``(game_id)``."""
-    _GAMES[game_id] = module
+def register(game, module: Optional[str] = None, *, listed: bool = True) -> None:
+    """Register a game, and its learner env with gymnasium as :func:`gymnasium_id` ``(game_id)``.
+
+    ``register(game_id, module)`` registers the id (e.g. ``"marry_the_monster-v0"``) served by the
+    module named ``module`` (holding ``SPEC``, ``env`` and ``raw_env``); ``register(GAME)`` registers
+    a declaration (:class:`monster_zoo.envs.core.game.Game`) directly. ``listed=False`` keeps the
+    game out of :func:`available` (every other function serves it), for games used only by tests.
+    The shipped games need no call: they are found by their page modules' file names.
+    """
+    if isinstance(game, str):
+        if not isinstance(module, str):
+            raise TypeError(f"register({game!r}, module): module must name the module that serves the game")
+        game_id, entry = game, module
+    else:
+        if module is not None:
+            raise TypeError("register(GAME) takes no module: the declaration is the whole game")
+        game_id = game.id
+        entry = SimpleNamespace(GAME=game, SPEC=game.spec, env=game.env, raw_env=game.raw_env)
+    _GAMES[game_id] = entry
+    if listed:
+        _UNLISTED.discard(game_id)
+    else:
+        _UNLISTED.add(game_id)
     _register_with_gymnasium(game_id)
 
 
 def available() -> List[str]:
-    """Ids of every registered game."""
-    return sorted(_GAMES)
+    """Ids of every registered game (those registered with ``listed=False`` left out)."""
+    return sorted(set(_GAMES) - _UNLISTED)
 
 
 def _module(game_id: str):
     if game_id not in _GAMES:
         raise ValueError(f"unknown game {game_id!r}; available: {', '.join(available())}")
-    return importlib.import_module(_GAMES[game_id])
+    entry = _GAMES[game_id]
+    return importlib.import_module(entry) if isinstance(entry, str) else entry
+
+
+def declaration(game_id: str):
+    """The declaration (:class:`monster_zoo.envs.core.game.Game`) of ``game_id``; None for a game
+    registered by a module without one."""
+    return getattr(_module(game_id), "GAME", None)
+
+
+def _discover() -> Dict[str, str]:
+    """Game id -> page module of every game page in this package, found by file name alone (no
+    game is imported: ``import monster_zoo`` stays light)."""
+    found = {}
+    for info in pkgutil.iter_modules([str(Path(__file__).resolve().parent)]):
+        match = _PAGE.fullmatch(info.name)
+        if match and not info.ispkg:
+            found[f"{match['name']}-v{match['version']}"] = f"{__package__}.{info.name}"
+    return found
 
 
 def kernels_cached(game_id: str) -> bool:
@@ -44,7 +88,10 @@ def kernels_cached(game_id: str) -> bool:
         raise ValueError(f"unknown game {game_id!r}; available: {', '.join(available())}")
     if os.environ.get("NUMBA_CACHE_DIR"):
         return True
-    package = importlib.util.find_spec(_GAMES[game_id].rsplit("_v", 1)[0])
+    entry = _GAMES[game_id]
+    if not isinstance(entry, str):  # registered by its declaration: its kernels are loaded already
+        return True
+    package = importlib.util.find_spec(entry.rsplit("_v", 1)[0])
     if package is None or not package.submodule_search_locations:
         return True
     return any((Path(package.submodule_search_locations[0]) / "__pycache__").glob("*.nbi"))
@@ -145,8 +192,5 @@ def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **opt
     return random_playout(spec(game_id), config(game_id, options), num_steps, seed)[2]
 
 
-register("marry_the_monster-v0", "monster_zoo.envs.marry_the_monster_v0")
-register("monstargh-v0", "monster_zoo.envs.monstargh_v0")
-register("mighty_monsters-v0", "monster_zoo.envs.mighty_monsters_v0")
-register("monster_factory-v0", "monster_zoo.envs.monster_factory_v0")
-register("monster_arena-v0", "monster_zoo.envs.monster_arena_v0")
+for _id, _page in _discover().items():
+    register(_id, _page)

@@ -145,3 +145,17 @@ def reachable_state(game_id: str, options: Dict, seed: int, num_steps: int) -> n
 def make_reachable_state() -> Callable[..., np.ndarray]:
     """The factory :func:`reachable_state` (session scoped, so hypothesis tests may use it)."""
     return reachable_state
+
+
+def redeclare(monkeypatch, game_id: str, **changes):
+    """For one test, serve ``game_id`` by a copy of its declaration with ``changes`` (e.g. a smaller
+    ``search`` budget): every registry and agent reads the copy, and the original comes back after."""
+    import dataclasses
+
+    from monster_zoo.envs import registry
+
+    game = registry.declaration(game_id)
+    changed = dataclasses.replace(game, **changes)
+    monkeypatch.setitem(registry._GAMES, game_id, types.SimpleNamespace(
+        GAME=changed, SPEC=game.spec, env=game.env, raw_env=game.raw_env))
+    return changed

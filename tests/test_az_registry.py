@@ -18,6 +18,7 @@ from monster_zoo.agents.match import run_match
 from monster_zoo.agents.policy_file import ModelFileError
 from monster_zoo.agents.registry import agent_labels, is_model, model_file
 
+from conftest import redeclare
 from test_agents_know_their_game import other_game, view
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,10 +145,10 @@ def test_a_shipped_network_is_listed_and_played_by_its_short_and_versioned_names
 def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
     import monster_zoo.agents.shipped_networks as shipped
 
-    monkeypatch.delitem(shipped.PLAY_SETTINGS, "marry_the_monster", raising=False)
+    redeclare(monkeypatch, MTM, az_play=shipped.PlaySettings())  # a game that declares no budget of its own
     default = make_agent("az", MTM, 0, TWO).settings
     assert (default.simulations, default.rollout_weight) == (shipped.DEFAULT_PLAY_SIMULATIONS, 0.0)
-    monkeypatch.setitem(shipped.PLAY_SETTINGS, "marry_the_monster", shipped.PlaySettings(37, 0.5))
+    redeclare(monkeypatch, MTM, az_play=shipped.PlaySettings(37, 0.5))
     settings = make_agent("az", MTM, 0, TWO).settings
     assert (settings.simulations, settings.rollout_weight) == (37, 0.5)
 

@@ -26,8 +26,8 @@ def _how_to_bump(game_id: str) -> str:
     """What a developer does to give a changed game its next id."""
     spec = envs.spec(game_id)
     new_id = f"{spec.name}-v{spec.version + 1}"
-    return (f"register the game as {new_id} (version={spec.version + 1} in envs/{spec.name}/env.py, the "
-            f"module envs/{spec.name}_v{spec.version + 1}.py, its line in envs/registry.py), add a CHANGELOG.md "
+    return (f"register the game as {new_id} (version={spec.version + 1} in envs/{spec.name}/game.py, its page "
+            f"renamed to envs/{spec.name}_v{spec.version + 1}.py), add a CHANGELOG.md "
             f"entry saying what changed, and pin the new id with `python tests/record_game_versions.py {new_id}`")
 
 

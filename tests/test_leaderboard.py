@@ -13,6 +13,7 @@ from monster_zoo.agents.az_network import read_network  # noqa: E402
 from monster_zoo.agents.champions import champion_games, champion_versions  # noqa: E402
 from monster_zoo.agents.shipped_networks import network_ships, shipped_network_path  # noqa: E402
 from monster_zoo.training import leaderboard  # noqa: E402
+from conftest import redeclare
 
 GAME = "marry_the_monster-v0"
 
@@ -41,10 +42,9 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
 @pytest.fixture
 def tiny_search(monkeypatch):
     """Marry the Monster's search and learned search at 20 simulations, so a whole table plays in seconds."""
-    config = search.SEARCH_CONFIGS["marry_the_monster"]
-    monkeypatch.setitem(search.SEARCH_CONFIGS, "marry_the_monster",
-                        search.SearchConfig(20, config.exploration, config.rollout))
-    monkeypatch.setitem(shipped_networks.PLAY_SETTINGS, "marry_the_monster", shipped_networks.PlaySettings(20))
+    config = search.search_config(GAME)
+    redeclare(monkeypatch, GAME, search=search.SearchConfig(20, config.exploration, config.rollout),
+              az_play=shipped_networks.PlaySettings(20))
 
 
 def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_path, tiny_search):

@@ -17,7 +17,8 @@ from monster_zoo.envs.monster_factory.actions import (NUM_ACTIONS, PLACE0, actio
                                          place_action, str_to_action)
 from monster_zoo.envs.monster_factory.components import (ALL_EMPTY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES,
                                              MAX_MONSTERS, MAX_OPEN_CELLS, ROTATION_NEW, kind)
-from monster_zoo.envs.monster_factory.env import DEFAULT_MAX_STEPS, SPEC
+from monster_zoo.envs.monster_factory.game import DEFAULT_MAX_STEPS
+from monster_zoo.envs.monster_factory_v0 import SPEC
 from monster_zoo.envs.monster_factory.state_layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, MON_DONE,
                                          MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, PH_PLACE,
                                          PH_START, PHASE, SCORE, STATE_SIZE, SUPPLY, TILE_KIND, TILE_MONSTER,

@@ -254,7 +254,7 @@ def test_search_beats_three_greedy_players_at_four(game_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", [g for g in GAMES if network_ships(g)])
 def test_shipped_learned_search_beats_greedy_at_the_smallest_player_count(game_id):
-    """The shipped ``az`` at its game's budget (``PLAY_SETTINGS``); the issue's target is 0.75
+    """The shipped ``az`` at its game's budget (``az_play`` of its declaration); the issue's target is 0.75
     at 200 games, reached in some games only (``training/AZ.md``): this guards against a regression
     below the level every shipped network reached."""
     n = smallest(game_id)

@@ -8,7 +8,7 @@ The search plays one seat and the game's greedy baseline every other seat; seats
 deals are paired (:func:`monster_zoo.agents.match.iter_games`), so the result is the issue's
 protocol: the search's win rate with its 95% Wilson interval, against the even share 1/n.
 Without ``--simulations``/``--exploration``/``--rollout`` the game's registered
-configuration (:data:`monster_zoo.agents.search.SEARCH_CONFIGS`) plays. Time per move is
+configuration (:func:`monster_zoo.agents.search.search_config`, from the game's declaration) plays. Time per move is
 the search's process CPU time per decision (mean and maximum, after one untimed decision that
 compiles the search), which other processes on the machine disturb far less than wall time; the machine's load average is printed too.
 One markdown row goes to stdout and one JSON line is appended to ``--json``.

@@ -1,8 +1,8 @@
 """One PettingZoo AEC adapter over any game that implements the kernel contract.
 
-A game's ``env.py`` subclasses :class:`KernelAECEnv`, setting ``spec`` and
-``metadata``; everything else (validation, illegal actions, rewards, rendering,
-pickling) lives here once.
+Each game's ``raw_env`` is a subclass of :class:`KernelAECEnv` made from its declaration
+(:class:`monster_zoo.envs.core.game.Game`), which sets ``spec`` and ``metadata``; everything
+else (validation, illegal actions, rewards, rendering, pickling) lives here once.
 """
 import numpy as np
 from gymnasium import spaces
@@ -12,7 +12,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .action_trail import ActionTrail
-from .contract import H_CURRENT, H_TERMINAL, GameSpec
+from .contract import H_CURRENT, H_TERMINAL
 from .header import running, truncated
 from .illegal import IllegalActionError, checked_action
 from .inputs import check_reset_options, check_seed
@@ -277,20 +277,3 @@ def wrap(raw):
     """Standard wrappers of ``env()``: order enforcement only, since the adapter itself
     validates actions (bounds and legality) with clearer messages than the generic wrappers."""
     return wrappers.OrderEnforcingWrapper(raw)
-
-
-def game_spec(rules, actions, text_view, picture, **fields) -> GameSpec:
-    """A game's :class:`GameSpec` from its modules: the kernels, ``REASONS`` and ``OBS_SIZE`` of
-    ``rules``, ``NUM_ACTIONS`` and the action names of ``actions``, the text views of ``text_view``
-    (with its ``LEGEND`` and ``card_text`` where it has them), the picture of ``picture``;
-    ``fields`` give the rest (name, version, title, player range, sizes, options)."""
-    return GameSpec(
-        init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
-        returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
-        determinize=rules.determinize, reasons=rules.REASONS, obs_size=rules.OBS_SIZE,
-        num_actions=actions.NUM_ACTIONS, action_to_str=actions.action_to_str,
-        str_to_action=actions.str_to_action, to_text=text_view.to_text,
-        private_text=getattr(text_view, "private_text", None), legend=getattr(text_view, "LEGEND", ""),
-        card_text=getattr(text_view, "card_text", None), draw=picture.draw,
-        describe_action=picture.describe_action, public_scores=picture.public_scores,
-        score_label=picture.SCORE_LABEL, **fields)

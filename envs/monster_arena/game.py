@@ -1,8 +1,9 @@
-"""Monster Arena as a PettingZoo AEC env: the game's declaration for the generic adapter."""
+"""Monster Arena's declaration: its options, its kernels' modules and what its agents need (see
+``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, game_spec, wrap
 from ..core.contract import REWARD_SCORE, REWARD_WIN
+from ..core.game import Baseline, Game, PlaySettings, SearchConfig
 from ..core.options import COMMON_OPTIONS, Option, int_between, max_steps_option
 from . import actions, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
@@ -32,22 +33,14 @@ def make_config(options: dict) -> np.ndarray:
                     dtype=np.int64)
 
 
-SPEC = game_spec(
-    rules, actions, text_view, picture, name="monster_arena", version=0, title="Monster Arena",
-    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE,
-    max_game_length=DEFAULT_MAX_STEPS, options=OPTIONS, make_config=make_config,
+GAME = Game(
+    name="monster_arena", version=0, title="Monster Arena",
+    rules=rules, actions=actions, text_view=text_view, picture=picture,
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
+    options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
+    rule_prefix="AR",
+    baselines={"greedy": Baseline("monster_zoo.agents.monster_arena_greedy", "MonsterArenaGreedy")},
+    search=SearchConfig(simulations=1_200, exploration=1.0, rollout="greedy"),
+    az_play=PlaySettings(simulations=576, rollout_weight=0.5),
 )
-
-
-class raw_env(KernelAECEnv):
-    """Monster Arena without wrappers; see ``monster_zoo.envs.monster_arena_v0`` for the docs."""
-
-    spec = SPEC
-    metadata = {"name": "monster_arena_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
-                "is_parallelizable": False}
-
-
-def env(**options):
-    """Monster Arena wrapped like PettingZoo's classic envs."""
-    return wrap(raw_env(**options))

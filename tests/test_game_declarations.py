@@ -1,0 +1,74 @@
+"""Games are declared once (``GAME`` in ``envs/<game>/game.py``) and found by their page modules'
+file names: the registry keeps no list, and every registry reads the declaration."""
+import dataclasses
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from monster_zoo import envs
+from monster_zoo.agents.agent_names import kinds_of
+from monster_zoo.agents.search import search_config
+from monster_zoo.agents.shipped_networks import play_settings
+from monster_zoo.envs import registry
+from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
+
+ENVS_DIR = Path(registry.__file__).resolve().parent
+
+
+def test_every_page_file_is_a_registered_game_and_nothing_else():
+    pages = {f"{m['name']}-v{m['version']}" for p in ENVS_DIR.glob("*_v*.py")
+             if (m := re.fullmatch(r"(?P<name>[a-z][a-z0-9_]*)_v(?P<version>\d+)", p.stem))}
+    assert pages and envs.available() == sorted(pages)
+
+
+def test_each_declaration_is_what_its_page_publishes(game_id):
+    game = registry.declaration(game_id)
+    page = registry._module(game_id)
+    assert isinstance(game, Game) and game.id == game_id
+    assert page.SPEC is game.spec and page.raw_env is game.raw_env and envs.spec(game_id) is game.spec
+    assert game.raw_env.metadata["name"] == game_id.replace("-", "_")
+    assert re.fullmatch(r"[A-Z]+", game.rule_prefix)
+    raw = envs.make(game_id, wrapped=False)
+    raw.reset(seed=1)
+    assert type(pickle.loads(pickle.dumps(raw))) is game.raw_env  # pickles find the class on its page
+
+
+def test_agents_and_search_read_the_declaration(game_id):
+    game = registry.declaration(game_id)
+    greedy = game.baselines["greedy"]
+    assert kinds_of(game_id)["greedy"] == (greedy.version, greedy.module, greedy.agent)
+    assert search_config(game_id) is game.search and play_settings(game_id) is game.az_play
+
+
+def test_a_game_registered_unlisted_is_served_but_not_listed(monkeypatch):
+    monkeypatch.setattr(registry, "_GAMES", dict(registry._GAMES))
+    monkeypatch.setattr(registry, "_UNLISTED", set(registry._UNLISTED))
+    shipped = registry.declaration("marry_the_monster-v0")
+    twin = dataclasses.replace(shipped, version=97, title="Twin", page="monster_zoo.envs.marry_the_monster_v0",
+                               baselines={"greedy": Baseline("monster_zoo.agents.marry_the_monster_greedy",
+                                                             "MarryTheMonsterGreedy", version=3)},
+                               search=SearchConfig(7, 1.0, "random"))
+    envs.register(twin, listed=False)
+    assert "marry_the_monster-v97" not in envs.available()
+    env = envs.make("marry_the_monster-v97", num_players=2)
+    env.reset(seed=0)
+    assert env.unwrapped.spec.env_id == "marry_the_monster-v97" and registry.declaration("marry_the_monster-v97") is twin
+    assert search_config("marry_the_monster-v97").simulations == 7
+    assert kinds_of("marry_the_monster-v97")["greedy"][0] == 3
+    envs.register(twin)
+    assert "marry_the_monster-v97" in envs.available()
+
+
+def test_register_refuses_a_mixed_call():
+    game = registry.declaration("marry_the_monster-v0")
+    with pytest.raises(TypeError, match="takes no module"):
+        envs.register(game, "monster_zoo.envs.marry_the_monster_v0")
+    with pytest.raises(TypeError, match="must name the module"):
+        envs.register("some_game-v0")
+
+
+def test_a_search_declaration_refuses_an_unknown_rollout():
+    with pytest.raises(ValueError, match="random, greedy"):
+        SearchConfig(10, 1.0, "cleverest")
