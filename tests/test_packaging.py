@@ -8,6 +8,7 @@ that the core dependencies alone run every core feature. The license (MIT, ``LIC
 in the metadata of both the sdist and the wheel.
 """
 import importlib.metadata
+import importlib.util
 import re
 import subprocess
 import sys
@@ -42,10 +43,36 @@ def _expected_packages():
     return names
 
 
-def test_pyproject_lists_every_package_under_monster_zoo():
-    assert set(SETUPTOOLS["packages"]) == _expected_packages()
-    assert SETUPTOOLS["package-dir"] == {"monster_zoo": "monster_zoo",
-                                        **{f"monster_zoo.{f}": f for f in FOLDERS}}
+def _package_layout():
+    """``package_layout`` of the repository's setup.py, loaded as a module (it runs setup() only
+    as a script)."""
+    spec = importlib.util.spec_from_file_location("monster_zoo_setup", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.package_layout
+
+
+def test_the_packages_are_found_from_the_folders():
+    packages, package_dir, package_data = _package_layout()()
+    assert set(packages) == _expected_packages()
+    assert package_dir == {"monster_zoo": "monster_zoo", **{f"monster_zoo.{f}": f for f in FOLDERS}}
+    assert package_data["monster_zoo.seeds.marry_the_monster"] == ["*.json", "*.md"]
+    assert "*.npz" in package_data["monster_zoo.agents.champions"]
+    assert not {"packages", "package-dir", "package-data"} & set(SETUPTOOLS), "one source: setup.py"
+
+
+def test_a_new_game_folder_is_packaged_without_a_line_anywhere(tmp_path):
+    """A copy of the layout with one more game in envs/ and seeds/ packages it too."""
+    for folder in FOLDERS:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "envs" / "noughts").mkdir()
+    (tmp_path / "envs" / "noughts" / "__init__.py").write_text("")
+    (tmp_path / "seeds" / "noughts").mkdir()
+    (tmp_path / "seeds" / "noughts" / "rules.md").write_text("# rules\n")
+    packages, _, package_data = _package_layout()(tmp_path)
+    assert {"monster_zoo.envs.noughts", "monster_zoo.seeds.noughts"} <= set(packages)
+    assert package_data["monster_zoo.seeds.noughts"] == ["*.json", "*.md"]
 
 
 def test_version_has_one_source():
