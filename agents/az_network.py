@@ -335,7 +335,7 @@ def _check_metadata(metadata, source: str) -> List[int]:
         if not isinstance(value, kind) or (kind is int and not _is_int(value)):
             _fail(source, f"metadata field {key} must be a {kind.__name__}")
     game = metadata.get("game")
-    if game not in envs.available():
+    if not envs.registry.registered(game):
         _fail(source, f"is for game {repr(game)[:60]}, which this monster-zoo does not have "
               f"(available: {', '.join(envs.available())})")
     hidden = arch.get("hidden_sizes")

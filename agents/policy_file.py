@@ -214,7 +214,7 @@ def validate_metadata(metadata, source: str) -> None:
         _fail(source, f"metadata lacks {', '.join(missing)}")
     for key, (kind, what) in required.items():
         _check_type(source, key, metadata[key], kind, what)
-    if metadata["game"] not in envs.available():
+    if not envs.registry.registered(metadata["game"]):
         _fail(source, f"is for game {metadata['game']!r}, which this monster-zoo does not have "
               f"(available: {', '.join(envs.available())})")
     for key in ("observation_size", "num_actions"):

@@ -56,6 +56,11 @@ def available() -> List[str]:
     return sorted(set(_GAMES) - _UNLISTED)
 
 
+def registered(game_id: str) -> bool:
+    """Whether ``game_id`` is registered, listed in :func:`available` or not."""
+    return game_id in _GAMES
+
+
 def _module(game_id: str):
     if game_id not in _GAMES:
         raise ValueError(f"unknown game {game_id!r}; available: {', '.join(available())}")

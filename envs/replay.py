@@ -15,7 +15,7 @@ from .core.picture import RENDER_EXTRA
 from .core.records import (RecordError, RecordWriter, check_result, check_step, game_result, read_record,
                            validate_record)
 from .core.safe_writing import open_atomic, write_atomic
-from .registry import available, make
+from .registry import available, make, registered
 
 PUBLIC = "public"
 RECORD_NOTE = ("A match record is a full-information artefact: its seed and actions determine every hidden "
@@ -32,7 +32,7 @@ def load(record: Union[str, Path, dict], allow_other_version: bool = False) -> d
 
 def game_env(record: dict, where: str = "record"):
     """A fresh AEC env of the record's game and options; RecordError if either is unknown."""
-    if record["game"] not in available():
+    if not registered(record["game"]):
         raise RecordError(f"{where}: unknown game {record['game']!r}; available: {', '.join(available())}")
     try:
         env = make(record["game"], **record["options"])

@@ -3,7 +3,13 @@
 Every test that asks for the fixture ``game_id`` runs once per registered game, and
 every test that asks for ``case`` once per (game, option set), so a game added to
 the registry is covered by the conformance tests without touching them.
+
+The test-only games of ``tests/fixture_games/`` (each declared in its ``game.py`` exactly as a
+shipped game is) are registered unlisted and join ``game_id`` and ``case`` in the modules marked
+``conformance``, which check what every game must do; the other modules check the shipped games'
+own artefacts (golden playthroughs, pinned versions, pictures, documentation) and leave them out.
 """
+import importlib
 import sys
 import types
 from dataclasses import dataclass, field
@@ -23,6 +29,19 @@ if str(Path(__file__).resolve().parent) not in list(getattr(sys.modules.get("tes
 from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.rng import make_rng
+
+def register_fixture_games() -> List[str]:
+    """Register every game declared under ``tests/fixture_games/`` (unlisted); return their ids."""
+    ids = []
+    for declared in sorted((Path(__file__).resolve().parent / "fixture_games").glob("*/game.py")):
+        game = importlib.import_module(f"fixture_games.{declared.parent.name}.game").GAME
+        envs.register(game, listed=False)
+        ids.append(game.id)
+    return ids
+
+
+FIXTURE_GAMES = register_fixture_games()
+CONFORMANCE = "conformance"
 
 # Options exercised elsewhere on purpose (render modes, illegal-action handling, the flat
 # observation form) or needing a value rather than a choice; they are left at their
@@ -80,15 +99,28 @@ def option_sets(game_id: str) -> List[Dict]:
 
 
 def all_cases() -> List[GameCase]:
-    """Every (game, option set) pair of the registry."""
-    return [GameCase(g, opts) for g in envs.available() for opts in option_sets(g)]
+    """Every (game, option set) pair of the registry, the test-only games included."""
+    return [GameCase(g, opts) for g in envs.available() + FIXTURE_GAMES for opts in option_sets(g)]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Leave the test-only games out of every module not marked ``conformance``."""
+    kept, left_out = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        game = params.get("game_id", getattr(params.get("case"), "game_id", None))
+        fixture_only = game in FIXTURE_GAMES and item.get_closest_marker(CONFORMANCE) is None
+        (left_out if fixture_only else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 # Parametrized fixtures rather than a collection hook, so a test module that parametrizes
 # ``game_id`` or ``case`` itself simply overrides them.
-@pytest.fixture(scope="session", params=envs.available())
+@pytest.fixture(scope="session", params=envs.available() + FIXTURE_GAMES)
 def game_id(request) -> str:
-    """Each registered game id in turn."""
+    """Each registered game id in turn (the test-only games in conformance modules)."""
     return request.param
 
 
@@ -129,7 +161,7 @@ def game_ids() -> List[str]:
 @pytest.fixture(scope="session")
 def game_option_sets() -> Dict[str, List[Dict]]:
     """Option sets per registered game (see :func:`option_sets`)."""
-    return {g: option_sets(g) for g in envs.available()}
+    return {g: option_sets(g) for g in envs.available() + FIXTURE_GAMES}
 
 
 def reachable_state(game_id: str, options: Dict, seed: int, num_steps: int) -> np.ndarray:

@@ -17,6 +17,8 @@ from monster_zoo import envs
 from monster_zoo.envs.core.illegal import IllegalActionError
 from monster_zoo.envs.core.selfplay import LearnerGames
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 ILLEGAL = "an in-range action the rules forbid now"  # resolved per driver, in its current state
 SLOT = 1  # the slot batched drivers put the bad action in (the others get legal actions)
 NUM_ENVS = 3

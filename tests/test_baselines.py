@@ -11,6 +11,8 @@ from monster_zoo.agents.match import run_match, wilson_interval
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 GAMES_PER_CHECK = 300
 
 

@@ -14,6 +14,8 @@ from pettingzoo.test import api_test, seed_test
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 # Enough cycles for api_test/seed_test to play a whole game at every player count.
 API_CYCLES = 500
 

@@ -23,6 +23,8 @@ from monster_zoo.envs.marry_the_monster.state_layout import (BITS_SPLIT, DECK, D
                                            OCCUPIED_BITS, OWN_BITS, OWNER, PENDING, POOL, SCORE,
                                            WINNER)
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 MTM = "marry_the_monster-v0"
 MTM_SPEC = envs.spec(MTM)
 HIDDEN_BLOCKS = (slice(HAND, HAND + MAX_PLAYERS * NUM_CARD_TYPES), slice(DECK, DECK + NUM_CARD_TYPES))

@@ -13,6 +13,8 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from monster_zoo import envs
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 
 class ScaledBoxObservations(BaseWrapper):
     """A SuperSuit-style observation wrapper: it only accepts Box observation spaces and

@@ -14,6 +14,8 @@ from monster_zoo.agents.shipped_networks import play_settings
 from monster_zoo.envs import registry
 from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 ENVS_DIR = Path(registry.__file__).resolve().parent
 
 

@@ -7,8 +7,11 @@ the seed stays where only the user's own code reads it (``LearnerEnv.game_seed()
 ``SelfPlayVecEnv.game_seeds()`` / ``finished_game_seeds()``), and replays work from that.
 """
 import numpy as np
+import pytest
 
 from monster_zoo import envs
+
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
 
 # what a seat may read in info, always or once its game is over (all public by then)
 LEARNER_KEYS = {"action_mask", "learner_seat"}

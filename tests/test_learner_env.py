@@ -11,6 +11,8 @@ from monster_zoo import envs
 from monster_zoo.envs.core.rng import entropy_seed
 from monster_zoo.envs.registry import gymnasium_id
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 
 def first_illegal(mask) -> int:
     return int(np.flatnonzero(~np.asarray(mask, bool))[0])

@@ -12,6 +12,8 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.envs.core.options import MAX_STEPS_LIMIT
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 CALLS = {
     "step": lambda env: env.step(0),
     "observe": lambda env: env.observe("player_0"),

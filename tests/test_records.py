@@ -14,6 +14,8 @@ from monster_zoo.envs.core.records import (FORMAT_VERSION, RecordError, RecordWr
                                            save_record, validate_record)
 from monster_zoo.envs.replay import build_record, load, pictures, replay, views, write_gif, write_html
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

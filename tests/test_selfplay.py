@@ -18,6 +18,8 @@ from monster_zoo.envs.core.opponents import RandomOpponent
 from monster_zoo.envs.core.selfplay import LearnerGames
 from monster_zoo.envs.core.sb3_vec_env import SelfPlayVecEnv
 
+pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
+
 
 @njit(POLICY_SIG)
 def first_legal_policy(state, mask, rng):

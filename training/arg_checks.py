@@ -43,7 +43,7 @@ def policy_size_problem(label: str, game_id: str, hidden_sizes: List[int],
     from monster_zoo import envs
     from monster_zoo.agents.policy_file import ModelFileError, make_metadata
 
-    if game_id not in envs.available():
+    if not envs.registry.registered(game_id):
         return None  # the game's own check names it
     try:
         make_metadata(game_id, None, hidden_sizes, "tanh", "size check", item_sizes=item_sizes)

@@ -177,7 +177,7 @@ def policy_problem(policy: str, game_id: str) -> Optional[str]:
         from monster_zoo import envs
         from monster_zoo.agents.placement_policy import placement_layout
 
-        if game_id in envs.available() and placement_layout(game_id) is None:
+        if envs.registry.registered(game_id) and placement_layout(game_id) is None:
             return (f"--policy placement needs a game with placement actions; {game_id} has none "
                     "(use --policy mlp)")
     return None

@@ -206,7 +206,7 @@ def check_result_json(data: Any, where: str = "tournament JSON") -> None:
     :data:`~monster_zoo.envs.core.records.MAX_AGENT_NAME_CHARS` characters), one pairing per ordered
     pair and one rating per agent, counts and ratings finite."""
     _need(isinstance(data, dict), where, "not a JSON object")
-    _need(isinstance(data.get("game"), str) and data["game"] in envs.available(), where, "'game' is no known game id")
+    _need(isinstance(data.get("game"), str) and envs.registry.registered(data["game"]), where, "'game' is no known game id")
     names = data.get("field")
     _need(isinstance(names, list) and 2 <= len(names) <= MAX_FIELD
           and all(isinstance(n, str) and 0 < len(n) <= MAX_AGENT_NAME_CHARS for n in names)

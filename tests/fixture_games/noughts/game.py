@@ -1,0 +1,36 @@
+"""Monster Noughts' declaration, and its page (the module where ``raw_env`` is published, so that
+pickles find it): the test-only game registered by ``tests/conftest.py`` without being listed."""
+import numpy as np
+
+from monster_zoo.envs.core.contract import REWARD_SCORE, REWARD_WIN
+from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
+from monster_zoo.envs.core.options import COMMON_OPTIONS, Option, max_steps_option
+
+from . import actions, picture, rules, text_view
+from .state_layout import NUM_CELLS, NUM_ROUNDS, STATE_SIZE
+
+DEFAULT_MAX_STEPS = NUM_ROUNDS * NUM_CELLS + 1  # a match never takes more moves than this
+
+OPTIONS = (
+    Option("num_players", 2, "Two players (NC-1).", choices=(2,)),
+    max_steps_option(DEFAULT_MAX_STEPS),
+) + COMMON_OPTIONS
+
+
+def make_config(options: dict) -> np.ndarray:
+    """Kernel config vector (num_players, max_steps, reward mode) from validated options."""
+    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
+    return np.array([options["num_players"], options["max_steps"], reward], dtype=np.int64)
+
+
+GAME = Game(
+    name="monster_noughts", version=0, title="Monster Noughts",
+    rules=rules, actions=actions, text_view=text_view, picture=picture,
+    min_players=2, max_players=2, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
+    options=OPTIONS, make_config=make_config, observation_version=1, rule_prefix="NC",
+    baselines={"greedy": Baseline(f"{__package__}.greedy", "NoughtsGreedy")},
+    search=SearchConfig(simulations=200, exploration=1.0, rollout="random"),
+    page=__name__,
+)
+
+SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
