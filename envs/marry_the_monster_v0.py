@@ -1,17 +1,7 @@
 """
 # Marry the Monster
 
-| Import             | `from monster_zoo.envs import marry_the_monster_v0`            |
-|--------------------|----------------------------------------------------|
-| Actions            | Discrete                                           |
-| Parallel API       | No                                                 |
-| Manual control     | Yes: `monster-zoo play --game marry_the_monster-v0` (or `python -m monster_zoo.training play`) |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2']`     |
-| Agents             | 3 (2-5 with `num_players`)                         |
-| Action shape       | (1,)                                               |
-| Action values      | Discrete(99)                                       |
-| Observation shape  | (280,)                                             |
-| Observation values | [0, 1]                                             |
+<!-- generated: header -->
 
 Dukes build houses, manors and towers on a 37-cell hex valley and score their
 cells' values every turn, while each of them lures the fachan, a lonely
@@ -54,13 +44,7 @@ all: draws pick a card type with the probability of the cards left.
 
 ## Action mask
 
-`action_mask` is 1 for every legal action of the agent on move and all zeros
-for every other agent and once the game is over.
-
-With `observation="flat"`, `observe()` returns the observation Box alone and the same
-mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
-allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
-wrappers, frame stacking, normalisers).
+<!-- generated: action-mask -->
 
 ## Action space
 
@@ -85,27 +69,20 @@ their final score minus the mean final score.
 
 ## Options
 
-| option           | default   | values                                                        |
-|------------------|-----------|---------------------------------------------------------------|
-| `num_players`    | 3         | 2, 3, 4, 5 (2 is a variant with unchanged rules)              |
-| `max_steps`      | 5000      | positive int: actions before truncation                       |
-| `reward`         | `"win"`   | `"win"`, `"score"`                                            |
-| `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `observation`    | `"dict"`  | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None      | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
+<!-- generated: options -->
+
+Two players is a variant played by exactly the rules of three to five (MTM-2).
 
 ## Version history
 
 * v0: initial release (rules MTM-1 to MTM-24, rulings MtM1-MtM15).
 
-The observation is at version 2 (`SPEC.observation_version`, recorded in policy files): what
-changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
-0.1.0 on, any change to the rules, observation, action space or rewards registers the game
-under the next id (`marry_the_monster-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
-each id to its fingerprint.
+<!-- generated: version-history -->
 """
+from .core.game_page import game_page
 from .marry_the_monster.game import GAME
 
 SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
+__doc__ = game_page(GAME, __doc__)
 
 __all__ = ["GAME", "SPEC", "env", "raw_env"]

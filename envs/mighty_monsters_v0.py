@@ -1,17 +1,7 @@
 """
 # Mighty Monsters
 
-| Import             | `from monster_zoo.envs import mighty_monsters_v0`                                  |
-|--------------------|------------------------------------------------------------------------|
-| Actions            | Discrete                                                               |
-| Parallel API       | No                                                                     |
-| Manual control     | Yes: `monster-zoo play --game mighty_monsters-v0` (or `python -m monster_zoo.training play`) |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`             |
-| Agents             | 4 (3-6 with `num_players`)                                             |
-| Action shape       | (1,)                                                                   |
-| Action values      | Discrete(70)                                                           |
-| Observation shape  | (396,)                                                                 |
-| Observation values | [0, 1]                                                                 |
+<!-- generated: header -->
 
 Monsters raid King Edgar's castle. Each round every player plays two monster
 cards beside the face-down guards; pairs that reach a guard's strength split its
@@ -69,13 +59,7 @@ hand is known. Nothing else is visible: others' setup choices, face-down guards
 
 ## Action mask
 
-`action_mask` is 1 for every legal action of the agent on move and all zeros
-for every other agent and once the game is over.
-
-With `observation="flat"`, `observe()` returns the observation Box alone and the same
-mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
-allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
-wrappers, frame stacking, normalisers).
+<!-- generated: action-mask -->
 
 ## Action space
 
@@ -101,31 +85,19 @@ means 45-100 by player count), and the rules cap a game at 61 actions per player
 
 ## Options
 
-| option           | default    | values                                                        |
-|------------------|------------|---------------------------------------------------------------|
-| `num_players`    | 4          | 3, 4, 5, 6 (4: the rulebook's set-up example)                 |
-| `setup_hand`     | `"choose"` | `"choose"` (each player picks the 2 face-down cards), `"random"` |
-| `guard_lineup`   | False      | False, True: variant Guard Line-Up                            |
-| `kings_rules`    | False      | False, True: variant The King's New Rules                     |
-| `max_steps`      | 1000       | positive int: actions before truncation                       |
-| `reward`         | `"win"`    | `"win"`, `"score"`                                            |
-| `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
+<!-- generated: options -->
 
 ## Version history
 
 * v0: initial release (rules MM-1 to MM-21 with the rulebook's examples and the 12 king tiles,
   rulings C1-C6 and MM1-MM11).
 
-The observation is at version 2 (`SPEC.observation_version`, recorded in policy files): what
-changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
-0.1.0 on, any change to the rules, observation, action space or rewards registers the game
-under the next id (`mighty_monsters-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
-each id to its fingerprint.
+<!-- generated: version-history -->
 """
+from .core.game_page import game_page
 from .mighty_monsters.game import GAME
 
 SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
+__doc__ = game_page(GAME, __doc__)
 
 __all__ = ["GAME", "SPEC", "env", "raw_env"]

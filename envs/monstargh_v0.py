@@ -1,17 +1,7 @@
 """
 # MONSTArgh!
 
-| Import             | `from monster_zoo.envs import monstargh_v0`                     |
-|--------------------|----------------------------------------------------|
-| Actions            | Discrete                                           |
-| Parallel API       | No                                                 |
-| Manual control     | Yes: `monster-zoo play --game monstargh-v0` (or `python -m monster_zoo.training play`) |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` |
-| Agents             | 4 (2-6 with `num_players`)                         |
-| Action shape       | (1,)                                               |
-| Action values      | Discrete(224)                                      |
-| Observation shape  | (713,)                                             |
-| Observation values | [0, 1]                                             |
+<!-- generated: header -->
 
 Talent agents play monster cards onto a shared, ever-spreading table. A monster
 that comes into play, or is focused by a ±1/±2 focus card, eclipses the
@@ -77,13 +67,7 @@ the cards left uniformly.
 
 ## Action mask
 
-`action_mask` is 1 for every legal action of the agent on move and all zeros
-for every other agent and once the game is over.
-
-With `observation="flat"`, `observe()` returns the observation Box alone and the same
-mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
-allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
-wrappers, frame stacking, normalisers).
+<!-- generated: action-mask -->
 
 ## Action space
 
@@ -111,16 +95,7 @@ with `tiebreak="extra_scene"` (mean 84-181).
 
 ## Options
 
-| option           | default    | values                                                        |
-|------------------|------------|---------------------------------------------------------------|
-| `num_players`    | 4          | 2, 3, 4, 5, 6                                                 |
-| `species`        | `"random"` | `"random"`, or the species to play with as a list or comma-separated string (4 for 2-3 players, 5 for 4, 6 for 5-6) |
-| `tiebreak`       | `"share"`  | `"share"` (ties for the most stars share the win), `"extra_scene"` (play scenes until the tie breaks) |
-| `max_steps`      | 3000       | positive int: actions before truncation                       |
-| `reward`         | `"win"`    | `"win"`, `"score"`                                            |
-| `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
+<!-- generated: options -->
 
 The default of 4 players is the middle of the 2-6 range.
 
@@ -128,14 +103,12 @@ The default of 4 players is the middle of the 2-6 range.
 
 * v0: initial release (rules MA-1 to MA-22, rulings MA1-MA10).
 
-The observation is at version 3 (`SPEC.observation_version`, recorded in policy files): what
-changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
-0.1.0 on, any change to the rules, observation, action space or rewards registers the game
-under the next id (`monstargh-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
-each id to its fingerprint.
+<!-- generated: version-history -->
 """
+from .core.game_page import game_page
 from .monstargh.game import GAME
 
 SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
+__doc__ = game_page(GAME, __doc__)
 
 __all__ = ["GAME", "SPEC", "env", "raw_env"]

@@ -1,17 +1,7 @@
 """
 # Monster Arena
 
-| Import             | `from monster_zoo.envs import monster_arena_v0`                |
-|--------------------|----------------------------------------------------|
-| Actions            | Discrete                                           |
-| Parallel API       | No                                                 |
-| Manual control     | Yes: `monster-zoo play --game monster_arena-v0` (or `python -m monster_zoo.training play`) |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']` |
-| Agents             | 4 (2-6 with `num_players`)                         |
-| Action shape       | (1,)                                               |
-| Action values      | Discrete(437)                                      |
-| Observation shape  | (1741,)                                            |
-| Observation values | [0, 1]                                             |
+<!-- generated: header -->
 
 Players draft two torso halves, then draft monster parts (the dealer's
 1-token pick and an English auction for the rest), stitch them into a monster
@@ -74,13 +64,7 @@ monsters are revealed.
 
 ## Action mask
 
-`action_mask` is 1 for every legal action of the agent on move and all zeros
-for every other agent and once the game is over.
-
-With `observation="flat"`, `observe()` returns the observation Box alone and the same
-mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
-allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
-wrappers, frame stacking, normalisers).
+<!-- generated: action-mask -->
 
 ## Action space
 
@@ -110,15 +94,7 @@ for 2 to 6 players (finished games took at most 1,446 actions).
 
 ## Options
 
-| option           | default   | values                                                        |
-|------------------|-----------|---------------------------------------------------------------|
-| `num_players`    | 4         | 2, 3, 4, 5, 6                                                 |
-| `max_steps`      | 2000      | positive int: actions before truncation                       |
-| `quiet_ending_rounds` | 0    | 0: no quiet ending (ruling AR9); k = 1-1000 (opt-in, AR-45): k arena rounds in a row without a destroyed card end the game, the survivors sharing the win |
-| `reward`         | `"win"`   | `"win"`, `"score"`                                            |
-| `illegal_action` | `"raise"` | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `observation`    | `"dict"`  | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None      | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
+<!-- generated: options -->
 
 The default of 4 players gives the auction real competition and the arena
 real choices of target while games stay short.
@@ -127,14 +103,12 @@ real choices of target while games stay short.
 
 * v0: initial release (rules AR-1 to AR-51, rulings C1-C6 and AR1-AR10).
 
-The observation is at version 3 (`SPEC.observation_version`, recorded in policy files): what
-changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
-0.1.0 on, any change to the rules, observation, action space or rewards registers the game
-under the next id (`monster_arena-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
-each id to its fingerprint.
+<!-- generated: version-history -->
 """
+from .core.game_page import game_page
 from .monster_arena.game import GAME
 
 SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
+__doc__ = game_page(GAME, __doc__)
 
 __all__ = ["GAME", "SPEC", "env", "raw_env"]

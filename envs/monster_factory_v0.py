@@ -1,17 +1,7 @@
 """
 # Monster Factory
 
-| Import             | `from monster_zoo.envs import monster_factory_v0`                          |
-|--------------------|----------------------------------------------------------------|
-| Actions            | Discrete                                                       |
-| Parallel API       | No                                                             |
-| Manual control     | Yes: `monster-zoo play --game monster_factory-v0` (or `python -m monster_zoo.training play`) |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2', 'player_3']`     |
-| Agents             | 4 (2-6 with `num_players`)                                     |
-| Action shape       | (1,)                                                           |
-| Action values      | Discrete(200)                                                  |
-| Observation shape  | (3483,)                                                        |
-| Observation values | [0, 1]                                                         |
+<!-- generated: header -->
 
 Players draw square monster tiles and add them to anyone's monster, their own or an
 opponent's. Every edge of a tile is blank, thin or thick, and touching edges must match. A
@@ -83,14 +73,10 @@ hold: it keeps counts per kind and each draw picks a kind with the probability o
 
 ## Action mask
 
-`action_mask` is 1 for every legal action of the agent on move and all zeros for every other
-agent and once the game is over. A drawn tile that fits somewhere must be placed (there is no
-pass); one that fits nowhere is thrown away automatically and the player draws again.
+A drawn tile that fits somewhere must be placed (there is no pass); one that fits nowhere is
+thrown away automatically and the player draws again.
 
-With `observation="flat"`, `observe()` returns the observation Box alone and the same
-mask is in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo
-allows: the form for wrappers and libraries that expect a Box (SuperSuit's observation
-wrappers, frame stacking, normalisers).
+<!-- generated: action-mask -->
 
 ## Action space
 
@@ -115,28 +101,18 @@ minus the mean final score.
 
 ## Options
 
-| option           | default    | values                                                        |
-|------------------|------------|---------------------------------------------------------------|
-| `num_players`    | 4          | 2, 3, 4, 5, 6 (4 is the middle of the printed range)          |
-| `start_tiles`    | `"choose"` | `"choose"` (in seat order), `"random"`                        |
-| `max_steps`      | 100        | positive int: actions before truncation                       |
-| `reward`         | `"win"`    | `"win"`, `"score"`                                            |
-| `illegal_action` | `"raise"`  | `"raise"` (ValueError, game unchanged), `"penalize"` (-1 and the game ends) |
-| `observation`    | `"dict"`   | `"dict"` (`{"observation", "action_mask"}`), `"flat"` (the observation Box alone, the mask in `infos[agent]["action_mask"]`) |
-| `render_mode`    | None       | None, `"ansi"`, `"human"`, `"rgb_array"` (render extra)       |
+<!-- generated: options -->
 
 ## Version history
 
 * v0: initial release (rules MF-1 to MF-20, rulings MF1-MF8).
 
-The observation is at version 3 (`SPEC.observation_version`, recorded in policy files): what
-changed under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release history". From
-0.1.0 on, any change to the rules, observation, action space or rewards registers the game
-under the next id (`monster_factory-v1`) with a CHANGELOG entry; `tests/test_game_versions.py` holds
-each id to its fingerprint.
+<!-- generated: version-history -->
 """
+from .core.game_page import game_page
 from .monster_factory.game import GAME
 
 SPEC, raw_env, env = GAME.spec, GAME.raw_env, GAME.env
+__doc__ = game_page(GAME, __doc__)
 
 __all__ = ["GAME", "SPEC", "env", "raw_env"]

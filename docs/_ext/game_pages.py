@@ -7,8 +7,11 @@ as Sphinx reads it, the marker becomes the page (``source-read``), in markdown:
   the observation and action tables, rewards, version history), with
 * its pictures after the introduction: ``pictures/<game>.png`` and the animated
   ``pictures/<game>.gif`` (both drawn by ``make pictures``);
-* its options as the game's spec declares them (name, default, valid values, what each does), in
-  place of the docstring's own table, so the page cannot fall behind the code;
+* its options as the game's spec declares them (name, default, valid values, what each does): the
+  docstring's own table is generated from the spec (``monster_zoo.envs.core.game_page``, which also
+  writes the header table and the paragraphs every game shares); an Options section without
+  that table is a warning, and a page without an Options section gets the table here, so the page
+  cannot fall behind the code;
 * its version history extended by the pinned ids (``tests/game_versions.json``) and every
   CHANGELOG entry that names one of the game's ids;
 * its agents and their leaderboard results (``leaderboard/<game>-<n>p.json``, read as untrusted
@@ -28,7 +31,7 @@ from sphinx.util import logging
 from monster_zoo import envs
 from monster_zoo.agents import available_agents
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
-from monster_zoo.envs.core.escaping import markdown_cell, markdown_code
+from monster_zoo.envs.core.game_page import options_table
 from monster_zoo.training.leaderboard import MAX_TABLE_BYTES, MAX_TABLE_DEPTH
 from monster_zoo.training.tournament import TournamentResult
 
@@ -81,24 +84,6 @@ def pictures_block(game_id: str) -> str:
             continue
         blocks.append(f"```{{figure}} /pictures/{spec.name}.{suffix}\n:alt: {alt}\n\n{caption}\n```")
     return "\n\n".join(blocks)
-
-
-def option_values(option) -> str:
-    """The values an option accepts, as markdown."""
-    if option.choices is not None:
-        return ", ".join(markdown_code(repr(choice)) for choice in option.choices)
-    return markdown_cell(option.valid)
-
-
-def options_table(game_id: str) -> str:
-    """Every option of the game's spec: name, default, valid values and what it does."""
-    lines = [f"Every option of `{game_id}`, as `monster_zoo.make(\"{game_id}\", **options)` takes it "
-             "(generated from the game's spec; a bad value is refused with the valid values listed).", "",
-             "| option | default | values | what it does |", "|---|---|---|---|"]
-    for option in envs.spec(game_id).options:
-        lines.append(f"| `{option.name}` | {markdown_code(repr(option.default))} | {option_values(option)} | "
-                     f"{markdown_cell(option.doc)} |")
-    return "\n".join(lines)
 
 
 def read_version_pins() -> Dict[str, dict]:
@@ -221,13 +206,14 @@ def game_page(game_id: str) -> str:
     body = [head, target, pictures_block(game_id)]
     written = dict(sections)
     for heading, text in sections:
-        if heading == OPTIONS_HEADING:
-            text = options_table(game_id)
+        if heading == OPTIONS_HEADING and options_table(envs.spec(game_id)) not in text:
+            logger.warning(f"{game_id}: its Options section lacks the table generated from its spec; "
+                           "put the line '<!-- generated: options -->' there (envs/core/game_page.py)")
         elif heading == HISTORY_HEADING:
             text = version_history(game_id, text)
         body.append(f"## {heading}\n\n{text}")
     if OPTIONS_HEADING not in written:
-        body.append(f"## {OPTIONS_HEADING}\n\n{options_table(game_id)}")
+        body.append(f"## {OPTIONS_HEADING}\n\n{options_table(envs.spec(game_id))}")
     if HISTORY_HEADING not in written:
         body.append(f"## {HISTORY_HEADING}\n\n{version_history(game_id, '')}")
     body.append(f"## Agents and leaderboard\n\n{leaderboard_section(game_id)}")
