@@ -27,17 +27,6 @@ DEFAULT_SIMULATIONS = 10000
 DEFAULT_EXPLORATION = 1.0
 
 
-def spec_for(state_size: int, num_actions: int):
-    """The GameSpec of the one registered game with these state and action sizes; ValueError otherwise."""
-    specs = [envs.spec(g) for g in envs.available()]
-    found = [s for s in specs if (s.state_size, s.num_actions) == (state_size, num_actions)]
-    if len(found) != 1:
-        names = ", ".join(s.env_id for s in found) or "none"
-        raise ValueError(f"cannot tell the game from a state of {state_size} and {num_actions} "
-                         f"actions (matching games: {names}); pass game_id")
-    return found[0]
-
-
 class MCTSAgent(Agent):
     """Information-set MCTS: ``simulations`` rollouts per move, UCB1 with constant ``exploration``.
 
@@ -59,9 +48,10 @@ class MCTSAgent(Agent):
         self.exploration = float(exploration)
         self.determinize = bool(determinize)
         self.rollout_policy = rollout_policy
-        self.spec = envs.spec(game_id) if game_id is not None else None
-        if game_id is not None:  # it searches with this game's kernels and refuses any other's states
-            self.made_for = GameRules.any_rules(game_id)
+        if game_id is None:
+            raise ValueError("a search plays one game with that game's kernels: pass game_id")
+        self.spec = envs.spec(game_id)
+        self.made_for = GameRules.any_rules(game_id)  # it refuses any other game's states
         self.tree: Optional[SearchTree] = None
         super().__init__(seed)
 
@@ -75,14 +65,12 @@ class MCTSAgent(Agent):
         if not mask.any():
             raise ValueError("the action mask allows no action: this agent is not on move")
         root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
-        visits = self.run_search(root, mask.shape[0])
+        visits = self.run_search(root)
         best = np.flatnonzero((visits == visits.max()) & (mask != 0))
         return int(best[rng_below(self.rng, len(best))])
 
-    def run_search(self, root: np.ndarray, num_actions: int) -> np.ndarray:
+    def run_search(self, root: np.ndarray) -> np.ndarray:
         """Search from ``root`` (left unmodified); return the root visit counts."""
-        if self.spec is None:
-            self.spec = spec_for(root.shape[0], num_actions)
         s = self.spec
         tree = self._tree(s.num_actions, int(root[H_NUM_PLAYERS]))
         hidden = self.determinize and s.determinize is not None

@@ -3,14 +3,14 @@ only hides one.
 
 An import inside a function runs when the function is first called, so two modules that import
 each other that way load fine and still depend on each other: code cannot be moved, read or
-tested one side at a time. The graph is built with ``ast`` from the files that
-``pyproject.toml``'s ``package-dir`` maps into ``monster_zoo`` (nothing is imported), and counts
+tested one side at a time. The graph is built with ``ast`` from the files that ``setup.py``'s
+``package_layout`` maps into ``monster_zoo`` (nothing of the package is imported), and counts
 imports at module level and inside functions alike; ``if TYPE_CHECKING:`` blocks are left out, and
 ``importlib.import_module("<literal>")`` counts as an import inside a function, so it cannot hide
 a cycle either.
 """
 import ast
-import tomllib
+import importlib.util
 from collections import defaultdict
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Set, Tuple
@@ -184,18 +184,23 @@ def _where(edge: Edge) -> str:
     return f"{edge.path.relative_to(REPO)}:{edge.line}"
 
 
+def package_dir() -> Dict[str, str]:
+    """Package -> folder, as ``setup.py`` installs them (its ``package_layout``)."""
+    spec = importlib.util.spec_from_file_location("monster_zoo_setup", REPO / "setup.py")
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)  # runs setup() only as a script
+    return setup.package_layout()[1]
+
+
 def _package_edges() -> List[Edge]:
     """The imports among the package's own modules."""
-    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    modules = package_modules(REPO, config["tool"]["setuptools"]["package-dir"])
-    return import_edges(modules)
+    return import_edges(package_modules(REPO, package_dir()))
 
 
 def test_the_graph_covers_every_source_file():
-    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    package_dir = config["tool"]["setuptools"]["package-dir"]
-    modules = package_modules(REPO, package_dir)
-    files = {p for folder in package_dir.values() for p in (REPO / folder).rglob("*.py")
+    folders = package_dir()
+    modules = package_modules(REPO, folders)
+    files = {p for folder in folders.values() for p in (REPO / folder).rglob("*.py")
              if "__pycache__" not in p.parts}
     assert {path for path, _ in modules.values()} == files
     assert "monster_zoo.agents.registry" in modules and "monster_zoo.envs.core.aec" in modules

@@ -10,7 +10,7 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.match import play_game
-from monster_zoo.agents.mcts import MCTSAgent, spec_for
+from monster_zoo.agents.mcts import MCTSAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -239,18 +239,17 @@ def test_registry_agent_finds_its_game_from_the_state():
     SPEC.legal_mask(state, mask)
     assert mask[agent.act(None, mask, state)] == 1
     assert agent.spec is SPEC
-    assert spec_for(SPEC.state_size, SPEC.num_actions) is SPEC
 
 
 def test_refuses_to_act_without_the_state_or_a_move():
-    """Clear errors for a missing state, an empty mask and sizes that match no game."""
+    """Clear errors for a missing state, an empty mask and a search made for no game."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     with pytest.raises(ValueError, match="needs the engine state"):
         mcts().act(None, mask)
     with pytest.raises(ValueError, match="allows no action"):
         mcts().act(None, mask, reachable(0, 3))
-    with pytest.raises(ValueError, match="cannot tell the game"):
-        spec_for(3, 4)
+    with pytest.raises(ValueError, match="pass game_id"):
+        MCTSAgent(0)
 
 
 def test_the_searches_release_the_interpreter_lock():
