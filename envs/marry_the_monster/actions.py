@@ -23,7 +23,7 @@ CELL0 = 0
 MOVE0 = CELL0 + NUM_CELLS
 PLAY0 = MOVE0 + NUM_DIRS * MAX_RAY
 END = PLAY0 + NUM_PLAYS
-NUM_ACTIONS = END + 1
+NUM_ACTIONS = END + 1  # every decision is one of these actions (MTM-23)
 
 
 def action_to_str(action: int, state=None) -> str:

@@ -1,6 +1,6 @@
 """Marry the Monster's components, loaded once from ``seeds/marry_the_monster/``.
 
-The board is a table of cell values row by row; its geometry (cells, rays,
+The board (MTM-1) is a table of cell values row by row; its geometry (cells, rays,
 lines, cell sets) is derived here so the kernels only read precomputed tables.
 """
 import json

@@ -11,6 +11,8 @@ from .state_layout import STATE_SIZE
 
 DEFAULT_MAX_STEPS = 5000
 
+# The options apply the rules the library adds to every game: the player count (MTM-2), the step
+# limit of max_steps_option (MTM-22), and illegal_action in COMMON_OPTIONS (MTM-24).
 OPTIONS = (
     Option("num_players", int(DATA["default_players"]), "Number of players, 3-5 as printed, 2 as a variant "
            "(ruling MtM2).", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),

@@ -529,7 +529,8 @@ def resolve_stomp(state, target):
 # --- cards --------------------------------------------------------------------------
 @njit(types.void(STATE, I64, RNG), **INTERNAL)
 def draw_card(state, p, rng):
-    """Seat ``p`` draws one card, reshuffling the discard pile into an empty deck (MTM-4)."""
+    """Seat ``p`` draws one card, reshuffling the discard pile into an empty deck (MTM-4); the draw of
+    a turn's second step (MTM-6)."""
     total = state[DECK] + state[DECK + 1] + state[DECK + 2]
     if total == 0:
         for t in range(NUM_CARD_TYPES):
@@ -734,7 +735,7 @@ def apply_action(state, action, rng):
 
 @njit(RETURNS_SIG, cache=True)
 def returns(state, out):
-    """Final rewards per seat (ruling C3); zeros while the game runs."""
+    """Final rewards per seat (MTM-21, ruling C3); zeros while the game runs."""
     c3_returns(state, WINNER, SCORE, out)
 
 

@@ -22,7 +22,7 @@ from .components import NUM_CARDS, NUM_SETUP_PAIRS, NUM_SPACES, SETUP_PAIRS, STR
 
 SETUP0 = 0
 PLAY0 = SETUP0 + NUM_SETUP_PAIRS
-NUM_ACTIONS = PLAY0 + NUM_CARDS * NUM_SPACES
+NUM_ACTIONS = PLAY0 + NUM_CARDS * NUM_SPACES  # every decision is one of these actions (MM-17)
 
 
 def play_action(card: int, space: int) -> int:

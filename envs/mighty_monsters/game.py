@@ -11,6 +11,8 @@ from .state_layout import STATE_SIZE
 
 DEFAULT_MAX_STEPS = 1000
 
+# The options apply the rules the library adds to every game: the player count (MM-1), the step
+# limit of max_steps_option (MM-16), and illegal_action in COMMON_OPTIONS (MM-18).
 OPTIONS = (
     Option("num_players", int(DATA["default_players"]), "Number of players, 3-6 (ruling MM1); default 4, "
            "the rulebook's set-up example.", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),

@@ -531,7 +531,7 @@ def init_state(state, config, rng):
         state[DECK + card] = card
     state[DECK_COUNT] = NUM_GUARDS
     shuffle(state, DECK, NUM_GUARDS, rng)
-    first = rng_below(rng, n)
+    first = rng_below(rng, n)  # the seeded generator picks the first start player (MM-3)
     state[START_PLAYER] = first
     deal_guards(state, rng)
     if state[SETUP_RANDOM]:

@@ -16,7 +16,7 @@ SPECIES = tuple(DATA["species"])
 NUM_SPECIES = len(SPECIES)
 VALUES = tuple(int(v) for v in DATA["values"])
 NUM_VALUES = len(VALUES)
-NUM_CARDS = NUM_SPECIES * NUM_VALUES
+NUM_CARDS = NUM_SPECIES * NUM_VALUES  # one card per species and value (MA-1)
 CARD_SPECIES = np.array([c // NUM_VALUES for c in range(NUM_CARDS)], dtype=np.int64)
 CARD_VALUE = np.array([VALUES[c % NUM_VALUES] for c in range(NUM_CARDS)], dtype=np.int64)
 CARD_NAMES = tuple(f"{SPECIES[c // NUM_VALUES]} {VALUES[c % NUM_VALUES]}" for c in range(NUM_CARDS))

@@ -39,6 +39,8 @@ def _species_ok(value) -> bool:
     return True
 
 
+# The options apply the rules the library adds to every game: the player count (ruling MA1), the step
+# limit of max_steps_option (MA-21), and illegal_action in COMMON_OPTIONS (ruling C5).
 OPTIONS = (
     Option("num_players", DEFAULT_PLAYERS, "Number of players, 2-6 (ruling MA1).",
            choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),

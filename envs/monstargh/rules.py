@@ -278,7 +278,7 @@ def draw_card(state, p, rng):
     left = deck_size(state)
     if left == 0:
         return
-    k = rng_below(rng, np.int64(left))
+    k = rng_below(rng, np.int64(left))  # every draw comes from the seeded generator (MA-22)
     for c in range(NUM_CARDS):
         k -= state[WHERE + c] == W_DECK
         if k < 0:
@@ -629,7 +629,7 @@ def play_step(state, action):
             y = state[CELL_Y + k] + DY[d]
             state[CHOSEN] = -1
         place_card(state, card, x, y)
-        state[PROTAGONIST] = card
+        state[PROTAGONIST] = card  # the card just placed is the protagonist (MA-8)
         state[PROT_VALUE] = CARD_VALUE[card]
     elif action < STEAL0:
         t = action - TARGET0

@@ -12,6 +12,8 @@ from .state_layout import STATE_SIZE
 # Every action takes one of the 88 tiles out of the supply, so no game is longer than 88 actions.
 DEFAULT_MAX_STEPS = 100
 
+# The options apply the rules the library adds to every game: the player count (MF-1), the step
+# limit of max_steps_option (MF-17), and illegal_action in COMMON_OPTIONS (ruling C5).
 OPTIONS = (
     Option("num_players", DEFAULT_PLAYERS, "Number of players, 2-6 (ruling MF1); default 4, the middle "
            "of the printed range.", choices=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))),

@@ -325,7 +325,8 @@ def fits_somewhere(state, p, kind):
 @njit(types.void(STATE, I64, RNG), **INTERNAL)
 def begin_turn(state, p, rng):
     """Seat ``p`` draws until a tile fits somewhere it may place; unplaceable tiles leave
-    the game (MF-6 to MF-8). An empty supply ends the game (MF-14)."""
+    the game (MF-6 to MF-8). An empty supply ends the game (MF-14). These steps take no
+    decision, so the kernel makes them itself (MF-20)."""
     state[H_CURRENT] = p
     state[PHASE] = PH_PLACE
     state[HAND] = -1
@@ -357,7 +358,7 @@ def init_state(state, config, rng):
     state[NUM_MONSTERS] = n  # slots 0..n-1 are the first monsters
     state[HAND] = -1
     state[LAST_PLACED] = -1
-    first = rng_below(rng, n)
+    first = rng_below(rng, n)  # the seeded generator draws the first player (MF-4)
     state[FIRST_PLAYER] = first
     if config[C_START_TILES] == START_RANDOM:
         for q in range(n):
