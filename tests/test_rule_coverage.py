@@ -4,9 +4,13 @@ from pathlib import Path
 
 import pytest
 
+from monster_zoo import envs
+from monster_zoo.envs.registry import declaration
 from monster_zoo.seeds import SEEDS_DIR
 
-RULE_ID = re.compile(r"\b(?:MTM|MM|MF|MA|AR)-\d+(?:\.\d+)?\b")
+# a rule id is its game's prefix (from the game's declaration), a number and maybe a sub-number
+PREFIXES = sorted({declaration(g).rule_prefix for g in envs.available()})
+RULE_ID = re.compile(rf"\b(?:{'|'.join(PREFIXES)})-\d+(?:\.\d+)?\b")
 TESTS_DIR = Path(__file__).resolve().parent
 RULE_FILES = sorted(SEEDS_DIR.glob("*/rules.md"))
 
