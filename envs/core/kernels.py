@@ -1,4 +1,22 @@
-"""Helpers every game's kernels share: compile options, array copies and lazily compiled kernels.
+"""What every game's kernels share: the one decorator convention, array copies and lazy kernels.
+
+**The decorators** (written up in ``envs/README.md``, "Writing kernels"). Every numba function of
+a game is decorated with one of four names, each one fixed set of numba options:
+
+* ``@kernel(SIG)``: a contract kernel (``init_state``, ``legal_mask``, ``apply_action``,
+  ``returns``, ``observe_into``): compiled at import for its one signature, with every wrapper,
+  since the drivers take it as a first-class function and Python calls it too.
+* ``@helper`` / ``@helper(sig)``: a function that kernels call and Python may call as well:
+  compiled at its first use (or, with a signature, once for that signature whatever integer
+  types its callers pass), without the C wrapper only first-class functions need.
+  ``@helper(sig, python=False)`` also drops the wrapper for calls from Python, for helpers only
+  kernels call.
+* ``@inlined`` / ``@inlined(sig)``: a small function inlined into each caller.
+* ``@on_demand``: compiled at its first call with every wrapper; for kernels an adapter needs now
+  and then (``determinize``) and helpers Python calls directly.
+
+Per-item legality checks that a ``legal_mask`` loop repeats are written as scalar
+``*_reason_of(...)`` helpers beside the state-reading ``*_reason``: a pattern, not a decorator.
 
 Compile options (:data:`INTERNAL`). A helper that kernels call needs no C wrapper (the entry
 point for first-class function use, which only the contract's kernels are put to): skipping it
@@ -24,12 +42,42 @@ process. Only kernels called from Python can be lazy: a kernel that another kern
 a plain numba dispatcher when that caller compiles (such helpers use ``njit`` without a signature
 and are compiled, and cached, as part of their first caller).
 """
+import inspect
 from typing import Callable
 
 import numba
 from numba import njit
 
 INTERNAL = {"cache": True, "no_cfunc_wrapper": True}
+
+
+def kernel(signature) -> Callable:
+    """Decorator of a contract kernel: ``njit(signature, cache=True)``."""
+    return njit(signature, cache=True)
+
+
+def helper(signature=None, *, python: bool = True):
+    """Decorator of a helper kernels call: ``@helper`` is ``njit(**INTERNAL)``, ``@helper(sig)`` is
+    ``njit(sig, **INTERNAL)``; ``python=False`` also builds no wrapper for calls from Python."""
+    if inspect.isfunction(signature):  # used bare: @helper
+        return njit(**INTERNAL)(signature)
+    options = INTERNAL if python else {**INTERNAL, "no_cpython_wrapper": True}
+    return njit(**options) if signature is None else njit(signature, **options)
+
+
+def inlined(signature=None):
+    """Decorator of a function inlined into its callers: ``@inlined`` is
+    ``njit(cache=True, inline="always")``, ``@inlined(sig)`` is ``njit(sig, inline="always", **INTERNAL)``."""
+    if inspect.isfunction(signature):  # used bare: @inlined
+        return njit(cache=True, inline="always")(signature)
+    if signature is None:
+        return njit(cache=True, inline="always")
+    return njit(signature, inline="always", **INTERNAL)
+
+
+def on_demand(func: Callable):
+    """Decorator of a function compiled at its first call with every wrapper: ``njit(cache=True)``."""
+    return njit(cache=True)(func)
 
 
 @njit(cache=True, inline="always")  # inlined: no compiled version per element type

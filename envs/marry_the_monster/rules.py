@@ -11,13 +11,13 @@ drawing from the top of a shuffled deck, and it means the state holds no deck
 order at all: nobody, not even a planner cloning the state, can see future draws.
 """
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from ..core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
                              OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.kernels import INTERNAL
+from ..core.kernels import helper, kernel, on_demand
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
@@ -90,19 +90,19 @@ REASONS = {
 
 
 # --- small queries ------------------------------------------------------------------
-@njit(**INTERNAL)
+@helper
 def num_players(state):
     """Number of seats in this game."""
     return state[H_NUM_PLAYERS]
 
 
-@njit(**INTERNAL)
+@helper
 def hand_count(state, p, card):
     """How many cards of type ``card`` seat ``p`` holds."""
     return state[HAND + p * NUM_CARD_TYPES + card]
 
 
-@njit(**INTERNAL)
+@helper
 def hand_size(state, p):
     """Total cards in seat ``p``'s hand."""
     total = 0
@@ -111,7 +111,7 @@ def hand_size(state, p):
     return total
 
 
-@njit(I64(STATE, I64), **INTERNAL)
+@helper(I64(STATE, I64))
 def towers(state, p):
     """Number of towers seat ``p`` has on the board."""
     count = 0
@@ -120,7 +120,7 @@ def towers(state, p):
     return count
 
 
-@njit(**INTERNAL)
+@helper
 def building_points(state, p):
     """Points seat ``p``'s buildings are worth (MTM-5: cell value, whatever the height)."""
     total = 0
@@ -129,7 +129,7 @@ def building_points(state, p):
     return total
 
 
-@njit(**INTERNAL)
+@helper
 def free_house_allowance(score):
     """Free houses in step 3 for a player with ``score`` points (MTM-7)."""
     houses = 0
@@ -139,7 +139,7 @@ def free_house_allowance(score):
     return houses
 
 
-@njit(**INTERNAL)
+@helper
 def free_tower_allowance(score):
     """Free tower upgrades in step 3: one per full 15 points above 45, from 60 (MTM-17)."""
     if score < FREE_TOWER_FROM:
@@ -147,7 +147,7 @@ def free_tower_allowance(score):
     return (score - FREE_TOWER_BASE) // FREE_TOWER_EVERY
 
 
-@njit(**INTERNAL)
+@helper
 def stomp_allowance(score):
     """Stomps a player may make per turn (MTM-13)."""
     return 2 if score >= DOUBLE_STOMP_POINTS else 1
@@ -157,32 +157,32 @@ def stomp_allowance(score):
 # Legality is computed on 64-bit cell sets (bit c = cell c): "cells where seat p may put
 # a house" is one expression instead of a scan over 37 cells, and the mask only unpacks
 # it. OWNER/HEIGHT stay the readable board; set_building changes both together.
-@njit(types.uint64(STATE, I64), **INTERNAL)
+@helper(types.uint64(STATE, I64))
 def load_bits(state, offset):
     """The cell set stored at ``offset`` (two int32 slots)."""
     return np.uint64(state[offset]) | (np.uint64(state[offset + 1]) << np.uint64(BITS_SPLIT))
 
 
-@njit(types.void(STATE, I64, types.uint64), **INTERNAL)
+@helper(types.void(STATE, I64, types.uint64))
 def store_bits(state, offset, bits):
     """Store the cell set ``bits`` at ``offset``."""
     state[offset] = np.int32(bits & np.uint64((1 << BITS_SPLIT) - 1))
     state[offset + 1] = np.int32(bits >> np.uint64(BITS_SPLIT))
 
 
-@njit(I64(I64, I64), **INTERNAL)
+@helper(I64(I64, I64))
 def own_offset(p, height):
     """Offset of seat ``p``'s set of buildings of ``height`` (1-3)."""
     return OWN_BITS + (p * TOWER + height - 1) * 2
 
 
-@njit(types.uint64(STATE, I64, I64), **INTERNAL)
+@helper(types.uint64(STATE, I64, I64))
 def own_cells(state, p, height):
     """Cells holding seat ``p``'s buildings of ``height``."""
     return load_bits(state, own_offset(p, height))
 
 
-@njit(types.void(STATE, I64, I64, I64), **INTERNAL)
+@helper(types.void(STATE, I64, I64, I64))
 def set_building(state, c, owner, height):
     """Put ``owner``'s building of ``height`` on cell ``c`` (height 0 empties it).
 
@@ -205,7 +205,7 @@ def set_building(state, c, owner, height):
     store_bits(state, OCCUPIED_BITS, occupied)
 
 
-@njit(**INTERNAL)
+@helper
 def sync_board_bits(state):
     """Rebuild the cell sets from OWNER/HEIGHT (after writing the board by hand, e.g. in tests)."""
     for off in range(OWN_BITS, OCCUPIED_BITS + 2):
@@ -219,20 +219,20 @@ def sync_board_bits(state):
 # --- predicates: the legality of every decision, as cell sets or flags, shared by the
 # mask, illegal_reason and the automatic skips. Conditions combine with `&` rather than
 # `and`: on a board that looks random to the processor, branches mispredict constantly.
-@njit(**INTERNAL)
+@helper
 def house_cells(state, p):
     """Cells where seat ``p`` may put a house: empty, not the fachan's, a piece left (MTM-7, MTM-20)."""
     free = ALL_CELLS & ~load_bits(state, OCCUPIED_BITS) & ~CELL_BIT[state[FACHAN]]
     return free if state[POOL + p] >= 1 else np.uint64(0)
 
 
-@njit(**INTERNAL)
+@helper
 def raisable_cells(state, p):
     """Cells holding one of seat ``p``'s houses or manors."""
     return own_cells(state, p, 1) | own_cells(state, p, 2)
 
 
-@njit(**INTERNAL)
+@helper
 def free_tower_cells(state, p):
     """Cells seat ``p`` may upgrade to a tower for free now: a manor needs one piece, a house two (MTM-17)."""
     if state[FREE_TOWERS] < 1:
@@ -245,20 +245,20 @@ def free_tower_cells(state, p):
     return cells
 
 
-@njit(**INTERNAL)
+@helper
 def free_step_cells(state, p):
     """Cells seat ``p`` may choose in step 3: free houses while any are left, free towers (MTM-7, MTM-17)."""
     houses = house_cells(state, p) if state[FREE_HOUSES] >= 1 else np.uint64(0)
     return houses | free_tower_cells(state, p)
 
 
-@njit(**INTERNAL)
+@helper
 def fortify_cells(state, p):
     """Cells seat ``p`` may fortify by one level (MTM-11)."""
     return raisable_cells(state, p) if state[POOL + p] >= 1 else np.uint64(0)
 
 
-@njit(**INTERNAL)
+@helper
 def target_cells(state, p):
     """Cells seat ``p`` may make the stomp target (MTM-12, MTM-14): buildings on a line from
     the fachan, own ones, or anyone's from 30 points while no stomp of the turn targeted another's."""
@@ -268,20 +268,20 @@ def target_cells(state, p):
     return LINE_BITS[state[FACHAN]] & mine
 
 
-@njit(**INTERNAL)
+@helper
 def has_cell(cells, c):
     """Whether cell ``c`` is in the set ``cells``."""
     return (cells & CELL_BIT[c]) != np.uint64(0)
 
 
-@njit(**INTERNAL)
+@helper
 def ray_open(state, direction, k):
     """The k-th cell from the fachan in ``direction`` exists and is empty (MTM-9)."""
     bit = RAY_BIT[state[FACHAN], direction, k]
     return (bit != np.uint64(0)) & ((load_bits(state, OCCUPIED_BITS) & bit) == np.uint64(0))
 
 
-@njit(types.boolean(STATE, I64, I64), **INTERNAL)
+@helper(types.boolean(STATE, I64, I64))
 def move_ok(state, direction, distance):
     """The fachan may move ``distance`` cells in ``direction``: he has not moved this turn
     and every cell on the way is on the board and empty (MTM-9)."""
@@ -291,7 +291,7 @@ def move_ok(state, direction, distance):
     return ok
 
 
-@njit(**INTERNAL)
+@helper
 def can_pay(state, p, play):
     """Seat ``p``'s hand covers the cards of card play ``play``."""
     h = HAND + p * NUM_CARD_TYPES
@@ -299,7 +299,7 @@ def can_pay(state, p, play):
             & (state[h + 2] >= PLAY_COST[play, 2]))
 
 
-@njit(**INTERNAL)
+@helper
 def plays_possible(state, p):
     """Which kinds of card play could take effect now: (build, fortify, stomp) (MTM-10).
 
@@ -313,7 +313,7 @@ def plays_possible(state, p):
     return build, fortify, stomp
 
 
-@njit(**INTERNAL)
+@helper
 def play_ok(play, build, fortify, stomp, state, p):
     """Card play ``play`` is legal given ``plays_possible``'s flags (MTM-10)."""
     kind = PLAY_KIND[play]
@@ -322,7 +322,7 @@ def play_ok(play, build, fortify, stomp, state, p):
 
 
 # --- reasons: which condition an illegal choice breaks, for the error message ---------
-@njit(**INTERNAL)
+@helper
 def house_reason(state, p, c):
     """Why seat ``p`` may not put a house on cell ``c`` (OK if it may)."""
     if has_cell(house_cells(state, p), c):
@@ -334,7 +334,7 @@ def house_reason(state, p, c):
     return R_NO_PIECES
 
 
-@njit(**INTERNAL)
+@helper
 def free_cell_reason(state, p, c):
     """Why seat ``p`` may not choose cell ``c`` in step 3."""
     if has_cell(free_step_cells(state, p), c):
@@ -346,7 +346,7 @@ def free_cell_reason(state, p, c):
     return R_NO_FREE_TOWER
 
 
-@njit(**INTERNAL)
+@helper
 def fortify_reason(state, p, c):
     """Why seat ``p`` may not fortify cell ``c``."""
     if has_cell(fortify_cells(state, p), c):
@@ -354,7 +354,7 @@ def fortify_reason(state, p, c):
     return R_NO_PIECES if has_cell(raisable_cells(state, p), c) else R_NOT_OWN_HOUSE_OR_MANOR
 
 
-@njit(**INTERNAL)
+@helper
 def target_reason(state, p, c):
     """Why seat ``p`` may not make cell ``c`` the stomp target."""
     if has_cell(target_cells(state, p), c):
@@ -366,7 +366,7 @@ def target_reason(state, p, c):
     return R_OPPONENT_TARGET
 
 
-@njit(**INTERNAL)
+@helper
 def move_reason(state, direction, distance):
     """Why the fachan may not move ``distance`` cells in ``direction``."""
     if move_ok(state, direction, distance):
@@ -378,7 +378,7 @@ def move_reason(state, direction, distance):
     return R_PATH_BLOCKED
 
 
-@njit(**INTERNAL)
+@helper
 def play_reason(state, p, play):
     """Why seat ``p`` may not make card play ``play`` now."""
     build, fortify, stomp = plays_possible(state, p)
@@ -396,7 +396,7 @@ def play_reason(state, p, play):
     return R_MISSING_CARDS
 
 
-@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
+@helper  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -430,7 +430,7 @@ def illegal_reason(state, action):
     return play_reason(state, p, action - PLAY0)
 
 
-@njit(LEGAL_MASK_SIG, cache=True)
+@kernel(LEGAL_MASK_SIG)
 def legal_mask(state, out):
     """Fill ``out`` with 1 for each legal action of the player on move; return the count."""
     out[:] = 0
@@ -472,7 +472,7 @@ def legal_mask(state, out):
 
 
 # --- stomp lines -------------------------------------------------------------------
-@njit(**INTERNAL)
+@helper
 def stomp_stop(state, target, strength):
     """Cell where a stomp of ``strength`` units at ``target`` leaves the fachan (MTM-12).
 
@@ -491,7 +491,7 @@ def stomp_stop(state, target, strength):
     return stop
 
 
-@njit(**INTERNAL)
+@helper
 def stomp_path(state, target, strength, destroyed):
     """Preview a stomp without changing ``state``: write the cells that would fall into
     ``destroyed`` and return ``(final_cell, count)``."""
@@ -508,7 +508,7 @@ def stomp_path(state, target, strength, destroyed):
     return stop, count
 
 
-@njit(**INTERNAL)
+@helper
 def resolve_stomp(state, target):
     """Apply a stomp at ``target``: remove fallen buildings, move the fachan (MTM-12)."""
     f = state[FACHAN]
@@ -527,7 +527,7 @@ def resolve_stomp(state, target):
 
 
 # --- cards --------------------------------------------------------------------------
-@njit(types.void(STATE, I64, RNG), **INTERNAL)
+@helper(types.void(STATE, I64, RNG))
 def draw_card(state, p, rng):
     """Seat ``p`` draws one card, reshuffling the discard pile into an empty deck (MTM-4); the draw of
     a turn's second step (MTM-6)."""
@@ -548,7 +548,7 @@ def draw_card(state, p, rng):
         r -= state[DECK + t]
 
 
-@njit(**INTERNAL)
+@helper
 def pay_cards(state, p, play):
     """Move the cards of ``play`` from seat ``p``'s hand to the discard pile (MTM-15)."""
     for t in range(NUM_CARD_TYPES):
@@ -558,7 +558,7 @@ def pay_cards(state, p, play):
 
 
 # --- turn flow ---------------------------------------------------------------------
-@njit(types.boolean(STATE, I64), **INTERNAL)
+@helper(types.boolean(STATE, I64))
 def check_win(state, p):
     """End the game if seat ``p`` has 45+ points and 3+ towers, or 90+ points (MTM-18)."""
     s = state[SCORE + p]
@@ -571,7 +571,7 @@ def check_win(state, p):
     return False
 
 
-@njit(**INTERNAL)
+@helper
 def start_turn(state, p, rng):
     """Steps 1-3 of seat ``p``'s turn up to the first decision (MTM-5 to MTM-7, MTM-17)."""
     turn_index = state[TURN]
@@ -599,7 +599,7 @@ def start_turn(state, p, rng):
     state[PHASE] = PH_FREE
 
 
-@njit(**INTERNAL)
+@helper
 def end_turn(state, rng):
     """Close step 4 and run step 5, then start the next seat's turn (MTM-15, MTM-16, MTM-20)."""
     p = state[H_CURRENT]
@@ -614,13 +614,13 @@ def end_turn(state, rng):
     start_turn(state, (p + 1) % state[H_NUM_PLAYERS], rng)
 
 
-@njit(**INTERNAL)
+@helper
 def has_free_option(state, p):
     """Whether step 3 offers seat ``p`` any placement or upgrade."""
     return free_step_cells(state, p) != np.uint64(0)
 
 
-@njit(**INTERNAL)
+@helper
 def has_main_option(state, p):
     """Whether step 4 offers seat ``p`` anything besides ending the turn."""
     can_move = False
@@ -635,7 +635,7 @@ def has_main_option(state, p):
     return can_play
 
 
-@njit(**INTERNAL)
+@helper
 def advance(state, rng):
     """Skip decisions that offer nothing but stopping (ruling C6), possibly across turns."""
     while state[H_TERMINAL] == 0:
@@ -651,7 +651,7 @@ def advance(state, rng):
             return
 
 
-@njit(INIT_STATE_SIG, cache=True)
+@kernel(INIT_STATE_SIG)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode) (MTM-3)."""
     n = start_game(state, config)
@@ -671,7 +671,7 @@ def init_state(state, config, rng):
     advance(state, rng)
 
 
-@njit(APPLY_ACTION_SIG, cache=True)
+@kernel(APPLY_ACTION_SIG)
 def apply_action(state, action, rng):
     """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
     state[H_STEPS] += 1
@@ -733,7 +733,7 @@ def apply_action(state, action, rng):
     advance(state, rng)
 
 
-@njit(RETURNS_SIG, cache=True)
+@kernel(RETURNS_SIG)
 def returns(state, out):
     """Final rewards per seat (MTM-21, ruling C3); zeros while the game runs."""
     c3_returns(state, WINNER, SCORE, out)
@@ -758,7 +758,7 @@ OBS_SIZE = OBS_TURN + 10
 SCORE_SCALE = 150.0
 
 
-@njit(OBSERVE_SIG, cache=True)
+@kernel(OBSERVE_SIG)
 def observe_into(state, player, out):
     """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
 
@@ -806,7 +806,7 @@ def observe_into(state, player, out):
     out[OBS_TURN + 9] = 1.0 if state[TURN] <= n else 0.0
 
 
-@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
+@on_demand  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Redeal every hand but ``player``'s from the cards ``player`` cannot see (MTM-19).
 

@@ -16,13 +16,13 @@ callers has a signature, so that numba builds it once rather than once per mix o
 types its callers pass.
 """
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT,
                              H_NUM_PLAYERS, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
                              LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.kernels import INTERNAL
+from ..core.kernels import helper, inlined, kernel, on_demand
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
@@ -78,13 +78,13 @@ REASONS = {
 
 
 # --- small queries ------------------------------------------------------------------
-@njit(**INTERNAL)
+@helper
 def card_loc(state, p, k):
     """Where seat ``p``'s card ``k`` lies (LOC_HAND, LOC_DOWN or LOC_CASTLE)."""
     return state[CARD_LOC + p * NUM_CARDS + k]
 
 
-@njit(I64(STATE, I64, I64), **INTERNAL)
+@helper(I64(STATE, I64, I64))
 def count_at(state, p, loc):
     """How many of seat ``p``'s cards lie at ``loc``."""
     total = 0
@@ -93,39 +93,39 @@ def count_at(state, p, loc):
     return total
 
 
-@njit(cache=True, inline="always")
+@inlined
 def placed(state, p):
     """Monsters seat ``p`` has in the castle this round."""
     return count_at(state, p, LOC_CASTLE)
 
 
-@njit(types.void(STATE, I64, I64, I64), **INTERNAL)
+@helper(types.void(STATE, I64, I64, I64))
 def set_card(state, p, k, loc):
     """Put seat ``p``'s card ``k`` at ``loc``; where it goes in public it becomes known (MM-21)."""
     state[CARD_LOC + p * NUM_CARDS + k] = loc
     state[KNOWN + p * NUM_CARDS + k] = 1
 
 
-@njit(I64(STATE, I64), **INTERNAL)
+@helper(I64(STATE, I64))
 def guard_level(state, g):
     """Level of the guard at castle position ``g`` (its back is public)."""
     return GUARD_LEVEL[state[CASTLE + g]]
 
 
-@njit(**INTERNAL)
+@helper
 def space_strength(state, space):
     """Strength of the monster on ``space``, 0 when empty."""
     occupant = state[SPACE + space]
     return STRENGTH[occupant % NUM_CARDS] if occupant >= 0 else 0
 
 
-@njit(I64(STATE, I64), **INTERNAL)
+@helper(I64(STATE, I64))
 def pair_strength(state, g):
     """Combined strength of the monsters beside the guard at position ``g``."""
     return space_strength(state, SIDES * g) + space_strength(state, SIDES * g + 1)
 
 
-@njit(**INTERNAL)
+@helper
 def castle_full(state):
     """Whether every monster space of the castle holds a monster (MM-10)."""
     for space in range(SIDES * state[H_NUM_PLAYERS]):
@@ -134,7 +134,7 @@ def castle_full(state):
     return True
 
 
-@njit(**INTERNAL)
+@helper
 def replace_fees(state, p, space):
     """``(to the treasury, to the owner)`` that seat ``p`` pays to replace the monster on ``space`` (MM-8)."""
     owner = state[SPACE + space] // NUM_CARDS
@@ -144,14 +144,14 @@ def replace_fees(state, p, space):
     return FEE_TREASURY[level], FEE_OWNER[level]
 
 
-@njit(**INTERNAL)
+@helper
 def banned(state, k):
     """Whether this round's king tile forbids playing card ``k`` (MM-20)."""
     t = state[KING]
     return t >= 0 and KING_NO_STRENGTH[t] == STRENGTH[k]
 
 
-@njit(**INTERNAL)
+@helper
 def space_floor(state, p, space):
     """The strength a card of seat ``p`` must exceed to be played on ``space`` (MM-7, MM-8): 0 when
     it is empty, the occupant's strength when seat ``p`` may replace it, and MAX_STRENGTH when it
@@ -168,13 +168,13 @@ def space_floor(state, p, space):
     return old if state[GOLD + p] >= treasury + owner else MAX_STRENGTH
 
 
-@njit(cache=True, inline="always")
+@inlined
 def playable(state, p, k):
     """Whether seat ``p`` may play card ``k`` at all: it is in hand and this round allows its strength."""
     return card_loc(state, p, k) == LOC_HAND and not banned(state, k)
 
 
-@njit(**INTERNAL)
+@helper
 def play_reason(state, p, k, space):
     """Why seat ``p`` may not play card ``k`` on ``space`` now (OK if it may): MM-7, MM-8."""
     if card_loc(state, p, k) != LOC_HAND:
@@ -196,7 +196,7 @@ def play_reason(state, p, k, space):
     return R_NO_GOLD
 
 
-@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
+@helper  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -211,7 +211,7 @@ def illegal_reason(state, action):
     return play_reason(state, state[H_CURRENT], k, (action - PLAY0) % NUM_SPACES)
 
 
-@njit(LEGAL_MASK_SIG, cache=True)
+@kernel(LEGAL_MASK_SIG)
 def legal_mask(state, out):
     """Fill ``out`` with 1 for each legal action of the player on move; return the count."""
     out[:] = 0
@@ -233,7 +233,7 @@ def legal_mask(state, out):
 
 
 # --- king tiles (MM-20) ----------------------------------------------------------------
-@njit(I64(STATE, I64, I64), **INTERNAL)
+@helper(I64(STATE, I64, I64))
 def king_change(state, g, field):
     """This round's king tile change to the guard at position ``g``: field 0 strength, 1 loot."""
     t = state[KING]
@@ -242,13 +242,13 @@ def king_change(state, g, field):
     return KING_GUARD[t, 0, g, field] + KING_GUARD[t, 1, state[H_NUM_PLAYERS] - 1 - g, field]
 
 
-@njit(**INTERNAL)
+@helper
 def fight_strength(state, g, printed):
     """Strength the monsters at position ``g`` must reach against a guard of ``printed`` strength."""
     return printed + king_change(state, g, 0)
 
 
-@njit(**INTERNAL)
+@helper
 def fight_loot(state, g, printed):
     """Loot of a guard of ``printed`` loot at position ``g`` this round, never below 0 (MM-20)."""
     loot = printed + king_change(state, g, 1)
@@ -266,7 +266,7 @@ def fight_loot(state, g, printed):
     return max(loot, 0)
 
 
-@njit(**INTERNAL)
+@helper
 def heal_cost(state, k):
     """Healing cost of card ``k`` this round (MM-12, MM-20)."""
     t = state[KING]
@@ -274,7 +274,7 @@ def heal_cost(state, k):
 
 
 # --- phase 1: playing monsters ----------------------------------------------------------
-@njit(cache=True, inline="always")
+@inlined
 def place_card(state, p, k, space):
     """Seat ``p`` plays card ``k`` on ``space``, paying for a replacement (MM-7, MM-8).
 
@@ -292,7 +292,7 @@ def place_card(state, p, k, space):
     set_card(state, p, k, LOC_CASTLE)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def next_placer(state, p):
     """The next seat clockwise after ``p`` (``p`` itself last) with fewer than 2 monsters placed,
     -1 when all have placed (MM-9)."""
@@ -305,7 +305,7 @@ def next_placer(state, p):
 
 
 # --- phases 2 and 3 ---------------------------------------------------------------------
-@njit(**INTERNAL)
+@helper
 def loot_shares(state, g, loot, out):
     """Add each owner's share of ``loot`` won at position ``g`` to ``out`` (MM-11).
 
@@ -328,7 +328,7 @@ def loot_shares(state, g, loot, out):
             out[ob] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def fight_guards(state):
     """Phase 2: reveal and fight the guards from the main gate until the first loss (MM-11).
 
@@ -352,7 +352,7 @@ def fight_guards(state):
     return -1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def heal_monsters(state, lost):
     """Phase 3: owners of the monsters at the lost guard and at every unrevealed guard pay their
     healing costs; who cannot pay everything pays all they have (MM-12)."""
@@ -370,7 +370,7 @@ def heal_monsters(state, lost):
         state[BANK] += pay
 
 
-@njit(cache=True, inline="always")
+@inlined
 def rotate_cards(state):
     """Face-down cards go to hand, the monsters played lie face down, the castle empties (MM-13)."""
     n = state[H_NUM_PLAYERS]
@@ -382,7 +382,7 @@ def rotate_cards(state):
         state[SPACE + space] = -1
 
 
-@njit(types.void(STATE, I64, I64, RNG), **INTERNAL)
+@helper(types.void(STATE, I64, I64, RNG))
 def shuffle(state, offset, count, rng):
     """Fisher-Yates shuffle of ``state[offset:offset + count]`` with the game's generator."""
     for i in range(count - 1, 0, -1):
@@ -392,7 +392,7 @@ def shuffle(state, offset, count, rng):
         state[offset + j] = tmp
 
 
-@njit(cache=True, inline="always")
+@inlined
 def sort_ascending(state, offset, count):
     """Insertion sort of ``state[offset:offset + count]`` (a few entries)."""
     for i in range(1, count):
@@ -404,7 +404,7 @@ def sort_ascending(state, offset, count):
         state[offset + j + 1] = value
 
 
-@njit(cache=True, inline="always")
+@inlined
 def discard_castle(state):
     """Discard the castle's guards; unrevealed ones stay secret (MM-13)."""
     for g in range(MAX_PLAYERS):
@@ -419,7 +419,7 @@ def discard_castle(state):
         state[RESULT + g] = RES_NONE
 
 
-@njit(**INTERNAL)
+@helper
 def deal_guards(state, rng):
     """Deal one guard per player face down from the main gate, reshuffling the discards into an
     empty deck (MM-5); with the line-up variant sort them by level (MM-19)."""
@@ -449,7 +449,7 @@ def deal_guards(state, rng):
             state[CASTLE + h] = card
 
 
-@njit(**INTERNAL)
+@helper
 def start_round(state):
     """Phase 1 begins: flip the king tile in the variant (MM-20), the start player is on move."""
     if state[KINGS]:
@@ -464,7 +464,7 @@ def start_round(state):
     state[H_CURRENT] = state[START_PLAYER]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def finish_game(state):
     """The game ends: the most gold wins, ties share the win (MM-14)."""
     n = state[H_NUM_PLAYERS]
@@ -478,7 +478,7 @@ def finish_game(state):
     state[H_CURRENT] = -1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def end_round(state, rng):
     """Phases 2 and 3 once the castle is full; then the next round or the end (MM-11 to MM-14)."""
     lost = fight_guards(state)
@@ -495,7 +495,7 @@ def end_round(state, rng):
     start_round(state)
 
 
-@njit(types.void(STATE, I64, I64), **INTERNAL)
+@helper(types.void(STATE, I64, I64))
 def lay_down(state, p, pair):
     """Seat ``p`` lays the two cards of setup choice ``pair`` face down; the rest is the hand (MM-4).
 
@@ -508,7 +508,7 @@ def lay_down(state, p, pair):
     state[SETUP_DONE + p] = 1
 
 
-@njit(INIT_STATE_SIG, cache=True)
+@kernel(INIT_STATE_SIG)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, setup_random,
     guard_lineup, kings_rules) (MM-2 to MM-6)."""
@@ -543,7 +543,7 @@ def init_state(state, config, rng):
         state[H_CURRENT] = first
 
 
-@njit(APPLY_ACTION_SIG, cache=True)
+@kernel(APPLY_ACTION_SIG)
 def apply_action(state, action, rng):
     """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
     state[H_STEPS] += 1
@@ -564,14 +564,14 @@ def apply_action(state, action, rng):
         state[H_CURRENT] = q
 
 
-@njit(RETURNS_SIG, cache=True)
+@kernel(RETURNS_SIG)
 def returns(state, out):
     """Final rewards per seat (ruling C3, MM-15); zeros while the game runs."""
     c3_returns(state, WINNER, GOLD, out)
 
 
 # --- what a player knows ------------------------------------------------------------------
-@njit(**INTERNAL)
+@helper
 def seen_by(state, player, q, k):
     """Where ``player`` knows seat ``q``'s card ``k`` to lie, -1 if it may be in hand or face down.
 
@@ -594,7 +594,7 @@ def seen_by(state, player, q, k):
     return -1
 
 
-@njit(**INTERNAL)
+@helper
 def guard_seen(state, card):
     """Whether guard ``card`` has been shown face up this game (MM-21)."""
     status = state[GUARD_STATUS + card]
@@ -607,7 +607,7 @@ def guard_seen(state, card):
     return False
 
 
-@njit(**INTERNAL)
+@helper
 def unseen_guards(state, level):
     """Mask over the 36 guard cards: those of ``level`` nobody has seen face up, the public pool
     a face-down guard of that level is drawn from (MM-21)."""
@@ -652,7 +652,7 @@ LEVEL_FIRST = np.cumsum(LEVEL_SIZE) - LEVEL_SIZE
 assert np.array_equal(GUARD_LEVEL, np.repeat(np.arange(NUM_LEVELS + 1), LEVEL_SIZE))
 
 
-@njit(cache=True, inline="always")
+@inlined
 def castle_outlook(state, win, loot, gold):
     """The castle as it stands, judged from public information, per guard position ``g`` from the
     main gate: ``win[g]``, the chance the monsters now beside it beat its guard; ``loot[g]``, the
@@ -701,7 +701,7 @@ def castle_outlook(state, win, loot, gold):
         reach *= win[g]
 
 
-@njit(OBSERVE_SIG, cache=True)
+@kernel(OBSERVE_SIG)
 def observe_into(state, player, out):
     """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
 
@@ -778,7 +778,7 @@ def observe_into(state, player, out):
         out[OBS_OUTLOOK + rel] = min(max(0.5 + outlook[q] / OUTLOOK_SCALE, 0.0), 1.0)
 
 
-@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
+@on_demand  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Resample everything seat ``player`` cannot see, consistently with what they can (MM-21).
 

@@ -3,7 +3,8 @@
 Kept apart from ``rules.py`` so that ``actions.py``, which ``rules.py`` imports for the action
 offsets, can name a steal's victim without importing the rules back.
 """
-from numba import njit
+
+from ..core.kernels import inlined
 
 from .components import NUM_CARDS, NUM_NEAR
 from .state_layout import CARD_CELL, NEAR, W_TABLE, WHERE
@@ -11,7 +12,7 @@ from .state_layout import CARD_CELL, NEAR, W_TABLE, WHERE
 NO_CARD = NUM_CARDS  # in NEAR: no card there (above every card id, so never the lowest)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def neighbour_top(state, card, d):
     """The visible card on side ``d`` of ``card``'s cell, or -1 (also when ``card`` is not on the table)."""
     if card < 0 or state[WHERE + card] != W_TABLE:

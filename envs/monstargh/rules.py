@@ -12,19 +12,19 @@ therefore holds no deck order at all, and a planner that clones it cannot see fu
 draws.
 
 Compile time: every numba function is compiled on its own and again inside each caller, so
-small helpers are inlined (``inline="always"``), the few shared bigger ones are compiled once
-for one signature (``inner``: no second specialisation for an int32 or a literal argument),
+small helpers are inlined (``@inlined``), the few shared bigger ones are compiled once
+for one signature (``@helper(sig, python=False)``: no second specialisation for an int32 or a literal argument),
 and the kernels an adapter only needs now and then (``illegal_reason``, ``determinize``)
 compile on their first call instead of at import.
 """
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
                              H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG,
                              STATE)
 from ..core.header import start_game
-from ..core.kernels import INTERNAL
+from ..core.kernels import helper, inlined, kernel, on_demand
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
@@ -37,11 +37,6 @@ from .state_layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_
                      PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST, SCENE, STARS,
                      STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, TOKEN_ROOM, W_DECK, W_OUT, W_PLAYING, W_TABLE, WHERE,
                      WINNER)
-
-def inner(signature):
-    """Compile a helper that only kernels call, once, for ``signature``: any integer argument is
-    converted to it (no second specialisation), and no wrapper for calls from Python is built."""
-    return njit(signature, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # --- config vector after the common entries -------------------------------------------
@@ -80,13 +75,13 @@ REASONS = {
 
 
 # --- small queries ------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inlined
 def hand_monsters(state, p):
     """Number of monster cards seat ``p`` holds."""
     return state[HELD + p]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def focus_held(state, p):
     """Number of focus cards seat ``p`` still holds this scene."""
     count = 0
@@ -95,25 +90,25 @@ def focus_held(state, p):
     return count
 
 
-@njit(cache=True, inline="always")
+@inlined
 def hand_size(state, p):
     """Cards in seat ``p``'s hand: monsters and focus cards."""
     return hand_monsters(state, p) + focus_held(state, p)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def deck_size(state):
     """Monster cards left in the deck."""
     return state[DECK_LEFT]
 
 
-@njit(cache=True, inline="always")
+@inlined
 def table_empty(state):
     """True before a scene's first card is placed."""
     return state[CELLS_USED] == 0
 
 
-@njit(**INTERNAL)
+@helper
 def cell_at(state, x, y):
     """The slot of the occupied cell at ``(x, y)``, or -1 when that cell is empty."""
     for k in range(NUM_CARDS):
@@ -122,13 +117,13 @@ def cell_at(state, x, y):
     return -1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def is_visible(state, card):
     """True when ``card`` is the top card of a cell on the table."""
     return state[WHERE + card] == W_TABLE and state[CELL_TOP + state[CARD_CELL + card]] == card
 
 
-@njit(cache=True, inline="always")
+@inlined
 def visible_counts(state, out):
     """Visible monsters per species into ``out`` (length ``NUM_SPECIES``)."""
     out[:] = 0
@@ -138,7 +133,7 @@ def visible_counts(state, out):
             out[CARD_SPECIES[top]] += 1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def side_open(state, k, d):
     """Whether the chosen monster may go on side ``d`` of occupied cell slot ``k``, named through
     that cell's top card: the cell there is empty (MA-6) and the top card is the lowest visible
@@ -151,7 +146,7 @@ def side_open(state, k, d):
             & (state[near + 2 * NUM_DIRS + ((d + NUM_DIRS - 1) & (NUM_DIRS - 1))] > t))
 
 
-@njit(cache=True, inline="always")
+@inlined
 def side_reason(state, k, d):
     """Why the chosen monster may not go on side ``d`` of occupied cell slot ``k`` (OK if it may):
     the cell there holds a card, or a lower visible card borders it (``side_open``)."""
@@ -160,7 +155,7 @@ def side_reason(state, k, d):
     return OK if side_open(state, k, d) else R_OTHER_NAME
 
 
-@njit(cache=True, inline="always")
+@inlined
 def placement_reason(state, t, d):
     """Why the chosen monster may not go on side ``d`` of card ``t`` (OK if it may)."""
     if not is_visible(state, t):
@@ -168,7 +163,7 @@ def placement_reason(state, t, d):
     return side_reason(state, state[CARD_CELL + t], d)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def steal_candidate(state, d):
     """Whether the protagonist may steal from its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
@@ -178,7 +173,7 @@ def steal_candidate(state, d):
 
 
 # --- legality ------------------------------------------------------------------------------
-@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
+@helper  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -210,7 +205,7 @@ def illegal_reason(state, action):
     return OK if steal_candidate(state, action - STEAL0) else R_NO_STEAL
 
 
-@njit(LEGAL_MASK_SIG, cache=True)
+@kernel(LEGAL_MASK_SIG)
 def legal_mask(state, out):
     """Write the legal actions of the player on move into ``out``; return how many there are."""
     out[:] = 0
@@ -256,7 +251,7 @@ def legal_mask(state, out):
 
 
 # --- moving cards ----------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inlined
 def move_card(state, c, dest):
     """Move monster card ``c`` to ``dest`` (a seat, W_DECK, W_TABLE, W_PLAYING), keeping the
     hand and deck counts in step."""
@@ -272,7 +267,7 @@ def move_card(state, c, dest):
     state[WHERE + c] = dest
 
 
-@inner(types.void(STATE, types.int64, RNG))
+@helper(types.void(STATE, types.int64, RNG), python=False)
 def draw_card(state, p, rng):
     """Seat ``p`` draws a uniformly chosen card of the deck; nothing when it is empty (MA-14)."""
     left = deck_size(state)
@@ -286,7 +281,7 @@ def draw_card(state, p, rng):
             return
 
 
-@njit(cache=True, inline="always")
+@inlined
 def link_cell(state, k):
     """Record occupied cell slot ``k``'s top card in the near cells of every occupied cell near
     it and theirs in its own; the other occupied cells are counted by ``CELLS_USED``."""
@@ -308,7 +303,7 @@ def link_cell(state, k):
         n += 1
 
 
-@njit(**INTERNAL)
+@helper
 def recount(state):
     """Recompute the hand, deck and cell counts and the near cells from the card and cell
     fields (after a state was edited directly, as tests do)."""
@@ -331,7 +326,7 @@ def recount(state):
             link_cell(state, k)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def place_card(state, card, x, y):
     """Put ``card`` alone on the empty cell ``(x, y)`` in the first free cell slot."""
     k = 0
@@ -348,7 +343,7 @@ def place_card(state, card, x, y):
     state[CARD_LEVEL + card] = 0
 
 
-@njit(cache=True, inline="always")
+@inlined
 def empty_cell(state, k):
     """Mark cell slot ``k`` empty; its near cells forget it (the cards near it still lie in their
     cells: ``CARD_CELL`` of their top cards finds them)."""
@@ -364,7 +359,7 @@ def empty_cell(state, k):
     state[CELL_Y + k] = 0
 
 
-@inner(types.void(STATE, types.int64, types.int64))
+@helper(types.void(STATE, types.int64, types.int64), python=False)
 def slide_under(state, below, above):
     """Stack cell ``above``'s cards on top of cell ``below``'s; the result lies in ``below``.
 
@@ -384,7 +379,7 @@ def slide_under(state, below, above):
             state[NEAR + state[CARD_CELL + t] * NUM_NEAR + NEAR_BACK[j]] = top
 
 
-@njit(cache=True, inline="always")
+@inlined
 def eclipse(state, prot_cell, other):
     """Cell ``other``'s whole stack goes under the protagonist's stack; ``other`` empties (MA-10).
 
@@ -398,7 +393,7 @@ def eclipse(state, prot_cell, other):
     empty_cell(state, other)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def steal(state, d):
     """The protagonist's stack moves on top of its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
@@ -407,7 +402,7 @@ def steal(state, d):
     slide_under(state, state[CARD_CELL + victim], k)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def interact(state):
     """Run the protagonist's interaction loop; True once it has ended, False when the active
     player must choose a steal first.
@@ -439,7 +434,7 @@ def interact(state):
 
 
 # --- scenes ---------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inlined
 def clear_table(state):
     """Every card in play back to the deck and every cell slot empty, counts set to match.
 
@@ -466,7 +461,7 @@ def clear_table(state):
     state[CELLS_USED] = 0
 
 
-@njit(cache=True, inline="always")
+@inlined
 def fewest_stars(state, rng):
     """A seat with the fewest stars, chosen at random among ties (MA-4)."""
     n = state[H_NUM_PLAYERS]
@@ -485,7 +480,7 @@ def fewest_stars(state, rng):
     return 0
 
 
-@inner(types.void(STATE, RNG))
+@helper(types.void(STATE, RNG), python=False)
 def start_scene(state, rng):
     """Clear the table, deal tokens, monster cards and focus cards, pick the starter (MA-3, MA-4)."""
     n = state[H_NUM_PLAYERS]
@@ -515,7 +510,7 @@ def start_scene(state, rng):
     state[CHOSEN] = -1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def end_scene(state, rng):
     """Score the scene (MA-15), reveal the tokens (MA-16), end the game or start a scene (MA-17)."""
     n = state[H_NUM_PLAYERS]
@@ -545,7 +540,7 @@ def end_scene(state, rng):
     start_scene(state, rng)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def finish_play(state, rng):
     """End the play: drop the focus (MA-13), draw (MA-14), pass to the next non-empty hand (MA-5)."""
     state[PROTAGONIST] = -1
@@ -567,7 +562,7 @@ def finish_play(state, rng):
 
 
 # --- the kernel contract ----------------------------------------------------------------------
-@njit(INIT_STATE_SIG, cache=True)
+@kernel(INIT_STATE_SIG)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, tiebreak,
     species bits) (MA-2, MA-3)."""
@@ -594,7 +589,7 @@ def init_state(state, config, rng):
     start_scene(state, rng)
 
 
-@inner(types.boolean(STATE, types.int64))
+@helper(types.boolean(STATE, types.int64), python=False)
 def play_step(state, action):
     """Carry out one decision of a play, up to the end of the interaction loop but not beyond:
     True when the play is complete (its card placed or its focus resolved, every steal made).
@@ -640,7 +635,7 @@ def play_step(state, action):
     return interact(state)
 
 
-@njit(APPLY_ACTION_SIG, cache=True)
+@kernel(APPLY_ACTION_SIG)
 def apply_action(state, action, rng):
     """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
     state[H_STEPS] += 1
@@ -648,7 +643,7 @@ def apply_action(state, action, rng):
         finish_play(state, rng)
 
 
-@njit(RETURNS_SIG, cache=True)
+@kernel(RETURNS_SIG)
 def returns(state, out):
     """Final rewards per seat (MA-20, ruling C3); zeros while the game runs."""
     c3_returns(state, WINNER, STARS, out)
@@ -701,7 +696,7 @@ STAR_SCALE = 20.0
 SCENE_SCALE = 20.0
 
 
-@njit(OBSERVE_SIG, cache=True)
+@kernel(OBSERVE_SIG)
 def observe_into(state, player, out):
     """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
 
@@ -797,7 +792,7 @@ def observe_into(state, player, out):
 
 
 # --- hidden information ---------------------------------------------------------------------------
-@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
+@on_demand  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Resample what ``player`` cannot see (MA-18): the other seats' species tokens, dealt at
     random from the species in play other than ``player``'s own, and the other seats' monster

@@ -16,13 +16,13 @@ left, the same as drawing from a shuffled pile, so the state holds no order that
 anyone could see (MF-18).
 """
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT,
                              H_NUM_PLAYERS, H_TERMINAL, H_STEPS, INIT_STATE_SIG,
                              LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.kernels import INTERNAL
+from ..core.kernels import helper, inlined, kernel, on_demand
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLACE0, START0
@@ -76,19 +76,19 @@ REASONS = {
 
 
 # --- the matching rule ----------------------------------------------------------------
-@njit(I64(I64, I64), **INTERNAL)
+@helper(I64(I64, I64))
 def need(needs, side):
     """What lies across ``side`` of a cell: the edge shown towards it, or NO_TILE."""
     return (needs >> (2 * side)) & 3
 
 
-@njit(I64(I64, I64, I64), **INTERNAL)
+@helper(I64(I64, I64, I64))
 def with_need(needs, side, edge):
     """``needs`` with ``edge`` across ``side``."""
     return (needs & ~(3 << (2 * side))) | (edge << (2 * side))
 
 
-@njit(I64(I64, I64, I64), **INTERNAL)
+@helper(I64(I64, I64, I64))
 def fit_reason(needs, kind, rotation):
     """Whether tile ``kind`` in ``rotation`` may go on a cell with ``needs`` (MF-10): OK,
     R_MISMATCH or R_NOT_JOINED."""
@@ -124,20 +124,20 @@ FITS, FITTING_KINDS = fit_tables()
 
 
 # --- small queries ------------------------------------------------------------------
-@njit(I64(STATE, I64, I64), **INTERNAL)
+@helper(I64(STATE, I64, I64))
 def tile_edge(state, slot, side):
     """Edge (0 blank, 1 thin, 2 thick) that placed tile ``slot`` shows on ``side``."""
     return EDGES[state[TILE_KIND + slot], state[TILE_ROT + slot], side]
 
 
-@njit(types.boolean(STATE, I64, I64), **INTERNAL)
+@helper(types.boolean(STATE, I64, I64))
 def may_use(state, p, m):
     """Seat ``p`` may place on monster ``m`` in progress (MF-9)."""
     return state[MON_OWNER + m] == p or state[MON_DONE + p] == 0 or state[MON_ORDINAL + m] != 0
 
 
 # --- the open cells -------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inlined
 def find_cell(state, key):
     """The number of the open cell with ``key``, or -1."""
     for j in range(state[NUM_CELLS]):
@@ -146,7 +146,7 @@ def find_cell(state, key):
     return -1
 
 
-@njit(I64(STATE, I64, I64, I64), inline="always", **INTERNAL)
+@inlined(I64(STATE, I64, I64, I64))
 def look_around(state, m, key, j):
     """What lies around cell ``key`` of monster ``m``, from its tiles: the needs, and the tile
     slots written into open cell ``j``'s entry unless ``j`` is -1. A search over the monster's
@@ -169,7 +169,7 @@ def look_around(state, m, key, j):
     return needs
 
 
-@njit(cache=True, inline="always")
+@inlined
 def close_cell(state, j):
     """Take open cell ``j`` off the list: the last cell takes over its number (no shifting)."""
     last = state[NUM_CELLS] - 1
@@ -180,7 +180,7 @@ def close_cell(state, j):
     state[NUM_CELLS] = last
 
 
-@njit(I64(STATE, I64, I64, I64, I64, I64, I64), **INTERNAL)
+@helper(I64(STATE, I64, I64, I64, I64, I64, I64))
 def lay_tile(state, m, x, y, kind, rotation, j):
     """Lay a tile of ``kind`` on cell (x, y) of monster ``m`` and keep its open cells and open
     edges in step (MF-10, MF-11); ``j`` is the cell's number if known, else -1. Returns the slot."""
@@ -241,7 +241,7 @@ def lay_tile(state, m, x, y, kind, rotation, j):
 
 
 # --- changing the table --------------------------------------------------------------
-@njit(I64(STATE, RNG), inline="always", **INTERNAL)
+@inlined(I64(STATE, RNG))
 def draw_kind(state, rng):
     """Take a random tile out of the supply and return its kind (MF-6, MF-18); supply not empty."""
     r = rng_below(rng, state[SUPPLY_LEFT])
@@ -257,7 +257,7 @@ def draw_kind(state, rng):
     return k
 
 
-@njit(types.void(STATE, I64, I64, I64), **INTERNAL)
+@helper(types.void(STATE, I64, I64, I64))
 def start_monster(state, m, owner, kind):
     """Start monster slot ``m`` of ``owner`` from a tile of ``kind`` at (0, 0) (MF-5, MF-12)."""
     ordinal = 0
@@ -270,7 +270,7 @@ def start_monster(state, m, owner, kind):
     state[CURRENT_MONSTER + owner] = m
 
 
-@njit(types.void(STATE), **INTERNAL)
+@helper(types.void(STATE))
 def end_game(state):
     """End the game and mark every seat with the highest score a winner (MF-14, MF-16)."""
     n = state[H_NUM_PLAYERS]
@@ -285,7 +285,7 @@ def end_game(state):
     state[HAND] = -1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def all_first_done(state):
     """Every player's first monster is complete (MF-14)."""
     for q in range(state[H_NUM_PLAYERS]):
@@ -294,7 +294,7 @@ def all_first_done(state):
     return True
 
 
-@njit(types.void(STATE, I64, RNG), **INTERNAL)
+@helper(types.void(STATE, I64, RNG))
 def complete_monster(state, m, rng):
     """Score monster ``m``, end the game if every first monster is done, else start its
     owner's minion from a random supply tile (MF-11 to MF-15)."""
@@ -311,7 +311,7 @@ def complete_monster(state, m, rng):
         start_monster(state, minion, owner, draw_kind(state, rng))
 
 
-@njit(cache=True, inline="always")
+@inlined
 def fits_somewhere(state, p, kind):
     """A tile of ``kind`` fits some open cell that seat ``p`` may place on (MF-7, MF-9)."""
     locked = state[MON_DONE + p] != 0  # else every monster in progress is open to p
@@ -322,7 +322,7 @@ def fits_somewhere(state, p, kind):
     return False
 
 
-@njit(types.void(STATE, I64, RNG), **INTERNAL)
+@helper(types.void(STATE, I64, RNG))
 def begin_turn(state, p, rng):
     """Seat ``p`` draws until a tile fits somewhere it may place; unplaceable tiles leave
     the game (MF-6 to MF-8). An empty supply ends the game (MF-14). These steps take no
@@ -342,7 +342,7 @@ def begin_turn(state, p, rng):
 
 
 # --- the kernel contract ------------------------------------------------------------
-@njit(INIT_STATE_SIG, cache=True)
+@kernel(INIT_STATE_SIG)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode, start_tiles)."""
     n = start_game(state, config)
@@ -369,7 +369,7 @@ def init_state(state, config, rng):
         state[H_CURRENT] = 0  # start tiles are chosen in seat order, before play begins (MF-5)
 
 
-@njit(**INTERNAL)  # compiled when first needed: only an illegal action asks why
+@helper  # compiled when first needed: only an illegal action asks why
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -394,7 +394,7 @@ def illegal_reason(state, action):
     return fit_reason(state[CELL_NEEDS + j], kind, rotation)
 
 
-@njit(LEGAL_MASK_SIG, cache=True)
+@kernel(LEGAL_MASK_SIG)
 def legal_mask(state, out):
     """Fill ``out`` with 1 for each legal action of the player on move; return the count."""
     out[:] = 0
@@ -420,7 +420,7 @@ def legal_mask(state, out):
     return count
 
 
-@njit(APPLY_ACTION_SIG, cache=True)
+@kernel(APPLY_ACTION_SIG)
 def apply_action(state, action, rng):
     """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
     state[H_STEPS] += 1
@@ -455,7 +455,7 @@ def apply_action(state, action, rng):
     begin_turn(state, p + 1 if p + 1 < n else 0, rng)
 
 
-@njit(RETURNS_SIG, cache=True)
+@kernel(RETURNS_SIG)
 def returns(state, out):
     """Final rewards per seat (MF-16, ruling C3); zeros while the game runs."""
     c3_returns(state, WINNER, SCORE, out)
@@ -516,7 +516,7 @@ COORD_STEP = 1.0 / COORD_SCALE
 ORDINAL_STEP = 1.0 / MAX_MONSTERS
 
 
-@njit(I64(I64, I64, I64), **INTERNAL)
+@helper(I64(I64, I64, I64))
 def relative(seat, player, n):
     """``seat`` as seen from ``player``: 0 for the observer, then clockwise."""
     rel = seat - player
@@ -538,7 +538,7 @@ def fitting_kind_lists():
 FITTING_LIST, FITTING_COUNT = fitting_kind_lists()
 
 
-@njit(cache=True)
+@on_demand
 def supply_fit_share(state, j):
     """Share of the face-down supply whose kind fits open cell ``j`` in some rotation (MF-10)."""
     if state[SUPPLY_LEFT] == 0:
@@ -550,13 +550,13 @@ def supply_fit_share(state, j):
     return fitting / state[SUPPLY_LEFT]
 
 
-@njit(cache=True)
+@on_demand
 def monster_worth(state, m):
     """What monster ``m`` scores once complete (MF-15): its tiles if a first monster, else its eyes."""
     return state[MON_SIZE + m] if state[MON_ORDINAL + m] == 0 else state[MON_EYES + m]
 
 
-@njit(cache=True)
+@on_demand
 def observe_derived(state, player, out):
     """The derived slices of seat ``player``'s view (``OBS_CELL_FIT`` onwards), from public fields."""
     n = state[H_NUM_PLAYERS]
@@ -584,7 +584,7 @@ def observe_derived(state, player, out):
         out[OBS_BEHIND + rel] = min((best - state[SCORE + q]) / WORTH_SCALE, 1.0)
 
 
-@njit(OBSERVE_SIG, cache=True)
+@kernel(OBSERVE_SIG)
 def observe_into(state, player, out):
     """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
 
@@ -657,7 +657,7 @@ def observe_into(state, player, out):
     observe_derived(state, player, out)
 
 
-@njit(cache=True)  # compiled when first needed (a search that resamples hidden information)
+@on_demand  # compiled when first needed (a search that resamples hidden information)
 def determinize(state, player, rng):
     """Nothing to resample: every field of the state is public and the supply has no order
     in it (MF-18), so the state is already a sample of what ``player`` considers possible."""

@@ -1,9 +1,9 @@
 """Monster Noughts' greedy baseline: complete a line, else block one, else the centre, else the
 first free cell."""
-from numba import njit
 
 from monster_zoo.agents.base import StateKernelAgent
 from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
+from monster_zoo.envs.core.kernels import helper, kernel
 
 from .rules import LINES
 from .state_layout import BOARD, NUM_CELLS
@@ -11,7 +11,7 @@ from .state_layout import BOARD, NUM_CELLS
 CENTRE = 4
 
 
-@njit(cache=True)
+@helper
 def completing_cell(state, mask, mark):
     """A legal cell that completes a line of ``mark``, or -1."""
     for k in range(LINES.shape[0]):
@@ -27,7 +27,7 @@ def completing_cell(state, mask, mark):
     return -1
 
 
-@njit(POLICY_SIG, cache=True)
+@kernel(POLICY_SIG)
 def greedy_action(state, mask, rng):
     """The greedy choice among the legal cells of the player on move."""
     me = state[H_CURRENT] + 1

@@ -5,12 +5,11 @@ game's ``rules.py`` keeps: reasons, queries, legality, turn flow, the kernel con
 observation with the hidden information last.
 """
 import numpy as np
-from numba import njit
 
 from monster_zoo.envs.core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
                                             LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
 from monster_zoo.envs.core.header import start_game
-from monster_zoo.envs.core.kernels import INTERNAL
+from monster_zoo.envs.core.kernels import helper, inlined, kernel, on_demand
 from monster_zoo.envs.core.rewards import c3_returns
 from monster_zoo.envs.core.rng import rng_below
 
@@ -36,7 +35,7 @@ LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 
 
 
 # --- queries --------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inlined
 def empty_cells(state):
     """How many cells carry no mark."""
     count = 0
@@ -45,7 +44,7 @@ def empty_cells(state):
     return count
 
 
-@njit(cache=True, inline="always")
+@inlined
 def has_line(state, mark):
     """Whether the marks ``mark`` fill a row, a column or a diagonal (NC-5)."""
     for k in range(LINES.shape[0]):
@@ -56,7 +55,7 @@ def has_line(state, mark):
 
 
 # --- legality -------------------------------------------------------------------------------------
-@njit(**INTERNAL)
+@helper
 def illegal_reason(state, action):
     """0 if marking cell ``action`` is legal for the player on move, else a code of ``REASONS``."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -70,7 +69,7 @@ def illegal_reason(state, action):
     return OK
 
 
-@njit(LEGAL_MASK_SIG, cache=True)
+@kernel(LEGAL_MASK_SIG)
 def legal_mask(state, out):
     """Fill ``out`` with 1 for each cell the player on move may mark (NC-3, NC-4); return the count."""
     out[:] = 0
@@ -85,7 +84,7 @@ def legal_mask(state, out):
 
 
 # --- turn flow ------------------------------------------------------------------------------------
-@njit(cache=True)
+@helper
 def monster_moves(state, rng):
     """The monster settles on an empty cell drawn by chance, or stays away while only one is
     empty (NC-3)."""
@@ -102,7 +101,7 @@ def monster_moves(state, rng):
             k -= 1
 
 
-@njit(cache=True)
+@helper
 def start_round(state, rng):
     """Clear the board, let chance pick who opens (NC-2), and place the monster (NC-3)."""
     for c in range(NUM_CELLS):
@@ -111,7 +110,7 @@ def start_round(state, rng):
     monster_moves(state, rng)
 
 
-@njit(cache=True)
+@helper
 def end_match(state):
     """The match is over: the most round wins take it, equal numbers share it (NC-6)."""
     state[H_TERMINAL] = 1
@@ -123,14 +122,14 @@ def end_match(state):
 
 
 # --- the kernel contract --------------------------------------------------------------------------
-@njit(INIT_STATE_SIG, cache=True)
+@kernel(INIT_STATE_SIG)
 def init_state(state, config, rng):
     """A new match for ``config`` = (num_players, max_steps, reward_mode) (NC-1)."""
     start_game(state, config)
     start_round(state, rng)
 
 
-@njit(APPLY_ACTION_SIG, cache=True)
+@kernel(APPLY_ACTION_SIG)
 def apply_action(state, action, rng):
     """The player on move marks cell ``action`` (NC-4); a line or a full board ends the round (NC-5)."""
     state[H_STEPS] += 1
@@ -150,7 +149,7 @@ def apply_action(state, action, rng):
     monster_moves(state, rng)
 
 
-@njit(RETURNS_SIG, cache=True)
+@kernel(RETURNS_SIG)
 def returns(state, out):
     """Final rewards per seat (NC-7, ruling C3); zeros while the match runs."""
     c3_returns(state, WINNER, WINS, out)
@@ -165,7 +164,7 @@ OBS_WINS = OBS_ROUND + 1
 OBS_SIZE = OBS_WINS + 2
 
 
-@njit(OBSERVE_SIG, cache=True)
+@kernel(OBSERVE_SIG)
 def observe_into(state, player, out):
     """Seat ``player``'s view into ``out``: all of the state, since nothing is hidden (NC-8)."""
     out[:] = 0.0
@@ -179,7 +178,7 @@ def observe_into(state, player, out):
     out[OBS_WINS + 1] = state[WINS + 1 - player] / NUM_ROUNDS
 
 
-@njit(cache=True)
+@on_demand
 def determinize(state, player, rng):
     """Nothing to resample: every field of the state is public (NC-8)."""
     return
