@@ -3,6 +3,10 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
+import numpy as np
+
+from .contract import REWARD_SCORE, REWARD_WIN
+
 
 @dataclass(frozen=True)
 class Option:
@@ -77,6 +81,14 @@ COMMON_OPTIONS = (
            "'rgb_array' (render() returns the public picture as an H x W x 3 uint8 array; render extra).",
            choices=(None, "ansi", "human", "rgb_array")),
 )
+
+
+def common_config(options: Dict[str, Any], *extra: int) -> np.ndarray:
+    """The kernel config vector from validated options: the entries every game reads
+    (``num_players``, ``max_steps``, the reward mode; see ``contract.C_*``), then the game's own
+    ``extra`` entries in the order its kernels read them."""
+    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
+    return np.array([options["num_players"], options["max_steps"], reward, *extra], dtype=np.int64)
 
 
 def resolve_options(game: str, declared: Sequence[Option], given: Dict[str, Any]) -> Dict[str, Any]:

@@ -2,9 +2,8 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.game import Baseline, Game, PlaySettings, SearchConfig
-from ..core.options import COMMON_OPTIONS, Option, max_steps_option
+from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 from . import actions, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .state_layout import STATE_SIZE
@@ -29,10 +28,8 @@ OPTIONS = (
 def make_config(options: dict) -> np.ndarray:
     """Kernel config vector (num_players, max_steps, reward mode, setup random, guard line-up,
     king's rules) from validated options."""
-    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
-    return np.array([options["num_players"], options["max_steps"], reward,
-                     int(options["setup_hand"] == "random"), int(options["guard_lineup"]),
-                     int(options["kings_rules"])], dtype=np.int64)
+    return common_config(options, int(options["setup_hand"] == "random"), int(options["guard_lineup"]),
+                         int(options["kings_rules"]))
 
 
 GAME = Game(

@@ -2,9 +2,8 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.game import Baseline, Game, PlaySettings, SearchConfig
-from ..core.options import COMMON_OPTIONS, Option, max_steps_option
+from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 from . import actions, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, SPECIES, SPECIES_IN_PLAY
 from .state_layout import STATE_SIZE
@@ -66,9 +65,7 @@ def make_config(options: dict) -> np.ndarray:
                              f"play with {need}; valid: 'random' or {need} distinct names among "
                              f"{', '.join(SPECIES)}")
         bits = sum(1 << SPECIES.index(s) for s in names)
-    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
-    tiebreak = TIEBREAKS.index(options["tiebreak"])
-    return np.array([n, options["max_steps"], reward, tiebreak, bits], dtype=np.int64)
+    return common_config(options, TIEBREAKS.index(options["tiebreak"]), bits)
 
 
 GAME = Game(

@@ -2,9 +2,8 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.game import Baseline, Game, PlaySettings, SearchConfig
-from ..core.options import COMMON_OPTIONS, Option, max_steps_option
+from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 from . import actions, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .state_layout import STATE_SIZE
@@ -26,9 +25,7 @@ OPTIONS = (
 
 def make_config(options: dict) -> np.ndarray:
     """Kernel config vector (num_players, max_steps, reward mode, start tiles) from validated options."""
-    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
-    start = rules.START_CHOOSE if options["start_tiles"] == "choose" else rules.START_RANDOM
-    return np.array([options["num_players"], options["max_steps"], reward, start], dtype=np.int64)
+    return common_config(options, rules.START_CHOOSE if options["start_tiles"] == "choose" else rules.START_RANDOM)
 
 
 GAME = Game(

@@ -2,9 +2,8 @@
 pickles find it): the test-only game registered by ``tests/conftest.py`` without being listed."""
 import numpy as np
 
-from monster_zoo.envs.core.contract import REWARD_SCORE, REWARD_WIN
 from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
-from monster_zoo.envs.core.options import COMMON_OPTIONS, Option, max_steps_option
+from monster_zoo.envs.core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 
 from . import actions, picture, rules, text_view
 from .state_layout import NUM_CELLS, NUM_ROUNDS, STATE_SIZE
@@ -19,8 +18,7 @@ OPTIONS = (
 
 def make_config(options: dict) -> np.ndarray:
     """Kernel config vector (num_players, max_steps, reward mode) from validated options."""
-    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
-    return np.array([options["num_players"], options["max_steps"], reward], dtype=np.int64)
+    return common_config(options)
 
 
 GAME = Game(
