@@ -36,8 +36,8 @@ from monster_zoo.envs.monster_arena.components import (AB_AIM, AB_GRAVE, AB_PINC
 from monster_zoo.envs.monster_arena.state_layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL,
                                        PH_MAIN, PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE,
                                        TARGET)
-from monster_zoo.envs.monster_arena.rules import (OK, attack_profile, attacker_reason, child, defense, is_covered,
-                                      on_monster)
+from monster_zoo.envs.monster_arena.fighting import attacker_reason
+from monster_zoo.envs.monster_arena.queries import OK, attack_profile, child, defense, is_covered, on_monster
 
 from .base import StateKernelAgent
 

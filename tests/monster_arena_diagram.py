@@ -19,7 +19,7 @@ import numpy as np
 
 from monster_zoo.envs.core.contract import H_CURRENT, REWARD_SCORE, REWARD_WIN
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena import queries, rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str, str_to_action
 from monster_zoo.envs.monster_arena.components import CARD_LABEL, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS, card
 from monster_zoo.envs.monster_arena.state_layout import (ALIVE, CHILD, DEALER, ENERGY, FIRST_PLAYER, KNOWN, L_BOX, L_DISCARD,
@@ -167,7 +167,7 @@ def act(state: np.ndarray, *names: str, rng=None) -> np.ndarray:
     for name in names:
         a = str_to_action(name)
         code = rules.illegal_reason(state, a)
-        assert code == 0, f"{name!r} is illegal: {rules.REASONS[code]}; legal: {legal(state)}"
+        assert code == 0, f"{name!r} is illegal: {queries.REASONS[code]}; legal: {legal(state)}"
         rules.apply_action(state, a, rng)
     return state
 

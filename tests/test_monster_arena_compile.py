@@ -5,7 +5,8 @@ read from the state where an int64 loop index came before, or a literal constant
 ``True``) that numba types as a literal of its own. Each extra version costs a new user compile
 time and nothing else, so the rules pass seats and cards as int64 and flags as runtime values.
 This test compiles from an empty cache in a child process (a warm cache would load the callers
-and never compile the helpers) and fails on any rules kernel compiled twice.
+and never compile the helpers) and fails on any kernel of the game's modules (``rules``,
+``queries``, ``fighting``, ``building``, ``drafting``, ``observation``) compiled twice.
 """
 import json
 import os
@@ -17,10 +18,10 @@ import pytest
 
 CHILD = textwrap.dedent("""
     import json
+    import sys
     import numpy as np
     from numba.core.registry import CPUDispatcher
     import monster_zoo
-    from monster_zoo.envs.monster_arena import rules
 
     env = monster_zoo.make("monster_arena-v0", num_players=3)
     env.reset(seed=1)
@@ -34,8 +35,15 @@ CHILD = textwrap.dedent("""
     engine.reset()
     engine.step(engine.random_actions())
     engine.step_random(3000)  # every phase, attacks, hits and ended games
-    versions = {name: [str(sig) for sig in kernel.signatures] for name, kernel in vars(rules).items()
-                if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__ == rules.__name__}
+    prefix = "monster_zoo.envs.monster_arena."
+    kernels = {}
+    for module_name, module in sorted(sys.modules.items()):
+        if not module_name.startswith(prefix):
+            continue
+        for kernel in vars(module).values():
+            if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__.startswith(prefix):
+                assert kernels.setdefault(kernel.__name__, kernel) is kernel, f"two kernels {kernel.__name__}"
+    versions = {name: [str(sig) for sig in kernel.signatures] for name, kernel in kernels.items()}
     print(json.dumps(versions))
 """)
 

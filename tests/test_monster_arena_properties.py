@@ -16,7 +16,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
-from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena import fighting, observation, queries, rules
 from monster_zoo.envs.monster_arena.actions import ATTACKER0, NUM_ACTIONS, SLOT0, TAKE0, TARGET0
 from monster_zoo.envs.monster_arena.components import COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS
 from monster_zoo.envs.monster_arena.state_layout import (ALIVE, CHILD, ENERGY, FROZEN, KNOWN, L_BOX, L_DECK, L_GRAVE, L_INV, L_TABLE,
@@ -133,7 +133,7 @@ def views(state):
     out = []
     for p in range(int(state[H_NUM_PLAYERS])):
         obs = np.zeros(SPEC.obs_size, np.float32)
-        rules.observe_into(state, p, obs)
+        observation.observe_into(state, p, obs)
         mask = np.zeros(NUM_ACTIONS, np.int8)
         if int(state[H_CURRENT]) == p:
             rules.legal_mask(state, mask)
@@ -183,8 +183,8 @@ def test_ar_19_others_building_is_invisible(state, data):
     changed = state.copy()
     for c in range(NUM_TORSOS, NUM_CARDS):
         if changed[LOC + c] == L_TABLE and changed[OWNER + c] == builder:
-            rules.unlink(changed, c)
-            rules.give(changed, c, builder, changed[KNOWN + c])
+            fighting.unlink(changed, c)
+            queries.give(changed, c, builder, changed[KNOWN + c])
     for observer in range(n):
         if observer != builder:
             assert_same_view(state, changed, observer, f"seat {builder}'s building")

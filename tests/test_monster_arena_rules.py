@@ -8,9 +8,11 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.monster_arena import rules
+from monster_zoo.envs.monster_arena import building, fighting, queries, rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS
 from monster_zoo.envs.monster_arena.components import NUM_CARDS, SEEDS_DIR, card
+from monster_zoo.envs.monster_arena.observation import (CARD_FEATURES, F_INV, F_TABLE, OBS_CARDS, OBS_DONE, OBS_SIZE,
+                                                      observe_into)
 from monster_zoo.envs.monster_arena.state_layout import (ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
                                        GRAVE_ORDER, HIGH, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE, L_INV,
                                        L_ROW, L_TABLE, LAST, LOC, OWNER, PH_ATTACK, PH_AUCTION,
@@ -108,16 +110,16 @@ def test_ar_5_secret_draws_are_hidden_from_the_others():
     act(state2, "take HO1", "pass")  # player_0 keeps 2 tokens, the only holder: draws 1 secretly
     secret = [c for c in range(NUM_CARDS) if state2[LOC + c] == L_INV and state2[KNOWN + c] == 0]
     assert len(secret) == 1 and state2[OWNER + secret[0]] == 0
-    obs = np.zeros(rules.OBS_SIZE, np.float32)
+    obs = np.zeros(OBS_SIZE, np.float32)
     c = secret[0]
-    rules.observe_into(state2, 0, obs)
-    assert obs[rules.OBS_CARDS + c * rules.CARD_FEATURES + rules.F_INV] == 1.0
+    observe_into(state2, 0, obs)
+    assert obs[OBS_CARDS + c * CARD_FEATURES + F_INV] == 1.0
     for viewer in (1, 2):
-        rules.observe_into(state2, viewer, obs)
-        assert not obs[rules.OBS_CARDS + c * rules.CARD_FEATURES: rules.OBS_CARDS + (c + 1) * rules.CARD_FEATURES].any()
+        observe_into(state2, viewer, obs)
+        assert not obs[OBS_CARDS + c * CARD_FEATURES: OBS_CARDS + (c + 1) * CARD_FEATURES].any()
         ho = card("HO1")
         rel = (0 - viewer) % 3
-        assert obs[rules.OBS_CARDS + ho * rules.CARD_FEATURES + rules.F_INV + rel] == 1.0
+        assert obs[OBS_CARDS + ho * CARD_FEATURES + F_INV + rel] == 1.0
 
 
 def test_ar_6_someone_can_always_act_and_automatic_steps_ask_nobody():
@@ -138,19 +140,19 @@ def test_ar_6_someone_can_always_act_and_automatic_steps_ask_nobody():
 def test_ar_7_rewards_sum_to_zero():
     """AR-7: one winner +1, the others -1/(n-1); two survivors of four +1/2, the others -1/2."""
     state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]", 2: "U2[-,-,-] + L2[-,-]"})
-    rules.finish_game(state, True)
+    queries.finish_game(state, True)
     out = np.zeros(3, np.float32)
     rules.returns(state, out)
     assert np.allclose(out, 0)  # everyone alive: everyone wins, all 0
     state[ALIVE + 1] = 0
     state[ALIVE + 2] = 0
-    rules.finish_game(state, True)
+    queries.finish_game(state, True)
     rules.returns(state, out)
     assert np.allclose(out, [1, -0.5, -0.5])
     state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]", 2: "U2[-,-,-] + L2[-,-]",
                          3: "U4[-,-,-] + L4[-,-,-]"})
     state[ALIVE + 1] = state[ALIVE + 3] = 0
-    rules.finish_game(state, True)
+    queries.finish_game(state, True)
     out = np.zeros(4, np.float32)
     rules.returns(state, out)
     assert np.allclose(out, [0.5, -0.5, 0.5, -0.5])
@@ -188,8 +190,8 @@ def test_ar_10_attaching_into_empty_slots_of_ones_own_monster():
     act(state, "attach BC1")
     slots = [n for n in legal(state)]
     assert slots == ["into U1 slot 2", "into L2 slot 1", "into L2 slot 2", "into SA1 slot 1"]
-    assert reason(state, "into U1 slot 1") == rules.R_NOT_OPEN_SLOT
-    assert reason(state, "into U2 slot 1") == rules.R_NOT_OPEN_SLOT  # not one's own monster
+    assert reason(state, "into U1 slot 1") == queries.R_NOT_OPEN_SLOT
+    assert reason(state, "into U2 slot 1") == queries.R_NOT_OPEN_SLOT  # not one's own monster
     act(state, "into SA1 slot 1")
     assert where(state, "BC1") == (L_TABLE, 0)
     assert state[rules.PARENT + card("BC1")] == card("SA1")
@@ -199,11 +201,11 @@ def test_ar_11_only_outer_cards_can_be_attacked():
     """AR-11: a card whose slots are all filled is covered and cannot be targeted; slotless
     cards and cards with an empty slot are outer."""
     state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U3[SA1[-],HO1] + L2[-,SA2[HO2]]"})
-    assert reason(state, "target U3") == rules.R_COVERED
-    assert reason(state, "target SA2") == rules.R_COVERED
+    assert reason(state, "target U3") == queries.R_COVERED
+    assert reason(state, "target SA2") == queries.R_COVERED
     assert reason(state, "target SA1") == 0 and reason(state, "target HO1") == 0
     assert reason(state, "target L2") == 0 and reason(state, "target HO2") == 0
-    assert reason(state, "target U1") == rules.R_NOT_TARGETABLE
+    assert reason(state, "target U1") == queries.R_NOT_TARGETABLE
 
 
 # --- drafting ------------------------------------------------------------------------------
@@ -225,7 +227,7 @@ def test_ar_12_drafting_setup():
 def test_ar_13_dealer_takes_a_card_for_one_token_or_passes():
     """AR-13: the dealer's pick costs 1 token; passing costs nothing; then the auction opens."""
     state = draft_state(3, ["HO1", "BW1", "SA1"], dealer=1)
-    assert reason(state, "take HO2") == rules.R_NOT_IN_ROW
+    assert reason(state, "take HO2") == queries.R_NOT_IN_ROW
     act(state, "take BW1")
     assert where(state, "BW1") == (L_INV, 1) and state[TOKENS + 1] == 14
     assert state[PHASE] == PH_AUCTION and state[H_CURRENT] == 2
@@ -239,9 +241,9 @@ def test_ar_14_english_auction():
     passed in succession; the winner pays and picks; no bid means no sale."""
     state = draft_state(3, ["HO1", "BW1", "SA1"], tokens=[15, 4, 15])
     act(state, "pass")
-    assert state[H_CURRENT] == 1 and reason(state, "bid 5") == rules.R_BID_LOW  # holds only 4
+    assert state[H_CURRENT] == 1 and reason(state, "bid 5") == queries.R_BID_LOW  # holds only 4
     act(state, "bid 3")
-    assert reason(state, "bid 3") == rules.R_BID_LOW  # player_2 must beat 3
+    assert reason(state, "bid 3") == queries.R_BID_LOW  # player_2 must beat 3
     act(state, "bid 4", "pass")  # player_0 passes; player_1 cannot beat 4 and passes by itself
     assert state[PHASE] == PH_PRIZE and state[H_CURRENT] == 2
     act(state, "take BW1")
@@ -308,7 +310,7 @@ def test_ar_18_building_in_turn_clockwise_parts_may_stay_in_inventory():
         for label in labels:
             state[LOC + card(label)] = L_INV
             state[OWNER + card(label)] = p
-    rules.start_building(state)
+    building.start_building(state)
     assert state[H_CURRENT] == 1
     act(state, "attach HO2", "into U2 slot 1", "pass")
     assert state[H_CURRENT] == 2 and where(state, "BW1") == (L_INV, 1)
@@ -324,22 +326,22 @@ def test_ar_19_building_is_secret_until_everyone_is_done():
         state[LOC + card(label)] = L_INV
         state[OWNER + card(label)] = p
         state[KNOWN + card(label)] = 1
-    rules.start_building(state)
-    before = np.zeros(rules.OBS_SIZE, np.float32)
-    after = np.zeros(rules.OBS_SIZE, np.float32)
-    rules.observe_into(state, 1, before)
+    building.start_building(state)
+    before = np.zeros(OBS_SIZE, np.float32)
+    after = np.zeros(OBS_SIZE, np.float32)
+    observe_into(state, 1, before)
     act(state, "attach HO1")
-    rules.observe_into(state, 1, after)
+    observe_into(state, 1, after)
     assert np.array_equal(before, after)
     act(state, "into U1 slot 2")  # player_0 has nothing left to attach: done by itself
     assert state[H_CURRENT] == 1 and state[DONE + 0] == 1
-    rules.observe_into(state, 1, after)
-    assert np.array_equal(before[:rules.OBS_DONE], after[:rules.OBS_DONE])  # only 'done' and 'on move' differ
+    observe_into(state, 1, after)
+    assert np.array_equal(before[:OBS_DONE], after[:OBS_DONE])  # only 'done' and 'on move' differ
     assert "U1[" not in rules_text(state) and "U1 + L1 (being built)" in rules_text(state)
     act(state, "pass")  # player_1 done: reveal
-    rules.observe_into(state, 1, after)
+    observe_into(state, 1, after)
     ho = card("HO1")
-    assert after[rules.OBS_CARDS + ho * rules.CARD_FEATURES + rules.F_TABLE + 1] == 1.0
+    assert after[OBS_CARDS + ho * CARD_FEATURES + F_TABLE + 1] == 1.0
     assert "U1[-,HO1,-]" in rules_text(state)
 
 
@@ -354,7 +356,7 @@ def rules_text(state):
 def test_ar_20_cutting_limbs():
     """AR-20: a destroyed part goes to the graveyard, the parts below it to the owner's inventory."""
     state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[SA1[TE1[BC1]],HO1,HO2] + L2[HO3,HO4]"})
-    rules.destroy(state, card("SA1"))
+    fighting.destroy(state, card("SA1"))
     assert where(state, "SA1") == (L_GRAVE, -1)
     assert where(state, "TE1") == (L_INV, 1) and where(state, "BC1") == (L_INV, 1)
     assert state[rules.CHILD + card("U2") * 3] == -1 and state[rules.PARENT + card("TE1")] == -1
@@ -365,7 +367,7 @@ def test_ar_21_a_fallen_torso_half_destroys_the_monster():
     """AR-21: destroying a torso half sends every card of the monster to the graveyard; its player is out."""
     state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[SA1[TE1[BC1]],HO1,-] + L2[HO3,HO4]",
                          2: "U3[-,-] + L3[-,-,-]"}, inventory={1: ["HO2"]})
-    rules.destroy(state, card("L2"))
+    fighting.destroy(state, card("L2"))
     assert state[ALIVE + 1] == 0
     assert cards_at(state, L_GRAVE) == sorted(["U2", "SA1", "TE1", "BC1", "HO1", "L2", "HO3", "HO4"])
     assert cards_at(state, L_TABLE, 1) == []
@@ -374,11 +376,11 @@ def test_ar_21_a_fallen_torso_half_destroys_the_monster():
 def test_ar_22_graveyard_order():
     """AR-22: destroyed cards go on top; a falling monster's half lands last, on top."""
     state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[HO1,-,-] + L2[HO3,-]", 2: "U3[-,-] + L3[-,-,-]"})
-    rules.destroy(state, card("HO1"))
-    rules.destroy(state, card("U2"))
+    fighting.destroy(state, card("HO1"))
+    fighting.destroy(state, card("U2"))
     order = sorted(cards_at(state, L_GRAVE), key=lambda lab: -state[GRAVE_ORDER + card(lab)])
     assert order[0] == "U2" and order[-1] == "HO1"
-    assert rules.grave_top(state) == card("HO3")  # the topmost part (halves are skipped)
+    assert queries.grave_top(state) == card("HO3")  # the topmost part (halves are skipped)
 
 
 def test_ar_23_fewest_parts_goes_first_ties_at_random():
@@ -387,15 +389,15 @@ def test_ar_23_fewest_parts_goes_first_ties_at_random():
     for seed in range(30):
         state = arena_state({0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"})
         state[ROUND] = 0
-        rules.start_arena_round(state, make_rng(seed))
+        fighting.start_arena_round(state, make_rng(seed))
         starts.add(int(state[H_CURRENT]))
     assert starts == {1, 2}
     state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[HO1,HO2,-] + L2[-,-]", 2: "U3[HO3,-] + L3[-,-,-]"})
     state[ROUND] = 0
-    rules.start_arena_round(state, make_rng(0))
+    fighting.start_arena_round(state, make_rng(0))
     seats = [int(state[H_CURRENT])]
     for _ in range(2):
-        rules.end_turn(state, make_rng(0))
+        fighting.end_turn(state, make_rng(0))
         seats.append(int(state[H_CURRENT]))
     assert seats == [0, 1, 2]
 
@@ -414,9 +416,9 @@ def test_ar_25_each_card_acts_once_a_round():
     s = next(s for s, _ in roll_outcomes(state, "target U3", "attack with HO1") if not s[LAST + 3])
     assert s[USED + card("HO1")] == 1
     act(s, "target U3")
-    assert reason(s, "attack with HO1") == rules.R_USED
+    assert reason(s, "attack with HO1") == queries.R_USED
     s[PHASE] = PH_MAIN
-    rules.start_arena_round(s, make_rng(0))
+    fighting.start_arena_round(s, make_rng(0))
     assert s[USED + card("HO1")] == 0
 
 
@@ -460,15 +462,15 @@ def test_ar_29_attaching_in_the_arena_costs_two_energy():
     assert "attack with HO1" in legal(state)
     state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, inventory={0: ["HO1"]},
                         energy={0: 1})
-    assert reason(state, "attach HO1") == rules.R_NO_ENERGY
+    assert reason(state, "attach HO1") == queries.R_NO_ENERGY
 
 
 # --- abilities ---------------------------------------------------------------------------------
 def test_ar_30_insect_thorax_hardens_its_own_parts():
     """AR-30: parts in the Insect Thorax's own slots have +1 Defense; deeper parts do not."""
     state = arena_state({0: "U5[SA1[BC1],HO1,-] + L1[HO2,-,-]", 1: "U2[-,-,-] + L2[-,-]"})
-    assert rules.defense(state, card("SA1")) == 7 and rules.defense(state, card("HO1")) == 6
-    assert rules.defense(state, card("BC1")) == 4 and rules.defense(state, card("HO2")) == 5
+    assert queries.defense(state, card("SA1")) == 7 and queries.defense(state, card("HO1")) == 6
+    assert queries.defense(state, card("BC1")) == 4 and queries.defense(state, card("HO2")) == 5
 
 
 def test_ar_31_spider_abdomen_web_guard():
@@ -496,7 +498,7 @@ def test_ar_32_refill_to_six_does_not_stack():
 def test_ar_33_bone_claw_on_an_arm_or_leg():
     """AR-33: +1 mod hanging on an arm or leg, not on a torso half or a tentacle."""
     state = arena_state({0: "U1[SA1[BC1],SL1[BC2],TE1[BC3]] + L1[BC4,-,-]", 1: "U2[-,-,-] + L2[-,-]"})
-    assert [rules.attack_mod(state, card(b)) for b in ("BC1", "BC2", "BC3", "BC4")] == [3, 3, 2, 2]
+    assert [queries.attack_mod(state, card(b)) for b in ("BC1", "BC2", "BC3", "BC4")] == [3, 3, 2, 2]
 
 
 def test_ar_34_pincer_pinches_an_outer_part():
@@ -504,15 +506,15 @@ def test_ar_34_pincer_pinches_an_outer_part():
     reacting) until the end of its owner's next turn."""
     state = arena_state({0: "U1[PI1,HO2,-] + L1[-,-,-]", 1: "U2[BW1,HO1,-] + L2[-,-]"})
     act(state, "use PI1")
-    assert reason(state, "target U2") == rules.R_NOT_PINCHABLE  # a torso half is not a part
+    assert reason(state, "target U2") == queries.R_NOT_PINCHABLE  # a torso half is not a part
     act(state, "target BW1")
     assert state[FROZEN + card("BW1")] == 1 and state[ENERGY + 0] == 4 and state[USED + card("PI1")] == 1
-    assert reason(state, "use PI1") == rules.R_USED
+    assert reason(state, "use PI1") == queries.R_USED
     act(state, "target L2", "attack with HO2", "roll")  # 1d6+3 cannot reach 12; the wing may not react
     assert state[PHASE] == PH_MAIN and state[H_CURRENT] == 0
     act(state, "pass")
     assert state[H_CURRENT] == 1 and state[FROZEN + card("BW1")] == 1
-    assert rules.reactive_reason(state, 1, card("BW1")) == rules.R_FROZEN
+    assert fighting.reactive_reason(state, 1, card("BW1")) == queries.R_FROZEN
     act(state, "pass")  # the end of player_1's turn lifts the pinch
     assert state[FROZEN + card("BW1")] == 0
 
@@ -522,15 +524,15 @@ def test_ar_35_tentacle_bonus_in_a_combined_attack_only():
     state = arena_state({0: "U1[TE1[-],HO1,-] + L1[-,-,-]", 1: "U3[-,-] + L5[-,-]"})
     alone = state.copy()
     act(alone, "target U3", "attack with TE1")
-    assert rules.attack_profile(alone)[:2] == (1, 0)
+    assert queries.attack_profile(alone)[:2] == (1, 0)
     act(state, "target U3", "attack with TE1", "attack with HO1")
-    assert rules.attack_profile(state)[:2] == (2, 0 + 3 + 2)
+    assert queries.attack_profile(state)[:2] == (2, 0 + 3 + 2)
 
 
 def test_ar_36_spiked_legs_harden_their_torso_half():
     """AR-36: +1 Defense per Spiked Leg in the half's slots, at most +2."""
     state = arena_state({0: "U1[SL1[-],SL2[-],SL3[-]] + L1[SL4[-],-,-]", 1: "U2[-,-,-] + L2[-,-]"})
-    assert rules.defense(state, card("U1")) == 14 and rules.defense(state, card("L1")) == 13
+    assert queries.defense(state, card("U1")) == 14 and queries.defense(state, card("L1")) == 13
 
 
 def test_ar_37_scorpion_kill_drains_the_victim():
@@ -556,17 +558,17 @@ def test_ar_39_spare_head_roars():
     act(state, "use SH1")
     assert [int(state[ENERGY + p]) for p in range(3)] == [4, 2, 0]
     act(state, "target U2")
-    assert reason(state, "attack with SH1") == rules.R_USED
+    assert reason(state, "attack with SH1") == queries.R_USED
 
 
 def test_ar_40_eye_stalk_aims_the_next_attack():
     """AR-40: +2 to the next attack this turn, then spent."""
     state = arena_state({0: "U1[ES1,HO1,HO2] + L1[-,-,-]", 1: "U3[-,-] + L5[-,-]"})
     act(state, "use ES1", "target U3", "attack with HO1")
-    assert rules.attack_profile(state)[:2] == (1, 5)
+    assert queries.attack_profile(state)[:2] == (1, 5)
     s = next(s for s, _ in roll_outcomes(state) if s[ALIVE + 1])
     act(s, "target U3", "attack with HO2")
-    assert rules.attack_profile(s)[:2] == (1, 3)
+    assert queries.attack_profile(s)[:2] == (1, 3)
 
 
 def test_ar_41_saw_arm_cuts_covered_cards_alone():
@@ -578,7 +580,7 @@ def test_ar_41_saw_arm_cuts_covered_cards_alone():
     act(state, "attack with SW1")
     assert legal(state) == ["roll"] and state[ENERGY + 0] == 2
     state = arena_state({0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U3[HO2,HO3] + L5[-,-]"})
-    assert reason(state, "target U3") == rules.R_COVERED
+    assert reason(state, "target U3") == queries.R_COVERED
 
 
 def test_ar_42_grave_gland_digs_up_the_top_part():
@@ -588,14 +590,14 @@ def test_ar_42_grave_gland_digs_up_the_top_part():
     act(state, "use GG1")
     assert where(state, "SA1") == (L_INV, 0) and state[KNOWN + card("SA1")] == 1 and state[ENERGY + 0] == 2
     state = arena_state({0: "U1[GG1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, graveyard=["U4"])
-    assert reason(state, "use GG1") == rules.R_GRAVE_EMPTY
+    assert reason(state, "use GG1") == queries.R_GRAVE_EMPTY
 
 
 def test_ar_43_cards_without_attack_never_attack():
     """AR-43: Armor Plate, Bat Wing, Eye Stalk, Crab Shell... cannot join an attack."""
     state = arena_state({0: "U3[AP1[-,-],BW1] + L5[ES1,HP1]", 1: "U2[-,-,-] + L2[-,-]"})
-    assert reason(state, "target U2") == rules.R_NO_ATTACKER
-    assert rules.active_reason(state, 0, card("AP1")) == rules.R_NO_ABILITY
+    assert reason(state, "target U2") == queries.R_NO_ATTACKER
+    assert fighting.active_reason(state, 0, card("AP1")) == queries.R_NO_ABILITY
 
 
 # --- the end -----------------------------------------------------------------------------------
@@ -611,7 +613,7 @@ def test_ar_45_quiet_rounds_never_end_the_game_by_default():
     """AR-45 / ruling AR9: by default rounds without a destroyed card end nothing."""
     state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]"})
     state[ROUND] = 0
-    rules.start_arena_round(state, make_rng(0))
+    fighting.start_arena_round(state, make_rng(0))
     for _ in range(50):
         act(state, "pass")
     assert not state[H_TERMINAL] and state[QUIET] == 50 and state[PHASE] == PH_MAIN
@@ -624,7 +626,7 @@ def test_ar_45_opt_in_quiet_rounds_end_the_game_shared(limit):
     the game; survivors share the win."""
     state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]"}, quiet_ending_rounds=limit)
     state[ROUND] = 0
-    rules.start_arena_round(state, make_rng(0))
+    fighting.start_arena_round(state, make_rng(0))
     rounds = 0
     while not state[H_TERMINAL]:
         act(state, "pass")
@@ -673,8 +675,8 @@ def test_ar_46_score_reward_counts_cards_on_the_monster():
     """AR-46: reward='score' pays the cards left on one's monster minus the mean."""
     state = arena_state({0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"},
                         reward="score")
-    rules.destroy(state, card("U3"))
-    rules.finish_game(state, True)
+    fighting.destroy(state, card("U3"))
+    queries.finish_game(state, True)
     out = np.zeros(3, np.float32)
     rules.returns(state, out)
     assert np.allclose(out, np.array([3, 2, 0]) - 5 / 3)
@@ -714,12 +716,12 @@ def test_ar_49_example_cut_limb():
     """AR-49: the Armor Plate (one slot empty, so outer) falls; the Tentacle and the Bone Claw below
     it go to the inventory as cards; the torso slot it filled is open again."""
     state = arena_state({0: "U1[GA1[-],-,-] + L1[-,-,-]", 1: "U2[AP1[TE1[BC1],-],HO1,HO2] + L2[HO3,HO4]"})
-    assert rules.is_covered(state, card("U2")) and reason(state, "target TE1") == rules.R_COVERED
+    assert queries.is_covered(state, card("U2")) and reason(state, "target TE1") == queries.R_COVERED
     act(state, "target AP1", "attack with GA1")
     s = next(s for s, dice in roll_outcomes(state) if dice + 1 >= 9)
     assert where(s, "AP1") == (L_GRAVE, -1)
     assert cards_at(s, L_INV, 1) == ["BC1", "TE1"] and cards_at(s, L_TABLE, 1) == ["HO1", "HO2", "HO3", "HO4", "L2", "U2"]
-    assert not rules.is_covered(s, card("U2")) and reason(s, "target U2") == 0
+    assert not queries.is_covered(s, card("U2")) and reason(s, "target U2") == 0
 
 
 def test_ar_50_example_reactive_save():

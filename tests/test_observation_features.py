@@ -212,7 +212,8 @@ def test_monstargh_derived_features_match_their_definitions_and_hide_species_and
 
 # --- Monster Arena -------------------------------------------------------------------------------
 def ar_expected(state, player):
-    from monster_zoo.envs.monster_arena import rules as r
+    from monster_zoo.envs.monster_arena import observation as r
+    from monster_zoo.envs.monster_arena import queries
     from monster_zoo.envs.monster_arena.components import (COST, DEFENSE, DICE, KIND, KIND_PART, MAX_PLAYERS,
                                                            MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS)
     from monster_zoo.envs.monster_arena.state_layout import (CHILD, FROZEN, L_TABLE, LOC, OWNER, TARGET, USED, WEB,
@@ -229,19 +230,19 @@ def ar_expected(state, player):
         if building and q != player:  # AR-19: its attachments are not seen yet
             defense[c] = DEFENSE[c] / 16.0 if KIND[c] != KIND_PART else 0.0
             continue
-        d = r.defense(state, c)
+        d = queries.defense(state, c)
         defense[c] = d / 16.0
         parts[rel] += (KIND[c] == KIND_PART) / (NUM_CARDS - NUM_TORSOS)
         if COST[c] >= 0 and not state[USED + c] and not state[FROZEN + c]:
-            power[rel] += (3.5 * DICE[c] + r.attack_mod(state, c)) / 40.0
+            power[rel] += (3.5 * DICE[c] + queries.attack_mod(state, c)) / 40.0
         filled = sum(int(state[CHILD + c * MAX_SLOTS + s] >= 0) for s in range(SLOTS[c]))
         if SLOTS[c] == 0 or filled < SLOTS[c]:
             exposed[rel] += (KIND[c] != KIND_PART) / 2.0
             weakest[rel] = d / 16.0 if weakest[rel] == 0 else min(weakest[rel], d / 16.0)
     margin = 0.0
     if state[TARGET] >= 0:
-        dice, bonus, _ = r.attack_profile(state)
-        expected = 3.5 * dice + bonus - state[WING] - r.defense(state, int(state[TARGET])) - state[WEB]
+        dice, bonus, _ = queries.attack_profile(state)
+        expected = 3.5 * dice + bonus - state[WING] - queries.defense(state, int(state[TARGET])) - state[WEB]
         margin = np.clip(0.5 + expected / 40.0, 0.0, 1.0)
     return {"defense": (r.OBS_DEFENSE, defense), "power": (r.OBS_POWER, np.minimum(power, 1.0)),
             "parts": (r.OBS_PARTS, parts), "exposed torso": (r.OBS_EXPOSED, exposed),
@@ -252,5 +253,5 @@ def test_monster_arena_derived_features_match_their_definitions_and_hide_buildin
     """AR-11, AR-19, AR-26, AR-30, AR-36: Defense with passives, attack strength left this round,
     parts attached, exposed torso halves, the weakest outer card and the pending attack's margin;
     while building, another seat shows only its torso halves' printed Defense."""
-    from monster_zoo.envs.monster_arena import rules
-    check_features(sampled_states("monster_arena-v0"), "monster_arena-v0", ar_expected, rules.OBS_DEFENSE)
+    from monster_zoo.envs.monster_arena import observation
+    check_features(sampled_states("monster_arena-v0"), "monster_arena-v0", ar_expected, observation.OBS_DEFENSE)

@@ -62,8 +62,9 @@ class PlaySettings:
 @dataclass(frozen=True, eq=False)
 class Game:
     """One game's declaration. ``rules`` holds the contract's kernels, ``REASONS`` and
-    ``OBS_SIZE``; ``actions`` holds ``NUM_ACTIONS``, ``action_to_str`` and ``str_to_action``;
-    ``text_view`` holds ``to_text`` (and ``private_text``, ``LEGEND``, ``card_text`` where the
+    ``OBS_SIZE``; ``observation``, where a game declares one, holds ``observe_into``,
+    ``determinize`` and ``OBS_SIZE`` instead of ``rules``; ``actions`` holds ``NUM_ACTIONS``,
+    ``action_to_str`` and ``str_to_action``; ``text_view`` holds ``to_text`` (and ``private_text``, ``LEGEND``, ``card_text`` where the
     game has them); ``picture`` holds ``draw``, ``describe_action``, ``public_scores`` and
     ``SCORE_LABEL``. ``baselines`` are the agents written for this game by kind (``"greedy"``);
 ``search`` is how the tuned search plays it (None: the game has none) and ``az_play`` how the
@@ -88,6 +89,7 @@ learned search shipped for it plays."""
     search: Optional[SearchConfig] = None
     az_play: PlaySettings = PlaySettings()
     page: Optional[str] = None    # its documentation page (default monster_zoo.envs.<name>_v<version>)
+    observation: Optional[ModuleType] = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
 
     @property
     def id(self) -> str:
@@ -104,13 +106,14 @@ learned search shipped for it plays."""
     def spec(self) -> GameSpec:
         """The :class:`~monster_zoo.envs.core.contract.GameSpec` generic code reads."""
         rules, actions, text_view, picture = self.rules, self.actions, self.text_view, self.picture
+        observation = rules if self.observation is None else self.observation
         return GameSpec(
             name=self.name, version=self.version, title=self.title, min_players=self.min_players,
-            max_players=self.max_players, state_size=self.state_size, obs_size=rules.OBS_SIZE,
+            max_players=self.max_players, state_size=self.state_size, obs_size=observation.OBS_SIZE,
             num_actions=actions.NUM_ACTIONS, max_game_length=self.default_max_steps,
             init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
-            returns=rules.returns, observe_into=rules.observe_into, illegal_reason=rules.illegal_reason,
-            determinize=rules.determinize, reasons=rules.REASONS, options=self.options,
+            returns=rules.returns, observe_into=observation.observe_into, illegal_reason=rules.illegal_reason,
+            determinize=observation.determinize, reasons=rules.REASONS, options=self.options,
             make_config=self.make_config, to_text=text_view.to_text, action_to_str=actions.action_to_str,
             str_to_action=actions.str_to_action, private_text=getattr(text_view, "private_text", None),
             legend=getattr(text_view, "LEGEND", ""), card_text=getattr(text_view, "card_text", None),

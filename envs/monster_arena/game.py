@@ -2,10 +2,9 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.contract import REWARD_SCORE, REWARD_WIN
 from ..core.game import Baseline, Game, PlaySettings, SearchConfig
-from ..core.options import COMMON_OPTIONS, Option, int_between, max_steps_option
-from . import actions, picture, rules, text_view
+from ..core.options import COMMON_OPTIONS, Option, common_config, int_between, max_steps_option
+from . import actions, observation, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .state_layout import STATE_SIZE
 
@@ -28,14 +27,12 @@ OPTIONS = (
 def make_config(options: dict) -> np.ndarray:
     """Kernel config vector (num_players, max_steps, reward mode, quiet_ending_rounds) from validated
     options."""
-    reward = REWARD_WIN if options["reward"] == "win" else REWARD_SCORE
-    return np.array([options["num_players"], options["max_steps"], reward, options["quiet_ending_rounds"]],
-                    dtype=np.int64)
+    return common_config(options, options["quiet_ending_rounds"])
 
 
 GAME = Game(
     name="monster_arena", version=0, title="Monster Arena",
-    rules=rules, actions=actions, text_view=text_view, picture=picture,
+    rules=rules, observation=observation, actions=actions, text_view=text_view, picture=picture,
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"

@@ -16,7 +16,7 @@ from .components import CARD_LABEL, CARD_NAME, KIND, KIND_PART, MAX_SLOTS, NUM_C
 from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN, L_DECK,
                      L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PH_BUILD, PHASE, PHASE_NAMES,
                      QUIET, ROUND, TARGET, TOKENS, TURN_SEAT, USED, WINNER)
-from .rules import is_building
+from .observation import is_building
 
 CARD_W, CARD_H, INDENT = 150, 24, 20
 SCORE_LABEL = "energy"
