@@ -24,6 +24,10 @@ GENERIC_KINDS: Dict[str, Tuple[int, str, str]] = {
     "az-net": (1, "monster_zoo.agents.az_agent", "ShippedAZNet"),
 }
 SHIPPED_NETWORK_KINDS = ("az", "az-net")
+# kind of a baseline a game declares -> (module, class) of the agent that plays its kernel
+BASELINE_AGENTS: Dict[str, Tuple[str, str]] = {
+    "greedy": ("monster_zoo.agents.greedy", "GreedyAgent"),
+}
 # (kind, version) -> (module, class) of versions that a newer one replaced
 PREVIOUS_VERSIONS: Dict[Tuple[str, int], Tuple[str, str]] = {
     ("mcts", 1): ("monster_zoo.agents.mcts", "MCTSAgent"),  # untuned: 10,000 simulations, random rollouts
@@ -40,15 +44,10 @@ def kinds_of(game_id: str) -> Dict[str, Tuple[int, str, str]]:
     """Every kind of agent available for ``game_id``: the generic kinds, then the baselines its
     declaration names (:class:`monster_zoo.envs.core.game.Baseline`)."""
     game = declaration(game_id)
-    written = {kind: (b.version, b.module, b.agent) for kind, b in game.baselines.items()} if game else {}
+    written = {kind: (b.version, *BASELINE_AGENTS[kind]) for kind, b in game.baselines.items()} if game else {}
     return {**GENERIC_KINDS, **written}
 
 
 def versioned_name(game_id: str, kind: str) -> str:
     """The current versioned name of baseline ``kind`` for ``game_id`` (``marry_the_monster-mcts-v2``)."""
     return f"{game_name(game_id)}-{kind}-v{kinds_of(game_id)[kind][0]}"
-
-
-def baseline_module(game_id: str, kind: str) -> str:
-    """The module that holds ``game_id``'s current baseline ``kind``."""
-    return kinds_of(game_id)[kind][1]

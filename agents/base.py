@@ -127,8 +127,8 @@ class Agent:
 class StateKernelAgent(Agent):
     """An agent whose whole policy is a numba ``policy_kernel`` over the engine state.
 
-    Subclasses set ``name`` and ``policy_kernel`` (a ``POLICY_SIG`` kernel, wrapped in
-    ``staticmethod``); ``act`` runs it on the live state under the state contract above, and
+    Subclasses set ``name`` and ``policy_kernel`` (a ``POLICY_SIG`` kernel: a class attribute
+    wrapped in ``staticmethod``, or an instance attribute); ``act`` runs it on the live state under the state contract above, and
     the training vec env runs the same kernel inside numba.
     """
 

@@ -12,13 +12,13 @@ search with a tenth of the simulations: the leaderboard's second budget.
 exploration 1.0, random rollouts in every game). How each configuration was chosen,
 and what it scores against greedy, is in ``agents/README.md``.
 """
-import importlib
 from typing import List, Optional
 
 from monster_zoo.envs.core.game import ROLLOUTS, SearchConfig
 from monster_zoo.envs.registry import declaration
 
-from .agent_names import baseline_module, versioned_name
+from .agent_names import versioned_name
+from .greedy import greedy_kernel
 from .mcts import MCTSAgent
 from .mcts_evaluator import uniform_policy
 
@@ -44,7 +44,7 @@ def rollout_kernel(game_id: str, rollout: str):
     if rollout == "random":
         return uniform_policy
     if rollout == "greedy":
-        return importlib.import_module(baseline_module(game_id, "greedy")).greedy_action
+        return greedy_kernel(game_id)
     raise ValueError(f"unknown rollout policy {rollout!r}; valid: {', '.join(ROLLOUTS)}")
 
 

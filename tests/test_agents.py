@@ -9,7 +9,7 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
-from monster_zoo.agents.marry_the_monster_greedy import MarryTheMonsterGreedy
+from monster_zoo.agents.greedy import GreedyAgent
 from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
                           seat_outcome, seated_options, wilson_interval)
 from monster_zoo.agents.random_agent import RandomAgent
@@ -87,7 +87,7 @@ def test_agents_refuse_an_empty_mask():
     with pytest.raises(ValueError, match="not on move"):
         RandomAgent(0).act(None, mask)
     with pytest.raises(ValueError, match="needs the engine state"):
-        MarryTheMonsterGreedy(0).act(None, mask)
+        GreedyAgent(0, GAME).act(None, mask)
 
 
 # --- greedy agent -------------------------------------------------------------------
@@ -116,8 +116,8 @@ def test_greedy_beats_random_at_other_player_counts(num_players):
 def test_registry_names():
     names = available_agents(GAME)
     assert {"random", "greedy", "marry_the_monster-greedy-v1", "marry_the_monster-random-v1"} <= set(names)
-    assert isinstance(make_agent("greedy", GAME, 1), MarryTheMonsterGreedy)
-    assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), MarryTheMonsterGreedy)
+    assert isinstance(make_agent("greedy", GAME, 1), GreedyAgent)
+    assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), GreedyAgent)
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
     with pytest.raises(ValueError, match=r"valid names: az, az-net, champion, greedy, mcts, mcts-fast, random, .* "

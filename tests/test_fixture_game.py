@@ -7,9 +7,11 @@ import pytest
 
 from conftest import FIXTURE_GAMES
 from fixture_games.noughts import rules
+from fixture_games.noughts.greedy import greedy_action
 from fixture_games.noughts.state_layout import BOARD, MONSTER, NO_MONSTER, NUM_ROUNDS, ROUND, WINNER, WINS
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
+from monster_zoo.agents.greedy import GreedyAgent
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 
@@ -126,7 +128,7 @@ def test_nc_8_everything_is_public_so_every_seat_sees_the_same_board():
 
 def test_its_agents_come_from_the_declaration():
     greedy = make_agent("greedy", GAME, seed=0)
-    assert type(greedy).__name__ == "NoughtsGreedy"
+    assert isinstance(greedy, GreedyAgent) and greedy.policy_kernel is greedy_action
     env = started(1)
     state = with_board(env, "XX.OO....", 0, monster=8)
     assert greedy.act(None, env._agent_mask("player_0"), state) == 2  # completes its line

@@ -1,6 +1,7 @@
 """Games are declared once (``GAME`` in ``envs/<game>/game.py``) and found by their page modules'
 file names: the registry keeps no list, and every registry reads the declaration."""
 import dataclasses
+import importlib
 import pickle
 import re
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from monster_zoo import envs
+from monster_zoo.agents import make_agent
 from monster_zoo.agents.agent_names import kinds_of
 from monster_zoo.agents.search import search_config
 from monster_zoo.agents.shipped_networks import play_settings
@@ -40,7 +42,8 @@ def test_each_declaration_is_what_its_page_publishes(game_id):
 def test_agents_and_search_read_the_declaration(game_id):
     game = registry.declaration(game_id)
     greedy = game.baselines["greedy"]
-    assert kinds_of(game_id)["greedy"] == (greedy.version, greedy.module, greedy.agent)
+    assert kinds_of(game_id)["greedy"] == (greedy.version, "monster_zoo.agents.greedy", "GreedyAgent")
+    assert make_agent("greedy", game_id).policy_kernel is importlib.import_module(greedy.module).greedy_action
     assert search_config(game_id) is game.search and play_settings(game_id) is game.az_play
 
 
@@ -49,8 +52,7 @@ def test_a_game_registered_unlisted_is_served_but_not_listed(monkeypatch):
     monkeypatch.setattr(registry, "_UNLISTED", set(registry._UNLISTED))
     shipped = registry.declaration("marry_the_monster-v0")
     twin = dataclasses.replace(shipped, version=97, title="Twin", page="monster_zoo.envs.marry_the_monster_v0",
-                               baselines={"greedy": Baseline("monster_zoo.agents.marry_the_monster_greedy",
-                                                             "MarryTheMonsterGreedy", version=3)},
+                               baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy", version=3)},
                                search=SearchConfig(7, 1.0, "random"))
     envs.register(twin, listed=False)
     assert "marry_the_monster-v97" not in envs.available()

@@ -4,7 +4,8 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.mighty_monsters_greedy import MightyMonstersGreedy, greedy_action
+from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.envs.mighty_monsters.greedy import greedy_action
 from monster_zoo.agents.random_agent import RandomAgent
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
@@ -39,7 +40,7 @@ def choose(state) -> str:
 @pytest.mark.parametrize("options", [{}, {"kings_rules": True}, {"guard_lineup": True, "setup_hand": "random"}])
 def test_greedy_is_legal_and_never_mutates_the_state(options):
     for seed in range(3):
-        agents = [MightyMonstersGreedy(seed), RandomAgent(seed), MightyMonstersGreedy(seed + 1), RandomAgent(1)]
+        agents = [GreedyAgent(seed, GAME), RandomAgent(seed), GreedyAgent(seed + 1, GAME), RandomAgent(1)]
 
         def check(agent, obs, mask, state):
             before = state.copy()
@@ -57,7 +58,7 @@ def test_greedy_ignores_hidden_information():
     spec = envs.spec(GAME)
     checked = 0
     for seed in range(4):
-        agents = [MightyMonstersGreedy(seed), RandomAgent(seed), RandomAgent(seed + 1)]
+        agents = [GreedyAgent(seed, GAME), RandomAgent(seed), RandomAgent(seed + 1)]
 
         def compare(agent, obs, mask, state):
             nonlocal checked
@@ -81,7 +82,7 @@ def test_greedy_keeps_its_strongest_cards_at_setup():
     env = envs.make(GAME)
     env.reset(seed=0)
     raw = env.unwrapped
-    a = MightyMonstersGreedy(0).act(None, env.observe(env.agent_selection)["action_mask"], raw.engine_state)
+    a = GreedyAgent(0, GAME).act(None, env.observe(env.agent_selection)["action_mask"], raw.engine_state)
     assert raw.action_to_str(a) == "lay down 1+2"
 
 

@@ -6,7 +6,8 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.monstargh_greedy import MonstarghGreedy, table_value
+from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.envs.monstargh.greedy import table_value
 from monstargh_diagram import play, position
 
 GAME = "monstargh-v0"
@@ -26,7 +27,7 @@ def test_greedy_takes_the_steal_that_keeps_its_species_visible():
     play(state, "play green 5", "place east of blue 4")
     mask = np.zeros(SPEC.num_actions, np.int8)
     SPEC.legal_mask(state, mask)
-    action = MonstarghGreedy(0).act(None, mask, state)
+    action = GreedyAgent(0, GAME).act(None, mask, state)
     assert SPEC.action_to_str(action, state) == "steal east (yellow 4)"
 
 

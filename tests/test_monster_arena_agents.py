@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.monster_arena_greedy import greedy_action
+from monster_zoo.envs.monster_arena.greedy import greedy_action
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str

@@ -9,7 +9,9 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.monster_factory_greedy import MonsterFactoryGreedy, first_monster_stats, greedy_action
+from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.benchmarks.first_monsters import first_monster_stats
+from monster_zoo.envs.monster_factory.greedy import greedy_action
 from monster_zoo.agents.random_agent import RandomAgent
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_factory import rules
@@ -65,7 +67,7 @@ def test_greedy_start_tile_has_the_most_joining_edges():
     """The greedy starts from a four-edged tile, as the rulebook advises."""
     env = envs.make(GAME, num_players=3)
     env.reset(seed=4)
-    agent = MonsterFactoryGreedy(0)
+    agent = GreedyAgent(0, GAME)
     a = agent.act(None, env.observe(env.agent_selection)["action_mask"], env.unwrapped.engine_state)
     assert env.unwrapped.action_to_str(a) in {"start 2222e", "start 2222", "start 2121e", "start 2121",
                                               "start 2111", "start 1111"}
@@ -75,7 +77,7 @@ def test_greedy_is_legal_reproducible_and_never_mutates_the_state():
     for seed in range(3):
         env = envs.make(GAME, num_players=3)
         env.reset(seed=seed)
-        agents = [MonsterFactoryGreedy(seed), RandomAgent(seed), MonsterFactoryGreedy(seed + 9)]
+        agents = [GreedyAgent(seed, GAME), RandomAgent(seed), GreedyAgent(seed + 9, GAME)]
         while not any(env.terminations.values()):
             seat = env.possible_agents.index(env.agent_selection)
             agent = agents[seat]
@@ -112,7 +114,7 @@ def test_first_monster_stats():
 
 
 def test_stats_entry_point_runs():
-    out = subprocess.run([sys.executable, "-m", "monster_zoo.agents.monster_factory_greedy", "--stats", "--games", "2"],
+    out = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.first_monsters", "--stats", "--games", "2"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("| random |") == 5 and out.stdout.count("| greedy |") == 5

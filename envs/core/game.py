@@ -26,12 +26,12 @@ DEFAULT_PLAY_SIMULATIONS = 200
 
 @dataclass(frozen=True)
 class Baseline:
-    """An agent written for one game: its version (a changed play is a new version), the module
-    that holds it and the agent class there. A ``"greedy"`` baseline's module also holds its numba
-    policy kernel, ``greedy_action``, which the searches' greedy rollouts play."""
+    """A baseline written for one game: the module that holds its numba policy kernel (for the
+    ``"greedy"`` baseline, ``greedy_action`` with ``contract.POLICY_SIG``, which the greedy agent,
+    the training vec env and the searches' greedy rollouts play) and its version (a changed play is
+    a new version)."""
 
     module: str
-    agent: str
     version: int = 1
 
 

@@ -31,7 +31,7 @@ GAME = Game(
     options=OPTIONS, make_config=make_config,
     observation_version=2,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MTM",
-    baselines={"greedy": Baseline("monster_zoo.agents.marry_the_monster_greedy", "MarryTheMonsterGreedy")},
+    baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy")},
     search=SearchConfig(simulations=10_000, exploration=1.0, rollout="random"),
     az_play=PlaySettings(simulations=5763),
 )

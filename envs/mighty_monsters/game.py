@@ -39,7 +39,7 @@ GAME = Game(
     options=OPTIONS, make_config=make_config,
     observation_version=2,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MM",
-    baselines={"greedy": Baseline("monster_zoo.agents.mighty_monsters_greedy", "MightyMonstersGreedy")},
+    baselines={"greedy": Baseline("monster_zoo.envs.mighty_monsters.greedy")},
     search=SearchConfig(simulations=16_000, exploration=1.0, rollout="random"),
     az_play=PlaySettings(simulations=3580),
 )

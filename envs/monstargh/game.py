@@ -75,7 +75,7 @@ GAME = Game(
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MA",
-    baselines={"greedy": Baseline("monster_zoo.agents.monstargh_greedy", "MonstarghGreedy")},
+    baselines={"greedy": Baseline("monster_zoo.envs.monstargh.greedy")},
     search=SearchConfig(simulations=4_000, exploration=1.0, rollout="random"),
     az_play=PlaySettings(simulations=1155, rollout_weight=0.5),
 )

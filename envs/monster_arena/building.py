@@ -11,10 +11,10 @@ from ..core.contract import H_CURRENT, H_NUM_PLAYERS
 from ..core.kernels import helper, inlined
 from .components import ATTACH_COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS
 from .fighting import start_arena_round
-from .queries import (OK, R_NO_ENERGY, R_NO_OPEN_SLOT, R_NOT_IN_INVENTORY, R_NOT_OPEN_SLOT, R_WRONG_PHASE, child,
-                      has_open_slot, next_seat, on_monster)
-from .state_layout import (ALIVE, CHILD, DONE, ENERGY, FIRST_PLAYER, KNOWN, L_INV, L_TABLE, LOC, OWNER, PARENT,
-                           PH_BUILD, PH_PLACE, PHASE, PSLOT, TOKENS)
+from .queries import (OK, R_NO_ENERGY, R_NO_OPEN_SLOT, R_NOT_IN_INVENTORY, R_NOT_OPEN_SLOT, R_WRONG_PHASE,
+                      child, has_open_slot, next_seat, on_monster)
+from .state_layout import (ALIVE, CHILD, DONE, ENERGY, FIRST_PLAYER, KNOWN, L_INV, L_TABLE, LOC, OWNER,
+                           PARENT, PH_BUILD, PH_PLACE, PHASE, PSLOT, TOKENS)
 
 I64 = types.int64
 

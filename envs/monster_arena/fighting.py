@@ -13,15 +13,16 @@ from numba import types
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS
 from ..core.kernels import helper, inlined
 from ..core.rng import rng_below
-from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_ROAR, AB_SAW, AB_VENOM, AB_WEB, AB_WING, ABILITY, ABILITY_COST,
-                         COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS)
+from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_ROAR, AB_SAW, AB_VENOM, AB_WEB, AB_WING, ABILITY,
+                         ABILITY_COST, COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS)
 from .queries import (OK, R_CANNOT_ATTACK, R_COVERED, R_FROZEN, R_GRAVE_EMPTY, R_NO_ABILITY, R_NO_ATTACKER,
-                      R_NO_ATTACKER_YET, R_NO_ENERGY, R_NO_PINCH_TARGET, R_NOT_PINCHABLE, R_NOT_TARGETABLE, R_NOT_YOURS,
-                      R_SAW_ONLY, R_USED, R_WRONG_PHASE, attack_profile, count_parts, defense, filled_slots,
-                      finish_game, give, grave_top, is_covered, next_seat, on_monster, refill_level)
-from .state_layout import (AIM, ALIVE, CHILD, DONE, ENERGY, FROZEN, GRAVE_ORDER, GRAVE_TOP, IN_ATTACK, KNOWN, L_GRAVE,
-                           L_TABLE, LAST, LOC, OWNER, PARENT, PH_ATTACK, PH_MAIN, PH_PINCH, PHASE, PSLOT, QUIET,
-                           QUIET_ENDING, ROUND, SELECTED, TARGET, TURN_SEAT, USED, WEB, WING)
+                      R_NO_ATTACKER_YET, R_NO_ENERGY, R_NO_PINCH_TARGET, R_NOT_PINCHABLE, R_NOT_TARGETABLE,
+                      R_NOT_YOURS, R_SAW_ONLY, R_USED, R_WRONG_PHASE, attack_profile, count_parts, defense,
+                      filled_slots, finish_game, give, grave_top, is_covered, next_seat, on_monster,
+                      refill_level)
+from .state_layout import (AIM, ALIVE, CHILD, DONE, ENERGY, FROZEN, GRAVE_ORDER, GRAVE_TOP, IN_ATTACK, KNOWN,
+                           L_GRAVE, L_TABLE, LAST, LOC, OWNER, PARENT, PH_ATTACK, PH_MAIN, PH_PINCH, PHASE,
+                           PSLOT, QUIET, QUIET_ENDING, ROUND, SELECTED, TARGET, TURN_SEAT, USED, WEB, WING)
 
 I64 = types.int64
 

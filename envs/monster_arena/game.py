@@ -37,7 +37,7 @@ GAME = Game(
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="AR",
-    baselines={"greedy": Baseline("monster_zoo.agents.monster_arena_greedy", "MonsterArenaGreedy")},
+    baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy")},
     search=SearchConfig(simulations=1_200, exploration=1.0, rollout="greedy"),
     az_play=PlaySettings(simulations=576, rollout_weight=0.5),
 )

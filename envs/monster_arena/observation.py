@@ -11,14 +11,15 @@ import numpy as np
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import helper, inlined, kernel, on_demand
 from ..core.rng import rng_below
-from .components import (COST, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART, MAX_PLAYERS, MAX_SLOTS, NUM_CARDS,
-                         NUM_TORSOS, REFILL)
+from .components import (COST, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART, MAX_PLAYERS, MAX_SLOTS,
+                         NUM_CARDS, NUM_TORSOS, REFILL)
 from .fighting import unlink
 from .queries import attack_mod, attack_profile, defense, give, is_covered
-from .state_layout import (AIM, ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN, GRAVE_ORDER, HIGH,
-                           IN_ATTACK, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST,
-                           LOC, OWNER, PARENT, PASSES, PH_BUILD, PH_OVER, PH_PLACE, PHASE, PSLOT, QUIET, QUIET_ENDING,
-                           ROUND, SELECTED, TARGET, TOKENS, TURN_SEAT, USED, WEB, WING, WINNER)
+from .state_layout import (AIM, ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
+                           GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE, L_INV,
+                           L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_BUILD, PH_OVER,
+                           PH_PLACE, PHASE, PSLOT, QUIET, QUIET_ENDING, ROUND, SELECTED, TARGET, TOKENS,
+                           TURN_SEAT, USED, WEB, WING, WINNER)
 
 # --- observation --------------------------------------------------------------------
 # Per card, CARD_FEATURES floats (card ids 0-59 in the order of CARD_LABEL):

@@ -13,9 +13,10 @@ from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, 
                             frame, players_panel, seat_color)
 from .actions import ABILITY0, ATTACKER0, BID0, ROLL, SLOT0, TARGET0, action_to_str
 from .components import CARD_LABEL, CARD_NAME, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, SLOTS
-from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN, L_DECK,
-                     L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PH_BUILD, PHASE, PHASE_NAMES,
-                     QUIET, ROUND, TARGET, TOKENS, TURN_SEAT, USED, WINNER)
+from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK,
+                           KNOWN, L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC,
+                           OWNER, PH_BUILD, PHASE, PHASE_NAMES, QUIET, ROUND, TARGET, TOKENS, TURN_SEAT, USED,
+                           WINNER)
 from .observation import is_building
 
 CARD_W, CARD_H, INDENT = 150, 24, 20

@@ -12,10 +12,10 @@ inventory: drafting, cut limbs, the Grave Gland and the redeal of hidden cards a
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from ..core.kernels import helper, inlined
-from .components import (AB_CLAW, AB_INSECT, AB_REFILL6, AB_SPIKES, AB_TEAM, ABILITY, DEFENSE, DICE, KIND, KIND_PART,
-                         LIMB, MAX_SLOTS, MOD, NUM_CARDS, NUM_TORSOS, REFILL, SLOTS, SPIKE_CAP)
-from .state_layout import (AIM, ALIVE, CHILD, GRAVE_ORDER, IN_ATTACK, KNOWN, L_GRAVE, L_INV, L_TABLE, LOC, OWNER,
-                           PARENT, PH_OVER, PHASE, WINNER)
+from .components import (AB_CLAW, AB_INSECT, AB_REFILL6, AB_SPIKES, AB_TEAM, ABILITY, DEFENSE, DICE, KIND,
+                         KIND_PART, LIMB, MAX_SLOTS, MOD, NUM_CARDS, NUM_TORSOS, REFILL, SLOTS, SPIKE_CAP)
+from .state_layout import (AIM, ALIVE, CHILD, GRAVE_ORDER, IN_ATTACK, KNOWN, L_GRAVE, L_INV, L_TABLE, LOC,
+                           OWNER, PARENT, PH_OVER, PHASE, WINNER)
 
 # --- reasons an action is illegal (codes for illegal_reason) ------------------------
 OK = 0

@@ -33,19 +33,20 @@ from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
 from .building import attach, attach_reason_of, finish_building, has_build_option, slot_reason, slot_reason_of
-from .components import (AB_WEB, ABILITY, ABILITY_COST, ATTACH_COST, COST, DEALER_PRICE, KIND, KIND_PART, MAX_PLAYERS,
-                         MAX_SLOTS, NUM_CARDS)
-from .drafting import (auction_pass, bid_reason, pass_reason, pick_reason, start_auction, start_drafting, take_prize,
-                       take_reason, torso_picker)
+from .components import (AB_WEB, ABILITY, ABILITY_COST, ATTACH_COST, COST, DEALER_PRICE, KIND, KIND_PART,
+                         MAX_PLAYERS, MAX_SLOTS, NUM_CARDS)
+from .drafting import (auction_pass, bid_reason, pass_reason, pick_reason, start_auction, start_drafting,
+                       take_prize, take_reason, torso_picker)
 from .fighting import (active_reason, active_reason_of, any_reaction, attacker_reason, end_turn, join_reason,
-                       pinch_reason, reactive_reason, resolve_attack, roll_reason, roll_reason_of, target_reason,
-                       target_reason_of, turn_facts, use_active)
-from .queries import (OK, R_GAME_OVER, R_OUT_OF_RANGE, R_WRONG_PHASE, REASONS, child, count_loc, give, has_open_slot,
-                      is_covered, next_seat, on_monster)
-from .state_layout import (BID, CHILD, ENERGY, FIRST_PLAYER, FROZEN, HIGH, IN_ATTACK, KNOWN, L_DECK, L_ROW, L_TABLE,
-                           L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN,
-                           PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE, PICKS, PSLOT, QUIET_ENDING, ROUND,
-                           SELECTED, SPENT, TARGET, TOKENS, TURN_SEAT, USED, WEB, WING, WINNER)
+                       pinch_reason, reactive_reason, resolve_attack, roll_reason, roll_reason_of,
+                       target_reason, target_reason_of, turn_facts, use_active)
+from .queries import (OK, R_GAME_OVER, R_OUT_OF_RANGE, R_WRONG_PHASE, REASONS, child, count_loc, give,
+                      has_open_slot, is_covered, next_seat, on_monster)
+from .state_layout import (BID, CHILD, ENERGY, FIRST_PLAYER, FROZEN, HIGH, IN_ATTACK, KNOWN, L_DECK, L_ROW,
+                           L_TABLE, L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_ATTACK, PH_AUCTION,
+                           PH_BUILD, PH_DEAL, PH_MAIN, PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO,
+                           PHASE, PICKS, PSLOT, QUIET_ENDING, ROUND, SELECTED, SPENT, TARGET, TOKENS,
+                           TURN_SEAT, USED, WEB, WING, WINNER)
 
 # --- config -------------------------------------------------------------------------
 C_QUIET_ENDING = CONFIG_COMMON  # option quiet_ending_rounds: 0 (default) or the rounds that end it

@@ -1,11 +1,12 @@
 """Text view of a Monster Arena state: phase, draft row, every monster as a tree, graveyard."""
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from .components import (AB_NONE, ABILITY, ABILITY_NAMES, ABILITY_TEXT, CARD_CODE, CARD_LABEL, CARD_NAME, COST,
-                         DEFENSE, DICE, KIND, KIND_LOWER, KIND_PART, KIND_UPPER, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
-from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN,
-                     L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PH_BUILD,
-                     PH_DEAL, PH_PLACE, PH_PRIZE, PHASE, PHASE_NAMES, QUIET, ROUND, TARGET, TOKENS, TURN_SEAT,
-                     USED, WINNER)
+from .components import (AB_NONE, ABILITY, ABILITY_NAMES, ABILITY_TEXT, CARD_CODE, CARD_LABEL, CARD_NAME,
+                         COST, DEFENSE, DICE, KIND, KIND_LOWER, KIND_PART, KIND_UPPER, MAX_SLOTS, MOD,
+                         NUM_CARDS, SLOTS)
+from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK,
+                           KNOWN, L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC,
+                           OWNER, PH_BUILD, PH_DEAL, PH_PLACE, PH_PRIZE, PHASE, PHASE_NAMES, QUIET, ROUND,
+                           TARGET, TOKENS, TURN_SEAT, USED, WINNER)
 
 # What the symbols mean, for people at the terminal (``help`` / ``legend``; ``help SA3`` for a card).
 LEGEND = """\

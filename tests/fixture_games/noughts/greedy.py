@@ -1,7 +1,6 @@
 """Monster Noughts' greedy baseline: complete a line, else block one, else the centre, else the
 first free cell."""
 
-from monster_zoo.agents.base import StateKernelAgent
 from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
 from monster_zoo.envs.core.kernels import helper, kernel
 
@@ -42,9 +41,3 @@ def greedy_action(state, mask, rng):
             return cell
     return -1
 
-
-class NoughtsGreedy(StateKernelAgent):
-    """Greedy Monster Noughts agent; reads the engine state (all of it is public, NC-8)."""
-
-    name = "greedy"
-    policy_kernel = staticmethod(greedy_action)

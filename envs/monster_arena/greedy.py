@@ -24,22 +24,18 @@ arithmetic. Only public fields and the agent's own inventory are read.
 """
 
 import numpy as np
-from numba import njit
 
-from monster_zoo.envs.core.kernels import copy_vector
-from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
-from monster_zoo.envs.core.rng import rng_pick_set
-from monster_zoo.envs.monster_arena.actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TAKE0, TARGET0
-from monster_zoo.envs.monster_arena.components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_REFILL6, AB_ROAR, AB_WEB,
-                                           AB_WING, ABILITY, COST, DEFENSE, DICE, KIND, KIND_PART,
-                                           MAX_DICE, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
-from monster_zoo.envs.monster_arena.state_layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL,
-                                       PH_MAIN, PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE,
-                                       TARGET)
-from monster_zoo.envs.monster_arena.fighting import attacker_reason
-from monster_zoo.envs.monster_arena.queries import OK, attack_profile, child, defense, is_covered, on_monster
+from ..core.contract import H_CURRENT, POLICY_SIG
+from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.rng import rng_pick_set
+from .actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TAKE0, TARGET0
+from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_REFILL6, AB_ROAR, AB_WEB, AB_WING, ABILITY, COST,
+                         DEFENSE, DICE, KIND, KIND_PART, MAX_DICE, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
+from .fighting import attacker_reason
+from .queries import OK, attack_profile, child, defense, is_covered, on_monster
+from .state_layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN,
+                           PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE, TARGET)
 
-from .base import StateKernelAgent
 
 ENOUGH = 0.85        # stop adding attackers at this chance of a hit
 MIN_CHANCE = 0.05    # below this an attack is not worth the cards
@@ -65,7 +61,7 @@ def _dice_tail(max_dice):
 DICE_TAIL = _dice_tail(MAX_DICE)
 
 
-@njit(cache=True)
+@on_demand
 def chance(dice, needed):
     """P(sum of ``dice`` d6 >= ``needed``)."""
     if needed <= 0:
@@ -75,7 +71,7 @@ def chance(dice, needed):
     return DICE_TAIL[dice, needed]
 
 
-@njit(cache=True)
+@on_demand
 def card_value(c):
     """Rough worth of a card: its expected attack, a share of its Defense and its slots (cover)."""
     v = DEFENSE[c] / 3.0 + SLOTS[c]
@@ -87,7 +83,7 @@ def card_value(c):
     return v
 
 
-@njit(cache=True)
+@on_demand
 def plan_attack(state, p, target, scratch):
     """Add ``p``'s available attackers strongest first (in ``scratch``) until the chance of a hit on
     ``target`` reaches ENOUGH; return (chance, next card to add or -1 to roll)."""
@@ -117,7 +113,7 @@ def plan_attack(state, p, target, scratch):
         scratch[ENERGY + p] -= COST[best]
 
 
-@njit(cache=True)
+@on_demand
 def best_in(mask, lo):
     """Among legal actions lo..lo+59 (one per card), the one whose card has the highest value."""
     best = -1
@@ -132,7 +128,7 @@ def best_in(mask, lo):
     return best
 
 
-@njit(cache=True)
+@on_demand
 def torso_value(c):
     """Torso halves: Defense counts most, each slot to cover costs, an attack helps a little."""
     v = 2.0 * DEFENSE[c] - 2.0 * SLOTS[c]
@@ -141,7 +137,7 @@ def torso_value(c):
     return v
 
 
-@njit(cache=True)
+@on_demand
 def place_action(state, p, mask):
     """Slot for the chosen part: a torso half's slot first (the half with fewest empty slots)."""
     best = -1
@@ -160,7 +156,7 @@ def place_action(state, p, mask):
     return best
 
 
-@njit(cache=True)
+@on_demand
 def attach_choice(state, p, mask):
     """The inventory part to attach: while a torso half has an empty slot the sturdiest part (it will
     cover the half), otherwise the most valuable one."""
@@ -181,7 +177,7 @@ def attach_choice(state, p, mask):
     return best
 
 
-@njit(cache=True)
+@on_demand
 def torso_exposed(state, p):
     """Whether one of ``p``'s torso halves is outer."""
     for c in range(NUM_CARDS):
@@ -190,7 +186,7 @@ def torso_exposed(state, p):
     return False
 
 
-@njit(cache=True)
+@on_demand
 def main_action(state, p, mask, scratch):
     """An arena turn's next action (see the module docstring)."""
     if torso_exposed(state, p):
@@ -224,7 +220,7 @@ def main_action(state, p, mask, scratch):
     return PASS
 
 
-@njit(POLICY_SIG, cache=True)
+@kernel(POLICY_SIG)
 def greedy_action(state, action_mask, rng):
     """The heuristic's action for the seat on move; ``state`` is not modified."""
     p = state[H_CURRENT]
@@ -266,10 +262,3 @@ def greedy_action(state, action_mask, rng):
     if a < 0 or action_mask[a] == 0:
         a = PASS if action_mask[PASS] != 0 else rng_pick_set(action_mask, rng)
     return a
-
-
-class MonsterArenaGreedy(StateKernelAgent):
-    """Greedy Monster Arena agent; reads the engine state (public part and its own inventory)."""
-
-    name = "greedy"
-    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba

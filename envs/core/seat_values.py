@@ -1,8 +1,8 @@
 """Turning per-seat position values into one number for the seat on move (numba)."""
-from numba import njit
+from .kernels import on_demand
 
 
-@njit(cache=True)
+@on_demand
 def against_the_field(values, p, n, leader_weight, others_share):
     """Seat ``p``'s value minus ``leader_weight`` times its strongest opponent's and
     ``others_share`` times the mean of the remaining opponents (``values`` per seat, ``n`` seats).

@@ -28,28 +28,22 @@ Only public information is read (MF-18: everything but the supply order, which
 the state does not hold). Rules are never re-implemented: placement, completion,
 scoring and the matching test are the engine's kernels.
 
-``python -m monster_zoo.agents.monster_factory_greedy --stats`` prints, per player count,
+``python -m monster_zoo.benchmarks.first_monsters --stats`` prints, per player count,
 how often first monsters are completed and their mean size in random and in
-greedy games (see :func:`first_monster_stats`).
+greedy games.
 """
-import argparse
-import sys
-
 import numpy as np
-from numba import njit
 
-from monster_zoo.envs.core.kernels import copy_vector
-from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
-from monster_zoo.envs.core.rng import rng_pick_set
-from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, START0
-from monster_zoo.envs.monster_factory.components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
-from monster_zoo.envs.monster_factory.state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL,
-                                         MON_SIZE, NUM_CELLS, SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
-from monster_zoo.envs.monster_factory.queries import key_monster
-from monster_zoo.envs.monster_factory.rules import FITTING_KINDS, apply_action
-
-from .base import StateKernelAgent
-from .seat_values import against_the_field
+from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
+from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.rng import rng_pick_set
+from ..core.seat_values import against_the_field
+from .actions import NUM_ACTIONS, PLACE0, START0
+from .components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
+from .queries import key_monster
+from .rules import FITTING_KINDS, apply_action
+from .state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL, MON_SIZE, NUM_CELLS,
+                           SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
 
 OWN_LOOKAHEAD = 2.0      # draws counted on to fill each open cell of one's own monster
 OPPONENT_LOOKAHEAD = 4.0  # the same for opponents' monsters
@@ -59,7 +53,7 @@ WIN_VALUE = 1000.0       # a finished game: won outright, shared (divided by the
 TIE = 1e-9
 
 
-@njit(cache=True)
+@on_demand
 def prospect(state, m, lookahead):
     """Expected worth of monster ``m`` in progress.
 
@@ -91,7 +85,7 @@ def prospect(state, m, lookahead):
     return worth * chance * time_left
 
 
-@njit(cache=True)
+@on_demand
 def final_value(state, p):
     """Worth of a finished game to seat ``p``: ``WIN_VALUE`` shared among the winners, or
     ``-WIN_VALUE`` for a loss, plus the score lead over the best opponent as a tie-break."""
@@ -108,7 +102,7 @@ def final_value(state, p):
     return WIN_VALUE / winners + lead
 
 
-@njit(cache=True)
+@on_demand
 def position_value(state, p):
     """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean
     (``final_value`` once the game is over)."""
@@ -124,7 +118,7 @@ def position_value(state, p):
     return against_the_field(values, p, n, OPPONENT_WEIGHT, OTHERS_SHARE)
 
 
-@njit(cache=True)
+@on_demand
 def start_value(kind):
     """Worth of a start tile kind: its thin and thick edges (the rulebook advises tiles that
     connect on 3 or 4 sides: a start tile with one open side is closed by the first tile
@@ -135,7 +129,7 @@ def start_value(kind):
     return joins
 
 
-@njit(POLICY_SIG, cache=True)
+@kernel(POLICY_SIG)
 def greedy_action(state, action_mask, rng):
     """The legal action with the best one-ply value for the seat on move; ``state`` is not modified.
 
@@ -163,73 +157,3 @@ def greedy_action(state, action_mask, rng):
     for a in range(NUM_ACTIONS):
         mask[a] = 1 if values[a] >= best - TIE else 0
     return rng_pick_set(mask, rng)
-
-
-class MonsterFactoryGreedy(StateKernelAgent):
-    """Greedy one-ply Monster Factory agent; reads the engine state (all of it is public)."""
-
-    name = "greedy"
-    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
-
-
-# --- statistics of first monsters ----------------------------------------------------
-def first_monster_stats(policy: str, num_players: int, games: int, seed: int = 0) -> dict:
-    """Play ``games`` games with every seat ``policy`` ("random" or "greedy"), default options.
-
-    Returns the share of first monsters completed, the mean size of the completed
-    ones, the mean size of all first monsters at the end, and the mean game length.
-    """
-    from monster_zoo import envs
-    from monster_zoo.envs.core.contract import H_STEPS
-    from monster_zoo.envs.core.rng import make_rng
-
-    spec = envs.spec("monster_factory-v0")
-    config = envs.config("monster_factory-v0", {"num_players": num_players})
-    state = np.zeros(spec.state_size, np.int32)
-    mask = np.zeros(spec.num_actions, np.int8)
-    done_sizes, all_sizes, lengths = [], [], []
-    from monster_zoo.envs.monster_factory.state_layout import MON_DONE
-
-    for g in range(games):
-        rng, policy_rng = make_rng(seed + g), make_rng(10**9 + seed + g)
-        spec.init_state(state, config, rng)
-        while not state[H_TERMINAL]:
-            spec.legal_mask(state, mask)
-            action = greedy_action(state, mask, policy_rng) if policy == "greedy" \
-                else rng_pick_set(mask, policy_rng)
-            spec.apply_action(state, action, rng)
-        lengths.append(int(state[H_STEPS]))
-        for q in range(num_players):
-            all_sizes.append(int(state[MON_SIZE + q]))
-            if state[MON_DONE + q]:
-                done_sizes.append(int(state[MON_SIZE + q]))
-    return {"policy": policy, "players": num_players, "games": games,
-            "completed": len(done_sizes) / (games * num_players),
-            "mean_completed_size": float(np.mean(done_sizes)) if done_sizes else 0.0,
-            "mean_size": float(np.mean(all_sizes)), "mean_length": float(np.mean(lengths))}
-
-
-def main(argv=None) -> int:
-    """Command line: ``--stats`` prints the first-monster statistics table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--stats", action="store_true", help="print first-monster statistics")
-    parser.add_argument("--games", type=int, default=1000, help="games per policy and player count")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    if not args.stats:
-        parser.print_help()
-        return 0
-    print("| policy | players | games | first monsters completed | mean size when completed "
-          "| mean size of all first monsters | mean actions |")
-    print("|---|---|---|---|---|---|---|")
-    for policy in ("random", "greedy"):
-        for n in range(2, MAX_PLAYERS + 1):
-            s = first_monster_stats(policy, n, args.games, args.seed)
-            print(f"| {policy} | {n} | {s['games']} | {s['completed']:.3f} | "
-                  f"{s['mean_completed_size']:.2f} | {s['mean_size']:.2f} | {s['mean_length']:.1f} |",
-                  flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -26,25 +26,22 @@ healing all come from the engine's kernels.
 """
 
 import numpy as np
-from numba import njit
 
-from monster_zoo.envs.core.kernels import copy_vector
-from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
-from monster_zoo.envs.core.rng import rng_pick_set
-from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, SETUP0
-from monster_zoo.envs.mighty_monsters.components import (GUARD_LOOT, GUARD_STRENGTH, MAX_PLAYERS, NUM_CARDS,
-                                             NUM_GUARDS, NUM_SPACES, PER_ROUND, SETUP_PAIRS, SIDES,
-                                             STRENGTH)
-from monster_zoo.envs.mighty_monsters.state_layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
-from monster_zoo.envs.mighty_monsters.rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares,
-                                        pair_strength, place_card, placed, seen_by, unseen_guards)
+from ..core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
+from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.rng import rng_pick_set
+from .actions import NUM_ACTIONS, PLAY0, SETUP0
+from .components import (GUARD_LOOT, GUARD_STRENGTH, MAX_PLAYERS, NUM_CARDS, NUM_GUARDS, NUM_SPACES,
+                         PER_ROUND, SETUP_PAIRS, SIDES, STRENGTH)
+from .rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares, pair_strength,
+                    place_card, placed, seen_by, unseen_guards)
+from .state_layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
 
-from .base import StateKernelAgent
 
 TIE = 1e-9
 
 
-@njit(cache=True)
+@on_demand
 def weakest_pair():
     """The setup choice laying down the two weakest cards."""
     best = 0
@@ -55,7 +52,7 @@ def weakest_pair():
     return best
 
 
-@njit(cache=True)
+@on_demand
 def playable_cards(state, p):
     """Weights of the cards that may still fill an empty space, per card index, as seat ``p``
     knows them: cards in the hands of seats with placements left; a card that ``p`` cannot tell
@@ -77,7 +74,7 @@ def playable_cards(state, p):
     return weights
 
 
-@njit(cache=True)
+@on_demand
 def guard_outlook(state, g, p, fill, level_pool):
     """``(P(win), expected gold for p if won)`` at position ``g``, empty spaces filled from ``fill``.
 
@@ -120,7 +117,7 @@ def guard_outlook(state, g, p, fill, level_pool):
     return win, gold
 
 
-@njit(cache=True)
+@on_demand
 def expected_gold(state, p, fill):
     """Seat ``p``'s expected gold from this round's fights and healing in ``state`` (a scratch copy)."""
     n = state[H_NUM_PLAYERS]
@@ -138,7 +135,7 @@ def expected_gold(state, p, fill):
     return total
 
 
-@njit(POLICY_SIG, cache=True)
+@kernel(POLICY_SIG)
 def greedy_action(state, action_mask, rng):
     """The legal play with the most expected gold for the seat on move; ``state`` is not modified."""
     if state[PHASE] == PH_SETUP:
@@ -159,10 +156,3 @@ def greedy_action(state, action_mask, rng):
     for a in range(NUM_ACTIONS):
         mask[a] = values[a] >= best - TIE
     return rng_pick_set(mask, rng)
-
-
-class MightyMonstersGreedy(StateKernelAgent):
-    """Greedy Mighty Monsters agent: most expected gold this round; reads the public state only."""
-
-    name = "greedy"
-    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba

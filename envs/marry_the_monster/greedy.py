@@ -32,21 +32,16 @@ win check are the engine's kernels (``apply_action``, ``stomp_path``,
 """
 
 import numpy as np
-from numba import njit
 
-from monster_zoo.envs.core.kernels import copy_vector
-from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
-from monster_zoo.envs.core.rng import rng_pick_set
-from monster_zoo.envs.marry_the_monster.actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from monster_zoo.envs.marry_the_monster.components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES,
-                                               NUM_CELLS, PLAY_COST, VALUE, WIN_POINTS, WIN_TOWERS)
-from monster_zoo.envs.marry_the_monster.state_layout import (FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP,
-                                           PHASE, SCORE, WINNER)
-from monster_zoo.envs.marry_the_monster.rules import (apply_action, building_points, check_win, legal_mask,
-                                          stomp_path, towers)
-
-from .base import StateKernelAgent
-from .seat_values import against_the_field
+from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
+from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.rng import rng_pick_set
+from ..core.seat_values import against_the_field
+from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
+from .components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, PLAY_COST, VALUE,
+                         WIN_POINTS, WIN_TOWERS)
+from .rules import apply_action, building_points, check_win, legal_mask, stomp_path, towers
+from .state_layout import FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP, PHASE, SCORE, WINNER
 
 WIN_VALUE = 1000.0
 HORIZON = 3.0            # turns of income a building is worth
@@ -58,7 +53,7 @@ OTHERS_SHARE = 0.25      # weight of the non-leading opponents' mean against the
 TIE = 1e-9
 
 
-@njit(cache=True)
+@on_demand
 def seat_value(state, before, q, scratch, fallen):
     """Worth of seat ``q``'s position in ``state``, with scores taken from ``before``
     (``scratch`` and ``fallen`` are work space: allocated once per decision, not per call)."""
@@ -92,7 +87,7 @@ def seat_value(state, before, q, scratch, fallen):
     return score + HORIZON * income + (TOWER_BASE + TOWER_NEAR * nearness) * progress
 
 
-@njit(cache=True)
+@on_demand
 def position_value(state, before, p, scratch, fallen, values):
     """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean
     (``values`` is work space of ``MAX_PLAYERS`` entries)."""
@@ -102,7 +97,7 @@ def position_value(state, before, p, scratch, fallen, values):
     return against_the_field(values, p, n, 1.0, OTHERS_SHARE)
 
 
-@njit(cache=True)
+@on_demand
 def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, values):
     """Complete a pending Build, Fortify or Stomp greedily in ``sim``; return the final value.
 
@@ -131,7 +126,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, val
     return position_value(sim, before, p, scratch, fallen, values)
 
 
-@njit(POLICY_SIG, cache=True)
+@kernel(POLICY_SIG)
 def greedy_action(state, action_mask, rng):
     """The legal action with the best one-ply value for the seat on move; ``state`` is not modified.
 
@@ -166,10 +161,3 @@ def greedy_action(state, action_mask, rng):
     for a in range(NUM_ACTIONS):
         mask[a] = 1 if values[a] >= best - TIE else 0
     return rng_pick_set(mask, rng)
-
-
-class MarryTheMonsterGreedy(StateKernelAgent):
-    """Greedy one-ply Marry the Monster agent; reads the engine state (public part only)."""
-
-    name = "greedy"
-    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba

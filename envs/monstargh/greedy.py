@@ -16,16 +16,15 @@ contract of :mod:`monster_zoo.agents.base` demands; rules are never re-implement
 """
 
 import numpy as np
-from numba import njit
 
-from monster_zoo.envs.core.contract import H_CURRENT, POLICY_SIG
-from monster_zoo.envs.core.rng import rng_below
-from monster_zoo.envs.monstargh.actions import NUM_ACTIONS
-from monster_zoo.envs.monstargh.components import NUM_SPECIES
-from monster_zoo.envs.monstargh.state_layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
-from monster_zoo.envs.monstargh.rules import legal_mask, play_step, visible_counts
+from ..core.contract import H_CURRENT, POLICY_SIG
+from ..core.kernels import kernel, on_demand
+from ..core.rng import rng_below
+from .actions import NUM_ACTIONS
+from .components import NUM_SPECIES
+from .rules import legal_mask, play_step, visible_counts
+from .state_layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
 
-from .base import StateKernelAgent
 
 TIE = 1e-9
 # Which other species' visible monsters to count against one's own: the best of them alone
@@ -35,7 +34,7 @@ TIE = 1e-9
 BEST_WEIGHT = 0.5
 
 
-@njit(cache=True)
+@on_demand
 def table_value(state, player):
     """Own species' visible monsters minus the other species' threat: the mean of the most
     visible other species in play and of their average (see ``BEST_WEIGHT``)."""
@@ -54,7 +53,7 @@ def table_value(state, player):
     return visible[own] - threat
 
 
-@njit(cache=True)
+@on_demand
 def steal_greedily(state, player, done):
     """Make every steal choice still pending in ``state``, each by the value right after it."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -74,7 +73,7 @@ def steal_greedily(state, player, done):
     return done
 
 
-@njit(cache=True)
+@on_demand
 def decision_value(state, action, player):
     """The value of ``action`` with its play completed greedily (see the module docs)."""
     trial = state.copy()
@@ -94,7 +93,7 @@ def decision_value(state, action, player):
     return best
 
 
-@njit(POLICY_SIG, cache=True)
+@kernel(POLICY_SIG)
 def greedy_action(state, mask, rng):
     """The legal action of the seat on move with the best value; ties at random."""
     player = state[H_CURRENT]
@@ -113,10 +112,3 @@ def greedy_action(state, mask, rng):
                 if rng_below(rng, ties) == 0:
                     choice = a
     return choice
-
-
-class MonstarghGreedy(StateKernelAgent):
-    """Greedy one-ply MONSTArgh! agent; reads the engine state (public part and own seat only)."""
-
-    name = "greedy"
-    policy_kernel = staticmethod(greedy_action)  # lets the training vec env run it inside numba
