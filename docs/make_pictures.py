@@ -19,14 +19,11 @@ from monster_zoo import envs
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.picture import rasterize
 from monster_zoo.envs.core.records import record_game
+from monster_zoo.envs.registry import declaration
 from monster_zoo.envs.replay import replay, write_gif, write_html
 
 DOCS = Path(__file__).resolve().parent
 SEED = 7
-# How far into the game each picture is taken: late enough for a full table (Monster Arena:
-# once the monsters fight).
-SHARE_OF_GAME = {"monster_arena-v0": 0.9}
-DEFAULT_SHARE = 0.6
 ZOOM = 0.75
 # The GIFs' scale: a whole game at the smallest player count stays under 1 MB (0.24-0.58 MB).
 GIF_ZOOM = 0.5
@@ -44,7 +41,7 @@ def greedy_record(game_id: str, seed: int = SEED, **options) -> dict:
 def game_picture(game_id: str, out: Path) -> Path:
     """The public picture of a greedy game of ``game_id``, part-way through, as a PNG."""
     record = greedy_record(game_id)
-    at = int(len(record["actions"]) * SHARE_OF_GAME.get(game_id, DEFAULT_SHARE))
+    at = int(len(record["actions"]) * declaration(game_id).picture_share)
     for step, raw in enumerate(replay(record)):
         if step == at:
             Image.fromarray(rasterize(raw.draw(None), ZOOM)).save(out, optimize=True)

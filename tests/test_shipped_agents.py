@@ -18,9 +18,10 @@ from monster_zoo.agents.shipped_networks import network_ships
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.registry import declaration
 
 GAMES = envs.available()
-HIDES_NOTHING = {"monster_factory-v0"}  # MF-18: every field of the state is public
+HIDES_NOTHING = {g for g in envs.available() if not declaration(g).hides_information}  # e.g. MF-18
 CHAMPIONS = [(f"{game}-v0", n) for game, counts in champion_games().items() for n in counts]
 
 

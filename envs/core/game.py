@@ -90,6 +90,8 @@ learned search shipped for it plays."""
     az_play: PlaySettings = PlaySettings()
     page: Optional[str] = None    # its documentation page (default monster_zoo.envs.<name>_v<version>)
     observation: Optional[ModuleType] = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
+    hides_information: bool = True  # False where every seat sees the whole state (determinize is a no-op)
+    picture_share: float = 0.6    # how far into a game the documentation's sample picture is taken
 
     @property
     def id(self) -> str:

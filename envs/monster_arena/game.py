@@ -36,7 +36,7 @@ GAME = Game(
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
-    rule_prefix="AR",
+    rule_prefix="AR", picture_share=0.9,  # the docs picture once the monsters fight
     baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy")},
     search=SearchConfig(simulations=1_200, exploration=1.0, rollout="greedy"),
     az_play=PlaySettings(simulations=576, rollout_weight=0.5),

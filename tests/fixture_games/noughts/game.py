@@ -25,7 +25,7 @@ GAME = Game(
     name="monster_noughts", version=0, title="Monster Noughts",
     rules=rules, actions=actions, text_view=text_view, picture=picture,
     min_players=2, max_players=2, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
-    options=OPTIONS, make_config=make_config, observation_version=1, rule_prefix="NC",
+    options=OPTIONS, make_config=make_config, observation_version=1, rule_prefix="NC", hides_information=False,
     baselines={"greedy": Baseline(f"{__package__}.greedy")},
     search=SearchConfig(simulations=200, exploration=1.0, rollout="random"),
     page=__name__,
