@@ -5,7 +5,7 @@ import numpy as np
 from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
 from monster_zoo.envs.core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 
-from . import actions, picture, rules, text_view
+from . import actions, observation, picture, rules, text_view
 from .state_layout import NUM_CELLS, NUM_ROUNDS, STATE_SIZE
 
 DEFAULT_MAX_STEPS = NUM_ROUNDS * NUM_CELLS + 1  # a match never takes more moves than this
@@ -23,7 +23,7 @@ def make_config(options: dict) -> np.ndarray:
 
 GAME = Game(
     name="monster_noughts", version=0, title="Monster Noughts",
-    rules=rules, actions=actions, text_view=text_view, picture=picture,
+    rules=rules, observation=observation, actions=actions, text_view=text_view, picture=picture,
     min_players=2, max_players=2, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
     options=OPTIONS, make_config=make_config, observation_version=1, rule_prefix="NC", hides_information=False,
     baselines={"greedy": Baseline(f"{__package__}.greedy")},

@@ -1,13 +1,13 @@
 """Monster Noughts' rules as numba kernels: the single source of truth of the test-only game.
 
 Rule ids (NC-n) refer to ``rules.md`` beside this file. The sections follow the order every
-game's ``rules.py`` keeps: reasons, queries, legality, turn flow, the kernel contract, and the
-observation with the hidden information last.
+game's ``rules.py`` keeps: reasons, queries, legality, turn flow, the kernel contract; what a seat
+sees is in ``observation.py``.
 """
 import numpy as np
 
 from monster_zoo.envs.core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
-                                            LEGAL_MASK_SIG, OBSERVE_SIG, RETURNS_SIG)
+                                            LEGAL_MASK_SIG, RETURNS_SIG)
 from monster_zoo.envs.core.header import start_game
 from monster_zoo.envs.core.kernels import helper, inlined, kernel, on_demand
 from monster_zoo.envs.core.rewards import c3_returns
@@ -153,32 +153,3 @@ def apply_action(state, action, rng):
 def returns(state, out):
     """Final rewards per seat (NC-7, ruling C3); zeros while the match runs."""
     c3_returns(state, WINNER, WINS, out)
-
-
-# --- observation ----------------------------------------------------------------------------------
-# Per cell: my mark, the other's mark, the monster; then the rounds played and the round wins of
-# the observer and of the other player, each as a share of the match's rounds.
-CELL_FEATURES = 3
-OBS_ROUND = NUM_CELLS * CELL_FEATURES
-OBS_WINS = OBS_ROUND + 1
-OBS_SIZE = OBS_WINS + 2
-
-
-@kernel(OBSERVE_SIG)
-def observe_into(state, player, out):
-    """Seat ``player``'s view into ``out``: all of the state, since nothing is hidden (NC-8)."""
-    out[:] = 0.0
-    for c in range(NUM_CELLS):
-        mark = state[BOARD + c]
-        out[c * CELL_FEATURES] = mark == player + 1
-        out[c * CELL_FEATURES + 1] = mark != 0 and mark != player + 1
-        out[c * CELL_FEATURES + 2] = state[MONSTER] == c
-    out[OBS_ROUND] = state[ROUND] / NUM_ROUNDS
-    out[OBS_WINS] = state[WINS + player] / NUM_ROUNDS
-    out[OBS_WINS + 1] = state[WINS + 1 - player] / NUM_ROUNDS
-
-
-@on_demand
-def determinize(state, player, rng):
-    """Nothing to resample: every field of the state is public (NC-8)."""
-    return
