@@ -72,7 +72,7 @@ def time_setup(args: argparse.Namespace, env_runners: int) -> dict:
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
 
     from monster_zoo.training.rllib_league import build_config
-    from monster_zoo.training.selfplay_ppo import parse_mix, parse_options
+    from monster_zoo.training.run_start import parse_mix, parse_options
 
     run = league_args(args, env_runners)
     algo = build_config(run, parse_options(run.option), parse_mix(run.league)).build_algo()

@@ -116,7 +116,7 @@ def test_az_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
 
     for blocked in cli.TRAIN_EXTRA:
         monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
-    for module in (cli.AZ_SCRIPT, cli.TRAIN_SCRIPT):  # the az trainer imports the PPO trainer's flags
+    for module in (cli.AZ_SCRIPT, cli.TRAIN_SCRIPT):  # the az trainer imports the trainers' shared start (run_start)
         monkeypatch.delitem(sys.modules, module, raising=False)
         monkeypatch.delattr(training, module.rsplit(".", 1)[1], raising=False)
     assert cli.main(["az", "--rounds", "1"]) == 1

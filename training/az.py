@@ -45,7 +45,8 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from monster_zoo.envs.core.safe_writing import write_atomic
-from monster_zoo.training.selfplay_ppo import build_parser as parser_for, flag, parse_options
+from monster_zoo.training.run_start import (args_json, build_parser as parser_for, check_arguments, flag, new_run,
+                                            parse_options)
 
 DEVICES = ("auto", "cpu", "cuda")
 # Flags that --resume may change: they steer the run without changing what it learns.
@@ -245,7 +246,10 @@ def resumed_args(argv: Sequence[str], parser: argparse.ArgumentParser) -> Args:
 
 def branch_problem(args: Args) -> Optional[str]:
     """Why ``--branch-from`` cannot start this run, or None: the folder must be a run of this trainer
-    with a checkpoint, for the same game, options, player counts and network shape."""
+    with a checkpoint, for the same game, options, player counts and network shape. None too when
+    nothing is branched: no ``--branch-from``, or a resumed run (which goes on from its own checkpoint)."""
+    if not args.branch_from or args.resume:
+        return None
     source = Path(args.branch_from)
     if not (source / "args.json").is_file() or not _checkpoint_dir(source):
         return f"--branch-from {source}: not a run folder with args.json and a {CHECKPOINT}/ of this trainer"
@@ -423,11 +427,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = Args(**vars(parser.parse_args(argv)))
     if args.resume:
         args = resumed_args(argv, parser)
-    problem = argument_problem(args) or game_problem(args)
-    if not problem and args.branch_from and not args.resume:
-        problem = branch_problem(args)
-    if problem:
-        parser.error(problem)
+    check_arguments(parser, args, argument_problem, game_problem, branch_problem)
     try:
         device = choose_device(args.device)
         lock = claim(Path(args.resume)) if args.resume else None
@@ -511,13 +511,12 @@ def _run(args: Args, device, lock) -> int:
     if args.resume:
         run_dir = Path(args.resume)
         learner.load(_checkpoint_dir(run_dir))
-        write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
+        write_atomic(run_dir / "args.json", args_json(args))
         print(f"resumed {run_dir} at round {learner.progress['round']}")
     else:
-        run_dir = Path(args.out_dir) / f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
-        (run_dir / "networks").mkdir(parents=True)
-        lock = claim(run_dir)
-        write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
+        run_dir = new_run(args.out_dir, args.game, args.exp_name, args.seed, subdirs=("networks",)).dir
+        lock = claim(run_dir)  # the folder is this process's before anything is written into it
+        write_atomic(run_dir / "args.json", args_json(args))
         if branched:
             branch(learner, Path(args.branch_from), run_dir)
     progress = learner.progress

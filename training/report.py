@@ -23,7 +23,7 @@ from monster_zoo.agents import make_agent
 from monster_zoo.envs.core.escaping import markdown_cell
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.training.learner_eval import evaluate_against
-from monster_zoo.training.selfplay_ppo import parse_options
+from monster_zoo.training.run_start import parse_options
 
 
 def row(label: str, rates: List[float], seconds: float) -> dict:

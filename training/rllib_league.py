@@ -30,7 +30,6 @@ Without ``--address`` a local Ray starts and stops with the run; with it the run
 cluster, whose nodes need the same monster-zoo installed (``pip install 'monster-zoo[distributed]'``).
 Needs the ``distributed`` extra.
 """
-import dataclasses
 import json
 import random
 import sys
@@ -47,7 +46,8 @@ from monster_zoo.agents.mcts import MCTSAgent
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.rllib_env import RLlibGameEnv
 from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
-from monster_zoo.training.selfplay_ppo import MetricsLog, build_parser, flag, parse_mix, parse_options, progress_bar
+from monster_zoo.training.run_start import (MetricsLog, baseline_rates, build_parser, check_arguments, flag,
+                                            game_options, new_run, parse_mix, progress_bar)
 
 LEARNER = "learner"
 SNAPSHOTS = "snapshots"
@@ -317,18 +317,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     message, before Ray starts or anything is written)."""
     parser = build_parser(Args, "python -m monster_zoo.training.rllib_league", __doc__.split("\n\n")[0])
     args = Args(**vars(parser.parse_args(argv)))
-    problem = argument_problem(args)
-    if problem:
-        parser.error(problem)
+    check_arguments(parser, args, argument_problem)
     import ray
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
 
-    from monster_zoo import envs
-    from monster_zoo.training.learner_eval import evaluate_against
-
+    options = game_options(parser, args.game, args.option)
     try:
-        options = parse_options(args.option)
-        envs.config(args.game, options)
         mix = parse_mix(args.league)
         if args.mcts_simulations < 1:
             raise ValueError(f"--mcts-simulations must be >= 1, got {args.mcts_simulations}")
@@ -337,10 +331,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 league_baseline(name, args.game, args.seed, args.mcts_simulations, options)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
-    run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
-    run_dir = Path(args.out_dir).resolve() / run_name
-    (run_dir / "checkpoints").mkdir(parents=True)
-    write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
+    run_name, run_dir = new_run(Path(args.out_dir).resolve(), args.game, args.exp_name, args.seed, args)
     tensorboard = _TensorBoard(run_dir)
     metrics = MetricsLog(run_dir / "metrics.csv", tensorboard)
 
@@ -350,17 +341,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def evaluate(step: int) -> dict:
         """Win rates of the learner's likeliest legal action against random and greedy."""
-        learner = learner_agent(algo)
-        rates = {}
-        for k, name in enumerate(("random", "greedy")):
-            try:
-                opponent = make_agent(name, args.game, seed=args.seed + k)
-            except ValueError:
-                continue  # a game without a greedy baseline
-            rates[name] = evaluate_against(learner, opponent, args.game, args.eval_games,
-                                           seed=10_000_000 + args.seed, **options)
-            log(step, f"eval/winrate_vs_{name}", rates[name].rate)
-        return rates
+        return baseline_rates(learner_agent(algo), args.game, options, args.seed, args.eval_games,
+                              log=lambda metric, value: log(step, metric, value))
 
     ray.init(address=args.address or None, include_dashboard=False, log_to_driver=False,
              ignore_reinit_error=True)

@@ -19,9 +19,6 @@ lies a policy file of the same name, ``.npz``: the actor's weights and the game 
 plain data (:mod:`monster_zoo.agents.policy_file`), which plays and evaluates without
 torch and without unpickling anything (``ppo:{out_dir}/{run_name}/final_model.npz``).
 """
-import argparse
-import csv
-import dataclasses
 import json
 import shutil
 import sys
@@ -29,17 +26,13 @@ import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from monster_zoo.envs.core.options import parse_option
 from monster_zoo.envs.core.safe_writing import write_atomic
-
-
-def flag(default, help: str):
-    """A field of :class:`Args` with its command-line help."""
-    return field(default=default, metadata={"help": help})
+from monster_zoo.training.run_start import (MetricsLog, Run, baseline_rates, build_parser as parser_for,
+                                            check_arguments, flag, game_options, new_run, parse_mix, progress_bar)
 
 
 @dataclass
@@ -92,39 +85,9 @@ class Args:
     plot: bool = flag(True, 'draw the learning curves into curves.png at the end')
 
 
-# The progress bar's rate and ETA: an exponential average over rollouts that weighs the newest
-# 5% (about the last 20 rollouts), so that one slow update, evaluation or busy spell moves them
-# little.
-PROGRESS_SMOOTHING = 0.05
-
-
-def progress_bar(total: int, desc: str, enabled: bool = True):
-    """The run's tqdm bar in steps; update it once per rollout (or training iteration), so that
-    each update's interval holds both the collection and the update, and its rate is smoothed over
-    rollouts (:data:`PROGRESS_SMOOTHING`)."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="step", disable=not enabled, desc=desc, smoothing=PROGRESS_SMOOTHING)
-
-
-def build_parser(args_class=None, prog: str = "python -m monster_zoo.training.selfplay_ppo",
-                 description: str = __doc__.split("\n\n")[0]):
-    """An argparse parser generated from ``args_class`` (default :class:`Args`; flag help = the field's
-    ``help``)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog=prog, description=description,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in dataclasses.fields(args_class or Args):
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
-        if f.type is bool or f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=f.metadata["help"])
-        elif f.name == "option":
-            parser.add_argument(flag, action="append", default=default, metavar="KEY=VALUE", help=f.metadata["help"])
-        else:
-            parser.add_argument(flag, type=type(default), default=default, help=f.metadata["help"])
-    return parser
+def build_parser():
+    """The trainer's command line: one flag per :class:`Args` field, its help the field's."""
+    return parser_for(Args, "python -m monster_zoo.training.selfplay_ppo", __doc__.split("\n\n")[0])
 
 
 def argument_problem(args: Args) -> Optional[str]:
@@ -215,54 +178,16 @@ def start_from(model, path: str) -> None:
                          f"{' '.join(str(error).strip().splitlines()[:2])}") from None
 
 
-def parse_options(pairs: Sequence[str]) -> dict:
-    """``["num_players=3", "kings_rules=true"]`` -> ``{"num_players": 3, "kings_rules": True}``,
-    values read as by ``monster_zoo.envs.core.options.parse_option``."""
-    options = {}
-    for pair in pairs:
-        try:
-            key, value = parse_option(pair)
-        except argparse.ArgumentTypeError as err:
-            raise ValueError(str(err)) from None
-        options[key] = value
-    return options
+@dataclass
+class Setup:
+    """What a run's checked arguments name: the game's options, the opponent mix with its baselines
+    (by name) and the warm start's teacher (None without ``--warm-start``)."""
 
-
-def parse_mix(text: str) -> dict:
-    """``"random:0.2,snapshots:0.8"`` -> ``{"random": 0.2, "snapshots": 0.8}``."""
-    mix = {}
-    for item in filter(None, text.split(",")):
-        name, _, weight = item.rpartition(":")
-        try:
-            mix[name] = float(weight)
-        except ValueError:
-            raise ValueError(f"opponent mix item {item!r} is not NAME:WEIGHT") from None
-        if not name or mix[name] < 0:
-            raise ValueError(f"opponent mix item {item!r} is not NAME:WEIGHT with WEIGHT >= 0")
-    if not mix or sum(mix.values()) <= 0:
-        raise ValueError(f"opponent mix {text!r} gives no opponent a positive weight")
-    return mix
-
-
-class MetricsLog:
-    """``metrics.csv`` in long format plus SB3's logger (TensorBoard) under the same names."""
-
-    def __init__(self, path: Path, sb3_logger):
-        self.file = path.open("w", newline="")
-        self.writer = csv.writer(self.file)
-        self.writer.writerow(["step", "wall_time", "metric", "value"])
-        self.sb3_logger = sb3_logger
-        self.start = time.time()
-
-    def log(self, step: int, metric: str, value: float) -> None:
-        """Record one value at ``step`` (learner timesteps)."""
-        self.writer.writerow([step, f"{time.time() - self.start:.2f}", metric, f"{value:.6g}"])
-        self.file.flush()
-        self.sb3_logger.record(metric, value)
-
-    def close(self) -> None:
-        """Flush and close the CSV file."""
-        self.file.close()
+    args: Args
+    options: dict
+    mix: dict
+    baselines: dict
+    teacher: object = None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -270,24 +195,41 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     anything is written)."""
     parser = build_parser()
     args = Args(**vars(parser.parse_args(argv)))
-    problem = argument_problem(args)
-    if problem:
-        parser.error(problem)
+    check_arguments(parser, args, argument_problem)
+    torch = _train_extra()
+    setup = _setup(args, parser)
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
+    model, vec_env = _model(setup, run.dir, parser)
+    metrics = MetricsLog(run.dir / "metrics.csv", model.logger)
+    _warm_start(setup, model, metrics)
+    training = Training(setup, run, model, metrics)
+    pool = _opponent_pool(setup, vec_env, model.policy)
+    train_seconds = _train(training, pool)
+    _report(training, train_seconds, _finish(training, train_seconds))
+    return 0
+
+
+def _train_extra():
+    """``torch``, once the train extra is known to be installed: a missing package stops the run
+    here (ModuleNotFoundError, which the CLI turns into how to install it), before anything is
+    written."""
+    import sb3_contrib  # noqa: F401
+    import stable_baselines3  # noqa: F401
     import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import VecMonitor
 
-    from monster_zoo import envs
+    return torch
+
+
+def _setup(args: Args, parser) -> Setup:
+    """The game's options, the opponent mix and its baselines, the warm start's teacher, and the
+    ``--init-from`` zip checked; a bad one exits through ``parser.error`` before anything is
+    written."""
     from monster_zoo.agents import make_agent
-    from monster_zoo.agents.ppo_agent import PPOAgent, run_model_name, save_policy
-    from monster_zoo.training.arg_checks import int_list
-    from monster_zoo.training.learner_eval import evaluate_against
 
+    options = game_options(parser, args.game, args.option)
     try:
-        options = parse_options(args.option)
-        envs.config(args.game, options)
         mix = parse_mix(args.opponents)
         baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
                      for k, name in enumerate(mix) if name != "snapshots"}
@@ -299,15 +241,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                              "engine state, such as greedy or mcts-fast")
     except (TypeError, ValueError) as error:
         parser.error(str(error))
-    if args.torch_threads:
-        torch.set_num_threads(args.torch_threads)
-    run_name = f"{args.game}__{args.exp_name}__{args.seed}__{int(time.time())}"
-    run_dir = Path(args.out_dir) / run_name
-    (run_dir / "checkpoints").mkdir(parents=True)
-    write_atomic(run_dir / "args.json", json.dumps(dataclasses.asdict(args), indent=2))
+    return Setup(args, options, mix, baselines, teacher)
 
-    vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(baselines.values()) or None,
-                                seed=args.seed, **options)
+
+def _model(setup: Setup, run_dir: Path, parser):
+    """``(model, vec_env)``: the MaskablePPO learner over the batched self-play games, logging to
+    ``run_dir`` (TensorBoard and SB3's CSV), with ``--init-from``'s weights when given; weights
+    that do not fit its networks exit through ``parser.error`` and take the new run folder with
+    them."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from monster_zoo import envs
+    from monster_zoo.training.arg_checks import int_list
+
+    args = setup.args
+    vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(setup.baselines.values()) or None,
+                                seed=args.seed, **setup.options)
     policy_class, policy_kwargs = "MlpPolicy", {"net_arch": int_list("--net-arch", args.net_arch)[0]}
     if args.policy == "placement":
         from monster_zoo.agents.placement_policy import placement_layout
@@ -328,125 +279,191 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             parser.error(str(error))
         print(f"initialised from {args.init_from}")
     model.set_logger(configure(str(run_dir), ["tensorboard", "csv"]))
-    metrics = MetricsLog(run_dir / "metrics.csv", model.logger)
-    if teacher is not None:
-        from monster_zoo.training import imitation
+    return model, vec_env
 
-        demos = imitation.collect(args.game, options, teacher, args.warm_start_samples, seed=args.seed + 1)
-        cloned = imitation.clone(model.policy, demos, args.warm_start_epochs, seed=args.seed)
-        metrics.log(0, "warmstart/held_out_agreement", cloned["held_out_agreement"])
-        print(f"warm start: cloned {cloned['samples']} {args.warm_start} decisions, held-out agreement "
-              f"{cloned['held_out_agreement']:.3f}")
-    pool: List[PPOAgent] = []
 
-    def save_model(path: Path, step: Optional[int] = None) -> None:
+def _warm_start(setup: Setup, model, metrics: MetricsLog) -> None:
+    """With ``--warm-start``: clone the teacher's decisions into the policy before PPO starts, and log
+    how well the clone agrees with held-out ones (at step 0)."""
+    if setup.teacher is None:
+        return
+    from monster_zoo.training import imitation
+
+    args = setup.args
+    demos = imitation.collect(args.game, setup.options, setup.teacher, args.warm_start_samples, seed=args.seed + 1)
+    cloned = imitation.clone(model.policy, demos, args.warm_start_epochs, seed=args.seed)
+    metrics.log(0, "warmstart/held_out_agreement", cloned["held_out_agreement"])
+    print(f"warm start: cloned {cloned['samples']} {args.warm_start} decisions, held-out agreement "
+          f"{cloned['held_out_agreement']:.3f}")
+
+
+class Training:
+    """A run under way: its learner, folder and metrics, and its latest evaluation; what the
+    callback and the end of the run share."""
+
+    def __init__(self, setup: Setup, run: Run, model, metrics: MetricsLog):
+        self.setup, self.args, self.run, self.model, self.metrics = setup, setup.args, run, model, metrics
+        self.evaluated_step: Optional[int] = None  # the latest evaluation, so the last is not repeated
+        self.rates: Dict = {}
+
+    def save(self, path: Path, step: Optional[int] = None) -> None:
         """The SB3 zip at ``path`` (to resume training) and the policy file beside it (to play)."""
-        model.save(path)
-        save_policy(model.policy, path.with_suffix(".npz"), args.game, options,
-                    run_model_name(args.exp_name, args.seed, step),
-                    {"algorithm": "MaskablePPO", "run_name": run_name, "seed": args.seed,
-                     "timesteps": int(model.num_timesteps)})
+        from monster_zoo.agents.ppo_agent import run_model_name, save_policy
 
-    def refresh_opponents() -> None:
+        args = self.args
+        self.model.save(path)
+        save_policy(self.model.policy, path.with_suffix(".npz"), args.game, self.setup.options,
+                    run_model_name(args.exp_name, args.seed, step),
+                    {"algorithm": "MaskablePPO", "run_name": self.run.name, "seed": args.seed,
+                     "timesteps": int(self.model.num_timesteps)})
+
+    def evaluate(self, step: int) -> Dict:
+        """Win rates of the deterministic policy against random and greedy, logged at ``step`` with
+        their 95% intervals."""
+        from monster_zoo.agents.ppo_agent import PPOAgent
+
+        learner = PPOAgent(self.args.seed, self.model.policy, deterministic=True)
+        self.rates = baseline_rates(learner, self.args.game, self.setup.options, self.args.seed, self.args.eval_games,
+                                    log=lambda metric, value: self.metrics.log(step, metric, value), intervals=True)
+        self.evaluated_step = step
+        return self.rates
+
+
+class OpponentPool:
+    """The opponents of the learner's games: each baseline of the mix with its weight, and the newest
+    ``size`` snapshots of the learner sharing the weight of ``snapshots``."""
+
+    def __init__(self, mix: dict, baselines: dict, vec_env, size: int):
+        self.mix, self.baselines, self.vec_env, self.size = mix, baselines, vec_env, size
+        self.snapshots: List = []
+
+    @property
+    def plays_snapshots(self) -> bool:
+        """Whether the mix has snapshots of the learner (self-play) at all."""
+        return "snapshots" in self.mix
+
+    def add(self, policy, seed: int, name: str) -> None:
+        """A frozen copy of ``policy`` joins the snapshots, the oldest leaving beyond ``size``; takes
+        effect at :meth:`refresh`."""
+        from monster_zoo.agents.ppo_agent import PPOAgent
+
+        self.snapshots.append(PPOAgent.snapshot(policy, seed, name))
+        del self.snapshots[:-self.size]
+
+    def refresh(self) -> None:
         """Give each baseline its weight and share the snapshots' weight over the pool."""
         opponents, weights = [], []
-        for name in mix:
-            group = pool if name == "snapshots" else [baselines[name]]
+        for name in self.mix:
+            group = self.snapshots if name == "snapshots" else [self.baselines[name]]
             opponents += group
-            weights += [mix[name] / len(group)] * len(group)
-        vec_env.set_opponents(opponents, weights)
+            weights += [self.mix[name] / len(group)] * len(group)
+        self.vec_env.set_opponents(opponents, weights)
 
-    evaluated = {"step": None, "rates": {}}  # the latest evaluation, so the last is not repeated
 
-    def evaluate(step: int) -> dict:
-        """Win rates of the deterministic policy against random and greedy."""
-        learner = PPOAgent(args.seed, model.policy, deterministic=True)
-        rates = {}
-        for k, name in enumerate(("random", "greedy")):
-            try:
-                opponent = make_agent(name, args.game, seed=args.seed + k)
-            except ValueError:
-                continue  # a game without a greedy baseline
-            rates[name] = evaluate_against(learner, opponent, args.game, args.eval_games,
-                                           seed=10_000_000 + args.seed, **options)
-            low, high = rates[name].interval
-            metrics.log(step, f"eval/winrate_vs_{name}", rates[name].rate)
-            metrics.log(step, f"eval/winrate_vs_{name}_low95", low)
-            metrics.log(step, f"eval/winrate_vs_{name}_high95", high)
-        evaluated.update(step=step, rates=rates)
-        return rates
+def _opponent_pool(setup: Setup, vec_env, policy) -> OpponentPool:
+    """The first opponents: the baselines and, with snapshots in the mix, the untrained policy itself."""
+    pool = OpponentPool(setup.mix, setup.baselines, vec_env, setup.args.pool_size)
+    if pool.plays_snapshots:  # self-play starts against the untrained policy itself
+        pool.add(policy, setup.args.seed, "snapshot@0")
+    pool.refresh()
+    return pool
 
-    class SelfPlay(BaseCallback):
+
+class SelfPlayHooks:
+    """What the run does at Stable-Baselines3's callback hooks (made a callback by :func:`_callback`):
+    at each rollout's end the metrics, a snapshot every ``--snapshot-every`` updates, evaluations,
+    checkpoints and the progress bar; ``--time-limit`` stops training at the next step."""
+
+    def __init__(self, training: Training, pool: OpponentPool):
+        super().__init__()  # BaseCallback's
+        self.training, self.pool, self.args = training, pool, training.args
+
+    def _on_training_start(self) -> None:
+        self.updates, self.start = 0, time.time()
+        self.next_eval, self.next_checkpoint = self.args.eval_every or None, self.args.checkpoint_every or None
+        self.bar = progress_bar(self.args.total_timesteps, self.training.run.name, self.args.progress)
+
+    def _on_step(self) -> bool:
+        return not self.args.time_limit or time.time() - self.start < 60 * self.args.time_limit
+
+    def _advance_bar(self) -> None:
+        # SB3 collects whole rollouts, so it may overshoot the budget: the bar stops at its total
+        self.bar.update(min(self.num_timesteps, self.bar.total) - self.bar.n)
+
+    def _on_rollout_end(self) -> None:
+        args, training, metrics, step = self.args, self.training, self.training.metrics, self.num_timesteps
+        self._advance_bar()
+        self.updates += 1
+        metrics.log(step, "charts/SPS", step / (time.time() - self.start))
+        if self.model.ep_info_buffer:
+            metrics.log(step, "rollout/ep_rew_mean", float(np.mean([e["r"] for e in self.model.ep_info_buffer])))
+        if self.updates % args.snapshot_every == 0 and self.pool.plays_snapshots:
+            self.pool.add(self.model.policy, args.seed + self.updates, f"snapshot@{step}")
+            self.pool.refresh()
+            metrics.log(step, "train/pool_size", len(self.pool.snapshots))
+        if self.next_eval and step >= self.next_eval:
+            rates = training.evaluate(step)
+            self.bar.set_postfix({f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()})
+            self.next_eval += args.eval_every
+        if self.next_checkpoint and step >= self.next_checkpoint:
+            training.save(training.run.dir / "checkpoints" / f"step_{step}.zip", step)
+            self.next_checkpoint += args.checkpoint_every
+
+    def _on_training_end(self) -> None:
+        self._advance_bar()
+        self.bar.close()
+
+
+def _callback(training: Training, pool: OpponentPool):
+    """:class:`SelfPlayHooks` as an SB3 callback (SB3 is imported here, not with the module, so that
+    ``--help`` and bad arguments are answered without it)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlay(SelfPlayHooks, BaseCallback):
         """Snapshots, evaluation, checkpoints, metrics and the progress bar, at rollout ends."""
 
-        def _on_training_start(self) -> None:
-            self.updates, self.start = 0, time.time()
-            self.next_eval = args.eval_every or None
-            self.next_checkpoint = args.checkpoint_every or None
-            self.bar = progress_bar(args.total_timesteps, run_name, args.progress)
+    return SelfPlay(training, pool)
 
-        def _on_step(self) -> bool:
-            return not args.time_limit or time.time() - self.start < 60 * args.time_limit
 
-        def _advance_bar(self) -> None:
-            # SB3 collects whole rollouts, so it may overshoot the budget: the bar stops at its total
-            self.bar.update(min(self.num_timesteps, self.bar.total) - self.bar.n)
-
-        def _on_rollout_end(self) -> None:
-            step = self.num_timesteps
-            self._advance_bar()
-            self.updates += 1
-            metrics.log(step, "charts/SPS", step / (time.time() - self.start))
-            if self.model.ep_info_buffer:
-                metrics.log(step, "rollout/ep_rew_mean",
-                            float(np.mean([e["r"] for e in self.model.ep_info_buffer])))
-            if self.updates % args.snapshot_every == 0 and "snapshots" in mix:
-                pool.append(PPOAgent.snapshot(self.model.policy, args.seed + self.updates,
-                                              f"snapshot@{step}"))
-                del pool[:-args.pool_size]
-                refresh_opponents()
-                metrics.log(step, "train/pool_size", len(pool))
-            if self.next_eval and step >= self.next_eval:
-                rates = evaluate(step)
-                self.bar.set_postfix({f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()})
-                self.next_eval += args.eval_every
-            if self.next_checkpoint and step >= self.next_checkpoint:
-                save_model(run_dir / "checkpoints" / f"step_{step}.zip", step)
-                self.next_checkpoint += args.checkpoint_every
-
-        def _on_training_end(self) -> None:
-            self._advance_bar()
-            self.bar.close()
-
-    if "snapshots" in mix:  # self-play starts against the untrained policy itself
-        pool.append(PPOAgent.snapshot(model.policy, args.seed, "snapshot@0"))
-    refresh_opponents()
+def _train(training: Training, pool: OpponentPool) -> float:
+    """PPO until ``--total-timesteps`` (or ``--time-limit``); the seconds it took."""
     started = time.time()
-    model.learn(total_timesteps=args.total_timesteps, callback=SelfPlay())
-    train_seconds = time.time() - started
-    save_model(run_dir / "final_model.zip")
-    rates = evaluated["rates"] if evaluated["step"] == model.num_timesteps else evaluate(model.num_timesteps)
+    training.model.learn(total_timesteps=training.args.total_timesteps, callback=_callback(training, pool))
+    return time.time() - started
+
+
+def _finish(training: Training, train_seconds: float) -> Dict:
+    """The final model, its evaluation (the last one's, if that was at the final step) and
+    ``summary.json``, which it returns; the logs flushed and closed."""
+    model, run = training.model, training.run
+    training.save(run.dir / "final_model.zip")
+    rates = training.rates if training.evaluated_step == model.num_timesteps else training.evaluate(model.num_timesteps)
     model.logger.dump(model.num_timesteps)
-    metrics.close()
-    summary = {"run_name": run_name, "timesteps": int(model.num_timesteps),
+    training.metrics.close()
+    summary = {"run_name": run.name, "timesteps": int(model.num_timesteps),
                "train_seconds": round(train_seconds, 1),
                "timesteps_per_second": round(model.num_timesteps / train_seconds, 1),
-               "model": str(run_dir / "final_model.npz"), "sb3_zip": str(run_dir / "final_model.zip"),
+               "model": str(run.dir / "final_model.npz"), "sb3_zip": str(run.dir / "final_model.zip"),
                **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                   for k, r in rates.items()}}
-    write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
-    print(f"run {run_name}: {summary['timesteps']} timesteps in {train_seconds:.0f} s "
+    write_atomic(run.dir / "summary.json", json.dumps(summary, indent=2))
+    return summary
+
+
+def _report(training: Training, train_seconds: float, summary: Dict) -> None:
+    """Print what the run did and where its model is; draw the learning curves (``--plot``)."""
+    run = training.run
+    print(f"run {run.name}: {summary['timesteps']} timesteps in {train_seconds:.0f} s "
           f"({summary['timesteps_per_second']:.0f}/s)")
-    for rate in rates.values():
+    for rate in training.rates.values():  # the final evaluation's
         print(f"  win rate {rate}")
-    if args.plot:
+    if training.args.plot:
         from monster_zoo.training.plots import plot_learning_curves
 
-        plot_learning_curves([run_dir], run_dir / "curves.png")
-        print(f"  learning curves: {run_dir / 'curves.png'}")
-    print(f"  model: {run_dir / 'final_model.npz'} (play it as agent 'ppo:{run_dir / 'final_model.npz'}' "
+        plot_learning_curves([run.dir], run.dir / "curves.png")
+        print(f"  learning curves: {run.dir / 'curves.png'}")
+    print(f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
           f"with the same --option values)")
-    return 0
 
 
 if __name__ == "__main__":
