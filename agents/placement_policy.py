@@ -73,15 +73,15 @@ def placement_layout(game_id: str) -> Optional[PlacementLayout]:
     """The placement layout of ``game_id``'s observation, or None for games without one."""
     if envs.spec(game_id).name != "monster_factory":
         return None
-    from monster_zoo.envs.monster_factory import rules
+    from monster_zoo.envs.monster_factory import observation
     from monster_zoo.envs.monster_factory.actions import PLACE0
     from monster_zoo.envs.monster_factory.components import MAX_OPEN_CELLS, NUM_KINDS, NUM_ROTATIONS, NUM_SIDES
 
     return PlacementLayout(first_action=PLACE0, cells=MAX_OPEN_CELLS, rotations=NUM_ROTATIONS,
-                           cell_block=rules.OBS_CELLS, cell_features=rules.CELL_FEATURES,
-                           cell_extras=(rules.OBS_CELL_FIT, rules.OBS_HAND_FITS),
-                           hand_edges=rules.OBS_HAND + NUM_KINDS, edge_values=2,
-                           hand_extras=(rules.OBS_HAND + NUM_KINDS + 2 * NUM_SIDES,))
+                           cell_block=observation.OBS_CELLS, cell_features=observation.CELL_FEATURES,
+                           cell_extras=(observation.OBS_CELL_FIT, observation.OBS_HAND_FITS),
+                           hand_edges=observation.OBS_HAND + NUM_KINDS, edge_values=2,
+                           hand_extras=(observation.OBS_HAND + NUM_KINDS + 2 * NUM_SIDES,))
 
 
 def split_inputs(layout: PlacementLayout, observations: np.ndarray):

@@ -11,7 +11,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
-from monster_zoo.envs.marry_the_monster import rules
+from monster_zoo.envs.marry_the_monster import observation, rules
 from monster_zoo.envs.marry_the_monster.actions import END, MOVE0, NUM_ACTIONS, PLAY0
 from monster_zoo.envs.marry_the_monster.components import (CELL_NAMES, LINE_DIR, LINE_DIST, MAX_RAY, NUM_CELLS,
                                                PLAY_COST, PLAY_KIND, RAY, STOMP)
@@ -143,7 +143,7 @@ def test_mtm_turn_slots_match_their_documented_meaning(seed, num_players):
     left (while a Build places), pending stomp strength (while a stomp awaits its target)."""
     from monster_zoo.envs.marry_the_monster.components import BUILD, HOUSES_PER_BUILD, PLAY_STRENGTH
     from monster_zoo.envs.marry_the_monster.state_layout import PH_BUILD, PH_FREE, TURN
-    from monster_zoo.envs.marry_the_monster.rules import OBS_TURN
+    from monster_zoo.envs.marry_the_monster.observation import OBS_TURN
 
     config = envs.config(MTM, {"num_players": num_players})
     state = np.zeros(SPEC.state_size, np.int32)
@@ -160,7 +160,7 @@ def test_mtm_turn_slots_match_their_documented_meaning(seed, num_players):
             free_towers = rules.free_tower_allowance(state[SCORE + p])
             stomps, build_left, strength = 0, 0, 0
         phase = int(state[PHASE])
-        rules.observe_into(state, max(p, 0), obs)
+        observation.observe_into(state, max(p, 0), obs)
         expected = [stomps / 2, None,
                     free_houses / 3 if phase == PH_FREE else 0.0,
                     min(free_towers / 3, 1.0) if phase == PH_FREE else 0.0,

@@ -14,7 +14,7 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.marry_the_monster import rules
+from monster_zoo.envs.marry_the_monster import observation, rules
 from monster_zoo.envs.marry_the_monster.actions import END, NUM_ACTIONS, str_to_action
 from monster_zoo.envs.marry_the_monster.components import CELL_NAMES, VALUE, cell
 from monster_zoo.envs.marry_the_monster.state_layout import (DECK, DESTROYED, DISCARD, FACHAN, FIRST_PLAYER, HEIGHT,
@@ -854,12 +854,12 @@ def test_mtm_19_observation_ignores_other_hands():
     the deck) are made up, only on their sizes; its own hand is part of its view."""
     a = state_from_diagram(TARGETS, hands=[(1, 1, 1), (2, 0, 1), (0, 3, 0)])
     b = state_from_diagram(TARGETS, hands=[(1, 1, 1), (0, 3, 0), (3, 0, 0)])
-    obs_a, obs_b = np.zeros(rules.OBS_SIZE, np.float32), np.zeros(rules.OBS_SIZE, np.float32)
-    rules.observe_into(a, 0, obs_a)
-    rules.observe_into(b, 0, obs_b)
+    obs_a, obs_b = np.zeros(observation.OBS_SIZE, np.float32), np.zeros(observation.OBS_SIZE, np.float32)
+    observation.observe_into(a, 0, obs_a)
+    observation.observe_into(b, 0, obs_b)
     assert np.array_equal(obs_a, obs_b)
-    rules.observe_into(a, 1, obs_a)
-    rules.observe_into(b, 1, obs_b)
+    observation.observe_into(a, 1, obs_a)
+    observation.observe_into(b, 1, obs_b)
     assert not np.array_equal(obs_a, obs_b)
 
 

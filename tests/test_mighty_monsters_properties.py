@@ -14,6 +14,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.mighty_monsters import observation as view
 from monster_zoo.envs.mighty_monsters import rules
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0
 from monster_zoo.envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_STRENGTH, LEVEL_STRENGTH, MAX_PLAYERS,
@@ -216,8 +217,8 @@ def test_mm_11_phase_two_and_three_on_the_filled_castle(state):
 
 # --- no leaks (MM-21) ---------------------------------------------------------------------------
 def observation(state, seat):
-    out = np.zeros(rules.OBS_SIZE, np.float32)
-    rules.observe_into(state, seat, out)
+    out = np.zeros(view.OBS_SIZE, np.float32)
+    view.observe_into(state, seat, out)
     return out
 
 

@@ -15,7 +15,7 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.mighty_monsters import rules
+from monster_zoo.envs.mighty_monsters import observation, rules
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, action_to_str, play_action, str_to_action
 from monster_zoo.envs.mighty_monsters.components import GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES, NUM_GUARDS
 from monster_zoo.envs.mighty_monsters.state_layout import (CASTLE, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN,
@@ -674,8 +674,8 @@ def test_mm_20_12_last_guard_minus_three_strength_minus_five_loot():
 
 # ============================================================ MM-21 information
 def observe(state, player):
-    out = np.zeros(rules.OBS_SIZE, np.float32)
-    rules.observe_into(state, player, out)
+    out = np.zeros(observation.OBS_SIZE, np.float32)
+    observation.observe_into(state, player, out)
     return out
 
 
@@ -683,7 +683,7 @@ def card_view(state, observer, seat, strength):
     """What ``observer`` sees of ``seat``'s card: 'hand', 'down', 'castle' or 'unknown'."""
     n = int(state[H_NUM_PLAYERS])
     rel = (seat - observer) % n
-    base = rules.OBS_CARDS + (rel * 5 + strength_card(strength)) * 4
+    base = observation.OBS_CARDS + (rel * 5 + strength_card(strength)) * 4
     return ("hand", "down", "castle", "unknown")[int(np.argmax(observe(state, observer)[base:base + 4]))]
 
 
@@ -700,7 +700,7 @@ def test_mm_21_what_others_know_of_a_hand():
     later = state_from_castle("* p1:2\n*\n*", known=True)
     assert all(card_view(later, 0, 1, s) != "unknown" for s in range(1, 6))
     obs = observe(state, 0)
-    guard = obs[rules.OBS_GUARDS:rules.OBS_GUARDS + 8]
+    guard = obs[observation.OBS_GUARDS:observation.OBS_GUARDS + 8]
     assert guard.tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
 
 

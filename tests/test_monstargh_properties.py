@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.monstargh import rules
+from monster_zoo.envs.monstargh import observation, rules
 from monster_zoo.envs.monstargh.components import (MAX_REACH, NEAR_X, NEAR_Y, NUM_CARDS, NUM_FOCUS, NUM_NEAR,
                                                   SPECIES_IN_PLAY)
 from monster_zoo.envs.monstargh.state_layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
@@ -136,7 +136,7 @@ def live_states(draw):
 def view(state, seat):
     """Seat's observation and, when on move, its mask."""
     obs = np.zeros(SPEC.obs_size, np.float32)
-    rules.observe_into(state, seat, obs)
+    observation.observe_into(state, seat, obs)
     mask = np.zeros(SPEC.num_actions, np.int8)
     if state[H_CURRENT] == seat:
         rules.legal_mask(state, mask)
@@ -211,7 +211,7 @@ def test_determinize_keeps_what_is_public(state, seed):
     n = int(state[H_NUM_PLAYERS])
     for observer in range(n):
         resampled = state.copy()
-        rules.determinize(resampled, observer, make_rng(seed))
+        observation.determinize(resampled, observer, make_rng(seed))
         assert_invariants(resampled, "after determinize")
         for q in range(n):
             assert rules.hand_monsters(resampled, q) == rules.hand_monsters(state, q)

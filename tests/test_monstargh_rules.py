@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
-from monster_zoo.envs.monstargh import rules
+from monster_zoo.envs.monstargh import observation, rules
 from monster_zoo.envs.monstargh.actions import FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0, action_to_str, str_to_action
 from monster_zoo.envs.monstargh.components import (CARD_NAMES, CARD_SPECIES, CARD_VALUE, NUM_CARDS, SPECIES,
                                        SPECIES_IN_PLAY)
@@ -338,8 +338,8 @@ def test_ma16_revealed_species_become_public_history():
     before = [int(state[TOKEN + p]) for p in range(3)]
     rules.end_scene(state, make_rng(0))
     assert [int(state[LAST_TOKEN + p]) for p in range(3)] == before
-    from monster_zoo.envs.monstargh.rules import OBS_SEATS, SEAT_FEATURES
-    rules.observe_into(state, 0, obs)
+    from monster_zoo.envs.monstargh.observation import OBS_SEATS, SEAT_FEATURES
+    observation.observe_into(state, 0, obs)
     for rel in range(3):
         row = obs[OBS_SEATS + rel * SEAT_FEATURES + 8: OBS_SEATS + rel * SEAT_FEATURES + 14]
         assert np.flatnonzero(row).tolist() == [before[rel]]
@@ -379,10 +379,10 @@ def test_ma17_extra_scene_breaks_ties():
 
 def _observed_stars(state, observer, n):
     """Per relative seat: (stars / 20 capped, behind the leader, above the fewest)."""
-    from monster_zoo.envs.monstargh.rules import OBS_SEATS, SEAT_FEATURES
+    from monster_zoo.envs.monstargh.observation import OBS_SEATS, SEAT_FEATURES
 
     obs = np.zeros(SPEC.obs_size, np.float32)
-    rules.observe_into(state, observer, obs)
+    observation.observe_into(state, observer, obs)
     rows = [obs[OBS_SEATS + rel * SEAT_FEATURES: OBS_SEATS + (rel + 1) * SEAT_FEATURES] for rel in range(n)]
     return [(row[6], row[SEAT_FEATURES - 2], row[SEAT_FEATURES - 1]) for row in rows]
 
@@ -507,9 +507,9 @@ def _empty_neighbours(state):
 def test_ma18_observation_shows_own_species_and_hand_only():
     """MA-18: the observer's own species and hand are in its observation; another seat's are not."""
     state = position("G1", {0: ["B6"], 1: ["R6"]}, ["green", "blue"])
-    from monster_zoo.envs.monstargh.rules import CARD_FEATURES, F_MINE, F_OWN_HAND, OBS_SPECIES
+    from monster_zoo.envs.monstargh.observation import CARD_FEATURES, F_MINE, F_OWN_HAND, OBS_SPECIES
     obs = np.zeros(SPEC.obs_size, np.float32)
-    rules.observe_into(state, 0, obs)
+    observation.observe_into(state, 0, obs)
     assert obs[OBS_SPECIES + 6 + SPECIES.index("green")] == 1 and obs[OBS_SPECIES + 6: OBS_SPECIES + 12].sum() == 1
     assert obs[card("B6") * CARD_FEATURES + F_OWN_HAND] == 1
     assert obs[card("R6") * CARD_FEATURES + F_OWN_HAND] == 0

@@ -16,6 +16,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
+from monster_zoo.envs.monster_factory import observation as view
 from monster_zoo.envs.monster_factory import rules
 from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS
 from monster_zoo.envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
@@ -248,35 +249,35 @@ def test_observation_is_in_range_and_shows_every_tile(state):
     """MF-18: the observation is in [0, 1]; each placed tile's cell, edges and open sides, and each
     open cell with what lies around it (MF-19), can be read back."""
     n = int(state[H_NUM_PLAYERS])
-    f = rules.TILE_FEATURES
+    f = view.TILE_FEATURES
     for seat in range(n):
         obs = observation(state, seat)
         assert obs.dtype == np.float32 and (obs >= 0).all() and (obs <= 1).all()
         occupied = {(m, x, y) for m, x, y, _, _ in tiles_of(state)}
         for i, (m, x, y, edges, eye) in enumerate(tiles_of(state)):
-            row = obs[rules.OBS_TILES + i * f: rules.OBS_TILES + (i + 1) * f]
+            row = obs[view.OBS_TILES + i * f: view.OBS_TILES + (i + 1) * f]
             open_sides = [int(edges[d] != 0 and (m, x + DX[d], y + DY[d]) not in occupied) for d in range(4)]
-            assert row[rules.F_OPEN:rules.F_OPEN + 4].tolist() == open_sides
-            assert row[rules.F_PRESENT] == 1 and row[rules.F_EYE] == eye
-            assert round(row[rules.F_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
-            assert round(row[rules.F_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
+            assert row[view.F_OPEN:view.F_OPEN + 4].tolist() == open_sides
+            assert row[view.F_PRESENT] == 1 and row[view.F_EYE] == eye
+            assert round(row[view.F_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
+            assert round(row[view.F_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
             owner = int(state[MON_OWNER + m])
-            assert row[rules.F_OWNER + (owner - seat) % n] == 1
-            shown = [int(row[rules.F_EDGES + 2 * d]) + 2 * int(row[rules.F_EDGES + 2 * d + 1]) for d in range(4)]
+            assert row[view.F_OWNER + (owner - seat) % n] == 1
+            shown = [int(row[view.F_EDGES + 2 * d]) + 2 * int(row[view.F_EDGES + 2 * d + 1]) for d in range(4)]
             assert tuple(shown) == edges
-        assert obs[rules.OBS_TILES + int(state[NUM_PLACED]) * f:rules.OBS_CELLS].sum() == 0
-        g = rules.CELL_FEATURES
+        assert obs[view.OBS_TILES + int(state[NUM_PLACED]) * f:view.OBS_CELLS].sum() == 0
+        g = view.CELL_FEATURES
         for j in range(int(state[NUM_CELLS])):
-            row = obs[rules.OBS_CELLS + j * g: rules.OBS_CELLS + (j + 1) * g]
+            row = obs[view.OBS_CELLS + j * g: view.OBS_CELLS + (j + 1) * g]
             owner, x, y = (int(v) for v in rules.open_cell(state, j))
-            assert row[rules.G_PRESENT] == 1 and row[rules.G_OWNER + (owner - seat) % n] == 1
-            assert round(row[rules.G_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
-            assert round(row[rules.G_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
+            assert row[view.G_PRESENT] == 1 and row[view.G_OWNER + (owner - seat) % n] == 1
+            assert round(row[view.G_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
+            assert round(row[view.G_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
             for d in range(4):
                 across = (int(state[CELL_NEEDS + j]) >> (2 * d)) & 3
-                flags = row[rules.G_NEEDS + 3 * d: rules.G_NEEDS + 3 * d + 3].tolist()
+                flags = row[view.G_NEEDS + 3 * d: view.G_NEEDS + 3 * d + 3].tolist()
                 assert flags == ([0, 0, 0] if across == 3 else [float(e == across) for e in range(3)])
-        assert obs[rules.OBS_CELLS + int(state[NUM_CELLS]) * g:rules.OBS_HAND].sum() == 0
+        assert obs[view.OBS_CELLS + int(state[NUM_CELLS]) * g:view.OBS_HAND].sum() == 0
 
 
 @SETTINGS

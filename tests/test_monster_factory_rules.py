@@ -12,7 +12,7 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.monster_factory import rules
+from monster_zoo.envs.monster_factory import observation, rules
 from monster_zoo.envs.monster_factory.actions import (NUM_ACTIONS, PLACE0, action_to_str, decode_place,
                                          place_action, str_to_action)
 from monster_zoo.envs.monster_factory.components import (ALL_EMPTY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES,
@@ -176,9 +176,9 @@ def test_mf_6_the_drawn_tile_is_public():
     assert supply_total(after) + int(after[DISCARDED:DISCARDED + 28].sum()) == before - 1
     for seat in range(2):
         obs = np.zeros(SPEC.obs_size, np.float32)
-        rules.observe_into(after, seat, obs)
-        assert obs[rules.OBS_HAND + after[HAND]] == 1.0
-        assert obs[rules.OBS_HAND:rules.OBS_HAND + 28].sum() == 1.0
+        observation.observe_into(after, seat, obs)
+        assert obs[observation.OBS_HAND + after[HAND]] == 1.0
+        assert obs[observation.OBS_HAND:observation.OBS_HAND + 28].sum() == 1.0
 
 
 def test_mf_7_a_tile_that_fits_must_be_placed_and_the_turn_passes():
@@ -320,9 +320,9 @@ def test_mf_11_and_mf_12_completion_at_once_and_a_minion_on_another_players_turn
 def _last_laid(state):
     """The tile slots flagged 'laid by the last action' in seat 0's observation."""
     obs = np.zeros(SPEC.obs_size, np.float32)
-    rules.observe_into(state, 0, obs)
-    f = rules.TILE_FEATURES
-    return [i for i in range(88) if obs[rules.OBS_TILES + i * f + rules.F_LAST] == 1]
+    observation.observe_into(state, 0, obs)
+    f = observation.TILE_FEATURES
+    return [i for i in range(88) if obs[observation.OBS_TILES + i * f + observation.F_LAST] == 1]
 
 
 def test_mf_18_last_action_flag_marks_the_laid_tile_after_a_completing_placement():
@@ -484,25 +484,25 @@ def test_mf_18_the_state_holds_no_supply_order():
     for states in by_first.values():
         assert all(np.array_equal(states[0], s) for s in states)
     obs = np.zeros(SPEC.obs_size, np.float32)
-    rules.observe_into(states[0], 0, obs)
-    assert np.allclose(obs[rules.OBS_SUPPLY:rules.OBS_SUPPLY + 28], 1.0)
+    observation.observe_into(states[0], 0, obs)
+    assert np.allclose(obs[observation.OBS_SUPPLY:observation.OBS_SUPPLY + 28], 1.0)
 
 
 def test_mf_18_observation_shows_every_monster_tile_with_its_edges():
     """MF-18: each placed tile appears with its owner seat (relative), cell, edges, eye and open sides."""
     state = state_from_monsters([(0, L_SHAPE, False), (1, "0200e", False)], hand="2000")
     obs = np.zeros(SPEC.obs_size, np.float32)
-    rules.observe_into(state, 1, obs)   # seen from seat 1: seat 0 is relative seat 1
-    f = rules.TILE_FEATURES
-    tile1 = obs[rules.OBS_TILES + 1 * f: rules.OBS_TILES + 2 * f]
-    assert tile1[rules.F_PRESENT] == 1 and tile1[rules.F_OWNER + 1] == 1 and tile1[rules.F_FIRST] == 1
-    assert tile1[rules.F_X] == pytest.approx((1 + 88) / 176) and tile1[rules.F_Y] == pytest.approx(88 / 176)
+    observation.observe_into(state, 1, obs)   # seen from seat 1: seat 0 is relative seat 1
+    f = observation.TILE_FEATURES
+    tile1 = obs[observation.OBS_TILES + 1 * f: observation.OBS_TILES + 2 * f]
+    assert tile1[observation.F_PRESENT] == 1 and tile1[observation.F_OWNER + 1] == 1 and tile1[observation.F_FIRST] == 1
+    assert tile1[observation.F_X] == pytest.approx((1 + 88) / 176) and tile1[observation.F_Y] == pytest.approx(88 / 176)
     # tile 1 shows 0022: thick S and W; its S faces the empty cell, its W joins tile 0
-    assert tile1[rules.F_EDGES:rules.F_EDGES + 8].tolist() == [0, 0, 0, 0, 0, 1, 0, 1]
-    assert tile1[rules.F_OPEN:rules.F_OPEN + 4].tolist() == [0, 0, 1, 0]
-    seat1 = obs[rules.OBS_TILES + 3 * f: rules.OBS_TILES + 4 * f]
-    assert seat1[rules.F_OWNER + 0] == 1 and seat1[rules.F_EYE] == 1
-    assert obs[rules.OBS_TILES + 4 * f + rules.F_PRESENT] == 0
+    assert tile1[observation.F_EDGES:observation.F_EDGES + 8].tolist() == [0, 0, 0, 0, 0, 1, 0, 1]
+    assert tile1[observation.F_OPEN:observation.F_OPEN + 4].tolist() == [0, 0, 1, 0]
+    seat1 = obs[observation.OBS_TILES + 3 * f: observation.OBS_TILES + 4 * f]
+    assert seat1[observation.F_OWNER + 0] == 1 and seat1[observation.F_EYE] == 1
+    assert obs[observation.OBS_TILES + 4 * f + observation.F_PRESENT] == 0
 
 
 def test_mf_19_each_legal_placement_is_exactly_one_action():

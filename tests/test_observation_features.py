@@ -70,6 +70,7 @@ def check_features(states, game_id, expected_features, first_derived):
 
 # --- Mighty Monsters ---------------------------------------------------------------------------
 def mm_expected(state, player):
+    from monster_zoo.envs.mighty_monsters import observation as ob
     from monster_zoo.envs.mighty_monsters import rules as r
     from monster_zoo.envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH,
                                                              LEVEL_STRENGTH, MAX_PLAYERS, NUM_CARDS,
@@ -111,16 +112,16 @@ def mm_expected(state, player):
     for q, rel in rel_seats(state, player):
         behind[rel] = min((richest - state[GOLD + q]) / 100.0, 1.0)
         seat_outlook[rel] = np.clip(0.5 + outlook[q] / 60.0, 0.0, 1.0)
-    return {"win chance": (r.OBS_WIN, win), "reach chance": (r.OBS_REACH, reach),
-            "expected loot": (r.OBS_LOOT, loot), "locked pair": (r.OBS_LOCKED, locked),
-            "gold behind": (r.OBS_BEHIND, behind), "gold outlook": (r.OBS_OUTLOOK, seat_outlook)}
+    return {"win chance": (ob.OBS_WIN, win), "reach chance": (ob.OBS_REACH, reach),
+            "expected loot": (ob.OBS_LOOT, loot), "locked pair": (ob.OBS_LOCKED, locked),
+            "gold behind": (ob.OBS_BEHIND, behind), "gold outlook": (ob.OBS_OUTLOOK, seat_outlook)}
 
 
 def test_mighty_monsters_derived_features_match_their_definitions_and_hide_the_guards(sampled_states):
     """MM-11, MM-12, MM-8, MM-21: win and reach chances over the unseen guards of each level,
     expected loot, pairs locked at the printed maximum, gold gaps and this round's outlook."""
-    from monster_zoo.envs.mighty_monsters import rules
-    check_features(sampled_states("mighty_monsters-v0"), "mighty_monsters-v0", mm_expected, rules.OBS_WIN)
+    from monster_zoo.envs.mighty_monsters import observation
+    check_features(sampled_states("mighty_monsters-v0"), "mighty_monsters-v0", mm_expected, observation.OBS_WIN)
 
 
 # --- Monster Factory ---------------------------------------------------------------------------
@@ -136,6 +137,7 @@ def mf_fits(needs, kind):
 
 
 def mf_expected(state, player):
+    from monster_zoo.envs.monster_factory import observation as ob
     from monster_zoo.envs.monster_factory import rules as r
     from monster_zoo.envs.monster_factory.components import KIND_EYE, MAX_OPEN_CELLS, MAX_PLAYERS, NUM_KINDS
     from monster_zoo.envs.monster_factory.state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, HAND,
@@ -161,22 +163,22 @@ def mf_expected(state, player):
             open_cells[rel] = len(cells_of.get(m, [])) / MAX_OPEN_CELLS
             hardest[rel] = min(cells_of.get(m, [0.0]))
         behind[rel] = min((best - state[SCORE + q]) / 30.0, 1.0)
-    return {"supply share per cell": (r.OBS_CELL_FIT, fit), "hand fits per cell": (r.OBS_HAND_FITS, hand_fits),
-            "worth": (r.OBS_WORTH, worth), "open cells": (r.OBS_CELLS_OPEN, open_cells),
-            "hardest cell": (r.OBS_HARDEST, hardest), "score behind": (r.OBS_BEHIND, behind)}
+    return {"supply share per cell": (ob.OBS_CELL_FIT, fit), "hand fits per cell": (ob.OBS_HAND_FITS, hand_fits),
+            "worth": (ob.OBS_WORTH, worth), "open cells": (ob.OBS_CELLS_OPEN, open_cells),
+            "hardest cell": (ob.OBS_HARDEST, hardest), "score behind": (ob.OBS_BEHIND, behind)}
 
 
 def test_monster_factory_derived_features_match_their_definitions(sampled_states):
     """MF-10, MF-11, MF-15, MF-18: supply shares fitting each open cell, whether the tile in hand
     fits it, what completing each monster in progress scores, its open cells and hardest cell,
     and score gaps."""
-    from monster_zoo.envs.monster_factory import rules
-    check_features(sampled_states("monster_factory-v0"), "monster_factory-v0", mf_expected, rules.OBS_CELL_FIT)
+    from monster_zoo.envs.monster_factory import observation
+    check_features(sampled_states("monster_factory-v0"), "monster_factory-v0", mf_expected, observation.OBS_CELL_FIT)
 
 
 # --- MONSTArgh! ----------------------------------------------------------------------------------
 def ma_expected(state, player):
-    from monster_zoo.envs.monstargh import rules as r
+    from monster_zoo.envs.monstargh import observation as r
     from monster_zoo.envs.monstargh.components import (CARD_SPECIES, CARD_VALUE, MAX_PLAYERS, NUM_CARDS,
                                                        NUM_FOCUS, NUM_SPECIES, NUM_VALUES)
     from monster_zoo.envs.monstargh.state_layout import (CELL_TOP, CELL_X, CELL_Y, FOCUS, IN_PLAY, TOKEN, W_DECK,
@@ -206,8 +208,8 @@ def ma_expected(state, player):
 def test_monstargh_derived_features_match_their_definitions_and_hide_species_and_hands(sampled_states):
     """MA-9, MA-15, MA-18: neighbours one below and one above each visible card, visible monsters
     of the observer's species and of the others, and the cards left to play this scene."""
-    from monster_zoo.envs.monstargh import rules
-    check_features(sampled_states("monstargh-v0"), "monstargh-v0", ma_expected, rules.OBS_PREY)
+    from monster_zoo.envs.monstargh import observation
+    check_features(sampled_states("monstargh-v0"), "monstargh-v0", ma_expected, observation.OBS_PREY)
 
 
 # --- Monster Arena -------------------------------------------------------------------------------

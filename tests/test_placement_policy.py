@@ -12,7 +12,8 @@ from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.monster_factory.components import EDGES, NO_TILE, NUM_ROTATIONS, NUM_SIDES
 from monster_zoo.envs.monster_factory.state_layout import CELL_NEEDS, HAND, NUM_CELLS
-from monster_zoo.envs.monster_factory.rules import FITS, G_NEEDS, need
+from monster_zoo.envs.monster_factory.observation import G_NEEDS
+from monster_zoo.envs.monster_factory.rules import FITS, need
 
 GAME = "monster_factory-v0"
 TWO = {"num_players": 2}

@@ -16,8 +16,8 @@ index   meaning
 import re
 
 from ..core.naming import read_action_text
-from .components import (CELL_NAMES, DIRECTION_NAMES, MAX_RAY, NUM_CELLS, NUM_DIRS, NUM_PLAYS,
-                         PLAY_LABELS, cell)
+from .components import (CELL_NAMES, DIRECTION_NAMES, MAX_RAY, NUM_CELLS, NUM_DIRS, NUM_PLAYS, PLAY_LABELS,
+                         cell)
 
 CELL0 = 0
 MOVE0 = CELL0 + NUM_CELLS

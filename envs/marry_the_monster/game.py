@@ -4,7 +4,7 @@ import numpy as np
 
 from ..core.game import Baseline, Game, PlaySettings, SearchConfig
 from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
-from . import actions, picture, rules, text_view
+from . import actions, observation, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
 from .state_layout import STATE_SIZE
 
@@ -26,7 +26,7 @@ def make_config(options: dict) -> np.ndarray:
 
 GAME = Game(
     name="marry_the_monster", version=0, title="Marry the Monster",
-    rules=rules, actions=actions, text_view=text_view, picture=picture,
+    rules=rules, observation=observation, actions=actions, text_view=text_view, picture=picture,
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
     options=OPTIONS, make_config=make_config,
     observation_version=2,  # what each version changed: CHANGELOG.md, "Pre-release history"

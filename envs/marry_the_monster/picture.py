@@ -12,8 +12,8 @@ from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, 
                             hexagon, players_panel, seat_color)
 from .actions import MOVE0, PLAY0, action_to_str
 from .components import CARD_NAMES, CELL_NAMES, COORDS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, RAY, VALUE
-from .state_layout import (DECK, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING, PHASE, PHASE_NAMES, POOL, SCORE,
-                     WINNER)
+from .state_layout import (DECK, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING, PHASE, PHASE_NAMES, POOL,
+                           SCORE, WINNER)
 
 HEX = 40  # circumradius of a cell
 BUILDING_NAMES = ("", "house", "manor", "tower")

@@ -2,8 +2,10 @@
 
 Everything the game does happens here: turn steps 1-5, free houses, fachan
 moves, card plays and triples, stomp lines, drawing and reshuffling, scoring
-and the win check. The AEC env, the batched engine and the agents only call
-these kernels. Rule ids (MTM-n) refer to ``seeds/marry_the_monster/rules.md``.
+and the win check. What a seat sees and the redeal of the hands it cannot see
+(``observe_into``, ``determinize``) are in ``observation.py``. The AEC env, the
+batched engine and the agents only call these kernels. Rule ids (MTM-n) refer to
+``seeds/marry_the_monster/rules.md``.
 
 The deck is kept as counts per card type and each draw picks a card type with
 probability proportional to what is left. That is the same distribution as
@@ -13,27 +15,24 @@ order at all: nobody, not even a planner cloning the state, can see future draws
 import numpy as np
 from numba import types
 
-from ..core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS,
-                             H_TERMINAL, INIT_STATE_SIG, LEGAL_MASK_SIG,
-                             OBSERVE_SIG, RETURNS_SIG, RNG, STATE)
+from ..core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
+                             LEGAL_MASK_SIG, RETURNS_SIG, RNG, STATE)
 from ..core.header import start_game
-from ..core.kernels import helper, kernel, on_demand
+from ..core.kernels import helper, kernel
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from .components import (ALL_CELLS, BUILD, CELL_BIT, DECK_COUNTS, DECK_SIZE,
-                         DOUBLE_STOMP_POINTS, EXTRA_DRAWS, FACHAN_START, FORTIFY, FREE_HOUSE_STEPS,
-                         FREE_TOWER_BASE, FREE_TOWER_EVERY, FREE_TOWER_FROM, HAND_SIZE,
-                         HOUSES_PER_BUILD, INSTANT_WIN_POINTS, LINE_BITS, LINE_DIR, LINE_DIST,
-                         MAX_PLAYERS, MAX_RAY, NO_PLAY_DRAW, NUM_CARD_TYPES, NUM_CELLS, NUM_DIRS,
-                         NUM_PLAYS, OPPONENT_TARGET_POINTS, PIECES, PLAY_COST, PLAY_KIND,
-                         PLAY_STRENGTH, RAY, RAY_BIT, RAY_LEN, STOMP, TOWER, TURN_DRAW, VALUE,
-                         WIN_POINTS, WIN_TOWERS)
+from .components import (ALL_CELLS, BUILD, CELL_BIT, DECK_COUNTS, DOUBLE_STOMP_POINTS, EXTRA_DRAWS,
+                         FACHAN_START, FORTIFY, FREE_HOUSE_STEPS, FREE_TOWER_BASE, FREE_TOWER_EVERY,
+                         FREE_TOWER_FROM, HAND_SIZE, HOUSES_PER_BUILD, INSTANT_WIN_POINTS, LINE_BITS,
+                         LINE_DIR, LINE_DIST, MAX_PLAYERS, MAX_RAY, NO_PLAY_DRAW, NUM_CARD_TYPES, NUM_CELLS,
+                         NUM_DIRS, NUM_PLAYS, OPPONENT_TARGET_POINTS, PIECES, PLAY_COST, PLAY_KIND,
+                         PLAY_STRENGTH, RAY, RAY_BIT, RAY_LEN, STOMP, TOWER, TURN_DRAW, VALUE, WIN_POINTS,
+                         WIN_TOWERS)
 from .state_layout import (BITS_SPLIT, BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED, DISCARD,
-                     FACHAN, FIRST_PLAYER, FREE_HOUSES, FREE_TOWERS, HAND, HEIGHT, MOVED,
-                     OCCUPIED_BITS, OPP_TARGET_USED, OWN_BITS, OWNER, PENDING, PH_BUILD, PH_FORTIFY,
-                     PH_FREE, PH_MAIN, PH_OVER, PH_STOMP, PHASE, POOL, SCORE, STOMP_N, STOMPS, TURN,
-                     WINNER)
+                           FACHAN, FIRST_PLAYER, FREE_HOUSES, FREE_TOWERS, HAND, HEIGHT, MOVED, OCCUPIED_BITS,
+                           OPP_TARGET_USED, OWN_BITS, OWNER, PENDING, PH_BUILD, PH_FORTIFY, PH_FREE, PH_MAIN,
+                           PH_OVER, PH_STOMP, PHASE, POOL, SCORE, STOMP_N, STOMPS, TURN, WINNER)
 
 # Helpers called with mixed integer types get one explicit int64 signature, so each is
 # compiled once.
@@ -153,7 +152,7 @@ def stomp_allowance(score):
     return 2 if score >= DOUBLE_STOMP_POINTS else 1
 
 
-# --- the board as cell sets ----------------------------------------------------------
+# The board as cell sets.
 # Legality is computed on 64-bit cell sets (bit c = cell c): "cells where seat p may put
 # a house" is one expression instead of a scan over 37 cells, and the mask only unpacks
 # it. OWNER/HEIGHT stay the readable board; set_building changes both together.
@@ -182,41 +181,8 @@ def own_cells(state, p, height):
     return load_bits(state, own_offset(p, height))
 
 
-@helper(types.void(STATE, I64, I64, I64))
-def set_building(state, c, owner, height):
-    """Put ``owner``'s building of ``height`` on cell ``c`` (height 0 empties it).
-
-    The only writer of OWNER/HEIGHT during play, so the cell sets never drift.
-    """
-    bit = CELL_BIT[c]
-    old = state[HEIGHT + c]
-    if old > 0:
-        off = own_offset(state[OWNER + c], old)
-        store_bits(state, off, load_bits(state, off) & ~bit)
-    occupied = load_bits(state, OCCUPIED_BITS) & ~bit
-    if height > 0:
-        off = own_offset(owner, height)
-        store_bits(state, off, load_bits(state, off) | bit)
-        occupied |= bit
-        state[OWNER + c] = owner
-    else:
-        state[OWNER + c] = -1
-    state[HEIGHT + c] = height
-    store_bits(state, OCCUPIED_BITS, occupied)
-
-
-@helper
-def sync_board_bits(state):
-    """Rebuild the cell sets from OWNER/HEIGHT (after writing the board by hand, e.g. in tests)."""
-    for off in range(OWN_BITS, OCCUPIED_BITS + 2):
-        state[off] = 0
-    for c in range(NUM_CELLS):
-        h = state[HEIGHT + c]
-        state[HEIGHT + c] = 0
-        set_building(state, c, state[OWNER + c], h)
-
-
-# --- predicates: the legality of every decision, as cell sets or flags, shared by the
+# --- legality ----------------------------------------------------------------------
+# Predicates: the legality of every decision, as cell sets or flags, shared by the
 # mask, illegal_reason and the automatic skips. Conditions combine with `&` rather than
 # `and`: on a board that looks random to the processor, branches mispredict constantly.
 @helper
@@ -321,7 +287,7 @@ def play_ok(play, build, fortify, stomp, state, p):
     return able & can_pay(state, p, play)
 
 
-# --- reasons: which condition an illegal choice breaks, for the error message ---------
+# Reasons: which condition an illegal choice breaks, for the error message.
 @helper
 def house_reason(state, p, c):
     """Why seat ``p`` may not put a house on cell ``c`` (OK if it may)."""
@@ -471,7 +437,43 @@ def legal_mask(state, out):
     return count
 
 
-# --- stomp lines -------------------------------------------------------------------
+# --- changing the state ------------------------------------------------------------
+# The board.
+@helper(types.void(STATE, I64, I64, I64))
+def set_building(state, c, owner, height):
+    """Put ``owner``'s building of ``height`` on cell ``c`` (height 0 empties it).
+
+    The only writer of OWNER/HEIGHT during play, so the cell sets never drift.
+    """
+    bit = CELL_BIT[c]
+    old = state[HEIGHT + c]
+    if old > 0:
+        off = own_offset(state[OWNER + c], old)
+        store_bits(state, off, load_bits(state, off) & ~bit)
+    occupied = load_bits(state, OCCUPIED_BITS) & ~bit
+    if height > 0:
+        off = own_offset(owner, height)
+        store_bits(state, off, load_bits(state, off) | bit)
+        occupied |= bit
+        state[OWNER + c] = owner
+    else:
+        state[OWNER + c] = -1
+    state[HEIGHT + c] = height
+    store_bits(state, OCCUPIED_BITS, occupied)
+
+
+@helper
+def sync_board_bits(state):
+    """Rebuild the cell sets from OWNER/HEIGHT (after writing the board by hand, e.g. in tests)."""
+    for off in range(OWN_BITS, OCCUPIED_BITS + 2):
+        state[off] = 0
+    for c in range(NUM_CELLS):
+        h = state[HEIGHT + c]
+        state[HEIGHT + c] = 0
+        set_building(state, c, state[OWNER + c], h)
+
+
+# Stomp lines.
 @helper
 def stomp_stop(state, target, strength):
     """Cell where a stomp of ``strength`` units at ``target`` leaves the fachan (MTM-12).
@@ -526,7 +528,7 @@ def resolve_stomp(state, target):
     state[FACHAN] = stop
 
 
-# --- cards --------------------------------------------------------------------------
+# Cards.
 @helper(types.void(STATE, I64, RNG))
 def draw_card(state, p, rng):
     """Seat ``p`` draws one card, reshuffling the discard pile into an empty deck (MTM-4); the draw of
@@ -651,6 +653,7 @@ def advance(state, rng):
             return
 
 
+# --- the kernel contract -----------------------------------------------------------
 @kernel(INIT_STATE_SIG)
 def init_state(state, config, rng):
     """Set up a new game from ``config`` = (num_players, max_steps, reward_mode) (MTM-3)."""
@@ -737,103 +740,3 @@ def apply_action(state, action, rng):
 def returns(state, out):
     """Final rewards per seat (MTM-21, ruling C3); zeros while the game runs."""
     c3_returns(state, WINNER, SCORE, out)
-
-
-# --- observation -------------------------------------------------------------------
-OBS_HEIGHTS = 0                                     # [5 seats x 37 cells] height / 3
-OBS_FACHAN = OBS_HEIGHTS + MAX_PLAYERS * NUM_CELLS  # one-hot cell
-OBS_SCORES = OBS_FACHAN + NUM_CELLS                 # score / 150 per seat
-OBS_POOL = OBS_SCORES + MAX_PLAYERS                 # pieces in pool / 25 per seat
-OBS_PENDING = OBS_POOL + MAX_PLAYERS                # stomped pieces this turn / 25 per seat
-OBS_HAND_SIZES = OBS_PENDING + MAX_PLAYERS          # hand size / 60 per seat
-OBS_OWN_HAND = OBS_HAND_SIZES + MAX_PLAYERS         # own stomp, build, fortify / 60
-OBS_DECK = OBS_OWN_HAND + NUM_CARD_TYPES            # deck size / 60
-OBS_DISCARD = OBS_DECK + 1                          # discard pile per type / 60
-OBS_PHASE = OBS_DISCARD + NUM_CARD_TYPES            # one-hot of 6 phases
-OBS_ON_MOVE = OBS_PHASE + 6                         # one-hot seat on move
-OBS_FIRST = OBS_ON_MOVE + MAX_PLAYERS               # one-hot first player
-OBS_SEATED = OBS_FIRST + MAX_PLAYERS                # 1 for seats in the game
-OBS_TURN = OBS_SEATED + MAX_PLAYERS                 # turn flags, see observe_into
-OBS_SIZE = OBS_TURN + 10
-SCORE_SCALE = 150.0
-
-
-@kernel(OBSERVE_SIG)
-def observe_into(state, player, out):
-    """Write seat ``player``'s view into ``out`` (seats relative: the observer is seat 0).
-
-    Holds the public state (MTM-19) plus the observer's own hand, nothing else.
-    """
-    out[:] = 0.0
-    n = state[H_NUM_PLAYERS]
-    for c in range(NUM_CELLS):
-        o = state[OWNER + c]
-        if o >= 0:
-            rel = (o - player) % n
-            out[OBS_HEIGHTS + rel * NUM_CELLS + c] = state[HEIGHT + c] / 3.0
-    out[OBS_FACHAN + state[FACHAN]] = 1.0
-    for q in range(n):
-        rel = (q - player) % n
-        out[OBS_SCORES + rel] = min(state[SCORE + q] / SCORE_SCALE, 1.0)
-        out[OBS_POOL + rel] = state[POOL + q] / PIECES
-        out[OBS_PENDING + rel] = state[PENDING + q] / PIECES
-        out[OBS_HAND_SIZES + rel] = hand_size(state, q) / DECK_SIZE
-        out[OBS_SEATED + rel] = 1.0
-    for t in range(NUM_CARD_TYPES):
-        out[OBS_OWN_HAND + t] = state[HAND + player * NUM_CARD_TYPES + t] / DECK_SIZE
-        out[OBS_DISCARD + t] = state[DISCARD + t] / DECK_SIZE
-    out[OBS_DECK] = (state[DECK] + state[DECK + 1] + state[DECK + 2]) / DECK_SIZE
-    out[OBS_PHASE + state[PHASE]] = 1.0
-    if state[H_CURRENT] >= 0:
-        out[OBS_ON_MOVE + (state[H_CURRENT] - player) % n] = 1.0
-    out[OBS_FIRST + (state[FIRST_PLAYER] - player) % n] = 1.0
-    out[OBS_TURN + 0] = state[MOVED]
-    out[OBS_TURN + 1] = 1.0 if state[CARDS_PLAYED] > 0 else 0.0
-    # The state keeps step-3 allowances, a cut-short Build's houses and the last stomp's strength
-    # after their step is over, and counts a stomp once resolved: each slot is read through
-    # the phase it belongs to, so it always means what the docstring says.
-    phase = state[PHASE]
-    out[OBS_TURN + 2] = (state[STOMPS] + (phase == PH_STOMP)) / 2.0
-    out[OBS_TURN + 3] = state[OPP_TARGET_USED]
-    if phase == PH_FREE:
-        out[OBS_TURN + 4] = state[FREE_HOUSES] / 3.0
-        out[OBS_TURN + 5] = min(state[FREE_TOWERS] / 3.0, 1.0)
-    if phase == PH_BUILD:
-        out[OBS_TURN + 6] = state[BUILD_LEFT] / 2.0
-    if phase == PH_STOMP:
-        out[OBS_TURN + 7] = state[STOMP_N] / 3.0
-    out[OBS_TURN + 8] = min(state[DESTROYED] / 12.0, 1.0)
-    out[OBS_TURN + 9] = 1.0 if state[TURN] <= n else 0.0
-
-
-@on_demand  # compiled when first needed (a search that resamples hidden information)
-def determinize(state, player, rng):
-    """Redeal every hand but ``player``'s from the cards ``player`` cannot see (MTM-19).
-
-    Hand sizes stay as they are; the deck keeps the cards nobody was dealt.
-    """
-    n = state[H_NUM_PLAYERS]
-    unseen = np.zeros(NUM_CARD_TYPES, np.int64)
-    for t in range(NUM_CARD_TYPES):
-        unseen[t] = state[DECK + t]
-        for q in range(n):
-            if q != player:
-                unseen[t] += state[HAND + q * NUM_CARD_TYPES + t]
-    sizes = np.zeros(MAX_PLAYERS, np.int64)
-    for q in range(n):
-        if q != player:
-            sizes[q] = hand_size(state, q)
-            for t in range(NUM_CARD_TYPES):
-                state[HAND + q * NUM_CARD_TYPES + t] = 0
-    for q in range(n):
-        for _ in range(sizes[q]):
-            r = rng_below(rng, unseen[0] + unseen[1] + unseen[2])
-            for t in range(NUM_CARD_TYPES):
-                if r < unseen[t]:
-                    unseen[t] -= 1
-                    state[HAND + q * NUM_CARD_TYPES + t] += 1
-                    break
-                r -= unseen[t]
-    for t in range(NUM_CARD_TYPES):
-        state[DECK + t] = unseen[t]
-

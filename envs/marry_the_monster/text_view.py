@@ -3,7 +3,7 @@ from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import hex_rows, table
 from .components import CARD_NAMES, CELL_NAMES, COORDS, NUM_CARD_TYPES, RADIUS, ROW_LETTERS, VALUE
 from .state_layout import (DECK, DISCARD, FACHAN, FIRST_PLAYER, HAND, HEIGHT, OWNER, PENDING, PHASE,
-                     PHASE_NAMES, POOL, SCORE, WINNER)
+                           PHASE_NAMES, POOL, SCORE, WINNER)
 
 # What the board's symbols mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\

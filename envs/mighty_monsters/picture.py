@@ -13,9 +13,9 @@ from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, 
                             seat_color)
 from .actions import PLAY0, action_to_str
 from .components import GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES, NUM_CARDS, NUM_SPACES, SIDES, card_name
-from .state_layout import (CASTLE, DECK_COUNT, GOLD, KING, LAST_GUARD, LAST_RESULT, LOC_CASTLE, LOC_DOWN, LOC_HAND,
-                     NUM_ROUNDS, PHASE, PHASE_NAMES, RES_LOST, RES_WON, RESULT, REVEALED, ROUND, SETUP_DONE, SPACE,
-                     START_PLAYER, WINNER)
+from .state_layout import (CASTLE, DECK_COUNT, GOLD, KING, LAST_GUARD, LAST_RESULT, LOC_CASTLE, LOC_DOWN,
+                           LOC_HAND, NUM_ROUNDS, PHASE, PHASE_NAMES, RES_LOST, RES_WON, RESULT, REVEALED,
+                           ROUND, SETUP_DONE, SPACE, START_PLAYER, WINNER)
 from .rules import count_at, seen_by
 
 SCORE_LABEL = "gold"

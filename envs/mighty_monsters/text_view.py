@@ -3,8 +3,8 @@ from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import GUARD_LEVEL, KING_NAMES, NUM_CARDS, SIDES, card_name, guard_name
 from .state_layout import (CARD_LOC, CASTLE, DECK_COUNT, GOLD, KING, LAST_GUARD, LAST_RESULT, LOC_CASTLE,
-                     LOC_DOWN, LOC_HAND, NUM_ROUNDS, PHASE, PHASE_NAMES, RES_LOST, RES_WON, RESULT,
-                     REVEALED, ROUND, SETUP_DONE, SPACE, START_PLAYER, WINNER)
+                           LOC_DOWN, LOC_HAND, NUM_ROUNDS, PHASE, PHASE_NAMES, RES_LOST, RES_WON, RESULT,
+                           REVEALED, ROUND, SETUP_DONE, SPACE, START_PLAYER, WINNER)
 
 # What the castle's symbols mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\

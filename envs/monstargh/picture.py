@@ -12,9 +12,9 @@ from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, 
                             players_panel)
 from .actions import PLACE0, STEAL0, TARGET0, action_to_str
 from .components import CARD_NAMES, DX, DY, NUM_CARDS, NUM_DIRS, NUM_SPECIES, NUM_VALUES, SPECIES
-from .state_layout import (CARD_CELL, CELL_HEIGHT, DECK_LEFT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS_AMOUNT, HELD, IN_PLAY,
-                     LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST, SCENE, STARS, STARTER,
-                     TOKEN, WHERE, WINNER)
+from .state_layout import (CARD_CELL, CELL_HEIGHT, DECK_LEFT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS_AMOUNT,
+                           HELD, IN_PLAY, LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST,
+                           SCENE, STARS, STARTER, TOKEN, WHERE, WINNER)
 from .text_view import card_label, focus_text
 from .rules import neighbour_top
 

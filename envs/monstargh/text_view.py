@@ -8,8 +8,8 @@ from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import CARD_NAMES, FOCUS_AMOUNTS, NUM_CARDS, NUM_FOCUS, NUM_SPECIES, NUM_VALUES, SPECIES
 from .state_layout import (CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS, FOCUS_AMOUNT, IN_PLAY,
-                     LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST, SCENE,
-                     STARS, STARTER, TOKEN, W_DECK, WHERE, WINNER)
+                           LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST, SCENE, STARS,
+                           STARTER, TOKEN, W_DECK, WHERE, WINNER)
 
 # What the table's symbols mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\

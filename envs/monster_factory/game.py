@@ -4,7 +4,7 @@ import numpy as np
 
 from ..core.game import Baseline, Game, PlaySettings, SearchConfig
 from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
-from . import actions, picture, rules, text_view
+from . import actions, observation, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .state_layout import STATE_SIZE
 
@@ -30,7 +30,7 @@ def make_config(options: dict) -> np.ndarray:
 
 GAME = Game(
     name="monster_factory", version=0, title="Monster Factory",
-    rules=rules, actions=actions, text_view=text_view, picture=picture,
+    rules=rules, observation=observation, actions=actions, text_view=text_view, picture=picture,
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"

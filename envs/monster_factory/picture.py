@@ -12,9 +12,9 @@ from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, 
                             players_panel, seat_color)
 from .actions import PLACE0, action_to_str, decode_place
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
-from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE, MON_OWNER,
-                     MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND,
-                     TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
+from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
+                           MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PHASE, PHASE_NAMES,
+                           SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
 from .text_view import monster_name
 from .queries import key_cell, key_monster
 

@@ -8,10 +8,10 @@ An open cell shows its number ``cN``, the ``c`` of the placement actions (MF-19)
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
-from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
-                     MON_DONE, MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS,
-                     NUM_PLACED, PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT,
-                     TILE_X, TILE_Y, WINNER)
+from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
+                           MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED,
+                           PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X,
+                           TILE_Y, WINNER)
 from .queries import key_cell, key_monster
 # What the drawings mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\
