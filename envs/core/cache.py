@@ -29,6 +29,7 @@ import atexit
 import hashlib
 import os
 import pickletools
+import re
 import shutil
 import stat
 import tempfile
@@ -46,13 +47,18 @@ _CHECKSUM = ".sha1"               # beside each data file: the SHA-1 of its byte
 _GUARDED_FOLDERS = set()          # cache folders of the library's packages (as str)
 
 
+# A file defines kernels when it calls numba's njit or decorates with one of the decorators of
+# envs/core/kernels.py (or the drivers' lazy and batch forms).
+_KERNEL_MARK = re.compile(r"\bnjit\b|^@(?:kernel|helper|inlined|on_demand|lazy_njit|batch_kernel)\b", re.MULTILINE)
+
+
 def kernel_sources(folder: Path) -> list:
     """The Python files of ``folder`` that define numba kernels.
 
     Fingerprinting only these (and what they import) keeps an edit to plain Python
     code (an env adapter, a CLI) from throwing away compiled kernels.
     """
-    return sorted(f for f in Path(folder).glob("*.py") if "njit" in f.read_text())
+    return sorted(f for f in Path(folder).glob("*.py") if _KERNEL_MARK.search(f.read_text()))
 
 
 def _imported_files(path: Path) -> List[Path]:
