@@ -21,8 +21,6 @@ import sys
 import numpy as np
 from monster_zoo import envs
 
-pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
-
 game, steps = sys.argv[1], int(sys.argv[2])
 num_actions = envs.spec(game).num_actions
 rng = np.random.default_rng(0)

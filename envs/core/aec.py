@@ -273,7 +273,44 @@ class KernelAECEnv(AECEnv, EzPickle):
                 setattr(self, k, v)
 
 
+def _forwarded(name: str) -> property:
+    """The wrapped env's attribute ``name``, refused before reset as PettingZoo's wrapper refuses it."""
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get, doc=f"The wrapped env's ``{name}`` (after reset).")
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcement, with the attributes every step of an agent loop reads
+    (``agent_selection``, ``agents``, the reward, termination, truncation and info dicts, and
+    ``last()``) forwarded directly instead of through the wrapper's generic ``__getattr__``, which
+    cost about a fifth of an AEC step. The same checks and errors before reset."""
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
+
+    @property
+    def _cumulative_rewards(self):
+        return self.env._cumulative_rewards
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of the agent on move."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def wrap(raw):
     """Standard wrappers of ``env()``: order enforcement only, since the adapter itself
     validates actions (bounds and legality) with clearer messages than the generic wrappers."""
-    return wrappers.OrderEnforcingWrapper(raw)
+    return OrderEnforcing(raw)
