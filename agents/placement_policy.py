@@ -26,7 +26,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from monster_zoo import envs
+from monster_zoo.envs.registry import declaration
 
 
 @dataclass(frozen=True)
@@ -70,18 +70,10 @@ class PlacementLayout:
 
 
 def placement_layout(game_id: str) -> Optional[PlacementLayout]:
-    """The placement layout of ``game_id``'s observation, or None for games without one."""
-    if envs.spec(game_id).name != "monster_factory":
-        return None
-    from monster_zoo.envs.monster_factory import observation
-    from monster_zoo.envs.monster_factory.actions import PLACE0
-    from monster_zoo.envs.monster_factory.components import MAX_OPEN_CELLS, NUM_KINDS, NUM_ROTATIONS, NUM_SIDES
-
-    return PlacementLayout(first_action=PLACE0, cells=MAX_OPEN_CELLS, rotations=NUM_ROTATIONS,
-                           cell_block=observation.OBS_CELLS, cell_features=observation.CELL_FEATURES,
-                           cell_extras=(observation.OBS_CELL_FIT, observation.OBS_HAND_FITS),
-                           hand_edges=observation.OBS_HAND + NUM_KINDS, edge_values=2,
-                           hand_extras=(observation.OBS_HAND + NUM_KINDS + 2 * NUM_SIDES,))
+    """The placement layout of ``game_id``'s observation, as its declaration gives it (``placement``),
+    or None for games without one."""
+    game = declaration(game_id)
+    return PlacementLayout(**game.placement) if game is not None and game.placement else None
 
 
 def split_inputs(layout: PlacementLayout, observations: np.ndarray):

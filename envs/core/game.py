@@ -92,6 +92,7 @@ learned search shipped for it plays."""
     observation: Optional[ModuleType] = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
     hides_information: bool = True  # False where every seat sees the whole state (determinize is a no-op)
     picture_share: float = 0.6    # how far into a game the documentation's sample picture is taken
+    placement: Optional[Mapping] = None  # where a placement network finds its inputs (PlacementLayout's fields)
 
     @property
     def id(self) -> str:

@@ -35,6 +35,7 @@ GAME = Game(
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MF", hides_information=False,  # every tile is public and the supply has no order (MF-18)
+    placement=observation.PLACEMENT,
     baselines={"greedy": Baseline("monster_zoo.envs.monster_factory.greedy")},
     search=SearchConfig(simulations=1_000, exploration=1.0, rollout="greedy"),
     az_play=PlaySettings(),

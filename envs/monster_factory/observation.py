@@ -11,8 +11,10 @@ import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import helper, kernel, on_demand
+from .actions import PLACE0
 from .components import (BLANK, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS, MAX_OPEN_CELLS, MAX_PLAYERS,
-                         NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_SIDES, OPPOSITE, THICK, THIN, TOTAL_TILES)
+                         NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS, NUM_SIDES, OPPOSITE, THICK, THIN,
+                         TOTAL_TILES)
 from .queries import key_cell, key_monster
 from .rules import FITS, FITTING_KINDS, I64, need
 from .state_layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND,
@@ -68,6 +70,12 @@ OBS_HARDEST = OBS_CELLS_OPEN + MAX_PLAYERS  # the lowest supply share fitting on
                                             # never be completed from what is left)
 OBS_BEHIND = OBS_HARDEST + MAX_PLAYERS     # score behind the best score / WORTH_SCALE
 OBS_SIZE = OBS_BEHIND + MAX_PLAYERS
+
+# Where a placement network (agents/placement_policy.py) finds its inputs in this observation: one
+# item per open cell and rotation, placement PLACE0 + NUM_ROTATIONS * cell + rotation.
+PLACEMENT = dict(first_action=PLACE0, cells=MAX_OPEN_CELLS, rotations=NUM_ROTATIONS, cell_block=OBS_CELLS,
+                 cell_features=CELL_FEATURES, cell_extras=(OBS_CELL_FIT, OBS_HAND_FITS),
+                 hand_edges=OBS_HAND + NUM_KINDS, edge_values=2, hand_extras=(OBS_HAND + NUM_KINDS + 2 * NUM_SIDES,))
 WORTH_SCALE = 30.0
 COORD_SCALE = 2.0 * TOTAL_TILES
 # Reciprocals, so the observation multiplies instead of dividing per tile.
