@@ -22,13 +22,36 @@ from monster_zoo.agents.policy_file import layer_shapes, make_metadata, write_po
 from monster_zoo.agents.random_agent import RandomAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.options import COMMON_OPTIONS
 
 GAMES = envs.available()
 CHAMPIONS = [(f"{game}-v0", n) for game, counts in champion_games().items() for n in counts]
-# A rule option other than the default, per game that has one (None: the game has none).
-OTHER_RULES = {"marry_the_monster-v0": None, "mighty_monsters-v0": {"kings_rules": True},
-               "monstargh-v0": {"tiebreak": "extra_scene"}, "monster_factory-v0": {"start_tiles": "random"},
-               "monster_arena-v0": {"quiet_ending_rounds": 3}}
+# Options that are not rules: the player count, the step limit and the env's own options.
+NOT_RULES = {"num_players", "max_steps"} | {option.name for option in COMMON_OPTIONS}
+
+
+def other_rules(game_id: str):
+    """``{name: value}``: the first rule option the game declares, set to a valid value other than
+    its default (another choice, or the next integer); None for a game without rule options."""
+    for option in envs.spec(game_id).options:
+        if option.name in NOT_RULES:
+            continue
+        if option.choices:
+            candidates = [c for c in option.choices if c != option.default]
+        elif isinstance(option.default, int) and not isinstance(option.default, bool):
+            candidates = [option.default + 1]
+        else:
+            candidates = []
+        for value in candidates:
+            try:
+                option.validate(value, game_id)
+            except ValueError:
+                continue
+            return {option.name: value}
+    return None
+
+
+OTHER_RULES = {game: other_rules(game) for game in GAMES}
 
 
 def view(game_id: str, num_players: int, options=None):

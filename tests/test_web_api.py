@@ -16,6 +16,7 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.envs.core.records import read_record, validate_record
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.registry import declaration
 from monster_zoo.envs.replay import replay
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
@@ -34,7 +35,7 @@ from monster_zoo.web.views import seat_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
-HIDDEN = ("marry_the_monster-v0", "mighty_monsters-v0", "monstargh-v0", "monster_arena-v0")
+HIDDEN = tuple(g for g in envs.available() if declaration(g).hides_information)  # games that hide something
 
 
 def client_for(**settings) -> TestClient:
