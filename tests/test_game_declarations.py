@@ -47,22 +47,35 @@ def test_agents_and_search_read_the_declaration(game_id):
     assert search_config(game_id) is game.search and play_settings(game_id) is game.az_play
 
 
-def test_a_game_registered_unlisted_is_served_but_not_listed(monkeypatch):
+@pytest.fixture
+def gymnasium_ids():
+    """Gymnasium ids registered during a test are dropped after it (registering a game also
+    registers its learner env with gymnasium)."""
+    import gymnasium
+
+    before = set(gymnasium.registry)
+    yield
+    for added in set(gymnasium.registry) - before:
+        del gymnasium.registry[added]
+
+
+def test_a_game_registered_unlisted_is_served_but_not_listed(monkeypatch, gymnasium_ids):
     monkeypatch.setattr(registry, "_GAMES", dict(registry._GAMES))
     monkeypatch.setattr(registry, "_UNLISTED", set(registry._UNLISTED))
     shipped = registry.declaration("marry_the_monster-v0")
-    twin = dataclasses.replace(shipped, version=97, title="Twin", page="monster_zoo.envs.marry_the_monster_v0",
+    twin = dataclasses.replace(shipped, name="monster_twin", version=3, title="Twin",
+                               page="monster_zoo.envs.marry_the_monster_v0",
                                baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy", version=3)},
                                search=SearchConfig(7, 1.0, "random"))
     envs.register(twin, listed=False)
-    assert "marry_the_monster-v97" not in envs.available()
-    env = envs.make("marry_the_monster-v97", num_players=2)
+    assert "monster_twin-v3" not in envs.available()
+    env = envs.make("monster_twin-v3", num_players=2)
     env.reset(seed=0)
-    assert env.unwrapped.spec.env_id == "marry_the_monster-v97" and registry.declaration("marry_the_monster-v97") is twin
-    assert search_config("marry_the_monster-v97").simulations == 7
-    assert kinds_of("marry_the_monster-v97")["greedy"][0] == 3
+    assert env.unwrapped.spec.env_id == "monster_twin-v3" and registry.declaration("monster_twin-v3") is twin
+    assert search_config("monster_twin-v3").simulations == 7
+    assert kinds_of("monster_twin-v3")["greedy"][0] == 3
     envs.register(twin)
-    assert "marry_the_monster-v97" in envs.available()
+    assert "monster_twin-v3" in envs.available()
 
 
 def test_register_refuses_a_mixed_call():
