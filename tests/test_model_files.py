@@ -420,6 +420,19 @@ def test_tournament_tables_and_plots_use_labels(two_player_model, tmp_path):
     assert plots.plot_win_matrix(data, tmp_path / "w.png").stat().st_size > 0
 
 
+@pytest.mark.parametrize("num_players", [2, 3, 4, 6])
+def test_win_rate_colours_turn_at_the_even_share(num_players):
+    pytest.importorskip("matplotlib")
+    from monster_zoo.training import plots
+
+    norm = plots.win_rate_norm(num_players)
+    share = 1.0 / num_players
+    assert norm(share) == pytest.approx(0.5)
+    assert norm(0.0) == pytest.approx(0.0) and norm(1.0) == pytest.approx(1.0)
+    # above the share is the green half, below it the red half, whatever the player count
+    assert norm(share + 0.05) > 0.5 > norm(share - 0.05)
+
+
 def test_win_rate_plot_grows_and_wraps_with_long_names(tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib.image import imread

@@ -82,10 +82,22 @@ def wrap_label(name: str, width: int = LABEL_WIDTH) -> str:
     return "\n".join(plot_text(text) for text in filter(None, lines + [line])) or plot_text(name)
 
 
+def win_rate_norm(num_players: int):
+    """The colour scale of a win-rate matrix: 0 to 1 with its neutral middle colour at the even
+    share ``1 / num_players``, so that a 4-player cell of 0.40 (above the 0.25 an equal agent wins)
+    reads as a win, not a loss."""
+    from matplotlib.colors import Normalize, TwoSlopeNorm
+
+    if num_players == 2:
+        return Normalize(vmin=0.0, vmax=1.0)
+    return TwoSlopeNorm(vcenter=1.0 / num_players, vmin=0.0, vmax=1.0)
+
+
 def plot_win_matrix(results: dict, path) -> Path:
     """Heatmap of the row agent's win rate against the column agent, from ``TournamentResult.to_json()``.
 
-    Each cell is annotated with the rate and its 95% Wilson interval; the diagonal is blank.
+    Each cell is annotated with the rate and its 95% Wilson interval; the diagonal is blank. The
+    colours turn from red to green at the even share (:func:`win_rate_norm`).
     Long agent names are wrapped, and the figure grows with the field and with the
     longest wrapped name, so labels neither overlap nor run off the picture.
     """
@@ -104,11 +116,12 @@ def plot_win_matrix(results: dict, path) -> Path:
         rates[i, j] = p["win_rate"]
         axes.text(j, i, f"{p['win_rate']:.2f}\n[{p['win_rate_low']:.2f}, {p['win_rate_high']:.2f}]",
                   ha="center", va="center", fontsize=9)
-    image = axes.imshow(rates, cmap="RdYlGn", vmin=0.0, vmax=1.0, aspect="auto")
-    figure.colorbar(image, ax=axes, label="win rate of row vs column")
+    n = results["num_players"]
+    image = axes.imshow(rates, cmap="RdYlGn", norm=win_rate_norm(n), aspect="auto")
+    bar = figure.colorbar(image, ax=axes, label=f"win rate of row vs column (yellow: the even share 1/{n})")
+    bar.set_ticks(sorted({0.0, 1.0 / n, 0.5, 1.0}))
     axes.set_xticks(range(k), labels, rotation=45, ha="right", rotation_mode="anchor", fontsize=9)
     axes.set_yticks(range(k), labels, fontsize=9)
-    n = results["num_players"]
     axes.set_xlabel("column agent (the other seat)" if n == 2 else f"column agent (all {n - 1} other seats)")
     axes.set_ylabel("row agent (one seat)")
     axes.set_title(plot_text(f"{results['game']}: {n} players, {results['games_per_pairing']} games per pairing"))
