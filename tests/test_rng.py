@@ -58,3 +58,30 @@ def test_every_legal_entry_is_picked_and_no_other():
     assert sorted(set(picks)) == legal
     assert min(np.bincount(picks)[legal]) > 3000 / len(legal) * 0.8  # roughly uniform
     assert rng_pick_set(np.zeros(437, np.int8), rng) == -1
+
+
+def test_shuffle_range_permutes_only_its_range_and_is_uniform():
+    from numba import njit
+
+    from monster_zoo.envs.core.rng import shuffle_range
+
+    @njit
+    def shuffled(values, start, count, rng):
+        shuffle_range(values, start, count, rng)
+
+    rng = make_rng(7)
+    seen = {}
+    for _ in range(6000):
+        values = np.arange(10, dtype=np.int32)
+        shuffled(values, 3, 3, rng)
+        assert values[:3].tolist() == [0, 1, 2] and values[6:].tolist() == [6, 7, 8, 9]
+        assert sorted(values[3:6].tolist()) == [3, 4, 5]
+        key = tuple(values[3:6].tolist())
+        seen[key] = seen.get(key, 0) + 1
+    # all 3! orders, each near 1000 (a biased swap, e.g. j drawn below i, misses some)
+    assert len(seen) == 6 and all(850 < c < 1150 for c in seen.values())
+    # a range of 0 or 1 draws nothing from the generator
+    before = rng.copy()
+    shuffled(np.arange(4), 2, 1, rng)
+    shuffled(np.arange(4), 0, 0, rng)
+    assert rng.tolist() == before.tolist()

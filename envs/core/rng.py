@@ -113,6 +113,16 @@ def _nonzero_flags(word):
     return ((((word & _LOW7) + _LOW7) | word) >> np.uint64(7)) & _ONES
 
 
+@njit(cache=True, inline="always")
+def shuffle_range(values, start, count, rng):
+    """Fisher-Yates shuffle of ``values[start:start + count]`` in place: the one shuffle of every
+    deal and redeal, so that each draws from the generator in the same order."""
+    for i in range(count - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        a, b = start + i, start + j
+        values[a], values[b] = values[b], values[a]
+
+
 @njit(cache=True)
 def rng_pick_set(mask, rng):
     """Index of a uniformly chosen non-zero entry of ``mask`` (-1 when all are zero).

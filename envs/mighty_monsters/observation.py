@@ -14,12 +14,12 @@ import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import inlined, kernel, on_demand
-from ..core.rng import rng_below
+from ..core.rng import shuffle_range
 from .components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, LEVEL_SIZE, LEVEL_STRENGTH, MAX_GUARD_LOOT,
                          MAX_GUARD_STRENGTH, MAX_PLAYERS, MAX_STRENGTH, NUM_CARDS, NUM_GUARDS, NUM_KING_TILES,
                          NUM_LEVELS, NUM_SPACES, SIDES, STRENGTH)
 from .rules import (card_loc, count_at, fight_loot, fight_strength, guard_level, guard_seen, heal_cost,
-                    loot_shares, pair_strength, seen_by, shuffle)
+                    loot_shares, pair_strength, seen_by)
 from .state_layout import (CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN, GOLD,
                            GUARD_STATUS, KING, KING_ORDER, KINGS, KINGS_FLIPPED, LINEUP, LOC_DOWN, LOC_HAND,
                            NUM_ROUNDS, PHASE, RES_WON, RESULT, REVEALED, ROUND, SETUP_DONE, SETUP_RANDOM,
@@ -220,9 +220,7 @@ def determinize(state, player, rng):
                 unknown[count] = k
                 count += 1
                 in_hand += card_loc(state, q, k) == LOC_HAND
-        for i in range(count - 1, 0, -1):
-            j = rng_below(rng, i + 1)
-            unknown[i], unknown[j] = unknown[j], unknown[i]
+        shuffle_range(unknown, 0, count, rng)
         for i in range(count):
             state[CARD_LOC + q * NUM_CARDS + unknown[i]] = LOC_HAND if i < in_hand else LOC_DOWN
     # Guards: per level, the unseen cards fill the face-down castle positions and the
@@ -239,9 +237,7 @@ def determinize(state, player, rng):
             if GUARD_LEVEL[card] == level and not guard_seen(state, card):
                 pool[count] = card
                 count += 1
-        for i in range(count - 1, 0, -1):
-            j = rng_below(rng, i + 1)
-            pool[i], pool[j] = pool[j], pool[i]
+        shuffle_range(pool, 0, count, rng)
         used = 0
         for g in range(n):
             card = state[CASTLE + g]
@@ -256,9 +252,9 @@ def determinize(state, player, rng):
             state[GUARD_STATUS + pool[i]] = G_DECK
             state[DECK + deck] = pool[i]
             deck += 1
-    shuffle(state, DECK, deck, rng)
+    shuffle_range(state, DECK, deck, rng)
     # The unflipped king tiles are put in tile order before the shuffle, so the redeal cannot
     # depend on the order they really lie in.
     flipped = state[KINGS_FLIPPED]
     sort_ascending(state, KING_ORDER + flipped, NUM_KING_TILES - flipped)
-    shuffle(state, KING_ORDER + flipped, NUM_KING_TILES - flipped, rng)
+    shuffle_range(state, KING_ORDER + flipped, NUM_KING_TILES - flipped, rng)

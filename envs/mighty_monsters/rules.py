@@ -22,11 +22,11 @@ import numpy as np
 from numba import types
 
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG, RNG, STATE)
+                             INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG, STATE)
 from ..core.header import start_game
 from ..core.kernels import helper, inlined, kernel
 from ..core.rewards import c3_returns
-from ..core.rng import rng_below
+from ..core.rng import rng_below, shuffle_range
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
 from .components import (FEE_OWN_CARD, FEE_OWNER, FEE_TREASURY, GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH,
                          HEALING, KING_EQUAL_LOOT, KING_GUARD, KING_HAND, KING_HEAL, KING_NO_STRENGTH,
@@ -420,16 +420,6 @@ def rotate_cards(state):
         state[SPACE + space] = -1
 
 
-@helper(types.void(STATE, I64, I64, RNG))
-def shuffle(state, offset, count, rng):
-    """Fisher-Yates shuffle of ``state[offset:offset + count]`` with the game's generator."""
-    for i in range(count - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        tmp = state[offset + i]
-        state[offset + i] = state[offset + j]
-        state[offset + j] = tmp
-
-
 @inlined
 def discard_castle(state):
     """Discard the castle's guards; unrevealed ones stay secret (MM-13)."""
@@ -459,7 +449,7 @@ def deal_guards(state, rng):
                     state[DECK + count] = card
                     count += 1
             state[DECK_COUNT] = count
-            shuffle(state, DECK, count, rng)
+            shuffle_range(state, DECK, count, rng)
         state[DECK_COUNT] -= 1
         card = state[DECK + state[DECK_COUNT]]
         state[DECK + state[DECK_COUNT]] = -1
@@ -561,7 +551,7 @@ def init_state(state, config, rng):
     state[KING] = -1
     for t in range(NUM_KING_TILES):
         state[KING_ORDER + t] = t
-    shuffle(state, KING_ORDER, NUM_KING_TILES, rng)
+    shuffle_range(state, KING_ORDER, NUM_KING_TILES, rng)
     for q in range(n):
         state[GOLD + q] = STARTING_GOLD
     for space in range(NUM_SPACES):
@@ -571,7 +561,7 @@ def init_state(state, config, rng):
     for card in range(NUM_GUARDS):
         state[DECK + card] = card
     state[DECK_COUNT] = NUM_GUARDS
-    shuffle(state, DECK, NUM_GUARDS, rng)
+    shuffle_range(state, DECK, NUM_GUARDS, rng)
     first = rng_below(rng, n)  # the seeded generator picks the first start player (MM-3)
     state[START_PLAYER] = first
     deal_guards(state, rng)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, OBSERVE_SIG
 from ..core.kernels import kernel, on_demand
-from ..core.rng import rng_below
+from ..core.rng import shuffle_range
 from .components import (CARD_SPECIES, CARD_VALUE, FOCUS_AMOUNTS, MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT,
                          NUM_CARDS, NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, NUM_VALUES)
 from .queries import NO_CARD
@@ -179,9 +179,7 @@ def determinize(state, player, rng):
         if state[IN_PLAY + s] and s != state[TOKEN + player]:
             pool[count] = s
             count += 1
-    for i in range(count - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        pool[i], pool[j] = pool[j], pool[i]
+    shuffle_range(pool, 0, count, rng)
     k = 0
     for q in range(n):
         if q != player:

@@ -26,7 +26,7 @@ from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_P
 from ..core.header import start_game
 from ..core.kernels import helper, inlined, kernel
 from ..core.rewards import c3_returns
-from ..core.rng import rng_below
+from ..core.rng import rng_below, shuffle_range
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
 from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS, MAX_PLAYERS,
                          MONSTERS_DEALT, NEAR_BACK, NEAR_INDEX, NEAR_SPAN, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
@@ -491,9 +491,7 @@ def start_scene(state, rng):
         if state[IN_PLAY + s]:
             state[TOKEN + count] = s
             count += 1
-    for i in range(count - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        state[TOKEN + i], state[TOKEN + j] = state[TOKEN + j], state[TOKEN + i]
+    shuffle_range(state, TOKEN, count, rng)
     for p in range(n, count):
         state[TOKEN + p] = -1  # tokens nobody is dealt stay in the box
     for p in range(n):
@@ -576,9 +574,7 @@ def init_state(state, config, rng):
     else:  # the first species of a random order (Fisher-Yates), shuffled in TOKEN's room
         for s in range(NUM_SPECIES):
             state[TOKEN + s] = s
-        for i in range(NUM_SPECIES - 1, 0, -1):
-            j = rng_below(rng, i + 1)
-            state[TOKEN + i], state[TOKEN + j] = state[TOKEN + j], state[TOKEN + i]
+        shuffle_range(state, TOKEN, NUM_SPECIES, rng)
         for i in range(SPECIES_IN_PLAY[n]):
             state[IN_PLAY + state[TOKEN + i]] = 1
     for c in range(NUM_CARDS):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import helper, inlined, kernel, on_demand
-from ..core.rng import rng_below
+from ..core.rng import shuffle_range
 from .components import (COST, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART, MAX_PLAYERS, MAX_SLOTS,
                          NUM_CARDS, NUM_TORSOS, REFILL)
 from .fighting import unlink
@@ -239,9 +239,7 @@ def determinize(state, player, rng):
             pool[1, j + 1], pool[2, j + 1], pool[3, j + 1] = pool[1, j], pool[2, j], pool[3, j]
             j -= 1
         pool[1, j + 1], pool[2, j + 1], pool[3, j + 1] = loc, owner, flag
-    for i in range(k - 1, 0, -1):  # Fisher-Yates over the unseen cards
-        j = rng_below(rng, i + 1)
-        pool[0, i], pool[0, j] = pool[0, j], pool[0, i]
+    shuffle_range(pool[0], 0, k, rng)  # the unseen cards
     # Hand the shuffled cards to the places: the places keep their counts.
     for i in range(k):
         c = pool[0, i]
