@@ -132,7 +132,8 @@ def test_citation_and_changelog_name_this_version():
 
 # A Python warning as the build prints it: "<file>.py:<line>: <Category>: <message>"; setuptools
 # says so whenever it reads our configuration other than it expects (e.g. data it "would ignore").
-BUILD_WARNING = re.compile(r"^\S+\.py:\d+: (\w*(?:Warning|Deprecation)\w*): (.*)$", re.M)
+# (pip indents what the build prints).
+BUILD_WARNING = re.compile(r"^\s*\S+\.py:\d+: (\w*(?:Warning|Deprecation)\w*): (.*)$", re.M)
 
 
 def _build(hook: str, source: Path, out: Path) -> Path:
@@ -148,12 +149,15 @@ def _build(hook: str, source: Path, out: Path) -> Path:
 
 def test_a_build_warning_is_recognised():
     """The pattern the builds are checked with matches the warning that data given as a pattern of
-    the folder above raised (setuptools 84), and not setuptools' own log lines."""
+    the folder above raised (setuptools 84, directly and through pip 26), and not setuptools' own
+    log lines."""
     printed = ("/venv/lib/python3.11/site-packages/setuptools/command/build_py.py:215: _Warning: Package "
                "'monster_zoo.web.static' is absent from the `packages` configuration.\n"
-               "warning: build_py: byte-compiling is disabled, skipping.\n")
-    assert BUILD_WARNING.findall(printed) == [
-        ("_Warning", "Package 'monster_zoo.web.static' is absent from the `packages` configuration.")]
+               "warning: build_py: byte-compiling is disabled, skipping.\n"
+               "  /tmp/pip-build-env/overlay/setuptools/command/build_py.py:215: BuildBackendWarning: Package "
+               "'monster_zoo.web.static' is absent from the `packages` configuration.\n")
+    absent = "Package 'monster_zoo.web.static' is absent from the `packages` configuration."
+    assert BUILD_WARNING.findall(printed) == [("_Warning", absent), ("BuildBackendWarning", absent)]
 
 
 def test_sdist_and_its_wheel_carry_the_license(tmp_path):
@@ -233,7 +237,8 @@ def _core_install_runs_every_core_feature(py, where):
 def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     """Build the wheel, install it into a fresh venv, add a package owning ``envs``, and use
     both (the library, its console script and ``-m``)."""
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT])
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT])
+    assert not BUILD_WARNING.findall(built.stdout + built.stderr), built.stdout + built.stderr
     wheel = next((tmp_path / "dist").glob("monster_zoo-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names}
