@@ -16,14 +16,14 @@ FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web")
 # data that travels with the code, so that a regular (non-editable) install finds it too
 RULES_DATA = ["*.json", "*.md"]          # each seeds/<game>/: rules text and component tables
 MODELS_DATA = ["*.npz", "*.md", "*.json"]  # agents/champions/: shipped models and their manifest
-WEB_DATA = ["static/*"]                  # the web app's page: its HTML, script and style
+WEB_DATA = ["*"]                         # web/static/: the web app's page, its HTML, script and style
 
 
 def package_layout(root: Path = ROOT) -> Tuple[List[str], Dict[str, str], Dict[str, List[str]]]:
     """``(packages, package_dir, package_data)`` for setuptools, read from the folders under ``root``."""
     packages = {"monster_zoo"}
     package_dir = {"monster_zoo": "monster_zoo", **{f"monster_zoo.{folder}": folder for folder in FOLDERS}}
-    package_data = {"monster_zoo": ["py.typed"], "monster_zoo.web": WEB_DATA}
+    package_data = {"monster_zoo": ["py.typed"]}
     for folder in FOLDERS:
         for init in (root / folder).rglob("__init__.py"):
             if "__pycache__" not in init.parts:
@@ -31,6 +31,11 @@ def package_layout(root: Path = ROOT) -> Tuple[List[str], Dict[str, str], Dict[s
     for rules in (root / "seeds").glob("*/rules.md"):  # data-only folders, installed as packages
         packages.add(f"monster_zoo.seeds.{rules.parent.name}")
         package_data[f"monster_zoo.seeds.{rules.parent.name}"] = RULES_DATA
+    # Data folders are listed as packages of their own, the way setuptools expects data that lies in
+    # a sub-folder: given as a pattern of the folder above, it warns that the folder "would be ignored".
+    if (root / "web" / "static").is_dir():
+        packages.add("monster_zoo.web.static")
+        package_data["monster_zoo.web.static"] = WEB_DATA
     if (root / "agents" / "champions").is_dir():
         packages.add("monster_zoo.agents.champions")
         package_data["monster_zoo.agents.champions"] = MODELS_DATA

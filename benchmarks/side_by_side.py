@@ -98,7 +98,8 @@ def run_together(command: list[str], copies: int, timeout: float) -> list[Run]:
     for start, process in zip(starts, processes):
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
-        out, err = process.stdout.read(), process.stderr.read()
+        with process.stdout, process.stderr:  # closed here: wait4 reaped the process, Popen never will
+            out, err = process.stdout.read(), process.stderr.read()
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             raise RuntimeError(f"{command[:3]}... exited with {process.returncode}:\n{err[-2000:]}")

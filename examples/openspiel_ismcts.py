@@ -1,6 +1,6 @@
 """OpenSpiel's IS-MCTS plays a monster-zoo game against random bots, seats rotated.
 
-    python examples/openspiel_ismcts.py                  # Marry the Monster, 2 players, 4 games
+    python examples/openspiel_ismcts.py                  # Marry the Monster, 2 players, 10 games, 50 simulations
     python examples/openspiel_ismcts.py --games 20 --simulations 100   # won 20 of 20: [0.84, 1.00]
     python examples/openspiel_ismcts.py --game python_monster_zoo_mighty_monsters --num-players 3
 
@@ -18,6 +18,9 @@ seed ``seed + g // n``). The leaves are valued by one random playout each: with
 (``monster_zoo.agents.mcts_evaluator.rollout_returns``), with ``--evaluator openspiel``
 through OpenSpiel's ``RandomRolloutEvaluator``, one Python call per action (two games took 1.7 times
 as long: most of a simulation goes to the observation strings that key the tree).
+The defaults are the smallest run whose record says something: with seeds 0 and 1, IS-MCTS won 9 of
+10 games, 0.90 [0.60, 0.98], in 17 s of CPU (40-50 s beside other work on a 2-core AMD EPYC host,
+load 4.5). Fewer simulations do not tell it from random play (25 simulations won 2 of 4 games).
 Needs the ``openspiel`` extra: ``pip install 'monster-zoo[openspiel]'``.
 """
 import argparse
@@ -61,9 +64,9 @@ def parse_args(argv=None):
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--game", default="python_monster_zoo_marry_the_monster", help="OpenSpiel name of the game")
     parser.add_argument("--num-players", type=int, default=2, help="seats at the table")
-    parser.add_argument("--games", type=int, default=4, help="games to play (a multiple of --num-players "
+    parser.add_argument("--games", type=int, default=10, help="games to play (a multiple of --num-players "
                                                               "plays every deal from every seat)")
-    parser.add_argument("--simulations", type=int, default=25, help="IS-MCTS simulations per decision")
+    parser.add_argument("--simulations", type=int, default=50, help="IS-MCTS simulations per decision")
     parser.add_argument("--uct-c", type=float, default=2.0, help="UCT exploration constant")
     parser.add_argument("--evaluator", choices=("kernel", "openspiel"), default="kernel",
                         help="who runs the random playouts that value the leaves")

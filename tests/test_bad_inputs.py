@@ -7,6 +7,7 @@ the game byte-identical. An adapter joins by writing its :class:`Driver` and add
 ``DRIVERS`` (one line).
 """
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -351,14 +352,22 @@ def test_valid_seeds_mean_the_same_game_in_every_adapter(seed):
 
 
 @pytest.mark.parametrize("cls", [d for d in DRIVERS if hasattr(d, "reset_with_options")], ids=lambda c: c.__name__)
-@pytest.mark.parametrize("options", [{"bogus": 1}, {"seed": 3}, "fast", [("a", 1)]])
+@pytest.mark.parametrize("options", [{"bogus": 1}, {"seed": 3}, {"options": 1, "bogus": 1}, "fast", [("a", 1)]])
 def test_reset_options_are_never_silently_ignored(cls, game_id, options):
     d = cls(game_id)
-    if cls is AecDriver and isinstance(options, dict):
-        # PettingZoo's api_test resets with options={"options": 1}: the AEC env must take the
-        # call, so it warns (naming the keys) instead of refusing
-        with pytest.warns(UserWarning, match=r"unknown reset option\(s\) .*valid reset options: none"):
-            d.reset_with_options(options)
-        return
+    before = d.snapshot()
     message = refusal_of(lambda: d.reset_with_options(options))
     assert "reset options" in message and "valid reset options: none" in message
+    assert d.snapshot() == before
+
+
+@pytest.mark.parametrize("options", [None, {}, {"options": 1}])
+def test_the_aec_env_takes_empty_options_and_pettingzoos_probe_silently(game_id, options):
+    """gymnasium's check_env resets with ``options={}``, PettingZoo's api_test with
+    ``{"options": 1}``: both are the game of ``reset(seed=0)``, with no warning."""
+    plain, probed = AecDriver(game_id), AecDriver(game_id)
+    plain.env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        probed.reset_with_options(options)
+    assert probed.snapshot() == plain.snapshot()

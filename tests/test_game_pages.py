@@ -71,9 +71,9 @@ def test_the_header_table_counts_are_the_specs(game_id):
     assert values["Action values"] == f"Discrete({spec.num_actions})"
     assert values["Observation shape"] == f"({spec.obs_size},)"
     default = next(o.default for o in spec.options if o.name == "num_players")
-    agents = [value for name, value in rows if name == "Agents"]
-    assert agents[0] == "`agents= [" + ", ".join(f"'player_{i}'" for i in range(default)) + "]`"
-    assert agents[1] == f"{default} ({spec.min_players}-{spec.max_players} with `num_players`)"
+    assert len(values) == len(rows), f"{game_id}: a row name appears twice: {[name for name, _ in rows]}"
+    assert values["Agents"] == "`agents= [" + ", ".join(f"'player_{i}'" for i in range(default)) + "]`"
+    assert values["Number of agents"] == f"{default} ({spec.min_players}-{spec.max_players} with `num_players`)"
     assert f"--game {spec.env_id}`" in values["Manual control"]
     imported = re.fullmatch(r"`from (\S+) import (\S+)`", rows[0][1])
     assert importlib.import_module(f"{imported[1]}.{imported[2]}") is registry._module(game_id)

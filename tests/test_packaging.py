@@ -30,14 +30,16 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
 
 def _expected_packages():
-    """``monster_zoo`` plus every repository folder that is a package or holds rules data or
-    shipped champions."""
+    """``monster_zoo`` plus every repository folder that is a package or holds rules data, the web
+    app's page or shipped champions."""
     names = {"monster_zoo"}
     for folder in FOLDERS:
         for init in (ROOT / folder).rglob("__init__.py"):
             if "__pycache__" not in init.parts:
                 names.add(".".join(("monster_zoo", *init.parent.relative_to(ROOT).parts)))
     names |= {f"monster_zoo.seeds.{d.name}" for d in (ROOT / "seeds").iterdir() if (d / "rules.md").exists()}
+    if (ROOT / "web" / "static" / "index.html").exists():
+        names.add("monster_zoo.web.static")
     if any((ROOT / "agents" / "champions").glob("*.npz")):
         names.add("monster_zoo.agents.champions")
     return names
@@ -58,6 +60,7 @@ def test_the_packages_are_found_from_the_folders():
     assert package_dir == {"monster_zoo": "monster_zoo", **{f"monster_zoo.{f}": f for f in FOLDERS}}
     assert package_data["monster_zoo.seeds.marry_the_monster"] == ["*.json", "*.md"]
     assert "*.npz" in package_data["monster_zoo.agents.champions"]
+    assert package_data["monster_zoo.web.static"] == ["*"]
     assert not {"packages", "package-dir", "package-data"} & set(SETUPTOOLS), "one source: setup.py"
 
 
@@ -127,11 +130,34 @@ def test_citation_and_changelog_name_this_version():
         f"CHANGELOG.md has no section for {monster_zoo.__version__}"
 
 
+# A Python warning as the build prints it: "<file>.py:<line>: <Category>: <message>"; setuptools
+# says so whenever it reads our configuration other than it expects (e.g. data it "would ignore").
+# (pip indents what the build prints).
+BUILD_WARNING = re.compile(r"^\s*\S+\.py:\d+: (\w*(?:Warning|Deprecation)\w*): (.*)$", re.M)
+
+
 def _build(hook: str, source: Path, out: Path) -> Path:
-    """Run setuptools' PEP 517 ``hook`` (build_sdist or build_wheel) on ``source`` into ``out``."""
+    """Run setuptools' PEP 517 ``hook`` (build_sdist or build_wheel) on ``source`` into ``out``;
+    a warning from the build about our packaging fails it."""
     out.mkdir(exist_ok=True)
     code = f"import sys; from setuptools import build_meta; print(build_meta.{hook}(sys.argv[1]))"
-    return out / _run([sys.executable, "-c", code, out], cwd=source).stdout.splitlines()[-1]
+    done = _run([sys.executable, "-c", code, out], cwd=source)
+    warned = BUILD_WARNING.findall(done.stdout + done.stderr)
+    assert not warned, f"{hook} warned about our packaging: {warned}\n{done.stderr[-3000:]}"
+    return out / done.stdout.splitlines()[-1]
+
+
+def test_a_build_warning_is_recognised():
+    """The pattern the builds are checked with matches the warning that data given as a pattern of
+    the folder above raised (setuptools 84, directly and through pip 26), and not setuptools' own
+    log lines."""
+    printed = ("/venv/lib/python3.11/site-packages/setuptools/command/build_py.py:215: _Warning: Package "
+               "'monster_zoo.web.static' is absent from the `packages` configuration.\n"
+               "warning: build_py: byte-compiling is disabled, skipping.\n"
+               "  /tmp/pip-build-env/overlay/setuptools/command/build_py.py:215: BuildBackendWarning: Package "
+               "'monster_zoo.web.static' is absent from the `packages` configuration.\n")
+    absent = "Package 'monster_zoo.web.static' is absent from the `packages` configuration."
+    assert BUILD_WARNING.findall(printed) == [("_Warning", absent), ("BuildBackendWarning", absent)]
 
 
 def test_sdist_and_its_wheel_carry_the_license(tmp_path):
@@ -211,7 +237,8 @@ def _core_install_runs_every_core_feature(py, where):
 def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     """Build the wheel, install it into a fresh venv, add a package owning ``envs``, and use
     both (the library, its console script and ``-m``)."""
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT])
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "dist", ROOT])
+    assert not BUILD_WARNING.findall(built.stdout + built.stderr), built.stdout + built.stderr
     wheel = next((tmp_path / "dist").glob("monster_zoo-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names}
@@ -220,6 +247,7 @@ def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     assert "monster_zoo/seeds/marry_the_monster/rules.md" in names
     assert "monster_zoo/agents/champions/marry_the_monster-2p.npz" in names
     assert "monster_zoo/agents/champions/manifest.json" in names  # champions load only against their digests
+    assert "monster_zoo/web/static/index.html" in names  # the web app's page
     assert not any(n.startswith("monster_zoo/tests/") for n in names)
     info = wheel.name.split("-py3")[0] + ".dist-info"
     assert _license_fields(zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()) == LICENSE_FIELDS

@@ -183,6 +183,28 @@ def test_masked_module_leaves_the_batch_alone_and_stays_finite():
     assert torch.isfinite(mask_logits(torch.tensor([[1e30, -1e30]]), torch.tensor([[0.0, 1.0]]))).all()
 
 
+def test_building_a_module_logs_no_false_deprecation():
+    """RLlib logs that ``RLModule(config=...)`` is deprecated whenever any module is built, though
+    ours are built through its keyword API; that notice alone is dropped, others still show."""
+    import logging
+
+    from ray._common.deprecation import deprecation_warning
+    from ray.util import debug
+
+    debug._logged.discard("RLModule(config=[RLModuleConfig object])")  # RLlib says it once a process
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    logger = logging.getLogger("ray._common.deprecation")
+    logger.addHandler(handler)
+    try:
+        masked_module(RLlibGameEnv({"game": "marry_the_monster-v0"}))
+        deprecation_warning(old="some_old_call()", error=False)
+    finally:
+        logger.removeHandler(handler)
+    assert len(seen) == 1 and "some_old_call()" in seen[0], seen
+
+
 def test_module_agent_plays_only_legal_actions_in_the_evaluator():
     """The evaluation wrapper picks legal actions through the batched evaluator."""
     from monster_zoo.agents import make_agent

@@ -13,6 +13,7 @@ still read it after the forward pass.
 
 :func:`monster_zoo.training.rllib_ppo.ppo_config` builds a whole PPO config around it.
 """
+import logging
 from typing import Any, Dict, Optional
 
 import gymnasium as gym
@@ -24,6 +25,21 @@ from ray.rllib.core.columns import Columns
 from monster_zoo.agents.base import Agent
 
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
+# RLlib 2.60 builds the deprecated RLModuleConfig inside RLModule.__init__ itself, so building any
+# module through the current keyword API (observation_space=, model_config=, ...) logs that
+# "RLModule(config=...)" is deprecated (ray-project/ray#51630). Only that one line of RLlib's
+# deprecation logger is dropped; every other deprecation it reports still shows.
+RLLIB_OWN_NOTICE = "`RLModule(config=[RLModuleConfig object])` has been deprecated"
+
+
+class _DropRLlibOwnNotice(logging.Filter):
+    """Drops RLlib's own RLModuleConfig deprecation notice (see :data:`RLLIB_OWN_NOTICE`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return RLLIB_OWN_NOTICE not in record.getMessage()
+
+
+logging.getLogger("ray._common.deprecation").addFilter(_DropRLlibOwnNotice())
 
 
 def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -15,7 +15,7 @@ from .action_trail import ActionTrail
 from .contract import H_CURRENT, H_TERMINAL
 from .header import running, truncated
 from .illegal import IllegalActionError, checked_action
-from .inputs import check_reset_options, check_seed
+from .inputs import PETTINGZOO_PROBE, check_reset_options, check_seed
 from .options import resolve_options
 from .rng import entropy_seed, make_rng
 
@@ -73,11 +73,12 @@ class KernelAECEnv(AECEnv, EzPickle):
         """Start a new game; ``seed`` makes it reproducible (ruling C2).
 
         ``seed``: None or a non-negative integer, reduced modulo 2**63, else ValueError before
-        anything changes. No reset ``options`` exist: unknown ones are ignored with a warning
-        (PettingZoo's ``api_test`` passes a dummy one); see :mod:`monster_zoo.envs.core.inputs`.
+        anything changes. No reset ``options`` exist: ``options`` is None or ``{}``, else ValueError,
+        except PettingZoo's probe ``{"options": ...}`` of its ``api_test``, which is taken and means
+        nothing; see :mod:`monster_zoo.envs.core.inputs`.
         """
         seed = check_seed(seed, f"{self.spec.env_id} reset()")
-        check_reset_options(options, f"{self.spec.env_id} reset()", warn_unknown=True)
+        check_reset_options(options, f"{self.spec.env_id} reset()", taken=(PETTINGZOO_PROBE,))
         if seed is not None:
             self._rng = make_rng(seed)
         elif self._rng is None:

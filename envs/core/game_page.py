@@ -66,8 +66,9 @@ def _option(spec, name: str):
 
 
 def header_table(game) -> str:
-    """The page's header table, PettingZoo style: how to import the page module, the agents at the
-    default player count and the counts ``num_players`` allows, the action and observation spaces."""
+    """The page's header table, PettingZoo style, each row named once: how to import the page module,
+    the agents at the default player count and the counts ``num_players`` allows, the action and
+    observation spaces."""
     spec = game.spec
     package, _, module = game.page_module.rpartition(".")
     players = _option(spec, "num_players")
@@ -81,7 +82,7 @@ def header_table(game) -> str:
         ("Parallel API", "No"),
         ("Manual control", f"Yes: `monster-zoo play --game {spec.env_id}` (or `python -m monster_zoo.training play`)"),
         ("Agents", f"`agents= [{agents}]`"),
-        ("Agents", counts),
+        ("Number of agents", counts),
         ("Action shape", "(1,)"),
         ("Action values", f"Discrete({spec.num_actions})"),
         ("Observation shape", f"({spec.obs_size},)"),

@@ -7,15 +7,16 @@ The contract (the AEC env, the batched engine, the learner env and the SB3 vec e
   so every adapter can keep them in ``int64``: ``reset(seed=2**63 + 5)`` plays the game of
   ``reset(seed=5)`` in every adapter. Bools, floats, strings and negative numbers are refused.
 - ``num_envs`` is an integer ``>= 1`` (bools and floats refused).
-- ``reset(options=...)`` takes ``None`` or a dict of the reset options an adapter declares;
-  none of ours declares any, so the learner env and the vec env refuse any key. The AEC env
-  warns instead (a ``UserWarning`` naming the keys) and ignores them, because PettingZoo's
-  own ``api_test`` calls ``reset(seed=0, options={"options": 1})`` on every env it checks.
+- ``reset(options=...)`` takes ``None``, an empty dict (gymnasium's ``check_env`` passes one)
+  or a dict of the reset options an adapter declares; none of ours declares any, so every
+  adapter refuses any key. The AEC env alone also takes the one key of PettingZoo's probe
+  (:data:`PETTINGZOO_PROBE`): its ``api_test`` and ``parallel_test`` call
+  ``reset(seed=0, options={"options": 1})`` on every env they check, to see that ``reset``
+  has the keyword, and the key means nothing to any env.
 
 Every refusal is a ``ValueError`` whose message names the entry point, the value and what is valid.
 """
 import numbers
-import warnings
 from typing import Optional, Sequence
 
 import numpy as np
@@ -24,6 +25,8 @@ from .rng import SEED_MASK
 
 SEED_MODULUS = SEED_MASK + 1
 VALID_SEEDS = "None or a non-negative integer (reduced modulo 2**63)"
+# The reset option PettingZoo's own api_test and parallel_test pass to every env they check.
+PETTINGZOO_PROBE = "options"
 
 
 def _is_integer(value) -> bool:
@@ -48,19 +51,16 @@ def check_num_envs(num_envs, where: str) -> int:
     return int(num_envs)
 
 
-def check_reset_options(options, where: str, valid: Sequence[str] = (), warn_unknown: bool = False) -> dict:
-    """``options`` as a dict if it is None or a dict whose keys are all in ``valid``, else
-    ValueError; with ``warn_unknown`` unknown keys are dropped with a UserWarning instead."""
+def check_reset_options(options, where: str, valid: Sequence[str] = (), taken: Sequence[str] = ()) -> dict:
+    """``options`` as a dict of its ``valid`` keys if it is None or a dict whose keys are all in
+    ``valid`` or ``taken`` (keys accepted and dropped, e.g. :data:`PETTINGZOO_PROBE`), else ValueError."""
     listed = ", ".join(valid) if valid else "none (pass options=None)"
     if options is None:
         return {}
     if not isinstance(options, dict):
         raise ValueError(f"{where}: reset options {options!r} are not valid; expected None or a dict; "
                          f"valid reset options: {listed}")
-    unknown = sorted(map(repr, set(options) - set(valid)))
+    unknown = sorted(map(repr, set(options) - set(valid) - set(taken)))
     if unknown:
-        message = f"{where}: unknown reset option(s) {', '.join(unknown)}; valid reset options: {listed}"
-        if not warn_unknown:
-            raise ValueError(message)
-        warnings.warn(message + "; they are ignored", UserWarning, stacklevel=3)
+        raise ValueError(f"{where}: unknown reset option(s) {', '.join(unknown)}; valid reset options: {listed}")
     return {k: v for k, v in options.items() if k in valid}
