@@ -9,14 +9,21 @@ this server but cannot send JSON to it without the browser asking first (CORS), 
 server never allows.
 """
 import json
+import logging
 import numbers
+import re
 from typing import Any, AsyncIterator, Dict, Optional, Sequence
 
+from starlette.requests import ClientDisconnect
+
 from monster_zoo.envs.core.bounded_reading import check_json_depth
+
+LOG = logging.getLogger("monster_zoo.web")
 
 MAX_BODY_BYTES = 64 << 10      # a new game or a move; records have their own cap
 MAX_BODY_DEPTH = 8
 MAX_TEXT_CHARS = 200           # a typed move, an agent's name, an option's text
+ASCII_NUMBER = re.compile(r"[0-9]{1,9}")  # str.isdigit also takes "²" and Arabic-Indic digits, which int() refuses
 
 
 class RequestError(Exception):
@@ -48,6 +55,12 @@ def unprocessable(message: str) -> RequestError:
     return RequestError(422, message)
 
 
+def too_many(message: str) -> RequestError:
+    """429: a limit of the server is reached (games in progress, pages being built); the message
+    says what to do."""
+    return RequestError(429, message)
+
+
 class TooDeep(RequestError):
     """400: JSON nested deeper than accepted (``check_json_depth`` raises it with its message)."""
 
@@ -62,11 +75,15 @@ async def read_body(content_type: Optional[str], chunks: AsyncIterator[bytes], m
     if (content_type or "").split(";")[0].strip().lower() != "application/json":
         raise RequestError(415, "send the request body as JSON (Content-Type: application/json)")
     parts, total = [], 0
-    async for chunk in chunks:
-        total += len(chunk)
-        if total > max_bytes:
-            raise RequestError(413, f"the request body is larger than {max_bytes:,} bytes, the most accepted")
-        parts.append(chunk)
+    try:
+        async for chunk in chunks:
+            total += len(chunk)
+            if total > max_bytes:
+                raise RequestError(413, f"the request body is larger than {max_bytes:,} bytes, the most accepted")
+            parts.append(chunk)
+    except ClientDisconnect:  # nobody hears the answer: one line in the server's log, no traceback
+        LOG.warning("monster-zoo serve: a client went away while sending a request body (%d bytes read)", total)
+        raise bad_request("the client went away before sending the whole request body") from None
     try:
         text = b"".join(parts).decode("utf-8")
     except UnicodeDecodeError:
@@ -110,6 +127,14 @@ def text_field(body: Dict[str, Any], name: str, most: int = MAX_TEXT_CHARS) -> O
     if not isinstance(value, str) or len(value) > most:
         raise bad_request(f"field {name!r} must be text of at most {most} characters, got {shown(value)}")
     return value
+
+
+def query_number(text: str, name: str, what: str) -> int:
+    """``text`` (a query parameter) as a number written in ASCII digits (at most 9), or 400 saying
+    that ``name`` must be ``what``."""
+    if not ASCII_NUMBER.fullmatch(text):
+        raise bad_request(f"{name} must be {what}, got {shown(text[:20])}")
+    return int(text)
 
 
 def shown(value: Any, most: int = 60) -> str:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Callable, Dict, List, Optional
 
 from .game_session import GameSession
-from .refusals import RequestError
+from .refusals import RequestError, query_number
 
 PUBLIC = "public"
 MAX_EVENTS = 500  # moves sent in one view; the page asks again from where it stopped
@@ -46,9 +46,11 @@ def parse_viewer(text: Optional[str], seats: int) -> Optional[int]:
     """The viewer a query names: ``public`` (None, also when absent) or a seat number; 400 otherwise."""
     if text is None or text == PUBLIC:
         return None
-    if text.isdigit() and int(text) < seats:
-        return int(text)
-    raise RequestError(400, f"viewer must be {PUBLIC} or a seat from 0 to {seats - 1}, got {text[:20]!r}")
+    what = f"{PUBLIC} or a seat from 0 to {seats - 1}"
+    seat = query_number(text, "viewer", what)
+    if seat < seats:
+        return seat
+    raise RequestError(400, f"viewer must be {what}, got {text!r}")
 
 
 def check_viewer(session: GameSession, viewer: Optional[int]) -> None:

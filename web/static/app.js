@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const HUMAN = "human";
 const page = {
   games: [], sessionId: null, view: null, viewer: null, mode: null, since: 0, timer: null, paused: false,
-  busy: false,
+  busy: false, recordPage: null,
 };
 
 class ApiError extends Error {
@@ -345,21 +345,32 @@ async function openRecord() {
   if (!text.trim()) { say("record-message", "choose a record file or paste one"); return; }
   say("record-message", "replaying the record...", true);
   try {
+    await closeRecord();
     const opened = await api("POST", "/api/records", text, true);
     say("record-message", "");
+    page.recordPage = opened.page;
     $("record-frame").src = opened.page;
     $("record-frame").hidden = false;
+    $("record-close").hidden = false;
   } catch (err) {
     say("record-message", err.message);
   }
 }
 
+// The server keeps an opened record's page until it is closed here (or left idle until it expires).
+async function closeRecord() {
+  if (page.recordPage) await api("DELETE", `/api${page.recordPage}`).catch(() => null);
+  page.recordPage = null;
+  $("record-frame").hidden = true;
+  $("record-frame").removeAttribute("src");
+  $("record-close").hidden = true;
+}
+
 // --- wiring ------------------------------------------------------------------------------------
+// Leaving a game closes it on the server, finished or not: its record was offered on its end.
 async function closeSession() {
   clearTimeout(page.timer);
-  if (page.sessionId && page.view && !page.view.result) {
-    await api("DELETE", sessionUrl()).catch(() => null);
-  }
+  if (page.sessionId) await api("DELETE", sessionUrl()).catch(() => null);
   page.sessionId = null;
   history.replaceState(null, "", "#");
 }
@@ -371,6 +382,7 @@ async function main() {
   $("game").addEventListener("change", renderOptions);
   $("start").addEventListener("click", startGame);
   $("record-open").addEventListener("click", openRecord);
+  $("record-close").addEventListener("click", closeRecord);
   $("chooser-cancel").addEventListener("click", () => { $("chooser").hidden = true; });
   $("typed").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -404,8 +416,8 @@ async function main() {
   page.games = catalogue.games;
   const limits = catalogue.limits;
   $("limits").textContent = `An agent that takes longer than ${limits.agent_time_limit_s} s for a move stops its ` +
-    `game. This server holds at most ${limits.max_sessions} games, each dropped after ${limits.session_ttl_s} s ` +
-    "without use" + (limits.records_saved ? "; it keeps the match record of every finished game." : ".");
+    `game. This server plays at most ${limits.max_sessions} games at once (finished ones do not count); a game ` +
+    `left alone for ${Math.round(limits.session_ttl_s / 60)} minutes is dropped` + (limits.records_saved ? "; it keeps the match record of every finished game." : ".");
   $("game").replaceChildren(...page.games.map((g) => element("option", g.title, { value: g.id })));
   renderOptions();
   const resumed = /^#session=([A-Za-z0-9_-]+)$/.exec(location.hash);
