@@ -108,9 +108,20 @@ def build_session(setup: GameSetup, settings: Settings) -> GameSession:
         message = str(err)
         if settings.models_dir is not None:  # the page names model files by their names alone
             message = message.replace(str(settings.models_dir) + os.sep, "")
-        raise unprocessable(message) from None
+        raise unprocessable(for_the_page(message)) from None
     return GameSession(setup.game_id, setup.options, setup.seed, agents, labels, settings.agent_time_limit_s,
                        settings.records_dir)
+
+
+def for_the_page(message: str) -> str:
+    """A registry message in a browser user's words: the advice on what to call in Python dropped
+    (everything from the sentence that shows a call on)."""
+    cut = message.find("make_agent(")
+    if cut < 0:
+        return message
+    end = message.rfind(". ", 0, cut)
+    return (message[:end + 1] if end >= 0 else message[:cut].rstrip(" :;,")) + \
+        " Choose another player for that seat, or other options."
 
 
 def _since(request: Request) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from monster_zoo import envs
-from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents
+from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents, make_agent
 
 HUMAN = "human"
 # Options the app sets itself: moves are checked before they reach the env (illegal_action
@@ -56,6 +56,23 @@ def registered_agents(game_id: str) -> tuple:
     return tuple(available_agents(game_id))
 
 
+@lru_cache(maxsize=None)
+def agent_player_counts(game_id: str) -> Dict[str, List[int]]:
+    """The player counts each registered agent of ``game_id`` plays with the game's other options at
+    their defaults, asked of the registry itself (a champion plays the counts its manifest ships)."""
+    spec = envs.spec(game_id)
+    counts = {}
+    for name in registered_agents(game_id):
+        counts[name] = []
+        for players in range(spec.min_players, spec.max_players + 1):
+            try:
+                make_agent(name, game_id, 0, {"num_players": players})
+            except (ValueError, TypeError, OSError):
+                continue
+            counts[name].append(players)
+    return counts
+
+
 def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
     """The names a seat of ``game_id`` may take: the registered agents, then each model file of
     ``models_dir`` under each model prefix (``ppo:NAME``, ``az:NAME``, ``az-net:NAME``)."""
@@ -64,13 +81,14 @@ def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
 
 
 def catalogue(models_dir: Optional[Path]) -> List[Dict]:
-    """Every game with its title, player range, options (those the app leaves to the player) and
-    agent names, for the setup form."""
+    """Every game with its title, player range, options (those the app leaves to the player), agent
+    names and the player counts each registered agent plays (model files: checked when a game
+    starts), for the setup form."""
     games = []
     for game_id in envs.available():
         spec = envs.spec(game_id)
         games.append({"id": game_id, "title": spec.title, "min_players": spec.min_players,
                       "max_players": spec.max_players,
                       "options": [option_entry(o) for o in spec.options if o.name not in APP_OPTIONS],
-                      "agents": agent_choices(game_id, models_dir)})
+                      "agents": agent_choices(game_id, models_dir), "agent_players": agent_player_counts(game_id)})
     return games

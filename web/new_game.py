@@ -18,7 +18,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.inputs import SEED_MODULUS
 from monster_zoo.envs.core.options import resolve_options
 
-from .catalogue import APP_OPTIONS, HUMAN, MODEL_PREFIXES, agent_choices
+from .catalogue import APP_OPTIONS, HUMAN, MODEL_PREFIXES, agent_choices, agent_player_counts
 from .refusals import bad_request, integer_field, json_object, not_found, shown, unprocessable
 
 FIELDS = ("game", "options", "seats", "seed")
@@ -83,12 +83,17 @@ def check_seats(game_id: str, seats: Any, num_players: int, models_dir: Optional
         raise unprocessable(f"'seats' names {len(seats)} seats but this game has {num_players} players "
                             "(set the option num_players to change that)")
     valid = agent_choices(game_id, models_dir)
+    counts = agent_player_counts(game_id)
     for seat, name in enumerate(seats):
         if name != HUMAN and name not in valid:
             models = "" if models_dir is not None else (
                 "; model files are offered only from the folder given by 'monster-zoo serve --models-dir'")
             raise unprocessable(f"seat {seat}: unknown agent {shown(name)} for {game_id}; valid: {HUMAN}, "
                                 f"{', '.join(valid)}{models}")
+        if name in counts and num_players not in counts[name]:
+            plays = " or ".join(map(str, counts[name])) or "no"
+            raise unprocessable(f"player_{seat}: {name} plays this game with {plays} players only, not "
+                                f"{num_players}; choose another player for that seat, or another number of players")
     return list(seats)
 
 

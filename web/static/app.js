@@ -91,7 +91,10 @@ function renderSeats() {
   for (let seat = 0; seat < playerCount(); seat++) {
     const select = element("select", undefined, { "data-seat": String(seat) });
     select.appendChild(element("option", "a person at this screen", { value: HUMAN }));
-    for (const name of game.agents) select.appendChild(element("option", name, { value: name }));
+    // Only the agents that play this many players (a champion ships for some counts only).
+    const playable = game.agents.filter((name) => !(name in game.agent_players) ||
+                                        game.agent_players[name].includes(playerCount()));
+    for (const name of playable) select.appendChild(element("option", name, { value: name }));
     const wanted = before[seat] || (seat === 0 ? HUMAN : "random");
     select.value = [...select.options].some((o) => o.value === wanted) ? wanted : "random";
     select.addEventListener("change", updateStartButton);
