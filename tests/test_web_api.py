@@ -26,7 +26,7 @@ with warnings.catch_warnings():  # Starlette announces a successor of httpx for 
 
 from monster_zoo.training.cli import main  # noqa: E402 - after the extra's check
 from monster_zoo.web.app import Settings, build_session, create_app  # noqa: E402
-from monster_zoo.web.catalogue import APP_OPTIONS  # noqa: E402
+from monster_zoo.web.catalogue import APP_OPTIONS, LEARNER_OPTIONS  # noqa: E402
 from monster_zoo.web.game_session import GameSession  # noqa: E402
 from monster_zoo.web.new_game import check_setup  # noqa: E402
 from monster_zoo.web.refusals import MAX_BODY_BYTES, RequestError  # noqa: E402
@@ -80,7 +80,9 @@ def test_the_catalogue_lists_every_game_its_options_and_agents(client):
     assert [g["id"] for g in games] == envs.available()
     for game in games:
         spec = envs.spec(game["id"])
-        assert [o["name"] for o in game["options"]] == [o.name for o in spec.options if o.name not in APP_OPTIONS]
+        assert [o["name"] for o in game["options"]] == [o.name for o in spec.options
+                                                        if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS]
+        assert not {"max_steps", "reward"} & {o["name"] for o in game["options"]}, "a person is not asked RL words"
         assert {"random", "greedy"} <= set(game["agents"]) and not any(":" in a for a in game["agents"])
         assert (game["min_players"], game["max_players"]) == (spec.min_players, spec.max_players)
 
@@ -542,3 +544,12 @@ def test_no_answer_carries_the_seed_before_the_end(client):
             view = client.post(f"{url}/advance?viewer=0", json={"step": view.json()["step"]})
     seed = client.get(f"{url}/record").json()["seed"]
     assert not any(str(seed) in text for text in texts), "an answer before the end held the seed"
+
+
+def test_each_game_has_its_rules_and_how_to_play_here(client):
+    for game_id in envs.available():
+        help_ = client.get(f"/api/games/{game_id}/help").json()
+        assert help_["title"] == envs.spec(game_id).title
+        assert help_["rules"].startswith("# ") and "rules in our own words" in help_["rules"]
+        assert len(help_["how_to_play"]) > 80 and "click" in help_["how_to_play"].lower()
+    refused(client.get("/api/games/chess-v0/help"), 404, "unknown game")

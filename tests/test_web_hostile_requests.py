@@ -20,7 +20,8 @@ from monster_zoo.web.app import Settings, create_app  # noqa: E402
 
 MTM = "marry_the_monster-v0"
 ROUTES = [  # method, path with {id}, whether it reads a body
-    ("GET", "/", False), ("GET", "/api/games", False), ("POST", "/api/sessions", True),
+    ("GET", "/", False), ("GET", "/api/games", False), ("GET", "/api/games/{id}/help", False),
+    ("POST", "/api/sessions", True),
     ("GET", "/api/sessions/{id}", False), ("DELETE", "/api/sessions/{id}", False),
     ("POST", "/api/sessions/{id}/moves", True), ("POST", "/api/sessions/{id}/advance", True),
     ("GET", "/api/sessions/{id}/record", False), ("GET", "/sessions/{id}/replay", False),

@@ -2,6 +2,7 @@
 
     GET    /                              the page (web/static/index.html)
     GET    /api/games                     games, their options and agents, the server's limits
+    GET    /api/games/GAME/help           its rules (seeds/<game>/rules.md) and what to click to play it
     POST   /api/sessions                  a new game (web/new_game.py) -> {"session": ID, ...}
     GET    /api/sessions/ID?viewer=V&since=K        the view of V (public or a seat), moves from K on
     POST   /api/sessions/ID/moves?since=K           {"seat", "step", "action" or "name"}: a person's move
@@ -43,6 +44,7 @@ from monster_zoo.envs.core.records import MAX_RECORD_BYTES, MAX_RECORD_DEPTH, re
 
 from .catalogue import HUMAN, catalogue
 from .game_session import GameSession
+from .help import game_help
 from .new_game import GameSetup, agent_path_name, check_setup
 from .refusals import RequestError, bad_request, conflict, integer_field, json_object, query_number, read_body, \
     text_field, unprocessable
@@ -165,6 +167,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             "max_sessions": settings.max_sessions, "session_ttl_s": settings.session_ttl_s,
             "agent_time_limit_s": settings.agent_time_limit_s, "records_saved": settings.records_dir is not None}})
 
+    async def rules(request: Request) -> Response:
+        return JSONResponse(game_help(request.path_params["game"]))
+
     async def new_session(request: Request) -> Response:
         setup = check_setup(await read_body(request.headers.get("content-type"), request.stream()),
                             settings.models_dir)
@@ -263,6 +268,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     routes = [
         Route("/", page),
         Route("/api/games", games),
+        Route("/api/games/{game}/help", rules),
         Route("/api/sessions", new_session, methods=["POST"]),
         Route("/api/sessions/{session}", view, methods=["GET"]),
         Route("/api/sessions/{session}", close, methods=["DELETE"]),

@@ -19,6 +19,9 @@ HUMAN = "human"
 # Options the app sets itself: moves are checked before they reach the env (illegal_action
 # "raise" never fires), the seat's view is drawn from the state, and pictures are SVG.
 APP_OPTIONS = {"illegal_action": "raise", "observation": "dict", "render_mode": None}
+# Options for learners, not for people at a table: the form leaves them at the game's defaults
+# (a request may still set them).
+LEARNER_OPTIONS = ("max_steps", "reward")
 MODEL_SUFFIX = ".npz"
 MODEL_PREFIXES = (PPO_PREFIX, AZ_PREFIX, AZ_NET_PREFIX)
 MAX_MODEL_FILES = 200
@@ -81,7 +84,7 @@ def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
 
 
 def catalogue(models_dir: Optional[Path]) -> List[Dict]:
-    """Every game with its title, player range, options (those the app leaves to the player), agent
+    """Every game with its title, player range, options (those a person at the table chooses), agent
     names and the player counts each registered agent plays (model files: checked when a game
     starts), for the setup form."""
     games = []
@@ -89,6 +92,7 @@ def catalogue(models_dir: Optional[Path]) -> List[Dict]:
         spec = envs.spec(game_id)
         games.append({"id": game_id, "title": spec.title, "min_players": spec.min_players,
                       "max_players": spec.max_players,
-                      "options": [option_entry(o) for o in spec.options if o.name not in APP_OPTIONS],
+                      "options": [option_entry(o) for o in spec.options
+                                  if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS],
                       "agents": agent_choices(game_id, models_dir), "agent_players": agent_player_counts(game_id)})
     return games

@@ -18,6 +18,10 @@ from .state_layout import (DECK, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING, 
 HEX = 40  # circumradius of a cell
 BUILDING_NAMES = ("", "house", "manor", "tower")
 SCORE_LABEL = "points"
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("Click a highlighted cell of the board: where to build at the start, where the fachan goes on "
+               "your turn, the cell a card targets. Cards from your hand and ending your turn are the buttons "
+               "beside the picture; the log names every move as you saw it.")
 
 
 def cell_centre(c: int):

@@ -20,6 +20,10 @@ from .rules import count_at, seen_by
 
 SCORE_LABEL = "gold"
 RESULT_TEXT = {RES_WON: "won", RES_LOST: "lost"}
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("At the start choose, by the buttons beside the picture, the two cards you lay face down. Then "
+               "click a highlighted space on the board to play a monster there; if several of your cards fit "
+               "that space, a box asks which. Other players' face-down cards stay hidden from you.")
 
 
 def public_scores(state) -> list:

@@ -22,6 +22,10 @@ CARD_W, CARD_H, GAP = 56, 76, 8
 SCORE_LABEL = "stars"
 SPECIES_COLORS = {"green": "#3fa34d", "blue": "#3b7dd8", "yellow": "#e0b400", "red": "#d64541",
                   "pink": "#e577b3", "orange": "#ef8a2b"}
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("Cards from your hand are the buttons beside the picture. To place a card beside one on the "
+               "table, to aim a focus card or to steal, click the highlighted card on the picture; a box asks "
+               "which of the moves made there you mean.")
 
 
 def species_color(species: int) -> str:

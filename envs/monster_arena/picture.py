@@ -21,6 +21,10 @@ from .observation import is_building
 
 CARD_W, CARD_H, INDENT = 150, 24, 20
 SCORE_LABEL = "energy"
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("Click a highlighted card on the picture to take it, attack with it, target it or use it, and a "
+               "highlighted empty slot to put a part there. Bids, the roll and passing are the buttons beside "
+               "the picture, as are the cards shown as text (the row, the inventories).")
 
 
 def public_scores(state) -> list:

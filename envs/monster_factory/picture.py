@@ -23,6 +23,10 @@ SCORE_LABEL = "points"
 EDGE_WIDTH = (0, 3, 8)       # blank, thin, thick
 # Side d's edge as a segment of the unit square, N E S W.
 SIDE_SEGMENTS = (((0, 0), (1, 0)), ((1, 0), (1, 1)), ((0, 1), (1, 1)), ((0, 0), (0, 1)))
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("At the start choose your first tile by the buttons beside the picture. On your turn the tile "
+               "you drew is shown beside the board: click a highlighted open cell of a monster, and a box shows "
+               "each way the tile may be turned there; choose one.")
 
 
 def public_scores(state) -> list:

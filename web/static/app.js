@@ -6,6 +6,7 @@
 
 const $ = (id) => document.getElementById(id);
 const HUMAN = "human";
+const OUTCOME_WORDS = { win: "won", draw: "shares the best result", loss: "lost" };
 const page = {
   games: [], sessionId: null, view: null, viewer: null, mode: null, since: 0, timer: null, paused: false,
   busy: false, recordPage: null,
@@ -279,9 +280,9 @@ function showEnd(view) {
   if (result.truncated) title += " (the step limit ended the game)";
   if (result.stopped) title = "The game stopped";
   $("end-title").textContent = title;
-  const rows = [["seat", view.score_label, "return", "result"].map((h) => element("th", h))];
+  const rows = [["player", view.score_label, "result"].map((h) => element("th", h))];
   view.seats.forEach((seat, s) => {
-    rows.push([seatName(view, s), String(view.scores[s]), result.returns[s].toFixed(2), result.outcomes[s]]
+    rows.push([seatName(view, s), String(view.scores[s]), OUTCOME_WORDS[result.outcomes[s]]]
       .map((text) => element("td", text)));
   });
   $("end-table").replaceChildren(...rows.map((cells) => { const row = element("tr"); row.append(...cells); return row; }));
@@ -341,6 +342,48 @@ async function sendMove(move) {
   }
 }
 
+// --- rules and how to play ----------------------------------------------------------------------
+// rules.md drawn as headings, paragraphs and lists, every line set as text (never as markup);
+// markdown's emphasis and code marks are dropped.
+function rulesNodes(markdown) {
+  const plain = (line) => line.replace(/\*\*|`/g, "").replace(/\*([^*]+)\*/g, "$1");
+  const nodes = [];
+  let list = null;
+  let paragraph = null;
+  for (const line of markdown.split("\n")) {
+    const heading = /^(#{1,4})\s+(.*)$/.exec(line);
+    const item = /^\s*[-*]\s+(.*)$/.exec(line);
+    if (heading) {
+      nodes.push(element(heading[1].length <= 1 ? "h3" : "h4", plain(heading[2])));
+      list = paragraph = null;
+    } else if (item) {
+      if (!list) { list = element("ul"); nodes.push(list); }
+      paragraph = element("li", plain(item[1]));
+      list.appendChild(paragraph);
+    } else if (line.trim() === "") {
+      list = paragraph = null;
+    } else if (paragraph) {
+      paragraph.textContent += " " + plain(line.trim());
+    } else {
+      paragraph = element("p", plain(line.trim()));
+      nodes.push(paragraph);
+    }
+  }
+  return nodes;
+}
+
+async function showHelp(gameId) {
+  try {
+    const help = await api("GET", `/api/games/${encodeURIComponent(gameId)}/help`);
+    $("help-title").textContent = `${help.title}: rules and how to play`;
+    $("help-how").textContent = help.how_to_play;
+    $("help-rules").replaceChildren(...rulesNodes(help.rules));
+    $("help").hidden = false;
+  } catch (err) {
+    say("message", err.message);
+  }
+}
+
 // --- match records -----------------------------------------------------------------------------
 async function openRecord() {
   const file = $("record-file").files[0];
@@ -387,6 +430,9 @@ async function main() {
   $("record-open").addEventListener("click", openRecord);
   $("record-close").addEventListener("click", closeRecord);
   $("chooser-cancel").addEventListener("click", () => { $("chooser").hidden = true; });
+  $("help-open").addEventListener("click", () => showHelp(page.view ? page.view.game : $("game").value));
+  $("help-close").addEventListener("click", () => { $("help").hidden = true; });
+  $("setup-help").addEventListener("click", () => showHelp($("game").value));
   $("typed").addEventListener("submit", (event) => {
     event.preventDefault();
     if ($("move-text").value.trim()) sendMove({ name: $("move-text").value.trim() });
