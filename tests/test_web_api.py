@@ -553,3 +553,18 @@ def test_each_game_has_its_rules_and_how_to_play_here(client):
         assert help_["rules"].startswith("# ") and "rules in our own words" in help_["rules"]
         assert len(help_["how_to_play"]) > 80 and "click" in help_["how_to_play"].lower()
     refused(client.get("/api/games/chess-v0/help"), 404, "unknown game")
+
+
+def test_monster_factorys_tiles_are_chosen_on_the_picture_and_previewed_where_they_go():
+    """Start tiles are clicked among the supply's kinds; a placement is shown turned on its cell."""
+    session = build_session(setup("monster_factory-v0", ["human", "human"]), Settings())
+    start = seat_view(session, session.on_move)
+    assert start["moves"] and all(m["place"] == f"kind-{m['action']}" for m in start["moves"])
+    rng = np.random.default_rng(2)
+    while not any(m["action"] >= 28 for m in start["moves"]):
+        session.human_move(session.on_move, int(rng.choice(session.legal_actions())), session.step)
+        start = seat_view(session, session.on_move)
+    placements = start["moves"]
+    assert all(m["place"].startswith("cell-") and m["preview"].startswith("<svg") for m in placements)
+    assert len({m["preview"] for m in placements}) == len(placements), "each turn of the tile drawn as it lies"
+    assert "tile in hand:" in start["svg"]

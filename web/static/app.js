@@ -220,6 +220,11 @@ function showViewChoice(view) {
 
 function moveButton(move) {
   const button = element("button", move.name, { type: "button", "data-action": String(move.action) });
+  if (move.preview) {  // the game's own drawing of the move where it would go (server-made SVG)
+    const picture = element("span", undefined, { class: "preview" });
+    picture.innerHTML = move.preview;
+    button.prepend(picture);
+  }
   button.addEventListener("click", () => sendMove({ action: move.action }));
   return button;
 }
