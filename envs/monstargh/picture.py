@@ -1,7 +1,8 @@
 """Picture of a MONSTArgh! state: the table of stacked monster cards, stars, hands and tokens.
 
 The species tokens of the running scene and the monster cards in hand are private (MA-18):
-a viewer sees their own token and cards, everyone else only how many cards each seat holds.
+a viewer sees their own token and cards (drawn as cards below the table), everyone else only
+how many cards each seat holds.
 Every play is public (the chosen card is shown while it waits for its cell). The table
 spreads without bound (ruling MA2), so it is scaled to fit its area.
 """
@@ -10,7 +11,7 @@ from typing import Optional
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, caption, fit_transform, frame,
                             players_panel)
-from .actions import PLACE0, STEAL0, TARGET0, action_to_str
+from .actions import FOCUS0, PLACE0, STEAL0, TARGET0, action_to_str
 from .components import CARD_NAMES, DX, DY, NUM_CARDS, NUM_DIRS, NUM_SPECIES, NUM_VALUES, SPECIES
 from .state_layout import (CARD_CELL, CELL_HEIGHT, DECK_LEFT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS_AMOUNT,
                            HELD, IN_PLAY, LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST,
@@ -23,9 +24,11 @@ SCORE_LABEL = "stars"
 SPECIES_COLORS = {"green": "#3fa34d", "blue": "#3b7dd8", "yellow": "#e0b400", "red": "#d64541",
                   "pink": "#e577b3", "orange": "#ef8a2b"}
 # What a person clicks to play on this picture (the web page's "how to play here").
-HOW_TO_PLAY = ("Cards from your hand are the buttons beside the picture. To place a card beside one on the "
-               "table, to aim a focus card or to steal, click the highlighted card on the picture; a box asks "
-               "which of the moves made there you mean.")
+HOW_TO_PLAY = ("Your hand is drawn below the table: click a highlighted card of it to play it, then click the "
+               "highlighted card on the table beside which it goes (a box asks on which side). To aim a focus "
+               "card or to steal, click the highlighted card on the table. Focus cards are the buttons beside "
+               "the picture.")
+HAND_SCALE = 0.75  # the viewer's own cards, below the table
 
 
 def species_color(species: int) -> str:
@@ -44,9 +47,11 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
 
 
 def action_place(state, action: int) -> Optional[str]:
-    """The ``data-place`` of the picture's element where ``action`` is made: the visible card a
-    placement is made beside or a focus card targets, the card a steal takes from; None for the
-    cards played from the hand (which the picture does not draw)."""
+    """The ``data-place`` of the picture's element where ``action`` is made: the card of the
+    viewer's hand a play plays, the visible card a placement is made beside or a focus card
+    targets, the card a steal takes from; None for the focus cards (listed by name)."""
+    if action < FOCUS0:
+        return f"hand-{action}"
     if action < PLACE0:
         return None
     if action < TARGET0:
@@ -73,6 +78,14 @@ def _card(svg, x, y, card: int, under: int = 0, marked: bool = False, acting: bo
         svg.text(x + CARD_W - 4, y + 12, f"+{under}", size=10, fill="#ffffff", anchor="end")
     if acting:
         svg.text(x + CARD_W / 2, y - 6, "acting", size=11, fill="#a05a00", anchor="middle", weight="bold")
+
+
+def _hand(svg, cards, x, y) -> None:
+    """The viewer's own monster cards from ``(x, y)``, each the place where its play is made."""
+    svg.text(x, y - 4, "your hand:", size=11, fill=MUTED)
+    for i, card in enumerate(cards):
+        with svg.group(f"translate({x + i * (CARD_W * HAND_SCALE + 5)},{y}) scale({HAND_SCALE})"):
+            _card(svg, 0, 0, card, place=f"hand-{card}")
 
 
 def _marked_cell(state, last: Optional[LastAction]):
@@ -140,6 +153,7 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
         hand = [card_label(c) for c in range(NUM_CARDS) if int(state[WHERE + c]) == viewer]
         private = [f"your species: {SPECIES[token] if 0 <= token < NUM_SPECIES else '-'}",
                    "your cards: " + (" ".join(hand) or "none")]
+        _hand(svg, [c for c in range(NUM_CARDS) if int(state[WHERE + c]) == viewer], ax + 260, y - 8)
     players_panel(svg, rows, viewer, private, [f"deck: {int(state[DECK_LEFT])} cards"])
     caption(svg, last)
     return svg.to_string()
