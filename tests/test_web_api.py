@@ -568,3 +568,19 @@ def test_monster_factorys_tiles_are_chosen_on_the_picture_and_previewed_where_th
     assert all(m["place"].startswith("cell-") and m["preview"].startswith("<svg") for m in placements)
     assert len({m["preview"] for m in placements}) == len(placements), "each turn of the tile drawn as it lies"
     assert "tile in hand:" in start["svg"]
+
+
+def test_moves_named_in_codes_are_explained_in_words():
+    """Monster Factory's tiles, Mighty Monsters' spaces and Monster Arena's cards are said in words
+    beside each move's name; the name itself (records, typed moves) is unchanged."""
+    words = {"monster_factory-v0": ("start your monster with tile",), "mighty_monsters-v0": ("face down",),
+             "monster_arena-v0": ("Defense",)}
+    for game_id, expected in words.items():
+        session = build_session(setup(game_id, ["human"] * envs.spec(game_id).min_players), Settings())
+        moves = seat_view(session, session.on_move)["moves"]
+        assert all(m["words"] and m["words"] != m["name"] for m in moves)
+        assert all(any(w in m["words"] for w in expected) for m in moves), moves[0]["words"]
+        assert [m["name"] for m in moves] == [session.spec.action_to_str(m["action"], session.raw.engine_state)
+                                              for m in moves]
+    session = build_session(setup(MTM, ["human"] * 2), Settings())
+    assert all(m["words"] is None for m in seat_view(session, session.on_move)["moves"]), "names say enough"

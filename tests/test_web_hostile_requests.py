@@ -30,7 +30,8 @@ ROUTES = [  # method, path with {id}, whether it reads a body
 ]
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
                     | st.text(max_size=30),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+                    lambda inner: (st.lists(inner, max_size=4)
+                                   | st.dictionaries(st.text(max_size=12), inner, max_size=4)),
                     max_leaves=12)
 # Mostly the values that once got past the checks (str.isdigit takes "²", "١" and "０"), then any text.
 QUERY_VALUES = st.one_of(st.sampled_from(["0", "1", "public", "-1", "²", "١", "０", "99999999999", ""]),

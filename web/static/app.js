@@ -218,8 +218,12 @@ function showViewChoice(view) {
   select.value = view.viewer === "public" ? "public" : String(view.viewer);
 }
 
+// A move's button: its name, and under it the game's words for it where its name uses codes.
 function moveButton(move) {
-  const button = element("button", move.name, { type: "button", "data-action": String(move.action) });
+  const button = element("button", undefined, { type: "button", "data-action": String(move.action),
+                                                title: move.words || move.name });
+  button.appendChild(element("span", move.name, { class: "move-name" }));
+  if (move.words) button.appendChild(element("span", move.words, { class: "move-words" }));
   if (move.preview) {  // the game's own drawing of the move where it would go (server-made SVG)
     const picture = element("span", undefined, { class: "preview" });
     picture.innerHTML = move.preview;
