@@ -13,13 +13,13 @@ move whose element the picture does not draw (a card shown only as text) is list
 A drawing module may also draw a move where it would go (its ``move_preview(state, action)``,
 e.g. a tile turned on its cell), shown beside the move's name when a place holds several moves.
 A game whose move names use codes (a tile's edges, a card's label) explains each move in words
-(its text view's ``explain_action(state, action)``): the page shows those words with the name.
+(:mod:`monster_zoo.envs.move_words`): the page shows those words with the name.
 """
 import inspect
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional
 
-from monster_zoo.envs.registry import declaration
+from monster_zoo.envs.move_words import move_words
 
 from .game_session import GameSession
 from .refusals import RequestError, query_number
@@ -33,12 +33,6 @@ def drawing_helper(draw: Callable, name: str) -> Optional[Callable]:
     """The function ``name`` (``action_place``, ``move_preview``) of the drawing module that holds
     ``draw`` (the game's ``spec.draw``), or None where a game's drawing has none."""
     return getattr(inspect.getmodule(draw), name, None)
-
-
-@lru_cache(maxsize=None)
-def explainer(game_id: str) -> Optional[Callable]:
-    """The ``explain_action`` of ``game_id``'s text view, or None where its move names say enough."""
-    return getattr(declaration(game_id).text_view, "explain_action", None)
 
 
 def places(spec, state, legal: List[int], svg: str) -> Dict[int, str]:
@@ -88,9 +82,8 @@ def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> di
             legal = session.legal_actions()
             where = places(spec, state, legal, svg)
             preview = drawing_helper(spec.draw, "move_preview")
-            explain = explainer(spec.env_id)
             moves = [{"action": a, "name": spec.action_to_str(a, state), "place": where.get(a),
-                      "words": None if explain is None else explain(state, a),
+                      "words": move_words(spec, state, a, viewer),
                       "preview": None if preview is None or a not in where else preview(state, a)} for a in legal]
         start = max(0, min(since, len(session.moves)))
         events = [{"index": i, "seat": m.seat, "name": m.names[viewer]}
