@@ -71,7 +71,9 @@ function renderOptions() {
   const box = $("options");
   box.replaceChildren();
   for (const option of currentGame().options) {
-    const label = element("label", option.name + " ");
+    // The option's name in words ("num_players": "players"); its full text on hover.
+    const words = option.name === "num_players" ? "players" : option.name.replace(/_/g, " ");
+    const label = element("label", words + " ", { title: option.doc });
     label.appendChild(optionControl(option));
     box.appendChild(label);
     if (option.name === "num_players") label.lastChild.addEventListener("change", renderSeats);
