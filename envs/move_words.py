@@ -9,7 +9,7 @@ whose name is the same for every viewer (``describe_action``), so the words reve
 seat may not see.
 """
 from functools import lru_cache
-from typing import Callable, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 from .core.contract import H_CURRENT
 from .registry import declaration
@@ -40,3 +40,11 @@ def named_with_words(spec, state, action: int, viewer: Optional[int]) -> str:
     name = spec.describe_action(state, action, viewer)
     words = move_words(spec, state, action, viewer)
     return name if words is None else f"{name} ({words})"
+
+
+def legal_moves_in_words(spec, state, legal: Sequence[int]) -> List[Dict]:
+    """The seat on move's ``legal`` actions as ``{"action", "name", "words"}``: what a person or a
+    language model choosing among them is shown (the web page adds where each is drawn)."""
+    mover = int(state[H_CURRENT])
+    return [{"action": int(a), "name": spec.action_to_str(a, state), "words": move_words(spec, state, a, mover)}
+            for a in legal]

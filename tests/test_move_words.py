@@ -9,7 +9,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.human import HumanAgent
 from monster_zoo.envs.core.contract import H_CURRENT
-from monster_zoo.envs.move_words import explainer, move_words, named_with_words
+from monster_zoo.envs.move_words import explainer, legal_moves_in_words, move_words, named_with_words
 from monster_zoo.envs.replay import build_record, pictures
 
 EXPLAINED = ("mighty_monsters-v0", "monster_arena-v0", "monster_factory-v0")
@@ -66,3 +66,10 @@ def test_the_replay_viewer_names_moves_with_their_words_for_whoever_knew_them():
     first = record["actions"][0]
     assert names["public"][0].startswith(first["name"] + " (take ") and "Defense" in names["public"][0]
     assert names["public"][0] == named_with_words(raw.spec, raw.engine_state, first["action"], None)
+
+
+def test_legal_moves_in_words_are_the_movers_moves_with_names_and_words():
+    raw = walk("monster_factory-v0", 3, num_players=2)
+    listed = legal_moves_in_words(raw.spec, raw.engine_state, raw.legal_actions())
+    assert [m["action"] for m in listed] == raw.legal_actions()
+    assert all(m["name"] == raw.spec.action_to_str(m["action"], raw.engine_state) and m["words"] for m in listed)

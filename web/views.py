@@ -19,7 +19,7 @@ import inspect
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional
 
-from monster_zoo.envs.move_words import move_words
+from monster_zoo.envs.move_words import legal_moves_in_words
 
 from .game_session import GameSession
 from .refusals import RequestError, query_number
@@ -82,9 +82,9 @@ def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> di
             legal = session.legal_actions()
             where = places(spec, state, legal, svg)
             preview = drawing_helper(spec.draw, "move_preview")
-            moves = [{"action": a, "name": spec.action_to_str(a, state), "place": where.get(a),
-                      "words": move_words(spec, state, a, viewer),
-                      "preview": None if preview is None or a not in where else preview(state, a)} for a in legal]
+            moves = [{**move, "place": where.get(move["action"]),
+                      "preview": None if preview is None or move["action"] not in where
+                      else preview(state, move["action"])} for move in legal_moves_in_words(spec, state, legal)]
         start = max(0, min(since, len(session.moves)))
         events = [{"index": i, "seat": m.seat, "name": m.names[viewer]}
                   for i, m in enumerate(session.moves[start:start + MAX_EVENTS], start)]
