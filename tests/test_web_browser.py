@@ -273,7 +273,10 @@ def test_a_match_record_opens_in_the_replay_viewer(page):
     start(page, "monster_arena-v0", ["random", "random"], seed=6)
     page.wait_for_selector("#end:not([hidden])", timeout=60_000)
     record = page.request.get(link(page, "#download")).text()
+    game = page.evaluate("() => `${location.origin}/api/sessions/${page.sessionId}`")
     page.click("#nav-record")
+    page.wait_for_function("() => page.sessionId === null")
+    assert page.request.get(game).status == 404, "leaving a finished game closes it on the server"
     page.fill("#record-text", "{\"format\": \"something else\"}")
     page.click("#record-open")
     page.wait_for_function("() => document.getElementById('record-message').textContent.includes('not a "
@@ -286,4 +289,8 @@ def test_a_match_record_opens_in_the_replay_viewer(page):
     assert frame.locator("#counter").inner_text() == f"step 0 / {steps}"
     frame.locator("#step").click()
     assert frame.locator("#counter").inner_text() == f"step 1 / {steps}"
+    opened = page.evaluate("() => location.origin + page.recordPage")
+    page.click("#record-close")
+    page.wait_for_function("() => page.recordPage === null")
+    assert page.request.get(opened).status == 404, "a closed record's page is gone from the server"
 
