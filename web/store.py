@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Callable, Dict, Generic, Optional, Tuple, TypeVar
 
-from .refusals import RequestError, not_found, too_many
+from .refusals import not_found, too_many
 
 Value = TypeVar("Value")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{22}")
