@@ -63,9 +63,8 @@ def table():
 
 
 def snapshot(client, live) -> list:
-    """Every live game as each of its seats sees it."""
-    return [[client.get(f"/api/sessions/{key}?viewer={seat}").json() for seat in range(3 if i else 2)]
-            for i, key in enumerate(live)]
+    """Every live game as the public sees it: its picture, step, moves so far and scores."""
+    return [client.get(f"/api/sessions/{key}").json() for key in live]
 
 
 def random_body(draw, base: dict) -> bytes:
