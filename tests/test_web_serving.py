@@ -147,6 +147,8 @@ def test_registry_messages_reach_the_page_in_a_browser_users_words():
     assert "make_agent" not in said and said.startswith("marry_the_monster-champion-v1 has no champion for 3")
     assert "Choose another player for that seat" in said
     assert for_the_page("plain words.") == "plain words."
+    assert for_the_page("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=") == \
+        "the az agent needs a network. Choose another player for that seat, or other options."
 
 
 def test_every_kind_of_agent_moves_once_before_the_server_is_ready(monkeypatch):

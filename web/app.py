@@ -122,8 +122,8 @@ def for_the_page(message: str) -> str:
     if cut < 0:
         return message
     end = message.rfind(". ", 0, cut)
-    return (message[:end + 1] if end >= 0 else message[:cut].rstrip(" :;,")) + \
-        " Choose another player for that seat, or other options."
+    said = message[:end + 1] if end >= 0 else message[:cut].rstrip(" :;,(") + "."
+    return said + " Choose another player for that seat, or other options."
 
 
 def _since(request: Request) -> int:
