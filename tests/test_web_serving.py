@@ -163,6 +163,14 @@ def test_every_kind_of_agent_moves_once_before_the_server_is_ready(monkeypatch):
             return 0
 
     monkeypatch.setattr(server, "make_agent", lambda name, game_id, seed, options: Recorder(name))
-    server.warm_agents(MTM)
+    said = []
+    server.warm_agents(MTM, said.append)
     kinds = [name for name, players in agent_player_counts(MTM).items() if players and "-v" not in name]
-    assert moved == kinds and {"random", "greedy", "mcts", "champion"} <= set(moved)
+    assert moved == kinds and {"random", "greedy", "mcts", "champion"} <= set(moved) and said == []
+
+    def broken(name, game_id, seed, options):
+        raise RuntimeError("no weights")
+
+    monkeypatch.setattr(server, "make_agent", broken)
+    server.warm_agents(MTM, said.append)
+    assert len(said) == len(kinds) and "agent random of marry_the_monster-v0 failed" in said[-1], said

@@ -77,18 +77,22 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def warm_agents(game_id: str) -> None:
+def warm_agents(game_id: str, say: Callable[[str], None]) -> None:
     """Let each kind of agent of ``game_id`` choose a first move once, so that its kernels are
-    compiled (or loaded from the cache) now rather than while the first game with it waits."""
+    compiled (or loaded from the cache) now rather than while the first game with it waits; an
+    agent that fails is said in one line (its games will stop with the same failure)."""
     for name, counts in agent_player_counts(game_id).items():
         if counts and not name.startswith(envs.spec(game_id).name + "-"):  # versioned names share the kinds' kernels
             env = envs.make(game_id, num_players=counts[0])
             env.reset(seed=0)
             raw = env.unwrapped
-            agent = make_agent(name, game_id, 0, {"num_players": counts[0]})
-            seen = raw.observe(raw.agent_selection)
-            extra = (raw.engine_state.copy(),) if getattr(agent, "needs_state", False) else ()
-            agent.act(seen["observation"], seen["action_mask"], *extra)
+            try:
+                agent = make_agent(name, game_id, 0, {"num_players": counts[0]})
+                seen = raw.observe(raw.agent_selection)
+                extra = (raw.engine_state.copy(),) if getattr(agent, "needs_state", False) else ()
+                agent.act(seen["observation"], seen["action_mask"], *extra)
+            except Exception as err:  # noqa: BLE001 - one agent's failure must not keep the server from starting
+                say(f"warning: agent {name} of {game_id} failed its first move: {type(err).__name__}: {err}")
 
 
 def warm(settings: Settings, say: Callable[[str], None]) -> None:
@@ -100,7 +104,7 @@ def warm(settings: Settings, say: Callable[[str], None]) -> None:
             "each)...")
     catalogue(settings.models_dir)
     for game_id in envs.available():
-        warm_agents(game_id)
+        warm_agents(game_id, say)
 
 
 def uvicorn_config(app) -> uvicorn.Config:
