@@ -4,7 +4,7 @@ Playwright, against the server started as a user starts it, in a subprocess on a
 A person plays a whole game of each game against ``random``, at its smallest and its largest
 player count, by clicking as a person would: on the drawn tiles and cards (the highlighted
 places of the picture) whenever some move is made there, on a move's name only otherwise
-(passing, rolling, ending a turn, Mighty Monsters' face-down pair). The moves shown are
+(passing, rolling, ending a turn). The moves shown are
 the game's own names as that seat knew them, a typed illegal move is refused with the rules'
 reason, the end shows the result, and the page of a seat shows exactly that seat's view: the
 same as for a twin game whose hidden cards are redealt (``determinize``). Watching agents
