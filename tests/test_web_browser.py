@@ -294,3 +294,18 @@ def test_a_match_record_opens_in_the_replay_viewer(page):
     page.wait_for_function("() => page.recordPage === null")
     assert page.request.get(opened).status == 404, "a closed record's page is gone from the server"
 
+
+
+def test_the_seat_menu_offers_agents_only_where_they_play(page):
+    """The champion of Monster Factory ships for 2 players and plays chosen start tiles only."""
+    def offered():
+        return page.eval_on_selector_all('[data-seat="1"] option', "os => os.map(o => o.value)")
+
+    page.select_option("#game", "monster_factory-v0")
+    page.select_option('[data-option="num_players"]', "2")
+    assert "champion" in offered()
+    page.select_option('[data-option="start_tiles"]', json.dumps("random"))
+    assert "champion" not in offered() and "random" in offered()
+    page.select_option('[data-option="start_tiles"]', json.dumps("choose"))
+    page.select_option('[data-option="num_players"]', "3")
+    assert "champion" not in offered()

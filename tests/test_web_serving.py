@@ -140,6 +140,21 @@ def test_each_agent_is_offered_only_at_the_player_counts_it_plays():
         assert "make_agent" not in message
 
 
+def test_each_agent_is_offered_only_with_the_options_it_plays():
+    """A trained agent plays the options it was trained with: Monster Factory's champion is not
+    offered for random start tiles, and a game asking for it is refused in the page's words."""
+    factory = "monster_factory-v0"
+    with TestClient(create_app(Settings(allowed_hosts=["testserver"]))) as client:
+        game = next(g for g in client.get("/api/games").json()["games"] if g["id"] == factory)
+        assert game["agent_options"]["champion"]["start_tiles"] == ["choose"]
+        assert game["agent_options"]["random"]["start_tiles"] == ["choose", "random"]
+        refusal = client.post("/api/sessions", json={"game": factory, "options": {"num_players": 2,
+                                                                                   "start_tiles": "random"},
+                                                     "seats": ["human", "champion"]})
+        assert refusal.status_code == 422
+        assert "player_1: champion does not play this game with start_tiles 'random'" in refusal.json()["error"]
+
+
 def test_registry_messages_reach_the_page_in_a_browser_users_words():
     python = ('marry_the_monster-champion-v1 has no champion for 3 players (marry_the_monster-v0\'s champions ship '
               'for 2 and 4 players). Ask for one by its player count: make_agent("champion", "x", options={}), or so')
@@ -147,6 +162,8 @@ def test_registry_messages_reach_the_page_in_a_browser_users_words():
     assert "make_agent" not in said and said.startswith("marry_the_monster-champion-v1 has no champion for 3")
     assert "Choose another player for that seat" in said
     assert for_the_page("plain words.") == "plain words."
+    assert for_the_page("model '/srv/x/agents/champions/m-2p.npz' was trained for m") == \
+        "model 'm-2p.npz' was trained for m", "the server's folders are not shown"
     assert for_the_page("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=") == \
         "the az agent needs a network. Choose another player for that seat, or other options."
 

@@ -21,6 +21,7 @@ page runs no script but its own file.
 """
 import asyncio
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -116,8 +117,10 @@ def build_session(setup: GameSetup, settings: Settings) -> GameSession:
 
 
 def for_the_page(message: str) -> str:
-    """A registry message in a browser user's words: the advice on what to call in Python dropped
-    (everything from the sentence that shows a call on)."""
+    """A registry message in a browser user's words: files named without their folders, and the
+    advice on what to call in Python dropped (everything from the sentence that shows a call on)."""
+    # A file the page did not name (a shipped champion, a network) by its name alone.
+    message = re.sub(r"(['\"])/[^'\"]*/([^'\"/]+)\1", r"\1\2\1", message)
     cut = message.find("make_agent(")
     if cut < 0:
         return message

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from monster_zoo import envs
+from monster_zoo.agents.match import check_field
 from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents, make_agent
+from monster_zoo.envs.core.options import resolve_options
 
 HUMAN = "human"
 # Options the app sets itself: moves are checked before they reach the env (illegal_action
@@ -59,21 +61,41 @@ def registered_agents(game_id: str) -> tuple:
     return tuple(available_agents(game_id))
 
 
+def plays(name: str, game_id: str, options: Dict) -> bool:
+    """Whether agent ``name`` plays ``game_id`` with ``options`` (the others at their defaults), as
+    the registry and the agent's own check of its game say (a trained agent plays the options it
+    was trained with)."""
+    try:
+        agent = make_agent(name, game_id, 0, options)
+        check_field(game_id, resolve_options(game_id, envs.spec(game_id).options, options), [agent])
+    except (ValueError, TypeError, OSError):
+        return False
+    return True
+
+
 @lru_cache(maxsize=None)
 def agent_player_counts(game_id: str) -> Dict[str, List[int]]:
     """The player counts each registered agent of ``game_id`` plays with the game's other options at
     their defaults, asked of the registry itself (a champion plays the counts its manifest ships)."""
     spec = envs.spec(game_id)
-    counts = {}
-    for name in registered_agents(game_id):
-        counts[name] = []
-        for players in range(spec.min_players, spec.max_players + 1):
-            try:
-                make_agent(name, game_id, 0, {"num_players": players})
-            except (ValueError, TypeError, OSError):
-                continue
-            counts[name].append(players)
-    return counts
+    return {name: [n for n in range(spec.min_players, spec.max_players + 1) if plays(name, game_id, {"num_players": n})]
+            for name in registered_agents(game_id)}
+
+
+def form_choices(spec) -> list:
+    """The options with a list of choices that the setup form shows, but the player count."""
+    return [o for o in spec.options if o.choices is not None and o.name != "num_players"
+            and o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS]
+
+
+@lru_cache(maxsize=None)
+def agent_option_values(game_id: str) -> Dict[str, Dict[str, list]]:
+    """For each registered agent of ``game_id`` that plays some player count: the values of each of
+    the form's choice options it plays (the other options at their defaults)."""
+    spec = envs.spec(game_id)
+    return {name: {o.name: [v for v in o.choices if plays(name, game_id, {"num_players": counts[0], o.name: v})]
+                   for o in form_choices(spec)}
+            for name, counts in agent_player_counts(game_id).items() if counts}
 
 
 def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
@@ -85,8 +107,8 @@ def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
 
 def catalogue(models_dir: Optional[Path]) -> List[Dict]:
     """Every game with its title, player range, options (those a person at the table chooses), agent
-    names and the player counts each registered agent plays (model files: checked when a game
-    starts), for the setup form."""
+    names, and the player counts and option values each registered agent plays (model files:
+    checked when a game starts), for the setup form."""
     games = []
     for game_id in envs.available():
         spec = envs.spec(game_id)
@@ -94,5 +116,6 @@ def catalogue(models_dir: Optional[Path]) -> List[Dict]:
                       "max_players": spec.max_players,
                       "options": [option_entry(o) for o in spec.options
                                   if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS],
-                      "agents": agent_choices(game_id, models_dir), "agent_players": agent_player_counts(game_id)})
+                      "agents": agent_choices(game_id, models_dir), "agent_players": agent_player_counts(game_id),
+                      "agent_options": agent_option_values(game_id)})
     return games

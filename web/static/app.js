@@ -76,7 +76,7 @@ function renderOptions() {
     const label = element("label", words + " ", { title: option.doc });
     label.appendChild(optionControl(option));
     box.appendChild(label);
-    if (option.name === "num_players") label.lastChild.addEventListener("change", renderSeats);
+    label.lastChild.addEventListener("change", renderSeats);  // the agents offered depend on every option
   }
   renderSeats();
 }
@@ -94,9 +94,13 @@ function renderSeats() {
   for (let seat = 0; seat < playerCount(); seat++) {
     const select = element("select", undefined, { "data-seat": String(seat) });
     select.appendChild(element("option", "a person at this screen", { value: HUMAN }));
-    // Only the agents that play this many players (a champion ships for some counts only).
+    // Only the agents that play this many players with these options (a champion ships for some
+    // counts only, and plays the options it was trained with).
+    const chosen = chosenOptions();
+    const fits = (name) => Object.entries(game.agent_options[name] || {}).every(
+      ([option, values]) => values.some((v) => JSON.stringify(v) === JSON.stringify(chosen[option])));
     const playable = game.agents.filter((name) => !(name in game.agent_players) ||
-                                        game.agent_players[name].includes(playerCount()));
+                                        (game.agent_players[name].includes(playerCount()) && fits(name)));
     for (const name of playable) select.appendChild(element("option", name, { value: name }));
     const wanted = before[seat] || (seat === 0 ? HUMAN : "random");
     select.value = [...select.options].some((o) => o.value === wanted) ? wanted : "random";
