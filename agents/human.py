@@ -11,12 +11,13 @@ Arena), ``board`` shows the board again. ``quit`` or the end of input raises
 :class:`QuitGame`, which the caller turns into a clean exit.
 """
 import sys
-from typing import Optional, TextIO
+from typing import Optional, Sequence, TextIO
 
 import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.move_words import move_words
 from monster_zoo.seeds import game_dir
 
 from .base import Agent
@@ -61,7 +62,8 @@ class HumanAgent(Agent):
         if not legal:
             raise ValueError("the action mask allows no action: this agent is not on move")
         names = [self.spec.action_to_str(a, state) for a in legal]
-        self.show(state, names)
+        words = [move_words(self.spec, state, a, int(state[H_CURRENT])) for a in legal]
+        self.show(state, names, words)
         while True:
             self._say(f"your move (1-{len(legal)} or a name; 'help' explains, 'quit' stops): ", end="")
             line = self.input.readline()
@@ -71,7 +73,7 @@ class HumanAgent(Agent):
             if text.lower() in QUIT_WORDS:
                 raise QuitGame("quit")
             if text.lower() in SHOW_WORDS:
-                self.show(state, names)
+                self.show(state, names, words)
                 continue
             command, _, topic = text.partition(" ")
             if command.lower() in HELP_WORDS + LEGEND_WORDS:
@@ -123,15 +125,19 @@ class HumanAgent(Agent):
                 f"  quit        leave the game (Ctrl-D and Ctrl-C do too)\n"
                 f"The rules, in full: {game_dir(self.spec.name) / 'rules.md'}")
 
-    def show(self, state: np.ndarray, names: list) -> None:
-        """Print the public board, the seat's own view and the numbered legal moves."""
+    def show(self, state: np.ndarray, names: list, words: Sequence[Optional[str]] = ()) -> None:
+        """Print the public board, the seat's own view and the numbered legal moves (with the game's
+        ``words`` for each, where its names use codes)."""
         seat = int(state[H_CURRENT])
         self._say(f"\n=== your turn: player_{seat} ===")
         self._say(self.spec.to_text(state))
         if self.spec.private_text is not None:
             self._say(self.spec.private_text(state, seat))
         self._say("legal moves:")
-        self._say(numbered_columns(names))
+        if any(words):  # names in codes: one move a line, with the game's words for it
+            self._say("\n".join(f"{k:>3}. {name} ({said})" for k, (name, said) in enumerate(zip(names, words), 1)))
+        else:
+            self._say(numbered_columns(names))
 
     def _say(self, text: str, end: str = "\n") -> None:
         """Write to the output stream now (a prompt must show before input is read)."""

@@ -15,6 +15,7 @@ from .core.picture import RENDER_EXTRA
 from .core.records import (RecordError, RecordWriter, check_result, check_step, game_result, read_record,
                            validate_record)
 from .core.safe_writing import open_atomic, write_atomic
+from .move_words import named_with_words
 from .registry import available, make, registered
 
 PUBLIC = "public"
@@ -86,7 +87,8 @@ def _seat(view: str) -> Optional[int]:
 
 
 def pictures(record: dict, where: str = "record", only: Optional[Sequence[str]] = None):
-    """Every step's SVG per view, every action's name per view and the public scores per step:
+    """Every step's SVG per view, every action's name per view (with the game's words for it where
+    the view knows the move, :mod:`~monster_zoo.envs.move_words`) and the public scores per step:
     ``(svgs[view][step], names[view][action], scores[step][seat])``."""
     chosen = list(only) if only is not None else views(record)
     svgs = {v: [] for v in chosen}
@@ -97,7 +99,7 @@ def pictures(record: dict, where: str = "record", only: Optional[Sequence[str]] 
         for v in chosen:
             svgs[v].append(raw.draw(_seat(v)))
             if k < len(actions):  # the env holds the state action k is taken in
-                names[v].append(raw.spec.describe_action(raw.engine_state, actions[k]["action"], _seat(v)))
+                names[v].append(named_with_words(raw.spec, raw.engine_state, actions[k]["action"], _seat(v)))
         scores.append(raw.spec.public_scores(raw.engine_state))
     return svgs, names, scores
 

@@ -196,7 +196,8 @@ def test_each_view_names_actions_as_that_seat_knew_them():
     record, _ = played("mighty_monsters-v0", seed=0, max_steps=8)
     svgs, names, scores = pictures(record)
     first = record["actions"][0]
-    assert names[f"player_{first['seat']}"][0] == first["name"] and first["name"].startswith("lay down")
+    mine = names[f"player_{first['seat']}"][0]
+    assert mine.startswith(first["name"] + " (lay your strength-") and first["name"].startswith("lay down")
     assert names["public"][0] == "lay two cards face down"
     other = f"player_{(first['seat'] + 1) % 4}"
     assert names[other][0] == "lay two cards face down" and first["name"] not in svgs[other][1]

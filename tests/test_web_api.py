@@ -26,7 +26,7 @@ with warnings.catch_warnings():  # Starlette announces a successor of httpx for 
 
 from monster_zoo.training.cli import main  # noqa: E402 - after the extra's check
 from monster_zoo.web.app import Settings, build_session, create_app  # noqa: E402
-from monster_zoo.web.catalogue import APP_OPTIONS  # noqa: E402
+from monster_zoo.web.catalogue import APP_OPTIONS, LEARNER_OPTIONS  # noqa: E402
 from monster_zoo.web.game_session import GameSession  # noqa: E402
 from monster_zoo.web.new_game import check_setup  # noqa: E402
 from monster_zoo.web.refusals import MAX_BODY_BYTES, RequestError  # noqa: E402
@@ -80,7 +80,9 @@ def test_the_catalogue_lists_every_game_its_options_and_agents(client):
     assert [g["id"] for g in games] == envs.available()
     for game in games:
         spec = envs.spec(game["id"])
-        assert [o["name"] for o in game["options"]] == [o.name for o in spec.options if o.name not in APP_OPTIONS]
+        assert [o["name"] for o in game["options"]] == [o.name for o in spec.options
+                                                        if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS]
+        assert not {"max_steps", "reward"} & {o["name"] for o in game["options"]}, "a person is not asked RL words"
         assert {"random", "greedy"} <= set(game["agents"]) and not any(":" in a for a in game["agents"])
         assert (game["min_players"], game["max_players"]) == (spec.min_players, spec.max_players)
 
@@ -122,7 +124,8 @@ def test_bad_new_games_are_refused_and_make_no_game():
         refused(client.post("/api/sessions", content=b" " * (MAX_BODY_BYTES + 1),
                             headers={"content-type": "application/json"}), 413, "larger than")
         new_game(client)  # the one game this server holds room for: no refusal above made one
-        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 503, "1 games")
+        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 429, "1 games in progress",
+                "close one")
 
 
 def test_unknown_sessions_and_pages_are_404(client):
@@ -192,6 +195,9 @@ def test_an_agent_seats_view_is_hidden_while_the_game_goes_on(client):
     refused(client.post(f"/api/sessions/{session}/advance?viewer=1", json={"step": 0}), 403)
     refused(client.get(f"/api/sessions/{session}?viewer=7"), 400, "public or a seat")
     refused(client.get(f"/api/sessions/{session}?viewer=0&since=-1"), 400, "since")
+    for digits in ("²", "١", "０", "1" * 12):  # str.isdigit takes these; only ASCII digits are numbers
+        refused(client.get(f"/api/sessions/{session}?viewer={digits}"), 400, "viewer must be")
+        refused(client.get(f"/api/sessions/{session}?viewer=0&since={digits}"), 400, "since must be")
     assert client.get(f"/api/sessions/{session}?viewer=public").json()["viewer"] == "public"
     watched = new_game(client, seats=("greedy", "random"))
     assert client.get(f"/api/sessions/{watched}?viewer=1").json()["mode"] == "watch"
@@ -272,27 +278,46 @@ def play_until(session: GameSession, steps: int, executor, rng) -> None:
             session.start_agent_move(executor).result()
 
 
+def answers_of_seat(session: GameSession, viewer) -> dict:
+    """Every answer the server gives ``viewer`` now: its view (which every move and advance answers
+    with), and when it is on move the refusal of every move it might try, by number and by name."""
+    answers = {"view": seat_view(session, viewer)}
+    if viewer is not None and session.on_move == viewer:
+        legal = set(session.legal_actions())
+        for action in range(session.spec.num_actions):
+            if action not in legal:
+                with pytest.raises(RequestError) as err:
+                    session.human_move(viewer, action, session.step)
+                answers[action] = (err.value.status, err.value.message)
+    return answers
+
+
 @pytest.mark.parametrize("game_id", HIDDEN)
-def test_a_seats_view_is_the_same_for_any_redeal_of_what_it_cannot_see(game_id):
+def test_a_seats_answers_are_the_same_for_any_redeal_of_what_it_cannot_see(game_id):
     """``determinize`` redeals what a seat cannot see (the others' cards, the deck, face-down guards):
-    the seat's whole view (picture, moves by name and place, the moves so far, scores) stays the same."""
+    every answer the seat gets stays the same, field by field: its whole view (picture, moves by name
+    and place, the moves so far, scores) and each refusal of a move it might try (the rules' reason)."""
     seats = ["human"] + ["random"] * (envs.spec(game_id).min_players - 1)
     session = build_session(setup(game_id, seats), Settings())
     rng = np.random.default_rng(0)
-    changed = False
+    changed = on_move = False
     with ThreadPoolExecutor(1) as executor:
         for steps in (6, 15, 30):
             play_until(session, steps, executor, rng)
+            while session.on_move not in (0, None):
+                session.start_agent_move(executor).result()
             real = session.raw.engine_state.copy()
             for viewer in (0, None):
-                seen = seat_view(session, viewer)
+                seen = answers_of_seat(session, viewer)
+                on_move |= len(seen) > 1
                 twin = real.copy()
                 session.spec.determinize(twin, 0, make_rng(steps))
                 changed |= not np.array_equal(twin, real)
                 session.raw.engine_state[:] = twin
-                assert seat_view(session, viewer) == seen, f"{viewer}'s view shows something hidden from it"
+                assert answers_of_seat(session, viewer) == seen, f"{viewer}'s answers show something hidden from it"
                 session.raw.engine_state[:] = real
     assert changed, "the redeals changed hidden cards"
+    assert on_move, "refusals were compared on the seat's turn"
 
 
 def test_a_secret_move_of_another_seat_is_named_as_that_seat_knew_it():
@@ -370,9 +395,27 @@ def test_an_agent_thinks_off_the_request_path_within_its_time_limit():
 def test_sessions_are_bounded_and_closed_ones_are_gone():
     with client_for(max_sessions=2) as client:
         first, _ = new_game(client), new_game(client)
-        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 503, "its limit")
+        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 429, "its limit",
+                "new game")
         assert client.delete(f"/api/sessions/{first}").status_code == 204
         refused(client.get(f"/api/sessions/{first}"), 404)
+        new_game(client)
+
+
+def test_finished_games_do_not_count_against_the_limit():
+    """A finished game keeps its record for its page but no longer holds a place: with room for one
+    game, games played to their end follow each other; the oldest finished ones go beyond the limit."""
+    with client_for(max_sessions=1) as client:
+        finished = []
+        for seed in range(3):
+            session = new_game(client, seats=("greedy", "random"), seed=seed)
+            assert turn_of_seat(client, session, seat=None)["result"] is not None
+            finished.append(session)
+        assert client.get(f"/api/sessions/{finished[-1]}/record").status_code == 200
+        refused(client.get(f"/api/sessions/{finished[0]}"), 404)  # beyond one finished game kept
+        live = new_game(client, seats=("human", "random"))
+        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 429, "in progress")
+        assert client.delete(f"/api/sessions/{live}").status_code == 204
         new_game(client)
 
 
@@ -390,7 +433,14 @@ def test_an_idle_entry_expires_and_is_dropped():
     store.add("new")
     with pytest.raises(RequestError) as err:
         store.add("one too many")
-    assert err.value.status == 503
+    assert err.value.status == 429 and "close one" in err.value.message
+
+
+def test_entries_no_longer_live_never_fill_the_store():
+    dropped = []
+    store = ExpiringStore(2, ttl_s=10, what="page", on_drop=dropped.append, is_live=lambda value: False)
+    keys = [store.add(k) for k in range(5)]
+    assert dropped == [0, 1, 2] and [store.get(k) for k in keys[3:]] == [3, 4]
 
 
 def test_opening_a_record_checks_it_and_serves_its_viewer(client):
@@ -401,6 +451,11 @@ def test_opening_a_record_checks_it_and_serves_its_viewer(client):
     assert opened.status_code == 201
     page = client.get(opened.json()["page"])
     assert page.status_code == 200 and "Monster Arena replay" in page.text
+    assert client.delete("/api" + opened.json()["page"]).status_code == 204
+    refused(client.get(opened.json()["page"]), 404, "no such replay page")
+    for field, value, words in (("seed", -1, "'seed' must be an integer >= 0"),
+                                ("options", {**record["options"], "render_mode": "human"}, "render_mode")):
+        refused(client.post("/api/records", json={**record, field: value}), 422, *words.split(" | "))
     tampered = json.loads(json.dumps(record))
     tampered["actions"][3]["action"] = (tampered["actions"][3]["action"] + 1) % envs.spec("monster_arena-v0").num_actions
     refused(client.post("/api/records", json=tampered), 422, "action 3")
@@ -462,3 +517,70 @@ def test_serve_needs_the_web_extra_and_checks_its_arguments(monkeypatch, capsys)
     assert main(["serve"]) == 1
     said = capsys.readouterr().err
     assert "uvicorn is not installed" in said and "pip install 'monster-zoo[web]'" in said
+
+
+def test_no_answer_carries_the_seed_before_the_end(client):
+    """The seed determines every hidden card: creation answers the same whatever the seed, and no
+    answer a seat gets (views, moves, advances, refusals) holds it until the record is given."""
+    made = [client.post("/api/sessions", json={"game": "monstargh-v0", "options": {"num_players": 2},
+                                               "seats": ["human", "greedy"], **seed}) for seed in
+            ({}, {"seed": 1}, {"seed": 2})]
+    assert all(m.status_code == 201 for m in made)
+    assert len({json.dumps({k: v for k, v in m.json().items() if k != "session"}) for m in made}) == 1
+    assert "seed" not in made[0].json()
+    session, texts = made[0].json()["session"], [made[0].text]
+    url = f"/api/sessions/{session}"
+    rng = np.random.default_rng(3)
+    view = client.get(f"{url}?viewer=0")
+    while view.json()["result"] is None:
+        texts += [view.text, client.get(f"{url}/record").text, client.get(f"/sessions/{session}/replay").text]
+        if view.json()["on_move"] == 0:
+            moves = view.json()["moves"]
+            texts.append(client.post(f"{url}/moves", json={"seat": 0, "step": view.json()["step"],
+                                                           "name": "no such move"}).text)
+            view = client.post(f"{url}/moves", json={"seat": 0, "step": view.json()["step"],
+                                                     "action": int(rng.choice([m["action"] for m in moves]))})
+        else:
+            view = client.post(f"{url}/advance?viewer=0", json={"step": view.json()["step"]})
+    seed = client.get(f"{url}/record").json()["seed"]
+    assert not any(str(seed) in text for text in texts), "an answer before the end held the seed"
+
+
+def test_each_game_has_its_rules_and_how_to_play_here(client):
+    for game_id in envs.available():
+        help_ = client.get(f"/api/games/{game_id}/help").json()
+        assert help_["title"] == envs.spec(game_id).title
+        assert help_["rules"].startswith("# ") and "rules in our own words" in help_["rules"]
+        assert len(help_["how_to_play"]) > 80 and "click" in help_["how_to_play"].lower()
+    refused(client.get("/api/games/chess-v0/help"), 404, "unknown game")
+
+
+def test_monster_factorys_tiles_are_chosen_on_the_picture_and_previewed_where_they_go():
+    """Start tiles are clicked among the supply's kinds; a placement is shown turned on its cell."""
+    session = build_session(setup("monster_factory-v0", ["human", "human"]), Settings())
+    start = seat_view(session, session.on_move)
+    assert start["moves"] and all(m["place"] == f"kind-{m['action']}" for m in start["moves"])
+    rng = np.random.default_rng(2)
+    while not any(m["action"] >= 28 for m in start["moves"]):
+        session.human_move(session.on_move, int(rng.choice(session.legal_actions())), session.step)
+        start = seat_view(session, session.on_move)
+    placements = start["moves"]
+    assert all(m["place"].startswith("cell-") and m["preview"].startswith("<svg") for m in placements)
+    assert len({m["preview"] for m in placements}) == len(placements), "each turn of the tile drawn as it lies"
+    assert "tile in hand:" in start["svg"]
+
+
+def test_moves_named_in_codes_are_explained_in_words():
+    """Monster Factory's tiles, Mighty Monsters' spaces and Monster Arena's cards are said in words
+    beside each move's name; the name itself (records, typed moves) is unchanged."""
+    words = {"monster_factory-v0": ("start your monster with tile",), "mighty_monsters-v0": ("face down",),
+             "monster_arena-v0": ("Defense",)}
+    for game_id, expected in words.items():
+        session = build_session(setup(game_id, ["human"] * envs.spec(game_id).min_players), Settings())
+        moves = seat_view(session, session.on_move)["moves"]
+        assert all(m["words"] and m["words"] != m["name"] for m in moves)
+        assert all(any(w in m["words"] for w in expected) for m in moves), moves[0]["words"]
+        assert [m["name"] for m in moves] == [session.spec.action_to_str(m["action"], session.raw.engine_state)
+                                              for m in moves]
+    session = build_session(setup(MTM, ["human"] * 2), Settings())
+    assert all(m["words"] is None for m in seat_view(session, session.on_move)["moves"]), "names say enough"

@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default %(default)s: this machine only; another address lets "
                        "anyone who reaches it play and watch)")
+    serve.add_argument("--allowed-hosts", nargs="+", default=[], metavar="NAME",
+                       help="the host names or addresses this server is reached by, needed with a --host other than "
+                       "loopback (requests naming any other host are refused: DNS rebinding)")
     serve.add_argument("--port", type=int, default=8765,
                        help="port to listen on, 0 for a free one (default %(default)s)")
     serve.add_argument("--records-dir", type=Path, metavar="DIR",
@@ -550,7 +553,7 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(problem)
     try:
         from monster_zoo.web.app import Settings
-        from monster_zoo.web.server import serve
+        from monster_zoo.web.server import allowed_hosts, serve
     except ModuleNotFoundError as err:  # starlette or uvicorn: "install the extra", not a bug
         if (err.name or "").split(".")[0] not in WEB_PACKAGES:
             raise
@@ -558,6 +561,10 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
               f"    pip install 'monster-zoo[web]'", file=sys.stderr)
         return 1
 
+    try:
+        allowed_hosts(args.host, args.allowed_hosts)
+    except ValueError as err:
+        parser.error(str(err))
     if args.records_dir is not None:
         args.records_dir.mkdir(parents=True, exist_ok=True)
     settings = Settings(max_sessions=args.max_sessions, session_ttl_s=args.session_ttl,
@@ -565,7 +572,7 @@ def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                         records_dir=args.records_dir.resolve() if args.records_dir is not None else None,
                         models_dir=args.models_dir.resolve() if args.models_dir is not None else None)
     try:
-        serve(settings, args.host, args.port)
+        serve(settings, args.host, args.port, named_hosts=args.allowed_hosts)
     except OSError as err:  # the port is taken, the address is not this machine's
         print(f"{PROG} serve: cannot listen on {args.host}:{args.port}: {err.strerror or err}", file=sys.stderr)
         return 1

@@ -2,6 +2,7 @@
 
     GET    /                              the page (web/static/index.html)
     GET    /api/games                     games, their options and agents, the server's limits
+    GET    /api/games/GAME/help           its rules (seeds/<game>/rules.md) and what to click to play it
     POST   /api/sessions                  a new game (web/new_game.py) -> {"session": ID, ...}
     GET    /api/sessions/ID?viewer=V&since=K        the view of V (public or a seat), moves from K on
     POST   /api/sessions/ID/moves?since=K           {"seat", "step", "action" or "name"}: a person's move
@@ -11,6 +12,7 @@
     GET    /sessions/ID/replay            the replay viewer page of the finished game
     POST   /api/records                   a match record (JSON) -> {"page": "/records/ID"}
     GET    /records/ID                    that record's replay viewer page
+    DELETE /api/records/ID                close that page
 
 Every refusal is a 4xx JSON ``{"error": message}`` and changes nothing (web/refusals.py).
 Requests must name this server as their host (a page elsewhere cannot reach it through a
@@ -19,6 +21,7 @@ page runs no script but its own file.
 """
 import asyncio
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -42,9 +45,10 @@ from monster_zoo.envs.core.records import MAX_RECORD_BYTES, MAX_RECORD_DEPTH, re
 
 from .catalogue import HUMAN, catalogue
 from .game_session import GameSession
+from .help import game_help
 from .new_game import GameSetup, agent_path_name, check_setup
-from .refusals import RequestError, bad_request, conflict, integer_field, json_object, read_body, text_field, \
-    unprocessable
+from .refusals import RequestError, bad_request, conflict, integer_field, json_object, query_number, read_body, \
+    text_field, unprocessable
 from .replays import checked_record, viewer_page
 from .store import ExpiringStore
 from .views import check_viewer, parse_viewer, seat_view
@@ -107,26 +111,42 @@ def build_session(setup: GameSetup, settings: Settings) -> GameSession:
         message = str(err)
         if settings.models_dir is not None:  # the page names model files by their names alone
             message = message.replace(str(settings.models_dir) + os.sep, "")
-        raise unprocessable(message) from None
+        raise unprocessable(for_the_page(message)) from None
     return GameSession(setup.game_id, setup.options, setup.seed, agents, labels, settings.agent_time_limit_s,
                        settings.records_dir)
 
 
+def for_the_page(message: str) -> str:
+    """A registry message in a browser user's words: files named without their folders, and the
+    advice on what to call in Python dropped (everything from the sentence that shows a call on)."""
+    # A file the page did not name (a shipped champion, a network) by its name alone.
+    message = re.sub(r"(['\"])/[^'\"]*/([^'\"/]+)\1", r"\1\2\1", message)
+    cut = message.find("make_agent(")
+    if cut < 0:
+        return message
+    end = message.rfind(". ", 0, cut)
+    said = message[:end + 1] if end >= 0 else message[:cut].rstrip(" :;,(") + "."
+    return said + " Choose another player for that seat, or other options."
+
+
 def _since(request: Request) -> int:
     """The ``since`` query parameter: the first move the page has not seen yet (0 when absent)."""
-    text = request.query_params.get("since", "0")
-    if not text.isdigit() or len(text) > 9:
-        raise bad_request(f"since must be a move number >= 0, got {text[:20]!r}")
-    return int(text)
+    return query_number(request.query_params.get("since", "0"), "since", "a move number >= 0")
 
 
 def create_app(settings: Settings = Settings()) -> Starlette:
     """The web app for ``settings``; run it with uvicorn (``monster_zoo.web.server``) or test it
     with Starlette's TestClient (``allowed_hosts=["testserver"]``)."""
     executor = ThreadPoolExecutor(max_workers=settings.agent_threads, thread_name_prefix="monster-zoo-agent")
-    sessions: ExpiringStore[GameSession] = ExpiringStore(settings.max_sessions, settings.session_ttl_s, "game",
-                                                         on_drop=GameSession.close)
-    pages: ExpiringStore[str] = ExpiringStore(MAX_PAGES, settings.session_ttl_s, "replay page")
+    # Only games in progress count against the limit: a finished one stays for its record and replay
+    # until it is closed, expires or is the oldest of too many finished ones.
+    sessions: ExpiringStore[GameSession] = ExpiringStore(
+        settings.max_sessions, settings.session_ttl_s, "game", on_drop=GameSession.close,
+        is_live=lambda session: not session.finished,
+        full="finish or close one of them (\"new game\" on a game's page closes it)")
+    # A replay page can always be built again from its record: the oldest goes when there are too many.
+    pages: ExpiringStore[str] = ExpiringStore(MAX_PAGES, settings.session_ttl_s, "replay page",
+                                              is_live=lambda html: False)
 
     def session_of(request: Request) -> GameSession:
         return sessions.get(request.path_params["session"])
@@ -150,6 +170,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             "max_sessions": settings.max_sessions, "session_ttl_s": settings.session_ttl_s,
             "agent_time_limit_s": settings.agent_time_limit_s, "records_saved": settings.records_dir is not None}})
 
+    async def rules(request: Request) -> Response:
+        return JSONResponse(game_help(request.path_params["game"]))
+
     async def new_session(request: Request) -> Response:
         setup = check_setup(await read_body(request.headers.get("content-type"), request.stream()),
                             settings.models_dir)
@@ -160,8 +183,8 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         except RequestError:
             session.close()
             raise
-        return JSONResponse({"session": key, "mode": session.mode, "humans": session.humans, "seed": setup.seed},
-                            status_code=201)
+        # No seed here: it determines every hidden card (the record gives it once the game is over).
+        return JSONResponse({"session": key, "mode": session.mode, "humans": session.humans}, status_code=201)
 
     async def view(request: Request) -> Response:
         session = session_of(request)
@@ -230,6 +253,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     async def record_page(request: Request) -> Response:
         return HTMLResponse(pages.get(request.path_params["page"]), headers={"Content-Security-Policy": VIEWER_POLICY})
 
+    async def close_record(request: Request) -> Response:
+        pages.remove(request.path_params["page"])
+        return Response(status_code=204)
+
     async def refused(request: Request, err: RequestError) -> Response:
         return JSONResponse({"error": err.message}, status_code=err.status)
 
@@ -244,6 +271,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     routes = [
         Route("/", page),
         Route("/api/games", games),
+        Route("/api/games/{game}/help", rules),
         Route("/api/sessions", new_session, methods=["POST"]),
         Route("/api/sessions/{session}", view, methods=["GET"]),
         Route("/api/sessions/{session}", close, methods=["DELETE"]),
@@ -253,6 +281,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         Route("/sessions/{session}/replay", session_replay),
         Route("/api/records", open_record, methods=["POST"]),
         Route("/records/{page}", record_page),
+        Route("/api/records/{page}", close_record, methods=["DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),

@@ -13,12 +13,17 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from monster_zoo import envs
-from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents
+from monster_zoo.agents.match import check_field
+from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents, make_agent
+from monster_zoo.envs.core.options import resolve_options
 
 HUMAN = "human"
 # Options the app sets itself: moves are checked before they reach the env (illegal_action
 # "raise" never fires), the seat's view is drawn from the state, and pictures are SVG.
 APP_OPTIONS = {"illegal_action": "raise", "observation": "dict", "render_mode": None}
+# Options for learners, not for people at a table: the form leaves them at the game's defaults
+# (a request may still set them).
+LEARNER_OPTIONS = ("max_steps", "reward")
 MODEL_SUFFIX = ".npz"
 MODEL_PREFIXES = (PPO_PREFIX, AZ_PREFIX, AZ_NET_PREFIX)
 MAX_MODEL_FILES = 200
@@ -56,6 +61,43 @@ def registered_agents(game_id: str) -> tuple:
     return tuple(available_agents(game_id))
 
 
+def plays(name: str, game_id: str, options: Dict) -> bool:
+    """Whether agent ``name`` plays ``game_id`` with ``options`` (the others at their defaults), as
+    the registry and the agent's own check of its game say (a trained agent plays the options it
+    was trained with)."""
+    try:
+        agent = make_agent(name, game_id, 0, options)
+        check_field(game_id, resolve_options(game_id, envs.spec(game_id).options, options), [agent])
+    except (ValueError, TypeError, OSError):
+        return False
+    return True
+
+
+@lru_cache(maxsize=None)
+def agent_player_counts(game_id: str) -> Dict[str, List[int]]:
+    """The player counts each registered agent of ``game_id`` plays with the game's other options at
+    their defaults, asked of the registry itself (a champion plays the counts its manifest ships)."""
+    spec = envs.spec(game_id)
+    return {name: [n for n in range(spec.min_players, spec.max_players + 1) if plays(name, game_id, {"num_players": n})]
+            for name in registered_agents(game_id)}
+
+
+def form_choices(spec) -> list:
+    """The options with a list of choices that the setup form shows, but the player count."""
+    return [o for o in spec.options if o.choices is not None and o.name != "num_players"
+            and o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS]
+
+
+@lru_cache(maxsize=None)
+def agent_option_values(game_id: str) -> Dict[str, Dict[str, list]]:
+    """For each registered agent of ``game_id`` that plays some player count: the values of each of
+    the form's choice options it plays (the other options at their defaults)."""
+    spec = envs.spec(game_id)
+    return {name: {o.name: [v for v in o.choices if plays(name, game_id, {"num_players": counts[0], o.name: v})]
+                   for o in form_choices(spec)}
+            for name, counts in agent_player_counts(game_id).items() if counts}
+
+
 def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
     """The names a seat of ``game_id`` may take: the registered agents, then each model file of
     ``models_dir`` under each model prefix (``ppo:NAME``, ``az:NAME``, ``az-net:NAME``)."""
@@ -64,13 +106,16 @@ def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
 
 
 def catalogue(models_dir: Optional[Path]) -> List[Dict]:
-    """Every game with its title, player range, options (those the app leaves to the player) and
-    agent names, for the setup form."""
+    """Every game with its title, player range, options (those a person at the table chooses), agent
+    names, and the player counts and option values each registered agent plays (model files:
+    checked when a game starts), for the setup form."""
     games = []
     for game_id in envs.available():
         spec = envs.spec(game_id)
         games.append({"id": game_id, "title": spec.title, "min_players": spec.min_players,
                       "max_players": spec.max_players,
-                      "options": [option_entry(o) for o in spec.options if o.name not in APP_OPTIONS],
-                      "agents": agent_choices(game_id, models_dir)})
+                      "options": [option_entry(o) for o in spec.options
+                                  if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS],
+                      "agents": agent_choices(game_id, models_dir), "agent_players": agent_player_counts(game_id),
+                      "agent_options": agent_option_values(game_id)})
     return games

@@ -18,7 +18,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.inputs import SEED_MODULUS
 from monster_zoo.envs.core.options import resolve_options
 
-from .catalogue import APP_OPTIONS, HUMAN, MODEL_PREFIXES, agent_choices
+from .catalogue import APP_OPTIONS, HUMAN, MODEL_PREFIXES, agent_choices, agent_option_values, agent_player_counts
 from .refusals import bad_request, integer_field, json_object, not_found, shown, unprocessable
 
 FIELDS = ("game", "options", "seats", "seed")
@@ -75,20 +75,32 @@ def check_options(game_id: str, given: Any) -> Dict[str, Any]:
     return options
 
 
-def check_seats(game_id: str, seats: Any, num_players: int, models_dir: Optional[Path]) -> List[str]:
-    """``seats`` if it names ``num_players`` seats, each ``human`` or an agent the game offers."""
+def check_seats(game_id: str, seats: Any, options: Dict[str, Any], models_dir: Optional[Path]) -> List[str]:
+    """``seats`` if it names a seat per player of ``options``, each ``human`` or an agent the game
+    offers that plays this many players with these options."""
+    num_players = int(envs.spec(game_id).make_config(options)[0])
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
         raise bad_request(f"'seats' must be a list of names, one per seat, got {shown(seats)}")
     if len(seats) != num_players:
         raise unprocessable(f"'seats' names {len(seats)} seats but this game has {num_players} players "
                             "(set the option num_players to change that)")
     valid = agent_choices(game_id, models_dir)
+    counts = agent_player_counts(game_id)
     for seat, name in enumerate(seats):
         if name != HUMAN and name not in valid:
             models = "" if models_dir is not None else (
                 "; model files are offered only from the folder given by 'monster-zoo serve --models-dir'")
             raise unprocessable(f"seat {seat}: unknown agent {shown(name)} for {game_id}; valid: {HUMAN}, "
                                 f"{', '.join(valid)}{models}")
+        if name in counts and num_players not in counts[name]:
+            plays = " or ".join(map(str, counts[name])) or "no"
+            raise unprocessable(f"player_{seat}: {name} plays this game with {plays} players only, not "
+                                f"{num_players}; choose another player for that seat, or another number of players")
+        for option, accepted in agent_option_values(game_id).get(name, {}).items():
+            if options[option] not in accepted:
+                raise unprocessable(f"player_{seat}: {name} does not play this game with {option} "
+                                    f"{options[option]!r} (it plays {' or '.join(map(repr, accepted))}); choose "
+                                    "another player for that seat, or another value of that option")
     return list(seats)
 
 
@@ -101,8 +113,7 @@ def check_setup(body: Any, models_dir: Optional[Path]) -> GameSetup:
     if game_id not in envs.available():
         raise not_found(f"unknown game {shown(game_id)}; available: {', '.join(envs.available())}")
     options = check_options(game_id, body.get("options"))
-    num_players = int(envs.spec(game_id).make_config(options)[0])
-    seats = check_seats(game_id, body.get("seats"), num_players, models_dir)
+    seats = check_seats(game_id, body.get("seats"), options, models_dir)
     seed = integer_field(body, "seed", 0, SEED_MODULUS - 1)
     return GameSetup(game_id, options, seats, secrets.randbelow(SEED_MODULUS) if seed is None else seed)
 

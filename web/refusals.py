@@ -8,15 +8,24 @@ recurses). Only ``application/json`` is accepted: a page on another site can sub
 this server but cannot send JSON to it without the browser asking first (CORS), which this
 server never allows.
 """
+import asyncio
 import json
+import logging
 import numbers
+import re
 from typing import Any, AsyncIterator, Dict, Optional, Sequence
 
+from starlette.requests import ClientDisconnect
+
 from monster_zoo.envs.core.bounded_reading import check_json_depth
+
+LOG = logging.getLogger("monster_zoo.web")
 
 MAX_BODY_BYTES = 64 << 10      # a new game or a move; records have their own cap
 MAX_BODY_DEPTH = 8
 MAX_TEXT_CHARS = 200           # a typed move, an agent's name, an option's text
+BODY_TIMEOUT_S = 30.0          # a request body still arriving after this long is refused (408)
+ASCII_NUMBER = re.compile(r"[0-9]{1,9}")  # str.isdigit also takes "²" and Arabic-Indic digits, which int() refuses
 
 
 class RequestError(Exception):
@@ -48,6 +57,12 @@ def unprocessable(message: str) -> RequestError:
     return RequestError(422, message)
 
 
+def too_many(message: str) -> RequestError:
+    """429: a limit of the server is reached (games in progress, pages being built); the message
+    says what to do."""
+    return RequestError(429, message)
+
+
 class TooDeep(RequestError):
     """400: JSON nested deeper than accepted (``check_json_depth`` raises it with its message)."""
 
@@ -57,16 +72,30 @@ class TooDeep(RequestError):
 
 async def read_body(content_type: Optional[str], chunks: AsyncIterator[bytes], max_bytes: int = MAX_BODY_BYTES,
                     max_depth: int = MAX_BODY_DEPTH) -> Any:
-    """The JSON value of a request body streamed as ``chunks``, read within ``max_bytes`` and
-    ``max_depth``; RequestError (413, 415, 400) otherwise."""
+    """The JSON value of a request body streamed as ``chunks``, read within ``max_bytes``,
+    :data:`BODY_TIMEOUT_S` and ``max_depth``; RequestError (413, 408, 415, 400) otherwise."""
     if (content_type or "").split(";")[0].strip().lower() != "application/json":
         raise RequestError(415, "send the request body as JSON (Content-Type: application/json)")
-    parts, total = [], 0
-    async for chunk in chunks:
-        total += len(chunk)
-        if total > max_bytes:
-            raise RequestError(413, f"the request body is larger than {max_bytes:,} bytes, the most accepted")
-        parts.append(chunk)
+    parts: list = []
+
+    async def collect() -> None:
+        total = 0
+        async for chunk in chunks:
+            total += len(chunk)
+            if total > max_bytes:
+                raise RequestError(413, f"the request body is larger than {max_bytes:,} bytes, the most accepted")
+            parts.append(chunk)
+
+    try:
+        await asyncio.wait_for(collect(), BODY_TIMEOUT_S)  # asyncio.timeout is Python 3.11+
+    except asyncio.TimeoutError:
+        LOG.warning("monster-zoo serve: a request body took more than %g s (%d bytes read)", BODY_TIMEOUT_S,
+                    sum(map(len, parts)))
+        raise RequestError(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
+    except ClientDisconnect:  # nobody hears the answer: one line in the server's log, no traceback
+        LOG.warning("monster-zoo serve: a client went away while sending a request body (%d bytes read)",
+                    sum(map(len, parts)))
+        raise bad_request("the client went away before sending the whole request body") from None
     try:
         text = b"".join(parts).decode("utf-8")
     except UnicodeDecodeError:
@@ -110,6 +139,14 @@ def text_field(body: Dict[str, Any], name: str, most: int = MAX_TEXT_CHARS) -> O
     if not isinstance(value, str) or len(value) > most:
         raise bad_request(f"field {name!r} must be text of at most {most} characters, got {shown(value)}")
     return value
+
+
+def query_number(text: str, name: str, what: str) -> int:
+    """``text`` (a query parameter) as a number written in ASCII digits (at most 9), or 400 saying
+    that ``name`` must be ``what``."""
+    if not ASCII_NUMBER.fullmatch(text):
+        raise bad_request(f"{name} must be {what}, got {shown(text[:20])}")
+    return int(text)
 
 
 def shown(value: Any, most: int = 60) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from monster_zoo.envs.core.records import RecordError, validate_record
 from monster_zoo.envs.replay import write_html
 
-from .refusals import RequestError, unprocessable
+from .refusals import too_many, unprocessable
 
 # About 1.5-5 ms a picture on the 2-core development machine: at most some 40 s of one core.
 MAX_VIEWER_PICTURES = 8_000
@@ -35,14 +35,14 @@ def checked_record(data, where: str) -> dict:
 
 def viewer_page(record: dict, where: str) -> str:
     """The replay viewer page of ``record`` (checked while it is replayed); 422 for a record that
-    does not replay or is too long to draw here, 503 while another page is being built."""
+    does not replay or is too long to draw here, 429 while another page is being built."""
     pictures = (len(record["actions"]) + 1) * (len(record["agents"]) + 1)
     if pictures > MAX_VIEWER_PICTURES:
         raise unprocessable(f"{where} would take {pictures:,} pictures ({len(record['actions']):,} steps, "
                             f"{len(record['agents'])} seats and the public view); the app draws at most "
                             f"{MAX_VIEWER_PICTURES:,}: use 'monster-zoo replay RECORD --html PAGE' instead")
     if not _BUILDING.acquire(blocking=False):
-        raise RequestError(503, "another replay page is being built; try again in a moment")
+        raise too_many("another replay page is being built; open this one again in a moment")
     try:
         # write_html is the viewer's one builder; its page passes through a private folder that
         # is removed at once (nothing from the request names a path).

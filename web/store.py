@@ -1,9 +1,12 @@
 """Things the server keeps in memory for a while (games, replay pages), under ids nobody can guess.
 
-A store holds at most ``capacity`` entries; an entry not used for ``ttl_s`` seconds is dropped
-(looked for whenever the store is used, so nothing runs in the background). A full store
-refuses a new entry (503) rather than drop one in use. Ids are 128 random bits, so an id is
-the key to its entry: pages and games of other people cannot be found by trying ids.
+A store holds at most ``capacity`` live entries (a game still being played); an entry not used
+for ``ttl_s`` seconds is dropped (looked for whenever the store is used, so nothing runs in the
+background). A store full of live entries refuses a new one (429, saying what to do) rather than
+drop one in use. Entries that are no longer live (a finished game, a replay page, which can be
+built again from its record) never count against the limit: beyond ``capacity`` of them, the
+least recently used is dropped. Ids are 128 random bits, so an id is the key to its entry: pages
+and games of other people cannot be found by trying ids.
 """
 import re
 import secrets
@@ -11,20 +14,23 @@ import threading
 import time
 from typing import Callable, Dict, Generic, Optional, Tuple, TypeVar
 
-from .refusals import RequestError, not_found
+from .refusals import not_found, too_many
 
 Value = TypeVar("Value")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
 class ExpiringStore(Generic[Value]):
-    """At most ``capacity`` values under random ids, each dropped ``ttl_s`` seconds after its last
-    use; ``what`` names them in messages (``"game"``), ``on_drop`` hears each dropped value."""
+    """At most ``capacity`` live values (and ``capacity`` others) under random ids, each dropped
+    ``ttl_s`` seconds after its last use; ``what`` names them in messages (``"game"``), ``on_drop``
+    hears each dropped value, ``is_live`` says whether a value counts against the limit (every
+    value, by default), ``full`` is the refusal's advice when the live ones fill the store."""
 
     def __init__(self, capacity: int, ttl_s: float, what: str, clock: Callable[[], float] = time.monotonic,
-                 on_drop: Optional[Callable[[Value], None]] = None):
+                 on_drop: Optional[Callable[[Value], None]] = None,
+                 is_live: Callable[[Value], bool] = lambda value: True, full: str = "close one"):
         self.capacity, self.ttl_s, self.what, self.clock = capacity, ttl_s, what, clock
-        self.on_drop = on_drop
+        self.on_drop, self.is_live, self.full = on_drop, is_live, full
         self._entries: Dict[str, Tuple[Value, float]] = {}
         self._lock = threading.RLock()
 
@@ -34,19 +40,23 @@ class ExpiringStore(Generic[Value]):
             return len(self._entries)
 
     def check_room(self) -> None:
-        """503 when the store is full of entries still in use."""
+        """429 when the store is full of live entries."""
         with self._lock:
             self._sweep()
-            if len(self._entries) >= self.capacity:
-                raise RequestError(503, f"the server already holds {self.capacity} {self.what}s, its limit; "
-                                        f"close one (or wait {self.ttl_s:.0f} s for an idle one to expire)")
+            if sum(self.is_live(value) for value, _ in self._entries.values()) >= self.capacity:
+                raise too_many(f"this server already holds {self.capacity} {self.what}s in progress, its limit: "
+                               f"{self.full}, or wait for one left idle {self.ttl_s / 60:.0f} minutes to expire")
 
     def add(self, value: Value) -> str:
-        """Keep ``value``; its new id. 503 when the store is full of entries still in use."""
+        """Keep ``value``; its new id. 429 when the store is full of live entries; the least recently
+        used of the others is dropped when there are more than ``capacity`` of them."""
         with self._lock:
             self.check_room()
             key = secrets.token_urlsafe(16)
             self._entries[key] = (value, self.clock())
+            others = sorted((used, k) for k, (v, used) in self._entries.items() if not self.is_live(v))
+            for _, old in others[:max(0, len(others) - self.capacity)]:
+                self._dropped(self._entries.pop(old)[0])
             return key
 
     def get(self, key: str) -> Value:

@@ -10,28 +10,34 @@ against the game's ``determinize``).
 Places: each game's drawing module names the elements where moves are made (a ``data-place``
 attribute) and says which element a move belongs to (its ``action_place(state, action)``). A
 move whose element the picture does not draw (a card shown only as text) is listed by name.
+A drawing module may also draw a move where it would go (its ``move_preview(state, action)``,
+e.g. a tile turned on its cell), shown beside the move's name when a place holds several moves.
+A game whose move names use codes (a tile's edges, a card's label) explains each move in words
+(:mod:`monster_zoo.envs.move_words`): the page shows those words with the name.
 """
 import inspect
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional
 
+from monster_zoo.envs.move_words import legal_moves_in_words
+
 from .game_session import GameSession
-from .refusals import RequestError
+from .refusals import RequestError, query_number
 
 PUBLIC = "public"
 MAX_EVENTS = 500  # moves sent in one view; the page asks again from where it stopped
 
 
 @lru_cache(maxsize=None)
-def place_finder(draw: Callable) -> Optional[Callable]:
-    """The ``action_place`` of the drawing module that holds ``draw`` (the game's ``spec.draw``),
-    or None where a game's drawing names no places."""
-    return getattr(inspect.getmodule(draw), "action_place", None)
+def drawing_helper(draw: Callable, name: str) -> Optional[Callable]:
+    """The function ``name`` (``action_place``, ``move_preview``) of the drawing module that holds
+    ``draw`` (the game's ``spec.draw``), or None where a game's drawing has none."""
+    return getattr(inspect.getmodule(draw), name, None)
 
 
 def places(spec, state, legal: List[int], svg: str) -> Dict[int, str]:
     """The place on ``svg`` of each of the ``legal`` actions that has one drawn."""
-    finder = place_finder(spec.draw)
+    finder = drawing_helper(spec.draw, "action_place")
     if finder is None:
         return {}
     found = {}
@@ -46,9 +52,11 @@ def parse_viewer(text: Optional[str], seats: int) -> Optional[int]:
     """The viewer a query names: ``public`` (None, also when absent) or a seat number; 400 otherwise."""
     if text is None or text == PUBLIC:
         return None
-    if text.isdigit() and int(text) < seats:
-        return int(text)
-    raise RequestError(400, f"viewer must be {PUBLIC} or a seat from 0 to {seats - 1}, got {text[:20]!r}")
+    what = f"{PUBLIC} or a seat from 0 to {seats - 1}"
+    seat = query_number(text, "viewer", what)
+    if seat < seats:
+        return seat
+    raise RequestError(400, f"viewer must be {what}, got {text!r}")
 
 
 def check_viewer(session: GameSession, viewer: Optional[int]) -> None:
@@ -73,7 +81,10 @@ def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> di
         if on_move is not None and on_move == viewer and on_move in session.humans:
             legal = session.legal_actions()
             where = places(spec, state, legal, svg)
-            moves = [{"action": a, "name": spec.action_to_str(a, state), "place": where.get(a)} for a in legal]
+            preview = drawing_helper(spec.draw, "move_preview")
+            moves = [{**move, "place": where.get(move["action"]),
+                      "preview": None if preview is None or move["action"] not in where
+                      else preview(state, move["action"])} for move in legal_moves_in_words(spec, state, legal)]
         start = max(0, min(since, len(session.moves)))
         events = [{"index": i, "seat": m.seat, "name": m.names[viewer]}
                   for i, m in enumerate(session.moves[start:start + MAX_EVENTS], start)]

@@ -248,7 +248,10 @@ def validate_record(data: Any, where: str = "record", allow_other_version: bool 
           f"'game' must be a game id string, got {_shown(data['game'])}")
     _need(isinstance(data["options"], dict) and all(isinstance(k, str) for k in data["options"]), where,
           "'options' must be an object of option names to values")
-    _need(_is_int(data["seed"]), where, f"'seed' must be an integer, got {_shown(data['seed'])}")
+    _need("render_mode" not in data["options"], where, "'options' never hold render_mode (it changes no game, and "
+          "whoever replays a record chooses how to draw it)")
+    _need(_is_int(data["seed"]) and data["seed"] >= 0, where,
+          f"'seed' must be an integer >= 0 (the seed of reset), got {_shown(data['seed'])}")
     _need(isinstance(data["agents"], list) and all(isinstance(a, str) for a in data["agents"]), where,
           "'agents' must be a list of agent names, one per seat")
     _need(1 <= len(data["agents"]) <= MAX_SEATS, where,

@@ -1,8 +1,9 @@
 """Picture of a Marry the Monster state: the hex board with buildings and the fachan, the players.
 
 Everything on the board, the scores, pieces and hand sizes are public; the cards in a hand
-are drawn only for their own seat, and the deck only as a count (its make-up follows from
-the hidden hands). Every action is public, so its name is shown to everyone.
+are drawn only for their own seat (a pile per kind of card, where the plays of that kind are
+clicked), and the deck only as a count (its make-up follows from the hidden hands). Every
+action is public, so its name is shown to everyone.
 """
 import math
 from typing import Optional
@@ -10,14 +11,20 @@ from typing import Optional
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, caption, fit_transform, frame,
                             hexagon, players_panel, seat_color)
-from .actions import MOVE0, PLAY0, action_to_str
-from .components import CARD_NAMES, CELL_NAMES, COORDS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, RAY, VALUE
+from .actions import END, MOVE0, PLAY0, action_to_str
+from .components import CARD_NAMES, CELL_NAMES, COORDS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, PLAY_KIND, RAY, VALUE
 from .state_layout import (DECK, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING, PHASE, PHASE_NAMES, POOL,
                            SCORE, WINNER)
 
 HEX = 40  # circumradius of a cell
 BUILDING_NAMES = ("", "house", "manor", "tower")
 SCORE_LABEL = "points"
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("Click a highlighted cell of the board: where to build at the start, where the fachan goes on "
+               "your turn, the cell a card targets. Your cards are the piles at the top left: click one to play "
+               "that kind of card (a box asks how to pay when several ways are open). Ending your turn is the "
+               "button beside the picture; the log names every move as you saw it.")
+PILE_W, PILE_H = 44, 56  # a pile of the viewer's cards of one kind
 
 
 def cell_centre(c: int):
@@ -43,13 +50,27 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
 
 def action_place(state, action: int) -> Optional[str]:
     """The ``data-place`` of the picture's element where ``action`` (legal in ``state``) is made:
-    the cell a cell choice names, the cell a fachan move ends on; None for plays and ``end``."""
+    the cell a cell choice names, the cell a fachan move ends on, the pile of the kind of card a
+    play plays (however it is paid); None for ``end``."""
     if action < MOVE0:
         return f"cell-{action}"
     if action < PLAY0:
         direction, k = divmod(action - MOVE0, MAX_RAY)
         return f"cell-{int(RAY[int(state[FACHAN]), direction, k])}"
+    if action < END:
+        return f"cards-{CARD_NAMES[int(PLAY_KIND[action - PLAY0])]}"
     return None
+
+
+def _piles(svg, state, viewer: int, x, y) -> None:
+    """The viewer's cards as a pile per kind (its count on it), each the place of that kind's plays."""
+    for t, name in enumerate(CARD_NAMES):
+        top = y + t * (PILE_H + 8)
+        held = int(state[HAND + viewer * NUM_CARD_TYPES + t])
+        svg.rect(x, top, PILE_W, PILE_H, fill="#ffffff" if held else "#eeeeee", stroke=INK, stroke_width=1.2, rx=5,
+                 data_place=f"cards-{name}")
+        svg.text(x + PILE_W / 2, top + 30, str(held), size=20, anchor="middle", weight="bold")
+        svg.text(x + PILE_W / 2, top + 48, name, size=10, fill=MUTED, anchor="middle")
 
 
 def _building(svg, x, y, height: int, colour: str) -> None:
@@ -101,6 +122,8 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
             svg.circle(fx + dx, fy, 3.5, fill="#ffffff")
             svg.circle(fx + dx, fy, 1.5, fill=INK)
         svg.text(fx, fy + 32, "fachan", size=9, fill="#5b2a86", anchor="middle")
+    if viewer is not None:
+        _piles(svg, state, viewer, AREA[0] + 4, AREA[1] + 4)
     rows = []
     for p in range(n):
         towers = sum(1 for c in range(NUM_CELLS) if int(state[OWNER + c]) == p and int(state[HEIGHT + c]) == 3)

@@ -20,6 +20,10 @@ from .rules import count_at, seen_by
 
 SCORE_LABEL = "gold"
 RESULT_TEXT = {RES_WON: "won", RES_LOST: "lost"}
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("At the start click your hand (drawn below the castle) and choose the two cards you lay face "
+               "down. Then click a highlighted space beside a guard to play a monster there; if several of your "
+               "cards fit that space, a box asks which. Other players' face-down cards stay hidden from you.")
 
 
 def public_scores(state) -> list:
@@ -38,10 +42,23 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
 
 def action_place(state, action: int) -> Optional[str]:
     """The ``data-place`` of the picture's element where ``action`` is made: the space a monster
-    is played on; None for the setup choices."""
+    is played on; the seat's hand for the setup choices (which pair to lay face down)."""
     if action < PLAY0:
-        return None
+        return "hand"
     return f"space-{(action - PLAY0) % NUM_SPACES}"
+
+
+def _hand(svg, state, viewer: int, x, y) -> None:
+    """The viewer's own monster cards in hand; while it still has to choose its face-down pair, the
+    hand is the place of that choice."""
+    cards = [k for k in range(NUM_CARDS) if seen_by(state, viewer, viewer, k) == LOC_HAND]
+    choosing = int(state[PHASE]) == 0 and not state[SETUP_DONE + viewer]
+    svg.rect(x, y, 84 + 46 * max(len(cards), 1), 52, fill="#ffffff", stroke="#cccccc", rx=8,
+             data_place="hand" if choosing else None)
+    svg.text(x + 8, y + 30, "your hand", size=11, fill=MUTED)
+    for i, k in enumerate(cards):
+        svg.circle(x + 104 + 46 * i, y + 26, 18, fill=seat_color(viewer), stroke=INK, stroke_width=1.5)
+        svg.text(x + 104 + 46 * i, y + 33, card_name(k), size=18, fill="#ffffff", anchor="middle", weight="bold")
 
 
 def known_cards(state, viewer: Optional[int], q: int, loc: int) -> str:
@@ -120,6 +137,8 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
         svg.text(ax + 10, y + 24, "previous round: " + ", ".join(shown[:3]), size=12, fill=MUTED)
         if len(shown) > 3:
             svg.text(ax + 10, y + 42, ", ".join(shown[3:]), size=12, fill=MUTED)
+    if viewer is not None and not over:
+        _hand(svg, state, viewer, ax + 10, y + 56)
     rows = []
     for p in range(n):
         setup = " (chosen)" if int(state[PHASE]) == 0 and state[SETUP_DONE + p] else ""

@@ -91,3 +91,23 @@ def private_text(state, player: int) -> str:
         ks = [card_name(k) for k in range(NUM_CARDS) if int(state[CARD_LOC + player * NUM_CARDS + k]) == loc]
         return " ".join(ks) or "none"
     return f"your hand: {cards(LOC_HAND)}; face down: {cards(LOC_DOWN)}"
+
+
+def explain_action(state, action: int) -> str:
+    """Action ``action`` (legal in ``state``) in words for the person who takes it: which cards it
+    lays face down, or which monster it plays beside which guard (and whom it replaces there)."""
+    from .actions import PLAY0, SETUP_PAIRS, SETUP0
+    from .components import NUM_SPACES, SIDES
+
+    if action < PLAY0:
+        a, b = SETUP_PAIRS[action - SETUP0]
+        return (f"lay your strength-{card_name(a)} and strength-{card_name(b)} monsters face down for later "
+                "rounds; the other three are your hand")
+    card, space = divmod(action - PLAY0, NUM_SPACES)
+    guard = space // SIDES
+    where = f"beside guard {guard + 1} ({guard_label(state, guard)}), space {'ab'[space % SIDES]}"
+    occupant = int(state[SPACE + space])
+    if occupant < 0:
+        return f"place your strength-{card_name(card)} monster {where}"
+    owner, old = divmod(occupant, NUM_CARDS)
+    return f"place your strength-{card_name(card)} monster {where}, replacing player_{owner}'s {card_name(old)}"

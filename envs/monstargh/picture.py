@@ -1,7 +1,8 @@
 """Picture of a MONSTArgh! state: the table of stacked monster cards, stars, hands and tokens.
 
 The species tokens of the running scene and the monster cards in hand are private (MA-18):
-a viewer sees their own token and cards, everyone else only how many cards each seat holds.
+a viewer sees their own token and cards (drawn as cards below the table), everyone else only
+how many cards each seat holds.
 Every play is public (the chosen card is shown while it waits for its cell). The table
 spreads without bound (ruling MA2), so it is scaled to fit its area.
 """
@@ -10,9 +11,10 @@ from typing import Optional
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, caption, fit_transform, frame,
                             players_panel)
-from .actions import PLACE0, STEAL0, TARGET0, action_to_str
-from .components import CARD_NAMES, DX, DY, NUM_CARDS, NUM_DIRS, NUM_SPECIES, NUM_VALUES, SPECIES
-from .state_layout import (CARD_CELL, CELL_HEIGHT, DECK_LEFT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS_AMOUNT,
+from .actions import FOCUS0, PLACE0, STEAL0, TARGET0, action_to_str
+from .components import (CARD_NAMES, DX, DY, FOCUS_AMOUNTS, NUM_CARDS, NUM_DIRS, NUM_FOCUS, NUM_SPECIES, NUM_VALUES,
+                         SPECIES)
+from .state_layout import (CARD_CELL, CELL_HEIGHT, DECK_LEFT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS, FOCUS_AMOUNT,
                            HELD, IN_PLAY, LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST,
                            SCENE, STARS, STARTER, TOKEN, WHERE, WINNER)
 from .text_view import card_label, focus_text
@@ -22,6 +24,12 @@ CARD_W, CARD_H, GAP = 56, 76, 8
 SCORE_LABEL = "stars"
 SPECIES_COLORS = {"green": "#3fa34d", "blue": "#3b7dd8", "yellow": "#e0b400", "red": "#d64541",
                   "pink": "#e577b3", "orange": "#ef8a2b"}
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("Your hand is drawn below the table: click a highlighted card of it to play it, then click the "
+               "highlighted card on the table beside which it goes (a box asks on which side). A focus card "
+               "(±1, ±2) is clicked the same way (a box asks whether to raise or lower), then the card it "
+               "targets. To steal, click the highlighted card on the table.")
+HAND_SCALE = 0.75  # the viewer's own cards, below the table
 
 
 def species_color(species: int) -> str:
@@ -40,11 +48,14 @@ def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
 
 
 def action_place(state, action: int) -> Optional[str]:
-    """The ``data-place`` of the picture's element where ``action`` is made: the visible card a
-    placement is made beside or a focus card targets, the card a steal takes from; None for the
-    cards played from the hand (which the picture does not draw)."""
+    """The ``data-place`` of the picture's element where ``action`` is made: the card of the
+    viewer's hand a play plays, the visible card a placement is made beside or a focus card
+    targets, the card a steal takes from, the focus card a focus play plays (raising or lowering:
+    two moves at one place)."""
+    if action < FOCUS0:
+        return f"hand-{action}"
     if action < PLACE0:
-        return None
+        return f"focus-{(action - FOCUS0) // 2}"
     if action < TARGET0:
         return f"card-{(action - PLACE0) // NUM_DIRS}"
     if action < STEAL0:
@@ -69,6 +80,20 @@ def _card(svg, x, y, card: int, under: int = 0, marked: bool = False, acting: bo
         svg.text(x + CARD_W - 4, y + 12, f"+{under}", size=10, fill="#ffffff", anchor="end")
     if acting:
         svg.text(x + CARD_W / 2, y - 6, "acting", size=11, fill="#a05a00", anchor="middle", weight="bold")
+
+
+def _hand(svg, cards, focus, x, y) -> None:
+    """The viewer's own monster cards from ``(x, y)``, then its focus cards (``focus``: the indices
+    it holds), each the place where its play is made."""
+    svg.text(x, y - 4, "your hand:", size=11, fill=MUTED)
+    for i, card in enumerate(cards):
+        with svg.group(f"translate({x + i * (CARD_W * HAND_SCALE + 5)},{y}) scale({HAND_SCALE})"):
+            _card(svg, 0, 0, card, place=f"hand-{card}")
+    for i, f in enumerate(focus, len(cards)):
+        with svg.group(f"translate({x + i * (CARD_W * HAND_SCALE + 5)},{y}) scale({HAND_SCALE})"):
+            svg.rect(0, 0, CARD_W, CARD_H, fill="#ffffff", stroke=INK, stroke_width=1.2, rx=5, data_place=f"focus-{f}")
+            svg.text(CARD_W / 2, 44, f"±{int(FOCUS_AMOUNTS[f])}", size=24, anchor="middle", weight="bold")
+            svg.text(CARD_W / 2, 66, "focus", size=10, fill=MUTED, anchor="middle")
 
 
 def _marked_cell(state, last: Optional[LastAction]):
@@ -136,6 +161,8 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
         hand = [card_label(c) for c in range(NUM_CARDS) if int(state[WHERE + c]) == viewer]
         private = [f"your species: {SPECIES[token] if 0 <= token < NUM_SPECIES else '-'}",
                    "your cards: " + (" ".join(hand) or "none")]
+        _hand(svg, [c for c in range(NUM_CARDS) if int(state[WHERE + c]) == viewer],
+              [f for f in range(NUM_FOCUS) if int(state[FOCUS + viewer * NUM_FOCUS + f])], ax + 260, y - 8)
     players_panel(svg, rows, viewer, private, [f"deck: {int(state[DECK_LEFT])} cards"])
     caption(svg, last)
     return svg.to_string()

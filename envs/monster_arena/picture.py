@@ -1,5 +1,10 @@
 """Picture of a Monster Arena state: the draft, every monster as a tree of cards, the graveyard.
 
+Cards are drawn with their numbers (Defense ``D``, attack dice and bonus, its energy cost after
+``⚡``, slots, ability): the row or the torso halves being drafted, the viewer's own inventory,
+the graveyard's top card and every monster's cards, each the place where the moves on it are
+made; the bids the seat on move can make are chips to click.
+
 Hidden (AR-5, AR-19): the cards in another seat's inventory (only their number and the ones
 everyone has seen are drawn), the deck, and while monsters are being built the parts another
 seat has attached (counted with its inventory) and which part it attached where. The
@@ -12,15 +17,22 @@ from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, Svg, caption, fit_transform,
                             frame, players_panel, seat_color)
 from .actions import ABILITY0, ATTACKER0, BID0, ROLL, SLOT0, TARGET0, action_to_str
-from .components import CARD_LABEL, CARD_NAME, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, SLOTS
+from .components import (AB_NONE, ABILITY, ABILITY_NAMES, CARD_LABEL, CARD_NAME, COST, DEFENSE, DICE,
+                         DRAFT_TOKENS, KIND, KIND_PART, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
 from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK,
                            KNOWN, L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC,
-                           OWNER, PH_BUILD, PHASE, PHASE_NAMES, QUIET, ROUND, TARGET, TOKENS, TURN_SEAT, USED,
-                           WINNER)
+                           OWNER, PH_AUCTION, PH_BUILD, PHASE, PHASE_NAMES, QUIET, ROUND, TARGET, TOKENS,
+                           TURN_SEAT, USED, WINNER)
 from .observation import is_building
 
-CARD_W, CARD_H, INDENT = 150, 24, 20
+CARD_W, CARD_H, INDENT = 200, 24, 20
+FACE_W, FACE_H = 106, 38     # a card drawn face up in the draft, inventory and graveyard strips
 SCORE_LABEL = "energy"
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("Click a highlighted card on the picture to take it from the row, choose it from your inventory, "
+               "attack with it, target it or use it, and a highlighted empty slot to put a part there; a chip "
+               "'bid k' bids k tokens. The roll and passing are the buttons beside the picture. On a card, "
+               "D is its Defense, 2d6+1 its attack (⚡ its energy cost), ▢ its slots.")
 
 
 def public_scores(state) -> list:
@@ -41,7 +53,9 @@ def action_place(state, action: int) -> Optional[str]:
     targets, attacks with or uses, the empty slot a part goes into; None for bids, the roll and
     pass. Cards the picture draws as text (the row, inventories) have no element: their moves
     are listed by name."""
-    if BID0 <= action < TARGET0 or action >= ROLL:
+    if BID0 <= action < TARGET0:
+        return f"bid-{action - BID0 + 1}"
+    if action >= ROLL:
         return None
     if SLOT0 <= action < BID0:
         return "slot-{}-{}".format(*divmod(action - SLOT0, MAX_SLOTS))
@@ -65,13 +79,50 @@ def _marked_card(last: Optional[LastAction]) -> int:
     return (last.action - TARGET0) % NUM_CARDS if last.action < ABILITY0 else last.action - ABILITY0
 
 
+def numbers(c: int) -> str:
+    """Card ``c``'s numbers in short: Defense, attack (dice, bonus, energy cost), slots."""
+    attack = f" {int(DICE[c])}d6+{int(MOD[c])}⚡{int(COST[c])}" if COST[c] >= 0 else ""
+    return f"D{int(DEFENSE[c])}{attack}" + (f" ▢{int(SLOTS[c])}" if SLOTS[c] else "")
+
+
+def _face(svg, x, y, state, c: int, colour: str) -> None:
+    """Card ``c`` face up: its label and name, its numbers, its ability; the place of its moves."""
+    svg.rect(x, y, FACE_W, FACE_H, fill="#ffffff", stroke=colour, stroke_width=1.5, rx=4, data_place=f"card-{c}")
+    svg.text(x + 4, y + 12, f"{CARD_LABEL[c]} {CARD_NAME[c]}"[:17], size=10, weight="bold")
+    svg.text(x + 4, y + 24, numbers(c), size=10)
+    if ABILITY[c] != AB_NONE:
+        svg.text(x + 4, y + 35, ABILITY_NAMES[int(ABILITY[c])].replace("_", " "), size=9, fill=MUTED)
+
+
+def _strip(svg, state, label: str, cards, x, y, w, colour: str = INK) -> float:
+    """``label`` and ``cards`` face up in lines from ``(x, y)`` within width ``w``; the next free y."""
+    svg.text(x, y + 11, label, size=11, fill=MUTED)
+    y += 15
+    per_line = max(1, int(w // (FACE_W + 4)))
+    for k, c in enumerate(cards):
+        _face(svg, x + (k % per_line) * (FACE_W + 4), y + (k // per_line) * (FACE_H + 4), state, c, colour)
+    return y + math.ceil(len(cards) / per_line) * (FACE_H + 4) + 2
+
+
+def _bids(svg, state, x, y) -> float:
+    """The bids the seat on move can make, as chips ``bid k`` (the places of the bid moves)."""
+    seat = int(state[H_CURRENT])
+    most = min(int(state[TOKENS + seat]), DRAFT_TOKENS)
+    for k in range(int(state[BID]) + 1, most + 1):
+        cx = x + (k - int(state[BID]) - 1) * 46
+        svg.rect(cx, y, 42, 20, fill="#fff7e0", stroke=INK, rx=10, data_place=f"bid-{k}")
+        svg.text(cx + 21, y + 14, f"bid {k}", size=10, anchor="middle")
+    return y + 26
+
+
 def _card(svg, x, y, state, c: int, colour: str, marked: bool) -> None:
     """One card as a labelled box: ``*`` used this round, ``!`` pinched, red while under attack."""
     fill = "#f8d7d7" if int(state[TARGET]) == c else ("#fff2cc" if int(state[IN_ATTACK + c]) else "#ffffff")
     svg.rect(x, y, CARD_W, CARD_H - 4, fill=fill, stroke=HIGHLIGHT if marked else colour,
              stroke_width=4 if marked else 1.5, rx=4, data_place=f"card-{c}")
     marks = ("*" if int(state[USED + c]) else "") + ("!" if int(state[FROZEN + c]) else "")
-    svg.text(x + 5, y + 15, f"{CARD_LABEL[c]}{marks} {CARD_NAME[c]}"[:22], size=11, fill=INK)
+    svg.text(x + 5, y + 14, f"{CARD_LABEL[c]}{marks} {CARD_NAME[c]}"[:18], size=10, fill=INK)
+    svg.text(x + CARD_W - 4, y + 14, numbers(c), size=9, fill=MUTED, anchor="end")
 
 
 def _tree(svg, state, c: int, x, y, colour: str, marked: int) -> float:
@@ -124,14 +175,20 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
                                                                     if rnd else "") + f" · step {int(state[H_STEPS])}")
     ax, ay, aw, ah = AREA
     lines = []
+    y = ay
     row = _cards(state, L_ROW)
     if row:
         high = int(state[HIGH])
-        lines.append(f"dealer player_{int(state[DEALER])} · row: {' '.join(CARD_LABEL[c] for c in row)} · bid "
-                     f"{int(state[BID])}" + (f" by player_{high}" if high >= 0 else ""))
+        y = _strip(svg, state, f"row (dealer player_{int(state[DEALER])}, bid {int(state[BID])}"
+                   + (f" by player_{high})" if high >= 0 else ")"), row, ax + 6, y, aw - 12)
+        if int(state[PHASE]) == PH_AUCTION and not over:
+            y = _bids(svg, state, ax + 6, y)
     torsos = _cards(state, L_TORSO)
     if torsos:
-        lines.append("torso halves to draft: " + " ".join(CARD_LABEL[c] for c in torsos))
+        y = _strip(svg, state, "torso halves to draft", torsos, ax + 6, y, aw - 12)
+    mine = _cards(state, L_INV, viewer) if viewer is not None else []
+    if mine:
+        y = _strip(svg, state, "your inventory", mine, ax + 6, y, aw - 12, seat_color(viewer))
     if int(state[TARGET]) >= 0:
         attackers = [CARD_LABEL[c] for c in range(NUM_CARDS) if int(state[IN_ATTACK + c])]
         lines.append(f"attack on {CARD_LABEL[int(state[TARGET])]} with {' '.join(attackers) or '-'}")
@@ -141,9 +198,11 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
                      f"{'destroyed' if int(state[LAST + 3]) else 'missed'}")
     grave = sorted(_cards(state, L_GRAVE), key=lambda c: -int(state[GRAVE_ORDER + c]))
     lines.append(f"graveyard (top first): {' '.join(CARD_LABEL[c] for c in grave[:12]) or '-'}")
+    if grave:
+        _face(svg, ax + aw - FACE_W - 6, y + 4, state, grave[0], MUTED)
     for k, line in enumerate(lines):
-        svg.text(ax + 6, ay + 14 + 18 * k, line, size=12)
-    top = ay + 18 * len(lines) + 10
+        svg.text(ax + 6, y + 14 + 18 * k, line, size=12)
+    top = max(y + 18 * len(lines) + 10, y + FACE_H + 10 if grave else 0)
     cols = min(n, 3)
     rows_n = math.ceil(n / cols)
     w, h = aw / cols, (ay + ah - top) / rows_n

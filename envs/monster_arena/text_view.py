@@ -31,15 +31,50 @@ def card_text(name: str) -> str:
         codes = ", ".join(dict.fromkeys(CARD_CODE))
         raise ValueError(f"no card {name!r}: give a card such as SA3, a code ({codes}) or a name")
     c = matches[0]
-    kind = {KIND_UPPER: "upper torso half", KIND_LOWER: "lower torso half"}.get(int(KIND[c]), "part")
     copies = f", {CARD_CODE.count(CARD_CODE[c])} in the game" if KIND[c] == KIND_PART else ""
-    attack = (f"attack: {int(COST[c])} energy, {int(DICE[c])}d6 + {int(MOD[c])}" if COST[c] >= 0
-              else "cannot attack")
-    lines = [f"{CARD_CODE[c]} {CARD_NAME[c]}: {kind}{copies}; {int(SLOTS[c])} slot(s); Defense {int(DEFENSE[c])}; "
-             f"{attack}"]
+    lines = [f"{CARD_CODE[c]} {CARD_NAME[c]}: {card_words(c, copies)}"]
     if ABILITY[c] != AB_NONE:
         lines.append(f"  {ABILITY_NAMES[int(ABILITY[c])].replace('_', ' ')}: {ABILITY_TEXT[ABILITY_NAMES[int(ABILITY[c])]]}")
     return "\n".join(lines)
+
+
+def card_words(c: int, copies: str = "") -> str:
+    """Card ``c``'s kind, slots, Defense and attack in words (``copies`` after its kind)."""
+    kind = {KIND_UPPER: "upper torso half", KIND_LOWER: "lower torso half"}.get(int(KIND[c]), "part")
+    attack = (f"attack: {int(COST[c])} energy, {int(DICE[c])}d6 + {int(MOD[c])}" if COST[c] >= 0
+              else "cannot attack")
+    return f"{kind}{copies}; {int(SLOTS[c])} slot(s); Defense {int(DEFENSE[c])}; {attack}"
+
+
+def explain_action(state, action: int) -> str:
+    """Action ``action`` (legal in ``state``) in words for the person who takes it, each card named
+    with its text (cards are public once named in a move: the mover knows its own)."""
+    from .actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TARGET0, action_to_str
+
+    def named(c: int) -> str:
+        return f"{CARD_LABEL[c]} {CARD_NAME[c]}"
+
+    if action < SLOT0:
+        verb = action_to_str(action, state).split()[0]
+        doing = "choose to attach" if verb == "attach" else "take"
+        return f"{doing} {named(action)} ({card_words(action)})"
+    if action < BID0:
+        c, slot = divmod(action - SLOT0, MAX_SLOTS)
+        return f"put the chosen part into slot {slot + 1} of {named(c)}"
+    if action < TARGET0:
+        k = action - BID0 + 1
+        return f"bid {k} token{'s' if k > 1 else ''} for the row"
+    if action < ATTACKER0:
+        c = action - TARGET0
+        return f"target {named(c)} (Defense {int(DEFENSE[c])})"
+    if action < ABILITY0:
+        c = action - ATTACKER0
+        return f"attack with {named(c)} ({int(DICE[c])}d6 + {int(MOD[c])} for {int(COST[c])} energy)"
+    if action < ROLL:
+        c = action - ABILITY0
+        ability = ABILITY_NAMES[int(ABILITY[c])]
+        return f"use {named(c)}'s {ability.replace('_', ' ')}: {ABILITY_TEXT[ability]}"
+    return "roll the dice for the attack" if action == ROLL else action_to_str(PASS, state)
 
 
 def _cards(state, loc, owner=None):

@@ -1,16 +1,20 @@
-"""Picture of a Monster Factory state: every monster as its tiles, the supply and the scores.
+"""Picture of a Monster Factory state: every monster as its tiles, the tile in hand, the supply
+and the scores.
 
 Nothing is hidden in Monster Factory (MF-18): every seat and the public see the same
 picture. Monsters grow without bound, so each is scaled to fit its own box; the monsters
-in progress come first, the complete ones after them, as in the text view.
+in progress come first, the complete ones after them, as in the text view. Below them a strip
+shows the tile in hand as a tile, or, while start tiles are chosen, every kind the supply still
+holds (each one a place where its start move is made). :func:`move_preview` draws a placement
+where it would go: the tile in hand, turned, among its neighbours.
 """
 import math
 from typing import Optional
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, caption, fit_transform, frame,
-                            players_panel, seat_color)
-from .actions import PLACE0, action_to_str, decode_place
+from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, Svg, caption, fit_transform,
+                            frame, players_panel, seat_color)
+from .actions import PLACE0, START0, action_to_str, decode_place
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
 from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
                            MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PHASE, PHASE_NAMES,
@@ -19,10 +23,17 @@ from .text_view import monster_name
 from .queries import key_cell, key_monster
 
 TILE = 40
+STRIP_H = 64                 # the strip below the monsters: the tile in hand, or the kinds to start with
+KIND_TILE = 20               # a kind's tile in that strip
+PREVIEW = 3 * TILE           # a placement's preview: the cell and its eight neighbours
 SCORE_LABEL = "points"
 EDGE_WIDTH = (0, 3, 8)       # blank, thin, thick
 # Side d's edge as a segment of the unit square, N E S W.
 SIDE_SEGMENTS = (((0, 0), (1, 0)), ((1, 0), (1, 1)), ((0, 1), (1, 1)), ((0, 0), (0, 1)))
+# What a person clicks to play on this picture (the web page's "how to play here").
+HOW_TO_PLAY = ("At the start choose your first tile by the buttons beside the picture. On your turn the tile "
+               "you drew is shown beside the board: click a highlighted open cell of a monster, and a box shows "
+               "each way the tile may be turned there; choose one.")
 
 
 def public_scores(state) -> list:
@@ -39,8 +50,31 @@ def action_place(state, action: int) -> Optional[str]:
     """The ``data-place`` of the picture's element where ``action`` is made: the open cell a
     placement fills (each orientation is one action there); None for the start tiles."""
     if action < PLACE0:
-        return None
+        return f"kind-{action - START0}"
     return f"cell-{decode_place(action)[0]}"
+
+
+def move_preview(state, action: int) -> Optional[str]:
+    """A small SVG of placement ``action`` where it would go: the tile in hand turned as the action
+    turns it, on its cell (marked), among the monster's tiles around that cell; None for other
+    actions."""
+    if action < PLACE0 or int(state[HAND]) < 0:
+        return None
+    cell, rotation = decode_place(action)
+    if cell >= int(state[NUM_CELLS]):
+        return None
+    key = int(state[CELL_KEY + cell])
+    m, (cx, cy) = key_monster(key), key_cell(key)
+    colour = seat_color(int(state[MON_OWNER + m]))
+    svg = Svg(PREVIEW, PREVIEW, background="#ffffff")
+    for i in range(int(state[NUM_PLACED])):
+        dx, dy = int(state[TILE_X + i]) - int(cx), int(state[TILE_Y + i]) - int(cy)
+        if int(state[TILE_MONSTER + i]) == m and abs(dx) <= 1 and abs(dy) <= 1:
+            _tile(svg, (dx + 1) * TILE, (dy + 1) * TILE, int(state[TILE_KIND + i]), int(state[TILE_ROT + i]),
+                  colour, False)
+    _tile(svg, TILE, TILE, int(state[HAND]), rotation, colour, False)
+    svg.rect(TILE - 3, TILE - 3, TILE + 6, TILE + 6, stroke=HIGHLIGHT, stroke_width=3, rx=3)
+    return svg.to_string()
 
 
 def _tile(svg, x, y, kind: int, rot: int, colour: str, marked: bool) -> None:
@@ -85,6 +119,32 @@ def _monster(svg, state, m: int, box) -> None:
                   int(state[TILE_ROT + i]), colour, int(state[LAST_PLACED]) == i)
 
 
+def _strip(svg, state, box) -> None:
+    """The tile in hand drawn as a tile; while start tiles are chosen, every kind left in the supply
+    (each the place of its start move), with how many of it are left."""
+    x, y, w, h = box
+    svg.rect(x, y, w, h, fill="#ffffff", stroke="#d8d2c4", rx=6)
+    hand = int(state[HAND])
+    if hand >= 0:
+        svg.text(x + 10, y + h / 2 + 4, "tile in hand:", size=13, fill=MUTED)
+        with svg.group(f"translate({x + 105},{y + (h - TILE) / 2})"):
+            _tile(svg, 0, 0, hand, 0, seat_color(int(state[H_CURRENT])), False)
+        svg.text(x + 155, y + h / 2 + 4, f"{KIND_NAMES[hand]} · click an open cell to see it turned there",
+                 size=12, fill=MUTED)
+        return
+    if int(state[PHASE]) != 0:
+        return
+    svg.text(x + 8, y + 13, "start tiles left in the supply (a number: how many)", size=11, fill=MUTED)
+    for k in range(NUM_KINDS):
+        left = int(state[SUPPLY + k])
+        kx = x + 8 + k * (KIND_TILE + 3)
+        if left:
+            with svg.group(f"translate({kx},{y + 20}) scale({KIND_TILE / TILE})"):
+                _tile(svg, 0, 0, k, 0, INK, False)
+                svg.rect(0, 0, TILE, TILE, data_place=f"kind-{k}")
+            svg.text(kx + KIND_TILE / 2, y + 20 + KIND_TILE + 12, str(left), size=10, fill=MUTED, anchor="middle")
+
+
 def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None) -> str:
     """SVG of ``state``: the same for every ``viewer``, since nothing is hidden (MF-18)."""
     n = int(state[H_NUM_PLAYERS])
@@ -94,6 +154,8 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
     monsters = [m for m in range(int(state[NUM_MONSTERS])) if int(state[MON_SIZE + m]) > 0]
     monsters.sort(key=lambda m: (int(state[MON_DONE + m]), int(state[MON_OWNER + m]), m))
     ax, ay, aw, ah = AREA
+    ah -= STRIP_H + 6
+    _strip(svg, state, (ax, ay + ah + 6, aw, STRIP_H))
     if monsters:
         cols = max(1, math.ceil(math.sqrt(len(monsters) * aw / ah)))
         rows = math.ceil(len(monsters) / cols)

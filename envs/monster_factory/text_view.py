@@ -116,3 +116,31 @@ def to_text(state) -> str:
 def private_text(state, player: int) -> str:
     """Nothing is private in Monster Factory (MF-18)."""
     return "nothing is private: every tile on the table and in hand is public"
+
+
+EDGE_WORDS = ("blank", "thin", "thick")
+SIDE_WORDS = ("top", "right", "bottom", "left")
+
+
+def tile_words(kind: int, rotation: int = 0) -> str:
+    """A tile kind turned ``rotation`` quarter turns, in words: its edges that are not blank, side
+    by side, and its eye (``2000e``: "thick top, eye")."""
+    edges = [f"{EDGE_WORDS[int(EDGES[kind, rotation, d])]} {SIDE_WORDS[d]}" for d in range(len(SIDE_WORDS))
+             if int(EDGES[kind, rotation, d])]
+    return ", ".join(edges + (["eye"] if KIND_EYE[kind] else [])) or "all blank"
+
+
+def explain_action(state, action: int) -> str:
+    """Action ``action`` (legal in ``state``) in words for the person who takes it: the tile it
+    starts with or where and how it lays the tile in hand (everything here is public, MF-18)."""
+    from .actions import PLACE0, START0, decode_place
+    from .queries import open_cell
+
+    if action < PLACE0:
+        kind = action - START0
+        return f"start your monster with tile {KIND_NAMES[kind]} ({tile_words(kind)})"
+    cell, rotation = decode_place(action)
+    seat, x, y = open_cell(state, cell)
+    turned = "unturned" if rotation == 0 else f"turned {90 * rotation}° clockwise"
+    return (f"lay tile {KIND_NAMES[int(state[HAND])]} {turned} ({tile_words(int(state[HAND]), rotation)}) on open "
+            f"cell c{cell} of player_{seat}'s monster, {x},{y} from its first tile")

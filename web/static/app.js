@@ -6,9 +6,10 @@
 
 const $ = (id) => document.getElementById(id);
 const HUMAN = "human";
+const OUTCOME_WORDS = { win: "won", draw: "shares the best result", loss: "lost" };
 const page = {
   games: [], sessionId: null, view: null, viewer: null, mode: null, since: 0, timer: null, paused: false,
-  busy: false,
+  busy: false, recordPage: null,
 };
 
 class ApiError extends Error {
@@ -70,10 +71,12 @@ function renderOptions() {
   const box = $("options");
   box.replaceChildren();
   for (const option of currentGame().options) {
-    const label = element("label", option.name + " ");
+    // The option's name in words ("num_players": "players"); its full text on hover.
+    const words = option.name === "num_players" ? "players" : option.name.replace(/_/g, " ");
+    const label = element("label", words + " ", { title: option.doc });
     label.appendChild(optionControl(option));
     box.appendChild(label);
-    if (option.name === "num_players") label.lastChild.addEventListener("change", renderSeats);
+    label.lastChild.addEventListener("change", renderSeats);  // the agents offered depend on every option
   }
   renderSeats();
 }
@@ -91,7 +94,14 @@ function renderSeats() {
   for (let seat = 0; seat < playerCount(); seat++) {
     const select = element("select", undefined, { "data-seat": String(seat) });
     select.appendChild(element("option", "a person at this screen", { value: HUMAN }));
-    for (const name of game.agents) select.appendChild(element("option", name, { value: name }));
+    // Only the agents that play this many players with these options (a champion ships for some
+    // counts only, and plays the options it was trained with).
+    const chosen = chosenOptions();
+    const fits = (name) => Object.entries(game.agent_options[name] || {}).every(
+      ([option, values]) => values.some((v) => JSON.stringify(v) === JSON.stringify(chosen[option])));
+    const playable = game.agents.filter((name) => !(name in game.agent_players) ||
+                                        (game.agent_players[name].includes(playerCount()) && fits(name)));
+    for (const name of playable) select.appendChild(element("option", name, { value: name }));
     const wanted = before[seat] || (seat === 0 ? HUMAN : "random");
     select.value = [...select.options].some((o) => o.value === wanted) ? wanted : "random";
     select.addEventListener("change", updateStartButton);
@@ -214,8 +224,17 @@ function showViewChoice(view) {
   select.value = view.viewer === "public" ? "public" : String(view.viewer);
 }
 
+// A move's button: its name, and under it the game's words for it where its name uses codes.
 function moveButton(move) {
-  const button = element("button", move.name, { type: "button", "data-action": String(move.action) });
+  const button = element("button", undefined, { type: "button", "data-action": String(move.action),
+                                                title: move.words || move.name });
+  button.appendChild(element("span", move.name, { class: "move-name" }));
+  if (move.words) button.appendChild(element("span", move.words, { class: "move-words" }));
+  if (move.preview) {  // the game's own drawing of the move where it would go (server-made SVG)
+    const picture = element("span", undefined, { class: "preview" });
+    picture.innerHTML = move.preview;
+    button.prepend(picture);
+  }
   button.addEventListener("click", () => sendMove({ action: move.action }));
   return button;
 }
@@ -276,9 +295,9 @@ function showEnd(view) {
   if (result.truncated) title += " (the step limit ended the game)";
   if (result.stopped) title = "The game stopped";
   $("end-title").textContent = title;
-  const rows = [["seat", view.score_label, "return", "result"].map((h) => element("th", h))];
+  const rows = [["player", view.score_label, "result"].map((h) => element("th", h))];
   view.seats.forEach((seat, s) => {
-    rows.push([seatName(view, s), String(view.scores[s]), result.returns[s].toFixed(2), result.outcomes[s]]
+    rows.push([seatName(view, s), String(view.scores[s]), OUTCOME_WORDS[result.outcomes[s]]]
       .map((text) => element("td", text)));
   });
   $("end-table").replaceChildren(...rows.map((cells) => { const row = element("tr"); row.append(...cells); return row; }));
@@ -338,6 +357,48 @@ async function sendMove(move) {
   }
 }
 
+// --- rules and how to play ----------------------------------------------------------------------
+// rules.md drawn as headings, paragraphs and lists, every line set as text (never as markup);
+// markdown's emphasis and code marks are dropped.
+function rulesNodes(markdown) {
+  const plain = (line) => line.replace(/\*\*|`/g, "").replace(/\*([^*]+)\*/g, "$1");
+  const nodes = [];
+  let list = null;
+  let paragraph = null;
+  for (const line of markdown.split("\n")) {
+    const heading = /^(#{1,4})\s+(.*)$/.exec(line);
+    const item = /^\s*[-*]\s+(.*)$/.exec(line);
+    if (heading) {
+      nodes.push(element(heading[1].length <= 1 ? "h3" : "h4", plain(heading[2])));
+      list = paragraph = null;
+    } else if (item) {
+      if (!list) { list = element("ul"); nodes.push(list); }
+      paragraph = element("li", plain(item[1]));
+      list.appendChild(paragraph);
+    } else if (line.trim() === "") {
+      list = paragraph = null;
+    } else if (paragraph) {
+      paragraph.textContent += " " + plain(line.trim());
+    } else {
+      paragraph = element("p", plain(line.trim()));
+      nodes.push(paragraph);
+    }
+  }
+  return nodes;
+}
+
+async function showHelp(gameId) {
+  try {
+    const help = await api("GET", `/api/games/${encodeURIComponent(gameId)}/help`);
+    $("help-title").textContent = `${help.title}: rules and how to play`;
+    $("help-how").textContent = help.how_to_play;
+    $("help-rules").replaceChildren(...rulesNodes(help.rules));
+    $("help").hidden = false;
+  } catch (err) {
+    say("message", err.message);
+  }
+}
+
 // --- match records -----------------------------------------------------------------------------
 async function openRecord() {
   const file = $("record-file").files[0];
@@ -345,21 +406,32 @@ async function openRecord() {
   if (!text.trim()) { say("record-message", "choose a record file or paste one"); return; }
   say("record-message", "replaying the record...", true);
   try {
+    await closeRecord();
     const opened = await api("POST", "/api/records", text, true);
     say("record-message", "");
+    page.recordPage = opened.page;
     $("record-frame").src = opened.page;
     $("record-frame").hidden = false;
+    $("record-close").hidden = false;
   } catch (err) {
     say("record-message", err.message);
   }
 }
 
+// The server keeps an opened record's page until it is closed here (or left idle until it expires).
+async function closeRecord() {
+  if (page.recordPage) await api("DELETE", `/api${page.recordPage}`).catch(() => null);
+  page.recordPage = null;
+  $("record-frame").hidden = true;
+  $("record-frame").removeAttribute("src");
+  $("record-close").hidden = true;
+}
+
 // --- wiring ------------------------------------------------------------------------------------
+// Leaving a game closes it on the server, finished or not: its record was offered on its end.
 async function closeSession() {
   clearTimeout(page.timer);
-  if (page.sessionId && page.view && !page.view.result) {
-    await api("DELETE", sessionUrl()).catch(() => null);
-  }
+  if (page.sessionId) await api("DELETE", sessionUrl()).catch(() => null);
   page.sessionId = null;
   history.replaceState(null, "", "#");
 }
@@ -371,7 +443,11 @@ async function main() {
   $("game").addEventListener("change", renderOptions);
   $("start").addEventListener("click", startGame);
   $("record-open").addEventListener("click", openRecord);
+  $("record-close").addEventListener("click", closeRecord);
   $("chooser-cancel").addEventListener("click", () => { $("chooser").hidden = true; });
+  $("help-open").addEventListener("click", () => showHelp(page.view ? page.view.game : $("game").value));
+  $("help-close").addEventListener("click", () => { $("help").hidden = true; });
+  $("setup-help").addEventListener("click", () => showHelp($("game").value));
   $("typed").addEventListener("submit", (event) => {
     event.preventDefault();
     if ($("move-text").value.trim()) sendMove({ name: $("move-text").value.trim() });
@@ -404,8 +480,8 @@ async function main() {
   page.games = catalogue.games;
   const limits = catalogue.limits;
   $("limits").textContent = `An agent that takes longer than ${limits.agent_time_limit_s} s for a move stops its ` +
-    `game. This server holds at most ${limits.max_sessions} games, each dropped after ${limits.session_ttl_s} s ` +
-    "without use" + (limits.records_saved ? "; it keeps the match record of every finished game." : ".");
+    `game. This server plays at most ${limits.max_sessions} games at once (finished ones do not count); a game ` +
+    `left alone for ${Math.round(limits.session_ttl_s / 60)} minutes is dropped` + (limits.records_saved ? "; it keeps the match record of every finished game." : ".");
   $("game").replaceChildren(...page.games.map((g) => element("option", g.title, { value: g.id })));
   renderOptions();
   const resumed = /^#session=([A-Za-z0-9_-]+)$/.exec(location.hash);

@@ -1,0 +1,50 @@
+"""A move in words, for people: the game's own explanation beside a move's name, where the name
+uses codes (a tile's edges, a card's label, a space's number).
+
+A move's name (``action_to_str``) stays what records, typed moves and golden playthroughs
+hold; the words are presentation only, given by the game's text view (``explain_action(state,
+action)``, where it has one) and shown by the web page, the terminal ``play`` and the replay
+viewer. A viewer is told the words of a move only when it knows that move: its own, or one
+whose name is the same for every viewer (``describe_action``), so the words reveal nothing a
+seat may not see.
+"""
+from functools import lru_cache
+from typing import Callable, Dict, List, Optional, Sequence
+
+from .core.contract import H_CURRENT
+from .registry import declaration
+
+
+@lru_cache(maxsize=None)
+def explainer(game_id: str) -> Optional[Callable]:
+    """The ``explain_action`` of ``game_id``'s text view, or None where its move names say enough."""
+    return getattr(declaration(game_id).text_view, "explain_action", None)
+
+
+def move_words(spec, state, action: int, viewer: Optional[int]) -> Optional[str]:
+    """``action`` (legal in ``state``, about to be taken by the seat on move) in words for
+    ``viewer`` (a seat, or None for the public); None where the game has no words for it beyond
+    its name, or the viewer does not know which move it is."""
+    explain = explainer(spec.env_id)
+    if explain is None:
+        return None
+    mover = int(state[H_CURRENT])
+    if viewer != mover and spec.describe_action(state, action, viewer) != spec.action_to_str(action, state):
+        return None
+    said = explain(state, action)
+    return None if said == spec.action_to_str(action, state) else said
+
+
+def named_with_words(spec, state, action: int, viewer: Optional[int]) -> str:
+    """The move's name as ``viewer`` knew it, followed by its words where it has some."""
+    name = spec.describe_action(state, action, viewer)
+    words = move_words(spec, state, action, viewer)
+    return name if words is None else f"{name} ({words})"
+
+
+def legal_moves_in_words(spec, state, legal: Sequence[int]) -> List[Dict]:
+    """The seat on move's ``legal`` actions as ``{"action", "name", "words"}``: what a person or a
+    language model choosing among them is shown (the web page adds where each is drawn)."""
+    mover = int(state[H_CURRENT])
+    return [{"action": int(a), "name": spec.action_to_str(a, state), "words": move_words(spec, state, a, mover)}
+            for a in legal]
