@@ -23,7 +23,7 @@ demo: venv
 DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
 
 test: venv
-	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples]'
+	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu]'
 	$(PY) -m pytest -q
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.
