@@ -12,7 +12,7 @@ batches stay serial).
 import numpy as np
 from numba import njit, prange, types
 
-from .kernels import copy_vector
+from .kernels import copy_vector, inlined
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_TERMINAL, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T,
                        RETURNS_T)
 from .header import running, truncated as truncated_game
@@ -50,25 +50,35 @@ def batch_step(states, config, rngs, actions, masks, counts, obs, rewards, termi
     """
     illegal = 0
     for i in prange(states.shape[0]):
-        a = actions[i]
-        rewards[i, :] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
-            illegal += 1
-            continue
-        s = states[i]
-        apply_action(s, a, rngs[i])
-        if s[H_TERMINAL] != 0:
-            returns(s, rewards[i])
-            terminated[i] = True
-        elif truncated_game(s):
-            truncated[i] = True
-        if terminated[i] or truncated[i]:
-            init_state(s, config, rngs[i])
-        counts[i] = legal_mask(s, masks[i])
-        observe_into(s, s[H_CURRENT], obs[i])
+        illegal += step_slot(i, states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
+                             init_state, legal_mask, apply_action, returns, observe_into)
     return illegal
+
+
+@inlined
+def step_slot(i, states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
+              init_state, legal_mask, apply_action, returns, observe_into):
+    """Slot ``i`` of :func:`batch_step` (and of the GPU engine's step, one thread per slot): 1 if its
+    action is illegal (the slot is left as it was), else 0."""
+    a = actions[i]
+    for p in range(rewards.shape[1]):
+        rewards[i, p] = 0.0
+    terminated[i] = False
+    truncated[i] = False
+    if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+        return 1
+    s = states[i]
+    apply_action(s, a, rngs[i])
+    if s[H_TERMINAL] != 0:
+        returns(s, rewards[i])
+        terminated[i] = True
+    elif truncated_game(s):
+        truncated[i] = True
+    if terminated[i] or truncated[i]:
+        init_state(s, config, rngs[i])
+    counts[i] = legal_mask(s, masks[i])
+    observe_into(s, s[H_CURRENT], obs[i])
+    return 0
 
 
 @batch_kernel(types.void(MASKS, INTS, RNGS, INTS))
@@ -90,17 +100,26 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
     # threads. Copies of its own (written back at the end) keep a thread's counting local.
     work, work_mask = state.copy(), mask.copy()
     work_rng, work_action_rng = rng.copy(), action_rng.copy()
-    finished = 0
-    for _ in range(num_steps):
-        count = legal_mask(work, work_mask)
-        apply_action(work, rng_pick_counted(work_mask, count, work_action_rng), work_rng)
-        if not running(work):
-            finished += 1
-            init_state(work, config, work_rng)
+    finished = play_random(work, config, work_rng, work_action_rng, work_mask, num_steps, init_state, legal_mask,
+                           apply_action)
     copy_vector(state, work)
     copy_vector(mask, work_mask)
     copy_vector(rng, work_rng)
     copy_vector(action_rng, work_action_rng)
+    return finished
+
+
+@inlined
+def play_random(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask, apply_action):
+    """The loop of :func:`random_steps` (and of the GPU engine's, one thread per slot) on the arrays
+    given: ``num_steps`` random legal actions, auto-reset; returns games finished."""
+    finished = 0
+    for _ in range(num_steps):
+        count = legal_mask(state, mask)
+        apply_action(state, rng_pick_counted(mask, count, action_rng), rng)
+        if not running(state):
+            finished += 1
+            init_state(state, config, rng)
     return finished
 
 

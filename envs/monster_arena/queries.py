@@ -99,9 +99,11 @@ def is_covered(state, c):
 
 @inlined
 def filled_slots(state, c):
-    """How many of card ``c``'s slots hold a card (branch-free: entries beyond its slots are empty)."""
+    """How many of card ``c``'s slots hold a card (branch-free: entries beyond its slots are empty).
+    ``int`` of each test: numpy adds booleans as ``or``, numba as integers (the GPU simulator runs this
+    source as Python)."""
     base = CHILD + c * MAX_SLOTS
-    return (state[base] >= 0) + (state[base + 1] >= 0) + (state[base + 2] >= 0)
+    return int(state[base] >= 0) + int(state[base + 1] >= 0) + int(state[base + 2] >= 0)
 
 
 @inlined
