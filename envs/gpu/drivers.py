@@ -1,0 +1,74 @@
+"""The GPU engine's drivers: one CUDA thread per game, calling the game's own kernels.
+
+Each driver is the per-slot body of its CPU twin in :mod:`monster_zoo.envs.core.batch`, with the
+slot index from ``cuda.grid(1)`` instead of a ``prange`` loop; the game's kernels (``init_state``,
+``legal_mask``, ...) are the very CPU dispatchers of its declaration, which numba-cuda compiles as
+device functions from their Python source (:func:`monster_zoo.envs.core.kernels.device_functions`).
+:func:`driver_sources` gives the Python functions and their argument types, so that the engine
+launches them and ``monster-zoo gpu check`` compiles them to PTX without a GPU.
+"""
+from typing import Dict, Tuple
+
+from numba import cuda, types
+
+from ..core.batch import BOOLS, FLOATS2, INTS, MASKS, RNGS, STATES, play_random, step_slot
+from ..core.contract import CONFIG, H_CURRENT
+from ..core.kernels import device_functions
+from ..core.rng import rng_pick_counted
+
+DRIVERS = ("reset", "count_illegal", "step", "random_actions", "random_steps")
+
+
+def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
+    """``{name: (python function, argument types)}`` of every driver of ``spec``'s game."""
+    cpu = (spec.init_state, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, rng_pick_counted,
+           step_slot, play_random)
+    device = device_functions(cpu)
+    init_state, legal_mask, apply_action, returns, observe_into, pick, slot, play = (device[id(f)] for f in cpu)
+
+    def reset(states, config, rngs, masks, counts, obs):
+        """Start a new game in every slot and write the mover's mask, its count and observation."""
+        i = cuda.grid(1)
+        if i < states.shape[0]:
+            init_state(states[i], config, rngs[i])
+            counts[i] = legal_mask(states[i], masks[i])
+            observe_into(states[i], states[i, H_CURRENT], obs[i])
+
+    def count_illegal(actions, masks, illegal):
+        """Count in ``illegal[0]`` the slots whose action ``masks`` does not allow."""
+        i = cuda.grid(1)
+        if i < actions.shape[0]:
+            a = actions[i]
+            if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+                cuda.atomic.add(illegal, 0, 1)
+
+    def step(states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated):
+        """Apply one action per slot and auto-reset finished games (``batch.batch_step``'s slot)."""
+        i = cuda.grid(1)
+        if i < states.shape[0]:
+            slot(i, states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
+                 init_state, legal_mask, apply_action, returns, observe_into)
+
+    def random_actions(masks, counts, rngs, out):
+        """A uniformly random legal action per slot from ``rngs`` (``batch.batch_random_actions``'s slot)."""
+        i = cuda.grid(1)
+        if i < masks.shape[0]:
+            out[i] = pick(masks[i], counts[i], rngs[i])
+
+    def random_steps(states, config, rngs, action_rngs, masks, counts, num_steps, finished):
+        """``num_steps`` random legal actions per slot inside one launch, auto-reset; adds the games
+        finished to ``finished[0]`` (``batch.random_steps``' slot)."""
+        i = cuda.grid(1)
+        if i < states.shape[0]:
+            done = play(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps, init_state, legal_mask,
+                        apply_action)
+            counts[i] = legal_mask(states[i], masks[i])
+            cuda.atomic.add(finished, 0, done)
+
+    return {
+        "reset": (reset, (STATES, CONFIG, RNGS, MASKS, INTS, FLOATS2)),
+        "count_illegal": (count_illegal, (INTS, MASKS, INTS)),
+        "step": (step, (STATES, CONFIG, RNGS, INTS, MASKS, INTS, FLOATS2, FLOATS2, BOOLS, BOOLS)),
+        "random_actions": (random_actions, (MASKS, INTS, RNGS, INTS)),
+        "random_steps": (random_steps, (STATES, CONFIG, RNGS, RNGS, MASKS, INTS, types.int64, INTS)),
+    }
