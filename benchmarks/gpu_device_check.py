@@ -278,7 +278,8 @@ def run_pgx(record: Recorder, sizes: Sequence[int], repeats: int, seconds: float
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
     parser.add_argument("--games", default="", help="comma-separated game ids (default: every registered game)")
     parser.add_argument("--parity-envs", type=int, default=512, help="games per parity case (default 512)")
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats per figure (default 5)")

@@ -98,7 +98,8 @@ def test_a_device_other_than_cpu_or_cuda_is_refused_with_the_valid_ones():
 
 @needs_numba_cuda
 def test_cuda_without_a_gpu_is_refused_saying_what_to_check():
-    script = ("import monster_zoo\ntry:\n    monster_zoo.make_batch('marry_the_monster-v0', num_envs=2, device='cuda')\n"
+    script = ("import monster_zoo\ntry:\n"
+              "    monster_zoo.make_batch('marry_the_monster-v0', num_envs=2, device='cuda')\n"
               "except RuntimeError as e:\n    print(e)\n")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,

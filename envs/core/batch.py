@@ -50,35 +50,25 @@ def batch_step(states, config, rngs, actions, masks, counts, obs, rewards, termi
     """
     illegal = 0
     for i in prange(states.shape[0]):
-        illegal += step_slot(i, states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
-                             init_state, legal_mask, apply_action, returns, observe_into)
+        a = actions[i]
+        rewards[i, :] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
+            illegal += 1
+            continue
+        s = states[i]
+        apply_action(s, a, rngs[i])
+        if s[H_TERMINAL] != 0:
+            returns(s, rewards[i])
+            terminated[i] = True
+        elif truncated_game(s):
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            init_state(s, config, rngs[i])
+        counts[i] = legal_mask(s, masks[i])
+        observe_into(s, s[H_CURRENT], obs[i])
     return illegal
-
-
-@inlined
-def step_slot(i, states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
-              init_state, legal_mask, apply_action, returns, observe_into):
-    """Slot ``i`` of :func:`batch_step` (and of the GPU engine's step, one thread per slot): 1 if its
-    action is illegal (the slot is left as it was), else 0."""
-    a = actions[i]
-    for p in range(rewards.shape[1]):
-        rewards[i, p] = 0.0
-    terminated[i] = False
-    truncated[i] = False
-    if a < 0 or a >= masks.shape[1] or masks[i, a] == 0:
-        return 1
-    s = states[i]
-    apply_action(s, a, rngs[i])
-    if s[H_TERMINAL] != 0:
-        returns(s, rewards[i])
-        terminated[i] = True
-    elif truncated_game(s):
-        truncated[i] = True
-    if terminated[i] or truncated[i]:
-        init_state(s, config, rngs[i])
-    counts[i] = legal_mask(s, masks[i])
-    observe_into(s, s[H_CURRENT], obs[i])
-    return 0
 
 
 @batch_kernel(types.void(MASKS, INTS, RNGS, INTS))

@@ -77,7 +77,8 @@ def compare(game_id: str, num_players: int, num_envs: int, seed: int = 0, max_st
     finished = cpu.step_random(random_steps), gpu.step_random(random_steps)
     result.random_steps = random_steps
     if finished[0] != finished[1]:
-        result.mismatch = f"random steps in one launch: {finished[0]} games finished on the CPU, {finished[1]} on the GPU"
+        result.mismatch = (f"random steps in one launch: {finished[0]} games finished on the CPU, "
+                           f"{finished[1]} on the GPU")
     elif not np.array_equal(cpu.states, gpu.states) or not np.array_equal(cpu.masks, _host(gpu.masks)):
         result.mismatch = "random steps in one launch: states or masks differ"
     return result
