@@ -14,7 +14,7 @@ from numba import cuda, types
 from ..core.batch import BOOLS, FLOATS2, INTS, MASKS, RNGS, STATES, play_random
 from ..core.contract import CONFIG, H_CURRENT, H_TERMINAL
 from ..core.header import truncated as truncated_game
-from ..core.kernels import device_functions
+from ..core.kernels import copy_vector, device_functions
 from ..core.rng import rng_pick_counted
 
 DRIVERS = ("reset", "count_illegal", "step", "random_actions", "random_steps")
@@ -23,9 +23,11 @@ DRIVERS = ("reset", "count_illegal", "step", "random_actions", "random_steps")
 def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     """``{name: (python function, argument types)}`` of every driver of ``spec``'s game."""
     cpu = (spec.init_state, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, rng_pick_counted,
-           truncated_game, play_random)
+           truncated_game, play_random, copy_vector)
     device = device_functions(cpu)
-    init_state, legal_mask, apply_action, returns, observe_into, pick, cut_off, play = (device[id(f)] for f in cpu)
+    init_state, legal_mask, apply_action, returns, observe_into, pick, cut_off, play, copy = (
+        device[id(f)] for f in cpu)
+    state_size, num_actions = spec.state_size, spec.num_actions
 
     def reset(states, config, rngs, masks, counts, obs):
         """Start a new game in every slot and write the mover's mask, its count and observation."""
@@ -76,10 +78,20 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     def random_steps(states, config, rngs, action_rngs, masks, counts, num_steps, finished):
         """``num_steps`` random legal actions per slot inside one launch, auto-reset; adds the games
         finished to ``finished[0]`` (``batch.random_steps``' slot)."""
+        # Each thread plays on copies in its local memory, which the GPU interleaves thread by thread, so
+        # that neighbouring threads' reads of the same field are adjacent (the rows of ``states`` lie a
+        # state apart); the CPU driver plays on copies of its own too.
         i = cuda.grid(1)
         if i < states.shape[0]:
-            done = play(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps, init_state, legal_mask,
-                        apply_action)
+            state = cuda.local.array(state_size, types.int32)
+            mask = cuda.local.array(num_actions, types.int8)
+            rng = cuda.local.array(1, types.uint64)
+            action_rng = cuda.local.array(1, types.uint64)
+            copy(state, states[i])
+            rng[0], action_rng[0] = rngs[i, 0], action_rngs[i, 0]
+            done = play(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask, apply_action)
+            copy(states[i], state)
+            rngs[i, 0], action_rngs[i, 0] = rng[0], action_rng[0]
             counts[i] = legal_mask(states[i], masks[i])
             cuda.atomic.add(finished, 0, done)
 
