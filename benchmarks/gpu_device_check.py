@@ -17,6 +17,12 @@ first); well under ten minutes on one H100. Every result is one JSON line (stdou
    memory stays apart; skipped with the reason when Pgx or a JAX GPU is missing.
 5. ``trainer``: skipped: the device-resident PPO trainer is not written yet.
 
+Sizing: on this project's 2-core host the PTX compile alone takes 100-160 s for the five games and
+each part compiles (numba's CPU cache and numba-cuda's kernels start cold on a fresh machine), so
+where one call must stay under ten minutes, run it as two: ``--parts ptx,parity`` then
+``--parts bench,pgx,trainer``; the JSON lines of both go to the same file. Every part's failure is
+recorded as an ``error`` line and the others still run (exit status 1).
+
 ``--quick`` shrinks everything for a smoke test (the numbers mean nothing); it also runs under
 numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) without a GPU, as ``tests/test_gpu_device_check.py``
 does.
