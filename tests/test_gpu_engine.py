@@ -86,6 +86,7 @@ def test_simulated_gpu_engine_equals_the_cpu_engine_for_every_game():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # about 7 minutes at load 1-4 on 2 cores; the simulator runs the rules as Python
 @needs_numba_cuda
 def test_simulated_gpu_engine_equals_the_cpu_engine_over_32_games_each():
     check_parity(simulated_parity(num_envs=32, timeout=3600), num_envs=32)
