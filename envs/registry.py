@@ -121,13 +121,28 @@ def config(game_id: str, options: dict) -> np.ndarray:
     return s.make_config(resolve_options(game_id, s.options, options))
 
 
-def make_batch(game_id: str, num_envs: int, seed: int = 0, **options):
+DEVICES = ("cpu", "cuda")
+
+
+def make_batch(game_id: str, num_envs: int, seed: int = 0, device: str = "cpu", **options):
     """A :class:`~monster_zoo.envs.core.batch.BatchEngine` of ``num_envs`` games (slot i seeded
     ``(seed + i) mod 2**63``); ``num_envs`` an integer >= 1 and ``seed`` a non-negative integer,
-    else ValueError (see :mod:`monster_zoo.envs.core.inputs`)."""
+    else ValueError (see :mod:`monster_zoo.envs.core.inputs`). ``device="cuda"``: the same games on
+    an NVIDIA GPU (:class:`~monster_zoo.envs.gpu.engine.GpuBatchEngine`, the ``gpu`` extra), refused
+    with RuntimeError saying what to install or check where numba-cuda or a GPU is missing."""
+    if device not in DEVICES:
+        raise ValueError(f"{game_id}: device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+    config_vector = _engine_options(game_id, options)
+    if device == "cuda":
+        from .gpu import require_gpu
+
+        require_gpu()
+        from .gpu.engine import GpuBatchEngine
+
+        return GpuBatchEngine(spec(game_id), config_vector, num_envs, seed)
     from .core.batch import BatchEngine
 
-    return BatchEngine(spec(game_id), _engine_options(game_id, options), num_envs, seed)
+    return BatchEngine(spec(game_id), config_vector, num_envs, seed)
 
 
 def _engine_options(game_id: str, options: dict) -> np.ndarray:

@@ -85,3 +85,14 @@ def test_shuffle_range_permutes_only_its_range_and_is_uniform():
     shuffled(np.arange(4), 2, 1, rng)
     shuffled(np.arange(4), 0, 0, rng)
     assert rng.tolist() == before.tolist()
+
+
+def test_consecutive_rngs_are_the_rows_of_each_seed_and_of_its_action_generator():
+    from monster_zoo.envs.core.batch import ACTION_SEED_SALT, action_rng
+    from monster_zoo.envs.core.rng import SEED_MASK, consecutive_rngs, make_rngs
+
+    for first in (0, 7, SEED_MASK - 2, 2 ** 62 + 1):  # SEED_MASK - 2: the seeds wrap to 0 as make_batch's do
+        seeds = [(first + i) & SEED_MASK for i in range(5)]
+        assert np.array_equal(consecutive_rngs(first, 5), make_rngs(seeds))
+        assert np.array_equal(consecutive_rngs(first, 5, salt=ACTION_SEED_SALT),
+                              np.stack([action_rng(s) for s in seeds]))

@@ -194,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_SCRIPT}; "
                         "needs the distributed extra)")
     commands.add_parser("bench", add_help=False, help="benchmark the engines (monster_zoo.benchmarks.bench)")
+    commands.add_parser("gpu", add_help=False, help="the GPU engine: `gpu check` compiles every game to PTX "
+                        "(monster_zoo.envs.gpu; needs the gpu extra)")
     return parser
 
 
@@ -239,7 +241,14 @@ def run_bench(argv: Sequence[str]) -> int:
     return bench.main(list(argv)) or 0
 
 
-FORWARDED = {"train": run_train, "az": run_az, "league": run_league, "bench": run_bench}
+def run_gpu(argv: Sequence[str]) -> int:
+    """``gpu``: the GPU engine's commands (``monster_zoo.envs.gpu.command``)."""
+    from ..envs.gpu.command import main as gpu_main
+
+    return gpu_main(argv)
+
+
+FORWARDED = {"train": run_train, "az": run_az, "league": run_league, "bench": run_bench, "gpu": run_gpu}
 
 
 def model_files(names: Sequence[str]) -> List[str]:

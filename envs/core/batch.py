@@ -12,7 +12,7 @@ batches stay serial).
 import numpy as np
 from numba import njit, prange, types
 
-from .kernels import copy_vector
+from .kernels import copy_vector, inlined
 from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_TERMINAL, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T,
                        RETURNS_T)
 from .header import running, truncated as truncated_game
@@ -90,17 +90,26 @@ def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, le
     # threads. Copies of its own (written back at the end) keep a thread's counting local.
     work, work_mask = state.copy(), mask.copy()
     work_rng, work_action_rng = rng.copy(), action_rng.copy()
-    finished = 0
-    for _ in range(num_steps):
-        count = legal_mask(work, work_mask)
-        apply_action(work, rng_pick_counted(work_mask, count, work_action_rng), work_rng)
-        if not running(work):
-            finished += 1
-            init_state(work, config, work_rng)
+    finished = play_random(work, config, work_rng, work_action_rng, work_mask, num_steps, init_state, legal_mask,
+                           apply_action)
     copy_vector(state, work)
     copy_vector(mask, work_mask)
     copy_vector(rng, work_rng)
     copy_vector(action_rng, work_action_rng)
+    return finished
+
+
+@inlined
+def play_random(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask, apply_action):
+    """The loop of :func:`random_steps` (and of the GPU engine's, one thread per slot) on the arrays
+    given: ``num_steps`` random legal actions, auto-reset; returns games finished."""
+    finished = 0
+    for _ in range(num_steps):
+        count = legal_mask(state, mask)
+        apply_action(state, rng_pick_counted(mask, count, action_rng), rng)
+        if not running(state):
+            finished += 1
+            init_state(state, config, rng)
     return finished
 
 

@@ -41,12 +41,24 @@ one specialisation and caches it under the same key, but builds it at the first 
 process. Only kernels called from Python can be lazy: a kernel that another kernel calls must be
 a plain numba dispatcher when that caller compiles (such helpers use ``njit`` without a signature
 and are compiled, and cached, as part of their first caller).
+
+**Two targets** (:func:`use_cuda_target`). The same Python functions also compile as CUDA device
+functions (numba-cuda) for the GPU engine (:mod:`monster_zoo.envs.gpu`); no game module knows which
+target compiles it. Fixed-size work arrays inside kernels are made with :func:`scratch` (zeroed) or
+:func:`scratch_empty`, never ``np.zeros``/``np.empty``: on the CPU they are those same calls, on a
+GPU per-thread local memory, whose shape and dtype must be constants (module-level names such as
+``MAX_PLAYERS``). A function that returns such an array to its caller must be ``@inlined``: a GPU
+thread's local array lives in the frame that made it.
 """
 import inspect
-from typing import Callable
+import types as pytypes
+from typing import Callable, Dict, Iterable, List
 
 import numba
-from numba import njit
+import numpy as np
+from numba import njit, types
+from numba.core.registry import CPUDispatcher
+from numba.extending import overload
 
 INTERNAL = {"cache": True, "no_cfunc_wrapper": True}
 
@@ -115,3 +127,151 @@ class LazyKernel:
 def lazy_njit(signature, **options) -> Callable[[Callable], LazyKernel]:
     """Decorator form of :class:`LazyKernel`."""
     return lambda func: LazyKernel(func, signature, **options)
+
+
+def scratch(shape, dtype):
+    """A zeroed work array of constant ``shape`` and ``dtype`` inside a kernel: ``np.zeros`` on the
+    CPU (and from Python), per-thread local memory on a GPU."""
+    return np.zeros(shape, dtype)
+
+
+def scratch_empty(shape, dtype):
+    """Like :func:`scratch` without zeroing (``np.empty``), for arrays written before they are read."""
+    return np.empty(shape, dtype)
+
+
+@overload(scratch, target="cpu", inline="always")
+def _scratch_on_cpu(shape, dtype):
+    return lambda shape, dtype: np.zeros(shape, dtype)
+
+
+@overload(scratch_empty, target="cpu", inline="always")
+def _scratch_empty_on_cpu(shape, dtype):
+    return lambda shape, dtype: np.empty(shape, dtype)
+
+
+def _constant_shape(shape) -> tuple:
+    """The dimensions of a scratch array's shape type (integer literals or a tuple of them)."""
+    if isinstance(shape, types.IntegerLiteral):
+        return (shape.literal_value,)
+    if isinstance(shape, types.BaseTuple) and all(isinstance(t, types.IntegerLiteral) for t in shape.types):
+        return tuple(t.literal_value for t in shape.types)
+    raise numba.core.errors.TypingError(
+        f"scratch arrays need a constant shape on a GPU (a module-level integer or a tuple of them), got {shape}")
+
+
+def _local_array_maker(zeroed: bool):
+    """The GPU implementation of :func:`scratch` (``zeroed``) or :func:`scratch_empty`."""
+    from numba import cuda
+
+    def typer(shape, dtype):
+        dims, dtype_ = _constant_shape(shape), dtype.dtype
+        size = int(np.prod(dims))
+
+        def make(shape, dtype):
+            flat = cuda.local.array(size, dtype_)
+            if zeroed:
+                for i in range(size):
+                    flat[i] = 0
+            return flat.reshape(dims)
+        return make
+    return typer
+
+
+_CUDA_READY = False
+
+
+def use_cuda_target() -> None:
+    """Make the kernels compilable as CUDA device functions (numba-cuda): registers the GPU side of
+    :func:`scratch`. Called by the GPU engine; imports ``numba.cuda`` only then."""
+    global _CUDA_READY
+    if _CUDA_READY:
+        return
+    from numba.cuda.extending import overload as cuda_overload
+    cuda_overload(scratch, target="cuda", prefer_literal=True, inline="always")(_local_array_maker(True))
+    cuda_overload(scratch_empty, target="cuda", prefer_literal=True, inline="always")(_local_array_maker(False))
+    _CUDA_READY = True
+
+
+_PYTHON_TWINS: Dict[int, Callable] = {}  # id(numba intrinsic) -> Python function doing the same
+
+
+def python_twin(intrinsic) -> Callable[[Callable], Callable]:
+    """Decorator of the Python function that does what ``intrinsic`` (a ``numba.extending.intrinsic``,
+    which has no Python body) does, for numba-cuda's simulator, which runs kernels as Python."""
+    def register(func: Callable) -> Callable:
+        _PYTHON_TWINS[id(intrinsic)] = func
+        return func
+    return register
+
+
+def _simulating() -> bool:
+    from numba import config
+    return bool(getattr(config, "ENABLE_CUDASIM", False))
+
+
+def _reachable(roots: Iterable[Callable]) -> List[CPUDispatcher]:
+    """Every numba dispatcher reachable from ``roots`` through the globals and closures of their
+    Python functions (roots included)."""
+    seen: Dict[int, CPUDispatcher] = {}
+    pending = [r for r in roots if isinstance(r, CPUDispatcher)]
+    while pending:
+        dispatcher = pending.pop()
+        if id(dispatcher) in seen:
+            continue
+        seen[id(dispatcher)] = dispatcher
+        func = dispatcher.py_func
+        cells = [c.cell_contents for c in (func.__closure__ or ())]
+        pending += [v for v in [*func.__globals__.values(), *cells] if isinstance(v, CPUDispatcher)]
+    return list(seen.values())
+
+
+def _python_versions(dispatchers: List[CPUDispatcher]) -> Dict[int, Callable]:
+    """For the simulator: each dispatcher's Python function, re-bound so that the numba functions and
+    intrinsics it calls are Python too (numba-cuda's simulator cannot pass its arrays to compiled
+    code)."""
+    made: Dict[int, Callable] = {}
+    for dispatcher in dispatchers:
+        func = dispatcher.py_func
+        cells = tuple(pytypes.CellType(c.cell_contents) for c in (func.__closure__ or ()))
+        made[id(dispatcher)] = pytypes.FunctionType(func.__code__, dict(func.__globals__), func.__name__,
+                                                    func.__defaults__, cells or None)
+
+    def python_version(value):
+        return made.get(id(value), _PYTHON_TWINS.get(id(value), value))
+
+    for version in made.values():
+        names = version.__globals__
+        for name, value in names.items():
+            names[name] = python_version(value)
+        for cell in version.__closure__ or ():
+            cell.cell_contents = python_version(cell.cell_contents)
+    return made
+
+
+def device_functions(roots: Iterable[Callable]) -> Dict[int, Callable]:
+    """The CUDA device version of every numba function reachable from ``roots`` (through the
+    globals and closures of their Python source), compiled from the same Python function and inlined
+    where the CPU build inlines; returned by ``id`` of the CPU dispatcher. Under numba-cuda's
+    simulator (``NUMBA_ENABLE_CUDASIM=1``) the versions are the Python functions themselves.
+
+    numba-cuda compiles a CPU dispatcher that device code calls from its Python function and keeps the
+    result on the dispatcher; it refuses dispatchers compiled for one signature (every ``@kernel`` and
+    ``@helper(sig)``), so the device versions are made here first, for every dispatcher alike, and
+    left where numba-cuda looks for them (``_CUDATypingContext__dispatcher``, the name its
+    ``CUDATypingContext.resolve_value_type`` reads; numba-cuda is pinned in the ``gpu`` extra).
+    """
+    dispatchers = _reachable(roots)
+    if _simulating():
+        return _python_versions(dispatchers)
+    from numba import cuda
+    use_cuda_target()
+    made: Dict[int, Callable] = {}
+    for dispatcher in dispatchers:
+        device = getattr(dispatcher, "_CUDATypingContext__dispatcher", None)
+        if device is None:
+            inline = "always" if dispatcher.targetoptions.get("inline") == "always" else "never"
+            device = cuda.jit(device=True, inline=inline)(dispatcher.py_func)
+            dispatcher._CUDATypingContext__dispatcher = device
+        made[id(dispatcher)] = device
+    return made

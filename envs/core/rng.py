@@ -10,6 +10,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .kernels import python_twin
+
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -33,6 +35,18 @@ def make_rng(seed: int) -> np.ndarray:
 def make_rngs(seeds) -> np.ndarray:
     """Return one generator row per seed, shape ``[len(seeds), 1]``."""
     return np.stack([make_rng(s) for s in seeds])
+
+
+def consecutive_rngs(first_seed: int, count: int, salt: int = 0) -> np.ndarray:
+    """``make_rngs([((first_seed + i) mod 2**63) ^ salt for i in range(count)])`` computed with numpy,
+    for batches of a million games (the GPU engine); ``first_seed`` and ``salt`` in ``[0, 2**63)``."""
+    seeds = (np.uint64(first_seed) + np.arange(count, dtype=np.uint64)) & np.uint64(SEED_MASK)
+    with np.errstate(over="ignore"):  # the additions and products wrap modulo 2**64 by design
+        z = (seeds ^ np.uint64(salt)) + _GAMMA
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+    return z.reshape(count, 1)
 
 
 def entropy_seed() -> int:
@@ -97,6 +111,16 @@ def _load_word(typingctx, mask, start):
         return word
 
     return types.uint64(mask, types.intp), codegen
+
+
+@python_twin(_load_word)
+def _load_word_in_python(mask, start):
+    """What :func:`_load_word` reads, from Python (numba-cuda's simulator): little-endian, as on
+    every target we compile for."""
+    word = 0
+    for b in range(WORD):
+        word |= (int(mask[start + b]) & 0xFF) << (8 * b)
+    return np.uint64(word)
 
 
 @njit(cache=True, inline="always")

@@ -9,7 +9,7 @@ kept, for a search. Rule ids (MTM-n) refer to ``seeds/marry_the_monster/rules.md
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
-from ..core.kernels import kernel, on_demand
+from ..core.kernels import kernel, on_demand, scratch
 from ..core.rng import rng_below
 from .components import DECK_SIZE, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS, PIECES
 from .rules import hand_size
@@ -92,13 +92,13 @@ def determinize(state, player, rng):
     Hand sizes stay as they are; the deck keeps the cards nobody was dealt.
     """
     n = state[H_NUM_PLAYERS]
-    unseen = np.zeros(NUM_CARD_TYPES, np.int64)
+    unseen = scratch(NUM_CARD_TYPES, np.int64)
     for t in range(NUM_CARD_TYPES):
         unseen[t] = state[DECK + t]
         for q in range(n):
             if q != player:
                 unseen[t] += state[HAND + q * NUM_CARD_TYPES + t]
-    sizes = np.zeros(MAX_PLAYERS, np.int64)
+    sizes = scratch(MAX_PLAYERS, np.int64)
     for q in range(n):
         if q != player:
             sizes[q] = hand_size(state, q)

@@ -13,7 +13,7 @@ baseline and the picture ask it too. Rule ids (MM-n) refer to ``seeds/mighty_mon
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
-from ..core.kernels import inlined, kernel, on_demand
+from ..core.kernels import inlined, kernel, on_demand, scratch
 from ..core.rng import shuffle_range
 from .components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, LEVEL_SIZE, LEVEL_STRENGTH, MAX_GUARD_LOOT,
                          MAX_GUARD_STRENGTH, MAX_PLAYERS, MAX_STRENGTH, NUM_CARDS, NUM_GUARDS, NUM_KING_TILES,
@@ -59,6 +59,7 @@ OUTLOOK_SCALE = 60.0   # expected gold change, shown as 0.5 + change / OUTLOOK_S
 # Guard cards are listed level by level (components.json): level L's are LEVEL_FIRST[L] onwards.
 LEVEL_FIRST = np.cumsum(LEVEL_SIZE) - LEVEL_SIZE
 assert np.array_equal(GUARD_LEVEL, np.repeat(np.arange(NUM_LEVELS + 1), LEVEL_SIZE))
+LEVEL_SLOTS = NUM_LEVELS + 1  # per-level counts indexed by level 1..NUM_LEVELS (0 unused)
 
 
 @inlined
@@ -74,7 +75,7 @@ def castle_outlook(state, win, loot, gold):
     win[:] = 0.0
     loot[:] = 0.0
     gold[:] = 0.0
-    shares = np.zeros(MAX_PLAYERS, np.int64)
+    shares = scratch(MAX_PLAYERS, np.int64)
     reach = 1.0
     for g in range(state[H_NUM_PLAYERS]):
         card = state[CASTLE + g]
@@ -166,9 +167,9 @@ def observe_into(state, player, out):
     out[OBS_OPTIONS] = state[SETUP_RANDOM]
     out[OBS_OPTIONS + 1] = state[LINEUP]
     out[OBS_OPTIONS + 2] = state[KINGS]
-    win = np.zeros(MAX_PLAYERS)
-    loot = np.zeros(MAX_PLAYERS)
-    outlook = np.zeros(MAX_PLAYERS)
+    win = scratch(MAX_PLAYERS, np.float64)
+    loot = scratch(MAX_PLAYERS, np.float64)
+    outlook = scratch(MAX_PLAYERS, np.float64)
     castle_outlook(state, win, loot, outlook)
     reach = 1.0
     for g in range(n):
@@ -209,7 +210,7 @@ def determinize(state, player, rng):
     unseen cards of their level; the deck and the unflipped king tiles are reshuffled.
     """
     n = state[H_NUM_PLAYERS]
-    unknown = np.zeros(NUM_CARDS, np.int64)
+    unknown = scratch(NUM_CARDS, np.int64)
     for q in range(n):
         if q == player:
             continue
@@ -225,8 +226,8 @@ def determinize(state, player, rng):
             state[CARD_LOC + q * NUM_CARDS + unknown[i]] = LOC_HAND if i < in_hand else LOC_DOWN
     # Guards: per level, the unseen cards fill the face-down castle positions and the
     # face-down discards of that level; the rest, of every level, form the deck.
-    pool = np.zeros(NUM_GUARDS, np.int64)
-    hidden_discards = np.zeros(NUM_LEVELS + 1, np.int64)
+    pool = scratch(NUM_GUARDS, np.int64)
+    hidden_discards = scratch(LEVEL_SLOTS, np.int64)
     for card in range(NUM_GUARDS):
         if state[GUARD_STATUS + card] == G_DISCARD_HIDDEN:
             hidden_discards[GUARD_LEVEL[card]] += 1

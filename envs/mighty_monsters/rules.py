@@ -24,7 +24,7 @@ from numba import types
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL,
                              INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG, STATE)
 from ..core.header import start_game
-from ..core.kernels import helper, inlined, kernel
+from ..core.kernels import helper, inlined, kernel, scratch
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below, shuffle_range
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
@@ -246,11 +246,11 @@ def guard_seen(state, card):
     return False
 
 
-@helper
+@inlined  # returns its scratch array: on a GPU that lives in the caller's frame
 def unseen_guards(state, level):
     """Mask over the 36 guard cards: those of ``level`` nobody has seen face up, the public pool
     a face-down guard of that level is drawn from (MM-21)."""
-    out = np.zeros(NUM_GUARDS, np.int8)
+    out = scratch(NUM_GUARDS, np.int8)
     for card in range(NUM_GUARDS):
         out[card] = GUARD_LEVEL[card] == level and not guard_seen(state, card)
     return out
@@ -373,7 +373,7 @@ def fight_guards(state):
     Returns the position of the lost fight, or -1 when every guard was defeated.
     """
     n = state[H_NUM_PLAYERS]
-    gains = np.zeros(MAX_PLAYERS, np.int64)
+    gains = scratch(MAX_PLAYERS, np.int64)
     for g in range(n):
         card = state[CASTLE + g]
         state[REVEALED + g] = 1
@@ -397,7 +397,7 @@ def heal_monsters(state, lost):
     if lost < 0:
         return
     n = state[H_NUM_PLAYERS]
-    dues = np.zeros(MAX_PLAYERS, np.int64)
+    dues = scratch(MAX_PLAYERS, np.int64)
     for g in range(lost, n):
         for side in range(SIDES):
             occupant = state[SPACE + SIDES * g + side]

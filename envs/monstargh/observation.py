@@ -11,7 +11,7 @@ cards lie in the deck. ``determinize`` resamples those for a search. Rule ids (M
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, OBSERVE_SIG
-from ..core.kernels import kernel, on_demand
+from ..core.kernels import kernel, on_demand, scratch, scratch_empty
 from ..core.rng import shuffle_range
 from .components import (CARD_SPECIES, CARD_VALUE, FOCUS_AMOUNTS, MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT,
                          NUM_CARDS, NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, NUM_VALUES)
@@ -103,7 +103,7 @@ def observe_into(state, player, out):
                     if near != NO_CARD:
                         out[OBS_PREY + c] += (CARD_VALUE[near] == CARD_VALUE[c] - 1) / NUM_DIRS
                         out[OBS_PREDATORS + c] += (CARD_VALUE[near] == CARD_VALUE[c] + 1) / NUM_DIRS
-    visible = np.zeros(NUM_SPECIES, np.int64)
+    visible = scratch(NUM_SPECIES, np.int64)
     visible_counts(state, visible)
     for s in range(NUM_SPECIES):
         out[OBS_SPECIES + s] = state[IN_PLAY + s]
@@ -173,7 +173,7 @@ def determinize(state, player, rng):
     if state[H_TERMINAL] != 0:
         return
     n = state[H_NUM_PLAYERS]
-    pool = np.empty(NUM_SPECIES, np.int64)
+    pool = scratch_empty(NUM_SPECIES, np.int64)
     count = 0
     for s in range(NUM_SPECIES):
         if state[IN_PLAY + s] and s != state[TOKEN + player]:
@@ -185,7 +185,7 @@ def determinize(state, player, rng):
         if q != player:
             state[TOKEN + q] = pool[k]
             k += 1
-    sizes = np.zeros(MAX_PLAYERS, np.int64)
+    sizes = scratch(MAX_PLAYERS, np.int64)
     for c in range(NUM_CARDS):
         q = state[WHERE + c]
         if q >= 0 and q != player:

@@ -9,7 +9,7 @@ Rule ids (AR-n) refer to ``seeds/monster_arena/rules.md``.
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
-from ..core.kernels import helper, inlined, kernel, on_demand
+from ..core.kernels import helper, inlined, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import shuffle_range
 from .components import (COST, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART, MAX_PLAYERS, MAX_SLOTS,
                          NUM_CARDS, NUM_TORSOS, REFILL)
@@ -86,7 +86,7 @@ def observe_derived(state, player, out):
     passive bonuses (AR-30, AR-36), attack strength, exposure, and the pending attack's margin."""
     n = state[H_NUM_PLAYERS]
     building = is_building(state)
-    weakest = np.zeros(MAX_PLAYERS, np.int64)
+    weakest = scratch(MAX_PLAYERS, np.int64)
     for c in range(NUM_CARDS):
         q = state[OWNER + c]
         if state[LOC + c] != L_TABLE:
@@ -218,7 +218,7 @@ def determinize(state, player, rng):
                 give(state, c, q, state[KNOWN + c])
     # pool: the unseen cards in card order, and the places they fill (location, owner; a deck
     # card has no owner) with a flag on the selected card's place.
-    pool = np.empty((4, NUM_CARDS), np.int64)
+    pool = scratch_empty((4, NUM_CARDS), np.int64)
     selected = state[SELECTED]
     k = 0
     for c in range(NUM_CARDS):

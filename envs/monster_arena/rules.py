@@ -28,7 +28,7 @@ import numpy as np
 from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL,
                              INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG)
 from ..core.header import start_game
-from ..core.kernels import helper, inlined, kernel
+from ..core.kernels import helper, inlined, kernel, scratch
 from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
@@ -372,7 +372,7 @@ def apply_action(state, action, rng):
 def returns(state, out):
     """Final rewards per seat (AR-7, ruling C3; with ``reward="score"`` the cards left on each
     monster, AR-46); zeros while the game runs."""
-    scores = np.zeros(MAX_PLAYERS, np.int64)
+    scores = scratch(MAX_PLAYERS, np.int64)
     for p in range(state[H_NUM_PLAYERS]):
         scores[p] = final_score(state, p)
     c3_returns_scored(state, WINNER, scores, out)

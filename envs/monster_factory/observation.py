@@ -10,7 +10,7 @@ ids (MF-n) refer to ``seeds/monster_factory/rules.md``.
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
-from ..core.kernels import helper, kernel, on_demand
+from ..core.kernels import helper, kernel, on_demand, scratch, scratch_empty
 from .actions import PLACE0
 from .components import (BLANK, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS, MAX_OPEN_CELLS, MAX_PLAYERS,
                          NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS, NUM_SIDES, OPPOSITE, THICK, THIN,
@@ -128,8 +128,9 @@ def observe_derived(state, player, out):
     """The derived slices of seat ``player``'s view (``OBS_CELL_FIT`` onwards), from public fields."""
     n = state[H_NUM_PLAYERS]
     hand = state[HAND]
-    cells = np.zeros(MAX_MONSTERS, np.int64)
-    hardest = np.ones(MAX_MONSTERS)
+    cells = scratch(MAX_MONSTERS, np.int64)
+    hardest = scratch_empty(MAX_MONSTERS, np.float64)
+    hardest[:] = 1.0
     for j in range(state[NUM_CELLS]):
         m = key_monster(state[CELL_KEY + j])
         share = supply_fit_share(state, j)

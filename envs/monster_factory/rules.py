@@ -283,7 +283,7 @@ def lay_tile(state, m, x, y, kind, rotation, j):
         edge = EDGES[kind, rotation, d]
         # A thin or thick edge of the monster that faced this cell is covered now; one of the
         # new tile that faces an empty cell is open.
-        change += (edge != BLANK) if across == NO_TILE else -(across != BLANK)
+        change += (edge != BLANK) if across == NO_TILE else 0 - (across != BLANK)  # not -(bool): numpy refuses it
         if across != NO_TILE:
             continue
         side = OPPOSITE[d]

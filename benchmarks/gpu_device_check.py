@@ -1,0 +1,334 @@
+"""The GPU engine on a real GPU, in one command: PTX check, GPU = CPU parity, GPU benchmark, Pgx anchors.
+
+Run on a machine with an NVIDIA GPU (``bash benchmarks/gpu_device_check.sh`` installs what it needs
+first); well under ten minutes on one H100. Every result is one JSON line (stdout, and appended to
+``--json``), each carrying the device, driver and versions; the parts:
+
+1. ``ptx``: ``monster-zoo gpu check``'s compile of every game for cc 8.0 and 9.0.
+2. ``parity``: :func:`monster_zoo.envs.gpu.parity.compare` on the GPU for every game at its smallest
+   and largest player count (``--parity-envs`` games each, to their end, auto-reset included, then
+   random steps inside one launch); and whether torch takes the engine's arrays without a copy.
+3. ``bench``: every game's GPU engine at batch sizes 2^10 .. 2^20, stepping from Python
+   (``step(random_actions())``, a legality check and a mask copy included) and inside one launch
+   (``step_random``); steps per second, the median of ``--repeats`` timed repeats after a warm-up
+   (compile time reported apart).
+4. ``pgx``: Pgx ``connect_four`` and ``sparrow_mahjong`` on JAX's GPU backend at the same sizes
+   (random legal actions, auto-reset, ``lax.fori_loop`` inside one jit), in a subprocess so JAX's
+   memory stays apart; skipped with the reason when Pgx or a JAX GPU is missing.
+5. ``trainer``: skipped: the device-resident PPO trainer is not written yet.
+
+Sizing: on this project's 2-core host the PTX compile alone takes 100-160 s for the five games and
+each part compiles (numba's CPU cache and numba-cuda's kernels start cold on a fresh machine), so
+where one call must stay under ten minutes, run it as two: ``--parts ptx,parity`` then
+``--parts bench,pgx,trainer``; the JSON lines of both go to the same file. Every part's failure is
+recorded as an ``error`` line and the others still run (exit status 1).
+
+``--quick`` shrinks everything for a smoke test (the numbers mean nothing); it also runs under
+numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) without a GPU, as ``tests/test_gpu_device_check.py``
+does.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+PARTS = ("ptx", "parity", "bench", "pgx", "trainer")
+PGX_GAMES = ("connect_four", "sparrow_mahjong")
+FULL_SIZES = tuple(2 ** k for k in (10, 12, 14, 16, 18, 20))
+QUICK_SIZES = (4, 8)
+HERE = Path(__file__).resolve().parent
+
+
+def versions() -> Dict[str, Optional[str]]:
+    """Versions of what the figures depend on (None: not importable)."""
+    found = {"python": platform.python_version()}
+    for name in ("numpy", "numba", "numba_cuda", "llvmlite", "torch", "jax", "jaxlib", "pgx", "cupy"):
+        try:
+            module = __import__(name)
+            found[name] = getattr(module, "__version__", "?")
+        except Exception:  # noqa: BLE001 - anything that stops an import means "not available"
+            found[name] = None
+    return found
+
+
+def device_facts() -> dict:
+    """The GPU's name, capability, driver and CUDA runtime as numba-cuda sees them, or the simulator."""
+    from numba import cuda
+
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return {"device": "numba-cuda simulator", "driver": None, "compute_capability": None}
+    device = cuda.get_current_device()
+    facts = {"device": device.name.decode() if isinstance(device.name, bytes) else str(device.name),
+             "compute_capability": ".".join(map(str, device.compute_capability))}
+    try:
+        facts["driver"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
+    except Exception:  # noqa: BLE001
+        facts["driver"] = None
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        facts["nvidia_smi"] = smi.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        facts["nvidia_smi"] = None
+    return facts
+
+
+class Recorder:
+    """Prints each result as a JSON line with the shared facts and appends it to a file."""
+
+    def __init__(self, path: Optional[Path], facts: dict):
+        self.path, self.facts = path, facts
+
+    def __call__(self, part: str, **fields) -> None:
+        line = json.dumps({"part": part, **fields, **self.facts}, default=str)
+        print(line, flush=True)
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as out:
+                out.write(line + "\n")
+
+
+def run_ptx(record: Recorder, games: Sequence[str]) -> None:
+    from monster_zoo.envs.gpu.ptx_check import check
+
+    for line in check(games):
+        record("ptx", game=line.split()[0], ok=" ok " in line, line=line)
+
+
+def run_parity(record: Recorder, games: Sequence[str], num_envs: int) -> None:
+    import monster_zoo
+    from monster_zoo.envs.gpu.parity import compare
+
+    for game_id in games:
+        spec = monster_zoo.spec(game_id)
+        for n in sorted({spec.min_players, spec.max_players}):
+            start = time.perf_counter()
+            result = compare(game_id, n, num_envs, seed=2026, random_steps=50)
+            record("parity", **result.as_dict(), seconds=round(time.perf_counter() - start, 1))
+    record("parity_zero_copy", **zero_copy(games[0]))
+
+
+def zero_copy(game_id: str) -> dict:
+    """Whether torch and CuPy see the engine's observation buffer itself (same device pointer)."""
+    import monster_zoo
+
+    engine = monster_zoo.make_batch(game_id, num_envs=8, seed=0, device="cuda")
+    obs, _ = engine.reset()
+    found = {"game": game_id}
+    if not hasattr(obs, "__cuda_array_interface__"):
+        return {**found, "skipped": "numba-cuda's simulator hands out host arrays"}
+    pointer = obs.__cuda_array_interface__["data"][0]
+    try:
+        import torch
+
+        found["torch_same_memory"] = torch.as_tensor(obs, device="cuda").data_ptr() == pointer
+    except Exception as error:  # noqa: BLE001 - a missing or CPU-only torch is a finding, not a failure
+        found["torch_same_memory"] = f"skipped: {type(error).__name__}: {error}"[:200]
+    try:
+        import cupy
+
+        found["cupy_same_memory"] = cupy.asarray(obs).data.ptr == pointer
+    except Exception as error:  # noqa: BLE001
+        found["cupy_same_memory"] = f"skipped: {type(error).__name__}: {error}"[:200]
+    return found
+
+
+def timed(work: Callable[[int], None], steps: int, repeats: int) -> List[float]:
+    """Seconds of ``work(steps)`` per repeat (each ends with the device synchronised)."""
+    from numba import cuda
+
+    times = []
+    for _ in range(repeats):
+        cuda.synchronize()
+        start = time.perf_counter()
+        work(steps)
+        cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def steps_for(work: Callable[[int], None], target_seconds: float) -> int:
+    """How many steps of ``work`` take about ``target_seconds`` (after its warm-up call)."""
+    steps = 1
+    while True:
+        seconds = min(timed(work, steps, 1))
+        if seconds >= target_seconds / 4 or steps >= 1 << 16:
+            return max(1, int(steps * target_seconds / max(seconds, 1e-9)))
+        steps *= 4
+
+
+def run_bench(record: Recorder, games: Sequence[str], sizes: Sequence[int], repeats: int, seconds: float) -> None:
+    for game_id in games:
+        for size in sizes:
+            try:
+                bench_size(record, game_id, size, repeats, seconds)
+            except Exception as error:  # noqa: BLE001 - e.g. out of GPU memory at the largest size: the next game
+                record("bench", game=game_id, num_envs=size, error=f"{type(error).__name__}: {error}"[:500])
+                break
+
+
+def bench_size(record: Recorder, game_id: str, size: int, repeats: int, seconds: float) -> None:
+    """Both ways of stepping ``size`` games of ``game_id`` on the GPU, one JSON line each."""
+    import monster_zoo
+
+    start = time.perf_counter()
+    engine = monster_zoo.make_batch(game_id, num_envs=size, seed=0, device="cuda")
+    engine.reset()
+    engine.step(engine.random_actions())
+    engine.step_random(1)
+    warm = time.perf_counter() - start  # compile (first size) and allocation
+
+    def from_python(steps: int) -> None:
+        for _ in range(steps):
+            engine.step(engine.random_actions())
+
+    for mode, work in (("python", from_python), ("launch", engine.step_random)):
+        steps = steps_for(work, seconds)
+        times = timed(work, steps, repeats)
+        median = statistics.median(times)
+        record("bench", game=game_id, mode=mode, num_envs=size, steps_per_call=steps, repeats=repeats,
+               steps_per_second=size * steps / median, seconds=[round(t, 4) for t in times],
+               warmup_seconds=round(warm, 2))
+
+
+PGX_SCRIPT = r"""
+import json, statistics, sys, time
+import jax, jax.numpy as jnp
+import pgx
+from pgx.experimental import auto_reset
+game, sizes, repeats, seconds = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+backend = jax.default_backend()
+env = pgx.make(game)
+step = auto_reset(env.step, env.init)
+
+def act(key, mask):
+    return jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf))
+
+for size in sizes:
+    keys = jax.random.split(jax.random.PRNGKey(0), size)
+    state = jax.jit(jax.vmap(env.init))(keys)
+
+    def one(carry):
+        state, key = carry
+        key, pick, chance = jax.random.split(key, 3)
+        actions = jax.vmap(act)(jax.random.split(pick, size), state.legal_action_mask)
+        return jax.vmap(step)(state, actions, jax.random.split(chance, size)), key
+
+    one_jit = jax.jit(one)
+
+    @jax.jit
+    def many(carry, steps):
+        return jax.lax.fori_loop(0, steps, lambda i, c: one(c), carry)
+
+    carry = (state, jax.random.PRNGKey(1))
+    start = time.perf_counter()
+    carry = jax.block_until_ready(one_jit(carry))
+    carry = jax.block_until_ready(many(carry, 2))
+    warm = time.perf_counter() - start
+    def run(carry, mode, steps):
+        if mode == "python":
+            for _ in range(steps):
+                carry = one_jit(carry)
+        else:
+            carry = many(carry, steps)
+        return jax.block_until_ready(carry)
+
+    for mode in ("python", "launch"):
+        steps = 1
+        while True:  # as many steps as take about `seconds`
+            start = time.perf_counter()
+            carry = run(carry, mode, steps)
+            took = time.perf_counter() - start
+            if took >= seconds / 4 or steps >= 1 << 16:
+                steps = max(1, int(steps * seconds / max(took, 1e-9)))
+                break
+            steps *= 4
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            carry = run(carry, mode, steps)
+            times.append(time.perf_counter() - start)
+        print(json.dumps({"game": game, "backend": backend, "jax_device": str(jax.devices()[0]), "mode": mode,
+                          "num_envs": size, "steps_per_call": steps, "repeats": repeats,
+                          "steps_per_second": size * steps / statistics.median(times),
+                          "seconds": [round(t, 4) for t in times], "warmup_seconds": round(warm, 2)}), flush=True)
+"""
+
+
+def run_pgx(record: Recorder, sizes: Sequence[int], repeats: int, seconds: float, need_gpu: bool) -> None:
+    environment = {**os.environ, "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+    environment.pop("NUMBA_ENABLE_CUDASIM", None)
+    for game in PGX_GAMES:
+        try:
+            done = subprocess.run([sys.executable, "-c", PGX_SCRIPT, game, json.dumps(list(sizes)), str(repeats),
+                                   str(seconds)], capture_output=True, text=True, timeout=300, env=environment)
+        except subprocess.TimeoutExpired:
+            record("pgx", game=game, skipped="timed out after 300 s")
+            continue
+        rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode != 0 and not rows:
+            record("pgx", game=game, skipped=(done.stderr.strip().splitlines() or ["no output"])[-1][:300])
+            continue
+        for row in rows:
+            if need_gpu and row["backend"] != "gpu":
+                record("pgx", game=game, skipped=f"JAX runs on {row['backend']}, not a GPU")
+                break
+            record("pgx", **row)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
+    parser.add_argument("--games", default="", help="comma-separated game ids (default: every registered game)")
+    parser.add_argument("--parity-envs", type=int, default=512, help="games per parity case (default 512)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed repeats per figure (default 5)")
+    parser.add_argument("--seconds", type=float, default=0.25, help="wall time of one timed repeat (default 0.25)")
+    parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append to as well")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing")
+    args = parser.parse_args(argv)
+    parts = [p for p in args.parts.split(",") if p]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        parser.error(f"unknown part(s) {', '.join(unknown)}; valid: {', '.join(PARTS)}")
+    import monster_zoo
+    from monster_zoo.envs.gpu import require_gpu
+
+    games = [g for g in args.games.split(",") if g] or monster_zoo.available()
+    bad = [g for g in games if g not in monster_zoo.available()]
+    if bad:
+        parser.error(f"unknown game(s) {', '.join(bad)}; available: {', '.join(monster_zoo.available())}")
+    require_gpu()
+    sizes = QUICK_SIZES if args.quick else FULL_SIZES
+    repeats, seconds = (1, 0.01) if args.quick else (args.repeats, args.seconds)
+    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
+    record = Recorder(args.json, {**device_facts(), "versions": versions(),
+                                  "git": revision.stdout.strip() or None, "quick": args.quick})
+    start = time.perf_counter()
+    runs = {"ptx": lambda: run_ptx(record, games),
+            "parity": lambda: run_parity(record, games, 2 if args.quick else args.parity_envs),
+            "bench": lambda: run_bench(record, games, sizes, repeats, seconds),
+            "pgx": lambda: run_pgx(record, sizes, repeats, seconds, need_gpu=not args.quick),
+            "trainer": lambda: record("trainer", skipped="the device-resident PPO trainer (issue 40, point 4) "
+                                                         "is not written yet")}
+    failed = []
+    for part in PARTS:
+        if part in parts:
+            try:
+                runs[part]()
+            except Exception as error:  # noqa: BLE001 - one part's failure must not cost the others' figures
+                failed.append(part)
+                record("error", failed_part=part, error=f"{type(error).__name__}: {error}"[:2000],
+                       traceback=traceback.format_exc()[-3000:])
+    record("done", seconds=round(time.perf_counter() - start, 1), failed_parts=failed)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""The prepared GPU device check (benchmarks/gpu_device_check.py) runs end to end without a GPU, under
+numba-cuda's simulator in --quick mode: its parity, benchmark and trainer parts each write JSON lines
+with the device facts and versions, and a bad part or game is refused with the valid ones. The figures
+themselves come from a GPU machine (the script's docstring says how)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_gpu_engine import needs_numba_cuda
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = "mighty_monsters-v0"  # the shortest games: the simulator runs the rules as Python
+
+
+def run_check(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.gpu_device_check", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONWARNINGS": "ignore::RuntimeWarning"})
+
+
+@needs_numba_cuda
+def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
+    out = tmp_path / "gpu.jsonl"
+    done = run_check("--quick", "--games", GAME, "--parts", "parity,bench,trainer", "--json", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [json.loads(line) for line in done.stdout.splitlines()] == rows
+    parity = [r for r in rows if r["part"] == "parity"]
+    assert sorted(r["num_players"] for r in parity) == [3, 6]
+    assert all(r["mismatch"] is None and r["games_ended"] >= 2 for r in parity)
+    bench = [r for r in rows if r["part"] == "bench"]
+    assert {(r["mode"], r["num_envs"]) for r in bench} == {(m, n) for m in ("python", "launch") for n in (4, 8)}
+    assert all(r["steps_per_second"] > 0 and r["device"] == "numba-cuda simulator" for r in bench)
+    assert rows[-1]["part"] == "done" and any(r["part"] == "trainer" and "skipped" in r for r in rows)
+    assert all(r["versions"]["numba_cuda"] and "git" in r for r in rows)
+
+
+@pytest.mark.parametrize("args, message", [(["--parts", "ptx,fly"], "unknown part(s) fly; valid: ptx, parity"),
+                                           (["--games", "chess-v0"], "unknown game(s) chess-v0; available:")])
+def test_bad_parts_and_games_are_refused_with_the_valid_ones(args, message):
+    done = run_check(*args, timeout=120)
+    assert done.returncode == 2 and message in done.stderr
