@@ -42,7 +42,7 @@ import numpy as np
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
 
-from .game_rules import GameRules, WrongGameError, game_with_sizes
+from monster_zoo.agents.game_rules import GameRules, WrongGameError, game_with_sizes
 
 
 class Agent:

@@ -27,7 +27,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, GameSpec
 
-from .policy_file import PLAY_TIME_OPTIONS, describe, rule_options
+from monster_zoo.agents.model_file import PLAY_TIME_OPTIONS, describe, rule_options
 
 _PLAY_TIME_ENTRIES = (C_MAX_STEPS, C_REWARD_MODE)
 # Reading a config back into options tries every combination of the options that list their

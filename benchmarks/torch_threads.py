@@ -49,7 +49,7 @@ def build_trainer_model(seed: int = 0):
 
     from monster_zoo import envs
     from monster_zoo.agents import make_agent
-    from monster_zoo.training.arg_checks import int_list
+    from monster_zoo.evaluation.arg_checks import int_list
     from monster_zoo.training.selfplay_ppo import Args
 
     args = Args()

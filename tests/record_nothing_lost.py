@@ -87,10 +87,11 @@ def agent_names() -> Dict[str, List[str]]:
 
 
 def shipped_digests() -> Dict[str, str]:
-    """SHA-256 of every file shipped in the champions' folder, by file name."""
+    """SHA-256 of every model file shipped in the champions' folder and of its manifest, by file name
+    (its README is documentation, free to change)."""
     folder = Path(monster_zoo.__file__).resolve().parents[1] / "agents" / "champions"
     return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.iterdir()) if path.is_file()}
+            for path in sorted(folder.iterdir()) if path.suffix == ".npz" or path.name == "manifest.json"}
 
 
 def match_results() -> List[dict]:

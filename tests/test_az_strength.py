@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from monster_zoo.agents.az_network import random_network, write_network
+from monster_zoo.agents.az.network import random_network, write_network
 from monster_zoo.training import az_strength
 from monster_zoo.training.az_strength import Timed, cpu_ms_per_move, measure, sample_positions, size_simulations
 
@@ -20,8 +20,8 @@ def network_file(tmp_path_factory):
 
 def test_the_search_is_sized_to_the_budget(network_file):
     """Twice the budget, about twice the simulations; the sized search spends about its budget."""
-    from monster_zoo.agents.az_agent import AZAgent
-    from monster_zoo.agents.az_network import read_network
+    from monster_zoo.agents.az.agent import AZAgent
+    from monster_zoo.agents.az.network import read_network
 
     network = read_network(network_file)
     positions = sample_positions(MTM, {"num_players": 2}, count=8)

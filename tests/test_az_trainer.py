@@ -15,9 +15,9 @@ pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az_agent import AZAgent  # noqa: E402
-from monster_zoo.agents.az_network import MAX_SEATS, random_network, read_network  # noqa: E402
-from monster_zoo.agents.az_search import SearchSettings  # noqa: E402
+from monster_zoo.agents.az.agent import AZAgent  # noqa: E402
+from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network  # noqa: E402
+from monster_zoo.agents.az.search import SearchSettings  # noqa: E402
 from monster_zoo.envs.core import threads  # noqa: E402
 from monster_zoo.training.az import main  # noqa: E402
 from monster_zoo.training.az_learner import Batch, ReplayBuffer, value_targets  # noqa: E402

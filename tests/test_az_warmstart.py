@@ -12,11 +12,11 @@ pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az_network import evaluate, masked_argmax, read_network  # noqa: E402
-from monster_zoo.agents.search import rollout_kernel  # noqa: E402
+from monster_zoo.agents.az.network import evaluate, masked_argmax, read_network  # noqa: E402
+from monster_zoo.agents.search.tuned import rollout_kernel  # noqa: E402
 from monster_zoo.envs.core import threads  # noqa: E402
 from monster_zoo.envs.core.batch import random_playout  # noqa: E402
-from monster_zoo.agents.ppo_agent import PPOAgent  # noqa: E402
+from monster_zoo.agents.ppo.agent import PPOAgent  # noqa: E402
 from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL  # noqa: E402
 from monster_zoo.envs.core.opponents import MLPWeights  # noqa: E402
 from monster_zoo.envs.core.rng import make_rng  # noqa: E402
@@ -183,7 +183,7 @@ def _decision_arrays(spec, k: int):
 
 def _mlp_champion(game_id: str):
     """The smallest player count with a plain-MLP champion and that champion (or None, None)."""
-    from monster_zoo.agents.champions import champion_player_counts, load_champion
+    from monster_zoo.agents.ppo.champions import champion_player_counts, load_champion
 
     for n in champion_player_counts(envs.spec(game_id).name):
         agent = load_champion(0, game_id, {"num_players": n})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.human import HumanAgent, QuitGame
+from monster_zoo.agents.human.agent import HumanAgent, QuitGame
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.training import cli
@@ -210,7 +210,7 @@ def test_the_match_command_shows_labels_escaped_and_writes_its_json_whole(tmp_pa
     never run."""
     import json
 
-    from monster_zoo.agents import match
+    from monster_zoo.evaluation import match
 
     out = tmp_path / "match.json"
     assert match.main(["--agents", "evil\x1b[2J=random", "greedy", "--games", "2", "--option", "max_steps=40",
@@ -277,7 +277,7 @@ def test_play_against_a_champion_picks_a_player_count_it_ships_for(monkeypatch, 
     """``play --game mighty_monsters-v0 --agents champion`` once failed with "num_players=2 is not valid"."""
     import io
 
-    from monster_zoo.agents.champions import champion_player_counts
+    from monster_zoo.agents.ppo.champions import champion_player_counts
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert cli.main(["play", "--game", "mighty_monsters-v0", "--agents", "champion"]) == 0

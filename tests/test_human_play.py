@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.human import HumanAgent
+from monster_zoo.agents.human.agent import HumanAgent
 from monster_zoo.envs.monster_arena.components import CARD_LABEL, CARD_NAME
 from monster_zoo.envs.registry import kernels_cached
 from monster_zoo.training import cli

@@ -125,9 +125,9 @@ def test_every_writer_of_user_visible_files_replaces_a_planted_link(tmp_path, re
     """Policy files, replay pages and GIFs, tournament results and plots all write through the
     atomic writer: a link planted where they write is replaced and its target left alone."""
     pytest.importorskip("openskill")
-    from monster_zoo.agents.policy_file import make_metadata, write_policy
+    from monster_zoo.agents.model_file import make_metadata, write_policy
     from monster_zoo.envs.replay import load, write_gif, write_html
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
@@ -180,7 +180,7 @@ def test_each_medium_gets_text_it_shows_and_never_runs():
 
 def test_labels_with_dollars_draw_literally_and_plots_never_parse_math(tmp_path):
     pytest.importorskip("matplotlib")
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     names = ["x$^$y", "$\\frac{$", "a\nb"]
     results = {"field": names, "num_players": 2, "game": GAME, "games_per_pairing": 2,
@@ -214,7 +214,7 @@ def test_evaluate_with_hostile_labels_finishes_and_escapes_every_output(tmp_path
 
 def test_a_failing_plot_is_a_warning_after_the_results_and_records_are_written(tmp_path, capsys, monkeypatch):
     pytest.importorskip("openskill")
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     def broken(*args):
         raise ValueError("mathtext could not parse")
@@ -359,7 +359,7 @@ def test_play_shows_names_from_the_command_line_inert(capsys, first_moves):
 # --- leaderboard ------------------------------------------------------------------------------
 def test_the_leaderboard_markdown_escapes_names_and_links(tmp_path):
     pytest.importorskip("openskill")
-    from monster_zoo.training import leaderboard
+    from monster_zoo.evaluation import leaderboard
 
     summary = {"key": "k", "markdown": "## table", "picture": "k (1).png", "elapsed_s": 60.0, "games": 2,
                "game_id": GAME, "num_players": 2, "reused": False,

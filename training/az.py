@@ -4,7 +4,7 @@
     python -m monster_zoo.training.az --game marry_the_monster-v0 --players 2 --rounds 200
     python -m monster_zoo.training.az --resume runs/<run>          # after an interruption
 
-Each round, the search of :mod:`monster_zoo.agents.az_search` (Gumbel root, PUCT below,
+Each round, the search of :mod:`monster_zoo.agents.az.search` (Gumbel root, PUCT below,
 per-seat values, determinized per simulation) plays every seat of ``games_per_round`` games
 with the current network (:mod:`monster_zoo.training.az_selfplay`, numba, all games side by
 side); its improved policies and the games' final returns join a replay buffer; the learner
@@ -141,7 +141,7 @@ def argument_problem(args: Args) -> Optional[str]:
     """Why ``args`` cannot make a run, or None; checked before anything is written."""
     import numba
 
-    from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
+    from monster_zoo.evaluation.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 
     from .az_warmstart import TEACHERS
 
@@ -189,9 +189,9 @@ def game_problem(args: Args) -> Optional[str]:
     None. A network too large for a network file is refused here, before training, so a run never
     ends with a network it cannot save."""
     from monster_zoo import envs
-    from monster_zoo.agents.az_network import architecture_problem, check_player_counts, network_options
+    from monster_zoo.agents.az.network import architecture_problem, check_player_counts, network_options
     from monster_zoo.agents.registry import make_agent
-    from monster_zoo.training.arg_checks import int_list
+    from monster_zoo.evaluation.arg_checks import int_list
 
     from .az_evaluation import PREVIOUS
 
@@ -332,7 +332,7 @@ class Learner:
         import torch
 
         from monster_zoo import envs
-        from monster_zoo.training.arg_checks import int_list
+        from monster_zoo.evaluation.arg_checks import int_list
 
         from .az_learner import PolicyValueNet, ReplayBuffer
 
@@ -353,7 +353,7 @@ class Learner:
         """Write the checkpoint beside the last one, then swap it in (a cut-off write leaves the last)."""
         import torch
 
-        from monster_zoo.agents.az_network import write_network
+        from monster_zoo.agents.az.network import write_network
 
         new, current, old = (run_dir / f"{CHECKPOINT}{suffix}" for suffix in (".new", "", ".old"))
         shutil.rmtree(new, ignore_errors=True)
@@ -492,8 +492,8 @@ def teacher_games(args: Args, games: int, counts: Sequence[int], seed: int, opti
 
 def _run(args: Args, device, lock) -> int:
     """The run itself (arguments already checked; ``lock`` held on a resumed run's folder)."""
-    from monster_zoo.agents.az_network import read_network, write_network
-    from monster_zoo.agents.az_search import SearchSettings
+    from monster_zoo.agents.az.network import read_network, write_network
+    from monster_zoo.agents.az.search import SearchSettings
 
     from .az_evaluation import evaluate
     from .az_learner import export, train
@@ -609,7 +609,7 @@ def _run(args: Args, device, lock) -> int:
     for metric, rate in rates.items():
         print(f"  {metric.split('/')[-1]}: {rate}")
     if args.plot:
-        from monster_zoo.training.plots import plot_learning_curves
+        from monster_zoo.evaluation.plots import plot_learning_curves
 
         plot_learning_curves([run_dir], run_dir / "curves.png")
         print(f"  learning curves: {run_dir / 'curves.png'}")

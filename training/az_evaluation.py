@@ -15,8 +15,8 @@ appended at the others.
 from typing import Dict, Optional, Sequence
 
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.az_agent import AZAgent, AZNetAgent
-from monster_zoo.agents.az_network import AZNetwork
+from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
+from monster_zoo.agents.az.network import AZNetwork
 
 from .learner_eval import WinRate, evaluate_against
 

@@ -1,7 +1,7 @@
 """Self-play of expert iteration: the learned search plays every seat of many games at once.
 
 :func:`play_games` keeps ``parallel`` games going side by side in one state array; each move it
-calls :func:`monster_zoo.agents.az_search.search_and_play`, which searches and moves in every
+calls :func:`monster_zoo.agents.az.search.search_and_play`, which searches and moves in every
 running game inside numba (on several threads when :mod:`monster_zoo.envs.core.threads` allows),
 and starts the next game in a slot as soon as its game ends. Every decision is kept: the mover's
 observation, the player count, the legal mask and the search's improved policy; when a game ends
@@ -18,9 +18,9 @@ from typing import Dict, Sequence
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.az_network import MAX_SEATS, AZNetwork
-from monster_zoo.agents.az_search import SearchSettings, search_and_play, trees
-from monster_zoo.agents.search import tuned_rollout
+from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork
+from monster_zoo.agents.az.search import SearchSettings, search_and_play, trees
+from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import SEED_MASK, make_rng

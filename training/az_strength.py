@@ -10,7 +10,7 @@ in the searching process) on positions of greedy games, sizes the ``az`` search'
 match it (``--budget-ms`` sets a budget instead, and the opponent is not re-sized: a named search
 keeps its tuned simulations; ``--rollout-weight`` mixes the game's rollouts into the search's leaf
 values, and the sizing counts their cost), then plays a seat-rotated, deal-paired series (``az`` in one seat,
-the opponent in all the others, :func:`monster_zoo.agents.match.iter_games`) split over
+the opponent in all the others, :func:`monster_zoo.evaluation.match.iter_games`) split over
 ``--workers`` processes. Every move's CPU time is measured during the games too, so the report
 gives the budgets as they were spent, not only as planned: win rate with its 95% Wilson interval,
 games, seed, simulations, mean and 95th-percentile milliseconds per move of each side, wall time.
@@ -28,9 +28,9 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.az_agent import AZAgent
-from monster_zoo.agents.az_network import read_network
-from monster_zoo.agents.match import DRAW, WIN, iter_games, seat_outcome, wilson_interval
+from monster_zoo.agents.az.agent import AZAgent
+from monster_zoo.agents.az.network import read_network
+from monster_zoo.evaluation.match import DRAW, WIN, iter_games, seat_outcome, wilson_interval
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 
@@ -141,7 +141,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
             simulations: Optional[int] = None, rollout_weight: float = 0.0) -> Dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
     search's simulations instead of sizing them to the budget; ``rollout_weight`` is the search's
-    (:class:`~monster_zoo.agents.az_search.SearchSettings`)."""
+    (:class:`~monster_zoo.agents.az.search.SearchSettings`)."""
     network = read_network(network_path)
     game_id = network.game_id
     table = {**network.options, **(options or {}), "num_players": num_players}

@@ -7,11 +7,11 @@ to play as well as the greedy baseline. Two teachers cost a thousandth of a sear
 
 - ``greedy``: the game's greedy kernel (the same numba function the ``greedy`` agent and the
   tuned search's rollouts play); the policy target of a decision is its choice (one-hot);
-- ``champion``: the shipped PPO champion of each player count (``monster_zoo.agents.champions``)
+- ``champion``: the shipped PPO champion of each player count (``monster_zoo.agents.ppo.champions``)
   where one ships as a plain MLP, played inside numba; the target is its whole distribution over
   the legal actions (distillation), the move its most probable action (as the champion plays).
   A plain-MLP champion plays inside numba; a placement network (Monster Factory's, see
-  :mod:`monster_zoo.agents.placement_policy`) through its numpy forward pass, one batch per move
+  :mod:`monster_zoo.agents.ppo.placement`) through its numpy forward pass, one batch per move
   of every game. Counts without a champion fall back to the greedy kernel.
 
 :func:`play_teacher_games` plays the teacher in every seat of many games at once, on the
@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from monster_zoo import envs
-from monster_zoo.agents.search import rollout_kernel
+from monster_zoo.agents.search.tuned import rollout_kernel
 from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T, POLICY_T
@@ -37,7 +37,7 @@ from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWei
 from monster_zoo.envs.core.rng import rng_below, rng_pick_set
 from monster_zoo.envs.core.threads import batch_kernel
 
-from monster_zoo.agents.ppo_agent import PPOAgent
+from monster_zoo.agents.ppo.agent import PPOAgent
 
 from .az_selfplay import play_with
 
@@ -148,9 +148,9 @@ Champion = Union[MLPWeights, PPOAgent]
 def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, Champion]:
     """The shipped champion of each of ``player_counts`` (newest version, checked against the
     champions' manifest): numba-ready :class:`MLPWeights` for a plain MLP, the
-    :class:`~monster_zoo.agents.ppo_agent.PPOAgent` itself for a placement network. Counts
+    :class:`~monster_zoo.agents.ppo.agent.PPOAgent` itself for a placement network. Counts
     without a champion are left out."""
-    from monster_zoo.agents.champions import champion_player_counts, load_champion
+    from monster_zoo.agents.ppo.champions import champion_player_counts, load_champion
 
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
     shipped = set(champion_player_counts(envs.spec(game_id).name))

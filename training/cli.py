@@ -26,15 +26,15 @@ from typing import List, Optional, Sequence, Tuple
 
 import monster_zoo
 from monster_zoo import envs
-from monster_zoo.agents.human import HumanAgent, QuitGame
-from monster_zoo.agents.match import DRAW, LOSS, WIN, agent_seed, play_game, seat_outcome, seated_options
+from monster_zoo.agents.human.agent import HumanAgent, QuitGame
+from monster_zoo.evaluation.match import DRAW, LOSS, WIN, agent_seed, play_game, seat_outcome, seated_options
 from monster_zoo.envs.core.options import parse_option
-from monster_zoo.agents.registry import agent_labels, champion_version, make_agent, model_file, split_label
+from monster_zoo.agents.registry import agent_labels, make_agent, model_file, split_label
 from monster_zoo.envs.core.escaping import visible
 from monster_zoo.envs.core.records import RecordError, RecordWriter, check_agent_names, record_text, save_record
 from monster_zoo.envs.core.safe_writing import output_problem, same_file, write_atomic, write_private
 from monster_zoo.envs.registry import kernels_cached
-from monster_zoo.training.arg_checks import seed_argument
+from monster_zoo.evaluation.arg_checks import seed_argument
 
 PROG = "monster-zoo"
 DEFAULT_GAME = "marry_the_monster-v0"
@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="For every game at its smallest player count and at 4 players, a round-robin of random, "
         "greedy, the tuned search at two budgets and the shipped champion (seats rotated, deals paired), "
         "written as markdown with 95% intervals, openskill ratings and a picture per table.")
-    from monster_zoo.training.leaderboard import build_parser as leaderboard_arguments
+    from monster_zoo.evaluation.leaderboard import build_parser as leaderboard_arguments
 
     leaderboard_arguments(leaderboard)
     leaderboard.set_defaults(run=run_leaderboard, command_parser=leaderboard)
@@ -251,7 +251,8 @@ def champion_seats(game_id: str, others: List[str], options: dict) -> Tuple[List
     taken by the champion too), with a line saying so; unchanged (and no line) otherwise.
 
     ValueError when the game has no champion at all, naming the games that have one."""
-    from monster_zoo.agents.champions import champion_games, champion_player_counts, champion_versions
+    from monster_zoo.agents.ppo.champions import (champion_games, champion_player_counts, champion_version,
+                                                  champion_versions)
 
     champions = [name for name in others
                  if split_label(name)[1] == "champion" or champion_version(game_id, split_label(name)[1]) is not None]
@@ -384,8 +385,8 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         print(f"{PROG} evaluate: {', '.join(missing)} not installed; install the eval extra:\n"
               f"    pip install -e '.[eval]'", file=sys.stderr)
         return 1
-    from monster_zoo.training import plots
-    from monster_zoo.training.tournament import run_tournament
+    from monster_zoo.evaluation import plots
+    from monster_zoo.evaluation.tournament import run_tournament
 
     if args.address and not args.ray:
         parser.error("--address needs --ray")
@@ -398,7 +399,7 @@ def run_evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
         if args.ray:
             import ray
 
-            from monster_zoo.training.ray_tournament import RaySeries
+            from monster_zoo.evaluation.ray_tournament import RaySeries
 
             ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
             series["play_series"] = RaySeries()
@@ -452,8 +453,8 @@ def _optional_picture(what: str, plot, *args) -> List[Path]:
 
 def run_leaderboard(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``leaderboard``: play every table and write the markdown, pictures and JSON."""
-    from monster_zoo.training import leaderboard
-    from monster_zoo.training.arg_checks import first_problem, writable_dir
+    from monster_zoo.evaluation import leaderboard
+    from monster_zoo.evaluation.arg_checks import first_problem, writable_dir
 
     # The leaderboard rewrites its own files each run (--resume reuses them): no --overwrite needed,
     # but never a folder or a special file, and never through a link.
@@ -476,7 +477,7 @@ def _output_problem(args: argparse.Namespace) -> Optional[str]:
     """Why ``evaluate`` could not write its results or read its curves, found before any game is
     played (so a long tournament is never lost to a bad path): folders that cannot be written,
     outputs that exist (without ``--overwrite``) or are links, special files or inputs."""
-    from monster_zoo.training.arg_checks import first_problem, writable_dir
+    from monster_zoo.evaluation.arg_checks import first_problem, writable_dir
 
     missing = [str(d) for d in args.curves or () if not (Path(d) / "metrics.csv").is_file()]
     inputs = model_files(args.agents or ()) + [str(Path(d) / "metrics.csv") for d in args.curves or ()]
@@ -535,7 +536,7 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 
 def run_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``serve``: the web app (``monster_zoo.web``) on ``--host``:``--port`` until Ctrl-C."""
-    from monster_zoo.training.arg_checks import first_problem, out_of_bounds, writable_dir
+    from monster_zoo.evaluation.arg_checks import first_problem, out_of_bounds, writable_dir
 
     problem = first_problem(
         out_of_bounds([("--port", args.port, 0 <= args.port <= 65535, "a port from 0 to 65535"),
@@ -586,7 +587,7 @@ def run_export_model(args: argparse.Namespace, parser: argparse.ArgumentParser) 
         parser.error(problem)
     if args.option and args.game is None:
         parser.error("--option needs --game")
-    from monster_zoo.agents.ppo_agent import export_policy
+    from monster_zoo.agents.ppo.agent import export_policy
 
     try:
         path = export_policy(args.zip, args.out, args.game, dict(args.option) if args.game else None)

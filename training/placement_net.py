@@ -1,4 +1,4 @@
-"""The trainer's placement policy: :mod:`monster_zoo.agents.placement_policy` in torch.
+"""The trainer's placement policy: :mod:`monster_zoo.agents.ppo.placement` in torch.
 
 ``train --policy placement`` builds :class:`PlacementPolicy`, a ``MaskableActorCriticPolicy``
 whose actor scores each placement with one item network shared by every open cell (see the
@@ -12,7 +12,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from monster_zoo.agents.placement_policy import PlacementLayout, layer_sizes
+from monster_zoo.agents.ppo.placement import PlacementLayout, layer_sizes
 
 ITEM_ARCH = (64,)  # the item network's hidden sizes
 

@@ -41,11 +41,11 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.match import WIN, seat_outcome
-from monster_zoo.agents.mcts import MCTSAgent
+from monster_zoo.evaluation.match import WIN, seat_outcome
+from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.rllib_env import RLlibGameEnv
-from monster_zoo.training.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
+from monster_zoo.evaluation.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 from monster_zoo.training.run_start import (MetricsLog, baseline_rates, build_parser, check_arguments, flag,
                                             game_options, new_run, parse_mix, progress_bar)
 

@@ -80,7 +80,7 @@ def masked_module_spec(model_config: Optional[Dict[str, Any]] = None):
 
 class ModuleAgent(Agent):
     """An agent backed by a masked RLlib module: the likeliest legal action (its inference pass),
-    so the evaluators of :mod:`monster_zoo.training.learner_eval` and :mod:`monster_zoo.agents.match`
+    so the evaluators of :mod:`monster_zoo.training.learner_eval` and :mod:`monster_zoo.evaluation.match`
     can play it."""
 
     def __init__(self, module: MaskedPPOTorchRLModule, name: str = "rllib", seed: int = 0):

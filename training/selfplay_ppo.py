@@ -16,7 +16,7 @@ step, wall_time, metric, value; metric names fixed: ``charts/SPS``,
 ``train/pool_size``), TensorBoard events, ``checkpoints/``, ``final_model.zip``,
 ``summary.json`` and ``curves.png``. Beside each SB3 zip (kept for resuming training)
 lies a policy file of the same name, ``.npz``: the actor's weights and the game as
-plain data (:mod:`monster_zoo.agents.policy_file`), which plays and evaluates without
+plain data (:mod:`monster_zoo.agents.model_file`), which plays and evaluates without
 torch and without unpickling anything (``ppo:{out_dir}/{run_name}/final_model.npz``).
 """
 import json
@@ -59,7 +59,7 @@ class Args:
     net_arch: str = flag("256,256", 'hidden layer sizes of the policy and value networks')
     policy: str = flag("mlp", "actor: 'mlp', or 'placement' (games with placement actions, Monster Factory: "
                        "one network shared by every open cell scores each placement, see "
-                       "monster_zoo.agents.placement_policy)")
+                       "monster_zoo.agents.ppo.placement)")
     opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
                           "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                           "plus 'snapshots' (the self-play pool)")
@@ -92,7 +92,7 @@ def build_parser():
 
 def argument_problem(args: Args) -> Optional[str]:
     """Why ``args`` cannot make a run, or None; checked before anything is written."""
-    from monster_zoo.training.arg_checks import (first_problem, int_list, out_of_bounds, plain_name,
+    from monster_zoo.evaluation.arg_checks import (first_problem, int_list, out_of_bounds, plain_name,
                                                  policy_size_problem, writable_dir)
 
     return first_problem(
@@ -138,7 +138,7 @@ def policy_problem(policy: str, game_id: str) -> Optional[str]:
         return f"--policy {policy!r} is not one of {', '.join(POLICIES)}"
     if policy == "placement":
         from monster_zoo import envs
-        from monster_zoo.agents.placement_policy import placement_layout
+        from monster_zoo.agents.ppo.placement import placement_layout
 
         if envs.registry.registered(game_id) and placement_layout(game_id) is None:
             return (f"--policy placement needs a game with placement actions; {game_id} has none "
@@ -149,8 +149,8 @@ def policy_problem(policy: str, game_id: str) -> Optional[str]:
 def check_init_from(path: str, game_id: str, options: dict, policy: str) -> None:
     """ValueError with the reason unless ``path`` is the SB3 zip of an earlier run of ``game_id`` with
     ``options`` and ``policy`` (as its ``args.json`` says)."""
-    from monster_zoo.agents.policy_file import check_fits
-    from monster_zoo.agents.ppo_agent import RUN_ARGS, training_game
+    from monster_zoo.agents.model_file import check_fits
+    from monster_zoo.agents.ppo.agent import RUN_ARGS, training_game
 
     zip_path = Path(path)
     if zip_path.suffix != ".zip" or not zip_path.is_file():
@@ -254,14 +254,14 @@ def _model(setup: Setup, run_dir: Path, parser):
     from stable_baselines3.common.vec_env import VecMonitor
 
     from monster_zoo import envs
-    from monster_zoo.training.arg_checks import int_list
+    from monster_zoo.evaluation.arg_checks import int_list
 
     args = setup.args
     vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(setup.baselines.values()) or None,
                                 seed=args.seed, **setup.options)
     policy_class, policy_kwargs = "MlpPolicy", {"net_arch": int_list("--net-arch", args.net_arch)[0]}
     if args.policy == "placement":
-        from monster_zoo.agents.placement_policy import placement_layout
+        from monster_zoo.agents.ppo.placement import placement_layout
         from monster_zoo.training.placement_net import PlacementPolicy
 
         policy_class, policy_kwargs["layout"] = PlacementPolicy, placement_layout(args.game)
@@ -308,7 +308,7 @@ class Training:
 
     def save(self, path: Path, step: Optional[int] = None) -> None:
         """The SB3 zip at ``path`` (to resume training) and the policy file beside it (to play)."""
-        from monster_zoo.agents.ppo_agent import run_model_name, save_policy
+        from monster_zoo.agents.ppo.agent import run_model_name, save_policy
 
         args = self.args
         self.model.save(path)
@@ -320,7 +320,7 @@ class Training:
     def evaluate(self, step: int) -> Dict:
         """Win rates of the deterministic policy against random and greedy, logged at ``step`` with
         their 95% intervals."""
-        from monster_zoo.agents.ppo_agent import PPOAgent
+        from monster_zoo.agents.ppo.agent import PPOAgent
 
         learner = PPOAgent(self.args.seed, self.model.policy, deterministic=True)
         self.rates = baseline_rates(learner, self.args.game, self.setup.options, self.args.seed, self.args.eval_games,
@@ -345,7 +345,7 @@ class OpponentPool:
     def add(self, policy, seed: int, name: str) -> None:
         """A frozen copy of ``policy`` joins the snapshots, the oldest leaving beyond ``size``; takes
         effect at :meth:`refresh`."""
-        from monster_zoo.agents.ppo_agent import PPOAgent
+        from monster_zoo.agents.ppo.agent import PPOAgent
 
         self.snapshots.append(PPOAgent.snapshot(policy, seed, name))
         del self.snapshots[:-self.size]
@@ -458,7 +458,7 @@ def _report(training: Training, train_seconds: float, summary: Dict) -> None:
     for rate in training.rates.values():  # the final evaluation's
         print(f"  win rate {rate}")
     if training.args.plot:
-        from monster_zoo.training.plots import plot_learning_curves
+        from monster_zoo.evaluation.plots import plot_learning_curves
 
         plot_learning_curves([run.dir], run.dir / "curves.png")
         print(f"  learning curves: {run.dir / 'curves.png'}")

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from monster_zoo import envs
-from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents
+from monster_zoo.agents.az.kind import AZ_NET_PREFIX, AZ_PREFIX
+from monster_zoo.agents.ppo.kind import PPO_PREFIX
+from monster_zoo.agents.registry import available_agents
 
 HUMAN = "human"
 # Options the app sets itself: moves are checked before they reach the env (illegal_action

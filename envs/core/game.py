@@ -2,8 +2,9 @@
 
 Each game's package declares ``GAME = Game(...)`` in its ``game.py``: its identity, the modules
 that hold its kernels, action names, text view and picture, its sizes and options, the prefix
-of its rule ids, and what the agents need (its greedy baseline, how the tuned search and the
-shipped learned search play it). Every registry reads these declarations instead of keeping a
+of its rule ids, its greedy baseline, and per-game settings for kinds of agent as an open mapping
+that this module does not read (each kind of agent owns its key and checks its settings). Every
+registry reads these declarations instead of keeping a
 list: :mod:`monster_zoo.envs.registry` finds the games by their page modules' file names
 (``envs/<name>_v<version>.py``), and the spec, the AEC env classes, the agents and the search
 settings all come from here.
@@ -20,9 +21,6 @@ from typing import Callable, Mapping, Optional, Sequence
 from .aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, wrap
 from .contract import GameSpec
 
-ROLLOUTS = ("random", "greedy")
-DEFAULT_PLAY_SIMULATIONS = 200
-
 
 @dataclass(frozen=True)
 class Baseline:
@@ -35,30 +33,6 @@ class Baseline:
     version: int = 1
 
 
-@dataclass(frozen=True)
-class SearchConfig:
-    """How the game's tuned search baseline (``mcts``) searches: simulations per move, the UCB
-    exploration constant and the rollout policy (``"random"``, or ``"greedy"``: the game's greedy
-    kernel)."""
-
-    simulations: int
-    exploration: float
-    rollout: str
-
-    def __post_init__(self):
-        if self.rollout not in ROLLOUTS:
-            raise ValueError(f"rollout {self.rollout!r} is not one of {', '.join(ROLLOUTS)}")
-
-
-@dataclass(frozen=True)
-class PlaySettings:
-    """How the learned search shipped for the game (``az``) searches: simulations per move and the
-    share of a leaf's value that comes from a rollout (sized per game in training/AZ.md)."""
-
-    simulations: int = DEFAULT_PLAY_SIMULATIONS
-    rollout_weight: float = 0.0
-
-
 @dataclass(frozen=True, eq=False)
 class Game:
     """One game's declaration. ``rules`` holds the contract's kernels, ``REASONS`` and
@@ -66,9 +40,11 @@ class Game:
     ``determinize`` and ``OBS_SIZE`` instead of ``rules``; ``actions`` holds ``NUM_ACTIONS``,
     ``action_to_str`` and ``str_to_action``; ``text_view`` holds ``to_text`` (and ``private_text``, ``LEGEND``, ``card_text`` where the
     game has them); ``picture`` holds ``draw``, ``describe_action``, ``public_scores`` and
-    ``SCORE_LABEL``. ``baselines`` are the agents written for this game by kind (``"greedy"``);
-``search`` is how the tuned search plays it (None: the game has none) and ``az_play`` how the
-learned search shipped for it plays."""
+    ``SCORE_LABEL``. ``baselines`` are the policy kernels written for this game by name
+(``"greedy"``). ``agents`` holds per-game settings of kinds of agent, keyed by the key a kind owns
+(``{"mcts": {...}, "az": {...}}``): plain data this module never reads, checked by the kind that
+owns the key (``monster_zoo.agents``), so a new kind of agent with per-game settings touches no
+file of ``envs/``."""
 
     name: str
     version: int
@@ -86,13 +62,11 @@ learned search shipped for it plays."""
     observation_version: int      # what each version changed: CHANGELOG.md
     rule_prefix: str              # rule ids in seeds/<name>/rules.md read <rule_prefix>-<n>
     baselines: Mapping[str, Baseline] = field(default_factory=dict)
-    search: Optional[SearchConfig] = None
-    az_play: PlaySettings = PlaySettings()
+    agents: Mapping[str, Mapping] = field(default_factory=dict)  # per-game settings by kind of agent
     page: Optional[str] = None    # its documentation page (default monster_zoo.envs.<name>_v<version>)
     observation: Optional[ModuleType] = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
     hides_information: bool = True  # False where every seat sees the whole state (determinize is a no-op)
     picture_share: float = 0.6    # how far into a game the documentation's sample picture is taken
-    placement: Optional[Mapping] = None  # where a placement network finds its inputs (PlacementLayout's fields)
 
     @property
     def id(self) -> str:
