@@ -18,7 +18,7 @@ from typing import List, Optional, Sequence
 
 from monster_zoo import envs
 
-from monster_zoo.agents.model_file import ModelFileError, read_policy
+from monster_zoo.agents.model_file import ModelFileError, read_metadata
 
 CHAMPION_DIR = Path(__file__).with_name("champions")
 MANIFEST = "manifest.json"
@@ -97,7 +97,7 @@ def build_manifest(folder: Optional[Path] = None) -> dict:
     for path in sorted(folder.glob("*.npz")):
         entry = champion_of_file(path)
         if entry is not None:
-            metadata = read_policy(path).metadata
+            metadata = read_metadata(path)
             trained = (metadata["game"], metadata["options"].get("num_players"))
             if trained != (entry["game"], entry["num_players"]):
                 raise ModelFileError(f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "

@@ -41,7 +41,8 @@ def policy_size_problem(label: str, game_id: str, hidden_sizes: List[int],
     fits what a policy file may hold (the caps of :mod:`monster_zoo.agents.model_file`), else the
     reason: checked before training, so a run never ends with a model it cannot save."""
     from monster_zoo import envs
-    from monster_zoo.agents.model_file import ModelFileError, make_metadata
+    from monster_zoo.agents.model_file import ModelFileError
+    from monster_zoo.agents.ppo.policy_file import make_metadata
 
     if not envs.registry.registered(game_id):
         return None  # the game's own check names it

@@ -47,9 +47,7 @@ from monster_zoo.agents.search.tuned import search_names
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
 from monster_zoo.envs.core.escaping import markdown_cell, visible
 from monster_zoo.envs.core.safe_writing import write_atomic
-from monster_zoo.evaluation.arg_checks import seed_argument
 
-DEFAULT_OUT = Path("docs/leaderboard.md")
 FOUR_PLAYERS = 4
 # Games per pairing at a game's smallest player count and at 4 players. A 4-player table has
 # twice the pairings (A alone among B's differs from B alone among A's) and longer games.
@@ -173,7 +171,7 @@ def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
 def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
     """The leaderboard's markdown from the tournaments' summaries."""
     lines = ["# Leaderboard", "",
-             "Written by `monster-zoo leaderboard` (see `monster_zoo/training/leaderboard.py`): for every "
+             "Written by `monster-zoo leaderboard` (see `monster_zoo/evaluation/leaderboard.py`): for every "
              "game at its smallest player count and at 4 players, a round-robin of random, greedy, the "
              "tuned search baseline at its budget and at a tenth of it, the shipped champion where "
              "one exists for that player count, and the learned search az where its network plays that "
@@ -228,26 +226,6 @@ def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs
                 summaries[i] = futures[i].result()
     write_atomic(out, render(summaries, folder.name, seed, jobs, time.perf_counter() - start))
     return out
-
-
-def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.ArgumentParser:
-    """The ``leaderboard`` command's arguments (on ``parser`` when given)."""
-    parser = parser or argparse.ArgumentParser(prog="monster-zoo leaderboard", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", nargs="+", metavar="GAME_ID",
-                        help="games to play (default: every registered game)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help="the markdown to write; pictures and JSON go into a folder of its name "
-                        "(default %(default)s)")
-    parser.add_argument("--seed", type=seed_argument, default=0, help="the deals and agent seeds (default %(default)s)")
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply every table's games per pairing (default %(default)s)")
-    parser.add_argument("--jobs", type=int, default=1, help="tournaments played at once (default %(default)s)")
-    parser.add_argument("--no-progress", action="store_true", help="do not show progress bars")
-    parser.add_argument("--resume", action="store_true",
-                        help="reuse the tournaments an earlier run left beside --out when their field, player "
-                        "count, games per pairing and seed match (after a stop, or when one new champion "
-                        "changes only its own tables)")
-    return parser
 
 
 def argument_problem(args: argparse.Namespace) -> Optional[str]:

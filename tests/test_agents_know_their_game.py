@@ -18,7 +18,7 @@ from monster_zoo.agents.ppo.champions import champion_games, champion_player_cou
 from monster_zoo.agents.game_rules import GameRules, WrongGameError
 from monster_zoo.evaluation.match import iter_games, run_match
 from monster_zoo.agents.search.agent import MCTSAgent
-from monster_zoo.agents.model_file import layer_shapes, make_metadata, write_policy
+from monster_zoo.agents.ppo.policy_file import layer_shapes, make_metadata, write_policy
 from monster_zoo.agents.random.agent import RandomAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL

@@ -10,7 +10,8 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent, shipped_files
 from monster_zoo.agents.ppo import champions
-from monster_zoo.agents.model_file import ModelFileError, read_policy, write_policy
+from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.ppo.policy_file import read_policy, write_policy
 
 GAME = "marry_the_monster-v0"
 TWO = {"num_players": 2}

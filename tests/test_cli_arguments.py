@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from monster_zoo.training import cli, tournament
+from monster_zoo.cli import main as cli
+from monster_zoo.evaluation import tournament
 
 HUGE = str(2**70)
 

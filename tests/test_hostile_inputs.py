@@ -22,8 +22,8 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.model_file import (MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_NAME_CHARS, MAX_PARAMETERS,
-                                            METADATA, ModelFileError, is_policy_file, make_metadata, read_policy,
-                                            write_policy)
+                                           METADATA, ModelFileError, is_policy_file)
+from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.envs.core.bounded_reading import BoundedReader, json_depth, read_at_most
 from monster_zoo.envs.core.records import (MAX_AGENT_NAME_CHARS, MAX_RECORD_ACTIONS, MAX_RECORD_BYTES, RecordError,
                                            RecordWriter, read_record, record_game, save_record, validate_record)

@@ -19,10 +19,10 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.evaluation.match import run_match
-from monster_zoo.agents.model_file import (FORMAT_VERSION, METADATA, ModelFileError, is_policy_file,
-                                            make_metadata, read_policy, write_policy)
+from monster_zoo.agents.model_file import FORMAT_VERSION, METADATA, ModelFileError, is_policy_file
+from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.agents.registry import agent_labels, split_label
-from monster_zoo.training import cli
+from monster_zoo.cli import main as cli
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]

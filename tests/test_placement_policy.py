@@ -7,7 +7,7 @@ from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.evaluation.match import run_match
 from monster_zoo.agents.ppo.placement import layer_sizes, placement_layout, placement_logits, split_inputs
-from monster_zoo.agents.model_file import make_metadata, read_policy, write_policy
+from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.monster_factory.components import EDGES, NO_TILE, NUM_ROTATIONS, NUM_SIDES

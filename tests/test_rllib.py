@@ -284,7 +284,7 @@ def test_league_refuses_bad_arguments(capsys):
 
 def test_evaluate_on_ray_gives_the_local_results(tmp_path):
     """``evaluate --ray`` writes the same tournament.json (timing aside) as the local run."""
-    from monster_zoo.training import cli
+    from monster_zoo.cli import main as cli
 
     common = ["evaluate", "--game", "marry_the_monster-v0", "--option", "num_players=3", "--agents",
               "greedy", "random", "--games", "9", "--seed", "5", "--no-progress"]
@@ -297,7 +297,7 @@ def test_evaluate_on_ray_gives_the_local_results(tmp_path):
 
 
 def test_evaluate_address_needs_ray(capsys):
-    from monster_zoo.training import cli
+    from monster_zoo.cli import main as cli
 
     with pytest.raises(SystemExit):
         cli.main(["evaluate", "--agents", "greedy", "random", "--address", "127.0.0.2:6379"])

@@ -18,7 +18,8 @@ from monster_zoo.envs.core import safe_writing
 from monster_zoo.envs.core.escaping import html_text, markdown_cell, markdown_code, plot_text, visible
 from monster_zoo.envs.core.records import read_record, record_game, save_record
 from monster_zoo.envs.core.safe_writing import open_atomic, output_problem, write_atomic
-from monster_zoo.training import cli, tournament
+from monster_zoo.cli import main as cli
+from monster_zoo.evaluation import match, tournament
 
 GAME = "marry_the_monster-v0"
 HOSTILE = ["x$^$y", "a|b<!--", "line\nbreak", "\x1b[2J\x1b[31mred", "<script>alert(1)</script>", "back\\slash|",
@@ -125,7 +126,7 @@ def test_every_writer_of_user_visible_files_replaces_a_planted_link(tmp_path, re
     """Policy files, replay pages and GIFs, tournament results and plots all write through the
     atomic writer: a link planted where they write is replaced and its target left alone."""
     pytest.importorskip("openskill")
-    from monster_zoo.agents.model_file import make_metadata, write_policy
+    from monster_zoo.agents.ppo.policy_file import make_metadata, write_policy
     from monster_zoo.envs.replay import load, write_gif, write_html
     from monster_zoo.evaluation import plots
 
@@ -284,7 +285,7 @@ def test_unwritable_folders_are_refused_before_the_work(tmp_path, record_file, c
     model.write_bytes(b"PK")
     code, _, err = exit_code(["export-model", "--trust-model", str(model), str(locked / "m.npz")], capsys)
     assert code == 2 and f"folder {locked} is not writable" in err
-    monkeypatch.setattr(cli, "play_game", lambda *a, **k: pytest.fail("the game started"))
+    monkeypatch.setattr(match, "play_game", lambda *a, **k: pytest.fail("the game started"))
     code, _, err = exit_code(["play", "--agents", "random", "--record", str(locked / "g.json")], capsys)
     assert code == 2 and f"folder {locked} is not writable" in err
 
@@ -330,7 +331,7 @@ def test_a_record_that_cannot_be_written_at_the_end_is_kept_elsewhere(tmp_path, 
     def read_only_disk(path, data):
         raise OSError(errno.EROFS, "Read-only file system", str(path))
 
-    monkeypatch.setattr(cli, "write_atomic", read_only_disk)
+    monkeypatch.setattr(safe_writing, "write_atomic", read_only_disk)
     monkeypatch.setattr(safe_writing.tempfile, "tempdir", str(tmp_path))
     argv = ["play", "--game", "monstargh-v0", "--agents", "random", "--seed", "2", "--record",
             str(tmp_path / "g.json")]

@@ -149,7 +149,7 @@ def policy_problem(policy: str, game_id: str) -> Optional[str]:
 def check_init_from(path: str, game_id: str, options: dict, policy: str) -> None:
     """ValueError with the reason unless ``path`` is the SB3 zip of an earlier run of ``game_id`` with
     ``options`` and ``policy`` (as its ``args.json`` says)."""
-    from monster_zoo.agents.model_file import check_fits
+    from monster_zoo.agents.ppo.policy_file import check_fits
     from monster_zoo.agents.ppo.agent import RUN_ARGS, training_game
 
     zip_path = Path(path)

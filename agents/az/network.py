@@ -45,12 +45,12 @@ from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.contract import FLOATS, MASK
 from monster_zoo.envs.core.safe_writing import open_atomic
 
-from monster_zoo.agents.model_file import (FORMAT, METADATA, ModelFileError, describe, layer_sizes_problem, name_problem,
-                          open_archive, parameters_problem, read_float_array, read_metadata_json, rule_options)
+from monster_zoo.agents.model_file import (FORMAT, FORMAT_VERSION, METADATA, ModelFileError, describe, fail,
+                                           layer_sizes_problem, name_problem, parameters_problem, read_model,
+                                           rule_options, sizes_problem)
 
 MAX_SEATS = 6            # value entries and player-count inputs: the most seats any game has
 ARCHITECTURE = "az-mlp"
-FORMAT_VERSION = 1
 ACTIVATION = "relu"      # of the trunk; the policy head gives logits, the value head tanh
 KIND = "network file"    # what the file is, in messages
 
@@ -309,91 +309,50 @@ def write_network(path, network: AZNetwork) -> Path:
     return path
 
 
-def _fail(source: str, problem: str):
-    raise ModelFileError(f"network {source}: {problem}")
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _check_metadata(metadata, source: str) -> List[int]:
-    """ModelFileError unless ``metadata`` describes an :data:`ARCHITECTURE` network of a game this
-    monster-zoo has, within the caps of the module doc; returns the trunk's hidden sizes."""
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-        _fail(source, f"is not a {FORMAT} file")
-    if metadata.get("format_version") != FORMAT_VERSION:
-        _fail(source, f"has format version {repr(metadata.get('format_version'))[:60]}; this monster-zoo "
-              f"reads {FORMAT_VERSION}")
-    arch = metadata.get("architecture")
-    if not isinstance(arch, dict) or arch.get("type") != ARCHITECTURE:
-        kind = arch.get("type") if isinstance(arch, dict) else None
-        _fail(source, f"is a {repr(kind)[:60]} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)")
-    for key, kind in (("options", dict), ("player_counts", list), ("name", str), ("training", dict),
-                      ("observation_size", int), ("observation_version", int), ("num_actions", int)):
-        value = metadata.get(key)
-        if not isinstance(value, kind) or (kind is int and not _is_int(value)):
-            _fail(source, f"metadata field {key} must be a {kind.__name__}")
-    game = metadata.get("game")
-    if not envs.registry.registered(game):
-        _fail(source, f"is for game {repr(game)[:60]}, which this monster-zoo does not have "
-              f"(available: {', '.join(envs.available())})")
-    hidden = arch.get("hidden_sizes")
-    problem = architecture_problem(game, hidden) or name_problem(metadata["name"])
+def network_architecture(metadata: Mapping, label: str) -> List[Tuple[str, tuple]]:
+    """ModelFileError unless the checked ``metadata`` describes an :data:`ARCHITECTURE` network for
+    player counts its game has, within the caps of the module doc, and fits its game's observation
+    as it is now; ``(member, shape)`` of its arrays, in order (the opener's ``arrays``)."""
+    arch = metadata["architecture"]
+    if arch.get("type") != ARCHITECTURE:
+        fail(label, f"is a {repr(arch.get('type'))[:60]} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)")
+    game, hidden = metadata["game"], arch.get("hidden_sizes")
+    problem = architecture_problem(game, hidden)
     if problem:
-        _fail(source, problem)
-    if not metadata["name"]:
-        _fail(source, "metadata field name is empty")
+        fail(label, problem)
     if (arch.get("activation"), arch.get("seat_values"), arch.get("count_inputs")) != (ACTIVATION, MAX_SEATS,
                                                                                        MAX_SEATS):
-        _fail(source, f"architecture {json.dumps(arch)[:200]} is not the one this monster-zoo plays (activation "
-              f"{ACTIVATION}, {MAX_SEATS} seat values and count inputs)")
-    counts = metadata["player_counts"]
-    if not all(_is_int(c) for c in counts):
-        _fail(source, f"metadata field player_counts must be a list of integers, not {json.dumps(counts)[:60]}")
+        fail(label, f"architecture {json.dumps(arch)[:200]} is not the one this monster-zoo plays (activation "
+             f"{ACTIVATION}, {MAX_SEATS} seat values and count inputs)")
+    counts = metadata.get("player_counts")
+    if not isinstance(counts, list):
+        fail(label, "metadata field player_counts must be a list")
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        fail(label, f"metadata field player_counts must be a list of integers, not {json.dumps(counts)[:60]}")
     try:
         check_player_counts(game, counts)
     except ValueError as err:
-        _fail(source, str(err))
-    return hidden
-
-
-def _check_sizes(metadata: Mapping, source: str) -> None:
-    """ModelFileError unless the network's observation and actions are its game's as they are now."""
-    game = metadata["game"]
-    spec = envs.spec(game)
-    if (metadata["observation_size"], metadata["num_actions"]) != (spec.obs_size, spec.num_actions):
-        _fail(source, f"takes {metadata['observation_size']} observations and gives {metadata['num_actions']} "
-              f"actions; {game} has {spec.obs_size} and {spec.num_actions} (retrain it)")
-    if metadata["observation_version"] != spec.observation_version:
-        _fail(source, f"was trained on version {metadata['observation_version']} of {game}'s observation; "
-              f"this monster-zoo has version {spec.observation_version} (retrain it)")
+        fail(label, str(err))
+    problem = sizes_problem(metadata, game)
+    if problem:
+        fail(label, f"{problem} (retrain it)")
+    shapes = layer_shapes(game, hidden)
+    return [(member, shape) for (n_in, n_out), names in zip(shapes, array_names(len(shapes)))
+            for member, shape in zip(names, ((int(n_in), int(n_out)), (int(n_out),)))]
 
 
 def read_network(path) -> AZNetwork:
-    """Load the network file ``path`` within the bounds of the module doc; ModelFileError with the
-    reason if it is not a valid one (nothing in it is executed: JSON and plain arrays only)."""
-    source = repr(str(path))
-    label = f"network {source}"
-    path = Path(path)
-    if not path.exists():
-        _fail(source, "no such file")
-    if path.is_dir():
-        hint = next((f" (did you mean {p}?)" for p in [path / "network.npz"] if p.is_file()), "")
-        _fail(source, f"is a folder; name the network file{hint}")
-    with open_archive(path, label, KIND) as archive:
-        metadata = read_metadata_json(archive, label, KIND)
-        hidden = _check_metadata(metadata, source)
-        _check_sizes(metadata, source)
-        shapes = layer_shapes(metadata["game"], hidden)
-        layers = [(read_float_array(archive, weight, (int(n_in), int(n_out)), label),
-                   read_float_array(archive, bias, (int(n_out),), label))
-                  for (n_in, n_out), (weight, bias) in zip(shapes, array_names(len(shapes)))]
+    """Load the network file ``path`` through the one opener of model files
+    (:func:`monster_zoo.agents.model_file.read_model`, within the bounds of the module doc);
+    ModelFileError with the reason if it is not a valid one (nothing in it is executed: JSON and
+    plain arrays only)."""
+    metadata, arrays = read_model(path, "network", KIND, "network file", "network.npz", None, network_architecture)
+    layers = list(zip(arrays[::2], arrays[1::2]))
     try:
         return from_layers(metadata["game"], metadata["options"], metadata["player_counts"], layers,
                            metadata["name"], metadata["training"])
     except (ValueError, TypeError) as err:
-        _fail(source, str(err))
+        fail(f"network {str(path)!r}", str(err))
 
 
 def check_fits(network: AZNetwork, source: str, game_id: str, options: Optional[Mapping] = None) -> int:

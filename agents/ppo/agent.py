@@ -28,8 +28,9 @@ from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.agents.base import Agent
 from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.ppo.placement import PlacementLayout, placement_layout, placement_logits
-from monster_zoo.agents.model_file import (ACTIVATIONS, Layer, ModelFileError, check_fits, check_sizes, make_metadata,
-                          read_policy, rule_options, write_policy)
+from monster_zoo.agents.model_file import ModelFileError, rule_options
+from monster_zoo.agents.ppo.policy_file import (ACTIVATIONS, Layer, check_fits, check_sizes, make_metadata,
+                                                read_policy, write_policy)
 
 UNIT = 1.0 / 9007199254740992.0  # 2**-53: turns 53 random bits into a float in [0, 1)
 _NUMPY_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0), None: None}

@@ -29,7 +29,7 @@ the next version) means regenerating the manifest::
 """
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 from monster_zoo import envs
 
