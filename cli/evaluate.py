@@ -86,6 +86,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
             series["play_series"] = RaySeries()
         try:
+            print(expected_duration(args), file=sys.stderr, flush=True)
             result = run_tournament(args.game, args.agents, args.games, args.seed, dict(args.option),
                                     progress=not args.no_progress,
                                     records_per_pairing=args.records_per_pairing if args.save_records else 0,
@@ -122,6 +123,33 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return 1
         print(f"wrote {visible(str(curves))}")
     return 0
+
+
+def expected_duration(args: argparse.Namespace) -> str:
+    """The line ``evaluate`` prints before the first game: how long the field should take, from
+    each agent's cost per move timed here (:mod:`monster_zoo.evaluation.estimate`)."""
+    from monster_zoo import envs
+    from monster_zoo.agents.registry import agent_labels, make_agent
+    from monster_zoo.envs.core.escaping import visible
+    from monster_zoo.evaluation import estimate
+    from monster_zoo.evaluation.match import seat_balanced
+    from monster_zoo.evaluation.tournament import pairings_to_play
+
+    options = dict(args.option)
+    num_players = len(envs.make(args.game, **options).unwrapped.possible_agents)
+    seated = {**options, "num_players": num_players}
+    agents = [make_agent(name, args.game, args.seed, seated) for name in args.agents]
+    labels = agent_labels(args.agents, agents)
+    costs = estimate.move_costs(args.game, dict(zip(labels, agents)), seated)
+    length = estimate.game_length(args.game, seated)
+    games = seat_balanced(args.games, num_players)
+    plan = pairings_to_play(labels, num_players)
+    seconds = estimate.expected_seconds(plan, num_players, games, length, costs)
+    per_move = ", ".join(f"{visible(name)} {cost:.2g}" for name, cost in sorted(costs.items(), key=lambda c: -c[1]))
+    pairings = f"{len(plan)} pairing" + ("" if len(plan) == 1 else "s")
+    return (f"expected duration: {estimate.describe_duration(seconds)} ({pairings} x {games} games of "
+            f"about {length:.0f} moves; CPU s per move: {per_move}; measured here and now, a guide within "
+            f"a factor of about two)")
 
 
 def _optional_picture(what: str, plot, *args) -> List[Path]:

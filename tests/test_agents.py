@@ -90,6 +90,19 @@ def test_agents_refuse_an_empty_mask():
         GreedyAgent(0, GAME).act(None, mask)
 
 
+def test_an_agent_without_its_state_says_how_to_pass_it():
+    """In a hand-written AEC loop the greedy agent, the searches and the learned search name the
+    attribute that holds the state (issue 43)."""
+    env = envs.make(GAME)
+    env.reset(seed=0)
+    seen = env.observe(env.agent_selection)
+    for name in ("greedy", "mcts", "marry_the_monster-mcts-v1"):
+        with pytest.raises(ValueError, match=r"agent.act\(observation, action_mask, env.unwrapped.engine_state\)"):
+            make_agent(name, env).act(seen["observation"], seen["action_mask"])
+    assert make_agent("greedy", env).act(seen["observation"], seen["action_mask"], env.unwrapped.engine_state) in \
+        np.flatnonzero(seen["action_mask"])
+
+
 # --- greedy agent -------------------------------------------------------------------
 def test_greedy_beats_random_in_three_player_games():
     result = run_match(GAME, ["greedy", "random", "random"], games=300, seed=12345, progress=False)

@@ -33,7 +33,7 @@ from monster_zoo import envs
 
 from monster_zoo.agents.az.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
 from monster_zoo.agents.az.search import AZTree, SearchSettings, gumbel_search
-from monster_zoo.agents.base import Agent
+from monster_zoo.agents.base import Agent, state_needed
 from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
@@ -87,7 +87,7 @@ class AZAgent(Agent):
         """The search's choice for the seat on move in ``state`` (left unmodified); WrongGameError
         for a state, mask or observation of a game it was not made for."""
         if state is None:
-            raise ValueError("the az agent searches the engine state (needs_state = True)")
+            raise state_needed("the az agent", "searches the engine state")
         self.check_view(observation, action_mask, state)
         root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
         if root.shape != (self.spec.state_size,):  # even made for no game: the kernels index it unchecked

@@ -19,7 +19,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.seeds import game_dir
 
-from monster_zoo.agents.base import Agent
+from monster_zoo.agents.base import Agent, state_needed
 from monster_zoo.agents.game_rules import GameRules
 
 QUIT_WORDS = ("quit", "exit", "q")
@@ -55,7 +55,7 @@ class HumanAgent(Agent):
             state: Optional[np.ndarray] = None) -> int:
         """Show the seat's view and legal moves, then read moves until one is legal."""
         if state is None:
-            raise ValueError("HumanAgent needs the engine state to show the board (needs_state=True)")
+            raise state_needed("HumanAgent", "needs the engine state to show the board")
         self.check_view(observation, action_mask, state)
         legal = np.flatnonzero(action_mask).tolist()
         if not legal:

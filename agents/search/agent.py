@@ -18,7 +18,7 @@ from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import rng_below
 
-from monster_zoo.agents.base import Agent
+from monster_zoo.agents.base import Agent, state_needed
 from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.agents.search.tree import SearchTree, no_determinize, search
@@ -59,7 +59,7 @@ class MCTSAgent(Agent):
             state: Optional[np.ndarray] = None) -> int:
         """The most visited root action after the search (ties broken with the agent's generator)."""
         if state is None:
-            raise ValueError("the MCTS agent needs the engine state (needs_state = True)")
+            raise state_needed("the MCTS agent")
         self.check_view(observation, action_mask, state)
         mask = np.asarray(action_mask)
         if not mask.any():
