@@ -6,7 +6,8 @@ from typing import Sequence
 from monster_zoo.cli.common import PROG, TRAIN_EXTRA
 
 TRAIN_SCRIPT = "monster_zoo.training.selfplay_ppo"
-AZ_SCRIPT = "monster_zoo.training.az"
+AZ_SCRIPT = "monster_zoo.training.az.trainer"
+AZ_COMMAND = "monster_zoo.training.az"  # what python -m runs (the package's __main__), as the help names it
 LEAGUE_SCRIPT = "monster_zoo.training.rllib_league"
 
 
@@ -17,7 +18,7 @@ def add_parsers(commands) -> None:
                         help=f"self-play MaskablePPO training ({TRAIN_SCRIPT}; needs the train extra)")
     commands.add_parser("az", add_help=False,
                         help=f"learned search trained by expert iteration, play it as az:<network.npz> "
-                        f"({AZ_SCRIPT}; needs the train extra)")
+                        f"({AZ_COMMAND}; needs the train extra)")
     commands.add_parser("league", add_help=False,
                         help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_SCRIPT}; "
                         "needs the distributed extra)")
@@ -46,7 +47,7 @@ def run_train(argv: Sequence[str]) -> int:
 
 
 def run_az(argv: Sequence[str]) -> int:
-    """``az``: run ``monster_zoo.training.az.main(argv)``, or explain how to install the train extra."""
+    """``az``: run ``monster_zoo.training.az.trainer.main(argv)``, or explain how to install the train extra."""
     return _run_trainer("az", AZ_SCRIPT, argv)
 
 

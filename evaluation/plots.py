@@ -152,7 +152,7 @@ def metric_title(metric: str) -> str:
     """A panel title in words, e.g. ``eval/winrate_vs_greedy`` -> ``Win rate against greedy``."""
     if metric.startswith(EVAL_PREFIX + "vs_"):
         return f"Win rate against {metric[len(EVAL_PREFIX) + 3:]}"
-    if metric.startswith(EVAL_PREFIX + "net_vs_"):  # the learned search's network alone (training/az.py)
+    if metric.startswith(EVAL_PREFIX + "net_vs_"):  # the learned search's network alone (training/az/trainer.py)
         return f"Network alone: win rate against {metric[len(EVAL_PREFIX) + 7:]}"
     return METRIC_TITLES.get(metric, metric)
 

@@ -62,7 +62,7 @@ def test_numba_forward_pass_equals_torch_for_the_same_weights(game_id):
     """The search's forward pass and the learner's torch module agree on the same weights, at
     every player count (the count is part of the input)."""
     torch = pytest.importorskip("torch")
-    from monster_zoo.training.az_learner import PolicyValueNet, export, network_inputs
+    from monster_zoo.training.az.learner import PolicyValueNet, export, network_inputs
 
     spec = envs.spec(game_id)
     torch.manual_seed(0)
@@ -525,7 +525,7 @@ def test_no_network_ships_yet_and_the_refusal_says_how_to_get_one():
 
     assert shipped_network_path(MTM).name == "marry_the_monster-az-v1.npz"
     if not shipped_network_path(MTM).exists():
-        with pytest.raises(ValueError, match="monster_zoo.training.az"):
+        with pytest.raises(ValueError, match="monster_zoo.training.az.trainer"):
             ShippedAZ(0, MTM, {"num_players": 2})
 
 

@@ -8,7 +8,7 @@ them).
 
 The shipped ``az`` searches as :func:`play_settings` says (its game's ``agents={"az": {...}}``): per game, the simulations that make a
 move cost about the CPU time of the game's tuned ``mcts`` move (sized by
-``python -m monster_zoo.training.az_strength``, which sizes the search to the opponent's time;
+``python -m monster_zoo.training.az.strength``, which sizes the search to the opponent's time;
 at most 0.1 CPU s on the 2-core development machine), so the two meet at equal budgets, and the
 share of a leaf's value that comes from a rollout (``rollout_weight``, where it measured stronger).
 """

@@ -15,7 +15,7 @@ to play as well as the greedy baseline. Two teachers cost a thousandth of a sear
   of every game. Counts without a champion fall back to the greedy kernel.
 
 :func:`play_teacher_games` plays the teacher in every seat of many games at once, on the
-self-play loop of :mod:`monster_zoo.training.az_selfplay`; the value targets are the games'
+self-play loop of :mod:`monster_zoo.training.az.selfplay`; the value targets are the games'
 final returns, as in self-play. With probability ``epsilon`` a move plays a uniformly drawn
 legal action instead (the target stays the teacher's), so the games, and the values learned from
 them, cover positions the teacher alone would never reach. The trainer fills the replay buffer
@@ -39,7 +39,7 @@ from monster_zoo.envs.core.threads import batch_kernel
 
 from monster_zoo.agents.ppo.agent import PPOAgent
 
-from .az_selfplay import play_with
+from .selfplay import play_with
 
 # Probabilities are drawn as integers below this (one in a million is fine enough for epsilon).
 PROBABILITY_SCALE = 1_000_000
@@ -168,7 +168,7 @@ def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], s
                        parallel: int = 256, options: Dict = None, teacher: str = "greedy"):
     """Play ``games`` games of ``game_id`` with ``teacher`` (one of :data:`TEACHERS`) in every seat
     (a random legal move with probability ``epsilon``); return the decisions and stats as
-    :func:`~monster_zoo.training.az_selfplay.play_games` does. Game ``g`` is seeded from
+    :func:`~monster_zoo.training.az.selfplay.play_games` does. Game ``g`` is seeded from
     ``(seed, g)`` alone, so the result does not depend on ``parallel`` or the thread count."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must lie in [0, 1], got {epsilon}")

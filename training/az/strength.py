@@ -1,7 +1,7 @@
 """The learned search against an opponent at the same CPU time per move (the strength protocol).
 
-    python -m monster_zoo.training.az_strength --help
-    python -m monster_zoo.training.az_strength --network runs/<run>/network.npz --players 2 \\
+    python -m monster_zoo.training.az.strength --help
+    python -m monster_zoo.training.az.strength --network runs/<run>/network.npz --players 2 \\
         --opponent mcts --games 200 --workers 2 --out results/az_vs_mcts_2p.json
 
 A search's strength depends on its budget, so comparing two searches means giving both the same
@@ -180,7 +180,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.az_strength",
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.az.strength",
                                      description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--network", required=True, help="network file of monster-zoo az (runs/<run>/network.npz)")

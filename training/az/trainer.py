@@ -6,9 +6,9 @@
 
 Each round, the search of :mod:`monster_zoo.agents.az.search` (Gumbel root, PUCT below,
 per-seat values, determinized per simulation) plays every seat of ``games_per_round`` games
-with the current network (:mod:`monster_zoo.training.az_selfplay`, numba, all games side by
+with the current network (:mod:`monster_zoo.training.az.selfplay`, numba, all games side by
 side); its improved policies and the games' final returns join a replay buffer; the learner
-(:mod:`monster_zoo.training.az_learner`, torch on the CPU, or CUDA when ``--device`` finds one)
+(:mod:`monster_zoo.training.az.learner`, torch on the CPU, or CUDA when ``--device`` finds one)
 takes Adam steps on minibatches of the buffer. One network plays every player count of
 ``--players``: the count is one of its inputs and its value head has an entry per seat.
 
@@ -17,7 +17,7 @@ time}"``: ``args.json``; ``metrics.csv`` (long format: step, wall_time, metric, 
 self-play decisions so far) and TensorBoard events under the same names: ``charts/SPS``
 (decisions per second of self-play), ``rollout/ep_len_mean``, ``train/policy_loss``,
 ``train/value_loss``, ``train/buffer_size``, ``eval/winrate_vs_<opponent>`` with
-``_low95``/``_high95`` (see :mod:`monster_zoo.training.az_evaluation`); ``network.npz``, the
+``_low95``/``_high95`` (see :mod:`monster_zoo.training.az.evaluation`); ``network.npz``, the
 newest network (a network file: plain arrays and JSON, plays without torch as
 ``AZAgent(network=...)``); ``networks/round_<r>.npz`` at each evaluation; ``checkpoint/`` (network,
 optimizer, replay buffer, generators and counters, rewritten every ``checkpoint_every`` rounds:
@@ -93,7 +93,7 @@ class Args:
     buffer_size: int = flag(100_000, "decisions kept in the replay buffer")
     teacher: str = flag("greedy", "who plays the teacher games: greedy (the game's greedy kernel) or champion (the "
                         "shipped PPO champion of each player count where one ships, greedy elsewhere; "
-                        "see monster_zoo.training.az_warmstart)")
+                        "see monster_zoo.training.az.warmstart)")
     warm_start_games: int = flag(0, "teacher games in every seat that the network learns from before its first "
                                  "round (0: none)")
     warm_start_epsilon: float = flag(0.1, "probability that a teacher's move is a random legal one (its target "
@@ -143,7 +143,7 @@ def argument_problem(args: Args) -> Optional[str]:
 
     from monster_zoo.evaluation.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 
-    from .az_warmstart import TEACHERS
+    from .warmstart import TEACHERS
 
     return first_problem(
         out_of_bounds([
@@ -193,7 +193,7 @@ def game_problem(args: Args) -> Optional[str]:
     from monster_zoo.agents.registry import make_agent
     from monster_zoo.evaluation.arg_checks import int_list
 
-    from .az_evaluation import PREVIOUS
+    from .evaluation import PREVIOUS
 
     try:
         options = parse_options(args.option)
@@ -212,7 +212,7 @@ def game_problem(args: Args) -> Optional[str]:
                 make_agent(name, args.game, options={**options, "num_players": evaluated[0]})
         envs.config(args.game, {**options, "num_players": counts[0]})
         if args.teacher == "champion":
-            from .az_warmstart import champion_teachers
+            from .warmstart import champion_teachers
 
             champion_teachers(args.game, counts, options)  # a champion file that is not the shipped one stops here
     except (TypeError, ValueError) as error:
@@ -334,7 +334,7 @@ class Learner:
         from monster_zoo import envs
         from monster_zoo.evaluation.arg_checks import int_list
 
-        from .az_learner import PolicyValueNet, ReplayBuffer
+        from .learner import PolicyValueNet, ReplayBuffer
 
         spec = envs.spec(args.game)
         torch.manual_seed(args.seed)
@@ -461,7 +461,7 @@ def warm_start(args: Args, learner: Learner, counts: Sequence[int], options: Dic
     """Before the first round: ``--warm-start-games`` games of the ``--teacher``, in pieces of
     ``--games-per-round`` games, each added to the buffer and trained on
     (``--warm-start-reuse`` rows per decision); their losses are logged at step 0."""
-    from .az_learner import train
+    from .learner import train
 
     start, played, decisions = time.time(), 0, 0
     losses: Dict = {}
@@ -484,7 +484,7 @@ def warm_start(args: Args, learner: Learner, counts: Sequence[int], options: Dic
 
 def teacher_games(args: Args, games: int, counts: Sequence[int], seed: int, options: Dict):
     """``games`` games of the run's ``--teacher`` (decisions and stats, as self-play returns them)."""
-    from .az_warmstart import play_teacher_games
+    from .warmstart import play_teacher_games
 
     return play_teacher_games(args.game, games, counts, seed=seed, epsilon=args.warm_start_epsilon,
                               parallel=max(args.parallel_games, games), options=options, teacher=args.teacher)
@@ -495,9 +495,9 @@ def _run(args: Args, device, lock) -> int:
     from monster_zoo.agents.az.network import read_network, write_network
     from monster_zoo.agents.az.search import SearchSettings
 
-    from .az_evaluation import evaluate
-    from .az_learner import export, train
-    from .az_selfplay import play_games
+    from .evaluation import evaluate
+    from .learner import export, train
+    from .selfplay import play_games
 
     options = parse_options(args.option)
     counts = counts_of(args.players)

@@ -6,7 +6,7 @@ running game inside numba (on several threads when :mod:`monster_zoo.envs.core.t
 and starts the next game in a slot as soon as its game ends. Every decision is kept: the mover's
 observation, the player count, the legal mask and the search's improved policy; when a game ends
 its returns (``reward="win"``, ruling C3; 0 for all in a truncated game) become the value targets
-of its decisions, rotated to each mover (:func:`monster_zoo.training.az_learner.value_targets`).
+of its decisions, rotated to each mover (:func:`monster_zoo.training.az.learner.value_targets`).
 
 Game ``g`` of a call plays ``player_counts[g % len(player_counts)]`` seats and is seeded from
 ``(seed, g)`` alone, its search (or teacher) from a generator of its own, so a round is reproduced exactly by
@@ -25,7 +25,7 @@ from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import SEED_MASK, make_rng
 
-from .az_learner import Batch, value_targets
+from .learner import Batch, value_targets
 
 SEARCH_SALT = 0x5EA2C4_5EA2C4
 
@@ -48,7 +48,7 @@ def game_seed(seed: int, game: int) -> int:
 def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], settings: SearchSettings, seed: int,
                parallel: int = 64, options: Dict = None):
     """Play ``games`` self-play games of ``network``'s game with the search; return the decisions
-    (a :class:`~monster_zoo.training.az_learner.Batch`, game by game) and
+    (a :class:`~monster_zoo.training.az.learner.Batch`, game by game) and
     :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options)."""
     spec = envs.spec(network.game_id)
     parallel = max(1, min(parallel, games))

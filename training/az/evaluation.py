@@ -18,7 +18,7 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
 from monster_zoo.agents.az.network import AZNetwork
 
-from .learner_eval import WinRate, evaluate_against
+from ..learner_eval import WinRate, evaluate_against
 
 PREVIOUS = "previous"
 EVAL_SEED = 10_000_000
