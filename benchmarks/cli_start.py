@@ -1,7 +1,7 @@
 """How fast the command line answers ``--help`` and ``--version`` (issue 43, point 2).
 
     python -m monster_zoo.benchmarks.cli_start              # every command, 5 runs each
-    python -m monster_zoo.benchmarks.cli_start --runs 9 --commands "--version" "play --help"
+    python -m monster_zoo.benchmarks.cli_start --runs 9 -- "--version" "play --help"
 
 Each command line runs as ``python -m monster_zoo.cli ...`` in a fresh interpreter (the cost a
 user waits for), ``--runs`` times after one warm-up run (caches of the file system and of
@@ -54,8 +54,9 @@ def main(argv: Sequence[str] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.cli_start",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs per command (default %(default)s)")
-    parser.add_argument("--commands", nargs="+", default=list(COMMANDS), metavar="WORDS",
-                        help="command lines to time, each one quoted argument (default: every command's --help)")
+    parser.add_argument("commands", nargs="*", default=list(COMMANDS), metavar="WORDS",
+                        help="command lines to time, each one quoted argument after -- (default: --version, "
+                        "--help and every command's --help)")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")

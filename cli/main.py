@@ -11,8 +11,8 @@
     monster-zoo export-model --trust-model runs/<run>/final_model.zip model.npz
 
 Also runs as ``python -m monster_zoo`` and ``python -m monster_zoo.training``. ``train``, ``az``, ``league`` and ``bench`` hand
-their arguments unchanged to ``monster_zoo.training.selfplay_ppo`` (self-play PPO),
-``monster_zoo.training.az.trainer`` (learned search by expert iteration), ``monster_zoo.training.rllib_league``
+their arguments unchanged to ``monster_zoo.training.ppo.trainer`` (self-play PPO),
+``monster_zoo.training.az.trainer`` (learned search by expert iteration), ``monster_zoo.training.rllib.league``
 and ``monster_zoo.benchmarks.bench``, which own them.
 Heavy or optional dependencies (torch, openskill, matplotlib, starlette and uvicorn) are
 imported only by the command that needs them.

@@ -5,22 +5,24 @@ from typing import Sequence
 
 from monster_zoo.cli.common import PROG, TRAIN_EXTRA
 
-TRAIN_SCRIPT = "monster_zoo.training.selfplay_ppo"
+TRAIN_SCRIPT = "monster_zoo.training.ppo.trainer"
+TRAIN_COMMAND = "monster_zoo.training.ppo"  # what python -m runs (the package's __main__), as the help names it
 AZ_SCRIPT = "monster_zoo.training.az.trainer"
 AZ_COMMAND = "monster_zoo.training.az"  # what python -m runs (the package's __main__), as the help names it
-LEAGUE_SCRIPT = "monster_zoo.training.rllib_league"
+LEAGUE_SCRIPT = "monster_zoo.training.rllib.league"
+LEAGUE_COMMAND = "monster_zoo.training.rllib"
 
 
 def add_parsers(commands) -> None:
     """Register the forwarded commands for the command list only: :func:`monster_zoo.cli.main.main`
     hands their arguments on before argparse would parse them (it would take their --help for ours)."""
     commands.add_parser("train", add_help=False,
-                        help=f"self-play MaskablePPO training ({TRAIN_SCRIPT}; needs the train extra)")
+                        help=f"self-play MaskablePPO training ({TRAIN_COMMAND}; needs the train extra)")
     commands.add_parser("az", add_help=False,
                         help=f"learned search trained by expert iteration, play it as az:<network.npz> "
                         f"({AZ_COMMAND}; needs the train extra)")
     commands.add_parser("league", add_help=False,
-                        help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_SCRIPT}; "
+                        help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_COMMAND}; "
                         "needs the distributed extra)")
     commands.add_parser("bench", add_help=False, help="benchmark the engines (monster_zoo.benchmarks.bench)")
 
@@ -42,7 +44,7 @@ def _run_trainer(command: str, script: str, argv: Sequence[str]) -> int:
 
 
 def run_train(argv: Sequence[str]) -> int:
-    """``train``: run ``monster_zoo.training.selfplay_ppo.main(argv)``, or explain how to install the train extra."""
+    """``train``: run ``monster_zoo.training.ppo.trainer.main(argv)``, or explain how to install the train extra."""
     return _run_trainer("train", TRAIN_SCRIPT, argv)
 
 
@@ -52,14 +54,14 @@ def run_az(argv: Sequence[str]) -> int:
 
 
 def run_league(argv: Sequence[str]) -> int:
-    """``league``: run ``monster_zoo.training.rllib_league.main(argv)``, or explain how to install Ray."""
+    """``league``: run ``monster_zoo.training.rllib.league.main(argv)``, or explain how to install Ray."""
     import importlib.util
 
     if importlib.util.find_spec("ray") is None:
         print(f"{PROG} league: ray is not installed; the league needs the distributed extra:\n"
               f"    pip install -e '.[distributed]'", file=sys.stderr)
         return 1
-    from monster_zoo.training import rllib_league
+    from monster_zoo.training.rllib import league as rllib_league
 
     return rllib_league.main(list(argv)) or 0
 

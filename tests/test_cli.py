@@ -103,12 +103,11 @@ def test_human_agent_needs_the_state_and_a_turn():
 
 # --- command line, in process ---------------------------------------------------------
 def test_train_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
-    from monster_zoo import training
-
     for blocked in trainers.TRAIN_EXTRA:
         monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
     monkeypatch.delitem(sys.modules, trainers.TRAIN_SCRIPT, raising=False)
-    monkeypatch.delattr(training, "selfplay_ppo", raising=False)
+    parent, _, child = trainers.TRAIN_SCRIPT.rpartition(".")
+    monkeypatch.delattr(importlib.import_module(parent), child, raising=False)
     assert cli.main(["train", "--total-timesteps", "10"]) == 1
     assert "pip install -e '.[train]'" in capsys.readouterr().err
 

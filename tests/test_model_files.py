@@ -278,7 +278,7 @@ def test_no_entry_point_unpickles_an_untrusted_zip(crafted, tmp_path, capsys):
 
 def test_train_refuses_an_untrusted_zip_opponent_before_any_work(crafted, tmp_path):
     pytest.importorskip("sb3_contrib")
-    from monster_zoo.training import selfplay_ppo
+    from monster_zoo.training.ppo import trainer as selfplay_ppo
 
     path, marker = crafted
     out = tmp_path / "runs"
@@ -377,7 +377,7 @@ def test_play_against_a_model_names_it_by_its_label(two_player_model):
 
 def test_train_refuses_an_opponent_model_of_another_player_count(two_player_model, tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
-    from monster_zoo.training import selfplay_ppo
+    from monster_zoo.training.ppo import trainer as selfplay_ppo
 
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments

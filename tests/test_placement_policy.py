@@ -115,7 +115,7 @@ def model():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from monster_zoo.training.placement_net import PlacementPolicy
+    from monster_zoo.training.ppo.placement_net import PlacementPolicy
 
     vec = envs.make_vec_env(GAME, 8, seed=0, num_players=2)
     m = MaskablePPO(PlacementPolicy, vec, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu",
@@ -147,7 +147,7 @@ def test_numpy_forward_is_the_torch_forward_and_the_file_plays_it(model, tmp_pat
 
 def test_the_trainer_refuses_a_placement_policy_for_a_game_without_placements(capsys):
     pytest.importorskip("sb3_contrib")
-    from monster_zoo.training import selfplay_ppo
+    from monster_zoo.training.ppo import trainer as selfplay_ppo
 
     for argv, message in ((["--game", "monstargh-v0", "--policy", "placement"], "monstargh-v0 has none"),
                           (["--game", GAME, "--policy", "cnn"], "not one of mlp, placement")):

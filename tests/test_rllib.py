@@ -35,9 +35,9 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
 from monster_zoo.envs.rllib_env import CONFIG_HELPER, RLlibGameEnv  # noqa: E402
-from monster_zoo.training.rllib_league import LEARNER, LeagueEnv  # noqa: E402
-from monster_zoo.training.rllib_masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
-from monster_zoo.training.rllib_ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
+from monster_zoo.training.rllib.league import LEARNER, LeagueEnv  # noqa: E402
+from monster_zoo.training.rllib.masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
+from monster_zoo.training.rllib.ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
 from tests.readme_blocks import readme_block  # noqa: E402
 
 README_MARKER = "# README: rllib"
@@ -252,7 +252,7 @@ def test_league_env_passes_the_rllib_check():
 def test_tiny_league_run(tmp_path):
     """Two tiny training iterations on the driver (no env runner actors), a snapshot admitted each
     iteration (margin -1), evaluation, checkpoint and the SB3 trainer's metric names."""
-    from monster_zoo.training import rllib_league
+    from monster_zoo.training.rllib import league as rllib_league
 
     code = rllib_league.main([
         "--option", "num_players=2", "--total-timesteps", "200", "--train-batch-size", "128",
@@ -273,7 +273,7 @@ def test_tiny_league_run(tmp_path):
 
 
 def test_league_refuses_bad_arguments(capsys):
-    from monster_zoo.training import rllib_league
+    from monster_zoo.training.rllib import league as rllib_league
 
     for argv, message in ((["--league", "nobody:1"], "unknown agent 'nobody'"),
                           (["--option", "num_players=9"], "num_players=9")):

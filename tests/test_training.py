@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from monster_zoo.training.run_start import parse_mix, parse_options, progress_bar  # noqa: E402
-from monster_zoo.training.selfplay_ppo import build_parser  # noqa: E402
+from monster_zoo.training.ppo.trainer import build_parser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
 """Self-play MaskablePPO for any monster-zoo game, in one readable script.
 
-    python -m monster_zoo.training.selfplay_ppo --help
-    python -m monster_zoo.training.selfplay_ppo --game marry_the_monster-v0 --total-timesteps 300000
+    python -m monster_zoo.training.ppo --help
+    python -m monster_zoo.training.ppo --game marry_the_monster-v0 --total-timesteps 300000
 
 The learner plays one random seat in each of ``num_envs`` games on the batched
 kernels (:class:`monster_zoo.envs.core.sb3_vec_env.SelfPlayVecEnv`); the other seats are
@@ -64,7 +64,7 @@ class Args:
                           "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                           "plus 'snapshots' (the self-play pool)")
     warm_start: str = flag("", "before PPO, clone this baseline's decisions (e.g. greedy; empty: start "
-                           "from random weights); see monster_zoo.training.imitation")
+                           "from random weights); see monster_zoo.training.ppo.imitation")
     init_from: str = flag("", "start from the weights (and optimizer state) of an earlier run of the same game, "
                           "options and --policy: its final_model.zip or a checkpoints/step_N.zip; only the "
                           "tensors are read (torch.load with weights_only), no pickled object is")
@@ -87,7 +87,7 @@ class Args:
 
 def build_parser():
     """The trainer's command line: one flag per :class:`Args` field, its help the field's."""
-    return parser_for(Args, "python -m monster_zoo.training.selfplay_ppo", __doc__.split("\n\n")[0])
+    return parser_for(Args, "python -m monster_zoo.training.ppo", __doc__.split("\n\n")[0])
 
 
 def argument_problem(args: Args) -> Optional[str]:
@@ -262,7 +262,7 @@ def _model(setup: Setup, run_dir: Path, parser):
     policy_class, policy_kwargs = "MlpPolicy", {"net_arch": int_list("--net-arch", args.net_arch)[0]}
     if args.policy == "placement":
         from monster_zoo.agents.ppo.placement import placement_layout
-        from monster_zoo.training.placement_net import PlacementPolicy
+        from monster_zoo.training.ppo.placement_net import PlacementPolicy
 
         policy_class, policy_kwargs["layout"] = PlacementPolicy, placement_layout(args.game)
     model = MaskablePPO(
@@ -287,7 +287,7 @@ def _warm_start(setup: Setup, model, metrics: MetricsLog) -> None:
     how well the clone agrees with held-out ones (at step 0)."""
     if setup.teacher is None:
         return
-    from monster_zoo.training import imitation
+    from monster_zoo.training.ppo import imitation as imitation
 
     args = setup.args
     demos = imitation.collect(args.game, setup.options, setup.teacher, args.warm_start_samples, seed=args.seed + 1)

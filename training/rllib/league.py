@@ -1,10 +1,10 @@
 """N-player self-play league on Ray RLlib (PPO, new API stack), for any monster-zoo game.
 
-    python -m monster_zoo.training.rllib_league --help
-    python -m monster_zoo.training.rllib_league --game marry_the_monster-v0 --option num_players=2 --time-limit 20
+    python -m monster_zoo.training.rllib --help
+    python -m monster_zoo.training.rllib --game marry_the_monster-v0 --option num_players=2 --time-limit 20
     monster-zoo league --address 10.0.0.5:6379 --num-env-runners 32   # on a running Ray cluster
 
-One learning module (``learner``, a :class:`~monster_zoo.training.rllib_masking.MaskedPPOTorchRLModule`)
+One learning module (``learner``, a :class:`~monster_zoo.training.rllib.masking.MaskedPPOTorchRLModule`)
 plays one seat of every game; which seat is drawn per episode. Every other seat is drawn per
 episode from the ``--league`` mix: a fixed baseline played inside the env (``random``,
 ``greedy``, ``mcts`` - any name ``monster_zoo.agents.make_agent`` knows) or ``snapshots``, a frozen
@@ -19,7 +19,7 @@ share ``1 / num_players`` that an equal player would win. When it exceeds that s
 
 Every run writes to ``{out_dir}/{run_name}/`` with ``run_name = "{game}__{exp_name}__{seed}__{unix
 time}"``: ``metrics.csv`` and TensorBoard events with the metric names of
-:mod:`monster_zoo.training.selfplay_ppo` (``charts/SPS``, ``eval/winrate_vs_random``,
+:mod:`monster_zoo.training.ppo.trainer` (``charts/SPS``, ``eval/winrate_vs_random``,
 ``eval/winrate_vs_greedy``, ``rollout/ep_rew_mean``, ``train/pool_size``; steps are the learner's
 decisions), RLlib checkpoints in ``checkpoints/`` (restorable with
 ``ray.rllib.algorithms.Algorithm.from_checkpoint``) and ``summary.json``. Evaluation plays the
@@ -238,8 +238,8 @@ def copy_module_weights(algorithm, source: str, target: str) -> None:
 
 
 def learner_agent(algorithm, name: str = "rllib-learner"):
-    """The learner's current weights as a CPU :class:`~monster_zoo.training.rllib_masking.ModuleAgent`."""
-    from monster_zoo.training.rllib_ppo import module_agent
+    """The learner's current weights as a CPU :class:`~monster_zoo.training.rllib.masking.ModuleAgent`."""
+    from monster_zoo.training.rllib.ppo import module_agent
 
     return module_agent(algorithm, LEARNER, name)
 
@@ -249,7 +249,7 @@ def build_config(args: Args, options: dict, mix: dict):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from monster_zoo.training.rllib_masking import masked_module_spec
+    from monster_zoo.training.rllib.masking import masked_module_spec
 
     num_players = RLlibGameEnv({"game": args.game, **options}).num_players
     module = masked_module_spec({"fcnet_hiddens": int_list("--net-arch", args.net_arch)[0]})
@@ -315,7 +315,7 @@ def argument_problem(args: Args) -> Optional[str]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Train the league, evaluate and checkpoint; return 0 (bad arguments exit with code 2 and a
     message, before Ray starts or anything is written)."""
-    parser = build_parser(Args, "python -m monster_zoo.training.rllib_league", __doc__.split("\n\n")[0])
+    parser = build_parser(Args, "python -m monster_zoo.training.rllib", __doc__.split("\n\n")[0])
     args = Args(**vars(parser.parse_args(argv)))
     check_arguments(parser, args, argument_problem)
     import ray

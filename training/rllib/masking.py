@@ -11,7 +11,7 @@ still read it after the forward pass.
 
     spec = masked_module_spec({"fcnet_hiddens": [256, 256]})  # an RLModuleSpec for any game
 
-:func:`monster_zoo.training.rllib_ppo.ppo_config` builds a whole PPO config around it.
+:func:`monster_zoo.training.rllib.ppo.ppo_config` builds a whole PPO config around it.
 """
 from typing import Any, Dict, Optional
 

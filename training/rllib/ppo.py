@@ -1,6 +1,6 @@
 """PPO on Ray RLlib for any monster-zoo game in one call, and the trained module as an agent.
 
-    from monster_zoo.training.rllib_ppo import module_agent, ppo_config
+    from monster_zoo.training.rllib.ppo import module_agent, ppo_config
     algo = ppo_config("marry_the_monster-v0", {"num_players": 2}).build_algo()
     algo.train()                     # one training iteration; repeat to train on
     agent = module_agent(algo)       # its likeliest legal action, for evaluate_against or a match
@@ -12,21 +12,21 @@ stock one lacks for :class:`~monster_zoo.envs.rllib_env.RLlibGameEnv`:
   a bad option is refused with the valid values before Ray starts;
 - the multi-agent setup: every seat is played by one module, ``self_play`` (the policy plays
   against itself); a config without it steps the env as a single-agent env and fails;
-- :class:`~monster_zoo.training.rllib_masking.MaskedPPOTorchRLModule` as that module: RLlib's
+- :class:`~monster_zoo.training.rllib.masking.MaskedPPOTorchRLModule` as that module: RLlib's
   default networks over the observation vector, with every illegal action's probability zero.
   RLlib's default module has no encoder for the env's Dict observation.
 
 Everything else is RLlib's default, set on the returned config as usual
 (``.env_runners(num_env_runners=8)``, ``.learners(...)``, ``.training(lr=...)``); keyword
 arguments of :func:`ppo_config` other than its own go to ``.training``. The self-play league
-(:mod:`monster_zoo.training.rllib_league`) plays a learner against snapshots and baselines
+(:mod:`monster_zoo.training.rllib.league`) plays a learner against snapshots and baselines
 instead. Needs the ``distributed`` extra.
 """
 import inspect
 from typing import Any, Dict, Optional
 
 from monster_zoo.envs.rllib_env import DEFAULT_GAME, RLlibGameEnv
-from monster_zoo.training.rllib_masking import ModuleAgent, masked_module_spec
+from monster_zoo.training.rllib.masking import ModuleAgent, masked_module_spec
 
 SELF_PLAY_MODULE = "self_play"
 
@@ -80,7 +80,7 @@ def training_arguments() -> set:
 
 def module_agent(algorithm, module_id: str = SELF_PLAY_MODULE, name: str = "rllib") -> ModuleAgent:
     """The current weights of ``algorithm``'s module ``module_id``, read from its learners, as a CPU
-    :class:`~monster_zoo.training.rllib_masking.ModuleAgent` (its likeliest legal action)."""
+    :class:`~monster_zoo.training.rllib.masking.ModuleAgent` (its likeliest legal action)."""
     from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
