@@ -3,10 +3,10 @@ opener that reads every kind of them (:func:`read_model`).
 
 A model file (``.npz``) is a zip archive holding
 
-* ``metadata.json``: plain JSON (:data:`FORMAT`, ``format_version``, the ``game`` id and its rule
+* ``metadata.json``: plain JSON (``FORMAT``, ``format_version``, the ``game`` id and its rule
   ``options``, ``observation_size``, the game's ``observation_version``, ``num_actions``, the
   ``architecture``, a short ``name`` for tables and ``training`` facts such as the algorithm,
-  seed and timesteps: :data:`COMMON_FIELDS`), plus fields of its kind;
+  seed and timesteps: ``COMMON_FIELDS``), plus fields of its kind;
 * one ``.npy`` array per weight and bias of the network, named by its kind.
 
 The kinds that read model files say what their architecture holds: PPO's policy files
@@ -15,24 +15,24 @@ networks (:mod:`monster_zoo.agents.az.network`: ``az-mlp``). :func:`read_model` 
 opens the archive, reads and checks the common metadata (:func:`check_common`), asks the kind's
 ``arrays`` for its architecture's member names and shapes, and reads them.
 
-Reading parses the JSON with :mod:`json` and every array from its ``.npy`` bytes after checking
+Reading parses the JSON with ``json`` and every array from its ``.npy`` bytes after checking
 its header against the shape the metadata promises (object arrays, which need unpickling, are
 refused), so nothing in a file is ever executed. Every read is bounded before anything is
-allocated: the file must be a regular file of at most :data:`MAX_FILE_BYTES`; ``metadata.json``
-is read in chunks up to :data:`MAX_METADATA_BYTES` whatever its zip header claims, and nests at
-most :data:`MAX_METADATA_DEPTH` levels; an architecture has at most :data:`MAX_HIDDEN_LAYERS`
-hidden layers (per network) of at most :data:`MAX_LAYER_UNITS` units and :data:`MAX_PARAMETERS`
+allocated: the file must be a regular file of at most ``MAX_FILE_BYTES``; ``metadata.json``
+is read in chunks up to ``MAX_METADATA_BYTES`` whatever its zip header claims, and nests at
+most ``MAX_METADATA_DEPTH`` levels; an architecture has at most ``MAX_HIDDEN_LAYERS``
+hidden layers (per network) of at most ``MAX_LAYER_UNITS`` units and ``MAX_PARAMETERS``
 parameters in all; an array entry is read up to its header and the bytes its checked shape
-needs; the model's ``name`` has at most :data:`MAX_NAME_CHARS` characters and no control
+needs; the model's ``name`` has at most ``MAX_NAME_CHARS`` characters and no control
 characters. The shipped champions have two hidden layers of 256 units and under a million
 parameters, so the caps are more than ten times what a real model here needs. Playing a model
 file needs numpy alone (no torch). Unpickling a Stable-Baselines3 zip, in contrast, can run any
 code: :mod:`monster_zoo.agents.ppo.agent` does it only for files the user says they trust
 (``ppo-trusted:<path>``).
 
-A model knows its game: :func:`rule_options` are the options it is bound to (options in
-:data:`PLAY_TIME_OPTIONS` change neither the rules nor the observation and are played as
-asked), and :func:`sizes_problem` says when its game's observation has changed since.
+A model knows its game: ``rule_options`` are the options it is bound to (options in
+``PLAY_TIME_OPTIONS`` change neither the rules nor the observation and are played as
+asked), and ``sizes_problem`` says when its game's observation has changed since.
 """
 import json
 import math
@@ -75,7 +75,7 @@ class ModelFileError(ValueError):
 
 def rule_options(game_id: str, options: Optional[Mapping] = None) -> Dict:
     """The options a model is bound to: ``options`` over the game's defaults, validated, without
-    :data:`PLAY_TIME_OPTIONS`, as plain JSON values (tuples become lists)."""
+    ``PLAY_TIME_OPTIONS``, as plain JSON values (tuples become lists)."""
     from monster_zoo.envs.core.options import resolve_options
 
     resolved = resolve_options(game_id, envs.spec(game_id).options, dict(options or {}))
@@ -109,7 +109,7 @@ COMMON_FIELDS = {"game": (str, "a game id"), "options": (dict, "an object of opt
 
 def check_common(metadata, label: str, fields: Optional[Mapping] = None) -> None:
     """ModelFileError unless ``metadata`` is a well-formed model file's of this version of the
-    format: its format, its version, the :data:`COMMON_FIELDS` and ``fields`` (a kind's own, name ->
+    format: its format, its version, the ``COMMON_FIELDS`` and ``fields`` (a kind's own, name ->
     (type, what it must be)) of the right types, a game this monster-zoo has, sizes of at least
     1 and a short printable name. The architecture's own fields are the kind's to check."""
     _check_type(label, "(the whole)", metadata, dict, "a JSON object")
@@ -153,8 +153,8 @@ def sizes_problem(metadata: Mapping, game_id: str) -> Optional[str]:
 
 
 def layer_sizes_problem(where: str, sizes) -> Optional[str]:
-    """Why ``sizes``, the metadata field ``where``, is not a list of at most :data:`MAX_HIDDEN_LAYERS`
-    layer sizes from 1 to :data:`MAX_LAYER_UNITS`, or None (an empty list passes)."""
+    """Why ``sizes``, the metadata field ``where``, is not a list of at most ``MAX_HIDDEN_LAYERS``
+    layer sizes from 1 to ``MAX_LAYER_UNITS``, or None (an empty list passes)."""
     if not isinstance(sizes, list):
         return f"metadata field {where} must be a list of layer sizes, not {json.dumps(sizes)[:60]}"
     if len(sizes) > MAX_HIDDEN_LAYERS:
@@ -171,7 +171,7 @@ def layer_sizes_problem(where: str, sizes) -> Optional[str]:
 
 def parameters_problem(weight_shapes: Iterable[Tuple[int, int]]) -> Optional[str]:
     """Why layers of these ``(in, out)`` weights, each with a bias of ``out``, hold more than
-    :data:`MAX_PARAMETERS` parameters, or None."""
+    ``MAX_PARAMETERS`` parameters, or None."""
     parameters = sum(int(n_in) * int(n_out) + int(n_out) for n_in, n_out in weight_shapes)
     if parameters > MAX_PARAMETERS:
         return f"its architecture has {parameters:,} parameters; the most accepted is {MAX_PARAMETERS:,}"
@@ -200,7 +200,7 @@ def is_policy_file(path) -> bool:
 @contextmanager
 def open_archive(path, label: str, kind: str) -> Iterator[zipfile.ZipFile]:
     """The zip archive of the model file ``path`` for reading inside the ``with`` block: a regular
-    file of at most :data:`MAX_FILE_BYTES` (a FIFO or a device is refused at once). ModelFileError
+    file of at most ``MAX_FILE_BYTES`` (a FIFO or a device is refused at once). ModelFileError
     starting with ``label`` (``"model 'x.npz'"``) if it is not a zip archive (not a ``kind``), or
     when an entry read inside the block is damaged (cut off, corrupted, encrypted)."""
     with open_regular_file(path, MAX_FILE_BYTES, label, ModelFileError) as stream:
@@ -217,8 +217,8 @@ def open_archive(path, label: str, kind: str) -> Iterator[zipfile.ZipFile]:
 
 def read_metadata_json(archive: zipfile.ZipFile, label: str, kind: str):
     """The parsed ``metadata.json`` of an open model archive (a ``kind``), not yet checked: read in
-    chunks up to :data:`MAX_METADATA_BYTES` (the size in the zip's header is not trusted), its
-    nesting checked against :data:`MAX_METADATA_DEPTH` before it is parsed; ModelFileError
+    chunks up to ``MAX_METADATA_BYTES`` (the size in the zip's header is not trusted), its
+    nesting checked against ``MAX_METADATA_DEPTH`` before it is parsed; ModelFileError
     starting with ``label`` otherwise."""
     if METADATA not in archive.namelist():
         raise ModelFileError(f"{label}: has no {METADATA}: not a monster-zoo {kind}")
