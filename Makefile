@@ -61,7 +61,7 @@ play: $(INSTALLED)
 
 # A seat-rotated series greedy vs two random agents with win rates and 95% intervals.
 match: $(INSTALLED)
-	$(PY) -m monster_zoo.agents.match --game $(GAME) --agents greedy random random --games 300 --seed 0
+	$(PY) -m monster_zoo.evaluation.match --game $(GAME) --agents greedy random random --games 300 --seed 0
 
 # numba's on-disk cache (cache=True) lives next to the sources; stale entries can
 # survive a signature change, so this forces a clean recompile.

@@ -1,10 +1,11 @@
 """The computed half of packaging: which folders install as which sub-packages of ``monster_zoo``.
 
 ``pyproject.toml`` holds everything else (metadata, dependencies, extras). The repository's
-top-level folders (``envs/``, ``agents/``, ``training/``, ``benchmarks/``, ``seeds/``, ``web/``)
-install renamed as ``monster_zoo.<folder>``; the packages below them and the data they carry are
-found here from the folders themselves, so adding a game (``envs/<game>/`` and
-``seeds/<game>/``) or a shipped model needs no line in any list.
+top-level folders (``envs/``, ``agents/``, ``evaluation/``, ``training/``, ``benchmarks/``,
+``seeds/``, ``web/``, ``cli/``) install renamed as ``monster_zoo.<folder>``; the packages below
+them and the data they carry are found here from the folders themselves, so adding a game
+(``envs/<game>/`` and ``seeds/<game>/``), a kind of agent (``agents/<kind>/``) or a shipped model
+needs no line in any list.
 """
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -12,7 +13,7 @@ from typing import Dict, List, Tuple
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web")
+FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli")
 # data that travels with the code, so that a regular (non-editable) install finds it too
 RULES_DATA = ["*.json", "*.md"]          # each seeds/<game>/: rules text and component tables
 MODELS_DATA = ["*.npz", "*.md", "*.json"]  # agents/champions/: shipped models and their manifest

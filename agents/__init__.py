@@ -6,20 +6,13 @@
 An agent knows the game it was made for and refuses another with a :class:`WrongGameError`
 naming both (``agents/README.md``).
 
-The agents' numba kernels inline the engines' kernels and read their tables, so
-their on-disk cache is cleared whenever those sources change (numba itself
-only watches the file a kernel is defined in) or a cache file is damaged.
+Each kind of agent is a package of its own (``random/``, ``greedy/``, ``search/``, ``ppo/``,
+``az/``, ``human/``) whose ``kind.py`` describes it; the registry finds them by their folders.
+The kinds whose numba kernels inline the engines' (``search``, ``az``) guard their cache in
+their package's ``__init__``.
 """
-from pathlib import Path
-
-from monster_zoo.envs.core.cache import guard_package
-from monster_zoo.seeds import SEEDS_DIR
-
-# The games' kernels come in through the imports the guard follows; their data lives in seeds/.
-guard_package(Path(__file__).resolve().parent, SEEDS_DIR)
-
-from .base import Agent  # noqa: E402  (the cache must be checked before kernels load)
-from .game_rules import WrongGameError  # noqa: E402
-from .registry import available_agents, make_agent  # noqa: E402
+from monster_zoo.agents.base import Agent
+from monster_zoo.agents.game_rules import WrongGameError
+from monster_zoo.agents.registry import available_agents, make_agent
 
 __all__ = ["Agent", "WrongGameError", "available_agents", "make_agent"]

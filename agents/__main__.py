@@ -1,5 +1,5 @@
-"""``python -m monster_zoo.agents``: the match runner (see ``monster_zoo.agents.match``)."""
-from .match import main
+"""``python -m monster_zoo.agents``: the match runner (see ``monster_zoo.evaluation.match``)."""
+from monster_zoo.evaluation.match import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -42,7 +42,14 @@ import numpy as np
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
 
-from .game_rules import GameRules, WrongGameError, game_with_sizes
+from monster_zoo.agents.game_rules import GameRules, WrongGameError, game_with_sizes
+
+
+def state_needed(who: str, why: str = "needs the engine state") -> ValueError:
+    """The error of an agent ``who`` that was given no state: ``"the greedy agent needs the engine
+    state ..."``, saying how to pass it from a loop of one's own (the match runner passes it)."""
+    return ValueError(f"{who} {why} (needs_state = True): in your own AEC loop pass it as the third "
+                      f"argument, agent.act(observation, action_mask, env.unwrapped.engine_state)")
 
 
 class Agent:
@@ -138,7 +145,7 @@ class StateKernelAgent(Agent):
             state: Optional[np.ndarray] = None) -> int:
         """The kernel's choice among the legal actions of the seat on move."""
         if state is None:
-            raise ValueError(f"the {self.name} agent needs the engine state (needs_state = True)")
+            raise state_needed(f"the {self.name} agent")
         self.check_view(observation, action_mask, state)
         mask = np.ascontiguousarray(action_mask, dtype=np.int8)
         if not mask.any():

@@ -26,8 +26,9 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, GameSpec
+from monster_zoo.envs.core.game import Game
 
-from .policy_file import PLAY_TIME_OPTIONS, describe, rule_options
+from monster_zoo.agents.model_file import PLAY_TIME_OPTIONS, describe, rule_options
 
 _PLAY_TIME_ENTRIES = (C_MAX_STEPS, C_REWARD_MODE)
 # Reading a config back into options tries every combination of the options that list their
@@ -139,7 +140,7 @@ def game_of(game, options: Optional[Mapping] = None) -> GameRules:
         return GameRules.from_options(game, options)
     raw = getattr(game, "unwrapped", game)
     spec = getattr(raw, "game_spec", None) or getattr(raw, "spec", None)
-    if not isinstance(spec, GameSpec):
+    if not isinstance(spec, (Game, GameSpec)):
         raise TypeError(f"expected a game id or a monster-zoo env (AEC env, raw env, batched engine, learner "
                         f"env or vec env), got {type(game).__name__}")
     own = getattr(raw, "options", None)

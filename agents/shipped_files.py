@@ -1,22 +1,24 @@
 """The folder of model files that ship with the package, and its manifest of digests.
 
-Every shipped model file (the PPO champions of :mod:`monster_zoo.agents.champions` and the
-learned-search networks of :mod:`monster_zoo.agents.shipped_networks`) lies in the package's
+Every shipped model file (the PPO champions of :mod:`monster_zoo.agents.ppo.champions` and the
+learned-search networks of :mod:`monster_zoo.agents.az.shipped`) lies in the package's
 ``agents/champions`` folder and is listed in its ``manifest.json`` with its SHA-256 digest (a
 champion's also with its game, player count and version). A file loads only when it is listed
 there with its own digest, so a changed or damaged copy is refused instead of playing weights
 nobody shipped. This module reads policy files but plays nothing, so both kinds of model can
 check their files here without importing each other.
 """
+import argparse
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from monster_zoo import envs
 
-from .policy_file import ModelFileError, read_policy
+from monster_zoo.agents.model_file import ModelFileError, read_metadata
 
 CHAMPION_DIR = Path(__file__).with_name("champions")
 MANIFEST = "manifest.json"
@@ -95,7 +97,7 @@ def build_manifest(folder: Optional[Path] = None) -> dict:
     for path in sorted(folder.glob("*.npz")):
         entry = champion_of_file(path)
         if entry is not None:
-            metadata = read_policy(path).metadata
+            metadata = read_metadata(path)
             trained = (metadata["game"], metadata["options"].get("num_players"))
             if trained != (entry["game"], entry["num_players"]):
                 raise ModelFileError(f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "
@@ -126,3 +128,24 @@ def manifest_problems(folder: Optional[Path] = None) -> List[str]:
         except ModelFileError as err:
             problems.append(str(err))
     return problems
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m monster_zoo.agents.champions [--write-manifest]``: check the shipped files against
+    the manifest (status 1 and the problems if they differ), or regenerate it."""
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.agents.champions",
+                                     description="Check the shipped champions against their manifest of "
+                                     "SHA-256 digests, or regenerate it after adding a champion.")
+    parser.add_argument("--write-manifest", action="store_true",
+                        help=f"list every champion file of {CHAMPION_DIR} in {MANIFEST} with its digest")
+    args = parser.parse_args(argv)
+    if args.write_manifest:
+        path = write_manifest(CHAMPION_DIR)
+        print(f"wrote {path}: {len(read_manifest(CHAMPION_DIR)['files'])} files")
+        return 0
+    problems = manifest_problems(CHAMPION_DIR)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if not problems:
+        print(f"every champion file matches {CHAMPION_DIR / MANIFEST}")
+    return 1 if problems else 0

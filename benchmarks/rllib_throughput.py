@@ -5,7 +5,7 @@
     python -m monster_zoo.benchmarks.rllib_throughput --address HEAD:6379 --env-runners 8,16,32
     python -m monster_zoo.benchmarks.rllib_throughput --quick                  # a smoke test
 
-For each env-runner count the league of :mod:`monster_zoo.training.rllib_league` is built with the
+For each env-runner count the league of :mod:`monster_zoo.training.rllib.league` is built with the
 same settings (2-player Marry the Monster and the league's default mix unless told otherwise), one
 round of sampling warms it up (Ray actors, numba caches, torch), and then two figures are timed
 ``--repeats`` times each, medians reported:
@@ -55,8 +55,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def league_args(args: argparse.Namespace, env_runners: int):
-    """The league trainer's :class:`~monster_zoo.training.rllib_league.Args` for one timed setup."""
-    from monster_zoo.training.rllib_league import Args
+    """The league trainer's :class:`~monster_zoo.training.rllib.league.Args` for one timed setup."""
+    from monster_zoo.training.rllib.league import Args
 
     fields = {"game": args.game, "option": list(args.option), "num_env_runners": env_runners,
               "num_envs_per_env_runner": args.envs_per_runner, "train_batch_size": args.steps,
@@ -71,7 +71,7 @@ def time_setup(args: argparse.Namespace, env_runners: int) -> dict:
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED
 
-    from monster_zoo.training.rllib_league import build_config
+    from monster_zoo.training.rllib.league import build_config
     from monster_zoo.training.run_start import parse_mix, parse_options
 
     run = league_args(args, env_runners)

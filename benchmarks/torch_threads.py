@@ -4,7 +4,7 @@
     python -m monster_zoo.benchmarks.torch_threads --busy 2 --repeats 7
     python -m monster_zoo.benchmarks.torch_threads --quick      # a smoke test; numbers mean little
 
-The trainer (:mod:`monster_zoo.training.selfplay_ppo`) with its default network and PPO settings
+The trainer (:mod:`monster_zoo.training.ppo.trainer`) with its default network and PPO settings
 on its demo game (Marry the Monster, 2 players), greedy opponents, in this process. At each torch
 thread count it times:
 
@@ -49,8 +49,8 @@ def build_trainer_model(seed: int = 0):
 
     from monster_zoo import envs
     from monster_zoo.agents import make_agent
-    from monster_zoo.training.arg_checks import int_list
-    from monster_zoo.training.selfplay_ppo import Args
+    from monster_zoo.evaluation.arg_checks import int_list
+    from monster_zoo.training.ppo.trainer import Args
 
     args = Args()
     vec_env = envs.make_vec_env(GAME, args.num_envs, opponents=[make_agent("greedy", GAME, seed, OPTIONS)],

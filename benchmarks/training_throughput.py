@@ -11,10 +11,10 @@ evaluation excluded):
   ``connect_four_v3`` AEC env behind a gymnasium-style wrapper in which the same
   policy plays both seats, ``ActionMasker``, MaskablePPO with its default
   hyperparameters. The wrapper is re-stated here (the tutorial pins gymnasium 0.29).
-* **ours, pure self-play**: ``monster_zoo.training.selfplay_ppo --opponents snapshots:1``, the
+* **ours, pure self-play**: ``monster_zoo.training.ppo.trainer --opponents snapshots:1``, the
   same kind of training as the tutorial's (the learner against itself), on 128 games
   stepped by the batched kernels, run as a subprocess;
-* **ours, default mix**: ``monster_zoo.training.selfplay_ppo`` with its defaults, whose opponents
+* **ours, default mix**: ``monster_zoo.training.ppo.trainer`` with its defaults, whose opponents
   are also the random and greedy baselines (greedy's one-ply search on every move
   is the costliest opponent).
 
@@ -84,7 +84,7 @@ SETUPS = {"pure self-play": ["--opponents", "snapshots:1"], "default mix": []}
 def our_timesteps_per_second(timesteps: int, seed: int, extra: list[str]) -> float:
     """Run the self-play trainer with its defaults; return its measured timesteps per second."""
     with tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, "-m", "monster_zoo.training.selfplay_ppo", "--total-timesteps", str(timesteps),
+        cmd = [sys.executable, "-m", "monster_zoo.training.ppo", "--total-timesteps", str(timesteps),
                "--seed", str(seed), "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "0",
                "--no-progress", "--no-plot", "--out-dir", out, *extra]
         subprocess.run(cmd, cwd=REPO_ROOT, check=True, capture_output=True, text=True)

@@ -103,7 +103,8 @@ def kernels_cached(game_id: str) -> bool:
 
 
 def spec(game_id: str):
-    """The :class:`~monster_zoo.envs.core.contract.GameSpec` of ``game_id``."""
+    """What generic code reads of ``game_id``: its declaration (:class:`~monster_zoo.envs.core.game.Game`),
+    or the :class:`~monster_zoo.envs.core.contract.GameSpec` of a game registered by a module."""
     return _module(game_id).SPEC
 
 

@@ -3,7 +3,7 @@
     from monster_zoo.envs.rllib_env import RLlibGameEnv
     env = RLlibGameEnv({"game": "marry_the_monster-v0", "num_players": 3})
 
-To train on it, build the algorithm with :func:`monster_zoo.training.rllib_ppo.ppo_config`
+To train on it, build the algorithm with :func:`monster_zoo.training.rllib.ppo.ppo_config`
 (``ppo_config("marry_the_monster-v0", {"num_players": 2}).build_algo()``): a stock ``PPOConfig``
 with the multi-agent mapping and the masking module it needs. RLlib's own defaults cannot run
 this env: without ``.multi_agent(...)`` RLlib steps it as a single-agent env and stops with
@@ -23,7 +23,7 @@ messages are those of every other adapter.
   decisions receives the next observation straight away.
 - **Observations**: ``{"observations": Box(0, 1, (obs_size,), float32), "action_mask":
   Box(0, 1, (num_actions,), float32)}`` (a :class:`MaskedObservationSpace`), the keys RLlib's
-  action-masking modules read (see :mod:`monster_zoo.training.rllib_masking`); the vector is the
+  action-masking modules read (see :mod:`monster_zoo.training.rllib.masking`); the vector is the
   AEC env's ``observation`` and the mask its ``action_mask``, as floats.
 - **Rewards**: every step rewards every seat (0.0 until the end), so the final rewards reach every
   seat, whoever made the last move.
@@ -41,7 +41,7 @@ messages are those of every other adapter.
 
 Subclasses may leave some seats to embedded players (see :meth:`RLlibGameEnv._seat_agents_for_episode`
 and :meth:`RLlibGameEnv._embedded_action`): the self-play league of
-:mod:`monster_zoo.training.rllib_league` plays its fixed baselines that way.
+:mod:`monster_zoo.training.rllib.league` plays its fixed baselines that way.
 """
 from typing import Dict, List, Optional
 
@@ -54,7 +54,7 @@ from .core.inputs import check_reset_options
 
 DEFAULT_GAME = "marry_the_monster-v0"
 # What to build RLlib's algorithm with; named in the text of the observation space (below).
-CONFIG_HELPER = "monster_zoo.training.rllib_ppo.ppo_config"
+CONFIG_HELPER = "monster_zoo.training.rllib.ppo.ppo_config"
 
 
 class MaskedObservationSpace(gym.spaces.Dict):

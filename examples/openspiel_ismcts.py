@@ -15,7 +15,7 @@ state, which the Python ``ISMCTSBot`` does not implement).
 Each deal is played once from every seat (game g seats IS-MCTS at seat g mod n on the deal of
 seed ``seed + g // n``). The leaves are valued by one random playout each: with
 ``--evaluator kernel`` (the default) the playout runs inside monster-zoo's numba kernels
-(``monster_zoo.agents.mcts_evaluator.rollout_returns``), with ``--evaluator openspiel``
+(``monster_zoo.agents.search.evaluator.rollout_returns``), with ``--evaluator openspiel``
 through OpenSpiel's ``RandomRolloutEvaluator``, one Python call per action (two games took 1.7 times
 as long: most of a simulation goes to the observation strings that key the tree).
 The defaults are the smallest run whose record says something: with seeds 0 and 1, IS-MCTS won 9 of
@@ -31,8 +31,8 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 import monster_zoo.envs.openspiel  # noqa: F401  (registers the games with OpenSpiel)
-from monster_zoo.agents.match import wilson_interval
-from monster_zoo.agents.mcts_evaluator import rollout_returns, uniform_policy
+from monster_zoo.evaluation.match import wilson_interval
+from monster_zoo.agents.search.evaluator import rollout_returns, uniform_policy
 from monster_zoo.envs.core.rng import make_rng
 
 

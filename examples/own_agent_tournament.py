@@ -19,7 +19,7 @@ import numpy as np
 
 import monster_zoo
 from monster_zoo.agents import Agent, make_agent
-from monster_zoo.agents.match import run_match
+from monster_zoo.evaluation.match import run_match
 
 
 class MostlyGreedy(Agent):

@@ -1,6 +1,6 @@
 """Masked PPO on Ray RLlib: one self-play module plays every seat, illegal actions never sampled.
 
-``monster_zoo.training.rllib_ppo.ppo_config`` is RLlib's own ``PPOConfig`` (new API stack) with
+``monster_zoo.training.rllib.ppo.ppo_config`` is RLlib's own ``PPOConfig`` (new API stack) with
 what a stock one lacks for these envs: the multi-agent env of every game
 (``monster_zoo.envs.rllib_env.RLlibGameEnv``), the mapping of every seat to one module and that
 module's masking of illegal actions. Set anything else on it as usual; here the driver plays the
@@ -18,7 +18,7 @@ import ray
 import monster_zoo
 from monster_zoo.agents import make_agent
 from monster_zoo.training.learner_eval import evaluate_against
-from monster_zoo.training.rllib_ppo import module_agent, ppo_config
+from monster_zoo.training.rllib.ppo import module_agent, ppo_config
 
 
 def parse_args(argv=None) -> argparse.Namespace:

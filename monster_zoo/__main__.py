@@ -1,5 +1,5 @@
-"""``python -m monster_zoo``: the monster-zoo command line (see ``monster_zoo.training.cli``)."""
-from .training.cli import main
+"""``python -m monster_zoo``: the monster-zoo command line (see ``monster_zoo.cli.main``)."""
+from .cli.main import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -41,6 +41,20 @@ def register_fixture_games() -> List[str]:
 
 
 FIXTURE_GAMES = register_fixture_games()
+
+
+def register_fixture_agent_kinds() -> List[str]:
+    """Register every kind of agent declared under ``tests/fixture_agents/``; return their names."""
+    from monster_zoo.agents.registry import register_kind
+
+    names = []
+    for declared in sorted((Path(__file__).resolve().parent / "fixture_agents").glob("*/kind.py")):
+        register_kind(declared.parent.name, importlib.import_module(f"fixture_agents.{declared.parent.name}.kind").KIND)
+        names.append(declared.parent.name)
+    return names
+
+
+FIXTURE_AGENT_KINDS = register_fixture_agent_kinds()
 CONFORMANCE = "conformance"
 
 # Options exercised elsewhere on purpose (render modes, illegal-action handling, the flat
@@ -181,7 +195,7 @@ def make_reachable_state() -> Callable[..., np.ndarray]:
 
 def redeclare(monkeypatch, game_id: str, **changes):
     """For one test, serve ``game_id`` by a copy of its declaration with ``changes`` (e.g. a smaller
-    ``search`` budget): every registry and agent reads the copy, and the original comes back after."""
+    search budget in ``agents``): every registry and agent reads the copy, and the original comes back after."""
     import dataclasses
 
     from monster_zoo.envs import registry

@@ -9,10 +9,10 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
-from monster_zoo.agents.greedy import GreedyAgent
-from monster_zoo.agents.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
+from monster_zoo.agents.greedy.agent import GreedyAgent
+from monster_zoo.evaluation.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
                           seat_outcome, seated_options, wilson_interval)
-from monster_zoo.agents.random_agent import RandomAgent
+from monster_zoo.agents.random.agent import RandomAgent
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,6 +90,19 @@ def test_agents_refuse_an_empty_mask():
         GreedyAgent(0, GAME).act(None, mask)
 
 
+def test_an_agent_without_its_state_says_how_to_pass_it():
+    """In a hand-written AEC loop the greedy agent, the searches and the learned search name the
+    attribute that holds the state (issue 43)."""
+    env = envs.make(GAME)
+    env.reset(seed=0)
+    seen = env.observe(env.agent_selection)
+    for name in ("greedy", "mcts", "marry_the_monster-mcts-v1"):
+        with pytest.raises(ValueError, match=r"agent.act\(observation, action_mask, env.unwrapped.engine_state\)"):
+            make_agent(name, env).act(seen["observation"], seen["action_mask"])
+    assert make_agent("greedy", env).act(seen["observation"], seen["action_mask"], env.unwrapped.engine_state) in \
+        np.flatnonzero(seen["action_mask"])
+
+
 # --- greedy agent -------------------------------------------------------------------
 def test_greedy_beats_random_in_three_player_games():
     result = run_match(GAME, ["greedy", "random", "random"], games=300, seed=12345, progress=False)
@@ -121,7 +134,7 @@ def test_registry_names():
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
     with pytest.raises(ValueError, match=r"valid names: az, az-net, champion, greedy, mcts, mcts-fast, random, .* "
-                                         r"or ppo:<model.npz>"):
+                                         r"or .*ppo:<model.npz>"):  # the model prefixes, in the kinds' order
         make_agent("alphazero", GAME, 0)
     # a replaced version stays available by its versioned name
     assert {"marry_the_monster-mcts-v1", "marry_the_monster-mcts-v2"} <= set(names)
@@ -212,7 +225,7 @@ def test_iter_games_yields_the_records_run_match_keeps():
 def test_match_cli_smoke(tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "monster_zoo.agents.match", "--game", GAME, "--agents", "greedy", "random", "random",
+        [sys.executable, "-m", "monster_zoo.evaluation.match", "--game", GAME, "--agents", "greedy", "random", "random",
          "--games", "3", "--seed", "0", "--option", "max_steps=3000", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

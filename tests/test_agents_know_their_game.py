@@ -14,12 +14,12 @@ import monster_zoo
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
 from monster_zoo.agents.base import Agent
-from monster_zoo.agents.champions import champion_games, champion_player_counts, champion_versions
+from monster_zoo.agents.ppo.champions import champion_games, champion_player_counts, champion_versions
 from monster_zoo.agents.game_rules import GameRules, WrongGameError
-from monster_zoo.agents.match import iter_games, run_match
-from monster_zoo.agents.mcts import MCTSAgent
-from monster_zoo.agents.policy_file import layer_shapes, make_metadata, write_policy
-from monster_zoo.agents.random_agent import RandomAgent
+from monster_zoo.evaluation.match import iter_games, run_match
+from monster_zoo.agents.search.agent import MCTSAgent
+from monster_zoo.agents.ppo.policy_file import layer_shapes, make_metadata, write_policy
+from monster_zoo.agents.random.agent import RandomAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.options import COMMON_OPTIONS
@@ -198,7 +198,7 @@ def test_agents_that_read_the_rules_from_the_state_play_any_player_count(game_id
 def test_a_person_at_the_terminal_is_refused_another_game_before_the_prompt():
     import io
 
-    from monster_zoo.agents.human import HumanAgent
+    from monster_zoo.agents.human.agent import HumanAgent
 
     out = io.StringIO()
     person = HumanAgent("marry_the_monster-v0", input_stream=io.StringIO("1\n"), output_stream=out)

@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.az_agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az_network import (MAX_SEATS, architecture_problem, evaluate, from_layers, layer_shapes,
+from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az, shipped_network_path
+from monster_zoo.agents.az.network import (MAX_SEATS, architecture_problem, evaluate, from_layers, layer_shapes,
                                            random_network, read_network, write_network)
-from monster_zoo.agents.az_search import SearchSettings, gumbel_search, schedule, search_and_play, trees
-from monster_zoo.agents.champions import champion_path
+from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
+from monster_zoo.agents.ppo.champions import champion_path
 from monster_zoo.agents.game_rules import WrongGameError
-from monster_zoo.agents.mcts_evaluator import uniform_policy
-from monster_zoo.agents.mcts_tree import no_determinize
-from monster_zoo.agents.policy_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
+from monster_zoo.agents.search.evaluator import uniform_policy
+from monster_zoo.agents.search.tree import no_determinize
+from monster_zoo.agents.model_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -62,7 +62,7 @@ def test_numba_forward_pass_equals_torch_for_the_same_weights(game_id):
     """The search's forward pass and the learner's torch module agree on the same weights, at
     every player count (the count is part of the input)."""
     torch = pytest.importorskip("torch")
-    from monster_zoo.training.az_learner import PolicyValueNet, export, network_inputs
+    from monster_zoo.training.az.learner import PolicyValueNet, export, network_inputs
 
     spec = envs.spec(game_id)
     torch.manual_seed(0)
@@ -290,7 +290,7 @@ def test_agents_play_whole_games_through_the_env():
     """Through the match runner's AEC loop (which refuses illegal actions) the search and the
     network alone finish games against greedy."""
     from monster_zoo.agents import make_agent
-    from monster_zoo.agents.match import play_game
+    from monster_zoo.evaluation.match import play_game
 
     network = random_network(MTM, (32,), seed=0, player_counts=[2])
     options = {"num_players": 2}
@@ -399,8 +399,8 @@ def test_malformed_network_files_are_refused_with_the_reason(tmp_path):
             good, tmp_path / "huge.npz",
             {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [1 << 20] * 3}}),
         "player counts \\[7\\]": rewrite(good, tmp_path / "counts.npz", {**metadata, "player_counts": [2, 7]}),
-        "metadata field observation_size must be a int": rewrite(good, tmp_path / "bool.npz",
-                                                                 {**metadata, "observation_size": True}),
+        "metadata field observation_size must be an integer": rewrite(good, tmp_path / "bool.npz",
+                                                                      {**metadata, "observation_size": True}),
         "control characters": rewrite(good, tmp_path / "name.npz", {**metadata, "name": "evil\x1b[2J"}),
         "is a folder": tmp_path,
         "no such file": tmp_path / "missing.npz",
@@ -505,7 +505,7 @@ import sys
 sys.modules["torch"] = None  # any import of torch now fails
 import numpy as np
 from monster_zoo import envs
-from monster_zoo.agents.az_agent import load_az
+from monster_zoo.agents.az.agent import load_az
 env = envs.make("{MTM}", num_players=2)
 env.reset(seed=0)
 obs = env.observe(env.agent_selection)
@@ -521,11 +521,11 @@ print("played")
 
 def test_no_network_ships_yet_and_the_refusal_says_how_to_get_one():
     """The shipped-network path is per game; without a file the agent explains how to train one."""
-    from monster_zoo.agents.az_agent import ShippedAZ
+    from monster_zoo.agents.az.agent import ShippedAZ
 
     assert shipped_network_path(MTM).name == "marry_the_monster-az-v1.npz"
     if not shipped_network_path(MTM).exists():
-        with pytest.raises(ValueError, match="monster_zoo.training.az"):
+        with pytest.raises(ValueError, match="monster_zoo.training.az.trainer"):
             ShippedAZ(0, MTM, {"num_players": 2})
 
 
@@ -536,7 +536,7 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
     policy by one logit: on the fixed scale (the default, ``min_spread`` 2: the span of win-mode
     returns) a difference of 0.01 moves the score by 0.03 and the policy's choice stands; min-max
     rescaling stretches it to the full range (5.1 logits) and picks the other."""
-    from monster_zoo.agents.az_search import _root_scores
+    from monster_zoo.agents.az.search import _root_scores
 
     settings = SearchSettings()
     assert settings.min_spread == 2.0 and settings.as_array().shape == (8,)

@@ -9,13 +9,13 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import WrongGameError, available_agents, make_agent
-from monster_zoo.agents import az_agent
-from monster_zoo.agents.az_agent import AZAgent, AZNetAgent
-from monster_zoo.agents.az_network import random_network, write_network
-from monster_zoo.agents.champions import write_manifest
+from monster_zoo.agents.az import agent as az_agent
+from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
+from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.agents.shipped_files import write_manifest
 from monster_zoo.agents.game_rules import GameRules
-from monster_zoo.agents.match import run_match
-from monster_zoo.agents.policy_file import ModelFileError
+from monster_zoo.evaluation.match import run_match
+from monster_zoo.agents.model_file import ModelFileError
 from monster_zoo.agents.registry import agent_labels, is_model, model_file
 
 from conftest import redeclare
@@ -110,16 +110,18 @@ def test_no_network_ships_yet_so_az_is_listed_nowhere_and_asking_says_how_to_tra
 
 
 def test_the_unknown_name_message_lists_the_model_prefixes():
-    with pytest.raises(ValueError, match=r"or ppo:<model.npz>, ppo-trusted:<sb3.zip>, az:<network.npz> \(learned "
-                                         r"search\), az-net:<network.npz> \(its network alone\)"):
+    with pytest.raises(ValueError) as refused:  # each kind's prefixes in its order, the kinds in theirs
         make_agent("nobody", MTM)
+    assert "ppo:<model.npz>, ppo-trusted:<sb3.zip>" in str(refused.value)
+    assert "az:<network.npz> (learned search), az-net:<network.npz> (its network alone)" in str(refused.value)
 
 
 @pytest.fixture
 def shipped_folder(tmp_path, monkeypatch):
     """A champions folder with a network shipped for Marry the Monster (2 and 3 players), listed in
     its manifest, standing in for the package's."""
-    import monster_zoo.agents.shipped_networks as shipped
+    import monster_zoo.agents.az.shipped as shipped
+    from monster_zoo.envs.registry import declaration as registry_declaration
 
     monkeypatch.setattr(shipped, "CHAMPION_DIR", tmp_path)
     path = shipped.shipped_network_path(MTM)
@@ -143,12 +145,14 @@ def test_a_shipped_network_is_listed_and_played_by_its_short_and_versioned_names
 
 
 def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
-    import monster_zoo.agents.shipped_networks as shipped
+    import monster_zoo.agents.az.shipped as shipped
+    from monster_zoo.envs.registry import declaration as registry_declaration
 
-    redeclare(monkeypatch, MTM, az_play=shipped.PlaySettings())  # a game that declares no budget of its own
+    declared = registry_declaration(MTM).agents
+    redeclare(monkeypatch, MTM, agents={key: value for key, value in declared.items() if key != "az"})  # no budget
     default = make_agent("az", MTM, 0, TWO).settings
     assert (default.simulations, default.rollout_weight) == (shipped.DEFAULT_PLAY_SIMULATIONS, 0.0)
-    redeclare(monkeypatch, MTM, az_play=shipped.PlaySettings(37, 0.5))
+    redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37, "rollout_weight": 0.5}})
     settings = make_agent("az", MTM, 0, TWO).settings
     assert (settings.simulations, settings.rollout_weight) == (37, 0.5)
 

@@ -1,12 +1,12 @@
-"""The equal-budget strength protocol (``python -m monster_zoo.training.az_strength``): the search
+"""The equal-budget strength protocol (``python -m monster_zoo.training.az.strength``): the search
 sized to a CPU budget, a seat-rotated series split over workers, the report and its refusals."""
 import json
 
 import pytest
 
-from monster_zoo.agents.az_network import random_network, write_network
-from monster_zoo.training import az_strength
-from monster_zoo.training.az_strength import Timed, cpu_ms_per_move, measure, sample_positions, size_simulations
+from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.training.az import strength as az_strength
+from monster_zoo.training.az.strength import Timed, cpu_ms_per_move, measure, sample_positions, size_simulations
 
 MTM = "marry_the_monster-v0"
 
@@ -20,8 +20,8 @@ def network_file(tmp_path_factory):
 
 def test_the_search_is_sized_to_the_budget(network_file):
     """Twice the budget, about twice the simulations; the sized search spends about its budget."""
-    from monster_zoo.agents.az_agent import AZAgent
-    from monster_zoo.agents.az_network import read_network
+    from monster_zoo.agents.az.agent import AZAgent
+    from monster_zoo.agents.az.network import read_network
 
     network = read_network(network_file)
     positions = sample_positions(MTM, {"num_players": 2}, count=8)
@@ -99,7 +99,7 @@ def test_a_warm_started_search_beats_random_by_far(tmp_path):
 def az_main_warm_start(out_dir) -> bool:
     """A run of one round after a warm start of 300 greedy games; True when it succeeded."""
     pytest.importorskip("torch")
-    from monster_zoo.training.az import main
+    from monster_zoo.training.az.trainer import main
 
     return main(["--out-dir", str(out_dir), "--rounds", "1", "--games-per-round", "100", "--parallel-games", "50",
                  "--simulations", "8", "--hidden-sizes", "64", "--warm-start-games", "300", "--eval-every", "0",

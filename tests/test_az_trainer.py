@@ -15,13 +15,13 @@ pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az_agent import AZAgent  # noqa: E402
-from monster_zoo.agents.az_network import MAX_SEATS, random_network, read_network  # noqa: E402
-from monster_zoo.agents.az_search import SearchSettings  # noqa: E402
+from monster_zoo.agents.az.agent import AZAgent  # noqa: E402
+from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network  # noqa: E402
+from monster_zoo.agents.az.search import SearchSettings  # noqa: E402
 from monster_zoo.envs.core import threads  # noqa: E402
-from monster_zoo.training.az import main  # noqa: E402
-from monster_zoo.training.az_learner import Batch, ReplayBuffer, value_targets  # noqa: E402
-from monster_zoo.training.az_selfplay import play_games  # noqa: E402
+from monster_zoo.training.az.trainer import main  # noqa: E402
+from monster_zoo.training.az.learner import Batch, ReplayBuffer, value_targets  # noqa: E402
+from monster_zoo.training.az.selfplay import play_games  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
@@ -189,7 +189,7 @@ def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path, capsys):
 def test_run_files_are_written_whole(tmp_path, monkeypatch):
     """args.json, the checkpoint's progress.json, metrics.csv (rewritten at the start) and
     summary.json go through the atomic writer; no temporary file is left behind."""
-    from monster_zoo.training import az
+    from monster_zoo.training.az import trainer as az
 
     written = []
     real = az.write_atomic
@@ -268,7 +268,7 @@ def test_replay_buffer_keeps_the_newest_decisions_and_round_trips(tmp_path):
 def test_a_run_from_before_a_flag_resumes_as_it_was_started(tmp_path):
     """A run whose args.json predates ``--min-spread`` searched with min-max rescaling; its resume
     keeps that instead of taking the new default, so what it learns does not change mid-run."""
-    from monster_zoo.training.az import build_parser, resumed_args
+    from monster_zoo.training.az.trainer import build_parser, resumed_args
 
     run_dir = train(tmp_path, "--rounds", "1", "--eval-every", "0")
     saved = json.loads((run_dir / "args.json").read_text())

@@ -1,6 +1,6 @@
 """The teachers of expert iteration (``--teacher``, ``--warm-start-games``, ``--teacher-share``):
 games of the greedy kernel or the shipped champions whose decisions teach the network before and
-beside its own search's games (:mod:`monster_zoo.training.az_warmstart`)."""
+beside its own search's games (:mod:`monster_zoo.training.az.warmstart`)."""
 import csv
 import json
 
@@ -12,17 +12,17 @@ pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az_network import evaluate, masked_argmax, read_network  # noqa: E402
-from monster_zoo.agents.search import rollout_kernel  # noqa: E402
+from monster_zoo.agents.az.network import evaluate, masked_argmax, read_network  # noqa: E402
+from monster_zoo.agents.search.tuned import rollout_kernel  # noqa: E402
 from monster_zoo.envs.core import threads  # noqa: E402
 from monster_zoo.envs.core.batch import random_playout  # noqa: E402
-from monster_zoo.agents.ppo_agent import PPOAgent  # noqa: E402
+from monster_zoo.agents.ppo.agent import PPOAgent  # noqa: E402
 from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL  # noqa: E402
 from monster_zoo.envs.core.opponents import MLPWeights  # noqa: E402
 from monster_zoo.envs.core.rng import make_rng  # noqa: E402
-from monster_zoo.training.az import main  # noqa: E402
-from monster_zoo.training.az_selfplay import game_seed  # noqa: E402
-from monster_zoo.training.az_warmstart import (PROBABILITY_SCALE, champion_teachers, mlp_teacher_and_play,  # noqa: E402
+from monster_zoo.training.az.trainer import main  # noqa: E402
+from monster_zoo.training.az.selfplay import game_seed  # noqa: E402
+from monster_zoo.training.az.warmstart import (PROBABILITY_SCALE, champion_teachers, mlp_teacher_and_play,  # noqa: E402
                                                 play_teacher_games, teacher_and_play)
 
 MTM = "marry_the_monster-v0"
@@ -117,7 +117,7 @@ def test_a_warm_started_network_imitates_the_teacher():
     kernel breaks ties between equally good moves at random, so no network can match it always)."""
     import torch
 
-    from monster_zoo.training.az_learner import PolicyValueNet, ReplayBuffer, export, train
+    from monster_zoo.training.az.learner import PolicyValueNet, ReplayBuffer, export, train
 
     spec = envs.spec(MTM)
     torch.manual_seed(0)
@@ -183,7 +183,7 @@ def _decision_arrays(spec, k: int):
 
 def _mlp_champion(game_id: str):
     """The smallest player count with a plain-MLP champion and that champion (or None, None)."""
-    from monster_zoo.agents.champions import champion_player_counts, load_champion
+    from monster_zoo.agents.ppo.champions import champion_player_counts, load_champion
 
     for n in champion_player_counts(envs.spec(game_id).name):
         agent = load_champion(0, game_id, {"num_players": n})
@@ -294,7 +294,7 @@ def test_the_trainer_adds_teacher_games_to_every_round(tmp_path):
     """``--teacher champion --teacher-share 1`` puts as many teacher games as self-play games into
     each round's buffer; the run's args.json records both, and a run from before the flags
     resumes without teacher games."""
-    from monster_zoo.training.az import build_parser, resumed_args
+    from monster_zoo.training.az.trainer import build_parser, resumed_args
 
     extra = ["--teacher", "champion", "--players", "2", "--buffer-size", "100000"]
     assert main(["--out-dir", str(tmp_path / "plain"), *TINY, *extra]) == 0

@@ -7,7 +7,7 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
-from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
 

@@ -340,3 +340,14 @@ def test_torch_threads_quick_run_prints_every_row():
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [line for line in done.stdout.splitlines() if line.startswith("| none") or line.startswith("| 1 busy")]
     assert len(rows) == 2 * len({1, 2, int(done.stdout.split("torch's default ")[1].split()[0])})
+
+
+def test_cli_start_prints_a_row_per_command_and_what_it_imported(capsys):
+    """The command line's start-up benchmark (issue 43): one row per command line, with the heavy
+    packages it imported (none for --version); a timing is printed, never judged here."""
+    from monster_zoo.benchmarks import cli_start
+
+    assert cli_start.main(["--runs", "1", "--", "--version", "play --help"]) == 0
+    out = capsys.readouterr().out
+    assert "| monster-zoo --version | " in out and out.count("| none |") == 2
+    assert "| monster-zoo play --help | " in out and out.startswith("python ")

@@ -1,11 +1,12 @@
-"""Trained policies play with numpy's BLAS on one thread (``agents/ppo_agent.one_blas_thread``):
+"""Trained policies play with numpy's BLAS on one thread (``agents/ppo/agent.one_blas_thread``):
 their matrices are small, and two BLAS threads ran a champion's forward pass 50 times slower
 whenever another process shared the 2-core machine."""
 import numpy as np
 from threadpoolctl import threadpool_info
 
 from monster_zoo import envs
-from monster_zoo.agents import make_agent, ppo_agent
+from monster_zoo.agents import make_agent
+from monster_zoo.agents.ppo import agent as ppo_agent
 
 
 def _blas_threads():

@@ -8,8 +8,10 @@ import sys
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents import champions, make_agent
-from monster_zoo.agents.policy_file import ModelFileError, read_policy, write_policy
+from monster_zoo.agents import make_agent, shipped_files
+from monster_zoo.agents.ppo import champions
+from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.ppo.policy_file import read_policy, write_policy
 
 GAME = "marry_the_monster-v0"
 TWO = {"num_players": 2}
@@ -19,27 +21,28 @@ TWO = {"num_players": 2}
 def copied(tmp_path, monkeypatch):
     """A copy of the champions' folder, manifest included, that the loader reads instead."""
     folder = tmp_path / "champions"
-    shutil.copytree(champions.CHAMPION_DIR, folder)
+    shutil.copytree(shipped_files.CHAMPION_DIR, folder)
     monkeypatch.setattr(champions, "CHAMPION_DIR", folder)
+    monkeypatch.setattr(shipped_files, "CHAMPION_DIR", folder)
     return folder
 
 
 def test_the_manifest_lists_every_shipped_file_with_its_digest():
-    manifest = json.loads((champions.CHAMPION_DIR / champions.MANIFEST).read_text(encoding="utf-8"))
-    shipped = sorted(p.name for p in champions.CHAMPION_DIR.glob("*.npz"))
+    manifest = json.loads((shipped_files.CHAMPION_DIR / shipped_files.MANIFEST).read_text(encoding="utf-8"))
+    shipped = sorted(p.name for p in shipped_files.CHAMPION_DIR.glob("*.npz"))
     assert shipped and sorted(manifest["files"]) == shipped
     for name, entry in manifest["files"].items():
-        path = champions.CHAMPION_DIR / name
-        assert entry["sha256"] == champions.file_digest(path), name
-        if champions.champion_of_file(path) is None:
+        path = shipped_files.CHAMPION_DIR / name
+        assert entry["sha256"] == shipped_files.file_digest(path), name
+        if shipped_files.champion_of_file(path) is None:
             continue  # other weights shipped beside the champions: a digest alone
         metadata = read_policy(path).metadata
         assert (entry["game"], entry["num_players"]) == (metadata["game"], metadata["options"]["num_players"])
         version = champions.champion_versions(envs.spec(entry["game"]).name, entry["num_players"])
         assert entry["version"] in version
     # and regenerating it changes nothing: the shipped manifest is what write_manifest writes
-    assert manifest == champions.build_manifest()
-    assert champions.manifest_problems() == []
+    assert manifest == shipped_files.build_manifest()
+    assert shipped_files.manifest_problems() == []
 
 
 def test_every_shipped_champion_loads_through_the_manifest():
@@ -52,16 +55,16 @@ def test_every_shipped_champion_loads_through_the_manifest():
 
 def test_a_flipped_byte_is_refused_naming_the_file_and_both_digests(copied):
     path = copied / "marry_the_monster-2p.npz"
-    expected = champions.file_digest(path)
+    expected = shipped_files.file_digest(path)
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
     path.write_bytes(bytes(data))
-    found = champions.file_digest(path)
+    found = shipped_files.file_digest(path)
     with pytest.raises(ModelFileError) as refused:
         make_agent("champion", GAME, options=TWO)
     message = str(refused.value)
     assert str(path) in message and expected in message and found in message
-    assert champions.manifest_problems(copied) == [message]
+    assert shipped_files.manifest_problems(copied) == [message]
 
 
 def test_a_tampered_copy_that_is_a_valid_policy_file_is_refused(copied):
@@ -86,12 +89,12 @@ def test_a_file_missing_from_the_manifest_is_refused(copied):
                                              r"--write-manifest"):
         make_agent("champion", GAME, options=TWO)
     # regenerating the manifest (what a developer adding a champion does) lists it
-    champions.write_manifest(copied)
+    shipped_files.write_manifest(copied)
     assert make_agent("champion", GAME, options=TWO).name == "marry_the_monster-champion-v2"
 
 
 def test_a_missing_or_malformed_manifest_is_refused(copied):
-    manifest = copied / champions.MANIFEST
+    manifest = copied / shipped_files.MANIFEST
     manifest.write_text("{not json", encoding="utf-8")
     with pytest.raises(ModelFileError, match="manifest.json is not valid JSON"):
         make_agent("champion", GAME, options=TWO)
@@ -104,7 +107,7 @@ def test_a_missing_or_malformed_manifest_is_refused(copied):
 
 
 def test_a_manifest_entry_that_contradicts_the_file_name_is_refused(copied):
-    manifest = copied / champions.MANIFEST
+    manifest = copied / shipped_files.MANIFEST
     listed = json.loads(manifest.read_text(encoding="utf-8"))
     listed["files"]["marry_the_monster-2p.npz"]["num_players"] = 3
     manifest.write_text(json.dumps(listed), encoding="utf-8")
@@ -116,7 +119,7 @@ def test_the_manifest_refuses_a_champion_file_whose_name_lies(copied):
     shutil.copy(copied / "marry_the_monster-4p.npz", copied / "marry_the_monster-3p.npz")
     with pytest.raises(ModelFileError, match="marry_the_monster-3p.npz holds a policy for marry_the_monster-v0 "
                                              "with num_players=4, but its name says .* num_players=3"):
-        champions.write_manifest(copied)
+        shipped_files.write_manifest(copied)
 
 
 def test_other_weights_in_the_folder_are_listed_by_digest_alone(copied):
@@ -125,11 +128,11 @@ def test_other_weights_in_the_folder_are_listed_by_digest_alone(copied):
     other = copied / "marry_the_monster-az-v9.npz"  # a version that never shipped
     other.write_bytes(b"not a policy file")
     with pytest.raises(ModelFileError, match="marry_the_monster-az-v9.npz is not in"):
-        champions.verify_shipped(other)
-    champions.write_manifest(copied)
-    listed = json.loads((copied / champions.MANIFEST).read_text(encoding="utf-8"))["files"]
-    assert listed["marry_the_monster-az-v9.npz"] == {"sha256": champions.file_digest(other)}
-    champions.verify_shipped(other)
+        shipped_files.verify_shipped(other)
+    shipped_files.write_manifest(copied)
+    listed = json.loads((copied / shipped_files.MANIFEST).read_text(encoding="utf-8"))["files"]
+    assert listed["marry_the_monster-az-v9.npz"] == {"sha256": shipped_files.file_digest(other)}
+    shipped_files.verify_shipped(other)
     assert champions.champion_versions("marry_the_monster", 2) == [1]
 
 
@@ -140,7 +143,7 @@ def test_the_command_line_checks_the_manifest(copied):
                           timeout=300)
     assert done.returncode == 0 and "every champion file matches" in done.stdout, done.stderr
     (copied / "monstargh-2p.npz").unlink()
-    assert champions.main([]) == 1
-    assert champions.manifest_problems(copied) == ["monstargh-2p.npz is listed but missing"]
-    assert champions.main(["--write-manifest"]) == 0
-    assert "monstargh-2p.npz" not in json.loads((copied / champions.MANIFEST).read_text())["files"]
+    assert shipped_files.main([]) == 1
+    assert shipped_files.manifest_problems(copied) == ["monstargh-2p.npz is listed but missing"]
+    assert shipped_files.main(["--write-manifest"]) == 0
+    assert "monstargh-2p.npz" not in json.loads((copied / shipped_files.MANIFEST).read_text())["files"]

@@ -1,4 +1,5 @@
 """The terminal player (HumanAgent) and the ``monster-zoo`` / ``python -m monster_zoo.training`` command line."""
+import importlib.util
 import io
 import subprocess
 import sys
@@ -8,10 +9,11 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.human import HumanAgent, QuitGame
+from monster_zoo.agents.human.agent import HumanAgent, QuitGame
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.training import cli
+from monster_zoo.cli import main as cli, trainers
+from monster_zoo.cli.play import champion_seats
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,24 +103,22 @@ def test_human_agent_needs_the_state_and_a_turn():
 
 # --- command line, in process ---------------------------------------------------------
 def test_train_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
-    from monster_zoo import training
-
-    for blocked in cli.TRAIN_EXTRA:
+    for blocked in trainers.TRAIN_EXTRA:
         monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
-    monkeypatch.delitem(sys.modules, cli.TRAIN_SCRIPT, raising=False)
-    monkeypatch.delattr(training, "selfplay_ppo", raising=False)
+    monkeypatch.delitem(sys.modules, trainers.TRAIN_SCRIPT, raising=False)
+    parent, _, child = trainers.TRAIN_SCRIPT.rpartition(".")
+    monkeypatch.delattr(importlib.import_module(parent), child, raising=False)
     assert cli.main(["train", "--total-timesteps", "10"]) == 1
     assert "pip install -e '.[train]'" in capsys.readouterr().err
 
 
 def test_az_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
-    from monster_zoo import training
-
-    for blocked in cli.TRAIN_EXTRA:
+    for blocked in trainers.TRAIN_EXTRA:
         monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
-    for module in (cli.AZ_SCRIPT, cli.TRAIN_SCRIPT):  # the az trainer imports the trainers' shared start (run_start)
+    for module in (trainers.AZ_SCRIPT, trainers.TRAIN_SCRIPT):  # the az trainer imports the trainers' shared start (run_start)
         monkeypatch.delitem(sys.modules, module, raising=False)
-        monkeypatch.delattr(training, module.rsplit(".", 1)[1], raising=False)
+        parent, _, child = module.rpartition(".")
+        monkeypatch.delattr(importlib.import_module(parent), child, raising=False)
     assert cli.main(["az", "--rounds", "1"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("monster-zoo az: ") and "is not installed; training needs the train extra" in err
@@ -126,8 +126,8 @@ def test_az_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
 
 
 def test_evaluate_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
-    real_find_spec = cli.importlib.util.find_spec
-    monkeypatch.setattr(cli.importlib.util, "find_spec",
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *rest: None if name == "openskill" else real_find_spec(name, *rest))
     assert cli.main(["evaluate", "--agents", "random", "greedy"]) == 1
     assert "openskill not installed" in capsys.readouterr().err
@@ -197,7 +197,7 @@ def test_az_help_is_forwarded_and_listed():
 
 
 def test_az_arguments_reach_the_trainer_unchanged(monkeypatch):
-    from monster_zoo.training import az
+    from monster_zoo.training.az import trainer as az
 
     seen = []
     monkeypatch.setattr(az, "main", lambda argv: seen.append(argv) or 0)
@@ -210,7 +210,7 @@ def test_the_match_command_shows_labels_escaped_and_writes_its_json_whole(tmp_pa
     never run."""
     import json
 
-    from monster_zoo.agents import match
+    from monster_zoo.evaluation import match
 
     out = tmp_path / "match.json"
     assert match.main(["--agents", "evil\x1b[2J=random", "greedy", "--games", "2", "--option", "max_steps=40",
@@ -242,7 +242,7 @@ def test_every_game_plays_in_the_terminal_and_in_a_tournament(game_id, tmp_path)
     assert "| row vs column | greedy | random |" in proc.stdout
 
 
-@pytest.mark.parametrize("module", ["monster_zoo", "monster_zoo.training", "monster_zoo.training.cli"])
+@pytest.mark.parametrize("module", ["monster_zoo", "monster_zoo.training", "monster_zoo.cli"])
 def test_every_module_a_user_may_run_prints_the_help(module):
     """``python -m`` on the package, the training package or the command line module itself
     answers ``--help`` with the usage (the cli module once ran as a script and did nothing)."""
@@ -277,7 +277,7 @@ def test_play_against_a_champion_picks_a_player_count_it_ships_for(monkeypatch, 
     """``play --game mighty_monsters-v0 --agents champion`` once failed with "num_players=2 is not valid"."""
     import io
 
-    from monster_zoo.agents.champions import champion_player_counts
+    from monster_zoo.agents.ppo.champions import champion_player_counts
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert cli.main(["play", "--game", "mighty_monsters-v0", "--agents", "champion"]) == 0
@@ -286,6 +286,6 @@ def test_play_against_a_champion_picks_a_player_count_it_ships_for(monkeypatch, 
     assert f"champion ships for {', '.join(map(str, champion_player_counts('mighty_monsters')))} players, not 2; " \
            f"playing {smallest} players" in out
     assert f"mighty_monsters-v0: {smallest} players, you are player_0" in out
-    others, note = cli.champion_seats("marry_the_monster-v0", ["champion"], {})
+    others, note = champion_seats("marry_the_monster-v0", ["champion"], {})
     assert others == ["champion"] and note is None  # a count it ships for: nothing changes
-    assert cli.champion_seats("mighty_monsters-v0", ["champion"], {"num_players": 3}) == (["champion"], None)
+    assert champion_seats("mighty_monsters-v0", ["champion"], {"num_players": 3}) == (["champion"], None)

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from monster_zoo.training import cli, tournament
+from monster_zoo.cli import main as cli
+from monster_zoo.evaluation import tournament
 
 HUGE = str(2**70)
 
@@ -103,7 +104,7 @@ def test_evaluate_and_play_refuse_a_seed_no_env_takes(capsys, no_tournament, com
 ])
 def test_league_refuses_bad_arguments_before_ray_and_writes_nothing(tmp_path, capsys, extra, message):
     pytest.importorskip("ray.rllib")
-    from monster_zoo.training import rllib_league
+    from monster_zoo.training.rllib import league as rllib_league
 
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as stop:

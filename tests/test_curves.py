@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from monster_zoo.training import plots  # noqa: E402
+from monster_zoo.evaluation import plots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "marry_the_monster-v0"

@@ -126,6 +126,7 @@ def test_the_site_has_its_pages(site):
     """Home, installation, quick start, guides, API reference, leaderboard and CHANGELOG are built."""
     expected = ["index", "installation", "quickstart", "web", "examples", "games/index", "guides/training_sb3",
                 "guides/rllib_league", "guides/evaluation", "guides/own_agent", "guides/adding_a_game",
+                "guides/adding_an_agent",
                 "api/envs", "api/agents", "api/records", "api/rllib", "api/openspiel", "leaderboard", "changelog"]
     missing = [name for name in expected if not (site / f"{name}.html").is_file()]
     assert not missing, f"pages not built: {missing}"

@@ -11,7 +11,7 @@ from fixture_games.noughts.greedy import greedy_action
 from fixture_games.noughts.state_layout import BOARD, MONSTER, NO_MONSTER, NUM_ROUNDS, ROUND, WINNER, WINS
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.agents.greedy.agent import GreedyAgent
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 

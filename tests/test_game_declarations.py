@@ -10,11 +10,12 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.agent_names import kinds_of
-from monster_zoo.agents.search import search_config
-from monster_zoo.agents.shipped_networks import play_settings
+from monster_zoo.agents.registry import versioned_name
+from monster_zoo.agents.search.settings import SearchConfig
+from monster_zoo.agents.search.tuned import search_config
+from monster_zoo.agents.az.shipped import PlaySettings, play_settings
 from monster_zoo.envs import registry
-from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
+from monster_zoo.envs.core.game import Baseline, Game
 
 pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
 
@@ -42,9 +43,10 @@ def test_each_declaration_is_what_its_page_publishes(game_id):
 def test_agents_and_search_read_the_declaration(game_id):
     game = registry.declaration(game_id)
     greedy = game.baselines["greedy"]
-    assert kinds_of(game_id)["greedy"] == (greedy.version, "monster_zoo.agents.greedy", "GreedyAgent")
+    assert versioned_name(game_id, "greedy") == f"{game.name}-greedy-v{greedy.version}"
     assert make_agent("greedy", game_id).policy_kernel is importlib.import_module(greedy.module).greedy_action
-    assert search_config(game_id) is game.search and play_settings(game_id) is game.az_play
+    assert search_config(game_id) == SearchConfig(**game.agents["mcts"])
+    assert play_settings(game_id) == PlaySettings(**game.agents.get("az", {}))
 
 
 @pytest.fixture
@@ -66,14 +68,15 @@ def test_a_game_registered_unlisted_is_served_but_not_listed(monkeypatch, gymnas
     twin = dataclasses.replace(shipped, name="monster_twin", version=3, title="Twin",
                                page="monster_zoo.envs.marry_the_monster_v0",
                                baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy", version=3)},
-                               search=SearchConfig(7, 1.0, "random"))
+                               agents={**shipped.agents, "mcts": {"simulations": 7, "exploration": 1.0,
+                                                                  "rollout": "random"}})
     envs.register(twin, listed=False)
     assert "monster_twin-v3" not in envs.available()
     env = envs.make("monster_twin-v3", num_players=2)
     env.reset(seed=0)
     assert env.unwrapped.spec.env_id == "monster_twin-v3" and registry.declaration("monster_twin-v3") is twin
     assert search_config("monster_twin-v3").simulations == 7
-    assert kinds_of("monster_twin-v3")["greedy"][0] == 3
+    assert versioned_name("monster_twin-v3", "greedy") == "monster_twin-greedy-v3"
     envs.register(twin)
     assert "monster_twin-v3" in envs.available()
 

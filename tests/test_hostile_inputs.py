@@ -21,9 +21,9 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.policy_file import (MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_NAME_CHARS, MAX_PARAMETERS,
-                                            METADATA, ModelFileError, is_policy_file, make_metadata, read_policy,
-                                            write_policy)
+from monster_zoo.agents.model_file import (MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_NAME_CHARS, MAX_PARAMETERS,
+                                           METADATA, ModelFileError, is_policy_file)
+from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.envs.core.bounded_reading import BoundedReader, json_depth, read_at_most
 from monster_zoo.envs.core.records import (MAX_AGENT_NAME_CHARS, MAX_RECORD_ACTIONS, MAX_RECORD_BYTES, RecordError,
                                            RecordWriter, read_record, record_game, save_record, validate_record)
@@ -146,7 +146,7 @@ def test_a_model_with_a_huge_layer_is_refused_before_anything_is_allocated(tmp_p
 
 
 def test_a_trainer_can_refuse_a_network_too_big_to_save_before_training():
-    from monster_zoo.training.arg_checks import policy_size_problem
+    from monster_zoo.evaluation.arg_checks import policy_size_problem
 
     assert policy_size_problem("--net-arch", GAME, [256, 256]) is None
     assert "holds a layer of 8,192 units" in policy_size_problem("--net-arch", GAME, [8192])
@@ -155,9 +155,9 @@ def test_a_trainer_can_refuse_a_network_too_big_to_save_before_training():
 
 
 def test_the_shipped_champions_fit_well_inside_the_caps():
-    from monster_zoo.agents.champions import CHAMPION_DIR
+    from monster_zoo.agents.shipped_files import CHAMPION_DIR
 
-    from monster_zoo.agents.az_network import read_network
+    from monster_zoo.agents.az.network import read_network
 
     for path in sorted(CHAMPION_DIR.glob("*.npz")):
         if "-az-v" in path.name:  # a shipped search network: its own file type, the same caps
@@ -314,7 +314,7 @@ def test_names_a_record_cannot_keep_are_refused_before_the_game(tmp_path, record
 
 def test_a_tournament_keeping_records_refuses_a_label_too_long_before_playing(monkeypatch):
     pytest.importorskip("openskill")
-    from monster_zoo.training import tournament
+    from monster_zoo.evaluation import tournament
 
     monkeypatch.setattr(tournament, "iter_games", lambda *a, **k: pytest.fail("games were played"))
     with pytest.raises(ValueError, match="a match record keeps names of at most 256"):
@@ -349,7 +349,7 @@ PLANTED = [
 @pytest.mark.parametrize("plant, reason", PLANTED)
 def test_resume_reads_an_earlier_table_strictly_and_plays_a_planted_one_again(tmp_path, capsys, plant, reason):
     pytest.importorskip("openskill")
-    from monster_zoo.training import leaderboard
+    from monster_zoo.evaluation import leaderboard
 
     table = leaderboard.plan([GAME], 0.05)[0]
     folder = tmp_path / "lb"
@@ -367,7 +367,7 @@ def test_resume_reads_an_earlier_table_strictly_and_plays_a_planted_one_again(tm
 
 def test_resume_never_reads_a_planted_fifo_link_or_nested_file(tmp_path):
     pytest.importorskip("openskill")
-    from monster_zoo.training import leaderboard
+    from monster_zoo.evaluation import leaderboard
 
     table = leaderboard.plan([GAME], 0.05)[0]
     folder = tmp_path / "lb"

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.human import HumanAgent
+from monster_zoo.envs import registry as envs_registry
+from monster_zoo.agents.human.agent import HumanAgent
 from monster_zoo.envs.monster_arena.components import CARD_LABEL, CARD_NAME
 from monster_zoo.envs.registry import kernels_cached
-from monster_zoo.training import cli
+from monster_zoo.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = "monster_arena-v0"
@@ -74,13 +75,13 @@ def test_every_monster_arena_card_has_a_text():
 
 
 def test_the_first_compile_is_announced_once(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "kernels_cached", lambda game_id: False)
+    monkeypatch.setattr(envs_registry, "kernels_cached", lambda game_id: False)
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert cli.main(["play", "--agents", "random"]) == 0
     out = capsys.readouterr().out
     assert out.count("compiling marry_the_monster-v0's kernels (first run only") == 1
     assert "...  done in" not in out and "... done in " in out
-    monkeypatch.setattr(cli, "kernels_cached", lambda game_id: True)
+    monkeypatch.setattr(envs_registry, "kernels_cached", lambda game_id: True)
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert cli.main(["play", "--agents", "random"]) == 0
     assert "compil" not in capsys.readouterr().out  # warm: nothing to say

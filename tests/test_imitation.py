@@ -6,7 +6,7 @@ pytest.importorskip("sb3_contrib")
 
 from monster_zoo import envs  # noqa: E402
 from monster_zoo.agents import make_agent  # noqa: E402
-from monster_zoo.training import imitation  # noqa: E402
+from monster_zoo.training.ppo import imitation as imitation  # noqa: E402
 
 GAME = "monster_factory-v0"
 OPTIONS = {"num_players": 2}

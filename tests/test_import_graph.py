@@ -15,6 +15,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Set, Tuple
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -221,6 +223,57 @@ def test_no_import_inside_a_function_hides_a_cycle():
     assert not hiding, "\n".join(
         f"{_where(e)}: {e.source} imports {e.target} inside a function, and {e.target} imports "
         f"{e.source} back: move the shared code down instead" for e in hiding)
+
+
+def package_edges(edges: List[Edge], depth: int = 2) -> List[Edge]:
+    """The imports between packages: each module stands for its package ``depth`` names deep
+    (``monster_zoo.agents`` for ``monster_zoo.agents.registry`` at depth 2). Imports within a package
+    are left out, and so are those of ``__main__`` modules (an entry point, ``python -m ...``, is
+    imported by nothing, so it cannot close a loop) and those of or to a module above ``depth`` (the
+    front door ``monster_zoo``, which re-exports ``envs`` and holds the version others read)."""
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:depth])
+
+    return [edge._replace(source=package(edge.source), target=package(edge.target)) for edge in edges
+            if package(edge.source) != package(edge.target) and edge.source.rpartition(".")[2] != "__main__"
+            and min(len(edge.source.split(".")), len(edge.target.split("."))) >= depth]
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_no_loop_between_packages(depth):
+    """``envs``, ``agents``, ``evaluation``, ``training``, ``benchmarks``, ``web`` and ``cli`` import
+    each other in one direction only (the command line on top, the environments at the bottom);
+    one level down, so do the packages inside them (each kind of agent, each game) and the
+    modules beside them (the agents' registry, base and model-file opener)."""
+    edges = package_edges(_package_edges(), depth)
+    found = cycles(edges)
+    detail = [f"{' <-> '.join(component)}: " + "; ".join(sorted({
+        f"{e.source} imports {e.target} at {_where(e)}" for e in edges
+        if e.source in component and e.target in component})) for component in found]
+    assert not found, "loops between packages:\n" + "\n".join(detail)
+    if depth != 2:
+        return
+    below = {(e.source, e.target) for e in edges}
+    assert ("monster_zoo.envs", "monster_zoo.agents") not in below
+    assert not {target for source, target in below if source == "monster_zoo.agents"} & {
+        "monster_zoo.evaluation", "monster_zoo.training", "monster_zoo.cli"}
+    assert not {source for source, target in below if target == "monster_zoo.cli"}
+
+
+def test_the_package_check_finds_a_loop_between_packages(tmp_path):
+    """Two packages whose modules import each other in a loop fail it; an entry point does not."""
+    for package in ("top", "top/low", "top/high"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "top" / "low" / "a.py").write_text("from top.high import b\n")
+    (tmp_path / "top" / "high" / "b.py").write_text("x = 1\n")
+    (tmp_path / "top" / "low" / "__main__.py").write_text("from top.high import c\n")
+    (tmp_path / "top" / "high" / "c.py").write_text("from top.low import d\n")
+    (tmp_path / "top" / "low" / "d.py").write_text("y = 1\n")
+    edges = import_edges(package_modules(tmp_path, {"top": "top"}))
+    assert cycles(package_edges(edges)) == [["top.high", "top.low"]]
+    (tmp_path / "top" / "low" / "a.py").write_text("")
+    assert cycles(package_edges(import_edges(package_modules(tmp_path, {"top": "top"})))) == []
 
 
 def test_the_checks_find_a_cycle_hidden_in_a_function(tmp_path):

@@ -8,11 +8,11 @@ import pytest
 pytest.importorskip("openskill")
 
 from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents import search, shipped_networks  # noqa: E402
-from monster_zoo.agents.az_network import read_network  # noqa: E402
-from monster_zoo.agents.champions import champion_games, champion_versions  # noqa: E402
-from monster_zoo.agents.shipped_networks import network_ships, shipped_network_path  # noqa: E402
-from monster_zoo.training import leaderboard  # noqa: E402
+from monster_zoo.agents.az.network import read_network  # noqa: E402
+from monster_zoo.agents.ppo.champions import champion_games, champion_versions  # noqa: E402
+from monster_zoo.agents.az.shipped import network_ships, shipped_network_path  # noqa: E402
+from monster_zoo.envs.registry import declaration  # noqa: E402
+from monster_zoo.evaluation import leaderboard  # noqa: E402
 from conftest import redeclare
 
 GAME = "marry_the_monster-v0"
@@ -42,9 +42,9 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
 @pytest.fixture
 def tiny_search(monkeypatch):
     """Marry the Monster's search and learned search at 20 simulations, so a whole table plays in seconds."""
-    config = search.search_config(GAME)
-    redeclare(monkeypatch, GAME, search=search.SearchConfig(20, config.exploration, config.rollout),
-              az_play=shipped_networks.PlaySettings(20))
+    declared = declaration(GAME).agents
+    redeclare(monkeypatch, GAME, agents={**declared, "mcts": {**declared["mcts"], "simulations": 20},
+                                         "az": {**declared["az"], "simulations": 20}})
 
 
 def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_path, tiny_search):

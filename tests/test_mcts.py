@@ -9,8 +9,8 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.match import play_game
-from monster_zoo.agents.mcts import MCTSAgent
+from monster_zoo.evaluation.match import play_game
+from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -255,7 +255,7 @@ def test_refuses_to_act_without_the_state_or_a_move():
 def test_the_searches_release_the_interpreter_lock():
     """A search thinking in one thread (the web app's agents) must not stop the others: both
     compiled searches run without Python's interpreter lock."""
-    from monster_zoo.agents.az_search import gumbel_search
-    from monster_zoo.agents.mcts_tree import search
+    from monster_zoo.agents.az.search import gumbel_search
+    from monster_zoo.agents.search.tree import search
 
     assert search.targetoptions.get("nogil") and gumbel_search.targetoptions.get("nogil")

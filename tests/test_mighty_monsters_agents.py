@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.evaluation.match import run_match, wilson_interval
+from monster_zoo.agents.greedy.agent import GreedyAgent
 from monster_zoo.envs.mighty_monsters.greedy import greedy_action
-from monster_zoo.agents.random_agent import RandomAgent
+from monster_zoo.agents.random.agent import RandomAgent
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, action_to_str

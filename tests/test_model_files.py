@@ -18,11 +18,11 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.match import run_match
-from monster_zoo.agents.policy_file import (FORMAT_VERSION, METADATA, ModelFileError, is_policy_file,
-                                            make_metadata, read_policy, write_policy)
+from monster_zoo.evaluation.match import run_match
+from monster_zoo.agents.model_file import FORMAT_VERSION, METADATA, ModelFileError, is_policy_file
+from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.agents.registry import agent_labels, split_label
-from monster_zoo.training import cli
+from monster_zoo.cli import main as cli
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +107,7 @@ def test_playing_a_policy_file_needs_no_torch(two_player_model):
 import sys
 for blocked in ("torch", "stable_baselines3", "sb3_contrib"):
     sys.modules[blocked] = None
-from monster_zoo.agents.match import run_match
+from monster_zoo.evaluation.match import run_match
 result = run_match({GAME!r}, ["ppo:{two_player_model}", "random"], games=2, seed=0, progress=False)
 print("played", sum(s.games for s in result.stats), "torch" in sys.modules and sys.modules["torch"] is not None)
 """
@@ -117,7 +117,7 @@ print("played", sum(s.games for s in result.stats), "torch" in sys.modules and s
 
 
 def test_sampling_policy_file_agents_play_inside_the_training_engine(two_player_model):
-    from monster_zoo.agents.ppo_agent import PPOAgent
+    from monster_zoo.agents.ppo.agent import PPOAgent
 
     opponent = PPOAgent.load(str(two_player_model), GAME, seed=3, deterministic=False, options=TWO)
     assert opponent.policy_mlp is not None
@@ -278,7 +278,7 @@ def test_no_entry_point_unpickles_an_untrusted_zip(crafted, tmp_path, capsys):
 
 def test_train_refuses_an_untrusted_zip_opponent_before_any_work(crafted, tmp_path):
     pytest.importorskip("sb3_contrib")
-    from monster_zoo.training import selfplay_ppo
+    from monster_zoo.training.ppo import trainer as selfplay_ppo
 
     path, marker = crafted
     out = tmp_path / "runs"
@@ -377,7 +377,7 @@ def test_play_against_a_model_names_it_by_its_label(two_player_model):
 
 def test_train_refuses_an_opponent_model_of_another_player_count(two_player_model, tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
-    from monster_zoo.training import selfplay_ppo
+    from monster_zoo.training.ppo import trainer as selfplay_ppo
 
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
@@ -404,8 +404,8 @@ def test_labels_split_and_number():
 
 def test_tournament_tables_and_plots_use_labels(two_player_model, tmp_path):
     pytest.importorskip("openskill")
-    from monster_zoo.training import plots
-    from monster_zoo.training.tournament import run_tournament
+    from monster_zoo.evaluation import plots
+    from monster_zoo.evaluation.tournament import run_tournament
 
     other = policy_file(tmp_path / "other.npz", name="demo-s1", seed=5)
     specs = [f"ppo:{two_player_model}", f"ppo:{other}", f"short=ppo:{other}", "random"]
@@ -423,7 +423,7 @@ def test_tournament_tables_and_plots_use_labels(two_player_model, tmp_path):
 @pytest.mark.parametrize("num_players", [2, 3, 4, 6])
 def test_win_rate_colours_turn_at_the_even_share(num_players):
     pytest.importorskip("matplotlib")
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     norm = plots.win_rate_norm(num_players)
     share = 1.0 / num_players
@@ -437,7 +437,7 @@ def test_win_rate_plot_grows_and_wraps_with_long_names(tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib.image import imread
 
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     def results(names):
         pairings = [{"agent": a, "opponent": b, "win_rate": 0.5, "win_rate_low": 0.2, "win_rate_high": 0.8}

@@ -5,8 +5,8 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.evaluation.match import run_match, wilson_interval
+from monster_zoo.agents.greedy.agent import GreedyAgent
 from monster_zoo.envs.monstargh.greedy import table_value
 from monstargh_diagram import play, position
 

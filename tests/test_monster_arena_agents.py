@@ -3,7 +3,7 @@ and its strength with more players (the checks shared by every game are in test_
 import numpy as np
 import pytest
 
-from monster_zoo.agents.match import run_match, wilson_interval
+from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.envs.monster_arena.greedy import greedy_action
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import rules

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.match import run_match, wilson_interval
-from monster_zoo.agents.greedy import GreedyAgent
+from monster_zoo.evaluation.match import run_match, wilson_interval
+from monster_zoo.agents.greedy.agent import GreedyAgent
 from monster_zoo.benchmarks.first_monsters import first_monster_stats
 from monster_zoo.envs.monster_factory.greedy import greedy_action
-from monster_zoo.agents.random_agent import RandomAgent
+from monster_zoo.agents.random.agent import RandomAgent
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_factory import rules
 from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS

@@ -24,7 +24,7 @@ import pytest
 import monster_zoo
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web")
+FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli")
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
@@ -223,10 +223,10 @@ def _core_install_runs_every_core_feature(py, where):
         print("core ok")
         """)
     assert "core ok" in _run([py, "-c", core], cwd=where).stdout
-    _run([py, "-m", "monster_zoo.agents.match", "--game", "monster_factory-v0", "--agents", "greedy", "random",
+    _run([py, "-m", "monster_zoo.evaluation.match", "--game", "monster_factory-v0", "--agents", "greedy", "random",
           "--games", "2", "--no-progress"], cwd=where)
     # a shipped champion plays from the installed package data with numpy alone
-    _run([py, "-m", "monster_zoo.agents.match", "--game", "marry_the_monster-v0", "--agents",
+    _run([py, "-m", "monster_zoo.evaluation.match", "--game", "marry_the_monster-v0", "--agents",
           "marry_the_monster-champion-v1", "random", "--games", "2", "--no-progress"], cwd=where)
     play = subprocess.run([str(py.parent / "monster-zoo"), "play", "--game", "monster_factory-v0", "--seed", "1"],
                           input="1\nboard\nquit\n", capture_output=True, text=True, timeout=900, cwd=where)

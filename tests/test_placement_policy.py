@@ -5,9 +5,9 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.match import run_match
-from monster_zoo.agents.placement_policy import layer_sizes, placement_layout, placement_logits, split_inputs
-from monster_zoo.agents.policy_file import make_metadata, read_policy, write_policy
+from monster_zoo.evaluation.match import run_match
+from monster_zoo.agents.ppo.placement import layer_sizes, placement_layout, placement_logits, split_inputs
+from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.monster_factory.components import EDGES, NO_TILE, NUM_ROTATIONS, NUM_SIDES
@@ -115,7 +115,7 @@ def model():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from monster_zoo.training.placement_net import PlacementPolicy
+    from monster_zoo.training.ppo.placement_net import PlacementPolicy
 
     vec = envs.make_vec_env(GAME, 8, seed=0, num_players=2)
     m = MaskablePPO(PlacementPolicy, vec, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu",
@@ -125,7 +125,7 @@ def model():
 
 
 def test_numpy_forward_is_the_torch_forward_and_the_file_plays_it(model, tmp_path):
-    from monster_zoo.agents.ppo_agent import PPOAgent, save_policy
+    from monster_zoo.agents.ppo.agent import PPOAgent, save_policy
 
     states = playing_states(16)
     obs = np.stack([o for _, o, _ in states])
@@ -147,7 +147,7 @@ def test_numpy_forward_is_the_torch_forward_and_the_file_plays_it(model, tmp_pat
 
 def test_the_trainer_refuses_a_placement_policy_for_a_game_without_placements(capsys):
     pytest.importorskip("sb3_contrib")
-    from monster_zoo.training import selfplay_ppo
+    from monster_zoo.training.ppo import trainer as selfplay_ppo
 
     for argv, message in ((["--game", "monstargh-v0", "--policy", "placement"], "monstargh-v0 has none"),
                           (["--game", GAME, "--policy", "cnn"], "not one of mlp, placement")):
@@ -161,7 +161,7 @@ def test_the_shipped_monster_factory_champion_is_a_placement_policy_played_by_nu
     without torch and its file names the placement architecture (its games are checked with every
     shipped agent's in tests/test_shipped_agents.py)."""
     from monster_zoo.agents import make_agent
-    from monster_zoo.agents.champions import champion_path
+    from monster_zoo.agents.ppo.champions import champion_path
 
     assert read_policy(champion_path("monster_factory", 2)).metadata["architecture"]["type"] == "placement"
     assert make_agent("champion", GAME, seed=1, options=TWO).name == "monster_factory-champion-v1"

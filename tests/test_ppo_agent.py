@@ -11,9 +11,9 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from monster_zoo import envs  # noqa: E402
 from monster_zoo.agents import make_agent  # noqa: E402
-from monster_zoo.agents.policy_file import ModelFileError  # noqa: E402
-from monster_zoo.agents.ppo_agent import PPOAgent, save_policy  # noqa: E402
-from monster_zoo.training import cli  # noqa: E402
+from monster_zoo.agents.model_file import ModelFileError  # noqa: E402
+from monster_zoo.agents.ppo.agent import PPOAgent, save_policy  # noqa: E402
+from monster_zoo.cli import main as cli  # noqa: E402
 
 GAME = "marry_the_monster-v0"
 TWO = {"num_players": 2}

@@ -155,7 +155,7 @@ def test_record_game_asks_every_agent_about_the_game_once_before_playing():
     """An agent made for another game or player count is refused before any move (the champion of
     2 players at a 3-player table), and one that may play is asked exactly once."""
     from monster_zoo.agents import WrongGameError
-    from monster_zoo.agents.random_agent import RandomAgent
+    from monster_zoo.agents.random.agent import RandomAgent
 
     class Counting(RandomAgent):
         asked = acted = 0

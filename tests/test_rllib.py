@@ -35,9 +35,9 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
 from monster_zoo.envs.rllib_env import CONFIG_HELPER, RLlibGameEnv  # noqa: E402
-from monster_zoo.training.rllib_league import LEARNER, LeagueEnv  # noqa: E402
-from monster_zoo.training.rllib_masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
-from monster_zoo.training.rllib_ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
+from monster_zoo.training.rllib.league import LEARNER, LeagueEnv  # noqa: E402
+from monster_zoo.training.rllib.masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
+from monster_zoo.training.rllib.ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
 from tests.readme_blocks import readme_block  # noqa: E402
 
 README_MARKER = "# README: rllib"
@@ -274,7 +274,7 @@ def test_league_env_passes_the_rllib_check():
 def test_tiny_league_run(tmp_path):
     """Two tiny training iterations on the driver (no env runner actors), a snapshot admitted each
     iteration (margin -1), evaluation, checkpoint and the SB3 trainer's metric names."""
-    from monster_zoo.training import rllib_league
+    from monster_zoo.training.rllib import league as rllib_league
 
     code = rllib_league.main([
         "--option", "num_players=2", "--total-timesteps", "200", "--train-batch-size", "128",
@@ -295,7 +295,7 @@ def test_tiny_league_run(tmp_path):
 
 
 def test_league_refuses_bad_arguments(capsys):
-    from monster_zoo.training import rllib_league
+    from monster_zoo.training.rllib import league as rllib_league
 
     for argv, message in ((["--league", "nobody:1"], "unknown agent 'nobody'"),
                           (["--option", "num_players=9"], "num_players=9")):
@@ -306,7 +306,7 @@ def test_league_refuses_bad_arguments(capsys):
 
 def test_evaluate_on_ray_gives_the_local_results(tmp_path):
     """``evaluate --ray`` writes the same tournament.json (timing aside) as the local run."""
-    from monster_zoo.training import cli
+    from monster_zoo.cli import main as cli
 
     common = ["evaluate", "--game", "marry_the_monster-v0", "--option", "num_players=3", "--agents",
               "greedy", "random", "--games", "9", "--seed", "5", "--no-progress"]
@@ -319,7 +319,7 @@ def test_evaluate_on_ray_gives_the_local_results(tmp_path):
 
 
 def test_evaluate_address_needs_ray(capsys):
-    from monster_zoo.training import cli
+    from monster_zoo.cli import main as cli
 
     with pytest.raises(SystemExit):
         cli.main(["evaluate", "--agents", "greedy", "random", "--address", "127.0.0.2:6379"])

@@ -154,8 +154,8 @@ def test_a_game_without_greedy_is_evaluated_against_random_alone(monkeypatch):
 
 def test_the_shared_start_needs_no_training_library():
     """The trainers' ``--help`` and their argument checks run without torch, SB3 or Ray."""
-    code = ("import sys; import monster_zoo.training.run_start, monster_zoo.training.selfplay_ppo, "
-            "monster_zoo.training.az; "
+    code = ("import sys; import monster_zoo.training.run_start, monster_zoo.training.ppo.trainer, "
+            "monster_zoo.training.az.trainer; "
             "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -18,7 +18,8 @@ from monster_zoo.envs.core import safe_writing
 from monster_zoo.envs.core.escaping import html_text, markdown_cell, markdown_code, plot_text, visible
 from monster_zoo.envs.core.records import read_record, record_game, save_record
 from monster_zoo.envs.core.safe_writing import open_atomic, output_problem, write_atomic
-from monster_zoo.training import cli, tournament
+from monster_zoo.cli import main as cli
+from monster_zoo.evaluation import match, tournament
 
 GAME = "marry_the_monster-v0"
 HOSTILE = ["x$^$y", "a|b<!--", "line\nbreak", "\x1b[2J\x1b[31mred", "<script>alert(1)</script>", "back\\slash|",
@@ -125,9 +126,9 @@ def test_every_writer_of_user_visible_files_replaces_a_planted_link(tmp_path, re
     """Policy files, replay pages and GIFs, tournament results and plots all write through the
     atomic writer: a link planted where they write is replaced and its target left alone."""
     pytest.importorskip("openskill")
-    from monster_zoo.agents.policy_file import make_metadata, write_policy
+    from monster_zoo.agents.ppo.policy_file import make_metadata, write_policy
     from monster_zoo.envs.replay import load, write_gif, write_html
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
@@ -180,7 +181,7 @@ def test_each_medium_gets_text_it_shows_and_never_runs():
 
 def test_labels_with_dollars_draw_literally_and_plots_never_parse_math(tmp_path):
     pytest.importorskip("matplotlib")
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     names = ["x$^$y", "$\\frac{$", "a\nb"]
     results = {"field": names, "num_players": 2, "game": GAME, "games_per_pairing": 2,
@@ -214,7 +215,7 @@ def test_evaluate_with_hostile_labels_finishes_and_escapes_every_output(tmp_path
 
 def test_a_failing_plot_is_a_warning_after_the_results_and_records_are_written(tmp_path, capsys, monkeypatch):
     pytest.importorskip("openskill")
-    from monster_zoo.training import plots
+    from monster_zoo.evaluation import plots
 
     def broken(*args):
         raise ValueError("mathtext could not parse")
@@ -284,7 +285,7 @@ def test_unwritable_folders_are_refused_before_the_work(tmp_path, record_file, c
     model.write_bytes(b"PK")
     code, _, err = exit_code(["export-model", "--trust-model", str(model), str(locked / "m.npz")], capsys)
     assert code == 2 and f"folder {locked} is not writable" in err
-    monkeypatch.setattr(cli, "play_game", lambda *a, **k: pytest.fail("the game started"))
+    monkeypatch.setattr(match, "play_game", lambda *a, **k: pytest.fail("the game started"))
     code, _, err = exit_code(["play", "--agents", "random", "--record", str(locked / "g.json")], capsys)
     assert code == 2 and f"folder {locked} is not writable" in err
 
@@ -330,7 +331,7 @@ def test_a_record_that_cannot_be_written_at_the_end_is_kept_elsewhere(tmp_path, 
     def read_only_disk(path, data):
         raise OSError(errno.EROFS, "Read-only file system", str(path))
 
-    monkeypatch.setattr(cli, "write_atomic", read_only_disk)
+    monkeypatch.setattr(safe_writing, "write_atomic", read_only_disk)
     monkeypatch.setattr(safe_writing.tempfile, "tempdir", str(tmp_path))
     argv = ["play", "--game", "monstargh-v0", "--agents", "random", "--seed", "2", "--record",
             str(tmp_path / "g.json")]
@@ -359,7 +360,7 @@ def test_play_shows_names_from_the_command_line_inert(capsys, first_moves):
 # --- leaderboard ------------------------------------------------------------------------------
 def test_the_leaderboard_markdown_escapes_names_and_links(tmp_path):
     pytest.importorskip("openskill")
-    from monster_zoo.training import leaderboard
+    from monster_zoo.evaluation import leaderboard
 
     summary = {"key": "k", "markdown": "## table", "picture": "k (1).png", "elapsed_s": 60.0, "games": 2,
                "game_id": GAME, "num_players": 2, "reused": False,

@@ -16,7 +16,7 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.search import TunedMCTS
+from monster_zoo.agents.search.tuned import TunedMCTS
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monstargh.state_layout import STARS

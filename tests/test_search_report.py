@@ -3,7 +3,7 @@ import json
 import subprocess
 import sys
 
-from monster_zoo.training import search_report
+from monster_zoo.evaluation import search_report
 
 
 def test_a_tiny_run_reports_the_protocol_and_appends_json(tmp_path, capsys):
@@ -25,7 +25,7 @@ def test_bad_arguments_exit_2_naming_the_problem(tmp_path):
              (["--game", "monstargh-v0", "--players", "2", "--rollout", "smart"], "invalid choice"),
              (["--game", "monstargh-v0", "--players", "2", "--exploration", "-1"], "--exploration")]
     for extra, message in cases:
-        done = subprocess.run([sys.executable, "-m", "monster_zoo.training.search_report", *extra,
+        done = subprocess.run([sys.executable, "-m", "monster_zoo.evaluation.search_report", *extra,
                                "--json", str(tmp_path / "x.jsonl")], capture_output=True, text=True, timeout=300)
         assert done.returncode == 2 and message in done.stderr, (extra, done.stderr[-400:])
     assert not (tmp_path / "x.jsonl").exists()

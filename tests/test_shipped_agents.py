@@ -11,10 +11,10 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.champions import champion_games, champion_name, champion_versions
-from monster_zoo.agents.match import play_game, run_match
-from monster_zoo.agents.search import FastTunedMCTS, TunedMCTS, search_names
-from monster_zoo.agents.shipped_networks import network_ships
+from monster_zoo.agents.ppo.champions import champion_games, champion_name, champion_versions
+from monster_zoo.evaluation.match import play_game, run_match
+from monster_zoo.agents.search.tuned import FastTunedMCTS, TunedMCTS, search_names
+from monster_zoo.agents.az.shipped import network_ships
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -208,14 +208,15 @@ def test_versions_are_per_player_count_and_the_short_name_plays_the_newest(tmp_p
     refused with the ones that are."""
     import shutil
 
-    from monster_zoo.agents import champions, registry
+    from monster_zoo.agents import registry, shipped_files
+    from monster_zoo.agents.ppo import champions
 
     game_id, two, four = "marry_the_monster-v0", {"num_players": 2}, {"num_players": 4}
     for n in (2, 4):
         shutil.copy(champions.champion_path("marry_the_monster", n), tmp_path)
     retrained = tmp_path / "marry_the_monster-2p-v2.npz"
     shutil.copy(champions.champion_path("marry_the_monster", 2), retrained)
-    champions.write_manifest(tmp_path)  # a champion loads only when the manifest lists its digest
+    shipped_files.write_manifest(tmp_path)  # a champion loads only when the manifest lists its digest
     shutil.copy(champions.champion_path("marry_the_monster", 4), tmp_path / "not_a_game-4p-v2.npz")
     monkeypatch.setattr(champions, "CHAMPION_DIR", tmp_path)
     assert champions.champion_versions("marry_the_monster", 2) == [1, 2]

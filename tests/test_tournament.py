@@ -6,9 +6,9 @@ import pytest
 
 pytest.importorskip("openskill", reason="the tournament rates with openskill")
 
-from monster_zoo.agents.match import wilson_interval  # noqa: E402
-from monster_zoo.training import plots  # noqa: E402
-from monster_zoo.training.tournament import pairings_to_play, rate_games, run_tournament, seat_ranks  # noqa: E402
+from monster_zoo.evaluation.match import wilson_interval  # noqa: E402
+from monster_zoo.evaluation import plots  # noqa: E402
+from monster_zoo.evaluation.tournament import pairings_to_play, rate_games, run_tournament, seat_ranks  # noqa: E402
 
 GAME = "marry_the_monster-v0"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from monster_zoo.training.run_start import parse_mix, parse_options, progress_bar  # noqa: E402
-from monster_zoo.training.selfplay_ppo import build_parser  # noqa: E402
+from monster_zoo.training.ppo.trainer import build_parser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def test_train_smoke_run_writes_logs_checkpoints_model_and_plot(tmp_path):
     assert (run_dir / "final_model.zip").is_file() and (run_dir / "curves.png").stat().st_size > 1000
     # Beside each zip, a policy file that knows its game and plays without unpickling anything.
     from monster_zoo.agents import make_agent
-    from monster_zoo.agents.policy_file import read_policy
+    from monster_zoo.agents.ppo.policy_file import read_policy
 
     final = read_policy(run_dir / "final_model.npz").metadata
     assert final["game"] == "marry_the_monster-v0" and final["options"]["num_players"] == 2
@@ -85,7 +85,7 @@ def test_init_from_continues_an_earlier_run_and_refuses_what_does_not_fit(tmp_pa
     are refused with exit code 2, leaving no run folder behind."""
     import numpy as np
 
-    from monster_zoo.agents.policy_file import read_policy
+    from monster_zoo.agents.ppo.policy_file import read_policy
 
     tiny = ["--num-envs", "8", "--num-steps", "16", "--batch-size", "64", "--update-epochs", "1",
             "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "0", "--no-plot", "--net-arch", "32"]

@@ -24,7 +24,7 @@ with warnings.catch_warnings():  # Starlette announces a successor of httpx for 
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from monster_zoo.training.cli import main  # noqa: E402 - after the extra's check
+from monster_zoo.cli.main import main  # noqa: E402 - after the extra's check
 from monster_zoo.web.app import Settings, build_session, create_app  # noqa: E402
 from monster_zoo.web.catalogue import APP_OPTIONS, LEARNER_OPTIONS  # noqa: E402
 from monster_zoo.web.game_session import GameSession  # noqa: E402

@@ -1,10 +1,11 @@
-"""Training and evaluation on top of the environments and agents, and the ``monster-zoo`` command line.
+"""The trainers, each with its parts in its own package, above the environments, the agents and
+the evaluation they use.
 
-``cli`` (``monster-zoo`` / ``python -m monster_zoo.training``: play, train, league, evaluate,
-leaderboard, bench, replay, export-model), ``selfplay_ppo`` (self-play MaskablePPO with an
-opponent mix and a snapshot pool), ``rllib_league`` (the same on Ray RLlib), ``tournament`` and
-``ray_tournament`` (round robins with ratings), ``leaderboard``, ``report`` and ``plots``.
-Training needs the ``train`` extra (``distributed`` for Ray), ratings and plots the ``eval``
-extra; ``play`` runs on the core dependencies alone. ``training/README.md`` has the commands and
-the results.
+``ppo`` (self-play MaskablePPO with an opponent mix and a snapshot pool: ``monster-zoo train``),
+``rllib`` (the same as a league on Ray RLlib: ``monster-zoo league``) and ``az`` (the learned
+search by expert iteration: ``monster-zoo az``); beside them what every trainer shares:
+``run_start`` (flags, run folder, metrics log), ``learner_eval`` (fast win rates against fixed
+opponents) and ``report`` (the results table over seeds). Training needs the ``train`` extra
+(``distributed`` for Ray). ``python -m monster_zoo.training`` runs the command line
+(``monster_zoo.cli``). ``training/README.md`` has the commands and the results.
 """

@@ -5,14 +5,14 @@ the opponent plays every other seat; game ``g`` is seeded ``seed + g``, so two
 agents evaluated with the same seed meet the same deals. All games run side by
 side on the batched kernels and the agent scores every slot in one call, which
 is what makes evaluating a neural policy during training cheap. For the full,
-paired and rated comparison of a field of agents use :mod:`monster_zoo.training.tournament`.
+paired and rated comparison of a field of agents use :mod:`monster_zoo.evaluation.tournament`.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.match import DRAW, LOSS, WIN, seat_outcome, wilson_interval
+from monster_zoo.evaluation.match import DRAW, LOSS, WIN, seat_outcome, wilson_interval
 from monster_zoo.envs.core.selfplay import LearnerGames
 
 
@@ -43,7 +43,7 @@ class WinRate:
 def evaluate_against(agent, opponent, game_id: str, games: int, seed: int = 0, **options) -> WinRate:
     """Play ``games`` games of ``agent`` (one seat) against ``opponent`` (the others).
 
-    Outcomes as :func:`monster_zoo.agents.match.seat_outcome` counts them: a win is the strictly
+    Outcomes as :func:`monster_zoo.evaluation.match.seat_outcome` counts them: a win is the strictly
     highest return, a draw a shared highest one (a truncated game gives everyone 0).
     """
     if games < 1:

@@ -9,7 +9,7 @@ For each seed ``s`` (one per training run, or ``--seeds``) it plays, with
 greedy and vs the search (``--search-games``). Each row reports mean ± std of the win rate
 over the seeds and the per-seed values, as markdown (and JSON with ``--json``); a row with
 0 games is left out (the search's own row against greedy is measured once and for all by
-``monster_zoo.training.search_report``).
+``monster_zoo.evaluation.search_report``).
 """
 import argparse
 import json

@@ -1,7 +1,7 @@
 """What every trainer does before (and around) training, in one place.
 
-The trainers (:mod:`monster_zoo.training.selfplay_ppo`, :mod:`monster_zoo.training.rllib_league`,
-:mod:`monster_zoo.training.az`) start the same way: a command line generated from an ``Args``
+The trainers (:mod:`monster_zoo.training.ppo.trainer`, :mod:`monster_zoo.training.rllib.league`,
+:mod:`monster_zoo.training.az.trainer`) start the same way: a command line generated from an ``Args``
 dataclass (:func:`flag`, :func:`build_parser`), its problems refused through ``parser.error``
 before anything is written (:func:`check_arguments`, :func:`game_options`), then a run folder
 ``{out_dir}/{game}__{exp_name}__{seed}__{unix time}/`` holding ``args.json`` (:func:`new_run`).

@@ -39,7 +39,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from monster_zoo.agents.match import agent_seed, check_field
+from monster_zoo.evaluation.match import agent_seed, check_field
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.records import MAX_RECORD_BYTES, MAX_RECORD_DEPTH, record_text
 

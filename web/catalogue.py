@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from monster_zoo import envs
-from monster_zoo.agents.match import check_field
-from monster_zoo.agents.registry import AZ_NET_PREFIX, AZ_PREFIX, PPO_PREFIX, available_agents, make_agent
+from monster_zoo.agents.az.kind import AZ_NET_PREFIX, AZ_PREFIX
+from monster_zoo.agents.ppo.kind import PPO_PREFIX
+from monster_zoo.agents.registry import available_agents, make_agent
 from monster_zoo.envs.core.options import resolve_options
+from monster_zoo.evaluation.match import check_field
 
 HUMAN = "human"
 # Options the app sets itself: moves are checked before they reach the env (illegal_action

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.match import seat_outcome
+from monster_zoo.evaluation.match import seat_outcome
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.illegal import refusal
 from monster_zoo.envs.core.records import RecordWriter, game_result, save_record

@@ -32,8 +32,8 @@ from monster_zoo import envs
 from monster_zoo.agents import available_agents
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
 from monster_zoo.envs.core.game_page import options_table
-from monster_zoo.training.leaderboard import MAX_TABLE_BYTES, MAX_TABLE_DEPTH
-from monster_zoo.training.tournament import TournamentResult
+from monster_zoo.evaluation.leaderboard import MAX_TABLE_BYTES, MAX_TABLE_DEPTH
+from monster_zoo.evaluation.tournament import TournamentResult
 
 logger = logging.getLogger(__name__)
 

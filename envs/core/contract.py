@@ -64,7 +64,10 @@ POLICY_T = types.FunctionType(POLICY_SIG)
 class GameSpec:
     """Static description of one game: sizes, kernels, options and text helpers.
 
-    Generic code (AEC adapter, batched engine, tests, benchmarks) reads only this.
+    The contract generic code (AEC adapter, batched engine, tests, benchmarks) reads. A declared
+    game's :class:`~monster_zoo.envs.core.game.Game` answers to the same names straight from the
+    modules it declares (``envs.spec(game_id)`` is the declaration itself); this class is for a
+    game registered by a module of its own, and for tests' toy games.
     """
 
     name: str                     # e.g. "marry_the_monster"

@@ -2,8 +2,9 @@
 
 Each game's package declares ``GAME = Game(...)`` in its ``game.py``: its identity, the modules
 that hold its kernels, action names, text view and picture, its sizes and options, the prefix
-of its rule ids, and what the agents need (its greedy baseline, how the tuned search and the
-shipped learned search play it). Every registry reads these declarations instead of keeping a
+of its rule ids, its greedy baseline, and per-game settings for kinds of agent as an open mapping
+that this module does not read (each kind of agent owns its key and checks its settings). Every
+registry reads these declarations instead of keeping a
 list: :mod:`monster_zoo.envs.registry` finds the games by their page modules' file names
 (``envs/<name>_v<version>.py``), and the spec, the AEC env classes, the agents and the search
 settings all come from here.
@@ -18,10 +19,6 @@ from types import ModuleType
 from typing import Callable, Mapping, Optional, Sequence
 
 from .aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, wrap
-from .contract import GameSpec
-
-ROLLOUTS = ("random", "greedy")
-DEFAULT_PLAY_SIMULATIONS = 200
 
 
 @dataclass(frozen=True)
@@ -35,30 +32,6 @@ class Baseline:
     version: int = 1
 
 
-@dataclass(frozen=True)
-class SearchConfig:
-    """How the game's tuned search baseline (``mcts``) searches: simulations per move, the UCB
-    exploration constant and the rollout policy (``"random"``, or ``"greedy"``: the game's greedy
-    kernel)."""
-
-    simulations: int
-    exploration: float
-    rollout: str
-
-    def __post_init__(self):
-        if self.rollout not in ROLLOUTS:
-            raise ValueError(f"rollout {self.rollout!r} is not one of {', '.join(ROLLOUTS)}")
-
-
-@dataclass(frozen=True)
-class PlaySettings:
-    """How the learned search shipped for the game (``az``) searches: simulations per move and the
-    share of a leaf's value that comes from a rollout (sized per game in training/AZ.md)."""
-
-    simulations: int = DEFAULT_PLAY_SIMULATIONS
-    rollout_weight: float = 0.0
-
-
 @dataclass(frozen=True, eq=False)
 class Game:
     """One game's declaration. ``rules`` holds the contract's kernels, ``REASONS`` and
@@ -66,9 +39,11 @@ class Game:
     ``determinize`` and ``OBS_SIZE`` instead of ``rules``; ``actions`` holds ``NUM_ACTIONS``,
     ``action_to_str`` and ``str_to_action``; ``text_view`` holds ``to_text`` (and ``private_text``, ``LEGEND``, ``card_text`` where the
     game has them); ``picture`` holds ``draw``, ``describe_action``, ``public_scores`` and
-    ``SCORE_LABEL``. ``baselines`` are the agents written for this game by kind (``"greedy"``);
-``search`` is how the tuned search plays it (None: the game has none) and ``az_play`` how the
-learned search shipped for it plays."""
+    ``SCORE_LABEL``. ``baselines`` are the policy kernels written for this game by name
+(``"greedy"``). ``agents`` holds per-game settings of kinds of agent, keyed by the key a kind owns
+(``{"mcts": {...}, "az": {...}}``): plain data this module never reads, checked by the kind that
+owns the key (``monster_zoo.agents``), so a new kind of agent with per-game settings touches no
+file of ``envs/``."""
 
     name: str
     version: int
@@ -86,13 +61,11 @@ learned search shipped for it plays."""
     observation_version: int      # what each version changed: CHANGELOG.md
     rule_prefix: str              # rule ids in seeds/<name>/rules.md read <rule_prefix>-<n>
     baselines: Mapping[str, Baseline] = field(default_factory=dict)
-    search: Optional[SearchConfig] = None
-    az_play: PlaySettings = PlaySettings()
+    agents: Mapping[str, Mapping] = field(default_factory=dict)  # per-game settings by kind of agent
     page: Optional[str] = None    # its documentation page (default monster_zoo.envs.<name>_v<version>)
     observation: Optional[ModuleType] = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
     hides_information: bool = True  # False where every seat sees the whole state (determinize is a no-op)
     picture_share: float = 0.6    # how far into a game the documentation's sample picture is taken
-    placement: Optional[Mapping] = None  # where a placement network finds its inputs (PlacementLayout's fields)
 
     @property
     def id(self) -> str:
@@ -105,24 +78,128 @@ learned search shipped for it plays."""
         published (and where pickles find ``raw_env``)."""
         return self.page or f"monster_zoo.envs.{self.name}_v{self.version}"
 
-    @cached_property
-    def spec(self) -> GameSpec:
-        """The :class:`~monster_zoo.envs.core.contract.GameSpec` generic code reads."""
-        rules, actions, text_view, picture = self.rules, self.actions, self.text_view, self.picture
-        observation = rules if self.observation is None else self.observation
-        return GameSpec(
-            name=self.name, version=self.version, title=self.title, min_players=self.min_players,
-            max_players=self.max_players, state_size=self.state_size, obs_size=observation.OBS_SIZE,
-            num_actions=actions.NUM_ACTIONS, max_game_length=self.default_max_steps,
-            init_state=rules.init_state, legal_mask=rules.legal_mask, apply_action=rules.apply_action,
-            returns=rules.returns, observe_into=observation.observe_into, illegal_reason=rules.illegal_reason,
-            determinize=observation.determinize, reasons=rules.REASONS, options=self.options,
-            make_config=self.make_config, to_text=text_view.to_text, action_to_str=actions.action_to_str,
-            str_to_action=actions.str_to_action, private_text=getattr(text_view, "private_text", None),
-            legend=getattr(text_view, "LEGEND", ""), card_text=getattr(text_view, "card_text", None),
-            draw=picture.draw, describe_action=picture.describe_action,
-            public_scores=picture.public_scores, score_label=picture.SCORE_LABEL,
-            observation_version=self.observation_version)
+    @property
+    def spec(self) -> "Game":
+        """The declaration itself, which is what generic code reads (kept so that pages publish
+        ``SPEC = GAME.spec`` and ``env.unwrapped.spec`` keeps its name); nothing is copied."""
+        return self
+
+    # --- what generic code reads, from the modules the declaration names (the game contract of
+    # :class:`~monster_zoo.envs.core.contract.GameSpec`, read here instead of copied into one) ---
+    @property
+    def env_id(self) -> str:
+        """The registry id, e.g. ``marry_the_monster-v0`` (the same as :attr:`id`)."""
+        return self.id
+
+    @property
+    def _observer(self) -> ModuleType:
+        """The module holding ``observe_into``, ``determinize`` and ``OBS_SIZE``."""
+        return self.rules if self.observation is None else self.observation
+
+    @property
+    def obs_size(self) -> int:
+        """Entries of one seat's observation."""
+        return self._observer.OBS_SIZE
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the game's one ``Discrete`` action space."""
+        return self.actions.NUM_ACTIONS
+
+    @property
+    def max_game_length(self) -> int:
+        """The default truncation limit in actions (C4)."""
+        return self.default_max_steps
+
+    @property
+    def init_state(self) -> Callable:
+        """The kernel that deals a new game."""
+        return self.rules.init_state
+
+    @property
+    def legal_mask(self) -> Callable:
+        """The kernel that writes the legal actions of the seat on move."""
+        return self.rules.legal_mask
+
+    @property
+    def apply_action(self) -> Callable:
+        """The kernel that plays one action."""
+        return self.rules.apply_action
+
+    @property
+    def returns(self) -> Callable:
+        """The kernel that writes every seat's return."""
+        return self.rules.returns
+
+    @property
+    def illegal_reason(self) -> Callable:
+        """The kernel that says why an action is illegal (0 when legal, else a key of :attr:`reasons`)."""
+        return self.rules.illegal_reason
+
+    @property
+    def reasons(self) -> Mapping[int, str]:
+        """Why an action is illegal, by the codes of :attr:`illegal_reason`."""
+        return self.rules.REASONS
+
+    @property
+    def observe_into(self) -> Callable:
+        """The kernel that writes a seat's observation (every entry, whatever it held)."""
+        return self._observer.observe_into
+
+    @property
+    def determinize(self) -> Callable:
+        """The kernel that redeals what a seat cannot see."""
+        return self._observer.determinize
+
+    @property
+    def to_text(self) -> Callable:
+        """The public text view of a state."""
+        return self.text_view.to_text
+
+    @property
+    def private_text(self) -> Optional[Callable]:
+        """What only one seat sees, as text (None: nothing is private)."""
+        return getattr(self.text_view, "private_text", None)
+
+    @property
+    def legend(self) -> str:
+        """What the symbols of :attr:`to_text` mean, for people at a terminal."""
+        return getattr(self.text_view, "LEGEND", "")
+
+    @property
+    def card_text(self) -> Optional[Callable]:
+        """A card's text by its name, for games whose cards have names and texts."""
+        return getattr(self.text_view, "card_text", None)
+
+    @property
+    def action_to_str(self) -> Callable:
+        """An action's name, ``(action, state=None) -> str``."""
+        return self.actions.action_to_str
+
+    @property
+    def str_to_action(self) -> Callable:
+        """The action a name stands for."""
+        return self.actions.str_to_action
+
+    @property
+    def draw(self) -> Callable:
+        """The SVG picture of a state as a seat (or the public) sees it."""
+        return self.picture.draw
+
+    @property
+    def describe_action(self) -> Callable:
+        """An action's name as a seat may know it."""
+        return self.picture.describe_action
+
+    @property
+    def public_scores(self) -> Callable:
+        """The public score per seat."""
+        return self.picture.public_scores
+
+    @property
+    def score_label(self) -> str:
+        """What :attr:`public_scores` counts (points, gold, stars...)."""
+        return self.picture.SCORE_LABEL
 
     @cached_property
     def raw_env(self) -> type:

@@ -2,7 +2,7 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.game import Baseline, Game, PlaySettings, SearchConfig
+from ..core.game import Baseline, Game
 from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 from . import actions, observation, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
@@ -32,6 +32,6 @@ GAME = Game(
     observation_version=2,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MTM",
     baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy")},
-    search=SearchConfig(simulations=10_000, exploration=1.0, rollout="random"),
-    az_play=PlaySettings(simulations=5763),
+    agents={"mcts": {"simulations": 10_000, "exploration": 1.0, "rollout": "random"},
+            "az": {"simulations": 5763}},
 )

@@ -2,7 +2,7 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.game import Baseline, Game, PlaySettings, SearchConfig
+from ..core.game import Baseline, Game
 from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 from . import actions, observation, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, SPECIES, SPECIES_IN_PLAY
@@ -76,6 +76,6 @@ GAME = Game(
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MA",
     baselines={"greedy": Baseline("monster_zoo.envs.monstargh.greedy")},
-    search=SearchConfig(simulations=4_000, exploration=1.0, rollout="random"),
-    az_play=PlaySettings(simulations=1155, rollout_weight=0.5),
+    agents={"mcts": {"simulations": 4_000, "exploration": 1.0, "rollout": "random"},
+            "az": {"simulations": 1155, "rollout_weight": 0.5}},
 )

@@ -2,7 +2,7 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.game import Baseline, Game, PlaySettings, SearchConfig
+from ..core.game import Baseline, Game
 from ..core.options import COMMON_OPTIONS, Option, common_config, int_between, max_steps_option
 from . import actions, observation, picture, rules, text_view
 from .components import DATA, MAX_PLAYERS, MIN_PLAYERS
@@ -38,6 +38,6 @@ GAME = Game(
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="AR", picture_share=0.9,  # the docs picture once the monsters fight
     baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy")},
-    search=SearchConfig(simulations=1_200, exploration=1.0, rollout="greedy"),
-    az_play=PlaySettings(simulations=576, rollout_weight=0.5),
+    agents={"mcts": {"simulations": 1_200, "exploration": 1.0, "rollout": "greedy"},
+            "az": {"simulations": 576, "rollout_weight": 0.5}},
 )

@@ -2,7 +2,7 @@
 ``monster_zoo.envs.core.game``)."""
 import numpy as np
 
-from ..core.game import Baseline, Game, PlaySettings, SearchConfig
+from ..core.game import Baseline, Game
 from ..core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 from . import actions, observation, picture, rules, text_view
 from .components import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
@@ -35,8 +35,7 @@ GAME = Game(
     options=OPTIONS, make_config=make_config,
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="MF", hides_information=False,  # every tile is public and the supply has no order (MF-18)
-    placement=observation.PLACEMENT,
     baselines={"greedy": Baseline("monster_zoo.envs.monster_factory.greedy")},
-    search=SearchConfig(simulations=1_000, exploration=1.0, rollout="greedy"),
-    az_play=PlaySettings(),
+    agents={"mcts": {"simulations": 1_000, "exploration": 1.0, "rollout": "greedy"},
+            "ppo": {"placement": observation.PLACEMENT}},  # where a placement network finds its inputs
 )

@@ -71,7 +71,7 @@ OBS_HARDEST = OBS_CELLS_OPEN + MAX_PLAYERS  # the lowest supply share fitting on
 OBS_BEHIND = OBS_HARDEST + MAX_PLAYERS     # score behind the best score / WORTH_SCALE
 OBS_SIZE = OBS_BEHIND + MAX_PLAYERS
 
-# Where a placement network (agents/placement_policy.py) finds its inputs in this observation: one
+# Where a placement network (agents/ppo/placement.py) finds its inputs in this observation: one
 # item per open cell and rotation, placement PLACE0 + NUM_ROTATIONS * cell + rotation.
 PLACEMENT = dict(first_action=PLACE0, cells=MAX_OPEN_CELLS, rotations=NUM_ROTATIONS, cell_block=OBS_CELLS,
                  cell_features=CELL_FEATURES, cell_extras=(OBS_CELL_FIT, OBS_HAND_FITS),

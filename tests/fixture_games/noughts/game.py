@@ -2,7 +2,7 @@
 pickles find it): the test-only game registered by ``tests/conftest.py`` without being listed."""
 import numpy as np
 
-from monster_zoo.envs.core.game import Baseline, Game, SearchConfig
+from monster_zoo.envs.core.game import Baseline, Game
 from monster_zoo.envs.core.options import COMMON_OPTIONS, Option, common_config, max_steps_option
 
 from . import actions, observation, picture, rules, text_view
@@ -27,7 +27,8 @@ GAME = Game(
     min_players=2, max_players=2, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
     options=OPTIONS, make_config=make_config, observation_version=1, rule_prefix="NC", hides_information=False,
     baselines={"greedy": Baseline(f"{__package__}.greedy")},
-    search=SearchConfig(simulations=200, exploration=1.0, rollout="random"),
+    agents={"mcts": {"simulations": 200, "exploration": 1.0, "rollout": "random"},
+            "nth-legal": {"skip": 1}},  # the test-only kind of agent (tests/fixture_agents/) plays it
     page=__name__,
 )
 

@@ -1,0 +1,197 @@
+"""Agents of learned search: ``az`` (the network guiding a search) and ``az-net`` (the network alone).
+
+Both play a network file of :mod:`monster_zoo.agents.az.network` with numba alone (no torch),
+and refuse a game, rule option or player count the network was not trained for. An agent is
+made for one player count among the network's (the count is one of the network's inputs): its
+``made_for`` is the game with that count and the network's rule options, and it refuses any
+other game, count or rule option where it acts and where a game starts
+(:meth:`~monster_zoo.agents.base.Agent.check_view`, :meth:`~monster_zoo.agents.base.Agent.check_game`).
+
+* :class:`AZAgent` (``"az"``, ``"<game>-az-v1"``) searches every move with
+  :func:`monster_zoo.agents.az.search.gumbel_search`: ``simulations`` simulations per move
+  (:data:`DEFAULT_SIMULATIONS`; see ``training/AZ.md`` for what a move costs), determinized for
+  the seat on move, so its choice does not depend on what that seat cannot see. With
+  ``rollout_weight`` above 0 a new leaf's value mixes in a rollout of the game's tuned ``mcts``
+  rollout policy (the ``search`` of the game's declaration, :func:`monster_zoo.agents.search.tuned.search_config`). Without ``gumbel_scale``
+  its only randomness is the redeal of each simulation (and its rollouts), drawn from its own
+  generator: a seed fixes every decision.
+* :class:`AZNetAgent` (``"az-net"``) plays the legal action of highest logit from its own
+  observation: no state, no search, no randomness.
+
+A network trained by ``python -m monster_zoo.training.az`` (``monster-zoo az``) loads from its
+file (:func:`load_az`; ``make_agent("az:<network.npz>", ...)``, ``"az-net:<network.npz>"``); the
+shipped network of a game, when there is one, lies at :func:`shipped_network_path` and loads only
+if the champions' manifest lists it with its SHA-256 digest
+(:func:`monster_zoo.agents.shipped_files.verify_shipped`).
+"""
+from pathlib import Path
+from typing import List, Mapping, Optional, Union
+
+import numpy as np
+
+from monster_zoo import envs
+
+from monster_zoo.agents.az.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
+from monster_zoo.agents.az.search import AZTree, SearchSettings, gumbel_search
+from monster_zoo.agents.base import Agent, state_needed
+from monster_zoo.agents.game_rules import GameRules
+from monster_zoo.agents.search.tree import no_determinize
+from monster_zoo.agents.search.tuned import tuned_rollout
+from monster_zoo.agents.shipped_files import verify_shipped
+from monster_zoo.agents.az.shipped import VERSION, network_ships, play_settings, shipped_network_path
+
+DEFAULT_SIMULATIONS = 200
+
+
+def _network(network: Union[AZNetwork, str, Path], game_id: Optional[str], options: Optional[Mapping]):
+    """``(network, game_id, num_players, made_for)`` for a network or the path of its file, checked
+    against ``game_id`` with ``options`` (default: the network's own game)."""
+    source = repr(str(network)) if not isinstance(network, AZNetwork) else repr(network.name)
+    if not isinstance(network, AZNetwork):
+        network = read_network(network)
+    game_id = game_id or network.game_id
+    num_players = check_fits(network, source, game_id, options)
+    made_for = GameRules.from_options(game_id, {**network.options, "num_players": num_players})
+    return network, game_id, num_players, made_for
+
+
+class AZAgent(Agent):
+    """Search guided by ``network``: ``simulations`` per move, settings as
+    :class:`~monster_zoo.agents.az.search.SearchSettings`. ``determinize=False`` searches the state
+    as given (for tests of perfect-information positions). After each move ``tree`` holds the
+    search and ``policy`` its improved policy."""
+
+    name = "az"
+    needs_state = True
+
+    def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
+                 game_id: Optional[str] = None, options: Optional[Mapping] = None,
+                 simulations: int = DEFAULT_SIMULATIONS, considered: int = 16, gumbel_scale: float = 0.0,
+                 c_puct: float = 1.25, determinize: bool = True, min_spread: float = SearchSettings.min_spread,
+                 rollout_weight: float = 0.0):
+        if network is None:
+            raise ValueError("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
+        self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
+        self.spec = envs.spec(game_id)
+        self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct),
+                                       min_spread=float(min_spread), rollout_weight=float(rollout_weight))
+        self.rollout = tuned_rollout(game_id)
+        self.determinize = bool(determinize)
+        self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
+        self.policy = np.zeros(self.spec.num_actions, np.float32)
+        self._settings = self.settings.as_array()
+        super().__init__(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            state: Optional[np.ndarray] = None) -> int:
+        """The search's choice for the seat on move in ``state`` (left unmodified); WrongGameError
+        for a state, mask or observation of a game it was not made for."""
+        if state is None:
+            raise state_needed("the az agent", "searches the engine state")
+        self.check_view(observation, action_mask, state)
+        root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
+        if root.shape != (self.spec.state_size,):  # even made for no game: the kernels index it unchecked
+            raise ValueError(f"the az agent plays {self.spec.env_id}, whose state has {self.spec.state_size} "
+                             f"entries; this one has shape {root.shape}")
+        if not np.any(action_mask):
+            raise ValueError("the action mask allows no action: this agent is not on move")
+        s = self.spec
+        hidden = self.determinize and s.determinize is not None
+        return int(gumbel_search(root, self._settings, hidden, self.rng, self.network.params, self.network.shapes,
+                                 self.tree.children, self.tree.visits, self.tree.values, self.tree.priors,
+                                 self.policy, s.legal_mask, s.apply_action, s.returns, s.observe_into,
+                                 s.determinize if hidden else no_determinize, self.rollout))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r}, {self.settings})"
+
+
+class AZNetAgent(Agent):
+    """The network alone: the legal action of highest logit (the policy head's argmax)."""
+
+    name = "az-net"
+
+    def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
+                 game_id: Optional[str] = None, options: Optional[Mapping] = None):
+        if network is None:
+            raise ValueError("the az-net agent needs a network: make_agent('az-net:<network.npz>', ...) or network=")
+        self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
+        self.spec = envs.spec(game_id)
+        super().__init__(seed)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
+                  states: Optional[np.ndarray] = None) -> np.ndarray:
+        """The argmax of the masked logits for every row; WrongGameError for rows of a game it was
+        not made for."""
+        self.check_view(observations, masks, states)
+        masks = np.ascontiguousarray(masks, dtype=np.int8)
+        if masks.ndim != 2 or masks.shape[1] != self.spec.num_actions or not masks.any(axis=1).all():
+            raise ValueError(f"every row needs a mask of {self.spec.num_actions} entries with a legal action")
+        logits, _ = evaluate(self.network, observations, self.num_players)
+        return np.array([masked_argmax(logits[r], masks[r]) for r in range(len(masks))], np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            state: Optional[np.ndarray] = None) -> int:
+        """The legal action of highest logit."""
+        states = None if state is None else np.asarray(state)[None]
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], states)[0])
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The value head for observation rows: ``[rows, 6]``, entry k the seat k after the mover."""
+        return evaluate(self.network, observations, self.num_players)[1]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r})"
+
+
+def load_az(path, game_id: str, seed: int = 0, options: Optional[Mapping] = None, alone: bool = False,
+            **settings) -> Agent:
+    """The search (or with ``alone`` the network alone) over the network file ``path``, checked
+    against ``game_id`` with ``options``; ``settings`` go to :class:`AZAgent`."""
+    network = read_network(path)
+    agent = AZNetAgent(seed, network, game_id, options) if alone else AZAgent(seed, network, game_id, options,
+                                                                             **settings)
+    agent.name = f"{network.name}-net" if alone else network.name  # tables name a model by its file's name
+    return agent
+
+
+def _shipped(game_id: str) -> AZNetwork:
+    """The network shipped for ``game_id``, checked against the champions' manifest first;
+    ValueError when none ships yet (saying how to train one), ModelFileError when its file is not
+    the one that shipped."""
+    path = shipped_network_path(game_id)
+    if not path.is_file():
+        raise ValueError(f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "
+                         f"one with 'monster-zoo az --game {game_id}' (python -m monster_zoo.training.az) and "
+                         f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz")
+    verify_shipped(path)
+    return read_network(path)
+
+
+def shipped_player_counts(game_id: str) -> List[int]:
+    """The player counts the network shipped for ``game_id`` plays (empty when none ships)."""
+    return list(_shipped(game_id).player_counts) if network_ships(game_id) else []
+
+
+class ShippedAZ(AZAgent):
+    """``"az"``: the search over the network shipped for the game, with the game's budget
+    (:func:`~monster_zoo.agents.az.shipped.play_settings`: simulations and rollout weight)."""
+
+    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
+        if game_id is None:
+            raise ValueError("the shipped az agent plays one game: pass game_id")
+        budget = play_settings(game_id)
+        super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
+                         rollout_weight=budget.rollout_weight)
+        self.name = f"{self.spec.name}-az-v{VERSION}"
+
+
+class ShippedAZNet(AZNetAgent):
+    """``"az-net"``: the network shipped for the game, alone."""
+
+    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
+        if game_id is None:
+            raise ValueError("the shipped az-net agent plays one game: pass game_id")
+        super().__init__(seed, _shipped(game_id), game_id, options)
+        self.name = f"{self.spec.name}-az-net-v{VERSION}"
+

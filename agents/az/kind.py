@@ -1,0 +1,51 @@
+"""Learned search: a network file guides the search (``az:<network.npz>``) or plays alone
+(``az-net:<network.npz>``); ``az`` / ``<game>-az-v1`` and ``az-net`` / ``<game>-az-net-v1`` play the
+network shipped for the game, listed only where one ships. Per-game settings: the shipped search's
+budget, ``agents={"az": {"simulations": ..., "rollout_weight": ...}}``."""
+from monster_zoo.agents.az.shipped import SETTINGS_KEY, VERSION, network_ships, read_play_settings
+from monster_zoo.agents.kind import AgentKind, AgentSettings, ModelPrefix, Request
+
+AZ_PREFIX = "az:"
+AZ_NET_PREFIX = "az-net:"
+
+
+def names(game_id: str) -> dict:
+    """``az`` and ``az-net``, each at the shipped network's version."""
+    return {"az": (VERSION,), "az-net": (VERSION,)}
+
+
+def make(request: Request):
+    """The search over the game's shipped network (``az``), or that network alone (``az-net``)."""
+    from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet
+
+    shipped = ShippedAZNet if request.name == "az-net" else ShippedAZ
+    return shipped(request.seed, game_id=request.game_id, options=request.options)
+
+
+def _load(request: Request, alone: bool):
+    """The search over the network file ``request.path``, or with ``alone`` the network alone."""
+    from monster_zoo.agents.az.agent import load_az
+
+    prefix = AZ_NET_PREFIX if alone else AZ_PREFIX
+    if not request.path:
+        raise ValueError(f"agent {prefix} needs the path of a network file: {prefix}<network.npz> (a training "
+                         f"run of monster-zoo az writes runs/<run>/network.npz)")
+    return load_az(request.path, request.game_id, request.seed, request.options, alone=alone)
+
+
+def read_search(request: Request):
+    """``az:<network.npz>``: the learned search over the network of that file."""
+    return _load(request, alone=False)
+
+
+def read_network_alone(request: Request):
+    """``az-net:<network.npz>``: the network of that file, alone."""
+    return _load(request, alone=True)
+
+
+KIND = AgentKind(
+    summary="search guided by a network (priors and per-seat values), or the network alone",
+    names=names, make=make, listed=network_ships,
+    models=(ModelPrefix(AZ_PREFIX, f"{AZ_PREFIX}<network.npz> (learned search)", read_search),
+            ModelPrefix(AZ_NET_PREFIX, f"{AZ_NET_PREFIX}<network.npz> (its network alone)", read_network_alone)),
+    settings=AgentSettings(SETTINGS_KEY, read_play_settings))

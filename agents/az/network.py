@@ -1,0 +1,371 @@
+"""The policy-value network of learned search (``az``): its numba forward pass and its file.
+
+One network plays one game at every player count it was trained for. Its input is the mover's
+observation (``observe_into``: seat-relative, own seat first, the same size at every count)
+followed by a one-hot of the player count over :data:`MAX_SEATS` entries (index ``n - 1``).
+A trunk of ReLU layers feeds two heads:
+
+* **policy**: one logit per action of the game; callers mask the illegal ones;
+* **value**: :data:`MAX_SEATS` entries in ``[-1, 1]`` (tanh). Entry ``k`` is the expected final
+  return, in the game's ``reward="win"`` scale (ruling C3: +1 for the winner, ``-1/(n-1)`` for
+  the others, 0 for everyone in a truncated game), of the seat ``k`` places after the mover:
+  entry 0 is the mover's own. Entries ``k >= n`` mean nothing and are not trained.
+
+The forward pass runs in numba on float32 weights stored input-major (``[in, out]``, as policy
+files store them): each layer adds ``x[k] * row k`` for the inputs that are not zero, which
+skips most of an observation (one-hots, empty cells) and every unit a ReLU switched off. The
+search and the network-alone agent call the same kernel, :func:`forward`; no torch is needed.
+
+**Network files** follow the policy-file conventions of :mod:`monster_zoo.agents.model_file`
+(an ``.npz`` zip of ``metadata.json`` and ``.npy`` arrays, nothing unpickled) with the
+architecture type :data:`ARCHITECTURE`: ``actor.<k>.weight``/``.bias`` for the trunk and the
+policy head (``[in, out]``), ``value.weight``/``.bias`` for the value head, and the metadata
+field ``player_counts`` in place of a single ``num_players`` among the ``options``. They are
+read by the policy files' own bounded readers, within the policy files' caps: a regular file
+(not a FIFO or a device) of at most 256 MiB (``MAX_FILE_BYTES``); ``metadata.json`` read in
+chunks up to 1 MiB whatever its zip header claims, nested at most 32 deep (checked before it
+is parsed); at most 8 trunk layers (``MAX_HIDDEN_LAYERS``) of at most 4,096 units
+(``MAX_LAYER_UNITS``) and 16 million parameters in all (``MAX_PARAMETERS``); a ``name`` of at
+most 128 characters without control characters; every array read up to its header and the
+bytes its checked shape needs. The networks trained here have two layers of 128 or 256 units
+(under a million parameters). A file is written atomically (a new file beside it, then moved
+into place), so a reader or an interrupted run never sees half a file.
+"""
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+from numba import njit, types
+
+from monster_zoo import envs
+from monster_zoo.envs.core.kernels import copy_vector
+from monster_zoo.envs.core.contract import FLOATS, MASK
+from monster_zoo.envs.core.safe_writing import open_atomic
+
+from monster_zoo.agents.model_file import (FORMAT, FORMAT_VERSION, METADATA, ModelFileError, describe, fail,
+                                           layer_sizes_problem, name_problem, parameters_problem, read_model,
+                                           rule_options, sizes_problem)
+
+MAX_SEATS = 6            # value entries and player-count inputs: the most seats any game has
+ARCHITECTURE = "az-mlp"
+ACTIVATION = "relu"      # of the trunk; the policy head gives logits, the value head tanh
+KIND = "network file"    # what the file is, in messages
+
+PARAMS = types.float32[::1]
+SHAPES = types.int64[:, ::1]
+FLOATS2 = types.float32[:, ::1]
+
+FORWARD_SIG = types.void(PARAMS, SHAPES, FLOATS, FLOATS2, FLOATS, FLOATS)
+
+
+@dataclass
+class AZNetwork:
+    """A policy-value network for one game: flat float32 ``params`` the kernels read, and what
+    it was trained for.
+
+    ``shapes[l] = (in, out)`` of layer ``l``: the trunk's layers, then the policy head, then
+    the value head. ``params`` holds each layer's weight (input-major) then its bias, in order.
+    ``options`` are the game's rule options without ``num_players``; ``player_counts`` the
+    counts it plays.
+    """
+
+    game_id: str
+    options: Dict
+    player_counts: List[int]
+    params: np.ndarray
+    shapes: np.ndarray
+    name: str = "az"
+    training: Dict = field(default_factory=dict)
+
+    @property
+    def hidden_sizes(self) -> List[int]:
+        """Widths of the trunk's layers."""
+        return [int(out) for _, out in self.shapes[:-2]]
+
+    @property
+    def width(self) -> int:
+        """The widest layer input or output: the size of the forward pass's scratch rows."""
+        return int(self.shapes.max())
+
+    def layers(self) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """``(weight [in, out], bias [out])`` of every layer, trunk first, then the policy and
+        value heads (views of ``params``)."""
+        out, offset = [], 0
+        for n_in, n_out in self.shapes:
+            weight = self.params[offset:offset + n_in * n_out].reshape(n_in, n_out)
+            offset += n_in * n_out
+            out.append((weight, self.params[offset:offset + n_out]))
+            offset += n_out
+        return out
+
+    def scratch(self) -> np.ndarray:
+        """Two rows of work space for :func:`forward`."""
+        return np.zeros((2, self.width), np.float32)
+
+
+def input_size(game_id: str) -> int:
+    """The network's input size for ``game_id``: its observation plus the player-count one-hot."""
+    return envs.spec(game_id).obs_size + MAX_SEATS
+
+
+def layer_shapes(game_id: str, hidden_sizes: Sequence[int]) -> np.ndarray:
+    """``(in, out)`` of every layer of a network with trunk ``hidden_sizes`` for ``game_id``."""
+    spec = envs.spec(game_id)
+    sizes = [input_size(game_id), *[int(h) for h in hidden_sizes]]
+    shapes = list(zip(sizes, sizes[1:])) + [(sizes[-1], spec.num_actions), (sizes[-1], MAX_SEATS)]
+    return np.array(shapes, np.int64)
+
+
+def from_layers(game_id: str, options: Optional[Mapping], player_counts: Sequence[int],
+                layers: Sequence[Tuple[np.ndarray, np.ndarray]], name: str = "az",
+                training: Optional[Mapping] = None) -> AZNetwork:
+    """An :class:`AZNetwork` from ``(weight [in, out], bias)`` pairs (trunk, policy head, value
+    head), checked against the game; ``options`` are validated and ``num_players`` dropped."""
+    counts = check_player_counts(game_id, player_counts)
+    bound = network_options(game_id, options)
+    hidden = [int(np.shape(w)[1]) for w, _ in layers[:-2]]
+    expected = layer_shapes(game_id, hidden)
+    found = [(np.shape(w), np.shape(b)) for w, b in layers]
+    if found != [((i, o), (o,)) for i, o in expected]:
+        raise ModelFileError(f"layers {found} do not make an {ARCHITECTURE} network for {game_id} "
+                             f"(expected {[((int(i), int(o)), (int(o),)) for i, o in expected]})")
+    params = np.concatenate([np.concatenate([np.ravel(w), np.ravel(b)]) for w, b in layers]).astype(np.float32)
+    return AZNetwork(game_id, bound, counts, params, expected, name, dict(training or {}))
+
+
+def random_network(game_id: str, hidden_sizes: Sequence[int] = (128, 128), seed: int = 0,
+                   player_counts: Optional[Sequence[int]] = None, options: Optional[Mapping] = None,
+                   name: str = "az-random") -> AZNetwork:
+    """An untrained network (torch's default initialisation: uniform within ``1/sqrt(in)``):
+    what training starts from, and what tests search with."""
+    spec = envs.spec(game_id)
+    counts = list(player_counts or range(spec.min_players, spec.max_players + 1))
+    generator = np.random.default_rng(seed)
+    layers = []
+    for n_in, n_out in layer_shapes(game_id, hidden_sizes):
+        bound = 1.0 / np.sqrt(n_in)
+        layers.append((generator.uniform(-bound, bound, (n_in, n_out)), generator.uniform(-bound, bound, n_out)))
+    return from_layers(game_id, options, counts, layers, name)
+
+
+def network_options(game_id: str, options: Optional[Mapping]) -> Dict:
+    """The rule options a network is bound to: ``options`` validated over the game's defaults,
+    without the play-time options and without ``num_players`` (a network plays several counts)."""
+    bound = rule_options(game_id, options)
+    bound.pop("num_players", None)
+    return bound
+
+
+def check_player_counts(game_id: str, counts: Sequence[int]) -> List[int]:
+    """``counts`` sorted, each a player count ``game_id`` allows; ValueError listing the valid ones."""
+    spec = envs.spec(game_id)
+    valid = list(range(spec.min_players, spec.max_players + 1))
+    counts = sorted({int(c) for c in counts})
+    wrong = [c for c in counts if c not in valid]
+    if not counts or wrong:
+        raise ValueError(f"player counts {wrong or 'none'} for {game_id}; valid: {', '.join(map(str, valid))}")
+    if spec.max_players > MAX_SEATS:
+        raise ValueError(f"{game_id} seats up to {spec.max_players} players; {ARCHITECTURE} networks hold "
+                         f"{MAX_SEATS}")
+    return counts
+
+
+# --- the forward pass (numba) ------------------------------------------------------------------
+@njit(types.void(FLOATS, types.int64, FLOATS), cache=True)
+def network_input(observation, num_players, x):
+    """Write the network input for an observation at a table of ``num_players`` into ``x``."""
+    n_obs = observation.shape[0]
+    copy_vector(x, observation)
+    for k in range(MAX_SEATS):
+        x[n_obs + k] = 0.0
+    x[n_obs + num_players - 1] = 1.0
+
+
+@njit(cache=True, fastmath=True)
+def _dense(params, offset, n_in, n_out, source, out):
+    """``out[:n_out] = source[:n_in] @ W + b`` for the layer at ``offset``; skips zero inputs.
+
+    Input-major rows make the update of all outputs by one input a contiguous vector operation
+    (fastmath lets numba use SIMD), and a zero input costs only its test.
+    """
+    bias = offset + n_in * n_out
+    for o in range(n_out):
+        out[o] = params[bias + o]
+    for k in range(n_in):
+        v = source[k]
+        if v != 0.0:
+            row = offset + k * n_out
+            for o in range(n_out):
+                out[o] += v * params[row + o]
+    return bias + n_out
+
+
+@njit(FORWARD_SIG, cache=True)
+def forward(params, shapes, x, scratch, logits, values):
+    """One forward pass of input ``x``: the policy head's logits into ``logits`` (every action)
+    and the value head's :data:`MAX_SEATS` entries, after tanh, into ``values``.
+
+    ``scratch`` is two rows at least as wide as the widest layer (:meth:`AZNetwork.scratch`).
+    """
+    trunk = shapes.shape[0] - 2
+    offset = 0
+    source = x
+    for layer in range(trunk):
+        out = scratch[layer % 2]
+        n_out = shapes[layer, 1]
+        offset = _dense(params, offset, shapes[layer, 0], n_out, source, out)
+        for o in range(n_out):
+            out[o] = max(out[o], np.float32(0.0))
+        source = out
+    offset = _dense(params, offset, shapes[trunk, 0], shapes[trunk, 1], source, logits)
+    _dense(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1], source, values)
+    for k in range(values.shape[0]):
+        values[k] = np.tanh(values[k])
+
+
+@njit(types.void(PARAMS, SHAPES, FLOATS2, types.int64[::1], FLOATS2, FLOATS2), cache=True)
+def forward_rows(params, shapes, observations, num_players, logits, values):
+    """:func:`forward` for every row of ``observations`` (row ``r`` at a table of
+    ``num_players[r]``), into rows of ``logits`` and ``values``."""
+    x = np.zeros(observations.shape[1] + MAX_SEATS, np.float32)
+    scratch = np.zeros((2, max(shapes.max(), 1)), np.float32)
+    for r in range(observations.shape[0]):
+        network_input(observations[r], num_players[r], x)
+        forward(params, shapes, x, scratch, logits[r], values[r])
+
+
+@njit(types.int64(FLOATS, MASK), cache=True)
+def masked_argmax(logits, mask):
+    """The legal action of ``mask`` with the highest logit (the lowest index among equals)."""
+    best = -1
+    for a in range(mask.shape[0]):
+        if mask[a] != 0 and (best < 0 or logits[a] > logits[best]):
+            best = a
+    return best
+
+
+def evaluate(network: AZNetwork, observations: np.ndarray, num_players) -> Tuple[np.ndarray, np.ndarray]:
+    """``(logits [rows, actions], values [rows, MAX_SEATS])`` of the network for observation rows
+    at tables of ``num_players`` (one count, or one per row)."""
+    obs = np.ascontiguousarray(np.atleast_2d(observations), dtype=np.float32)
+    counts = np.array(np.broadcast_to(np.asarray(num_players, np.int64), obs.shape[:1]))
+    logits = np.zeros((obs.shape[0], int(network.shapes[-2, 1])), np.float32)
+    values = np.zeros((obs.shape[0], MAX_SEATS), np.float32)
+    forward_rows(network.params, network.shapes, obs, counts, logits, values)
+    return logits, values
+
+
+# --- network files -----------------------------------------------------------------------------
+def array_names(layers: int) -> List[Tuple[str, str]]:
+    """``(weight, bias)`` member names of a network file with ``layers`` layers, in order."""
+    actor = [(f"actor.{k}.weight.npy", f"actor.{k}.bias.npy") for k in range(layers - 1)]
+    return actor + [("value.weight.npy", "value.bias.npy")]
+
+
+def architecture_problem(game_id: str, hidden_sizes, where: str = "architecture.hidden_sizes") -> Optional[str]:
+    """Why a network with trunk ``hidden_sizes`` for ``game_id`` is not one a network file may hold
+    (the caps of the module doc), or None; ``where`` names the sizes in the message."""
+    problem = layer_sizes_problem(where, hidden_sizes)
+    if problem:
+        return problem
+    if not hidden_sizes:
+        return f"{where} needs at least one layer"
+    return parameters_problem(layer_shapes(game_id, hidden_sizes))
+
+
+def metadata_of(network: AZNetwork) -> dict:
+    """The JSON metadata of ``network``'s file; ModelFileError if it is not one a file may hold."""
+    import monster_zoo
+
+    problem = architecture_problem(network.game_id, network.hidden_sizes) or name_problem(network.name)
+    if problem:
+        raise ModelFileError(f"network {network.name!r} cannot be written: {problem}")
+    spec = envs.spec(network.game_id)
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": network.game_id,
+            "options": network.options, "player_counts": list(network.player_counts),
+            "observation_size": spec.obs_size, "observation_version": spec.observation_version,
+            "num_actions": spec.num_actions,
+            "architecture": {"type": ARCHITECTURE, "hidden_sizes": network.hidden_sizes, "activation": ACTIVATION,
+                             "seat_values": MAX_SEATS, "count_inputs": MAX_SEATS},
+            "name": network.name,
+            "training": {"monster_zoo_version": monster_zoo.__version__, **network.training}}
+
+
+def write_network(path, network: AZNetwork) -> Path:
+    """Write ``network`` as a network file at ``path``, atomically
+    (:mod:`monster_zoo.envs.core.safe_writing`: a link at ``path`` is replaced, never followed)."""
+    path = Path(path)
+    metadata = metadata_of(network)
+    layers = network.layers()
+    with open_atomic(path) as stream, zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(METADATA, json.dumps(metadata, indent=1))
+        for (weight, bias), names in zip(layers, array_names(len(layers))):
+            for array, member in zip((weight, bias), names):
+                with archive.open(member, "w") as f:
+                    np.lib.format.write_array(f, np.ascontiguousarray(array, np.float32), allow_pickle=False)
+    return path
+
+
+def network_architecture(metadata: Mapping, label: str) -> List[Tuple[str, tuple]]:
+    """ModelFileError unless the checked ``metadata`` describes an :data:`ARCHITECTURE` network for
+    player counts its game has, within the caps of the module doc, and fits its game's observation
+    as it is now; ``(member, shape)`` of its arrays, in order (the opener's ``arrays``)."""
+    arch = metadata["architecture"]
+    if arch.get("type") != ARCHITECTURE:
+        fail(label, f"is a {repr(arch.get('type'))[:60]} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)")
+    game, hidden = metadata["game"], arch.get("hidden_sizes")
+    problem = architecture_problem(game, hidden)
+    if problem:
+        fail(label, problem)
+    if (arch.get("activation"), arch.get("seat_values"), arch.get("count_inputs")) != (ACTIVATION, MAX_SEATS,
+                                                                                       MAX_SEATS):
+        fail(label, f"architecture {json.dumps(arch)[:200]} is not the one this monster-zoo plays (activation "
+             f"{ACTIVATION}, {MAX_SEATS} seat values and count inputs)")
+    counts = metadata.get("player_counts")
+    if not isinstance(counts, list):
+        fail(label, "metadata field player_counts must be a list")
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        fail(label, f"metadata field player_counts must be a list of integers, not {json.dumps(counts)[:60]}")
+    try:
+        check_player_counts(game, counts)
+    except ValueError as err:
+        fail(label, str(err))
+    problem = sizes_problem(metadata, game)
+    if problem:
+        fail(label, f"{problem} (retrain it)")
+    shapes = layer_shapes(game, hidden)
+    return [(member, shape) for (n_in, n_out), names in zip(shapes, array_names(len(shapes)))
+            for member, shape in zip(names, ((int(n_in), int(n_out)), (int(n_out),)))]
+
+
+def read_network(path) -> AZNetwork:
+    """Load the network file ``path`` through the one opener of model files
+    (:func:`monster_zoo.agents.model_file.read_model`, within the bounds of the module doc);
+    ModelFileError with the reason if it is not a valid one (nothing in it is executed: JSON and
+    plain arrays only)."""
+    metadata, arrays = read_model(path, "network", KIND, "network file", "network.npz", None, network_architecture)
+    layers = list(zip(arrays[::2], arrays[1::2]))
+    try:
+        return from_layers(metadata["game"], metadata["options"], metadata["player_counts"], layers,
+                           metadata["name"], metadata["training"])
+    except (ValueError, TypeError) as err:
+        fail(f"network {str(path)!r}", str(err))
+
+
+def check_fits(network: AZNetwork, source: str, game_id: str, options: Optional[Mapping] = None) -> int:
+    """Refuse (ModelFileError) a network for another game, rule option or player count; return
+    the player count of ``options`` (the game's default if they name none)."""
+    wanted = rule_options(game_id, options)
+    num_players = wanted.pop("num_players", envs.spec(game_id).min_players)
+    if network.game_id != game_id or network.options != wanted:
+        raise ModelFileError(f"network {source} was trained for {describe(network.game_id, network.options)}; "
+                             f"this game is {describe(game_id, wanted)}")
+    if num_players not in network.player_counts:
+        counts = network.player_counts
+        raise ModelFileError(f"network {source} plays {game_id} with {', '.join(map(str, counts))} players, not "
+                             f"{num_players}: ask for one of them (options={{\"num_players\": {counts[0]}}}; on the "
+                             f"command line --option num_players={counts[0]})")
+    return int(num_players)

@@ -1,0 +1,50 @@
+"""The search's names and per-game settings: the versions of ``mcts`` and ``mcts-fast``, and how a
+game's tuned search plays it, declared with the game under the key ``"mcts"`` of its declaration's
+``agents`` mapping and read (and checked) here."""
+from dataclasses import dataclass, fields
+from typing import Mapping, Optional
+
+from monster_zoo.envs.registry import declaration
+
+SETTINGS_KEY = "mcts"
+UNTUNED_VERSION = 1  # <game>-mcts-v1: 10,000 simulations, random rollouts, in every game
+# short name -> the versions its versioned names play, newest last (the short name plays it)
+VERSIONS = {"mcts": (UNTUNED_VERSION, 2), "mcts-fast": (1,)}
+ROLLOUTS = ("random", "greedy")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How the game's tuned search baseline (``mcts``) searches: simulations per move, the UCB
+    exploration constant and the rollout policy (``"random"``, or ``"greedy"``: the game's greedy
+    kernel)."""
+
+    simulations: int
+    exploration: float
+    rollout: str
+
+    def __post_init__(self):
+        if self.rollout not in ROLLOUTS:
+            raise ValueError(f"rollout {self.rollout!r} is not one of {', '.join(ROLLOUTS)}")
+        if not isinstance(self.simulations, int) or self.simulations < 1:
+            raise ValueError(f"simulations must be an integer >= 1, not {self.simulations!r}")
+
+
+def read_search_config(settings: Mapping) -> SearchConfig:
+    """A game's declared ``"mcts"`` settings as a :class:`SearchConfig`; ValueError naming an
+    unknown or missing field, or a bad value."""
+    valid = [f.name for f in fields(SearchConfig)]
+    unknown = sorted(set(settings) - set(valid))
+    missing = [name for name in valid if name not in settings]
+    if unknown or missing:
+        raise ValueError(f"the {SETTINGS_KEY!r} settings take {', '.join(valid)}"
+                         + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                         + (f"; missing: {', '.join(missing)}" if missing else ""))
+    return SearchConfig(**settings)
+
+
+def declared_search(game_id: str) -> Optional[SearchConfig]:
+    """The tuned search's configuration ``game_id`` declares (None: it declares none)."""
+    game = declaration(game_id)
+    settings = game.agents.get(SETTINGS_KEY) if game is not None else None
+    return None if settings is None else read_search_config(settings)

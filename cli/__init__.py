@@ -1,0 +1,1 @@
+"""The ``monster-zoo`` command line, above everything else: one module per command."""

@@ -1,0 +1,71 @@
+"""How long a tournament will take, said before it starts (issue 43: a field with ``mcts`` once ran
+ten minutes with nothing saying so).
+
+Each agent of the field is timed on a few positions of one game played by random moves (its own
+cost per move, on this machine, now), and the game's length is that of a few random games; a
+pairing's game then costs its length shared among the seats, each move at its seat's agent's
+cost. Random games are longer or shorter than games between strong agents, and a busy machine
+slows every move, so the figure is a guide within a factor of about two, not a promise.
+"""
+import time
+from typing import Dict, Mapping, Sequence, Tuple
+
+import numpy as np
+
+from monster_zoo import envs
+from monster_zoo.agents.base import Agent
+
+PROBE_GAMES = 3       # random games whose mean length stands for a game's
+PROBE_MOVES = 3       # positions each agent is timed on
+PROBE_SEED = 12_345   # the probes' own games: not a deal the tournament plays
+
+
+def _random_positions(game_id: str, options: Mapping, seed: int):
+    """Yield ``(observation, mask, state)`` of the seat on move at every step of one random game."""
+    env = envs.make(game_id, **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    try:
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            seen = env.observe(env.agent_selection)
+            yield seen["observation"], seen["action_mask"], env.unwrapped.engine_state.copy()
+            env.step(int(rng.choice(np.flatnonzero(seen["action_mask"]))))
+    finally:
+        env.close()
+
+
+def game_length(game_id: str, options: Mapping) -> float:
+    """The mean number of moves of :data:`PROBE_GAMES` random games of ``game_id``."""
+    return float(np.mean([sum(1 for _ in _random_positions(game_id, options, PROBE_SEED + g))
+                          for g in range(PROBE_GAMES)]))
+
+
+def move_costs(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> Dict[str, float]:
+    """Seconds per move of each agent, timed on :data:`PROBE_MOVES` positions spread over a random
+    game (the agents play those positions with the state, as the match runner gives it)."""
+    positions = list(_random_positions(game_id, options, PROBE_SEED))
+    picked = [positions[int(i)] for i in np.linspace(0, len(positions) - 1, PROBE_MOVES + 2)[1:-1]]
+    costs = {}
+    for name, agent in agents.items():
+        start = time.process_time()
+        for observation, mask, state in picked:
+            agent.act(observation, mask, state if agent.needs_state else None)
+        costs[name] = (time.process_time() - start) / len(picked)
+    return costs
+
+
+def expected_seconds(plan: Sequence[Tuple[str, str]], num_players: int, games: int, length: float,
+                     costs: Mapping[str, float]) -> float:
+    """Seconds to play ``games`` games of every pairing ``(lone, other)`` of ``plan``: each game's
+    ``length`` moves shared evenly among the seats, the lone agent in one, the other in the rest."""
+    return sum(games * length / num_players * (costs[lone] + (num_players - 1) * costs[other])
+               for lone, other in plan)
+
+
+def describe_duration(seconds: float) -> str:
+    """``"about 40 s"``, ``"about 12 min"``, ``"about 2.5 h"``."""
+    if seconds < 90:
+        return f"about {max(seconds, 1):.0f} s"
+    if seconds < 90 * 60:
+        return f"about {seconds / 60:.0f} min"
+    return f"about {seconds / 3600:.1f} h"

@@ -1,0 +1,243 @@
+"""The leaderboard: every game's baselines, search and champion against each other.
+
+    monster-zoo leaderboard                      # every game, writes docs/leaderboard.md
+    monster-zoo leaderboard --games monstargh-v0 --scale 0.1 --out /tmp/lb.md
+
+For every game at its smallest player count and at 4 players, a round-robin tournament
+(:mod:`monster_zoo.evaluation.tournament`: seats rotated, deals paired, 95% Wilson
+intervals, openskill ratings) of ``random``, ``greedy``, the game's tuned search
+baseline at its budget and at a tenth of it, the game's shipped champion for that
+player count when one ships, and the learned search ``az`` where the game's shipped network plays
+that count. The markdown holds a summary of the ratings per game
+and, per tournament, its win-rate matrix, ratings table and a picture of the matrix
+(written beside the markdown, in ``<out stem>/``), plus the protocol: seeds, games per
+pairing, budgets and wall time. The JSON of every tournament lies beside the pictures.
+
+Games per pairing default to :data:`GAMES_SMALLEST` and :data:`GAMES_FOUR`, sized so that
+the whole leaderboard runs in under two hours on a 2-core machine with ``--jobs 2`` (the
+search takes up to 0.2 s a move); ``--scale``
+multiplies them (the intervals show what fewer games cost). ``--jobs`` plays
+tournaments in parallel processes; the results do not depend on it.
+
+Every file is written atomically (links replaced, never followed), each tournament's JSON before
+its picture: a picture that fails is a warning and leaves the table without it. ``--resume``
+reads an earlier JSON as untrusted input: a regular file of at most :data:`MAX_TABLE_BYTES`,
+nested at most :data:`MAX_TABLE_DEPTH` levels, every field checked
+(:func:`monster_zoo.evaluation.tournament.check_result_json`); anything else is played again.
+Names in the markdown are escaped (:mod:`monster_zoo.envs.core.escaping`).
+"""
+import argparse
+import json
+import os
+import stat
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence
+from urllib.parse import quote
+
+from monster_zoo import envs
+from monster_zoo.agents.az.agent import shipped_player_counts
+from monster_zoo.agents.ppo.champions import champion_name, champion_versions
+from monster_zoo.evaluation.match import seat_balanced
+from monster_zoo.agents.registry import versioned_name
+from monster_zoo.agents.search.tuned import search_names
+from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.escaping import markdown_cell, visible
+from monster_zoo.envs.core.safe_writing import write_atomic
+
+FOUR_PLAYERS = 4
+# Games per pairing at a game's smallest player count and at 4 players. A 4-player table has
+# twice the pairings (A alone among B's differs from B alone among A's) and longer games.
+GAMES_SMALLEST = 40
+GAMES_FOUR = 20
+# Bounds of a tournament's JSON read back by --resume: a leaderboard table's JSON (records left
+# out) takes a few KB.
+MAX_TABLE_BYTES = 1 << 20
+MAX_TABLE_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Table:
+    """One tournament of the leaderboard: a game at a player count with its field."""
+
+    game_id: str
+    num_players: int
+    field: tuple
+    games: int
+
+    @property
+    def key(self) -> str:
+        """``<game>-<n>p``: the file names of this table's picture and JSON."""
+        return f"{envs.spec(self.game_id).name}-{self.num_players}p"
+
+
+def player_counts(game_id: str) -> List[int]:
+    """The smallest player count of ``game_id`` and 4 (when the game seats 4)."""
+    spec = envs.spec(game_id)
+    counts = [spec.min_players]
+    if spec.min_players < FOUR_PLAYERS <= spec.max_players:
+        counts.append(FOUR_PLAYERS)
+    return counts
+
+
+def leaderboard_field(game_id: str, num_players: int) -> List[str]:
+    """random, greedy, the search baseline at both budgets, the newest champion (where one ships) and
+    the learned search ``az`` (where its network plays ``num_players``), by their versioned names: a
+    leaderboard entry always means the same behaviour."""
+    name = envs.spec(game_id).name
+    field = [versioned_name(game_id, "random"), versioned_name(game_id, "greedy"), *search_names(game_id)]
+    versions = champion_versions(name, num_players)
+    if versions:
+        field.append(champion_name(game_id, versions[-1]))  # the newest: what "champion" plays
+    if num_players in shipped_player_counts(game_id):
+        field.append(versioned_name(game_id, "az"))
+    return field
+
+
+def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
+    """The tournaments of the leaderboard for ``games``, games per pairing scaled by ``scale``."""
+    tables = []
+    for game_id in games:
+        for n in player_counts(game_id):
+            games_per_pairing = GAMES_FOUR if n == FOUR_PLAYERS else GAMES_SMALLEST
+            # as the tournament plays them (rounded up so every seat is played equally often), so
+            # that --resume compares like with like
+            count = seat_balanced(max(n, round(games_per_pairing * scale)), n)
+            tables.append(Table(game_id, n, tuple(leaderboard_field(game_id, n)), count))
+    return tables
+
+
+def play_table(table: Table, seed: int, folder: Path, progress: bool) -> dict:
+    """Play one tournament, write its JSON and picture into ``folder``; return its summary."""
+    from monster_zoo.evaluation import plots
+    from monster_zoo.evaluation.tournament import run_tournament
+
+    result = run_tournament(table.game_id, list(table.field), table.games, seed,
+                            {"num_players": table.num_players}, progress=progress)
+    data = result.to_json()
+    data.pop("records")  # the per-game records stay out of the docs; the seed replays them
+    write_atomic(folder / f"{table.key}.json", json.dumps(data, indent=1))
+    try:
+        picture = plots.plot_win_matrix(data, folder / f"{table.key}.png").name
+    except Exception as err:  # noqa: BLE001 - the table's results are written; a picture is not worth them
+        print(f"warning: the picture of {table.key} was not written ({type(err).__name__}: "
+              f"{visible(str(err))[:300]})", file=sys.stderr)
+        picture = None
+    return table_summary(table, data, result.markdown(), picture)
+
+
+def table_summary(table: Table, data: dict, markdown: str, picture: Optional[str], reused: bool = False) -> dict:
+    """What the leaderboard's markdown needs of one finished tournament."""
+    return {"key": table.key, "markdown": markdown, "picture": picture,
+            "ranking": [{"agent": r["agent"], "ordinal": r["ordinal"]} for r in data["ratings"]],
+            "elapsed_s": data["elapsed_s"], "games": data["games_per_pairing"],
+            "game_id": table.game_id, "num_players": table.num_players, "reused": reused}
+
+
+def _is_plain_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file itself (not a link to one, not a FIFO)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
+    """The summary of ``table`` from the JSON and picture an earlier run left in ``folder``, when
+    that run played the same field, player count, games per pairing and seed and the JSON passes
+    every check of the module doc; else None (with a note when a file was there but refused)."""
+    from monster_zoo.evaluation.tournament import TournamentResult
+
+    path, picture = folder / f"{table.key}.json", folder / f"{table.key}.png"
+    if not (_is_plain_file(path) and _is_plain_file(picture)):
+        return None
+    try:  # a damaged or foreign file is not an error: the table is simply played again
+        text = read_regular_file(path, MAX_TABLE_BYTES, f"{path}").decode("utf-8")
+        check_json_depth(text, MAX_TABLE_DEPTH, f"{path}")
+        data = json.loads(text)
+        result = TournamentResult.from_json(data, str(path))
+    except ValueError as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors too
+        print(f"note: playing {table.key} again: {visible(str(err))[:300]}", file=sys.stderr)
+        return None
+    same = (data["game"] == table.game_id and data["field"] == list(table.field)
+            and data["num_players"] == table.num_players and data["games_per_pairing"] == table.games
+            and data["seed"] == seed)
+    return table_summary(table, data, result.markdown(), picture.name, reused=True) if same else None
+
+
+def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
+    """The leaderboard's markdown from the tournaments' summaries."""
+    lines = ["# Leaderboard", "",
+             "Written by `monster-zoo leaderboard` (see `monster_zoo/evaluation/leaderboard.py`): for every "
+             "game at its smallest player count and at 4 players, a round-robin of random, greedy, the "
+             "tuned search baseline at its budget and at a tenth of it, the shipped champion where "
+             "one exists for that player count, and the learned search az where its network plays that "
+             "count. Seats rotate and every pairing plays the same deals; "
+             "win rates carry 95% Wilson intervals; ratings are openskill Plackett-Luce "
+             "(ordinal = mu - 3 sigma).", "",
+             f"Seed {seed}; {len(summaries)} tournaments in {wall_s / 60:.1f} minutes of wall time "
+             f"with {jobs} parallel process(es){reused_note(summaries)}. Search budgets: see "
+             "`agents/README.md`.", "",
+             "| game | players | games per pairing | ranking by ordinal (best first) | minutes |",
+             "|---|---:|---:|---|---:|"]
+    for s in summaries:
+        ranking = " > ".join(f"{markdown_cell(r['agent'])} ({r['ordinal']:.1f})" for r in s["ranking"])
+        lines.append(f"| {s['game_id']} | {s['num_players']} | {s['games']} | {ranking} | "
+                     f"{s['elapsed_s'] / 60:.1f} |")
+    for s in summaries:
+        lines += ["", s["markdown"]]
+        if s["picture"] is not None:
+            lines += ["", f"![win rates, {s['key']}]({quote(folder_name)}/{quote(s['picture'])})"]
+    return "\n".join(lines) + "\n"
+
+
+def reused_note(summaries: Sequence[dict]) -> str:
+    """The clause saying how many tournaments an earlier run played (``--resume``), or nothing."""
+    reused = sum(s.get("reused", False) for s in summaries)
+    if not reused:
+        return ""
+    return (f", {reused} of them taken from an earlier run with the same field, games and seed "
+            "(`--resume`; the minutes column gives their own time)")
+
+
+def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs: int = 1,
+        progress: bool = True, resume: bool = False) -> Path:
+    """Play the leaderboard of ``games`` and write it to ``out``; return ``out``. With ``resume``,
+    tournaments an earlier run finished beside ``out`` with the same field, games and seed are
+    read back instead of played again."""
+    tables = plan(games, scale)
+    folder = out.parent / out.stem
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    summaries = [finished_table(t, seed, folder) if resume else None for t in tables]
+    todo = [i for i, s in enumerate(summaries) if s is None]
+    if jobs == 1:
+        for i in todo:
+            summaries[i] = play_table(tables[i], seed, folder, progress)
+    else:
+        # The longest tournaments start first, so the pool does not wait on one at the end.
+        order = sorted(todo, key=lambda i: -tables[i].games * len(tables[i].field))
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = {i: pool.submit(play_table, tables[i], seed, folder, progress) for i in order}
+            for i in todo:
+                summaries[i] = futures[i].result()
+    write_atomic(out, render(summaries, folder.name, seed, jobs, time.perf_counter() - start))
+    return out
+
+
+def argument_problem(args: argparse.Namespace) -> Optional[str]:
+    """What is wrong with the leaderboard's arguments, or None."""
+    known = envs.available()
+    unknown = [g for g in args.games or () if g not in known]
+    if unknown:
+        return f"unknown game(s) {', '.join(unknown)}; valid: {', '.join(known)}"
+    if not 0 < args.scale <= 100:
+        return f"--scale must be in (0, 100], got {args.scale}"
+    if not 1 <= args.jobs <= 64:
+        return f"--jobs must be from 1 to 64, got {args.jobs}"
+    if args.out.suffix != ".md":
+        return f"--out must name a markdown file (.md), got {args.out}"
+    return None

@@ -1,0 +1,6 @@
+"""The learned search's trainer, its parts together: ``trainer`` (the loop and its command line,
+``python -m monster_zoo.training.az``), ``selfplay`` (games of the search on the batched engine),
+``learner`` (the network's training step), ``warmstart`` (teacher games before the first round),
+``evaluation`` (win rates during training) and ``strength`` (``az`` against other agents at equal
+CPU time, and the budget that costs what an opponent's move does). ``training/AZ.md`` tells the
+method and the results; the agent it trains is ``monster_zoo.agents.az``."""

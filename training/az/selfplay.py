@@ -1,0 +1,146 @@
+"""Self-play of expert iteration: the learned search plays every seat of many games at once.
+
+:func:`play_games` keeps ``parallel`` games going side by side in one state array; each move it
+calls :func:`monster_zoo.agents.az.search.search_and_play`, which searches and moves in every
+running game inside numba (on several threads when :mod:`monster_zoo.envs.core.threads` allows),
+and starts the next game in a slot as soon as its game ends. Every decision is kept: the mover's
+observation, the player count, the legal mask and the search's improved policy; when a game ends
+its returns (``reward="win"``, ruling C3; 0 for all in a truncated game) become the value targets
+of its decisions, rotated to each mover (:func:`monster_zoo.training.az.learner.value_targets`).
+
+Game ``g`` of a call plays ``player_counts[g % len(player_counts)]`` seats and is seeded from
+``(seed, g)`` alone, its search (or teacher) from a generator of its own, so a round is reproduced exactly by
+its seed, whatever the number of parallel games or threads.
+"""
+from dataclasses import dataclass
+from typing import Dict, Sequence
+
+import numpy as np
+
+from monster_zoo import envs
+from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork
+from monster_zoo.agents.az.search import SearchSettings, search_and_play, trees
+from monster_zoo.agents.search.tuned import tuned_rollout
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.header import running
+from monster_zoo.envs.core.rng import SEED_MASK, make_rng
+
+from .learner import Batch, value_targets
+
+SEARCH_SALT = 0x5EA2C4_5EA2C4
+
+
+@dataclass
+class SelfPlayStats:
+    """What a round of self-play did."""
+
+    games: int
+    decisions: int
+    truncated: int
+    mean_length: float
+
+
+def game_seed(seed: int, game: int) -> int:
+    """The seed of game ``game`` of a self-play call seeded ``seed``."""
+    return (seed * 1_000_003 + game) & SEED_MASK
+
+
+def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], settings: SearchSettings, seed: int,
+               parallel: int = 64, options: Dict = None):
+    """Play ``games`` self-play games of ``network``'s game with the search; return the decisions
+    (a :class:`~monster_zoo.training.az.learner.Batch`, game by game) and
+    :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options)."""
+    spec = envs.spec(network.game_id)
+    parallel = max(1, min(parallel, games))
+    children, visits, values, priors = trees(parallel, settings.simulations + 1, spec.num_actions)
+    settings_array = settings.as_array()
+    rollout = tuned_rollout(network.game_id)
+
+    def search_moves(states, slots, game_rngs, search_rngs, policies, actions, observations, masks):
+        search_and_play(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
+                        network.params, network.shapes, children, visits, values, priors, policies, actions,
+                        observations, masks, spec.legal_mask, spec.apply_action, spec.returns,
+                        spec.observe_into, spec.determinize, rollout)
+
+    return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+
+
+def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,
+              options: Dict = None):
+    """Play ``games`` games of ``game_id``, ``parallel`` side by side, every move made by
+    ``move(states, slots, game_rngs, mover_rngs, policies, actions, observations, masks)``, which
+    for each running slot ``slots[j]`` records the mover's observation and mask in row ``j``, writes
+    the policy target and the action into row ``j`` of ``policies`` and ``actions`` and applies the
+    action with the slot's game generator. Return the decisions and :class:`SelfPlayStats` as
+    :func:`play_games` does (it is this loop with the search as ``move``)."""
+    spec = envs.spec(game_id)
+    options = dict(options or {})
+    configs = {n: envs.config(game_id, {**options, "num_players": n, "reward": "win"})
+               for n in player_counts}
+    parallel = max(1, min(parallel, games))
+    states = np.zeros((parallel, spec.state_size), np.int32)
+    game_rngs = np.zeros((parallel, 1), np.uint64)
+    mover_rngs = np.zeros((parallel, 1), np.uint64)
+    observations = np.zeros((parallel, spec.obs_size), np.float32)
+    masks = np.zeros((parallel, spec.num_actions), np.int8)
+    policies = np.zeros((parallel, spec.num_actions), np.float32)
+    actions = np.zeros(parallel, np.int64)
+    playing = np.full(parallel, -1, np.int64)  # the game in each slot, -1 when the slot is idle
+    moves = {}       # game -> its decisions so far, one tuple of arrays per move
+    finished = []    # (game, decisions, movers, returns per seat)
+    started = 0
+    truncated = 0
+
+    def start(slot: int) -> None:
+        nonlocal started
+        game = started
+        started += 1
+        n = player_counts[game % len(player_counts)]
+        game_rngs[slot] = make_rng(game_seed(seed, game))
+        mover_rngs[slot] = make_rng(game_seed(seed, game) ^ SEARCH_SALT)
+        spec.init_state(states[slot], configs[n], game_rngs[slot])
+        playing[slot] = game
+        moves[game] = []
+
+    for slot in range(parallel):
+        start(slot)
+    while (playing >= 0).any():
+        slots = np.flatnonzero(playing >= 0)
+        movers = states[slots, H_CURRENT].copy()
+        k = len(slots)
+        move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
+        for j, slot in enumerate(slots):
+            game = playing[slot]
+            moves[game].append((observations[j].astype(np.float16), masks[j].copy(),
+                                policies[j].astype(np.float16), movers[j]))
+            s = states[slot]
+            over = s[H_TERMINAL] != 0
+            if not running.py_func(s):
+                result = np.zeros(MAX_SEATS, np.float32)
+                if over:
+                    spec.returns(s, result[:s[0]])
+                else:
+                    truncated += 1
+                finished.append((game, int(s[0]), moves.pop(game), result))
+                playing[slot] = -1
+                if started < games:
+                    start(slot)
+    return _decisions(finished), SelfPlayStats(
+        games=len(finished), decisions=sum(len(m) for _, _, m, _ in finished), truncated=truncated,
+        mean_length=float(np.mean([len(m) for _, _, m, _ in finished])))
+
+
+def _decisions(finished) -> Batch:
+    """The finished games' decisions as one batch, game by game, value targets filled in."""
+    obs, masks, policies, movers, counts, returns = [], [], [], [], [], []
+    for _, n, game_moves, result in sorted(finished, key=lambda item: item[0]):
+        for o, m, p, mover in game_moves:
+            obs.append(o)
+            masks.append(m)
+            policies.append(p)
+            movers.append(mover)
+        counts += [n] * len(game_moves)
+        returns += [result] * len(game_moves)
+    counts = np.array(counts, np.int8)
+    return Batch(np.array(obs), counts, np.array(masks), np.array(policies),
+                 value_targets(np.array(returns), np.array(movers, np.int64), counts.astype(np.int64)))

@@ -1,0 +1,238 @@
+"""The learned search against an opponent at the same CPU time per move (the strength protocol).
+
+    python -m monster_zoo.training.az.strength --help
+    python -m monster_zoo.training.az.strength --network runs/<run>/network.npz --players 2 \\
+        --opponent mcts --games 200 --workers 2 --out results/az_vs_mcts_2p.json
+
+A search's strength depends on its budget, so comparing two searches means giving both the same
+CPU time per move. This tool measures the opponent's CPU seconds per move (``time.process_time``
+in the searching process) on positions of greedy games, sizes the ``az`` search's simulations to
+match it (``--budget-ms`` sets a budget instead, and the opponent is not re-sized: a named search
+keeps its tuned simulations; ``--rollout-weight`` mixes the game's rollouts into the search's leaf
+values, and the sizing counts their cost), then plays a seat-rotated, deal-paired series (``az`` in one seat,
+the opponent in all the others, :func:`monster_zoo.evaluation.match.iter_games`) split over
+``--workers`` processes. Every move's CPU time is measured during the games too, so the report
+gives the budgets as they were spent, not only as planned: win rate with its 95% Wilson interval,
+games, seed, simulations, mean and 95th-percentile milliseconds per move of each side, wall time.
+The result goes to ``--out`` as JSON (written atomically; an existing file needs ``--overwrite``).
+"""
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from monster_zoo import envs
+from monster_zoo.agents.az.agent import AZAgent
+from monster_zoo.agents.az.network import read_network
+from monster_zoo.evaluation.match import DRAW, WIN, iter_games, seat_outcome, wilson_interval
+from monster_zoo.agents.registry import make_agent
+from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
+
+MAX_BUDGET_MS = 100.0  # the protocol's cap: at most 0.1 CPU s per move for the searching agent
+SAMPLE_GAMES = 3       # greedy games whose positions size the budget
+SAMPLE_POSITIONS = 24
+SIZING_SIMULATIONS = 400
+
+
+class Timed:
+    """An agent whose ``act`` calls are timed in CPU seconds of this process (``seconds``)."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.seconds: List[float] = []
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)
+
+    def act(self, observation, action_mask, state=None):
+        """The agent's move, its CPU time appended to ``seconds``."""
+        start = time.process_time()
+        action = self.agent.act(observation, action_mask, state)
+        self.seconds.append(time.process_time() - start)
+        return action
+
+
+def sample_positions(game_id: str, options: Dict, count: int = SAMPLE_POSITIONS):
+    """``(observation, mask, state)`` of up to ``count`` decisions with a choice, from greedy games."""
+    env = envs.make(game_id, **options)
+    raw = env.unwrapped
+    greedy = [make_agent("greedy", game_id, i, options) for i in range(options["num_players"])]
+    positions = []
+    for seed in range(SAMPLE_GAMES):
+        env.reset(seed=seed)
+        for k, name in enumerate(env.agent_iter()):
+            obs, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            if k % 5 == 2 and obs["action_mask"].sum() > 1:
+                positions.append((obs["observation"].copy(), obs["action_mask"].copy(), raw.engine_state.copy()))
+            seat = raw.possible_agents.index(name)
+            env.step(greedy[seat].act(obs["observation"], obs["action_mask"], raw.engine_state))
+    env.close()
+    step = max(1, len(positions) // count)
+    return positions[::step][:count]
+
+
+def cpu_ms_per_move(agent, positions) -> float:
+    """Mean CPU milliseconds of ``agent.act`` over ``positions`` (after one untimed call, which
+    may compile)."""
+    agent.act(*positions[0])
+    start = time.process_time()
+    for position in positions:
+        agent.act(*position)
+    return 1000 * (time.process_time() - start) / len(positions)
+
+
+def size_simulations(network, game_id: str, options: Dict, budget_ms: float, positions,
+                     rollout_weight: float = 0.0) -> int:
+    """The simulations per move that make the search cost ``budget_ms`` CPU milliseconds on
+    ``positions`` (measured at :data:`SIZING_SIMULATIONS`; a simulation's cost is nearly constant,
+    a rollout's on average over the positions)."""
+    probe = AZAgent(0, network, game_id, options, simulations=SIZING_SIMULATIONS, rollout_weight=rollout_weight)
+    per_simulation = cpu_ms_per_move(probe, positions) / SIZING_SIMULATIONS
+    return max(1, int(budget_ms / per_simulation))
+
+
+@dataclass
+class Piece:
+    """Games ``first .. last-1`` of the series, played by one worker."""
+
+    game_id: str
+    network: str
+    simulations: int
+    opponent: str
+    options: Dict
+    first: int
+    last: int
+    seed: int
+    rollout_weight: float = 0.0
+
+
+def play_piece(piece: Piece) -> Dict:
+    """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side."""
+    n = piece.options["num_players"]
+    az = Timed(AZAgent(piece.seed, read_network(piece.network), piece.game_id, piece.options,
+                       simulations=piece.simulations, rollout_weight=piece.rollout_weight))
+    opponents = [Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)]
+    outcomes = []
+    for record in iter_games(piece.game_id, [az, *opponents], piece.last, piece.seed, piece.options,
+                             agents=[az, *opponents], first=piece.first):
+        outcomes.append(seat_outcome(record["rewards"], record["seats"].index(0)))
+    return {"outcomes": outcomes, "az_seconds": az.seconds,
+            "opponent_seconds": [s for o in opponents for s in o.seconds]}
+
+
+def _milliseconds(seconds: Sequence[float]) -> Dict:
+    """Mean and 95th percentile of CPU seconds per move, in milliseconds."""
+    values = 1000 * np.asarray(seconds)
+    return {"mean_ms": round(float(values.mean()), 2), "p95_ms": round(float(np.percentile(values, 95)), 2),
+            "moves": int(values.size)}
+
+
+def measure(network_path: str, opponent: str, num_players: int, games: int, seed: int = 0,
+            budget_ms: Optional[float] = None, workers: int = 1, options: Optional[Dict] = None,
+            simulations: Optional[int] = None, rollout_weight: float = 0.0) -> Dict:
+    """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
+    search's simulations instead of sizing them to the budget; ``rollout_weight`` is the search's
+    (:class:`~monster_zoo.agents.az.search.SearchSettings`)."""
+    network = read_network(network_path)
+    game_id = network.game_id
+    table = {**network.options, **(options or {}), "num_players": num_players}
+    positions = sample_positions(game_id, table)
+    opponent_ms = cpu_ms_per_move(make_agent(opponent, game_id, 0, table), positions)
+    planned = opponent_ms if budget_ms is None else budget_ms
+    if planned > MAX_BUDGET_MS:
+        raise ValueError(f"the budget is {planned:.1f} CPU ms per move, over the protocol's {MAX_BUDGET_MS:.0f}: "
+                         f"pass --budget-ms {MAX_BUDGET_MS:.0f} or less, or a cheaper opponent")
+    if simulations is None:
+        simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight)
+    bounds = np.linspace(0, games, workers + 1).astype(int)
+    pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight)
+              for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    start = time.time()
+    if workers == 1:
+        results = [play_piece(p) for p in pieces]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(play_piece, pieces))
+    outcomes = [o for r in results for o in r["outcomes"]]
+    wins = sum(o == WIN for o in outcomes)
+    low, high = wilson_interval(wins, len(outcomes))
+    return {"game": game_id, "num_players": num_players, "options": table, "network": network.name,
+            "opponent": opponent, "games": len(outcomes), "seed": seed, "wins": wins,
+            "draws": sum(o == DRAW for o in outcomes),
+            "win_rate": round(wins / len(outcomes), 4), "interval95": [round(low, 4), round(high, 4)],
+            "equal_share": round(1 / num_players, 4), "az_simulations": simulations,
+            "az_rollout_weight": rollout_weight,
+            "planned_ms_per_move": round(planned, 2), "opponent_sized_ms_per_move": round(opponent_ms, 2),
+            "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
+            "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
+            "outcomes": outcomes, "workers": len(pieces), "wall_s": round(time.time() - start, 1),
+            "pieces": [asdict(p) for p in pieces]}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.az.strength",
+                                     description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--network", required=True, help="network file of monster-zoo az (runs/<run>/network.npz)")
+    parser.add_argument("--opponent", default="mcts", help="agent name in every other seat")
+    parser.add_argument("--players", type=int, required=True, help="player count (one of the network's)")
+    parser.add_argument("--games", type=int, default=200, help="games, seats rotated and deals paired")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    parser.add_argument("--budget-ms", type=float, default=None,
+                        help=f"CPU ms per az move (default: the opponent's, measured; at most {MAX_BUDGET_MS:.0f})")
+    parser.add_argument("--simulations", type=int, default=None,
+                        help="simulations per az move, instead of sizing them to the budget")
+    parser.add_argument("--rollout-weight", type=float, default=0.0,
+                        help="share of a leaf's value from a rollout of the game's mcts rollout policy (0 to 1)")
+    parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
+    parser.add_argument("--out", default=None, help="JSON report to write")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the protocol and print (and write) its report."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for flag, value, ok, need in (("--games", args.games, args.games >= 1, "at least 1"),
+                                  ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
+                                  ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
+                                  ("--simulations", args.simulations, args.simulations is None or args.simulations >= 1,
+                                   "at least 1"),
+                                  ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1,
+                                   "a number from 0 to 1"),
+                                  ("--budget-ms", args.budget_ms,
+                                   args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
+                                   f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]")):
+        if not ok:
+            parser.error(f"{flag} must be {need}, got {value}")
+    if args.out and (problem := output_problem("--out", args.out, [args.network], args.overwrite)):
+        parser.error(problem)
+    try:
+        report = measure(args.network, args.opponent, args.players, args.games, args.seed, args.budget_ms,
+                         args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight)
+    except ValueError as error:
+        parser.error(str(error))
+    text = json.dumps(report, indent=1)
+    if args.out:
+        write_atomic(Path(args.out), text)
+    print(f"{report['game']} {report['num_players']}p: az ({report['az_simulations']} simulations, "
+          f"rollout weight {report['az_rollout_weight']}, "
+          f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
+          f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "
+          f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
