@@ -7,7 +7,7 @@ import io
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.human import HumanAgent
+from monster_zoo.agents.human.agent import HumanAgent
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.move_words import explainer, legal_moves_in_words, move_words, named_with_words
 from monster_zoo.envs.replay import build_record, pictures

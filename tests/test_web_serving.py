@@ -20,7 +20,7 @@ with warnings.catch_warnings():  # Starlette announces a successor of httpx for 
 
 import uvicorn  # noqa: E402
 
-from monster_zoo.agents.champions import champion_player_counts  # noqa: E402
+from monster_zoo.agents.ppo.champions import champion_player_counts  # noqa: E402
 from monster_zoo.cli.main import main  # noqa: E402
 from monster_zoo.web import refusals, server  # noqa: E402
 from monster_zoo.web.app import Settings, create_app, for_the_page  # noqa: E402
