@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ("README.md", "CHANGELOG.md")
-FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web", "docs", "examples", "tests", ".ci")
+FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web", "llm", "docs", "examples", "tests", ".ci")
 # a folder name at a word's start (after a backtick, bracket, quote or space), then the path's characters
 PATH = re.compile(r"(?:(?<=[`(\"'\s])|^)((?:%s)/[\w<>.*/-]*[\w>*/])" % "|".join(map(re.escape, FOLDERS)), re.M)
 # written by `make docs`, not kept in the repository

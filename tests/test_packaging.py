@@ -24,7 +24,7 @@ import pytest
 import monster_zoo
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web")
+FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web", "llm")
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 

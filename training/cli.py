@@ -194,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_SCRIPT}; "
                         "needs the distributed extra)")
     commands.add_parser("bench", add_help=False, help="benchmark the engines (monster_zoo.benchmarks.bench)")
+    commands.add_parser("mcp", add_help=False, help="the games as an MCP server for language-model clients, stdio or "
+                        "--http on 127.0.0.1 (monster_zoo.llm.mcp_server; needs the llm extra)")
     return parser
 
 
@@ -239,7 +241,20 @@ def run_bench(argv: Sequence[str]) -> int:
     return bench.main(list(argv)) or 0
 
 
-FORWARDED = {"train": run_train, "az": run_az, "league": run_league, "bench": run_bench}
+def run_mcp(argv: Sequence[str]) -> int:
+    """``mcp``: the games as an MCP server (``monster_zoo.llm.mcp_server.main(argv)``; needs the llm extra)."""
+    try:
+        from monster_zoo.llm import mcp_server
+    except ModuleNotFoundError as err:  # the SDK or the web extra's packages: "install the extra", not a bug
+        if (err.name or "").split(".")[0] not in ("mcp", *WEB_PACKAGES):
+            raise
+        print(f"{PROG} mcp: {err.name} is not installed; the MCP server needs the llm extra:\n"
+              f"    pip install 'monster-zoo[llm]'", file=sys.stderr)
+        return 1
+    return mcp_server.main(list(argv))
+
+
+FORWARDED = {"train": run_train, "az": run_az, "league": run_league, "bench": run_bench, "mcp": run_mcp}
 
 
 def model_files(names: Sequence[str]) -> List[str]:
