@@ -1,0 +1,8 @@
+"""The ``llm:<model>`` agent kind: a language model behind an OpenAI-compatible chat endpoint plays a
+seat, seeing only that seat's JSON view (:mod:`monster_zoo.envs.json_view`).
+
+:func:`make` builds one (what ``kind.py`` hands the registry, and what the tests call).
+"""
+from .agent import LlmAgent, LlmSettings, Usage, make
+
+__all__ = ["LlmAgent", "LlmSettings", "Usage", "make"]
