@@ -48,16 +48,19 @@ async def play_game(session: ClientSession, game: str, choose: Callable[[Dict], 
     note(f"> new_game {json.dumps(arguments)}")
     started = await call(session, "new_game", **arguments)
     game_id, view = started["game_id"], started["view"]
-    note(f"< game_id {game_id[:6]}..., you are seat {started['seat']}")
+    note(f"< game_id {game_id[:6]}..., you are seat {started['seat']}; your view:")
+    note(json.dumps(view, indent=1))
     while not view["over"]:
         for seen in view["last_moves"]:
             note(f"  {seen['player']}: {seen['name']}")
         move = choose(view)
-        note(f"> act {json.dumps(move)}   (of {len(view['legal_moves'])} legal moves)")
+        named = next((m["name"] for m in view["legal_moves"] if move in (m["id"], m["name"])), "?")
+        note(f"> act {json.dumps(move)}   ({named}; one of {len(view['legal_moves'])} legal moves)")
         view = await call(session, "act", game_id=game_id, move=move)
     for seen in view["last_moves"]:
         note(f"  {seen['player']}: {seen['name']}")
-    note(f"< over: returns {view['result']['returns']}, you {view['result']['outcomes'][view['seat']]}")
+    note(f"< over: returns {view['result']['returns']}, you {view['result']['outcomes'][view['seat']]}; "
+         f"the table at the end:\n{view['table']}")
     record = await call(session, "get_record", game_id=game_id)
     note(f"> get_record: {len(record['actions'])} actions")
     await call(session, "close_game", game_id=game_id)
