@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence
 
 from monster_zoo import envs
+from monster_zoo.agents.llm.agent import PREFIX, make
 from monster_zoo.agents.match import iter_games, seat_balanced, seat_outcome, seated_options
 from monster_zoo.training.tournament import PairingStats
 
@@ -76,3 +77,18 @@ def _since(usage, before):
     counts = {k: getattr(usage, k) - getattr(before, k) for k in usage.__dict__ if k != "latencies_s"}
     return type(usage)(**counts, latencies_s=usage.latencies_s[len(before.latencies_s):])
 
+
+
+def score_named_models(game_id: str, names: Sequence[str], games: int, seed: int = 0, options: Optional[Dict] = None,
+                       settings=None) -> Dict[str, ModelScore]:
+    """Each ``llm:<model>`` entry of an ``evaluate --agents`` field scored against the field's other
+    entries (what ``monster-zoo evaluate`` adds below its tournament table when the field holds a model);
+    ``settings`` (an :class:`~monster_zoo.agents.llm.agent.LlmSettings`, from ``--base-url``, ``--retries``
+    and ``--no-legal-moves``) apply to every model. ValueError where there is no other entry."""
+    models = [name for name in names if name.startswith(PREFIX)]
+    baselines = [name for name in names if not name.startswith(PREFIX)]
+    if models and not baselines:
+        raise ValueError(f"score {', '.join(models)} against at least one agent that is not a model, e.g. random "
+                         "or greedy")
+    return {name: score_model(game_id, make(game_id, name[len(PREFIX):], seed, options, settings), baselines, games,
+                              seed, options) for name in models}

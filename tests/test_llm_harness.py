@@ -127,3 +127,14 @@ def test_bad_settings_are_refused_with_what_is_valid():
     _, mask, state = on_move("monster_factory-v0", 1)
     with pytest.raises(ValueError, match="pass env.unwrapped.engine_state"):
         make("monster_factory-v0", "m").act(None, mask, None)
+
+
+def test_an_evaluate_field_scores_each_model_against_the_other_entries():
+    from monster_zoo.llm.scoring import score_named_models
+
+    with ScriptedServer(first_legal) as server:
+        scores = score_named_models("monster_factory-v0", ["llm:a", "random", "llm:b"], games=2,
+                                    options={"num_players": 2}, settings=LlmSettings(base_url=server.base_url))
+    assert list(scores) == ["llm:a", "llm:b"] and all(list(s.pairings) == ["random"] for s in scores.values())
+    with pytest.raises(ValueError, match="at least one agent that is not a model"):
+        score_named_models("monster_factory-v0", ["llm:a"], games=2)
