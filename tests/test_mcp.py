@@ -2,7 +2,12 @@
 game of every game against greedy; refusals say why and change nothing; limits and expiry are the
 web app's."""
 import random
+import socket
+import subprocess
+import sys
+import time
 
+import httpx
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP server needs the llm extra: pip install -e '.[llm]'")
@@ -128,3 +133,46 @@ def test_bad_server_options_are_refused_with_their_valid_values(capsys):
     with pytest.raises(SystemExit):
         main(["mcp", "--port", "-1"])
     assert "--port must be a port" in capsys.readouterr().err
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_over_http_the_server_listens_on_loopback_and_refuses_a_foreign_host_header():
+    """``--http``: the SDK's streamable HTTP client plays on 127.0.0.1; a request naming another host
+    (DNS rebinding) is refused before any tool runs."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "monster_zoo.llm.mcp_server", "--http", "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < deadline, server.stderr.read().decode()[-2000:]
+            time.sleep(0.2)
+        url = f"http://127.0.0.1:{port}/mcp"
+
+        async def over_http():
+            async with streamable_http_client(url) as (read, write, *_):
+                async with ClientSession(read, write) as client:
+                    await client.initialize()
+                    return await call(client, "new_game", game="monster_factory-v0",
+                                      options={"num_players": 2}, seats=["client", "random"])
+
+        started = anyio.run(over_http)
+        assert started["view"]["game"] == "monster_factory-v0"
+        foreign = httpx.post(url, headers={"Host": "evil.example", "Content-Type": "application/json",
+                                           "Accept": "application/json, text/event-stream"},
+                             content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}', timeout=10)
+        assert foreign.status_code in (400, 403, 421)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
