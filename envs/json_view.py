@@ -96,7 +96,8 @@ def schema_of(spec, max_players: int) -> dict:
         "step": {"type": "integer", "minimum": 0, "description": "moves made so far"},
         "on_move": {"anyOf": [seat, {"type": "null"}], "description": "the seat on move; null once over"},
         "your_turn": {"type": "boolean"}, "over": {"type": "boolean"},
-        "table": {"type": "string", "description": "the public table in the game's words"},
+        "table": {"type": "string", "description": "the public table in the game's words"
+                                                     + (f"; its symbols:\n{spec.legend}" if spec.legend else "")},
         "yours": {**text_or_null, "description": "what only this seat sees"},
         "scores": {"type": "array", "items": {"type": "integer"}, "description": "each seat's public score"},
         "score_label": {"const": spec.score_label},

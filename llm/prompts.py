@@ -12,12 +12,17 @@ from monster_zoo.envs.json_view import rules_summary
 ANSWER_FORMAT = "Think briefly if you need to, then end with one line: move: <id or name of your move>"
 
 
-def system_prompt(spec) -> str:
-    """The rules summary of ``spec``'s game and what is asked of the model."""
+def system_prompt(spec, legal_moves: bool = True) -> str:
+    """The rules summary of ``spec``'s game, the table's symbols and what is asked of the model
+    (told the view lists its moves only where ``legal_moves``)."""
+    legend = f"How to read the table's symbols:\n{spec.legend}\n\n" if spec.legend else ""
     return (f"You play {spec.title} as one seat at the table. The rules, in short:\n\n{rules_summary(spec.name)}\n"
+            f"{legend}"
             "Each turn you are shown your seat's view as JSON: the table and your own cards in the game's words, "
-            "the scores, the others' moves since yours, and the moves you may make (each an id and a name). "
-            f"{ANSWER_FORMAT}")
+            "the scores and the others' moves since yours"
+            + (", and the moves you may make (each an id and a name). " if legal_moves else
+               ". Your legal moves are not listed: name one in the game's move notation. ")
+            + ANSWER_FORMAT)
 
 
 def turn_prompt(view: Dict, legal_moves: bool = True) -> str:
@@ -36,5 +41,5 @@ def retry_prompt(why: str) -> str:
 
 def conversation(spec, view: Dict, legal_moves: bool) -> List[Dict[str, str]]:
     """The first messages of a turn."""
-    return [{"role": "system", "content": system_prompt(spec)},
+    return [{"role": "system", "content": system_prompt(spec, legal_moves)},
             {"role": "user", "content": turn_prompt(view, legal_moves)}]
