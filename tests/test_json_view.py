@@ -135,6 +135,8 @@ def test_the_batched_engine_gives_a_slot_the_envs_view_without_history(game_id):
 
 def test_bad_seats_and_slots_are_refused_by_name():
     env = envs.make("monstargh-v0")
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before observe"):  # as observe()
+        env.unwrapped.observe_json("player_0")
     env.reset(seed=0)
     with pytest.raises(KeyError, match="possible agents"):
         env.unwrapped.observe_json("player_9")

@@ -175,7 +175,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         from ..json_view import seat_view  # the JSON view is for language models, not for every env user
         from .records import game_result
 
-        self._require_reset("observe_json")
+        self._require_reset("observe")  # PettingZoo's own message: observe before reset
         if agent not in self._seat:
             raise KeyError(f"unknown agent {agent!r}; possible agents: {', '.join(self.possible_agents)}")
         seat = self._seat[agent]
