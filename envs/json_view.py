@@ -3,7 +3,7 @@ in the game's own words, and nothing else.
 
     {"schema": "monster_zoo.seat_view", "schema_version": 1, "game": "monstargh-v0",
      "title": "MONSTArgh!", "seat": 0, "you": "player_0", "num_players": 3, "step": 12,
-     "on_move": 0, "your_turn": true, "over": false,
+     "on_move": 0, "your_turn": true, "over": false, "phase": "choose a card",
      "table": "...the public table, as the game's text view writes it...",
      "yours": "...what only this seat sees (its hand, its secret)...",
      "scores": [3, 1, 0], "score_label": "stars",
@@ -12,7 +12,8 @@ in the game's own words, and nothing else.
      "result": null}
 
 Fields (the same for every game; each game's ``seeds/<game>/seat_view.schema.json`` pins its id,
-its seats and its move ids): ``table`` is the game's public text view (``to_text``), ``yours`` its
+its seats and its move ids): ``phase`` is the phase in the game's words (its text view's
+``phase_text``), ``table`` is the game's public text view (``to_text``), ``yours`` its
 private text for this seat (``private_text``; null where a game hides nothing), ``scores`` what
 the table shows of each seat's score, ``legal_moves`` the seat's moves when it is on move (empty
 otherwise), each with the id ``env.step`` takes, its name (what a typed move or a record holds) and
@@ -30,7 +31,7 @@ from typing import List, Optional, Sequence, Tuple
 from monster_zoo.seeds import game_dir
 
 from .core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from .move_words import legal_moves_in_words
+from .move_words import legal_moves_in_words, text_view_helper
 
 SCHEMA = "monster_zoo.seat_view"
 SCHEMA_VERSION = 1  # bumped (and noted in CHANGELOG.md) whenever a field changes meaning or goes
@@ -51,13 +52,14 @@ def seat_view(spec, state, seat: int, legal: Sequence[int], last_moves: Sequence
     on_move = None if over or int(state[H_CURRENT]) < 0 else int(state[H_CURRENT])
     your_turn = on_move == seat
     private = spec.private_text(state, seat) if spec.private_text is not None else None
+    phase = text_view_helper(spec, "phase_text")
     moves = [{"id": m["action"], "name": m["name"], "words": m["words"]}
              for m in legal_moves_in_words(spec, state, legal)] if your_turn else []
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "game": spec.env_id, "title": spec.title,
         "seat": seat, "you": f"player_{seat}", "num_players": num_players, "step": int(state[H_STEPS]),
         "on_move": on_move, "your_turn": your_turn, "over": over,
-        "table": spec.to_text(state), "yours": private,
+        "phase": None if phase is None else phase(state), "table": spec.to_text(state), "yours": private,
         "scores": [int(s) for s in spec.public_scores(state)], "score_label": spec.score_label,
         "legal_moves": moves, "last_moves": since_own_move(last_moves, seat), "result": result,
     }
@@ -96,6 +98,7 @@ def schema_of(spec, max_players: int) -> dict:
         "step": {"type": "integer", "minimum": 0, "description": "moves made so far"},
         "on_move": {"anyOf": [seat, {"type": "null"}], "description": "the seat on move; null once over"},
         "your_turn": {"type": "boolean"}, "over": {"type": "boolean"},
+        "phase": {"type": ["string", "null"], "description": "the phase the game is in, in its own words"},
         "table": {"type": "string", "description": "the public table in the game's words"
                                                      + (f"; its symbols:\n{spec.legend}" if spec.legend else "")},
         "yours": {**text_or_null, "description": "what only this seat sees"},

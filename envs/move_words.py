@@ -9,22 +9,21 @@ whose name is the same for every viewer (``describe_action``), so the words reve
 seat may not see.
 """
 import inspect
-from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .core.contract import H_CURRENT
 
 
-def text_view_explainer(spec) -> Optional[Callable]:
-    """The ``explain_action`` of ``spec``'s text view (the module of its ``to_text``), or None where
-    its move names say enough. Found from the spec, not the registry, so that the engines' JSON view
+def text_view_helper(spec, name: str) -> Optional[Callable]:
+    """The function ``name`` of ``spec``'s text view (the module of its ``to_text``), or None where
+    it has none. Found from the spec, not the registry, so that the engines' JSON view
     (:mod:`~monster_zoo.envs.json_view`) can use this module without importing the registry back."""
-    return _explainer_in(inspect.getmodule(spec.to_text))
+    return getattr(inspect.getmodule(spec.to_text), name, None)
 
 
-@lru_cache(maxsize=None)
-def _explainer_in(module) -> Optional[Callable]:
-    return getattr(module, "explain_action", None)
+def text_view_explainer(spec) -> Optional[Callable]:
+    """The ``explain_action`` of ``spec``'s text view, or None where its move names say enough."""
+    return text_view_helper(spec, "explain_action")
 
 
 def move_words(spec, state, action: int, viewer: Optional[int]) -> Optional[str]:
