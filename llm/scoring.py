@@ -70,13 +70,13 @@ def score_model(game_id: str, agent, baselines: Sequence[str], games: int, seed:
 
 
 def _usage_copy(usage):
-    return type(usage)(**{**usage.__dict__, "latencies_s": list(usage.latencies_s)})
+    return type(usage)(**{k: list(v) if isinstance(v, list) else v for k, v in usage.__dict__.items()})
 
 
 def _since(usage, before):
-    counts = {k: getattr(usage, k) - getattr(before, k) for k in usage.__dict__ if k != "latencies_s"}
-    return type(usage)(**counts, latencies_s=usage.latencies_s[len(before.latencies_s):])
-
+    """What ``usage`` added since the copy ``before``: counts subtracted, lists cut."""
+    return type(usage)(**{k: v[len(getattr(before, k)):] if isinstance(v, list) else v - getattr(before, k)
+                          for k, v in usage.__dict__.items()})
 
 
 def score_named_models(game_id: str, names: Sequence[str], games: int, seed: int = 0, options: Optional[Dict] = None,

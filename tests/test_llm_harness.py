@@ -79,6 +79,9 @@ def test_a_move_still_illegal_after_the_retries_is_counted_and_replaced_by_a_ran
     assert agent.usage.fallbacks == 5 and agent.usage.retries == 10 and agent.usage.illegal_answers == 15
     assert "does not end with a line 'move: <id or name>'" in server.requests[1]["messages"][-1]["content"]
     assert agent.usage.summary()["illegal_rate"] == 1.0
+    assert [cost["tries"] for cost in agent.usage.per_move] == [3] * 5
+    assert all(cost["fallback"] and cost["prompt_tokens"] > 0 and cost["latency_s"] > 0
+               for cost in agent.usage.per_move)
 
 
 def test_without_the_legal_move_list_the_prompt_omits_it_and_names_still_count():

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.illegal import refusal
 from monster_zoo.envs.core.rng import rng_pick_set
 from monster_zoo.envs.json_view import seat_view
@@ -70,7 +70,8 @@ class Usage:
     fallbacks: int = 0        # moves still not legal after the retries: a random legal move was played
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    latencies_s: List[float] = field(default_factory=list)
+    latencies_s: List[float] = field(default_factory=list)  # per request
+    per_move: List[Dict] = field(default_factory=list)      # per move: tries, tokens, latency, fallback
 
     def summary(self) -> Dict[str, float]:
         """Rates per move and per-move means (zeros before any move)."""
@@ -110,17 +111,21 @@ class LlmAgent(Agent):
         view = seat_view(self.spec, state, seat, legal.tolist())
         messages = conversation(self.spec, view, self.settings.legal_moves)
         self.usage.moves += 1
+        cost = {"step": int(state[H_STEPS]), "tries": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                "latency_s": 0.0, "fallback": False}
+        self.usage.per_move.append(cost)
         failure, answered = None, False
         for attempt in range(self.settings.retries + 1):
             if attempt:
                 self.usage.retries += 1
+            cost["tries"] += 1
             try:
                 reply = self.endpoint.complete(messages)
             except ChatError as err:
                 failure = err
                 continue
             answered = True
-            self._count(reply)
+            self._count(reply, cost)
             move = read_answer(reply.text, view["legal_moves"])
             if move is not None:
                 return move
@@ -130,13 +135,18 @@ class LlmAgent(Agent):
         if not answered:
             raise ChatError(f"{self.name}: no answer after {self.settings.retries + 1} tries; the last: {failure}")
         self.usage.fallbacks += 1
+        cost["fallback"] = True
         return int(rng_pick_set(np.ascontiguousarray(action_mask, dtype=np.int8), self.rng))
 
-    def _count(self, reply) -> None:
+    def _count(self, reply, cost: Dict) -> None:
+        """Note one answer's tokens and latency in the totals and in this move's ``cost``."""
         self.usage.requests += 1
         self.usage.prompt_tokens += reply.prompt_tokens or 0
         self.usage.completion_tokens += reply.completion_tokens or 0
         self.usage.latencies_s.append(reply.latency_s)
+        cost["prompt_tokens"] += reply.prompt_tokens or 0
+        cost["completion_tokens"] += reply.completion_tokens or 0
+        cost["latency_s"] += reply.latency_s
 
     def _why(self, answer: str, state: np.ndarray, mask: np.ndarray, seat: int) -> str:
         """Why ``answer`` was refused: the rules' reason where its last line names a move, else that
