@@ -13,7 +13,7 @@ from typing import Dict, List, Tuple
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli")
+FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli", "llm")
 # data that travels with the code, so that a regular (non-editable) install finds it too
 RULES_DATA = ["*.json", "*.md"]          # each seeds/<game>/: rules text and component tables
 MODELS_DATA = ["*.npz", "*.md", "*.json"]  # agents/champions/: shipped models and their manifest

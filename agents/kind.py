@@ -38,6 +38,9 @@ class ModelPrefix:
     prefix: str
     shown: str
     read: Callable[[Request], Any]
+    # False where the text after the prefix names no file (``llm:<model>``, a model at an endpoint):
+    # the command line then never treats it as an input that an output must not overwrite.
+    reads_file: bool = True
 
 
 @dataclass(frozen=True)

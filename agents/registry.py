@@ -138,7 +138,7 @@ def model_file(name: str) -> Optional[str]:
     or None for a name that reads no file."""
     rest = split_label(name)[1]
     for prefix in _model_prefixes():
-        if rest.startswith(prefix.prefix) and rest[len(prefix.prefix):]:
+        if prefix.reads_file and rest.startswith(prefix.prefix) and rest[len(prefix.prefix):]:
             return rest[len(prefix.prefix):]
     return None
 

@@ -10,10 +10,11 @@
     monster-zoo serve --port 8765
     monster-zoo export-model --trust-model runs/<run>/final_model.zip model.npz
 
-Also runs as ``python -m monster_zoo`` and ``python -m monster_zoo.training``. ``train``, ``az``, ``league`` and ``bench`` hand
-their arguments unchanged to ``monster_zoo.training.ppo.trainer`` (self-play PPO),
-``monster_zoo.training.az.trainer`` (learned search by expert iteration), ``monster_zoo.training.rllib.league``
-and ``monster_zoo.benchmarks.bench``, which own them.
+Also runs as ``python -m monster_zoo`` and ``python -m monster_zoo.training``. ``train``, ``az``, ``league``,
+``bench``, ``gpu`` and ``mcp`` hand their arguments unchanged to ``monster_zoo.training.ppo.trainer``
+(self-play PPO), ``monster_zoo.training.az.trainer`` (learned search by expert iteration),
+``monster_zoo.training.rllib.league``, ``monster_zoo.benchmarks.bench``, ``monster_zoo.envs.gpu.command``
+and ``monster_zoo.llm.mcp_server``, which own them.
 Heavy or optional dependencies (torch, openskill, matplotlib, starlette and uvicorn) are
 imported only by the command that needs them.
 """
@@ -22,10 +23,12 @@ import sys
 from typing import List, Optional, Sequence
 
 import monster_zoo
-from monster_zoo.cli import evaluate, export_model, leaderboard, play, replay, serve, trainers
+from monster_zoo.cli import evaluate, export_model, leaderboard, mcp, play, replay, serve, trainers
 from monster_zoo.cli.common import PROG
 
 INTERRUPTED = 130  # the shell's exit status for Ctrl-C (128 + SIGINT)
+# Commands whose arguments their own module parses: handed on before argparse would take their --help.
+FORWARDED = {**trainers.FORWARDED, "mcp": mcp.run}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         command_parser = command.add_parser(commands)
         command_parser.set_defaults(run=command.run, command_parser=command_parser)
     trainers.add_parsers(commands)
+    mcp.add_parser(commands)
     return parser
 
 
@@ -46,8 +50,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one ``monster-zoo`` command; return its exit status."""
     argv: List[str] = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in trainers.FORWARDED:
-            return trainers.FORWARDED[argv[0]](argv[1:])
+        if argv and argv[0] in FORWARDED:
+            return FORWARDED[argv[0]](argv[1:])
         args = build_parser().parse_args(argv)
         return args.run(args, args.command_parser)
     except KeyboardInterrupt:  # Ctrl-C: a word and the shell's status instead of a traceback

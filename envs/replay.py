@@ -15,7 +15,7 @@ from .core.picture import RENDER_EXTRA
 from .core.records import (RecordError, RecordWriter, check_result, check_step, game_result, read_record,
                            validate_record)
 from .core.safe_writing import open_atomic, write_atomic
-from .move_words import named_with_words
+from .core.move_words import named_with_words
 from .registry import available, make, registered
 
 PUBLIC = "public"
@@ -88,7 +88,7 @@ def _seat(view: str) -> Optional[int]:
 
 def pictures(record: dict, where: str = "record", only: Optional[Sequence[str]] = None):
     """Every step's SVG per view, every action's name per view (with the game's words for it where
-    the view knows the move, :mod:`~monster_zoo.envs.move_words`) and the public scores per step:
+    the view knows the move, :mod:`~monster_zoo.envs.core.move_words`) and the public scores per step:
     ``(svgs[view][step], names[view][action], scores[step][seat])``."""
     chosen = list(only) if only is not None else views(record)
     svgs = {v: [] for v in chosen}

@@ -50,19 +50,20 @@ def test_the_registry_names_no_kind_and_imports_no_class_from_a_string():
 
 
 def test_names_versions_and_prefixes_are_well_formed(game_id):
-    short_names, prefixes, keys = [], [], []
+    short_names, prefixes, file_prefixes, keys = [], [], [], []
     for kind in agent_kinds().values():
         for name, versions in kind.names(game_id).items():
             assert NAME.fullmatch(name), name
             assert list(versions) == sorted(set(versions)) and all(isinstance(v, int) and v >= 1 for v in versions)
             short_names.append(name)
         prefixes += [prefix.prefix for prefix in kind.models]
+        file_prefixes += [prefix.prefix for prefix in kind.models if prefix.reads_file]
         keys += [kind.settings.key] if kind.settings is not None else []
     for found in (short_names, prefixes, keys):
         assert len(found) == len(set(found)), f"claimed twice: {found}"
     assert all(prefix.endswith(":") and not any(p != prefix and p.startswith(prefix) for p in prefixes)
                for prefix in prefixes)
-    assert all(is_model(f"{prefix}x.npz") and model_file(f"{prefix}x.npz") == "x.npz" for prefix in prefixes)
+    assert all(is_model(f"{prefix}x.npz") and model_file(f"{prefix}x.npz") == "x.npz" for prefix in file_prefixes)
 
 
 def test_every_declared_setting_is_owned_and_valid(game_id):
@@ -131,8 +132,15 @@ def test_every_kind_makes_what_its_names_promise():
     assert (untuned.simulations, tuned.simulations, fast.simulations) == (10_000, 1_200, 120)
     for kind in kinds.values():
         for prefix in kind.models:
-            with pytest.raises(ValueError, match="needs the path of a"):
+            with pytest.raises(ValueError, match="needs the path of a" if prefix.reads_file else "name the model"):
                 make_agent(prefix.prefix, game_id)
+
+
+def test_a_model_at_an_endpoint_is_no_input_file():
+    """``llm:<model>`` names a model at an endpoint, not a file: no output is refused for it, while
+    ``ppo:<file>`` stays an input that no output may overwrite."""
+    assert model_file("llm:qwen3") is None
+    assert model_file("demo=ppo:runs/x.npz") == "runs/x.npz"
 
 
 def test_kind_modules_load_no_kernel():

@@ -1,4 +1,4 @@
-"""Moves in words (monster_zoo.envs.move_words): the game's words beside a move's name where the
+"""Moves in words (monster_zoo.envs.core.move_words): the game's words beside a move's name where the
 name uses codes, told only to a viewer who knows the move, the same in the terminal ``play``,
 the replay viewer and the web page; the names themselves (records) are unchanged.
 """
@@ -9,7 +9,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.human.agent import HumanAgent
 from monster_zoo.envs.core.contract import H_CURRENT
-from monster_zoo.envs.move_words import explainer, legal_moves_in_words, move_words, named_with_words
+from monster_zoo.envs.core.move_words import legal_moves_in_words, move_words, named_with_words, text_view_explainer
 from monster_zoo.envs.replay import build_record, pictures
 
 EXPLAINED = ("mighty_monsters-v0", "monster_arena-v0", "monster_factory-v0")
@@ -28,7 +28,7 @@ def walk(game_id, steps, seed=0, **options):
 
 
 def test_games_with_coded_names_explain_every_move_to_its_mover_and_only_known_moves_to_others():
-    assert [g for g in envs.available() if explainer(g) is not None] == list(EXPLAINED)
+    assert [g for g in envs.available() if text_view_explainer(envs.spec(g)) is not None] == list(EXPLAINED)
     for game_id in EXPLAINED:
         hidden = explained = 0
         for steps in (0, 5, 20, 40):

@@ -13,13 +13,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ("README.md", "CHANGELOG.md")
-FOLDERS = ("envs", "agents", "training", "benchmarks", "seeds", "web", "docs", "examples", "tests", ".ci")
+FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "llm", "cli", "docs", "examples",
+           "tests", ".ci")
 # a folder name at a word's start (after a backtick, bracket, quote or space), then the path's characters
 PATH = re.compile(r"(?:(?<=[`(\"'\s])|^)((?:%s)/[\w<>.*/-]*[\w>*/])" % "|".join(map(re.escape, FOLDERS)), re.M)
 # written by `make docs`, not kept in the repository
 OUTPUTS = ("docs/_build/",)
 # the CHANGELOG's entries on renames name what a file was called before
-FORMER = {"CHANGELOG.md": ("agents/<game>_greedy.py", "agents/seat_values.py", "seeds/monster_arena/cards.json")}
+FORMER = {"CHANGELOG.md": ("agents/<game>_greedy.py", "agents/seat_values.py", "seeds/monster_arena/cards.json",
+                          "agents/agent_names.py")}
 
 
 def named_paths(text: str) -> list:

@@ -24,7 +24,7 @@ import pytest
 import monster_zoo
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli")
+FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli", "llm")
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 

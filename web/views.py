@@ -13,13 +13,13 @@ move whose element the picture does not draw (a card shown only as text) is list
 A drawing module may also draw a move where it would go (its ``move_preview(state, action)``,
 e.g. a tile turned on its cell), shown beside the move's name when a place holds several moves.
 A game whose move names use codes (a tile's edges, a card's label) explains each move in words
-(:mod:`monster_zoo.envs.move_words`): the page shows those words with the name.
+(:mod:`monster_zoo.envs.core.move_words`): the page shows those words with the name.
 """
 import inspect
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional
 
-from monster_zoo.envs.move_words import legal_moves_in_words
+from monster_zoo.envs.core.move_words import legal_moves_in_words
 
 from .game_session import GameSession
 from .refusals import RequestError, query_number

@@ -17,7 +17,7 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT
-from monster_zoo.envs.move_words import move_words
+from monster_zoo.envs.core.move_words import move_words
 from monster_zoo.seeds import game_dir
 
 from monster_zoo.agents.base import Agent, state_needed

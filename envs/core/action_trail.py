@@ -23,6 +23,7 @@ class ActionTrail:
         # the checkpoint: the state and generator after the first self._done actions (actions are
         # only ever appended, so it never has to go back)
         self._done, self._state, self._rng = 0, state.copy(), rng.copy()
+        self._start = (state.copy(), rng.copy())  # to name past actions as a seat knew them (replayed)
 
     def record(self, seat: int, action: int) -> None:
         """Note that ``seat`` took ``action`` (call before the action is applied to the game)."""
@@ -39,3 +40,14 @@ class ActionTrail:
             self._done += 1
         seat, action = self.actions[target]
         return seat, action, self._state
+
+    def named(self, apply_action, describe_action, viewer: Optional[int], first: int = 0) -> List[Tuple[int, str]]:
+        """``(seat, name as viewer knew it)`` of the actions from number ``first`` on, replayed from the
+        start of the game (the JSON view asks this once a move, where replaying costs nothing to notice)."""
+        state, rng = self._start[0].copy(), self._start[1].copy()
+        named = []
+        for index, (seat, action) in enumerate(self.actions):
+            if index >= first:
+                named.append((seat, describe_action(state, action, viewer)))
+            apply_action(state, action, rng)
+        return named

@@ -168,6 +168,23 @@ class KernelAECEnv(AECEnv, EzPickle):
         actor, action, before = last
         return (actor, action, *(self.spec.describe_action(before, action, v) for v in (None, actor)))
 
+    def observe_json(self, agent) -> dict:
+        """``agent``'s seat view as JSON-ready data (:mod:`monster_zoo.envs.core.json_view`): the table
+        and its own secrets in the game's words, its legal moves by id and name when on move, the
+        others' moves since its last one as it knew them, the result once the game is over."""
+        from .json_view import seat_view  # the JSON view is for language models, not for every env user
+        from .records import game_result
+
+        self._require_reset("observe")  # PettingZoo's own message: observe before reset
+        if agent not in self._seat:
+            raise KeyError(f"unknown agent {agent!r}; possible agents: {', '.join(self.possible_agents)}")
+        seat = self._seat[agent]
+        named = self._trail.named(self.spec.apply_action, self.spec.describe_action, seat)
+        result = game_result(self)
+        over = result["terminated"] or result["truncated"]
+        legal = self.legal_actions() if not over else []
+        return seat_view(self.spec, self._state, seat, legal, named, result if over else None)
+
     def draw(self, seat=None) -> str:
         """SVG picture of the game as ``seat`` (an index or agent name) sees it, or the public
         view for None; the last action is named as that seat may know it and highlighted."""

@@ -210,6 +210,18 @@ class BatchEngine:
         """The seat on move in each slot."""
         return self._states[:, H_CURRENT].copy()
 
+    def observe_json(self, slot: int, seat: int) -> dict:
+        """Seat ``seat``'s JSON view of the game in ``slot`` (:mod:`monster_zoo.envs.core.json_view`), as
+        ``env.unwrapped.observe_json`` gives it, except ``last_moves``, empty: the engine keeps no history."""
+        from .json_view import seat_view  # for language models only: the training loop never pays for it
+
+        if not isinstance(slot, (int, np.integer)) or not 0 <= slot < self.num_envs:
+            raise ValueError(f"slot must be an integer from 0 to {self.num_envs - 1}, got {slot!r}")
+        if not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be an integer from 0 to {self.num_players - 1}, got {seat!r}")
+        state = self._states[slot]
+        return seat_view(self.spec, state.copy(), int(seat), np.flatnonzero(self._masks[slot]).tolist())
+
     def step(self, actions):
         """Apply one action per slot; return ``(obs, masks, rewards, terminated, truncated)``.
 

@@ -32,6 +32,12 @@ def cell_label(state, c: int) -> str:
     return f"{int(state[OWNER + c])}{BUILDING_LETTERS[h]}"
 
 
+def phase_text(state) -> str:
+    """The phase the game is in, in words ("game over" once it ended): the text view's status and
+    the JSON view's ``phase``."""
+    return "game over" if int(state[H_TERMINAL]) else PHASE_NAMES[int(state[PHASE])]
+
+
 def to_text(state) -> str:
     """The public state as text: board (owner+h/m/T, @@ fachan, .v empty cell of value v),
     then scores, towers, pieces and hand sizes per player. Hands are never shown."""
@@ -50,7 +56,7 @@ def to_text(state) -> str:
                         int(state[POOL + p]), int(state[PENDING + p]), hand))
     deck = sum(int(state[DECK + t]) for t in range(NUM_CARD_TYPES))
     discard = "/".join(str(int(state[DISCARD + t])) for t in range(NUM_CARD_TYPES))
-    status = "game over" if int(state[H_TERMINAL]) else f"phase: {PHASE_NAMES[int(state[PHASE])]}"
+    status = "game over" if int(state[H_TERMINAL]) else f"phase: {phase_text(state)}"
     head = (f"Marry the Monster - {status} - step {int(state[H_STEPS])} - first player "
             f"player_{int(state[FIRST_PLAYER])} - fachan at {CELL_NAMES[int(state[FACHAN])]}")
     foot = f"deck {deck} cards, discard stomp/build/fortify {discard}   (* on move, W winner)"

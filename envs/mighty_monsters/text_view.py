@@ -62,6 +62,12 @@ def last_round_line(state) -> str:
     return "previous round: " + ", ".join(shown) if shown else ""
 
 
+def phase_text(state) -> str:
+    """The phase the game is in, in words ("game over" once it ended): the text view's status and
+    the JSON view's ``phase``."""
+    return "game over" if int(state[H_TERMINAL]) else PHASE_NAMES[int(state[PHASE])]
+
+
 def to_text(state) -> str:
     """The public state as text: the castle (guards from the main gate, ``*``-``***`` levels, ``?``
     face down; monsters as ``p<seat>:<strength>``), then gold, hand sizes and face-down counts."""
@@ -75,7 +81,7 @@ def to_text(state) -> str:
         players.append((f"player_{p}{marks}", int(state[GOLD + p]), locs.count(LOC_HAND),
                         f"{locs.count(LOC_DOWN)}{setup}", locs.count(LOC_CASTLE)))
     king = int(state[KING])
-    status = "game over" if int(state[H_TERMINAL]) else PHASE_NAMES[int(state[PHASE])]
+    status = phase_text(state)
     head = (f"Mighty Monsters - {status} - round {min(int(state[ROUND]) + 1, int(state[NUM_ROUNDS]))}"
             f"/{int(state[NUM_ROUNDS])} - step {int(state[H_STEPS])}"
             + (f" - king: {KING_NAMES[king]}" if king >= 0 else ""))

@@ -60,13 +60,19 @@ def focus_text(state, p: int) -> str:
     return " ".join(held) or "-"
 
 
+def phase_text(state) -> str:
+    """The phase the game is in, in words ("game over" once it ended): the text view's status and
+    the JSON view's ``phase``."""
+    return "game over" if int(state[H_TERMINAL]) else PHASE_NAMES[int(state[PHASE])]
+
+
 def to_text(state) -> str:
     """The public state as text: the table, then stars, last scene, hand per player.
 
     Species tokens of the running scene and hands are never shown (MA-18)."""
     n = int(state[H_NUM_PLAYERS])
     over = bool(state[H_TERMINAL])
-    status = "game over" if over else f"phase: {PHASE_NAMES[int(state[PHASE])]}"
+    status = "game over" if over else f"phase: {phase_text(state)}"
     in_play = ", ".join(s for i, s in enumerate(SPECIES) if int(state[IN_PLAY + i]))
     head = (f"MONSTArgh! - scene {int(state[SCENE])} - {status} - step {int(state[H_STEPS])} - "
             f"starter player_{int(state[STARTER])} - species in play: {in_play}")

@@ -89,6 +89,15 @@ def _building(state) -> bool:
     return phase == PH_BUILD or (phase == PH_PLACE and int(state[ROUND]) == 0)
 
 
+
+def phase_text(state) -> str:
+    """The phase the game is in, in words ("game over" once it ended): the text view's status and
+    the JSON view's ``phase``. While monsters are built it is building for everyone (AR-19): that
+    some have started placing is not shown."""
+    if int(state[H_TERMINAL]):
+        return "game over"
+    return PHASE_NAMES[PH_BUILD if _building(state) else int(state[PHASE])]
+
 def card_tree(state, c) -> str:
     """Card ``c`` with its slots: ``SA1*[HO1,-]``; ``*`` used this round, ``!`` pinched, ``-`` empty slot."""
     mark = ("*" if int(state[USED + c]) else "") + ("!" if int(state[FROZEN + c]) else "")
@@ -116,9 +125,7 @@ def to_text(state) -> str:
     and inventory size (contents hidden), the graveyard top-first and the last attack."""
     n = int(state[H_NUM_PLAYERS])
     building = _building(state)
-    status = "game over" if int(state[H_TERMINAL]) else f"phase: {PHASE_NAMES[int(state[PHASE])]}"
-    if building and int(state[PHASE]) == PH_PLACE:
-        status = f"phase: {PHASE_NAMES[PH_BUILD]}"
+    status = "game over" if int(state[H_TERMINAL]) else f"phase: {phase_text(state)}"
     lines = [f"Monster Arena - {status} - step {int(state[H_STEPS])} - arena round {int(state[ROUND])}"
              + (f" ({max(int(state[QUIET]), 0)} quiet)" if int(state[ROUND]) > 0 else "")]
     row = _cards(state, L_ROW)

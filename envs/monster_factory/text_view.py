@@ -74,11 +74,17 @@ def monster_grid(state, m: int) -> str:
     return "\n".join(("    " + line).rstrip() for line in lines)
 
 
+def phase_text(state) -> str:
+    """The phase the game is in, in words ("game over" once it ended): the text view's status and
+    the JSON view's ``phase``."""
+    return "game over" if int(state[H_TERMINAL]) else PHASE_NAMES[int(state[PHASE])]
+
+
 def to_text(state) -> str:
     """The whole public state: header, each monster (in progress first), supply and scores."""
     n = int(state[H_NUM_PLAYERS])
     over = int(state[H_TERMINAL]) != 0
-    status = "game over" if over else f"phase: {PHASE_NAMES[int(state[PHASE])]}"
+    status = "game over" if over else f"phase: {phase_text(state)}"
     hand = int(state[HAND])
     head = (f"Monster Factory - {status} - step {int(state[H_STEPS])} - first player "
             f"player_{int(state[FIRST_PLAYER])}")

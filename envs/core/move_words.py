@@ -8,24 +8,29 @@ viewer. A viewer is told the words of a move only when it knows that move: its o
 whose name is the same for every viewer (``describe_action``), so the words reveal nothing a
 seat may not see.
 """
-from functools import lru_cache
+import inspect
 from typing import Callable, Dict, List, Optional, Sequence
 
-from .core.contract import H_CURRENT
-from .registry import declaration
+from .contract import H_CURRENT
 
 
-@lru_cache(maxsize=None)
-def explainer(game_id: str) -> Optional[Callable]:
-    """The ``explain_action`` of ``game_id``'s text view, or None where its move names say enough."""
-    return getattr(declaration(game_id).text_view, "explain_action", None)
+def text_view_helper(spec, name: str) -> Optional[Callable]:
+    """The function ``name`` of ``spec``'s text view (the module of its ``to_text``), or None where
+    it has none. Found from the spec, not the registry, so that the engines' JSON view
+    (:mod:`~monster_zoo.envs.core.json_view`) can use this module without importing the registry back."""
+    return getattr(inspect.getmodule(spec.to_text), name, None)
+
+
+def text_view_explainer(spec) -> Optional[Callable]:
+    """The ``explain_action`` of ``spec``'s text view, or None where its move names say enough."""
+    return text_view_helper(spec, "explain_action")
 
 
 def move_words(spec, state, action: int, viewer: Optional[int]) -> Optional[str]:
     """``action`` (legal in ``state``, about to be taken by the seat on move) in words for
     ``viewer`` (a seat, or None for the public); None where the game has no words for it beyond
     its name, or the viewer does not know which move it is."""
-    explain = explainer(spec.env_id)
+    explain = text_view_explainer(spec)
     if explain is None:
         return None
     mover = int(state[H_CURRENT])
