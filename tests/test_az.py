@@ -80,6 +80,35 @@ def test_numba_forward_pass_equals_torch_for_the_same_weights(game_id):
     assert not np.allclose(values[0], values[1], atol=1e-4)  # the count changes the output
 
 
+def numpy_forward(network, observations, num_players):
+    """The network's outputs by plain float64 numpy algebra: what the numba kernel must compute."""
+    counts = np.zeros((len(observations), MAX_SEATS))
+    counts[np.arange(len(observations)), np.asarray(num_players) - 1] = 1.0
+    h = np.concatenate([observations.astype(np.float64), counts], axis=1)
+    layers = [(w.astype(np.float64), b.astype(np.float64)) for w, b in network.layers()]
+    for weight, bias in layers[:-2]:
+        h = np.maximum(h @ weight + bias, 0.0)
+    return h @ layers[-2][0] + layers[-2][1], np.tanh(h @ layers[-1][0] + layers[-1][1])
+
+
+@pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])
+def test_shipped_networks_give_the_same_outputs_as_plain_algebra(game_id):
+    """Every shipped network loads and its forward pass (the 2-D-weight kernel of issue 44) gives
+    what numpy's float64 algebra gives for the same file, on real observations at every count it
+    plays: the rewrite for speed changed no output beyond float rounding."""
+    network = read_network(shipped_network_path(game_id))
+    rows = [(reachable(game_id, n, seed, 5 * seed), n) for n in network.player_counts for seed in range(4)]
+    obs = np.zeros((len(rows), envs.spec(game_id).obs_size), np.float32)
+    for r, (state, _) in enumerate(rows):
+        envs.spec(game_id).observe_into(state, int(state[H_CURRENT]), obs[r])
+    counts = np.array([n for _, n in rows])
+    logits, values = evaluate(network, obs, counts)
+    want_logits, want_values = numpy_forward(network, obs, counts)
+    assert np.allclose(logits, want_logits, rtol=1e-4, atol=1e-4)
+    assert np.allclose(values, want_values, rtol=1e-4, atol=1e-5)
+    assert np.ptp(logits, axis=1).min() > 0  # real outputs, not a constant
+
+
 def test_value_head_gives_one_entry_per_seat_within_minus_one_and_one():
     """Entries are tanh outputs: never outside [-1, 1] however large the weights, and saturating
     towards +-1 for large pre-activations."""
