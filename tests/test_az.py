@@ -609,3 +609,25 @@ def test_rollouts_replace_the_value_head_by_their_weight():
         means[weight] = agent.tree.root_values()[agent.tree.root_visits() > 0, :2]
     assert np.allclose(np.abs(means[0.0]), 0.0, atol=1e-6)  # zero weights: tanh(0) for every seat
     assert np.abs(means[1.0]).max() > 0.1 and np.all(np.abs(means[1.0]) <= 1.0 + 1e-6)
+
+
+def test_a_cpu_time_budget_is_sized_on_the_host_and_its_count_replays_it():
+    """``budget_ms`` sizes the simulations at the first move (a larger budget, more simulations);
+    the count it chose, with the same seed, makes the same moves: the budget's reproducible form."""
+    network = random_network(MTM, (32, 32), seed=5)
+    states = [reachable(MTM, 2, seed, 6 + 4 * seed) for seed in range(4)]
+    small = AZAgent(3, network, MTM, {"num_players": 2}, budget_ms=1.0)
+    large = AZAgent(3, network, MTM, {"num_players": 2}, budget_ms=40.0)
+    sized = [decide(small, MTM, s) for s in states]
+    decide(large, MTM, states[0])
+    assert 1 <= small.settings.simulations < large.settings.simulations
+    replay = AZAgent(3, network, MTM, {"num_players": 2}, simulations=small.settings.simulations)
+    for state, (action, visits, policy) in zip(states, sized):
+        again, again_visits, again_policy = decide(replay, MTM, state)
+        assert action == again and np.array_equal(visits, again_visits) and np.array_equal(policy, again_policy)
+
+
+@pytest.mark.parametrize("budget", [0, -5.0, "fast", True, 1e9])
+def test_a_bad_cpu_time_budget_is_refused_with_the_valid_range(budget):
+    with pytest.raises(ValueError, match="budget_ms must be a number of CPU milliseconds per move above 0"):
+        AZAgent(0, random_network(MTM, (8,)), MTM, {"num_players": 2}, budget_ms=budget)
