@@ -1,11 +1,13 @@
 """The tuned search as the expert of expert iteration (:mod:`monster_zoo.training.az.expert`):
 its policy targets are the ``mcts`` root visit distribution of the very state each decision saw."""
+import numba
 import numpy as np
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.agents.search.tuned import FAST_FRACTION, rollout_kernel, search_config
+from monster_zoo.envs.core import threads
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
@@ -68,7 +70,8 @@ def test_expert_targets_are_the_search_visits_of_the_state_each_decision_saw(gam
 
 def test_expert_games_give_visit_distributions_and_rotated_returns():
     """A whole round of expert games: every policy target a distribution over legal actions with
-    SIMULATIONS visits behind it, value targets the final returns (win scale), reproducible."""
+    SIMULATIONS visits behind it, value targets the final returns (win scale), the same whatever
+    the games side by side or the thread count."""
     batch, stats = play_expert_games(MTM, 3, [2, 3], seed=4, simulations=SIMULATIONS, parallel=2)
     assert stats.games == 3 and len(batch) == stats.decisions
     policies = batch.policies.astype(np.float64)
@@ -79,6 +82,10 @@ def test_expert_games_give_visit_distributions_and_rotated_returns():
     assert np.all(np.abs(batch.values) <= 1.0) and np.any(batch.values == 1.0)
     again, _ = play_expert_games(MTM, 3, [2, 3], seed=4, simulations=SIMULATIONS, parallel=3)
     assert np.array_equal(batch.policies, again.policies) and np.array_equal(batch.values, again.values)
+    with threads.using(min(2, numba.config.NUMBA_NUM_THREADS), min_batch=2):  # over both cores
+        threaded, _ = play_expert_games(MTM, 3, [2, 3], seed=4, simulations=SIMULATIONS, parallel=3)
+    assert np.array_equal(batch.policies, threaded.policies) and np.array_equal(batch.observations,
+                                                                                threaded.observations)
 
 
 def test_expert_budget_is_mcts_fast_unless_given():
