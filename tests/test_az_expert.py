@@ -95,3 +95,8 @@ def test_expert_budget_is_mcts_fast_unless_given():
     for bad in (0, -3, 2.5, 10**9):
         with pytest.raises(ValueError, match="expert simulations must be an integer from 1"):
             expert_simulations(MTM, bad)
+
+
+def test_expert_trees_too_large_are_refused_before_anything_is_allocated():
+    with pytest.raises(ValueError, match="play fewer games at once"):
+        play_expert_games(MTM, 64, [2], seed=0, simulations=500_000, parallel=64)

@@ -58,6 +58,7 @@ def test_the_loop_learns_from_the_expert_then_switches_to_its_own_search(tmp_pat
     (["--teacher", "mcts", "--expert-switch", "0.7", "--eval-opponents", "greedy"], "needs mcts-fast"),
     (["--teacher", "mcts", "--expert-simulations", "-1"], "--expert-simulations"),
     (["--teacher", "nobody"], "one of greedy, champion, mcts"),
+    (["--teacher", "mcts", "--expert-simulations", "900000", "--games-per-round", "64"], "play fewer games at once"),
 ])
 def test_bad_expert_flags_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
     out = tmp_path / "runs"

@@ -35,7 +35,8 @@ from monster_zoo.envs.core.threads import batch_kernel
 from .selfplay import play_with
 from .warmstart import PROBABILITY_SCALE, explore_and_play
 
-MAX_EXPERT_SIMULATIONS = 1_000_000  # a bound on the tree arrays a run may ask for
+MAX_EXPERT_SIMULATIONS = 1_000_000  # a bound on the simulations a run may ask for
+MAX_TREE_BYTES = 4 * 2**30  # and on the trees of all its searches together
 
 
 def expert_simulations(game_id: str, simulations: Optional[int] = None) -> int:
@@ -96,8 +97,22 @@ def expert_and_play(states, slots, game_rngs, expert_rngs, simulations, explorat
         actions[j] = explore_and_play(s, mask, choice, epsilon_scaled, expert_rngs[i], game_rngs[i], apply_action)
 
 
+def trees_problem(parallel: int, simulations: int, num_actions: int) -> Optional[str]:
+    """Why the trees of ``parallel`` expert searches of ``simulations`` cannot be allocated (more
+    than :data:`MAX_TREE_BYTES`), or None."""
+    needed = parallel * (simulations + 1) * (4 * num_actions + 4 + 4 + 8 * MAX_SEATS)
+    if needed <= MAX_TREE_BYTES:
+        return None
+    return (f"{parallel} expert searches of {simulations:,} simulations need {needed / 2**30:.1f} GiB of trees "
+            f"(at most {MAX_TREE_BYTES / 2**30:.0f}): play fewer games at once or give fewer --expert-simulations")
+
+
 def expert_trees(parallel: int, simulations: int, num_actions: int):
-    """Tree arrays of ``parallel`` searches of ``simulations``: children, visits, availability, seat values."""
+    """Tree arrays of ``parallel`` searches of ``simulations``: children, visits, availability, seat
+    values; ValueError, before anything is allocated, where they would pass :data:`MAX_TREE_BYTES`."""
+    problem = trees_problem(parallel, simulations, num_actions)
+    if problem:
+        raise ValueError(problem)
     capacity = simulations + 1
     return (np.zeros((parallel, capacity, num_actions), np.int32), np.zeros((parallel, capacity), np.int32),
             np.zeros((parallel, capacity), np.int32), np.zeros((parallel, capacity, MAX_SEATS), np.float64))

@@ -231,6 +231,14 @@ def game_problem(args: Args) -> Optional[str]:
             if name != PREVIOUS:
                 make_agent(name, args.game, options={**options, "num_players": evaluated[0]})
         envs.config(args.game, {**options, "num_players": counts[0]})
+        if args.teacher == EXPERT:
+            from .expert import expert_simulations, trees_problem
+
+            at_once = max(args.games_per_round, round(args.teacher_share * args.games_per_round))
+            too_large = trees_problem(at_once, expert_simulations(args.game, args.expert_simulations or None),
+                                      envs.spec(args.game).num_actions)
+            if too_large:
+                return f"--teacher mcts: {too_large} (--games-per-round, --teacher-share)"
         if args.teacher == "champion":
             from .warmstart import champion_teachers
 
