@@ -80,6 +80,35 @@ def test_numba_forward_pass_equals_torch_for_the_same_weights(game_id):
     assert not np.allclose(values[0], values[1], atol=1e-4)  # the count changes the output
 
 
+def numpy_forward(network, observations, num_players):
+    """The network's outputs by plain float64 numpy algebra: what the numba kernel must compute."""
+    counts = np.zeros((len(observations), MAX_SEATS))
+    counts[np.arange(len(observations)), np.asarray(num_players) - 1] = 1.0
+    h = np.concatenate([observations.astype(np.float64), counts], axis=1)
+    layers = [(w.astype(np.float64), b.astype(np.float64)) for w, b in network.layers()]
+    for weight, bias in layers[:-2]:
+        h = np.maximum(h @ weight + bias, 0.0)
+    return h @ layers[-2][0] + layers[-2][1], np.tanh(h @ layers[-1][0] + layers[-1][1])
+
+
+@pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])
+def test_shipped_networks_give_the_same_outputs_as_plain_algebra(game_id):
+    """Every shipped network loads and its forward pass (the 2-D-weight kernel of issue 44) gives
+    what numpy's float64 algebra gives for the same file, on real observations at every count it
+    plays: the rewrite for speed changed no output beyond float rounding."""
+    network = read_network(shipped_network_path(game_id))
+    rows = [(reachable(game_id, n, seed, 5 * seed), n) for n in network.player_counts for seed in range(4)]
+    obs = np.zeros((len(rows), envs.spec(game_id).obs_size), np.float32)
+    for r, (state, _) in enumerate(rows):
+        envs.spec(game_id).observe_into(state, int(state[H_CURRENT]), obs[r])
+    counts = np.array([n for _, n in rows])
+    logits, values = evaluate(network, obs, counts)
+    want_logits, want_values = numpy_forward(network, obs, counts)
+    assert np.allclose(logits, want_logits, rtol=1e-4, atol=1e-4)
+    assert np.allclose(values, want_values, rtol=1e-4, atol=1e-5)
+    assert np.ptp(logits, axis=1).min() > 0  # real outputs, not a constant
+
+
 def test_value_head_gives_one_entry_per_seat_within_minus_one_and_one():
     """Entries are tanh outputs: never outside [-1, 1] however large the weights, and saturating
     towards +-1 for large pre-activations."""
@@ -580,3 +609,25 @@ def test_rollouts_replace_the_value_head_by_their_weight():
         means[weight] = agent.tree.root_values()[agent.tree.root_visits() > 0, :2]
     assert np.allclose(np.abs(means[0.0]), 0.0, atol=1e-6)  # zero weights: tanh(0) for every seat
     assert np.abs(means[1.0]).max() > 0.1 and np.all(np.abs(means[1.0]) <= 1.0 + 1e-6)
+
+
+def test_a_cpu_time_budget_is_sized_on_the_host_and_its_count_replays_it():
+    """``budget_ms`` sizes the simulations at the first move (a larger budget, more simulations);
+    the count it chose, with the same seed, makes the same moves: the budget's reproducible form."""
+    network = random_network(MTM, (32, 32), seed=5)
+    states = [reachable(MTM, 2, seed, 6 + 4 * seed) for seed in range(4)]
+    small = AZAgent(3, network, MTM, {"num_players": 2}, budget_ms=1.0)
+    large = AZAgent(3, network, MTM, {"num_players": 2}, budget_ms=40.0)
+    sized = [decide(small, MTM, s) for s in states]
+    decide(large, MTM, states[0])
+    assert 1 <= small.settings.simulations < large.settings.simulations
+    replay = AZAgent(3, network, MTM, {"num_players": 2}, simulations=small.settings.simulations)
+    for state, (action, visits, policy) in zip(states, sized):
+        again, again_visits, again_policy = decide(replay, MTM, state)
+        assert action == again and np.array_equal(visits, again_visits) and np.array_equal(policy, again_policy)
+
+
+@pytest.mark.parametrize("budget", [0, -5.0, "fast", True, 1e9])
+def test_a_bad_cpu_time_budget_is_refused_with_the_valid_range(budget):
+    with pytest.raises(ValueError, match="budget_ms must be a number of CPU milliseconds per move above 0"):
+        AZAgent(0, random_network(MTM, (8,)), MTM, {"num_players": 2}, budget_ms=budget)

@@ -164,7 +164,7 @@ def test_the_trainer_warm_starts_once_and_a_resume_does_not_repeat_it(tmp_path):
     (["--warm-start-games", "-1"], "--warm-start-games must be at least 0"),
     (["--warm-start-epsilon", "1.5"], "--warm-start-epsilon must be a probability from 0 to 1"),
     (["--warm-start-reuse", "0"], "--warm-start-reuse must be a number > 0"),
-    (["--teacher", "ppo"], "--teacher must be one of greedy, champion, got 'ppo'"),
+    (["--teacher", "ppo"], "--teacher must be one of greedy, champion, mcts, got 'ppo'"),
     (["--teacher-share", "-1"], "--teacher-share must be a number from 0 to 10"),
 ])
 def test_bad_warm_start_arguments_are_refused_before_anything_is_written(tmp_path, capsys, extra, message):

@@ -24,6 +24,8 @@ shipped network of a game, when there is one, lies at :func:`shipped_network_pat
 if the champions' manifest lists it with its SHA-256 digest
 (:func:`monster_zoo.agents.shipped_files.verify_shipped`).
 """
+import dataclasses
+import time
 from pathlib import Path
 from typing import List, Mapping, Optional, Union
 
@@ -41,6 +43,9 @@ from monster_zoo.agents.shipped_files import verify_shipped
 from monster_zoo.agents.az.shipped import VERSION, network_ships, play_settings, shipped_network_path
 
 DEFAULT_SIMULATIONS = 200
+PROBE_SIMULATIONS = 200    # the timed search that sizes a budget_ms agent's simulations
+MAX_BUDGET_MS = 60_000.0   # a budget per move above a minute is a mistake
+MAX_SIZED_SIMULATIONS = 1_000_000  # the tree a sized search may allocate
 
 
 def _network(network: Union[AZNetwork, str, Path], game_id: Optional[str], options: Optional[Mapping]):
@@ -59,7 +64,14 @@ class AZAgent(Agent):
     """Search guided by ``network``: ``simulations`` per move, settings as
     :class:`~monster_zoo.agents.az.search.SearchSettings`. ``determinize=False`` searches the state
     as given (for tests of perfect-information positions). After each move ``tree`` holds the
-    search and ``policy`` its improved policy."""
+    search and ``policy`` its improved policy.
+
+    ``budget_ms`` (default None: ``simulations`` as given) makes the budget a CPU time per move,
+    sized on the host: at its first move the agent times a search of :data:`PROBE_SIMULATIONS` on
+    that position (``time.process_time``, with a copy of its generator, so its own draws are
+    untouched) and plays from then on the simulations that fit the budget. That count,
+    ``settings.simulations``, is the budget's seeded, reproducible form: an agent made with it and
+    the same seed makes the same moves on any machine."""
 
     name = "az"
     needs_state = True
@@ -68,7 +80,12 @@ class AZAgent(Agent):
                  game_id: Optional[str] = None, options: Optional[Mapping] = None,
                  simulations: int = DEFAULT_SIMULATIONS, considered: int = 16, gumbel_scale: float = 0.0,
                  c_puct: float = 1.25, determinize: bool = True, min_spread: float = SearchSettings.min_spread,
-                 rollout_weight: float = 0.0):
+                 rollout_weight: float = 0.0, budget_ms: Optional[float] = None):
+        if budget_ms is not None and (isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float))
+                                      or not 0 < budget_ms <= MAX_BUDGET_MS):
+            raise ValueError(f"budget_ms must be a number of CPU milliseconds per move above 0 and at most "
+                             f"{MAX_BUDGET_MS:,.0f}, or None (the simulations as given); got {budget_ms!r}")
+        self.budget_ms = None if budget_ms is None else float(budget_ms)
         if network is None:
             raise ValueError("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
         self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
@@ -95,12 +112,35 @@ class AZAgent(Agent):
                              f"entries; this one has shape {root.shape}")
         if not np.any(action_mask):
             raise ValueError("the action mask allows no action: this agent is not on move")
+        if self.budget_ms is not None:
+            self._size_to_budget(root)
+        return int(self._search(root, self._settings, self.rng))
+
+    def _search(self, root: np.ndarray, settings: np.ndarray, rng: np.ndarray) -> int:
+        """One search of ``root`` with the settings vector ``settings`` and generator ``rng``."""
         s = self.spec
         hidden = self.determinize and s.determinize is not None
-        return int(gumbel_search(root, self._settings, hidden, self.rng, self.network.params, self.network.shapes,
-                                 self.tree.children, self.tree.visits, self.tree.values, self.tree.priors,
-                                 self.policy, s.legal_mask, s.apply_action, s.returns, s.observe_into,
-                                 s.determinize if hidden else no_determinize, self.rollout))
+        return gumbel_search(root, settings, hidden, rng, self.network.params, self.network.shapes,
+                             self.tree.children, self.tree.visits, self.tree.values, self.tree.priors,
+                             self.policy, s.legal_mask, s.apply_action, s.returns, s.observe_into,
+                             s.determinize if hidden else no_determinize, self.rollout)
+
+    def _size_to_budget(self, root: np.ndarray) -> None:
+        """Set the simulations that make a move cost ``budget_ms`` CPU milliseconds here, timed on
+        ``root`` with a copy of the generator (once: the count is then fixed)."""
+        probe = dataclasses.replace(self.settings, simulations=PROBE_SIMULATIONS)
+        if not self.tree.fits(PROBE_SIMULATIONS, self.spec.num_actions):
+            self.tree = AZTree(PROBE_SIMULATIONS + 1, self.spec.num_actions)
+        self._search(root, dataclasses.replace(probe, simulations=2).as_array(), self.rng.copy())  # loaded, warm
+        start = time.process_time()
+        self._search(root, probe.as_array(), self.rng.copy())
+        per_simulation_ms = 1000 * (time.process_time() - start) / PROBE_SIMULATIONS
+        simulations = int(min(MAX_SIZED_SIMULATIONS, max(1, self.budget_ms / max(per_simulation_ms, 1e-6))))
+        self.settings = dataclasses.replace(self.settings, simulations=simulations)
+        self._settings = self.settings.as_array()
+        if not self.tree.fits(simulations, self.spec.num_actions):
+            self.tree = AZTree(simulations + 1, self.spec.num_actions)
+        self.budget_ms = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r}, {self.settings})"

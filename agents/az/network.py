@@ -185,22 +185,32 @@ def network_input(observation, num_players, x):
 
 
 @njit(cache=True, fastmath=True)
-def _dense(params, offset, n_in, n_out, source, out):
-    """``out[:n_out] = source[:n_in] @ W + b`` for the layer at ``offset``; skips zero inputs.
+def _dense(weight, bias, source, out):
+    """``out = source @ weight + bias`` for a 2-D ``[in, out]`` ``weight``; skips zero inputs.
 
-    Input-major rows make the update of all outputs by one input a contiguous vector operation
-    (fastmath lets numba use SIMD), and a zero input costs only its test.
+    Input-major rows make the update of all outputs by one input a contiguous vector operation,
+    and a zero input costs only its test. The weight is a 2-D array (a view of the flat
+    parameters, see :func:`_layer`), not the flat parameters indexed by a running offset: with
+    the offset form LLVM could not vectorize the update on every CPU (on an AVX-512 Xeon it ran
+    16x slower than this loop; ``benchmarks/az_forward.py`` measures both).
     """
-    bias = offset + n_in * n_out
+    n_out = weight.shape[1]
     for o in range(n_out):
-        out[o] = params[bias + o]
-    for k in range(n_in):
+        out[o] = bias[o]
+    for k in range(weight.shape[0]):
         v = source[k]
         if v != 0.0:
-            row = offset + k * n_out
+            row = weight[k]
             for o in range(n_out):
-                out[o] += v * params[row + o]
-    return bias + n_out
+                out[o] += v * row[o]
+
+
+@njit(cache=True)
+def _layer(params, offset, n_in, n_out):
+    """``(weight [n_in, n_out], bias [n_out], next offset)`` of the layer at ``offset`` of the
+    flat parameters: views, nothing copied."""
+    end = offset + n_in * n_out
+    return params[offset:end].reshape((n_in, n_out)), params[end:end + n_out], end + n_out
 
 
 @njit(FORWARD_SIG, cache=True)
@@ -215,13 +225,15 @@ def forward(params, shapes, x, scratch, logits, values):
     source = x
     for layer in range(trunk):
         out = scratch[layer % 2]
-        n_out = shapes[layer, 1]
-        offset = _dense(params, offset, shapes[layer, 0], n_out, source, out)
-        for o in range(n_out):
+        weight, bias, offset = _layer(params, offset, shapes[layer, 0], shapes[layer, 1])
+        _dense(weight, bias, source, out)
+        for o in range(bias.shape[0]):
             out[o] = max(out[o], np.float32(0.0))
         source = out
-    offset = _dense(params, offset, shapes[trunk, 0], shapes[trunk, 1], source, logits)
-    _dense(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1], source, values)
+    weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
+    _dense(weight, bias, source, logits)
+    weight, bias, offset = _layer(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1])
+    _dense(weight, bias, source, values)
     for k in range(values.shape[0]):
         values[k] = np.tanh(values[k])
 

@@ -59,6 +59,10 @@ LEGACY_ARGS = {"min_spread": 1e-8, "teacher": "greedy", "teacher_share": 0.0}
 WARM_START_SALT = 0x3A57_0000_0000
 # And the teacher games of each round (--teacher-share) apart from both.
 TEACHER_SALT = 0x7EAC_0000_0000
+EXPERT = "mcts"  # the --teacher that is the tuned search (monster_zoo.training.az.expert)
+TEACHER_KINDS = ("greedy", "champion", EXPERT)  # warmstart's TEACHERS and the expert
+SWITCH_OPPONENT = "mcts-fast"  # the expert at the budget the switch compares with
+SWITCH_FACTOR = 8  # self-play simulations after the switch, per --simulations, unless --switch-simulations
 
 
 @dataclass
@@ -91,9 +95,10 @@ class Args:
     batch_size: int = flag(256, "minibatch size")
     sample_reuse: float = flag(4.0, "minibatch rows drawn per new decision (sets the Adam steps of a round)")
     buffer_size: int = flag(100_000, "decisions kept in the replay buffer")
-    teacher: str = flag("greedy", "who plays the teacher games: greedy (the game's greedy kernel) or champion (the "
+    teacher: str = flag("greedy", "who plays the teacher games: greedy (the game's greedy kernel), champion (the "
                         "shipped PPO champion of each player count where one ships, greedy elsewhere; "
-                        "see monster_zoo.training.az.warmstart)")
+                        "see monster_zoo.training.az.warmstart) or mcts (the tuned search as the expert: its "
+                        "root visit distributions are the policy targets; see monster_zoo.training.az.expert)")
     warm_start_games: int = flag(0, "teacher games in every seat that the network learns from before its first "
                                  "round (0: none)")
     warm_start_epsilon: float = flag(0.1, "probability that a teacher's move is a random legal one (its target "
@@ -101,6 +106,12 @@ class Args:
     warm_start_reuse: float = flag(2.0, "minibatch rows drawn per warm-start decision")
     teacher_share: float = flag(0.0, "teacher games added to every round, as a share of --games-per-round "
                                 "(0: none), so self-play refines the teacher's play instead of unlearning it")
+    expert_simulations: int = flag(0, "simulations per move of the mcts teacher (0: mcts-fast's budget)")
+    expert_switch: float = flag(0.0, "with --teacher mcts: once an evaluation's win rate of the search against "
+                                "mcts-fast reaches this, its 95%% interval above 0.5, the mcts teacher games stop "
+                                "and self-play at --switch-simulations makes the targets (0: never; size "
+                                "--eval-simulations to mcts-fast's time on the host for an equal-time switch)")
+    switch_simulations: int = flag(0, "simulations per self-play move after the switch (0: 8 x --simulations)")
     eval_every: int = flag(10, "rounds between evaluations (0: only at the end)")
     eval_games: int = flag(100, "games per evaluation and opponent (seats rotated)")
     eval_players: str = flag("", "player counts evaluated, comma-separated (empty: the smallest of --players)")
@@ -143,7 +154,7 @@ def argument_problem(args: Args) -> Optional[str]:
 
     from monster_zoo.evaluation.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
 
-    from .warmstart import TEACHERS
+    from .expert import MAX_EXPERT_SIMULATIONS
 
     return first_problem(
         out_of_bounds([
@@ -167,7 +178,14 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--warm-start-epsilon", args.warm_start_epsilon, 0 <= args.warm_start_epsilon <= 1,
              "a probability from 0 to 1"),
             ("--warm-start-reuse", args.warm_start_reuse, args.warm_start_reuse > 0, "a number > 0"),
-            ("--teacher", args.teacher, args.teacher in TEACHERS, "one of " + ", ".join(TEACHERS)),
+            ("--teacher", args.teacher, args.teacher in TEACHER_KINDS, "one of " + ", ".join(TEACHER_KINDS)),
+            ("--expert-simulations", args.expert_simulations, 0 <= args.expert_simulations <= MAX_EXPERT_SIMULATIONS,
+             f"from 0 to {MAX_EXPERT_SIMULATIONS:,} (0: mcts-fast's budget)"),
+            ("--expert-switch", args.expert_switch, args.expert_switch == 0 or (0.5 < args.expert_switch <= 1
+                                                                                and args.teacher == EXPERT),
+             "0 (never), or a win rate above 0.5 and at most 1 with --teacher mcts"),
+            ("--switch-simulations", args.switch_simulations, args.switch_simulations >= 0,
+             "at least 0 (0: 8 x --simulations)"),
             ("--teacher-share", args.teacher_share, 0 <= args.teacher_share <= 10, "a number from 0 to 10"),
             ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
             ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
@@ -207,10 +225,20 @@ def game_problem(args: Args) -> Optional[str]:
         evaluated = check_player_counts(args.game, counts_of(args.eval_players)) if args.eval_players else counts[:1]
         if not set(evaluated) <= set(counts):
             return f"--eval-players {args.eval_players} must be among --players {args.players}"
+        if args.expert_switch and SWITCH_OPPONENT not in args.eval_opponents.split(","):
+            return f"--expert-switch needs {SWITCH_OPPONENT} among --eval-opponents (it is what the switch compares with)"
         for name in filter(None, args.eval_opponents.split(",")):
             if name != PREVIOUS:
                 make_agent(name, args.game, options={**options, "num_players": evaluated[0]})
         envs.config(args.game, {**options, "num_players": counts[0]})
+        if args.teacher == EXPERT:
+            from .expert import expert_simulations, trees_problem
+
+            at_once = max(args.games_per_round, round(args.teacher_share * args.games_per_round))
+            too_large = trees_problem(at_once, expert_simulations(args.game, args.expert_simulations or None),
+                                      envs.spec(args.game).num_actions)
+            if too_large:
+                return f"--teacher mcts: {too_large} (--games-per-round, --teacher-share)"
         if args.teacher == "champion":
             from .warmstart import champion_teachers
 
@@ -347,7 +375,7 @@ class Learner:
         self.buffer = ReplayBuffer(args.buffer_size, spec.obs_size, spec.num_actions)
         self.generator = np.random.default_rng(args.seed)
         self.progress = {"round": 0, "decisions": 0, "games": 0, "elapsed": 0.0, "previous": None,
-                         "evaluated_round": None}
+                         "evaluated_round": None, "switched_round": None}
 
     def save(self, run_dir: Path, network) -> None:
         """Write the checkpoint beside the last one, then swap it in (a cut-off write leaves the last)."""
@@ -486,8 +514,26 @@ def teacher_games(args: Args, games: int, counts: Sequence[int], seed: int, opti
     """``games`` games of the run's ``--teacher`` (decisions and stats, as self-play returns them)."""
     from .warmstart import play_teacher_games
 
+    if args.teacher == EXPERT:
+        from .expert import play_expert_games
+
+        return play_expert_games(args.game, games, counts, seed=seed, simulations=args.expert_simulations or None,
+                                 epsilon=args.warm_start_epsilon, parallel=max(args.parallel_games, games),
+                                 options=options)
     return play_teacher_games(args.game, games, counts, seed=seed, epsilon=args.warm_start_epsilon,
                               parallel=max(args.parallel_games, games), options=options, teacher=args.teacher)
+
+
+def switch_reached(args: Args, rates: Dict) -> bool:
+    """Whether this evaluation's ``rates`` pass ``--expert-switch``: the search's win rate against
+    :data:`SWITCH_OPPONENT` at the first evaluated count at least the threshold, its 95% interval above 0.5."""
+    rate = rates.get(f"eval/winrate_vs_{SWITCH_OPPONENT}")
+    return bool(args.expert_switch) and rate is not None and rate.rate >= args.expert_switch and rate.interval[0] > 0.5
+
+
+def switched_settings(args: Args, settings):
+    """The self-play search settings after the switch: ``settings`` at ``--switch-simulations``."""
+    return dataclasses.replace(settings, simulations=args.switch_simulations or SWITCH_FACTOR * args.simulations)
 
 
 def _run(args: Args, device, lock) -> int:
@@ -556,13 +602,15 @@ def _run(args: Args, device, lock) -> int:
         if args.time_limit and time.time() - started > 60 * args.time_limit:
             break
         round_start = time.time()
-        batch, stats = play_games(network_now(), args.games_per_round, counts, settings,
+        switched = progress.get("switched_round") is not None
+        batch, stats = play_games(network_now(), args.games_per_round, counts,
+                                  switched_settings(args, settings) if switched else settings,
                                   seed=args.seed * 1_000_003 + progress["round"], parallel=args.parallel_games,
                                   options=options)
         selfplay_seconds = time.time() - round_start
         learner.buffer.add(batch)
         taught = 0
-        if args.teacher_share:
+        if args.teacher_share and not switched:
             lesson, _ = teacher_games(args, max(1, round(args.teacher_share * args.games_per_round)), counts,
                                       args.seed * 1_000_003 + TEACHER_SALT + progress["round"], options)
             learner.buffer.add(lesson)
@@ -585,6 +633,12 @@ def _run(args: Args, device, lock) -> int:
         rates = {}
         if args.eval_every and progress["round"] % args.eval_every == 0:
             rates = run_evaluation(network)
+            if not switched and switch_reached(args, rates):
+                progress["switched_round"] = progress["round"]
+                metrics.log(step, "train/switched_to_az", 1.0)
+                print(f"round {progress['round']}: az passed {SWITCH_OPPONENT} "
+                      f"({rates[f'eval/winrate_vs_{SWITCH_OPPONENT}']}); from now on self-play at "
+                      f"{switched_settings(args, settings).simulations} simulations makes the targets", flush=True)
         progress["elapsed"] = elapsed_before + time.time() - started
         metrics.flush()
         if progress["round"] % args.checkpoint_every == 0 or progress["round"] == args.rounds:
@@ -600,7 +654,7 @@ def _run(args: Args, device, lock) -> int:
     metrics.close()
     summary = {"run_name": run_dir.name, "rounds": progress["round"], "decisions": progress["decisions"],
                "games": progress["games"], "elapsed_minutes": round(progress["elapsed"] / 60, 2),
-               "network": str(run_dir / "network.npz"),
+               "network": str(run_dir / "network.npz"), "switched_round": progress.get("switched_round"),
                **{m.split("/")[-1]: {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                   for m, r in rates.items()}}
     write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))

@@ -1,0 +1,90 @@
+"""How fast expert iteration makes training targets, per game: decisions per second.
+
+    python -m monster_zoo.benchmarks.az_targets                   # every game, 1 and 2 threads
+    python -m monster_zoo.benchmarks.az_targets --games marry_the_monster-v0 --threads 1
+    python -m monster_zoo.benchmarks.az_targets --quick           # a smoke test; numbers mean little
+
+For each game it plays, at its smallest player count, with the same seeds in one run:
+
+- **self-play**: the learned search over the game's shipped network (a random 256x256 one where
+  none ships) at ``--simulations`` per move (default 64, the self-play budget so far), in
+  ``--parallel`` games side by side (:func:`monster_zoo.training.az.selfplay.play_games`);
+- **expert**: the tuned search ``mcts`` at ``mcts-fast``'s budget, its root visits the targets
+  (:func:`monster_zoo.training.az.expert.play_expert_games`).
+
+Each is timed at every ``--threads`` count (numba threads over the games), after an untimed
+call that compiles that count's build of the kernels; the CPU (``lscpu``) and the 1-minute load are printed, since a
+shared machine moves every figure. Run it before and after a change to compare.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import List
+
+from monster_zoo import envs
+from monster_zoo.agents.az.network import random_network, read_network
+from monster_zoo.agents.az.search import SearchSettings
+from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.benchmarks.az_forward import cpu_name
+from monster_zoo.envs.core import threads
+from monster_zoo.training.az.expert import expert_simulations, play_expert_games
+from monster_zoo.training.az.selfplay import play_games
+
+
+def rate(play, games: int) -> float:
+    """Decisions per second of ``play(games)``, which returns ``(batch, stats)``."""
+    start = time.perf_counter()
+    _, stats = play(games)
+    return stats.decisions / (time.perf_counter() - start)
+
+
+def main(argv: List[str] = None) -> int:
+    """Print decisions per second of self-play and of the expert, per game and thread count."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", default="all", help="comma-separated game ids (default: all)")
+    parser.add_argument("--threads", default="1,2", help="numba thread counts (default 1,2)")
+    parser.add_argument("--simulations", type=int, default=64, help="self-play simulations per move (default 64)")
+    parser.add_argument("--parallel", type=int, default=32, help="games side by side (default 32)")
+    parser.add_argument("--selfplay-games", type=int, default=16, help="self-play games timed (default 16)")
+    parser.add_argument("--expert-games", type=int, default=4, help="expert games timed (default 4)")
+    parser.add_argument("--quick", action="store_true", help="2 games each, 8 simulations: a smoke test")
+    args = parser.parse_args(argv)
+    games = envs.available() if args.games == "all" else args.games.split(",")
+    unknown = sorted(set(games) - set(envs.available()))
+    if unknown:
+        parser.error(f"unknown game {', '.join(unknown)}; valid: {', '.join(envs.available())}")
+    try:
+        counts = [int(t) for t in args.threads.split(",")]
+    except ValueError:
+        parser.error(f"--threads {args.threads!r} is not a comma-separated list of integers")
+    if min(counts) < 1 or args.simulations < 1 or args.parallel < 1 or args.selfplay_games < 1 or args.expert_games < 1:
+        parser.error("--threads, --simulations, --parallel and the game counts must be at least 1")
+    simulations = 8 if args.quick else args.simulations
+    selfplay_games, expert_games = (2, 2) if args.quick else (args.selfplay_games, args.expert_games)
+    print(f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}")
+    print(f"{'game':<24} {'threads':>7} {'self-play/s':>12} {'expert/s':>9} {'expert sims':>11}")
+    settings = SearchSettings(simulations=simulations)
+    for game_id in games:
+        path = shipped_network_path(game_id)
+        network = read_network(path) if path.is_file() else random_network(game_id, (256, 256))
+        n = network.player_counts[0]
+        sims = 8 if args.quick else expert_simulations(game_id)
+
+        def selfplay(count):
+            return play_games(network, count, [n], settings, seed=1, parallel=args.parallel)
+
+        def expert(count):
+            return play_expert_games(game_id, count, [n], seed=1, simulations=sims, parallel=args.parallel)
+
+        for t in counts:
+            with threads.using(t, min_batch=2):
+                selfplay(2), expert(2)  # compiled (serial or parallel build) and warm
+                print(f"{game_id:<24} {t:>7} {rate(selfplay, selfplay_games):12.0f} "
+                      f"{rate(expert, expert_games):9.0f} {sims:>11}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
