@@ -7,6 +7,7 @@ from typing import List, Optional
 from monster_zoo.cli.common import EVAL_EXTRA, PROG, game_arguments, missing_packages, model_files, overwrite_argument
 
 RECORDS_GLOB = "game_*.json"  # the match records evaluate --save-records writes
+LLM_PREFIX = "llm:"  # a chat model at an endpoint (the llm kind), scored apart from the tournament
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
@@ -35,6 +36,18 @@ def add_parser(commands) -> argparse.ArgumentParser:
                           "distributed extra)")
     evaluate.add_argument("--address", metavar="HOST:PORT",
                           help="with --ray: join this running Ray cluster instead of starting a local Ray")
+    models = evaluate.add_argument_group(
+        "language models", "an llm:<model> entry of --agents is a chat model at an OpenAI-compatible endpoint; "
+        "each is scored against the field's other entries (seats rotated, deals paired), with its retry and "
+        "illegal-move rates, tokens and latency")
+    models.add_argument("--base-url", metavar="URL",
+                        help="the endpoint's base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (default: "
+                        "$MONSTER_ZOO_LLM_BASE_URL, else http://127.0.0.1:8000/v1)")
+    models.add_argument("--retries", type=int, default=2, metavar="N",
+                        help="times a refused answer is asked again before a random legal move stands in "
+                        "(default %(default)s)")
+    models.add_argument("--no-legal-moves", action="store_true",
+                        help="leave the list of legal moves out of the prompt (the model must name a move itself)")
     overwrite_argument(evaluate)
     return evaluate
 
@@ -76,6 +89,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"{PROG} evaluate --ray: ray is not installed; install the distributed extra:\n"
               f"    pip install -e '.[distributed]'", file=sys.stderr)
         return 1
+    if args.agents is not None and any(name.startswith(LLM_PREFIX) for name in args.agents):
+        return _score_models(args, parser)
     if args.agents is not None:
         series = {}
         if args.ray:
@@ -122,6 +137,38 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             print(f"{PROG} evaluate: cannot plot the learning curves: {visible(str(err))}", file=sys.stderr)
             return 1
         print(f"wrote {visible(str(curves))}")
+    return 0
+
+
+def _score_models(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``evaluate`` with ``llm:<model>`` entries: each model against every other entry of the field
+    (:func:`monster_zoo.llm.scoring.score_named_models`), a markdown table per model on stdout."""
+    import time
+
+    from monster_zoo.agents.llm.agent import LlmSettings
+    from monster_zoo.agents.llm.chat import ChatError
+    from monster_zoo.llm.scoring import score_named_models
+
+    for flag, given in (("--out", args.out), ("--curves", args.curves), ("--save-records", args.save_records)):
+        if given:
+            parser.error(f"{flag} is for tournaments of agents; a field with llm:<model> entries prints the "
+                         "models' tables only")
+    if args.ray:
+        parser.error("--ray is for tournaments of agents, not for llm:<model> entries")
+    try:
+        base = LlmSettings.from_environment()
+        settings = LlmSettings(base_url=args.base_url or base.base_url, legal_moves=not args.no_legal_moves,
+                               retries=args.retries)
+        started = time.perf_counter()
+        scores = score_named_models(args.game, args.agents, args.games, args.seed, dict(args.option), settings)
+    except (ValueError, TypeError) as err:  # unknown games, agents or options; a field of models only
+        parser.error(str(err))
+    except ChatError as err:  # the endpoint cannot be reached or answers nonsense on every try
+        print(f"{PROG} evaluate: {err}", file=sys.stderr)
+        return 1
+    for score in scores.values():
+        print(score.markdown())
+    print(f"\nelapsed {time.perf_counter() - started:.1f} s")
     return 0
 
 

@@ -141,3 +141,30 @@ def test_an_evaluate_field_scores_each_model_against_the_other_entries():
     assert list(scores) == ["llm:a", "llm:b"] and all(list(s.pairings) == ["random"] for s in scores.values())
     with pytest.raises(ValueError, match="at least one agent that is not a model"):
         score_named_models("monster_factory-v0", ["llm:a"], games=2)
+
+
+def test_evaluate_scores_a_model_against_the_field_with_its_rates(capsys):
+    """``monster-zoo evaluate --agents llm:<model> random --base-url URL``: the model's seat-rotated
+    table against each other entry, with intervals and its retry and illegal-move rates."""
+    from monster_zoo.cli.main import main
+
+    with ScriptedServer(stubborn("move: nothing of the sort", 1)) as server:
+        status = main(["evaluate", "--game", "monstargh-v0", "--option", "num_players=2", "--games", "2",
+                       "--agents", "llm:scripted", "random", "--base-url", server.base_url, "--retries", "1"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "random" in out and "retry" in out.lower() and "illegal" in out.lower()
+    assert server.requests and all(body["model"] == "scripted" for body in server.requests)
+
+
+def test_evaluate_refuses_model_only_fields_and_tournament_outputs(capsys):
+    """A field of models only has no baseline to score against; --out belongs to tournaments."""
+    from monster_zoo.cli.main import main
+
+    for argv, said in ((["--agents", "llm:a", "llm:b"], "at least one agent that is not a model"),
+                       (["--agents", "llm:a", "random", "--out", "somewhere"], "--out is for tournaments"),
+                       (["--agents", "llm:a", "random", "--retries", "99"], "retries must be")):
+        with pytest.raises(SystemExit) as stopped:
+            main(["evaluate", "--game", "monstargh-v0", "--option", "num_players=2", *argv])
+        assert stopped.value.code == 2
+        assert said in capsys.readouterr().err
