@@ -132,8 +132,9 @@ def versus_device_ppo(args: argparse.Namespace) -> int:
         order = list(VERSUS_SCRIPTS.items()) if k % 2 == 0 else list(VERSUS_SCRIPTS.items())[::-1]
         for name, module in order:
             load = os.getloadavg()[0]
-            summary = equal_time_run(module, args.versus_device_ppo, args.seed + k, args.trainer_arg
-                                     if module.endswith("device_ppo") else [])
+            both = ["--opponents", args.versus_opponents] if args.versus_opponents else []
+            summary = equal_time_run(module, args.versus_device_ppo, args.seed + k, both + (
+                args.trainer_arg if module.endswith("device_ppo") else []))
             greedy = summary["winrate_vs_greedy"]
             runs.append({"trainer": name, "repeat": k, "load_average_before": load,
                          "timesteps": summary["timesteps"], "timesteps_per_s": summary["timesteps_per_second"],
@@ -143,11 +144,12 @@ def versus_device_ppo(args: argparse.Namespace) -> int:
                   f"(load {load:.1f})", flush=True)
     record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_model(), "cpus": os.cpu_count(),
               "minutes_each": args.versus_device_ppo, "game": "marry_the_monster-v0 (2 players)",
+              "opponents": args.versus_opponents or "each trainer's default",
               "device_ppo_args": args.trainer_arg, "runs": runs}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     with args.json.open("a") as f:
         f.write(json.dumps(record) + "\n")
-    print(f"\n{record['cpu']}, {args.versus_device_ppo} min of training each\n")
+    print(f"\n{record['cpu']}, {args.versus_device_ppo} min of training each, opponents {record['opponents']}\n")
     print("| trainer | timesteps/s (median) | win rate vs greedy, 200 games (each run, 95% interval) |\n"
           "| --- | ---: | --- |")
     for name in VERSUS_SCRIPTS:
@@ -173,6 +175,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--versus-device-ppo", type=float, default=0.0, metavar="MINUTES",
                         help="instead: SB3 against the array-side trainer, MINUTES of training each "
                         "(--trainer-arg then goes to the array-side trainer)")
+    parser.add_argument("--versus-opponents", default="", metavar="MIX",
+                        help="with --versus-device-ppo: the opponent mix of both trainers (default: each one's "
+                        "default, random:0.1,greedy:0.5,snapshots:0.4)")
     parser.add_argument("--quick", action="store_true", help="tiny runs for a smoke test")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON-lines file to append to")
     return parser.parse_args(argv)

@@ -102,3 +102,18 @@ def test_the_rollout_reads_the_engines_arrays_and_acts_only_legally(tmp_path):
     assert bool((rollout["rewards"][~rollout["dones"]] == 0).all())  # rewards come only when games end
     assert bool(rollout["dones"].any())
     assert training.step == 16 * 64
+
+
+def test_the_command_line_forwards_device_train_and_names_the_missing_extra(tmp_path, capsys, monkeypatch):
+    import sys
+
+    from monster_zoo.cli.main import main as zoo
+
+    with pytest.raises(SystemExit) as exit_:
+        zoo(["device-train", "--device", "cuda", "--out-dir", str(tmp_path)])
+    assert exit_.value.code == 2 and "runs on the CPU engine only" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "torchrl", None)  # as if the extra were not installed
+    monkeypatch.delitem(sys.modules, "monster_zoo.training.device_ppo.learner", raising=False)
+    assert zoo(["device-train", "--out-dir", str(tmp_path), "--total-timesteps", "1"]) == 1
+    assert "pip install -e '.[device-train]'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
