@@ -112,7 +112,8 @@ def test_the_command_line_forwards_device_train_and_names_the_missing_extra(tmp_
     with pytest.raises(SystemExit) as exit_:
         zoo(["device-train", "--device", "cuda", "--out-dir", str(tmp_path)])
     assert exit_.value.code == 2 and "runs on the CPU engine only" in capsys.readouterr().err
-    monkeypatch.setitem(sys.modules, "torchrl", None)  # as if the extra were not installed
+    for name in [m for m in sys.modules if m.split(".")[0] == "torchrl"] + ["torchrl"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the extra were not installed
     monkeypatch.delitem(sys.modules, "monster_zoo.training.device_ppo.learner", raising=False)
     assert zoo(["device-train", "--out-dir", str(tmp_path), "--total-timesteps", "1"]) == 1
     assert "pip install -e '.[device-train]'" in capsys.readouterr().err
