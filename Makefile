@@ -25,7 +25,7 @@ DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --ch
 # About 11 minutes on a quiet 2-core machine, 40 at load 5-6; pytest prints a line per test
 # file with its progress.
 test: venv
-	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm]'
+	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,device-train]'
 	$(PY) -m pytest
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.

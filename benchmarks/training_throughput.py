@@ -20,6 +20,12 @@ evaluation excluded):
 
 Each side is timed ``--repeats`` times and the medians are compared; the result is
 printed as markdown and appended as a JSON line to ``benchmarks/results/training.jsonl``.
+
+``--versus-device-ppo MINUTES`` compares instead the SB3 trainer with the array-side one
+(``monster_zoo.training.device_ppo``, the ``device-train`` extra) on Marry the Monster with 2 players:
+each trains for the same wall time (``--time-limit``), the two alternated ``--repeats`` times under
+the same load, and each run's timesteps/s and final win rate against greedy (200 games, seats
+rotated, 95% Wilson interval) are reported, with the load average and the CPU.
 """
 from __future__ import annotations
 
@@ -92,6 +98,68 @@ def our_timesteps_per_second(timesteps: int, seed: int, extra: list[str]) -> flo
         return json.loads(summary.read_text())["timesteps_per_second"]
 
 
+VERSUS_SCRIPTS = {"sb3 MaskablePPO": "monster_zoo.training.ppo", "array-side PPO": "monster_zoo.training.device_ppo"}
+
+
+def equal_time_run(module: str, minutes: float, seed: int, extra: list[str]) -> dict:
+    """Train ``module`` for ``minutes`` of wall time on 2-player Marry the Monster; its summary.json."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [sys.executable, "-m", module, "--total-timesteps", "1000000000", "--time-limit", str(minutes),
+               "--seed", str(seed), "--eval-every", "0", "--eval-games", "200", "--checkpoint-every", "0",
+               "--option", "num_players=2", "--no-progress", "--out-dir", out, *extra]
+        if module.endswith(".ppo"):
+            cmd.append("--no-plot")
+        subprocess.run(cmd, cwd=REPO_ROOT, check=True, capture_output=True, text=True)
+        (summary,) = Path(out).glob("*/summary.json")
+        return json.loads(summary.read_text())
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), or ``unknown``."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def versus_device_ppo(args: argparse.Namespace) -> int:
+    """The SB3 trainer against the array-side one at equal wall time, alternated; print and record."""
+    runs = []
+    for k in range(args.repeats):
+        order = list(VERSUS_SCRIPTS.items()) if k % 2 == 0 else list(VERSUS_SCRIPTS.items())[::-1]
+        for name, module in order:
+            load = os.getloadavg()[0]
+            both = ["--opponents", args.versus_opponents] if args.versus_opponents else []
+            summary = equal_time_run(module, args.versus_device_ppo, args.seed + k, both + (
+                args.trainer_arg if module.endswith("device_ppo") else []))
+            greedy = summary["winrate_vs_greedy"]
+            runs.append({"trainer": name, "repeat": k, "load_average_before": load,
+                         "timesteps": summary["timesteps"], "timesteps_per_s": summary["timesteps_per_second"],
+                         "winrate_vs_greedy": greedy["rate"], "interval": greedy["interval"]})
+            print(f"repeat {k + 1}/{args.repeats} {name}: {summary['timesteps_per_second']:,.0f} timesteps/s, "
+                  f"vs greedy {greedy['rate']:.3f} [{greedy['interval'][0]:.3f}, {greedy['interval'][1]:.3f}] "
+                  f"(load {load:.1f})", flush=True)
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_model(), "cpus": os.cpu_count(),
+              "minutes_each": args.versus_device_ppo, "game": "marry_the_monster-v0 (2 players)",
+              "opponents": args.versus_opponents or "each trainer's default",
+              "device_ppo_args": args.trainer_arg, "runs": runs}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    with args.json.open("a") as f:
+        f.write(json.dumps(record) + "\n")
+    print(f"\n{record['cpu']}, {args.versus_device_ppo} min of training each, opponents {record['opponents']}\n")
+    print("| trainer | timesteps/s (median) | win rate vs greedy, 200 games (each run, 95% interval) |\n"
+          "| --- | ---: | --- |")
+    for name in VERSUS_SCRIPTS:
+        mine = [r for r in runs if r["trainer"] == name]
+        rates = ", ".join(f"{r['winrate_vs_greedy']:.3f} [{r['interval'][0]:.3f}, {r['interval'][1]:.3f}]"
+                          for r in mine)
+        print(f"| {name} | {statistics.median(r['timesteps_per_s'] for r in mine):,.0f} | {rates} |")
+    return 0
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.training_throughput",
@@ -104,6 +172,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the first run (then +1 per repeat)")
     parser.add_argument("--trainer-arg", action="append", default=[], metavar="ARG",
                         help="extra argument for our trainer, repeatable (e.g. --trainer-arg=--num-envs=32)")
+    parser.add_argument("--versus-device-ppo", type=float, default=0.0, metavar="MINUTES",
+                        help="instead: SB3 against the array-side trainer, MINUTES of training each "
+                        "(--trainer-arg then goes to the array-side trainer)")
+    parser.add_argument("--versus-opponents", default="", metavar="MIX",
+                        help="with --versus-device-ppo: the opponent mix of both trainers (default: each one's "
+                        "default, random:0.1,greedy:0.5,snapshots:0.4)")
     parser.add_argument("--quick", action="store_true", help="tiny runs for a smoke test")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON-lines file to append to")
     return parser.parse_args(argv)
@@ -112,6 +186,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Time both setups, print the markdown table, append the JSON record; return 0."""
     args = parse_args(argv)
+    if args.versus_device_ppo < 0:
+        raise SystemExit(f"--versus-device-ppo {args.versus_device_ppo}: minutes must be >= 0")
+    if args.versus_device_ppo:
+        return versus_device_ppo(args)
     if args.quick:
         args.tutorial_timesteps, args.our_timesteps, args.repeats = 2048, 8192, 1
     tutorial, ours = [], {name: [] for name in SETUPS}

@@ -1,5 +1,6 @@
 """The commands that hand their arguments to a trainer, a benchmark or the GPU engine, which own them:
-``train`` (self-play PPO), ``az`` (learned search), ``league`` (RLlib), ``bench`` and ``gpu``."""
+``train`` (self-play PPO), ``device-train`` (PPO on the engine's arrays), ``az`` (learned search),
+``league`` (RLlib), ``bench`` and ``gpu``."""
 import sys
 from typing import Sequence
 
@@ -9,6 +10,9 @@ TRAIN_SCRIPT = "monster_zoo.training.ppo.trainer"
 TRAIN_COMMAND = "monster_zoo.training.ppo"  # what python -m runs (the package's __main__), as the help names it
 AZ_SCRIPT = "monster_zoo.training.az.trainer"
 AZ_COMMAND = "monster_zoo.training.az"  # what python -m runs (the package's __main__), as the help names it
+DEVICE_TRAIN_SCRIPT = "monster_zoo.training.device_ppo.trainer"
+DEVICE_TRAIN_COMMAND = "monster_zoo.training.device_ppo"
+DEVICE_TRAIN_EXTRA = {"torchrl", "tensordict"}
 LEAGUE_SCRIPT = "monster_zoo.training.rllib.league"
 LEAGUE_COMMAND = "monster_zoo.training.rllib"
 
@@ -18,6 +22,9 @@ def add_parsers(commands) -> None:
     hands their arguments on before argparse would parse them (it would take their --help for ours)."""
     commands.add_parser("train", add_help=False,
                         help=f"self-play MaskablePPO training ({TRAIN_COMMAND}; needs the train extra)")
+    commands.add_parser("device-train", add_help=False,
+                        help=f"self-play PPO whose torch policy acts on the engine's arrays, TorchRL's PPO parts "
+                        f"({DEVICE_TRAIN_COMMAND}; needs the device-train extra)")
     commands.add_parser("az", add_help=False,
                         help=f"learned search trained by expert iteration, play it as az:<network.npz> "
                         f"({AZ_COMMAND}; needs the train extra)")
@@ -48,6 +55,22 @@ def _run_trainer(command: str, script: str, argv: Sequence[str]) -> int:
 def run_train(argv: Sequence[str]) -> int:
     """``train``: run ``monster_zoo.training.ppo.trainer.main(argv)``, or explain how to install the train extra."""
     return _run_trainer("train", TRAIN_SCRIPT, argv)
+
+
+def run_device_train(argv: Sequence[str]) -> int:
+    """``device-train``: run ``monster_zoo.training.device_ppo.trainer.main(argv)``, or explain how to
+    install the device-train extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(DEVICE_TRAIN_SCRIPT).main(list(argv)) or 0
+    except ModuleNotFoundError as err:
+        missing = (err.name or "").split(".")[0]
+        if missing not in DEVICE_TRAIN_EXTRA | TRAIN_EXTRA:
+            raise
+        print(f"{PROG} device-train: {missing} is not installed; it needs the device-train extra:\n"
+              f"    pip install -e '.[device-train]'", file=sys.stderr)
+        return 1
 
 
 def run_az(argv: Sequence[str]) -> int:
@@ -82,4 +105,4 @@ def run_gpu(argv: Sequence[str]) -> int:
     return gpu_main(list(argv))
 
 
-FORWARDED = {"train": run_train, "az": run_az, "league": run_league, "bench": run_bench, "gpu": run_gpu}
+FORWARDED = {"train": run_train, "device-train": run_device_train, "az": run_az, "league": run_league, "bench": run_bench, "gpu": run_gpu}

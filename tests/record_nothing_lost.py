@@ -30,7 +30,7 @@ from monster_zoo import envs  # noqa: E402
 GOLDEN = Path(__file__).resolve().parent / "golden" / "nothing_lost.json"
 HELP_COLUMNS = "100"  # argparse wraps help to the terminal's width: fixed, so the text is too
 # Commands of ``monster-zoo`` whose help is recorded (the trainers' forwarded ones included).
-SUBCOMMANDS = ("play", "evaluate", "replay", "serve", "export-model", "leaderboard", "train", "az",
+SUBCOMMANDS = ("play", "evaluate", "replay", "serve", "export-model", "leaderboard", "train", "device-train", "az",
                "league", "bench")
 # Short seeded matches: (game, agents, games). Fast agents only, so the record replays in seconds.
 MATCHES = (

@@ -132,6 +132,27 @@ def test_training_throughput_quick_run_writes_a_record(tmp_path):
     assert "connect-four tutorial" in done.stdout
 
 
+@pytest.mark.slow
+def test_training_throughput_versus_device_ppo_alternates_both_trainers(tmp_path):
+    pytest.importorskip("torchrl")
+    out = tmp_path / "training.jsonl"
+    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.training_throughput", "--versus-device-ppo",
+                           "0.05", "--repeats", "1", "--versus-opponents", "random:1", "--json", str(out)],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["trainer"] for r in record["runs"]] == ["sb3 MaskablePPO", "array-side PPO"]
+    assert all(r["timesteps_per_s"] > 0 and 0 <= r["winrate_vs_greedy"] <= 1 for r in record["runs"])
+    assert record["opponents"] == "random:1" and "| array-side PPO |" in done.stdout
+
+
+def test_training_throughput_refuses_negative_versus_minutes():
+    from monster_zoo.benchmarks import training_throughput
+
+    with pytest.raises(SystemExit, match="minutes must be >= 0"):
+        training_throughput.main(["--versus-device-ppo", "-1"])
+
+
 def test_side_by_side_times_a_command_alone_and_in_pairs():
     from monster_zoo.benchmarks import side_by_side
 

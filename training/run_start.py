@@ -110,6 +110,31 @@ def parse_mix(text: str) -> dict:
     return mix
 
 
+def ppo_flag_bounds(args) -> list:
+    """The range checks of the flags both self-play PPO trainers share (``monster-zoo train`` and
+    ``device-train``), as ``(flag, value, ok, what it must be)`` for ``out_of_bounds``."""
+    return [
+        ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
+        ("--total-timesteps", args.total_timesteps, args.total_timesteps >= 1, "at least 1"),
+        ("--num-envs", args.num_envs, args.num_envs >= 1, "at least 1"),
+        ("--num-steps", args.num_steps, args.num_steps >= 1, "at least 1"),
+        ("--batch-size", args.batch_size, args.batch_size >= 2, "at least 2"),
+        ("--update-epochs", args.update_epochs, args.update_epochs >= 1, "at least 1"),
+        ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
+        ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
+        ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
+        ("--clip-coef", args.clip_coef, args.clip_coef > 0, "a number > 0"),
+        ("--ent-coef", args.ent_coef, args.ent_coef >= 0, "a number >= 0"),
+        ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
+        ("--snapshot-every", args.snapshot_every, args.snapshot_every >= 1, "at least 1"),
+        ("--pool-size", args.pool_size, args.pool_size >= 1, "at least 1"),
+        ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
+        ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
+        ("--checkpoint-every", args.checkpoint_every, args.checkpoint_every >= 0, "at least 0"),
+        ("--torch-threads", args.torch_threads, args.torch_threads >= 0, "at least 0 (0: torch's default)"),
+    ]
+
+
 class Run(NamedTuple):
     """A run's name (``{game}__{exp_name}__{seed}__{unix time}``) and its folder."""
 

@@ -32,7 +32,8 @@ import numpy as np
 
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.training.run_start import (MetricsLog, Run, baseline_rates, build_parser as parser_for,
-                                            check_arguments, flag, game_options, new_run, parse_mix, progress_bar)
+                                            check_arguments, flag, game_options, new_run, parse_mix,
+                                            ppo_flag_bounds, progress_bar)
 
 
 @dataclass
@@ -97,24 +98,7 @@ def argument_problem(args: Args) -> Optional[str]:
 
     return first_problem(
         out_of_bounds([
-            ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
-            ("--total-timesteps", args.total_timesteps, args.total_timesteps >= 1, "at least 1"),
-            ("--num-envs", args.num_envs, args.num_envs >= 1, "at least 1"),
-            ("--num-steps", args.num_steps, args.num_steps >= 1, "at least 1"),
-            ("--batch-size", args.batch_size, args.batch_size >= 2, "at least 2"),
-            ("--update-epochs", args.update_epochs, args.update_epochs >= 1, "at least 1"),
-            ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
-            ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
-            ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
-            ("--clip-coef", args.clip_coef, args.clip_coef > 0, "a number > 0"),
-            ("--ent-coef", args.ent_coef, args.ent_coef >= 0, "a number >= 0"),
-            ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
-            ("--snapshot-every", args.snapshot_every, args.snapshot_every >= 1, "at least 1"),
-            ("--pool-size", args.pool_size, args.pool_size >= 1, "at least 1"),
-            ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
-            ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
-            ("--checkpoint-every", args.checkpoint_every, args.checkpoint_every >= 0, "at least 0"),
-            ("--torch-threads", args.torch_threads, args.torch_threads >= 0, "at least 0 (0: torch's default)"),
+            *ppo_flag_bounds(args),
             ("--warm-start-samples", args.warm_start_samples, args.warm_start_samples >= 100, "at least 100"),
             ("--warm-start-epochs", args.warm_start_epochs, args.warm_start_epochs >= 1, "at least 1"),
         ]),

@@ -1,0 +1,323 @@
+"""Self-play PPO with action masks whose torch policy acts on the batched engine's own arrays.
+
+    python -m monster_zoo.training.device_ppo --help
+    monster-zoo device-train --game marry_the_monster-v0 --total-timesteps 1000000
+
+The games are those of ``monster-zoo train`` (:class:`monster_zoo.envs.core.selfplay.LearnerGames`:
+one random learner seat per game, the other seats played inside numba by an opponent drawn per game
+from the mix of ``random``, ``greedy`` and frozen snapshots of the learner), but no Stable-Baselines3
+vec env sits between them and the policy: the learner reads the engine's observation, mask and reward
+arrays as tensors (``torch.from_numpy``, no copy) and hands its actions back as the tensor's array, and
+the PPO parts are TorchRL's (:mod:`monster_zoo.training.device_ppo.learner`). The rollout is a few
+tensors, filled in place; nothing per step is a Python object per game.
+
+Devices: ``--device cpu`` only, for now. The GPU engine (``make_batch(..., device="cuda")``) takes
+device-tensor actions, but the learner-seat driver with its numba opponents (greedy, frozen snapshots)
+runs on the CPU engine alone, so ``--device cuda`` is refused with that reason rather than run with a
+host round trip per step.
+
+A run writes ``{out_dir}/{game}__{exp_name}__{seed}__{unix time}/``: ``args.json``, ``metrics.csv``
+(the metric names of ``monster-zoo train``), ``checkpoints/step_N.pt`` (every tensor to resume from,
+read back with ``torch.load(weights_only=True)``: nothing pickled runs) with a policy file
+``step_N.npz`` beside each, ``final_model.pt`` / ``final_model.npz`` and ``summary.json``. The policy
+files are PPO policy files: play one as ``ppo:<run>/final_model.npz``.
+"""
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from monster_zoo.envs.core.safe_writing import open_atomic, write_atomic
+from monster_zoo.training.run_start import (MetricsLog, baseline_rates, build_parser as parser_for,
+                                            check_arguments, flag, game_options, new_run, parse_mix,
+                                            ppo_flag_bounds, progress_bar)
+
+DEVICES = ("cpu", "cuda")
+CHECKPOINT_FORMAT = "monster-zoo device-ppo checkpoint 1"
+
+
+@dataclass
+class Args:
+    """Every knob of a run; each field is a command-line flag (``--total-timesteps``)."""
+
+    game: str = flag("marry_the_monster-v0", "registry id of the game")
+    option: List[str] = field(default_factory=list,
+                              metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"})
+    exp_name: str = flag("device_ppo", "experiment name, part of the run name")
+    seed: int = flag(1, "seed of the games, the opponents and torch")
+    device: str = flag("cpu", f"where the policy and the games run: one of {', '.join(DEVICES)} "
+                       "(cuda is refused until the learner-seat driver runs on the GPU engine)")
+    total_timesteps: int = flag(1_000_000, "learner decisions to train on")
+    time_limit: float = flag(0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)")
+    num_envs: int = flag(512, "games played side by side")
+    num_steps: int = flag(32, "learner decisions per game per rollout (rollout = num_envs * num_steps)")
+    learning_rate: float = flag(3e-4, "Adam learning rate")
+    gamma: float = flag(0.995, "discount per learner decision")
+    gae_lambda: float = flag(0.95, "GAE lambda")
+    batch_size: int = flag(4096, "minibatch size of the PPO update")
+    update_epochs: int = flag(2, "passes over each rollout")
+    clip_coef: float = flag(0.2, "PPO clipping coefficient")
+    ent_coef: float = flag(0.01, "entropy bonus")
+    net_arch: str = flag("128,128", "hidden layer sizes of the actor and of the critic (tanh)")
+    opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
+                          "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
+                          "plus 'snapshots' (the self-play pool)")
+    snapshot_every: int = flag(10, "PPO updates between snapshots of the learner into the pool")
+    pool_size: int = flag(8, "snapshots kept in the pool (oldest dropped first)")
+    eval_every: int = flag(250_000, "timesteps between evaluations against random and greedy (0: only at the end)")
+    eval_games: int = flag(200, "games per evaluation and opponent (seats rotated)")
+    checkpoint_every: int = flag(250_000, "timesteps between checkpoints (0: final model only)")
+    resume: str = flag("", "start from a checkpoint of an earlier run of the same game, options and --net-arch "
+                       "(its final_model.pt or checkpoints/step_N.pt); its timesteps count toward the total")
+    out_dir: str = flag("runs", "folder of the runs")
+    torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
+    progress: bool = flag(True, "show a progress bar")
+
+
+def build_parser():
+    """The trainer's command line: one flag per :class:`Args` field, its help the field's."""
+    return parser_for(Args, "python -m monster_zoo.training.device_ppo", __doc__.split("\n\n")[0])
+
+
+def argument_problem(args: Args) -> Optional[str]:
+    """Why ``args`` cannot make a run, or None; checked before anything is written."""
+    from monster_zoo.evaluation.arg_checks import (first_problem, int_list, out_of_bounds, plain_name,
+                                                 policy_size_problem, writable_dir)
+
+    return first_problem(
+        None if args.device in DEVICES else f"--device {args.device!r} is not one of {', '.join(DEVICES)}",
+        out_of_bounds([
+            *ppo_flag_bounds(args),
+        ]),
+        int_list("--net-arch", args.net_arch)[1],
+        policy_size_problem("--net-arch", args.game, int_list("--net-arch", args.net_arch)[0] or []),
+        ("--device cuda: the learner-seat driver (numba opponents, seat rotation) runs on the CPU engine only, "
+         "so the policy would cross to the host every step; use --device cpu" if args.device == "cuda" else None),
+        None if not args.resume or Path(args.resume).is_file() else f"--resume {args.resume!r} is not a file",
+        plain_name("--exp-name", args.exp_name),
+        writable_dir("--out-dir", Path(args.out_dir)),
+    )
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Train, evaluate and save; return 0 (bad arguments exit with code 2 and a message, before
+    anything is written)."""
+    parser = build_parser()
+    args = Args(**vars(parser.parse_args(argv)))
+    check_arguments(parser, args, argument_problem)
+    import torch
+
+    from monster_zoo.training.device_ppo.learner import Learner  # needs the device-train extra
+
+    options = game_options(parser, args.game, args.option)
+    mix, baselines = _opponent_mix(parser, args, options)
+    if args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    torch.manual_seed(args.seed)
+    from monster_zoo import envs
+    from monster_zoo.evaluation.arg_checks import int_list
+
+    spec = envs.spec(args.game)
+    learner = Learner(spec.obs_size, spec.num_actions, int_list("--net-arch", args.net_arch)[0],
+                      args.learning_rate, args.clip_coef, args.ent_coef, args.device)
+    start_step = _resume(parser, args, options, learner) if args.resume else 0
+    run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
+    training = Training(args, options, run, learner, mix, baselines, start_step)
+    seconds = training.train()
+    summary = training.finish(seconds)
+    print(f"run {run.name}: {summary['timesteps']} timesteps in {seconds:.0f} s ({summary['timesteps_per_second']:.0f}/s)")
+    for rate in training.rates.values():
+        print(f"  win rate {rate}")
+    print(f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
+          f"with the same --option values)")
+    return 0
+
+
+def _opponent_mix(parser, args: Args, options: dict):
+    """``(mix, baselines by name)``; a bad mix or a baseline the game lacks exits through ``parser.error``."""
+    from monster_zoo.agents import make_agent
+
+    try:
+        mix = parse_mix(args.opponents)
+        baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
+                     for k, name in enumerate(mix) if name != "snapshots"}
+    except (TypeError, ValueError) as error:
+        parser.error(str(error))
+    return mix, baselines
+
+
+def _resume(parser, args: Args, options: dict, learner) -> int:
+    """Load ``--resume``'s tensors into ``learner``; its timesteps. A checkpoint of another game,
+    options or network exits through ``parser.error``."""
+    import pickle
+
+    import torch
+
+    try:
+        state = torch.load(args.resume, map_location=args.device, weights_only=True)
+        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError("not a checkpoint of this trainer")
+        trained = json.loads(state["game"])
+        if trained != {"game": args.game, "options": options}:
+            raise ValueError(f"it trained {trained['game']} with options {trained['options']}, "
+                             f"this run is {args.game} with {options}")
+        learner.load_state_dict(state)
+    # weights_only refuses anything but tensors and plain data with an UnpicklingError
+    except (OSError, RuntimeError, KeyError, ValueError, TypeError, pickle.UnpicklingError) as error:
+        first = " ".join(str(error).strip().splitlines()[:2])
+        parser.error(f"--resume {args.resume!r} cannot start this run (--net-arch?): {first}")
+    return int(state["timesteps"])
+
+
+class Training:
+    """A run under way: the games, the learner, the opponent pool, the logs and the latest evaluation."""
+
+    def __init__(self, args: Args, options: dict, run, learner, mix: dict, baselines: dict, start_step: int):
+        import torch
+
+        from monster_zoo import envs
+        from monster_zoo.envs.core.selfplay import LearnerGames
+
+        self.args, self.options, self.run, self.learner = args, options, run, learner
+        self.mix, self.baselines, self.snapshots = mix, baselines, []
+        self.step, self.start_step, self.updates = start_step, start_step, 0
+        self.metrics = MetricsLog(run.dir / "metrics.csv", SimpleNamespace(record=lambda metric, value: None))
+        self.games = LearnerGames(envs.spec(args.game), envs.config(args.game, options), args.num_envs,
+                                  seed=args.seed)
+        self.generator = torch.Generator().manual_seed(args.seed)
+        self.rates: Dict = {}
+        self.evaluated_step: Optional[int] = None
+        if "snapshots" in mix:  # self-play starts against the untrained policy itself
+            self._snapshot()
+        self._refresh_pool()
+        self.games.reset()
+
+    # --- the opponent pool ------------------------------------------------------------------
+    def _snapshot(self) -> None:
+        from monster_zoo.agents.ppo.agent import PPOAgent
+
+        self.snapshots.append(PPOAgent(self.args.seed + self.updates, layers=self.learner.actor_layers(),
+                                       deterministic=False, name=f"snapshot@{self.step}"))
+        del self.snapshots[:-self.args.pool_size]
+
+    def _refresh_pool(self) -> None:
+        opponents, weights = [], []
+        for name, weight in self.mix.items():
+            group = self.snapshots if name == "snapshots" else [self.baselines[name]]
+            opponents += group
+            weights += [weight / len(group)] * len(group)
+        self.games.set_opponents(opponents, weights)
+
+    # --- training ------------------------------------------------------------------------------
+    def rollout(self) -> dict:
+        """``num_steps`` learner decisions in every game, the policy reading the engine's arrays in place."""
+        import torch
+
+        g, n, t_max = self.games, self.args.num_envs, self.args.num_steps
+        spec = g.spec
+        buffers = {"observations": torch.empty((t_max, n, spec.obs_size)),
+                   "masks": torch.empty((t_max, n, spec.num_actions), dtype=torch.bool),
+                   "actions": torch.empty((t_max, n), dtype=torch.int64), "log_probs": torch.empty((t_max, n)),
+                   "values": torch.empty((t_max, n)), "rewards": torch.empty((t_max, n)),
+                   "dones": torch.empty((t_max, n), dtype=torch.bool)}
+        observations = torch.from_numpy(g.observations)  # the engine's own memory, refreshed by each step
+        rewards, terminated, truncated = (torch.from_numpy(a) for a in (g.rewards, g.terminated, g.truncated))
+        for t in range(t_max):
+            buffers["observations"][t] = observations
+            buffers["masks"][t].numpy()[:] = g.masks  # the read-only view, copied once into the rollout
+            actions, log_probs, values = self.learner.act(buffers["observations"][t], buffers["masks"][t])
+            g.step(actions.numpy())
+            buffers["actions"][t], buffers["log_probs"][t], buffers["values"][t] = actions, log_probs, values
+            buffers["rewards"][t] = rewards
+            buffers["dones"][t] = terminated | truncated
+        buffers["next_value"] = self.learner.value(observations)
+        self.step += n * t_max
+        return buffers
+
+    def train(self) -> float:
+        """PPO until ``--total-timesteps`` (or ``--time-limit``); the seconds it took."""
+        args = self.args
+        started = time.time()
+        next_eval = self.step + args.eval_every if args.eval_every else None
+        next_checkpoint = self.step + args.checkpoint_every if args.checkpoint_every else None
+        finished = []
+        bar = progress_bar(args.total_timesteps, self.run.name, args.progress)
+        bar.update(min(self.step, args.total_timesteps))
+        while self.step < args.total_timesteps and (not args.time_limit or time.time() - started < 60 * args.time_limit):
+            before = self.step
+            rollout = self.rollout()
+            finished += rollout["rewards"][rollout["dones"]].tolist()
+            self.learner.update(rollout, args.gamma, args.gae_lambda, args.update_epochs, args.batch_size,
+                                self.generator)
+            self.updates += 1
+            bar.update(min(self.step, args.total_timesteps) - min(before, args.total_timesteps))
+            self.metrics.log(self.step, "charts/SPS", (self.step - self.start_step) / max(time.time() - started, 1e-9))
+            if finished:
+                self.metrics.log(self.step, "rollout/ep_rew_mean", float(np.mean(finished[-1000:])))
+            if self.updates % args.snapshot_every == 0 and "snapshots" in self.mix:
+                self._snapshot()
+                self._refresh_pool()
+                self.metrics.log(self.step, "train/pool_size", len(self.snapshots))
+            if next_eval and self.step >= next_eval:
+                self.evaluate()
+                next_eval += args.eval_every
+            if next_checkpoint and self.step >= next_checkpoint:
+                self.save(self.run.dir / "checkpoints" / f"step_{self.step}.pt")
+                next_checkpoint += args.checkpoint_every
+        bar.close()
+        return time.time() - started
+
+    def evaluate(self) -> Dict:
+        """Win rates of the deterministic policy against random and greedy, logged with their 95% intervals."""
+        from monster_zoo.agents.ppo.agent import PPOAgent
+
+        agent = PPOAgent(self.args.seed, layers=self.learner.actor_layers(), deterministic=True)
+        self.rates = baseline_rates(agent, self.args.game, self.options, self.args.seed, self.args.eval_games,
+                                    log=lambda metric, value: self.metrics.log(self.step, metric, value),
+                                    intervals=True)
+        self.evaluated_step = self.step
+        return self.rates
+
+    def save(self, path: Path) -> None:
+        """The checkpoint ``path`` (``.pt``: tensors and plain data) and the policy file beside it (``.npz``)."""
+        import torch
+
+        from monster_zoo.agents.ppo.agent import run_model_name
+        from monster_zoo.agents.ppo.policy_file import make_metadata, write_policy
+
+        args = self.args
+        state = {"format": CHECKPOINT_FORMAT, "timesteps": self.step,
+                 "game": json.dumps({"game": args.game, "options": self.options}), **self.learner.state_dict()}
+        with open_atomic(path) as stream:
+            torch.save(state, stream)
+        hidden = [w.shape[1] for w, _, _ in self.learner.actor_layers()[:-1]]
+        metadata = make_metadata(args.game, self.options, hidden, "tanh",
+                                 run_model_name(args.exp_name, args.seed, None if path.parent == self.run.dir
+                                                else self.step),
+                                 {"algorithm": "PPO (TorchRL parts, array-side)", "run_name": self.run.name,
+                                  "seed": args.seed, "timesteps": self.step})
+        write_policy(path.with_suffix(".npz"), self.learner.actor_layers(), metadata)
+
+    def finish(self, seconds: float) -> Dict:
+        """The final model, its evaluation and ``summary.json``, which it returns."""
+        run = self.run
+        self.save(run.dir / "final_model.pt")
+        if self.evaluated_step != self.step:
+            self.evaluate()
+        self.metrics.close()
+        summary = {"run_name": run.name, "timesteps": self.step, "train_seconds": round(seconds, 1),
+                   "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
+                   "model": str(run.dir / "final_model.npz"), "checkpoint": str(run.dir / "final_model.pt"),
+                   **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
+                      for k, r in self.rates.items()}}
+        write_atomic(run.dir / "summary.json", json.dumps(summary, indent=2))
+        return summary
+
+
+if __name__ == "__main__":
+    sys.exit(main())
