@@ -154,9 +154,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     def named_viewer(request: Request, session: GameSession) -> Optional[int]:
         return parse_viewer(request.query_params.get("viewer"), len(session.labels))
 
-    def look(request: Request, session: GameSession, viewer: Optional[int]) -> Response:
+    def look(session: GameSession, viewer: Optional[int], since: int) -> Response:
         check_viewer(session, viewer)
-        return JSONResponse(seat_view(session, viewer, _since(request)))
+        return JSONResponse(seat_view(session, viewer, since))
 
     async def body_of(request: Request, fields: Sequence[str]) -> dict:
         return json_object(await read_body(request.headers.get("content-type"), request.stream()), fields)
@@ -188,10 +188,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
     async def view(request: Request) -> Response:
         session = session_of(request)
-        return look(request, session, named_viewer(request, session))
+        return look(session, named_viewer(request, session), _since(request))
 
     async def move(request: Request) -> Response:
         session = session_of(request)
+        since = _since(request)  # every check before the move: a refused request changes nothing
         body = await body_of(request, ("seat", "step", "action", "name"))
         seat = integer_field(body, "seat", 0, len(session.labels) - 1, required=True)
         step = integer_field(body, "step", 0, 2**31 - 1, required=True)
@@ -206,12 +207,13 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         else:
             action = integer_field(body, "action", -2**31, 2**31 - 1)  # out of range: the rules' message
         session.human_move(seat, action, step)
-        return look(request, session, seat)
+        return look(session, seat, since)
 
     async def advance(request: Request) -> Response:
         session = session_of(request)
         viewer = named_viewer(request, session)
         check_viewer(session, viewer)
+        since = _since(request)  # before an agent is set moving: a refused request changes nothing
         body = await body_of(request, ("step",))
         step = integer_field(body, "step", 0, 2**31 - 1, required=True)
         if step == session.step:  # a page that is behind only looks: it never moves twice
@@ -220,7 +222,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 raise conflict(f"player_{session.on_move} is played from the page: it moves by a person's choice")
             if future is not None:
                 await asyncio.wait([asyncio.wrap_future(future)], timeout=ADVANCE_WAIT_S)
-        return look(request, session, viewer)
+        return look(session, viewer, since)
 
     async def close(request: Request) -> Response:
         sessions.remove(request.path_params["session"])
