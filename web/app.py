@@ -55,6 +55,7 @@ from .views import check_viewer, parse_viewer, seat_view
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+BODY_NOT_READ = (408, 413)  # refusals sent before the request body was read to its end
 ADVANCE_WAIT_S = 1.0  # how long an advance waits for the agent before answering "still thinking"
 MAX_PAGES = 8         # opened records' viewer pages kept at once
 APP_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -260,7 +261,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return Response(status_code=204)
 
     async def refused(request: Request, err: RequestError) -> Response:
-        return JSONResponse({"error": err.message}, status_code=err.status)
+        # A body refused before its end (late, or too large) leaves the connection mid-request: it is
+        # closed once the answer is sent, not held open until the keep-alive timeout.
+        unread = {"Connection": "close"} if err.status in BODY_NOT_READ else None
+        return JSONResponse({"error": err.message}, status_code=err.status, headers=unread)
 
     async def http_error(request: Request, err: HTTPException) -> Response:
         return JSONResponse({"error": err.detail}, status_code=err.status_code, headers=err.headers)
