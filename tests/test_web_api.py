@@ -189,6 +189,21 @@ def test_advancing_moves_one_agent_at_a_time_and_never_a_person(client):
     refused(client.post(f"/api/sessions/{session}/advance", json={"step": "x"}), 400, "'step'")
 
 
+def test_a_move_or_advance_with_a_bad_since_is_refused_before_anything_moves(client):
+    # The query was once read after the move was made: a 400 answer, yet the game had moved on.
+    session = new_game(client, seats=("human", "random"), seed=4)
+    view = client.get(f"/api/sessions/{session}?viewer=0").json()
+    move = {"seat": 0, "step": view["step"], "action": view["moves"][0]["action"]}
+    for since in ("-1", "０", "x"):
+        refused(client.post(f"/api/sessions/{session}/moves?since={since}", json=move), 400, "since")
+        assert client.get(f"/api/sessions/{session}?viewer=0").json() == view, "a refused move changed the game"
+    watched = new_game(client, seats=("random", "human"), seed=4)
+    before = client.get(f"/api/sessions/{watched}").json()
+    refused(client.post(f"/api/sessions/{watched}/advance?since=-1", json={"step": 0}), 400, "since")
+    time.sleep(0.2)  # an agent wrongly set thinking would have moved by now
+    assert client.get(f"/api/sessions/{watched}").json() == before, "a refused advance set an agent moving"
+
+
 def test_an_agent_seats_view_is_hidden_while_the_game_goes_on(client):
     session = new_game(client)
     refused(client.get(f"/api/sessions/{session}?viewer=1"), 403, "played by random")

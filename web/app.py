@@ -55,6 +55,7 @@ from .views import check_viewer, parse_viewer, seat_view
 
 STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+BODY_NOT_READ = (408, 413)  # refusals sent before the request body was read to its end
 ADVANCE_WAIT_S = 1.0  # how long an advance waits for the agent before answering "still thinking"
 MAX_PAGES = 8         # opened records' viewer pages kept at once
 APP_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -154,9 +155,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     def named_viewer(request: Request, session: GameSession) -> Optional[int]:
         return parse_viewer(request.query_params.get("viewer"), len(session.labels))
 
-    def look(request: Request, session: GameSession, viewer: Optional[int]) -> Response:
+    def look(session: GameSession, viewer: Optional[int], since: int) -> Response:
         check_viewer(session, viewer)
-        return JSONResponse(seat_view(session, viewer, _since(request)))
+        return JSONResponse(seat_view(session, viewer, since))
 
     async def body_of(request: Request, fields: Sequence[str]) -> dict:
         return json_object(await read_body(request.headers.get("content-type"), request.stream()), fields)
@@ -188,10 +189,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
     async def view(request: Request) -> Response:
         session = session_of(request)
-        return look(request, session, named_viewer(request, session))
+        return look(session, named_viewer(request, session), _since(request))
 
     async def move(request: Request) -> Response:
         session = session_of(request)
+        since = _since(request)  # every check before the move: a refused request changes nothing
         body = await body_of(request, ("seat", "step", "action", "name"))
         seat = integer_field(body, "seat", 0, len(session.labels) - 1, required=True)
         step = integer_field(body, "step", 0, 2**31 - 1, required=True)
@@ -206,12 +208,13 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         else:
             action = integer_field(body, "action", -2**31, 2**31 - 1)  # out of range: the rules' message
         session.human_move(seat, action, step)
-        return look(request, session, seat)
+        return look(session, seat, since)
 
     async def advance(request: Request) -> Response:
         session = session_of(request)
         viewer = named_viewer(request, session)
         check_viewer(session, viewer)
+        since = _since(request)  # before an agent is set moving: a refused request changes nothing
         body = await body_of(request, ("step",))
         step = integer_field(body, "step", 0, 2**31 - 1, required=True)
         if step == session.step:  # a page that is behind only looks: it never moves twice
@@ -220,7 +223,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
                 raise conflict(f"player_{session.on_move} is played from the page: it moves by a person's choice")
             if future is not None:
                 await asyncio.wait([asyncio.wrap_future(future)], timeout=ADVANCE_WAIT_S)
-        return look(request, session, viewer)
+        return look(session, viewer, since)
 
     async def close(request: Request) -> Response:
         sessions.remove(request.path_params["session"])
@@ -258,7 +261,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return Response(status_code=204)
 
     async def refused(request: Request, err: RequestError) -> Response:
-        return JSONResponse({"error": err.message}, status_code=err.status)
+        # A body refused before its end (late, or too large) leaves the connection mid-request: it is
+        # closed once the answer is sent, not held open until the keep-alive timeout.
+        unread = {"Connection": "close"} if err.status in BODY_NOT_READ else None
+        return JSONResponse({"error": err.message}, status_code=err.status, headers=unread)
 
     async def http_error(request: Request, err: HTTPException) -> Response:
         return JSONResponse({"error": err.detail}, status_code=err.status_code, headers=err.headers)
