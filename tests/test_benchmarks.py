@@ -134,7 +134,7 @@ def test_training_throughput_quick_run_writes_a_record(tmp_path):
 
 @pytest.mark.slow
 def test_training_throughput_versus_device_ppo_alternates_both_trainers(tmp_path):
-    pytest.importorskip("torchrl")
+    pytest.importorskip("monster_zoo.training.device_ppo.torchrl_parts")
     out = tmp_path / "training.jsonl"
     done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.training_throughput", "--versus-device-ppo",
                            "0.05", "--repeats", "1", "--versus-opponents", "random:1", "--json", str(out)],

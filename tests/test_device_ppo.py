@@ -7,7 +7,9 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("torchrl")
+# the trainer's own fence around TorchRL's import (importing torchrl bare would set the whole test
+# run's multiprocessing start method to spawn)
+pytest.importorskip("monster_zoo.training.device_ppo.torchrl_parts")
 
 from monster_zoo.agents import make_agent  # noqa: E402
 from monster_zoo.training.device_ppo import trainer  # noqa: E402
@@ -114,7 +116,8 @@ def test_the_command_line_forwards_device_train_and_names_the_missing_extra(tmp_
     assert exit_.value.code == 2 and "runs on the CPU engine only" in capsys.readouterr().err
     for name in [m for m in sys.modules if m.split(".")[0] == "torchrl"] + ["torchrl"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if the extra were not installed
-    monkeypatch.delitem(sys.modules, "monster_zoo.training.device_ppo.learner", raising=False)
+    for module in ("learner", "torchrl_parts"):
+        monkeypatch.delitem(sys.modules, f"monster_zoo.training.device_ppo.{module}", raising=False)
     assert zoo(["device-train", "--out-dir", str(tmp_path), "--total-timesteps", "1"]) == 1
     assert "pip install -e '.[device-train]'" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -132,3 +135,18 @@ def test_a_few_seconds_of_training_beat_the_untrained_policy_against_random(tmp_
     untrained, trained = win_rate_vs_random("untrained", "1", "1"), win_rate_vs_random("trained", "32768", "256")
     # measured: 0.11 [0.06, 0.19] untrained, 0.79 [0.70, 0.86] after 32,768 decisions (7 s at load 3)
     assert trained["interval"][0] > max(untrained["interval"][1], 0.5), (untrained, trained)
+
+
+def test_taking_torchrls_parts_leaves_the_multiprocessing_start_method_as_it_was():
+    """Importing torchrl sets the process-wide start method to spawn; the trainer's import puts it
+    back, so the leaderboard's and tournaments' process pools still fork (a fresh interpreter, since
+    this one may have imported torchrl already)."""
+    import subprocess
+    import sys
+
+    probe = ("import multiprocessing as mp; before = mp.get_start_method(allow_none=True); "
+             "import monster_zoo.training.device_ppo.learner; "
+             "assert mp.get_start_method(allow_none=True) == before, mp.get_start_method(allow_none=True); "
+             "import torchrl; print(mp.get_start_method(allow_none=True))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -10,12 +10,10 @@ from typing import List, Sequence
 
 import numpy as np
 import torch
-from tensordict import TensorDict
-from tensordict.nn import TensorDictModule
 from torch import nn
-from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
-from torchrl.objectives import ClipPPOLoss
-from torchrl.objectives.value.functional import generalized_advantage_estimate
+
+from .torchrl_parts import (ClipPPOLoss, MaskedCategorical, ProbabilisticActor, TensorDict, TensorDictModule,
+                            ValueOperator, generalized_advantage_estimate)
 
 
 def mlp(sizes: Sequence[int]) -> nn.Sequential:
