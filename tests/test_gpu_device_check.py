@@ -44,3 +44,27 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
 def test_bad_parts_and_games_are_refused_with_the_valid_ones(args, message):
     done = run_check(*args, timeout=120)
     assert done.returncode == 2 and message in done.stderr
+
+
+def test_the_wheels_carried_to_a_gpu_machine_satisfy_the_projects_requirements():
+    """gpu_device_wheels.sh pins what a GPU image without network gets; every pin of a package the
+    project requires (core or the `gpu` extra) must be a version those requirements accept, or the
+    device runs another stack than the one tested (numpy 2.5 on an H200 image broke numba-cuda 0.30.4)."""
+    import re
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    specs = {}
+    for line in project["dependencies"] + project["optional-dependencies"]["gpu"]:
+        requirement = Requirement(line)
+        name = canonicalize_name(requirement.name)
+        specs[name] = specs.get(name, requirement.specifier) & requirement.specifier
+    script = (ROOT / "benchmarks" / "gpu_device_wheels.sh").read_text()
+    pins = {canonicalize_name(n): v for n, v in re.findall(r"([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)", script)}
+    checked = {name: version for name, version in pins.items() if name in specs}
+    assert {"numpy", "numba-cuda", "gymnasium", "pettingzoo"} <= set(checked), checked
+    bad = {name: (version, str(specs[name])) for name, version in checked.items() if version not in specs[name]}
+    assert not bad, f"pinned for the GPU machine outside the project's requirements: {bad}"
