@@ -133,7 +133,7 @@ def test_registry_names():
     assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), GreedyAgent)
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
-    with pytest.raises(ValueError, match=r"valid names: az, az-net, champion, greedy, mcts, mcts-fast, random, .* "
+    with pytest.raises(ValueError, match=r"valid names: az, az-net, az-timed, champion, greedy, mcts, mcts-fast, random, .* "
                                          r"or .*ppo:<model.npz>"):  # the model prefixes, in the kinds' order
         make_agent("alphazero", GAME, 0)
     # a replaced version stays available by its versioned name

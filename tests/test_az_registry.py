@@ -157,6 +157,38 @@ def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
     assert (settings.simulations, settings.rollout_weight) == (37, 0.5)
 
 
+def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replays_it(shipped_folder, monkeypatch):
+    """``az-timed`` is the shipped search at the game's declared CPU ms per move: listed only where a
+    budget is declared, pending in its repr until its first move sizes the simulations on this host,
+    and that count then replays the same move as a plain count would (seeded, host-independent)."""
+    from monster_zoo.envs.registry import declaration as registry_declaration
+
+    declared = registry_declaration(MTM).agents
+    redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37, "budget_ms": 4.0}})
+    assert {"az-timed", "marry_the_monster-az-timed-v1"} <= set(available_agents(MTM))
+    timed = make_agent("az-timed", MTM, 5, TWO)
+    assert timed.name == "marry_the_monster-az-timed-v1" and "budget_ms=4 (sized at its first move)" in repr(timed)
+    obs, mask, state = view(MTM, 2)
+    move = timed.act(obs, mask, state)
+    assert mask[move] == 1 and timed.budget_ms is None and "budget_ms" not in repr(timed)
+    sized = timed.settings.simulations
+    assert sized >= 1 and f"simulations={sized}," in repr(timed)
+    replay = AZAgent(5, az_agent._shipped(MTM), MTM, TWO, simulations=sized)
+    assert replay.act(obs, mask, state) == move
+    redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37}})  # no CPU budget declared
+    assert "az-timed" not in available_agents(MTM)
+    with pytest.raises(ValueError, match="declares no CPU-time budget for its az"):
+        az_agent.ShippedAZTimed(0, MTM, TWO)
+
+
+@pytest.mark.parametrize("budget", [0, -1, 100.5, True, "50"])
+def test_a_declared_cpu_budget_outside_0_to_100_ms_is_refused(budget):
+    from monster_zoo.agents.az.shipped import read_play_settings
+
+    with pytest.raises(ValueError, match="budget_ms must be CPU milliseconds per move above 0 and at most 100"):
+        read_play_settings({"simulations": 10, "budget_ms": budget})
+
+
 def test_a_shipped_network_that_changed_is_refused_by_its_digest(shipped_folder):
     data = bytearray(shipped_folder.read_bytes())
     data[-30] ^= 0xFF  # a flipped byte in the zip's directory: the file still opens

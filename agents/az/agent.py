@@ -143,7 +143,8 @@ class AZAgent(Agent):
         self.budget_ms = None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r}, {self.settings})"
+        pending = "" if self.budget_ms is None else f", budget_ms={self.budget_ms:g} (sized at its first move)"
+        return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r}, {self.settings}{pending})"
 
 
 class AZNetAgent(Agent):
@@ -224,6 +225,25 @@ class ShippedAZ(AZAgent):
         super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
                          rollout_weight=budget.rollout_weight)
         self.name = f"{self.spec.name}-az-v{VERSION}"
+
+
+class ShippedAZTimed(AZAgent):
+    """``"az-timed"``: the search over the network shipped for the game at the game's CPU-time
+    budget per move (:func:`~monster_zoo.agents.az.shipped.play_settings`' ``budget_ms``, the
+    game's ``mcts`` move's time on the development machine), its simulations sized on this host
+    at its first move. Its moves depend on the host's speed; the count it sized
+    (``settings.simulations``, in its ``repr``) replays them with ``az:<file>`` on any machine."""
+
+    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
+        if game_id is None:
+            raise ValueError("the shipped az-timed agent plays one game: pass game_id")
+        budget = play_settings(game_id)
+        if budget.budget_ms is None:
+            raise ValueError(f"{game_id} declares no CPU-time budget for its az (agents={{'az': {{'budget_ms': "
+                             f"...}}}}), so az-timed has nothing to size; play az (a fixed simulation count)")
+        super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
+                         rollout_weight=budget.rollout_weight, budget_ms=budget.budget_ms)
+        self.name = f"{self.spec.name}-az-timed-v{VERSION}"
 
 
 class ShippedAZNet(AZNetAgent):

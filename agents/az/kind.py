@@ -1,8 +1,10 @@
 """Learned search: a network file guides the search (``az:<network.npz>``) or plays alone
 (``az-net:<network.npz>``); ``az`` / ``<game>-az-v1`` and ``az-net`` / ``<game>-az-net-v1`` play the
-network shipped for the game, listed only where one ships. Per-game settings: the shipped search's
-budget, ``agents={"az": {"simulations": ..., "rollout_weight": ...}}``."""
-from monster_zoo.agents.az.shipped import SETTINGS_KEY, VERSION, network_ships, read_play_settings
+network shipped for the game, listed only where one ships; ``az-timed`` / ``<game>-az-timed-v1``
+its search at a CPU time per move sized on the host, where the game declares one. Per-game
+settings: the shipped search's budget,
+``agents={"az": {"simulations": ..., "rollout_weight": ..., "budget_ms": ...}}``."""
+from monster_zoo.agents.az.shipped import SETTINGS_KEY, VERSION, network_ships, play_settings, read_play_settings
 from monster_zoo.agents.kind import AgentKind, AgentSettings, ModelPrefix, Request
 
 AZ_PREFIX = "az:"
@@ -10,15 +12,18 @@ AZ_NET_PREFIX = "az-net:"
 
 
 def names(game_id: str) -> dict:
-    """``az`` and ``az-net``, each at the shipped network's version."""
-    return {"az": (VERSION,), "az-net": (VERSION,)}
+    """``az`` and ``az-net``, each at the shipped network's version, and ``az-timed`` where the game
+    declares a CPU-time budget."""
+    timed = {"az-timed": (VERSION,)} if play_settings(game_id).budget_ms is not None else {}
+    return {"az": (VERSION,), "az-net": (VERSION,), **timed}
 
 
 def make(request: Request):
-    """The search over the game's shipped network (``az``), or that network alone (``az-net``)."""
-    from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet
+    """The search over the game's shipped network (``az``; ``az-timed`` at its CPU-time budget), or
+    that network alone (``az-net``)."""
+    from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet, ShippedAZTimed
 
-    shipped = ShippedAZNet if request.name == "az-net" else ShippedAZ
+    shipped = {"az-net": ShippedAZNet, "az-timed": ShippedAZTimed}.get(request.name, ShippedAZ)
     return shipped(request.seed, game_id=request.game_id, options=request.options)
 
 

@@ -14,7 +14,7 @@ share of a leaf's value that comes from a rollout (``rollout_weight``, where it 
 """
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Optional
 
 from monster_zoo import envs
 from monster_zoo.agents.shipped_files import CHAMPION_DIR
@@ -23,21 +23,32 @@ from monster_zoo.envs.registry import declaration
 VERSION = 1  # of the shipped network that the short names az and az-net play
 SETTINGS_KEY = "az"  # the key of the shipped search's settings in a game declaration's agents mapping
 DEFAULT_PLAY_SIMULATIONS = 200
+MAX_PLAY_BUDGET_MS = 100.0  # issue 44: the learned search spends at most 0.1 CPU s a move
 
 
 @dataclass(frozen=True)
 class PlaySettings:
-    """How the learned search shipped for the game (``az``) searches: simulations per move and the
-    share of a leaf's value that comes from a rollout (sized per game in training/AZ.md)."""
+    """How the learned search shipped for the game searches: ``simulations`` per move (``az``, the
+    same moves on every machine), the share of a leaf's value that comes from a rollout, and
+    ``budget_ms``, the CPU milliseconds per move those simulations stand for (``az-timed`` sizes
+    its simulations to it on the host at its first move: the game's ``mcts`` move's time on the
+    development machine, so ``az-timed`` meets ``mcts`` at equal time on any machine; None: no
+    ``az-timed``). Sized per game in training/AZ.md."""
 
     simulations: int = DEFAULT_PLAY_SIMULATIONS
     rollout_weight: float = 0.0
+    budget_ms: Optional[float] = None
 
     def __post_init__(self):
         if not isinstance(self.simulations, int) or self.simulations < 1:
             raise ValueError(f"simulations must be an integer >= 1, not {self.simulations!r}")
         if not 0.0 <= self.rollout_weight <= 1.0:
             raise ValueError(f"rollout_weight must lie in [0, 1], not {self.rollout_weight!r}")
+        budget = self.budget_ms
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float))
+                                   or not 0 < budget <= MAX_PLAY_BUDGET_MS):
+            raise ValueError(f"budget_ms must be CPU milliseconds per move above 0 and at most "
+                             f"{MAX_PLAY_BUDGET_MS:.0f}, or None; not {self.budget_ms!r}")
 
 
 def read_play_settings(settings: Mapping) -> PlaySettings:

@@ -33,5 +33,5 @@ GAME = Game(
     rule_prefix="MTM",
     baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy")},
     agents={"mcts": {"simulations": 10_000, "exploration": 1.0, "rollout": "random"},
-            "az": {"simulations": 5763}},
+            "az": {"simulations": 5763, "budget_ms": 100.0}},
 )

@@ -41,5 +41,5 @@ GAME = Game(
     rule_prefix="MM",
     baselines={"greedy": Baseline("monster_zoo.envs.mighty_monsters.greedy")},
     agents={"mcts": {"simulations": 16_000, "exploration": 1.0, "rollout": "random"},
-            "az": {"simulations": 3580}},
+            "az": {"simulations": 3580, "budget_ms": 77.0}},
 )

@@ -77,5 +77,5 @@ GAME = Game(
     rule_prefix="MA",
     baselines={"greedy": Baseline("monster_zoo.envs.monstargh.greedy")},
     agents={"mcts": {"simulations": 4_000, "exploration": 1.0, "rollout": "random"},
-            "az": {"simulations": 1155, "rollout_weight": 0.5}},
+            "az": {"simulations": 1155, "rollout_weight": 0.5, "budget_ms": 38.0}},
 )
