@@ -43,7 +43,7 @@ import numpy as np
 
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.core.seated_view import players_in_view
+from monster_zoo.envs.core.seated_view import other_player_count
 
 from monster_zoo.agents.game_rules import GameRules, WrongGameError, game_with_sizes
 
@@ -126,9 +126,8 @@ class Agent:
                                      f"{made.game_id} with num_players={found}. {self._remedy()}")
         if observation is not None and made.seated_index is not None:
             # No view holds its player count as a number; its seat entries tell it (seated_view).
-            seated = np.ravel(players_in_view(made.seated_index, observation))
-            if (seated != made.num_players).any():
-                found = int(seated[np.flatnonzero(seated != made.num_players)[0]])
+            found = other_player_count(made.seated_index, observation, made.num_players)
+            if found is not None:
                 raise WrongGameError(
                     f"{self._who()} was made for {made.describe()}; this observation is of a {made.game_id} "
                     f"table of {found} players, not {made.num_players} (as its seat entries say). Build the "

@@ -20,7 +20,22 @@ def seated_index(slots: Optional[Sequence[int]]) -> Optional[np.ndarray]:
     return None if slots is None else np.asarray(slots, dtype=np.intp)
 
 
-def players_in_view(index: np.ndarray, observation) -> np.ndarray:
+def players_in_view(index: np.ndarray, observation):
     """The player count of each observation row (one view, or a batch of views with the seat
-    entries last): how many of the seat entries ``index`` are nonzero. A few reads per row."""
-    return np.count_nonzero(np.asarray(observation)[..., index], axis=-1)
+    entries last): how many of the seat entries ``index`` are nonzero. An int for one view."""
+    view = np.asarray(observation)
+    if view.ndim == 1:
+        return np.count_nonzero(view.take(index))
+    return np.count_nonzero(view[..., index], axis=-1)
+
+
+def other_player_count(index: np.ndarray, observation, num_players: int) -> Optional[int]:
+    """The player count of the first view of ``observation`` (one view or a batch) whose seat
+    entries ``index`` say another count than ``num_players``; None where every view says it."""
+    view = np.asarray(observation)
+    if view.size == view.shape[-1]:  # one view, as every act is shown (even as a batch of one): a few reads
+        seated = np.count_nonzero(view.reshape(-1).take(index))
+        return None if seated == num_players else seated
+    seated = np.ravel(players_in_view(index, view))
+    other = np.flatnonzero(seated != num_players)
+    return int(seated[other[0]]) if other.size else None
