@@ -189,16 +189,18 @@ def play_by_hand(env, agent, seed: int = 3) -> int:
     return moves
 
 
-def test_four_player_weights_at_a_two_player_table_are_refused_at_the_first_act():
+@pytest.mark.parametrize("name", ["champion", "az-net"])
+def test_four_player_weights_at_a_two_player_table_are_refused_at_the_first_act(name):
     """Outside the app (issue 41 point 6): no state is handed over, and the observation is the same
-    size at every count, yet the 4-player champion refuses the 2-player table before its first move."""
+    size at every count, yet 4-player weights (the champion's, the learned search's network) refuse
+    the 2-player table before their first move, and the same agent made for the table plays it."""
     env = envs.make("monstargh-v0", num_players=2)
-    four = make_agent("champion", "monstargh-v0", options={"num_players": 4})
+    four = make_agent(name, "monstargh-v0", options={"num_players": 4})
     with pytest.raises(WrongGameError, match=r"num_players=4\b.*table of 2 players, not 4.*make_agent\(name, env\)"
                                              r".*options=\{'num_players': 2\}"):
         play_by_hand(env, four)
     assert env.unwrapped.engine_state[H_STEPS] == 0  # refused before any move
-    assert play_by_hand(env, make_agent("champion", env)) > 0
+    assert play_by_hand(env, make_agent(name, env)) > 0
     assert env.unwrapped.engine_state[H_TERMINAL] == 1
 
 
