@@ -29,9 +29,10 @@ def every_seat_sees(spec, state, n, index, views) -> None:
 
 
 def test_every_game_with_several_player_counts_declares_its_seated_slots():
-    for game_id in envs.available():
+    several = [g for g in envs.available() if envs.spec(g).min_players < envs.spec(g).max_players]
+    assert several, "some game has several player counts"
+    for game_id in several:
         spec = envs.spec(game_id)
-        assert spec.min_players < spec.max_players
         slots = spec.seated_slots
         assert slots is not None and len(slots) == spec.max_players, game_id
         assert len(set(slots)) == len(slots) and all(0 <= k < spec.obs_size for k in slots), game_id
