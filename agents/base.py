@@ -25,8 +25,10 @@ game_id, seed, options)``) carries it as ``made_for`` (a
 :class:`~monster_zoo.agents.game_rules.WrongGameError` naming both games, to play any other:
 
 * where it acts, :meth:`Agent.check_view` compares what it is shown - the mask's and the
-  observation's sizes, and the state's size and player count when a state is handed to it -
-  once per call (per batch for ``act_batch``), never per legal action;
+  observation's sizes, the player count the observation was written for (read from its seat
+  entries, :mod:`~monster_zoo.envs.core.seated_view`), and the state's size and player count
+  when a state is handed to it - once per call (per batch for ``act_batch``), never per legal
+  action;
 * :meth:`Agent.check_game` compares a whole game (id, player count, rule options) and is
   called once where a game or a pool starts: by the match runner for every game and by the
   training vec env when an opponent joins its pool.
@@ -41,6 +43,7 @@ import numpy as np
 
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.core.seated_view import other_player_count
 
 from monster_zoo.agents.game_rules import GameRules, WrongGameError, game_with_sizes
 
@@ -113,12 +116,24 @@ class Agent:
                 whose = f" ({game_with_sizes(what, found)})" if found else ""
                 raise WrongGameError(f"{self._who()} was made for {made.describe()}; it was shown {what} of "
                                      f"{found} values, where {made.game_id} has {size}{whose}. {self._remedy()}")
-        if state is not None and made.rules is not None:
+        if made.rules is None:
+            return
+        if state is not None:
             seated = np.asarray(state)[..., H_NUM_PLAYERS]
             if (seated != made.num_players).any():
                 found = int(np.ravel(seated)[np.flatnonzero(np.ravel(seated) != made.num_players)[0]])
                 raise WrongGameError(f"{self._who()} was made for {made.describe()}; this state is of "
                                      f"{made.game_id} with num_players={found}. {self._remedy()}")
+        if observation is not None and made.seated_index is not None:
+            # No view holds its player count as a number; its seat entries tell it (seated_view).
+            found = other_player_count(made.seated_index, observation, made.num_players)
+            if found is not None:
+                raise WrongGameError(
+                    f"{self._who()} was made for {made.describe()}; this observation is of a {made.game_id} "
+                    f"table of {found} players, not {made.num_players} (as its seat entries say). Build the "
+                    f"agent for {found} players: make_agent(name, env) with the env it plays, or "
+                    f"make_agent(name, {made.game_id!r}, options={{'num_players': {found}}}) (for a champion, "
+                    f"the one shipped for {found} players)")
 
     def _who(self) -> str:
         return f"agent {self.name!r}"

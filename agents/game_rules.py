@@ -27,6 +27,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, GameSpec
 from monster_zoo.envs.core.game import Game
+from monster_zoo.envs.core.seated_view import seated_index
 
 from monster_zoo.agents.model_file import PLAY_TIME_OPTIONS, describe, rule_options
 
@@ -57,12 +58,15 @@ class GameRules:
     num_actions: int = field(init=False, compare=False)
     obs_size: int = field(init=False, compare=False)
     state_size: int = field(init=False, compare=False)
+    # The observation's seat entries that tell its player count (None where the game has none).
+    seated_index: Optional[np.ndarray] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
         spec = envs.spec(self.game_id)  # an unknown id fails here, listing the registered ones
         object.__setattr__(self, "num_actions", spec.num_actions)
         object.__setattr__(self, "obs_size", spec.obs_size)
         object.__setattr__(self, "state_size", spec.state_size)
+        object.__setattr__(self, "seated_index", seated_index(spec.seated_slots))
 
     @classmethod
     def any_rules(cls, game_id: str) -> "GameRules":

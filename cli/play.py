@@ -37,6 +37,7 @@ def champion_seats(game_id: str, others: List[str], options: dict) -> Tuple[List
     from monster_zoo import envs
     from monster_zoo.agents.registry import split_label
     from monster_zoo.envs.core.escaping import visible
+    from monster_zoo.envs.core.move_words import named_with_words
     from monster_zoo.agents.ppo.champions import (champion_games, champion_player_counts, champion_version,
                                                   champion_versions)
 
@@ -67,6 +68,7 @@ def keep_record(record: dict, path: Path) -> int:
     file (its path printed), and failing that print the record itself: a played game is never lost.
     The exit status: 0 when ``path`` was written, else 1."""
     from monster_zoo.envs.core.escaping import visible
+    from monster_zoo.envs.core.move_words import named_with_words
     from monster_zoo.envs.core.records import record_text
     from monster_zoo.envs.core.safe_writing import write_atomic, write_private
 
@@ -94,6 +96,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from monster_zoo.agents.human.agent import HumanAgent, QuitGame
     from monster_zoo.agents.registry import agent_labels, make_agent
     from monster_zoo.envs.core.escaping import visible
+    from monster_zoo.envs.core.move_words import named_with_words
     from monster_zoo.envs.core.records import RecordWriter, check_agent_names
     from monster_zoo.envs.core.safe_writing import output_problem
     from monster_zoo.envs.registry import kernels_cached
@@ -141,7 +144,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     writer = RecordWriter(env, args.seed, who)
 
     def announce(seat: int, action: int) -> None:
-        print(f"player_{seat} ({shown[seat]}): {raw.action_to_str(action)}", flush=True)
+        # Named as the person's seat knew the move, with the game's words for it where that seat
+        # knows it: the same as the replay viewer shows from that seat (the full name of another
+        # seat's secret move, e.g. the pair it lays face down, would give the secret away).
+        move = named_with_words(raw.spec, raw.engine_state, action, args.seat)
+        print(f"player_{seat} ({shown[seat]}): {visible(move)}", flush=True)
         writer.note(action)
 
     print(f"{args.game}: {len(seats)} players, you are player_{args.seat}, seed {args.seed}")

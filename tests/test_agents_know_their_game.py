@@ -21,7 +21,7 @@ from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.agents.ppo.policy_file import layer_shapes, make_metadata, write_policy
 from monster_zoo.agents.random.agent import RandomAgent
 from monster_zoo.envs.core.batch import random_playout
-from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.options import COMMON_OPTIONS
 
 GAMES = envs.available()
@@ -162,11 +162,46 @@ def test_trained_agents_refuse_another_player_count_where_they_act(game_id, tiny
         with pytest.raises(WrongGameError, match=rf"num_players={n}\b.*this game is {game_id} with "
                                                  rf".*num_players={wrong}\b"):
             agent.check_game(game_id, envs.config(game_id, {"num_players": wrong}))
+        # from the observation alone: its seat entries tell the table's size (seated_view)
+        with pytest.raises(WrongGameError, match=rf"num_players={n}\b.*this observation is of a {game_id} table "
+                                                 rf"of {wrong} players.*options=\{{'num_players': {wrong}\}}"):
+            agent.act(obs, mask)
+        with pytest.raises(WrongGameError, match=rf"table of {wrong} players"):
+            agent.act_batch(np.stack([view(game_id, n)[0], obs]), np.stack([mask, mask]))
         obs, mask, state = view(game_id, n)
         assert mask[agent.act(obs, mask, state)] == 1
         assert mask[agent.act(obs, mask)] == 1
         # options that change neither the rules nor the observation may differ
         agent.check_game(game_id, envs.config(game_id, {"num_players": n, "max_steps": 50, "reward": "score"}))
+
+
+def play_by_hand(env, agent, seed: int = 3) -> int:
+    """A hand-written AEC loop, as a user writes one: the agent in every seat, shown the observation
+    and the mask only; returns the moves made."""
+    env.reset(seed=seed)
+    moves = 0
+    for name in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        action = None if termination or truncation else agent.act(observation["observation"],
+                                                                   observation["action_mask"])
+        moves += action is not None
+        env.step(action)
+    return moves
+
+
+@pytest.mark.parametrize("name", ["champion", "az-net"])
+def test_four_player_weights_at_a_two_player_table_are_refused_at_the_first_act(name):
+    """Outside the app (issue 41 point 6): no state is handed over, and the observation is the same
+    size at every count, yet 4-player weights (the champion's, the learned search's network) refuse
+    the 2-player table before their first move, and the same agent made for the table plays it."""
+    env = envs.make("monstargh-v0", num_players=2)
+    four = make_agent(name, "monstargh-v0", options={"num_players": 4})
+    with pytest.raises(WrongGameError, match=r"num_players=4\b.*table of 2 players, not 4.*make_agent\(name, env\)"
+                                             r".*options=\{'num_players': 2\}"):
+        play_by_hand(env, four)
+    assert env.unwrapped.engine_state[H_STEPS] == 0  # refused before any move
+    assert play_by_hand(env, make_agent(name, env)) > 0
+    assert env.unwrapped.engine_state[H_TERMINAL] == 1
 
 
 @pytest.mark.parametrize("game_id", [g for g in GAMES if OTHER_RULES[g]])

@@ -1,5 +1,6 @@
 """Match records (monster_zoo.envs.core.records), their replay and the replay viewer's files."""
 import copy
+import re
 import json
 import subprocess
 import sys
@@ -71,7 +72,7 @@ def broken(good, change):
 
 
 BAD_RECORDS = [
-    (lambda r: r.update(format_version=2), "format version 2"),
+    (lambda r: r.update(format_version=3), "format version 3; this library reads versions 1, 2"),
     (lambda r: r.update(format="something"), "not a monster-zoo match record"),
     (lambda r: r.update(library_version="0.0.1"), "recorded by monster-zoo '0.0.1'"),
     (lambda r: r.pop("result"), "missing field"),
@@ -231,7 +232,7 @@ def test_cli_play_records_and_replay_writes_the_viewer(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "r.html").stat().st_size > 10_000
     bad = tmp_path / "bad.json"
-    bad.write_text(record_path.read_text().replace('"format_version": 1', '"format_version": 9'))
+    bad.write_text(record_path.read_text().replace('"format_version": 2', '"format_version": 9'))
     proc = run_cli("replay", str(bad), "--html", str(tmp_path / "b.html"))
     assert proc.returncode == 2 and "format version 9" in proc.stderr and not (tmp_path / "b.html").exists()
     proc = run_cli("replay", str(record_path))
@@ -249,3 +250,67 @@ def test_cli_evaluate_saves_a_sample_of_replayable_records(tmp_path):
     record = read_record(saved[0])
     assert sorted(record["agents"]) == ["greedy", "random"]
     assert len(list(replay(record))) == len(record["actions"]) + 1
+
+
+# --- moves in words (format version 2) ------------------------------------------------------------
+def test_a_record_keeps_every_moves_words_as_the_game_says_them(game_id):
+    """Every move of random games carries the game's own words for it (``explain_action`` where the
+    game has one, else its name), taken in the state the move was made in."""
+    from monster_zoo.envs.core.move_words import text_view_explainer
+
+    for seed in (4, 5):
+        record, _ = played(game_id, seed=seed)
+        assert record["format_version"] == FORMAT_VERSION == 2
+        explain = text_view_explainer(envs.spec(game_id))
+        for raw, step in zip(replay(record), record["actions"]):
+            state = raw.engine_state
+            expected = explain(state, step["action"]) if explain else raw.spec.action_to_str(step["action"], state)
+            assert step["words"] == expected and 0 < len(step["words"]) <= 200
+
+
+def version_1(record: dict) -> dict:
+    """``record`` as the previous format wrote it: version 1, actions without their words."""
+    old = copy.deepcopy(record)
+    old["format_version"] = 1
+    for step in old["actions"]:
+        del step["words"]
+    return old
+
+
+def test_a_record_of_the_previous_format_still_loads_replays_and_is_shown_in_words(game_id, tmp_path):
+    record, env = played(game_id, seed=6)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(version_1(record)))
+    old = read_record(path)
+    assert old["format_version"] == 1 and all("words" not in step for step in old["actions"])
+    for raw in replay(old):
+        last = raw
+    assert np.array_equal(last.engine_state, env.unwrapped.engine_state)
+    # shown with the game's words, as the same game recorded now is
+    assert pictures(old, only=["public"])[1] == pictures(record, only=["public"])[1]
+
+
+def test_words_that_are_not_the_games_are_refused_and_nothing_is_written(good, tmp_path):
+    k = next(i for i, step in enumerate(good["actions"]) if step["words"] != step["name"])
+    lying = broken(good, lambda r: r["actions"][k].update(words="take every monster and win"))
+    validate_record(lying)  # well formed: the words are checked against the game while replaying
+    with pytest.raises(RecordError, match=rf"action {k} .*'take every monster and win' but the game says "
+                                          rf"{re.escape(repr(good['actions'][k]['words'])[:40])}.*cannot put words"):
+        list(replay(lying))
+    page = tmp_path / "lying.html"
+    with pytest.raises(RecordError, match="cannot put words"):
+        write_html(lying, page)
+    assert not page.exists() and list(tmp_path.iterdir()) == []
+    with pytest.raises(RecordError, match="cannot put words"):  # the name alone is no way round it
+        list(replay(broken(good, lambda r: r["actions"][k].update(words=r["actions"][k]["name"]))))
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda r: r["actions"][2].pop("words"), "action 2 must have its 'words'"),
+    (lambda r: r["actions"][2].update(words=7), "action 2 must have its 'words'"),
+    (lambda r: r["actions"][2].update(words="x" * 401), "at most 400 characters"),
+    (lambda r: r.update(format_version=True), "format version True"),
+])
+def test_a_record_of_format_version_2_needs_every_moves_words(good, change, message):
+    with pytest.raises(RecordError, match=message):
+        validate_record(broken(good, change))

@@ -3,6 +3,7 @@ refused with a clear 4xx message and changes nothing; a seat is sent only what i
 agents think off the request path within a time limit; sessions are bounded and expire.
 """
 import json
+import re
 import shutil
 import sys
 import time
@@ -345,6 +346,10 @@ def test_a_secret_move_of_another_seat_is_named_as_that_seat_knew_it():
     assert own and all(e["name"].startswith("lay down") for e in own)
     assert all(e["name"] == "lay two cards face down" for e in mine if e["seat"] != 0)
     assert all(e["name"] == "lay two cards face down" for e in public)
+    # the words beside the names: the seat's own pair in words, nothing more for the others' secret
+    assert all(e["words"].startswith("lay your strength-") for e in own)
+    assert all(e["words"] is None for e in mine if e["seat"] != 0)
+    assert all(e["words"] is None for e in public)
 
 
 def test_every_legal_move_on_the_picture_has_its_place_drawn():
@@ -466,6 +471,10 @@ def test_opening_a_record_checks_it_and_serves_its_viewer(client):
     assert opened.status_code == 201
     page = client.get(opened.json()["page"])
     assert page.status_code == 200 and "Monster Arena replay" in page.text
+    # the download says every move in the words its mover's view of the replay shows
+    shown = json.loads(re.search(r"const DATA = (.*);\n", page.text).group(1))["actions"]
+    explained = [(k, a) for k, a in enumerate(record["actions"]) if a["words"] != a["name"]]
+    assert explained and all(shown[f"player_{a['seat']}"][k] == f"{a['name']} ({a['words']})" for k, a in explained)
     assert client.delete("/api" + opened.json()["page"]).status_code == 204
     refused(client.get(opened.json()["page"]), 404, "no such replay page")
     for field, value, words in (("seed", -1, "'seed' must be an integer >= 0"),
@@ -474,6 +483,10 @@ def test_opening_a_record_checks_it_and_serves_its_viewer(client):
     tampered = json.loads(json.dumps(record))
     tampered["actions"][3]["action"] = (tampered["actions"][3]["action"] + 1) % envs.spec("monster_arena-v0").num_actions
     refused(client.post("/api/records", json=tampered), 422, "action 3")
+    lying = json.loads(json.dumps(record))  # a record cannot put words in a move's mouth
+    k = next(i for i, step in enumerate(record["actions"]) if step["words"] != step["name"])
+    lying["actions"][k]["words"] = "<b>the row is free today</b>"
+    refused(client.post("/api/records", json=lying), 422, f"action {k}", "cannot put words")
     refused(client.post("/api/records", json={**record, "format": "other"}), 422, "not a monster-zoo match record")
     refused(client.post("/api/records", json={**record, "game": "chess-v0"}), 422, "unknown game")
     refused(client.post("/api/records", content=b"[" * 40 + b"]" * 40, headers={"content-type": "application/json"}),

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
+from monster_zoo.envs.core.move_words import named_with_words
 from monster_zoo.envs.core.records import validate_record
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.replay import replay
@@ -139,14 +140,15 @@ def shown_names(page):
 
 
 def names_for(record, seat):
-    """Each action of ``record`` named as ``seat`` knew it, as the page's log writes it."""
+    """Each action of ``record`` named as ``seat`` knew it, with its words where the seat knew the
+    move, as the page's log writes it (the terminal ``play`` and the replay viewer say the same)."""
     names = []
     for k, raw in enumerate(replay(record)):
         if k == len(record["actions"]):
             break
         step = record["actions"][k]
         who = f"player_{step['seat']}" + (" (you)" if step["seat"] == seat else f" ({record['agents'][step['seat']]})")
-        names.append(f"{who}: {raw.spec.describe_action(raw.engine_state, step['action'], seat)}")
+        names.append(f"{who}: {named_with_words(raw.spec, raw.engine_state, step['action'], seat)}")
     return names
 
 

@@ -3,8 +3,8 @@
 Moves reach the game only through the AEC env (``env.step``), after the rules' own check
 (:func:`~monster_zoo.envs.core.illegal.refusal`: the legal mask, and the ``illegal_reason``
 kernel for the reason); every move is named when it is made, once for the public and once
-for each seat, as that viewer knew it (the game's ``describe_action``), and noted in the
-match record (:class:`~monster_zoo.envs.core.records.RecordWriter`).
+for each seat, as that viewer knew it (the game's ``describe_action``, with the game's words
+for it where that viewer knew the move), and noted in the match record (:class:`~monster_zoo.envs.core.records.RecordWriter`).
 
 An agent thinks in a worker thread (:meth:`GameSession.start_agent_move`), never on the
 request path: it gets a copy of what it may read, and its move is applied under the session's
@@ -25,6 +25,7 @@ from monster_zoo import envs
 from monster_zoo.evaluation.match import seat_outcome
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.illegal import refusal
+from monster_zoo.envs.core.move_words import move_words
 from monster_zoo.envs.core.records import RecordWriter, game_result, save_record
 
 from .refusals import conflict, unprocessable
@@ -34,12 +35,15 @@ PLAY, WATCH = "play", "watch"
 
 @dataclass
 class Move:
-    """One action applied: who took it, its index and its name as each viewer knew it
-    (``names[None]`` the public's, ``names[s]`` seat ``s``'s)."""
+    """One action applied: who took it, its index, its name as each viewer knew it
+    (``names[None]`` the public's, ``names[s]`` seat ``s``'s) and the game's words for it where
+    that viewer knew the move and its name uses codes (None otherwise; :mod:`move_words
+    <monster_zoo.envs.core.move_words>`), the same the terminal ``play`` and the replay viewer say."""
 
     seat: int
     action: int
     names: Dict[Optional[int], str]
+    words: Dict[Optional[int], Optional[str]]
 
 
 @dataclass
@@ -206,9 +210,10 @@ class GameSession:
         seat = int(state[H_CURRENT])
         viewers = [None, *range(len(self.agents))]
         names = {v: self.spec.describe_action(state, action, v) for v in viewers}
+        words = {v: move_words(self.spec, state, action, v) for v in viewers}
         self.writer.note(action)
         self.env.step(action)
-        self.moves.append(Move(seat, action, names))
+        self.moves.append(Move(seat, action, names, words))
         if self.over:
             self._keep_record()
 

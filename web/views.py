@@ -86,7 +86,7 @@ def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> di
                       "preview": None if preview is None or move["action"] not in where
                       else preview(state, move["action"])} for move in legal_moves_in_words(spec, state, legal)]
         start = max(0, min(since, len(session.moves)))
-        events = [{"index": i, "seat": m.seat, "name": m.names[viewer]}
+        events = [{"index": i, "seat": m.seat, "name": m.names[viewer], "words": m.words[viewer]}
                   for i, m in enumerate(session.moves[start:start + MAX_EVENTS], start)]
         return {
             "game": spec.env_id, "title": spec.title, "mode": session.mode,

@@ -11,7 +11,7 @@ its machine code stays in numba's on-disk cache (a driver specialised on a
 dispatcher object would be recompiled in every process).
 """
 from dataclasses import dataclass
-from typing import Callable, Dict, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 from numba import types
 
@@ -104,6 +104,9 @@ class GameSpec:
     # Bumped whenever the observation's meaning changes, even at the same size, so that a policy
     # file trained on an older observation is refused instead of playing on misread inputs.
     observation_version: int = 1
+    # The observation's entry of each relative seat that reads 1 while that seat is at the table and
+    # 0 beyond the player count (None: the view does not say its player count).
+    seated_slots: Optional[Sequence[int]] = None
 
     @property
     def env_id(self) -> str:

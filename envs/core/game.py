@@ -102,6 +102,13 @@ file of ``envs/``."""
         return self._observer.OBS_SIZE
 
     @property
+    def seated_slots(self) -> Optional[Sequence[int]]:
+        """The observation's entry of each relative seat that reads 1 while that seat is at the table
+        and 0 beyond the player count (``SEATED_SLOTS`` beside ``observe_into``), from which the player
+        count a view was written for is read; None where the game declares none."""
+        return getattr(self._observer, "SEATED_SLOTS", None)
+
+    @property
     def num_actions(self) -> int:
         """Size of the game's one ``Discrete`` action space."""
         return self.actions.NUM_ACTIONS

@@ -1,10 +1,10 @@
 """A move in words, for people: the game's own explanation beside a move's name, where the name
 uses codes (a tile's edges, a card's label, a space's number).
 
-A move's name (``action_to_str``) stays what records, typed moves and golden playthroughs
-hold; the words are presentation only, given by the game's text view (``explain_action(state,
-action)``, where it has one) and shown by the web page, the terminal ``play`` and the replay
-viewer. A viewer is told the words of a move only when it knows that move: its own, or one
+A move's name (``action_to_str``) stays the stable key that typed moves, golden playthroughs and
+records go by; the words, given by the game's text view (``explain_action(state, action)``, where
+it has one), are shown by the web page, the terminal ``play`` and the replay viewer, and kept
+beside the name in match records (:func:`recorded_words`, checked against the game on replay). A viewer is told the words of a move only when it knows that move: its own, or one
 whose name is the same for every viewer (``describe_action``), so the words reveal nothing a
 seat may not see.
 """
@@ -38,6 +38,15 @@ def move_words(spec, state, action: int, viewer: Optional[int]) -> Optional[str]
         return None
     said = explain(state, action)
     return None if said == spec.action_to_str(action, state) else said
+
+
+def recorded_words(spec, state, action: int) -> str:
+    """``action`` (legal in ``state``, about to be taken by the seat on move) in words as a match
+    record keeps them: the game's own ``explain_action`` where it has one, else the move's name,
+    which says it in words already. These are the mover's words: a record tells every hidden card
+    anyway (its seed), and is handed out once the game is over."""
+    explain = text_view_explainer(spec)
+    return explain(state, action) if explain is not None else spec.action_to_str(action, state)
 
 
 def named_with_words(spec, state, action: int, viewer: Optional[int]) -> str:

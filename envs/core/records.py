@@ -2,20 +2,28 @@
 
 A record holds what it takes to play the game again through the AEC env: the game id,
 its options and the seed of ``reset``, then every action in order (its number, its name
-in the state it was taken in, and the seat that took it), the seats' agents and the
-result. Format (``format_version`` 1)::
+in the state it was taken in, its words, and the seat that took it), the seats' agents and the
+result. Format (``format_version`` 2)::
 
     {
       "format": "monster-zoo-record",
-      "format_version": 1,
+      "format_version": 2,
       "library_version": "0.1.0",        # monster_zoo.__version__ that wrote it
       "game": "marry_the_monster-v0",    # registry id (its -vN is the rules' version)
       "options": {"num_players": 3, "max_steps": 5000, "reward": "win", "illegal_action": "raise"},
       "seed": 7,                          # env.reset(seed=7)
       "agents": ["greedy", "random", "random"],   # who sat in each seat (names only)
-      "actions": [{"seat": 0, "action": 98, "name": "end"}, ...],
+      "actions": [{"seat": 0, "action": 98, "name": "end", "words": "end"}, ...],
       "result": {"returns": [1.0, -0.5, -0.5], "terminated": true, "truncated": false, "length": 213}
     }
+
+An action's ``name`` (``action_to_str``) is its stable key, the one typed moves and golden
+playthroughs use; its ``words`` say the move for a person who does not know the game's codes:
+the game's own ``explain_action`` where it has one, else the name itself
+(:func:`~monster_zoo.envs.core.move_words.recorded_words`). The words are checked, never trusted:
+replaying a record refuses one whose words differ from what the game says for that move, so the
+words shown of a record always come from the game. Version 1 records (no ``words``) are still
+read and replayed as they are; whoever shows them takes the words from the game.
 
 **A record is a full-information artefact.** The seed and the actions determine every
 hidden card of the game (hands, decks, face-down guards, species tokens), so a record
@@ -28,17 +36,17 @@ names each action as that seat (or the public) knew it.
 A record is checked before it is replayed (:func:`validate_record`): the format, its
 version and the library version must match (a record of another version may replay
 differently, since the rules may have changed), every field must have its type, and
-while replaying every action must be legal and carry the recorded seat and name, and the
-result must match. Anything else is refused with :class:`RecordError` saying what is wrong.
+while replaying every action must be legal and carry the recorded seat, name and words, and
+the result must match. Anything else is refused with :class:`RecordError` saying what is wrong.
 
 A record is read within bounds (:mod:`monster_zoo.envs.core.bounded_reading`), refused at once
 otherwise: a regular file (not a FIFO or a device) of at most :data:`MAX_RECORD_BYTES`, JSON
 nested at most :data:`MAX_RECORD_DEPTH` levels, at most :data:`MAX_RECORD_ACTIONS` actions and
 :data:`MAX_SEATS` seats, agent names of at most :data:`MAX_AGENT_NAME_CHARS` characters. The
 longest real game is bounded by the largest default truncation limit of any game (5,000 actions,
-Marry the Monster's ``max_steps``); an action takes under 100 bytes of JSON (names of at most 40
-characters), so such a record is under 0.5 MB, and the caps leave room for twice as many actions
-of twice that length. Records are written atomically (:mod:`monster_zoo.envs.core.safe_writing`).
+Marry the Monster's ``max_steps``); an action takes under 300 bytes of JSON (names of at most 40
+characters, words of at most 200), so such a record is under 1.5 MB, and the caps leave room for
+twice as many actions, each with words up to :data:`MAX_WORDS_CHARS`. Records are written atomically (:mod:`monster_zoo.envs.core.safe_writing`).
 """
 import json
 import numbers
@@ -50,10 +58,12 @@ import numpy as np
 from .bounded_reading import check_json_depth, read_regular_file
 from .contract import H_STEPS, H_TERMINAL
 from .header import truncated as truncated_game
+from .move_words import recorded_words
 from .safe_writing import write_atomic
 
 FORMAT = "monster-zoo-record"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READ_VERSIONS = (1, 2)  # version 1: actions without their words
 RECORD_KEYS = ("format", "format_version", "library_version", "game", "options", "seed", "agents", "actions",
                "result")
 # Bounds of a record (see the module doc).
@@ -63,6 +73,7 @@ MAX_RECORD_DEPTH = 16
 MAX_SEATS = 16
 MAX_AGENT_NAME_CHARS = 256
 MAX_FIELD_CHARS = 256  # the game id, the library version and each action's name
+MAX_WORDS_CHARS = 400  # each action's words (the longest any game says is under 200)
 
 
 class RecordError(ValueError):
@@ -117,9 +128,13 @@ class RecordWriter:
 
     def note(self, action: int) -> None:
         """Record ``action`` of the agent on move; call it just before ``env.step(action)``."""
-        seat = self.raw.possible_agents.index(self.raw.agent_selection)
-        self.record["actions"].append({"seat": seat, "action": int(action),
-                                       "name": self.raw.action_to_str(int(action))})
+        raw, action = self.raw, int(action)
+        seat = raw.possible_agents.index(raw.agent_selection)
+        name = raw.action_to_str(action)
+        # A game explains its legal moves only; an illegal one (refused or penalized by the step
+        # that follows) keeps its name, and a record holding it does not replay anyway.
+        words = recorded_words(raw.spec, raw.engine_state, action) if action in raw.legal_actions() else name
+        self.record["actions"].append({"seat": seat, "action": action, "name": name, "words": words})
 
     def finish(self) -> dict:
         """The finished record, with the result read from the env."""
@@ -233,8 +248,8 @@ def validate_record(data: Any, where: str = "record", allow_other_version: bool 
     _need(isinstance(data, dict), where, f"a record is a JSON object, not {type(data).__name__}")
     _need(data.get("format") == FORMAT, where, f"not a monster-zoo match record (format must be {FORMAT!r})")
     version = data.get("format_version")
-    _need(version == FORMAT_VERSION, where, f"record format version {_shown(version)}; this library reads version "
-          f"{FORMAT_VERSION} only")
+    _need(_is_int(version) and version in READ_VERSIONS, where, f"record format version {_shown(version)}; this "
+          f"library reads versions {', '.join(map(str, READ_VERSIONS))}")
     missing = [k for k in RECORD_KEYS if k not in data]
     _need(not missing, where, f"missing field(s) {', '.join(missing)} (truncated record?)")
     _need(_is_text(data["library_version"], MAX_FIELD_CHARS), where,
@@ -266,6 +281,9 @@ def validate_record(data: Any, where: str = "record", allow_other_version: bool 
         _need(isinstance(step, dict) and _is_int(step.get("seat")) and _is_int(step.get("action"))
               and _is_text(step.get("name"), MAX_FIELD_CHARS), where,
               f"action {i} must be {{'seat': int, 'action': int, 'name': str}}, got {_shown(step, 200)}")
+        _need(version == 1 or _is_text(step.get("words"), MAX_WORDS_CHARS), where,
+              f"action {i} must have its 'words' (text of at most {MAX_WORDS_CHARS:,} characters) in a record of "
+              f"format version {version}, got {_shown(step.get('words'))}")
     result = data["result"]
     _need(isinstance(result, dict) and isinstance(result.get("returns"), list) and len(result["returns"]) <= MAX_SEATS
           and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in result["returns"])
@@ -278,7 +296,8 @@ def validate_record(data: Any, where: str = "record", allow_other_version: bool 
 
 
 def check_step(where: str, i: int, step: dict, raw) -> None:
-    """Refuse action ``i`` of a record unless it is the recorded seat's, legal, and named as recorded."""
+    """Refuse action ``i`` of a record unless it is the recorded seat's, legal, named as recorded and,
+    where the record gives its words (format version 2), said in the words the game says it."""
     seat = raw.possible_agents.index(raw.agent_selection)
     _need(step["seat"] == seat, where, f"action {i} ({step['name']!r}) is recorded for player_{step['seat']} "
           f"but player_{seat} is on move")
@@ -288,6 +307,11 @@ def check_step(where: str, i: int, step: dict, raw) -> None:
     name = raw.action_to_str(step["action"])
     _need(name == step["name"], where, f"action {i}: {step['action']} is {name!r} here but the record names it "
           f"{step['name']!r}; the record does not belong to this game or version")
+    if "words" in step:
+        said = recorded_words(raw.spec, raw.engine_state, step["action"])
+        _need(said == step["words"], where, f"action {i} ({step['name']!r}): the record says it in the words "
+              f"{_shown(step['words'])} but the game says {_shown(said)}; a record cannot put words in a move's "
+              "mouth (its words are checked against the game, never shown as given)")
 
 
 def check_result(where: str, record: dict, result: dict) -> None:

@@ -33,6 +33,9 @@ OBS_FIRST = OBS_ON_MOVE + MAX_PLAYERS               # one-hot first player
 OBS_SEATED = OBS_FIRST + MAX_PLAYERS                # 1 for seats in the game
 OBS_TURN = OBS_SEATED + MAX_PLAYERS                 # turn flags, see observe_into
 OBS_SIZE = OBS_TURN + 10
+# The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
+# player count, in every view: the player count a view was written for (Game.seated_slots).
+SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
 SCORE_SCALE = 150.0
 
 

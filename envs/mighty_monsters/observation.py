@@ -52,6 +52,9 @@ OBS_LOCKED = OBS_LOOT + MAX_PLAYERS        # its pair reached the printed maximu
 OBS_BEHIND = OBS_LOCKED + MAX_PLAYERS      # per relative seat: gold behind the richest / GOLD_SCALE
 OBS_OUTLOOK = OBS_BEHIND + MAX_PLAYERS     # per relative seat: expected gold change this round
 OBS_SIZE = OBS_OUTLOOK + MAX_PLAYERS
+# The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
+# player count, in every view: the player count a view was written for (Game.seated_slots).
+SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
 GOLD_SCALE = 100.0
 ROUND_SCALE = 6.0
 LOOT_SCALE = 30.0      # a guard's loot with every king tile bonus stays below this

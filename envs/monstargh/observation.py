@@ -63,6 +63,9 @@ OBS_BEST_OTHER = OBS_OWN_VISIBLE + 1
 OBS_MEAN_OTHER = OBS_BEST_OTHER + 1
 OBS_PLAYS_LEFT = OBS_MEAN_OTHER + 1
 OBS_SIZE = OBS_PLAYS_LEFT + 1
+# The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
+# player count, in every view: the player count a view was written for (Game.seated_slots).
+SEATED_SLOTS = tuple(OBS_SEATS + k * SEAT_FEATURES for k in range(MAX_PLAYERS))
 MAX_PLAYS = NUM_CARDS + MAX_PLAYERS * NUM_FOCUS
 MAX_HAND = MONSTERS_DEALT + NUM_FOCUS  # monsters in hand: 3 dealt, +1 per focus played
 STAR_SCALE = 20.0

@@ -65,6 +65,9 @@ OBS_EXPOSED = OBS_PARTS + MAX_PLAYERS              # outer torso halves / 2 (a h
 OBS_WEAKEST = OBS_EXPOSED + MAX_PLAYERS            # lowest Defense among its outer cards / 16
 OBS_MARGIN = OBS_WEAKEST + MAX_PLAYERS             # pending attack: 0.5 + (expected total - needed) / 40
 OBS_SIZE = OBS_MARGIN + 1
+# The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
+# player count, in every view: the player count a view was written for (Game.seated_slots).
+SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
 DEFENSE_SCALE = 16.0   # Defense 13 plus two Spiked Legs stays below it
 POWER_SCALE = 40.0
 MARGIN_SCALE = 40.0

@@ -70,6 +70,9 @@ OBS_HARDEST = OBS_CELLS_OPEN + MAX_PLAYERS  # the lowest supply share fitting on
                                             # never be completed from what is left)
 OBS_BEHIND = OBS_HARDEST + MAX_PLAYERS     # score behind the best score / WORTH_SCALE
 OBS_SIZE = OBS_BEHIND + MAX_PLAYERS
+# The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
+# player count, in every view: the player count a view was written for (Game.seated_slots).
+SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
 
 # Where a placement network (agents/ppo/placement.py) finds its inputs in this observation: one
 # item per open cell and rotation, placement PLACE0 + NUM_ROTATIONS * cell + rotation.

@@ -274,7 +274,9 @@ function showLog(view) {
   for (const old of log.querySelectorAll("li.new")) old.classList.remove("new");
   for (const event of view.events) {
     if (event.index < page.since) continue;
-    const item = element("li", `${seatName(view, event.seat)}: ${event.name}`, { value: String(event.index + 1) });
+    // the move's words beside its name where this seat knew the move, as the terminal and the replay say it
+    const said = event.words ? `${event.name} (${event.words})` : event.name;
+    const item = element("li", `${seatName(view, event.seat)}: ${said}`, { value: String(event.index + 1) });
     item.classList.add("new");
     log.appendChild(item);
     page.since = event.index + 1;
