@@ -15,15 +15,16 @@ first); well under ten minutes on one H100. Every result is one JSON line (stdou
 4. ``pgx``: Pgx ``connect_four`` and ``sparrow_mahjong`` on JAX's GPU backend at the same sizes
    (random legal actions, auto-reset, ``lax.fori_loop`` inside one jit), in a subprocess so JAX's
    memory stays apart; skipped with the reason when Pgx or a JAX GPU is missing.
-5. ``trainer``: the array-side PPO trainer (``monster_zoo.training.device_ppo``) on the GPU. First the
-   learner-seat games on the device against the CPU's (:func:`monster_zoo.envs.gpu.parity.compare_learner`,
-   ``--parity-envs`` games, random opponents and a pool with frozen networks; ``trainer_parity`` lines),
-   then ``device-train --device cuda`` for ``--trainer-minutes`` of training at ``--trainer-envs``
-   games (2-player Marry the Monster, or the first of ``--games`` at its smallest count; opponents
-   random 0.2 and snapshots 0.8, since greedy has no GPU build), reporting timesteps/s, the seconds in
-   rollouts and in updates, the GPU memory it took and the win rates against random and greedy after
-   the run (``trainer`` line). About 3 minutes on a cold machine with the default 1.25 minutes of
-   training: ``--parts trainer`` runs it alone.
+5. ``trainer``: the array-side PPO trainer (``monster_zoo.training.device_ppo``) on the GPU. First
+   the learner-seat games on the device against the CPU's
+   (:func:`monster_zoo.envs.gpu.parity.compare_learner`: ``--parity-envs`` games with random
+   opponents, a quarter of that with greedy, and a pool with frozen networks; ``trainer_parity``
+   lines), then ``device-train --device cuda`` for ``--trainer-minutes`` of training at
+   ``--trainer-envs`` games (2-player Marry the Monster, or the first of ``--games`` at its smallest
+   count; opponents random 0.2 and snapshots 0.8, the trainer's own figure rather than greedy's
+   search), reporting timesteps/s, the seconds in rollouts and in updates, the GPU memory it took
+   and the win rates against random and greedy after the run (``trainer`` line). About 3 minutes on
+   a cold machine with the default minute of training: ``--parts trainer`` runs it alone.
 
 Sizing: on this project's 2-core host the PTX compile alone takes 100-160 s for the five games and
 each part compiles (numba's CPU cache and numba-cuda's kernels start cold on a fresh machine), so
@@ -300,13 +301,14 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
     import tempfile
 
     import monster_zoo
-    from monster_zoo.envs.gpu.parity import compare_learner
+    from monster_zoo.envs.gpu.parity import POOLS, compare_learner
 
     players = 2 if game_id == TRAINER_GAME else monster_zoo.spec(game_id).min_players
-    for pool in ("random", "snapshots"):
+    for pool in POOLS:
         start = time.perf_counter()
-        try:
-            result = compare_learner(game_id, players, parity_envs, pool, seed=2026)
+        try:  # greedy's search on the CPU side is the slow part: a quarter of the games
+            envs = max(2, parity_envs // 4) if pool == "greedy" else parity_envs
+            result = compare_learner(game_id, players, envs, pool, seed=2026)
         except Exception as error:  # noqa: BLE001 - recorded, and the training run still goes
             record("error", failed_part=f"trainer_parity {pool}", error=f"{type(error).__name__}: {error}"[:2000],
                    traceback=traceback.format_exc()[-3000:])
@@ -359,8 +361,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats per figure (default 5)")
     parser.add_argument("--seconds", type=float, default=0.25, help="wall time of one timed repeat (default 0.25)")
     parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append to as well")
-    parser.add_argument("--trainer-minutes", type=float, default=1.25,
-                        help="minutes of training in the trainer part (default 1.25)")
+    parser.add_argument("--trainer-minutes", type=float, default=1.0,
+                        help="minutes of training in the trainer part (default 1)")
     parser.add_argument("--trainer-envs", type=int, default=8192,
                         help="games played side by side in the trainer part (default 8192)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing")

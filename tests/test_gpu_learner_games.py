@@ -3,12 +3,12 @@
 For every game at its smallest and largest player count, :class:`GpuLearnerGames` and the CPU's
 :class:`LearnerGames` are given the same seed, opponents and learner actions and must hold the same
 states, learner seats, game seeds, masks, observations, rewards, ends and final views after every
-step, with random opponents and with a pool of random play and frozen torch networks (the same
-network as the CPU's numba forward pass), the pool replaced mid-run (games in progress keep their
-opponent). The simulator runs the rules as Python (in a subprocess: the switch is read when
-numba-cuda is imported), so the default run plays 3 slots per case until 3 games have ended, the
-slow run 16. Also: opponents the GPU cannot play (greedy) and illegal learner actions are refused,
-changing nothing.
+step, with random opponents, with greedy (its kernel compiled for the GPU from the CPU's source)
+and with a pool of random play and frozen torch networks (the same network as the CPU's numba
+forward pass), the pool replaced mid-run (games in progress keep their opponent). The simulator
+runs the rules as Python (in a subprocess: the switch is read when numba-cuda is imported), so the
+default run plays 3 slots per case until 3 games have ended, the slow run 16. Also: opponents the GPU cannot play (an agent acting from Python) and illegal learner
+actions are refused, changing nothing.
 """
 import json
 import os
@@ -37,7 +37,7 @@ num_envs = int(sys.argv[1])
 for game_id in monster_zoo.available():
     spec = monster_zoo.spec(game_id)
     for players in sorted({spec.min_players, spec.max_players}):
-        for pool in ("random", "snapshots"):
+        for pool in ("random", "greedy", "snapshots"):
             print(json.dumps(compare_learner(game_id, players, num_envs, pool)), flush=True)
 """
 
@@ -50,7 +50,7 @@ def simulated_parity(num_envs: int, timeout: int) -> list:
 
 
 def check_parity(results: list, num_envs: int) -> None:
-    expected = {(g, n, pool) for g in monster_zoo.available() for pool in ("random", "snapshots")
+    expected = {(g, n, pool) for g in monster_zoo.available() for pool in ("random", "greedy", "snapshots")
                 for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)}
     assert {(r["game_id"], r["num_players"], r["pool"]) for r in results} == expected
     for r in results:
@@ -80,15 +80,15 @@ from monster_zoo.envs.gpu.learner_games import GpuLearnerGames
 
 game = "marry_the_monster-v0"
 spec, config = envs.spec(game), envs.config(game, {"num_players": 2})
-greedy = make_agent("greedy", game, seed=0, options={"num_players": 2})
+mcts = make_agent("mcts", game, seed=0, options={"num_players": 2})
 try:
-    GpuLearnerGames(spec, config, 2, [greedy])
+    GpuLearnerGames(spec, config, 2, [mcts])
 except ValueError as error:
-    print("greedy:", error)
+    print("mcts:", error)
 games = GpuLearnerGames(spec, config, 2, seed=4)
 games.reset()
 try:
-    games.set_opponents([make_agent("random", game, seed=0), greedy])
+    games.set_opponents([make_agent("greedy", game, seed=0), mcts])
 except ValueError as error:
     print("pool kept:", games.opponents[0].name)
 states, masks = games.states, games.masks.copy_to_host()
@@ -106,12 +106,12 @@ except IllegalActionError as error:
 
 
 @needs_numba_cuda
-def test_gpu_learner_games_refuse_greedy_and_illegal_actions_changing_nothing():
+def test_gpu_learner_games_refuse_python_opponents_and_illegal_actions_changing_nothing():
     done = subprocess.run([sys.executable, "-c", REFUSALS_SCRIPT], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
-    assert "greedy: opponent 'greedy' cannot play on the GPU" in out and "random play" in out, out
+    assert "mcts: opponent 'mcts' cannot play on the GPU" in out and "the game's greedy kernel" in out, out
     assert "pool kept: random" in out, out
     assert "illegal: slot 0: player_" in out and "(the learner)" in out, out
     assert "unchanged: True" in out, out

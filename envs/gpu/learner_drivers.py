@@ -5,8 +5,8 @@ the same order and with the same generators: apply the learner's action, let the
 until the learner is on move again, report a game that ended (the learner's reward, its final
 observation, every seat's returns) and start the next one (its seed, the learner's seat and the
 opponent drawn by :mod:`monster_zoo.envs.core.learner_slots`), replacing games that end before the
-learner's first turn. Random opponents move inside the thread (``opponents.random_policy``). An
-opponent that is a torch policy cannot: the thread writes the mover's mask and observation, marks
+learner's first turn. Random and greedy opponents move inside the thread (``opponents.random_policy``,
+the game's greedy kernel of :func:`greedy_kernel`). An opponent that is a torch policy cannot: the thread writes the mover's mask and observation, marks
 the slot ``WAITING`` and stops; the policy's logits for every waiting slot are computed by torch
 on the device, and :func:`driver_sources`' ``play`` draws the action from them as the CPU
 draws from a frozen network's (``opponents._sample_masked``), applies it and carries on.
@@ -15,6 +15,7 @@ The kernels, their game kernels and the shared draws are compiled from the CPU's
 (:func:`monster_zoo.envs.core.kernels.device_functions`); :func:`driver_sources` gives them with
 their argument types, so ``monster-zoo gpu check`` compiles them to PTX without a GPU.
 """
+import importlib
 from typing import Dict, Tuple
 
 from numba import cuda, types
@@ -25,22 +26,31 @@ from ..core.header import running
 from ..core.learner_slots import draw_seat_and_opponent, game_seed, seed_rng
 from ..core.opponents import _sample_masked, random_policy
 from ..core.kernels import device_functions
+from ..registry import declaration
 
 READY, WAITING = 0, 1           # a slot's phase: the learner is on move / a torch opponent is
-KIND_RANDOM, KIND_TORCH = 0, 1   # an opponent's kind, by its entry in the opponent table
+KIND_RANDOM, KIND_TORCH, KIND_GREEDY = 0, 1, 2  # an opponent's kind, by its entry in the opponent table
 BEGIN, LEARNER, OPPONENTS = 0, 1, 2  # what the play driver's launch moves
 FLOATS = types.float32[::1]
 FLOATS64 = types.float64[::1]
 BYTES = types.int8[::1]
 
 
+def greedy_kernel(game_id: str):
+    """The numba greedy policy kernel the declaration of ``game_id`` names (``baselines``), or None."""
+    game = declaration(game_id)
+    baseline = game.baselines.get("greedy") if game is not None else None
+    return None if baseline is None else importlib.import_module(baseline.module).greedy_action
+
+
 def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     """``{name: (python function, argument types)}`` of every learner-seat driver of ``spec``'s game."""
+    greedy = greedy_kernel(spec.env_id) or random_policy  # a game without greedy: no slot is given KIND_GREEDY
     cpu = (spec.init_state, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, running,
-           random_policy, _sample_masked, game_seed, seed_rng, draw_seat_and_opponent)
+           random_policy, greedy, _sample_masked, game_seed, seed_rng, draw_seat_and_opponent)
     device = device_functions(cpu)
-    (init_state, legal_mask, apply_action, returns, observe_into, is_running, random_move, sample_masked,
-     seed_of_game, seed_generator, draw_seat) = (device[id(f)] for f in cpu)
+    (init_state, legal_mask, apply_action, returns, observe_into, is_running, random_move, greedy_move,
+     sample_masked, seed_of_game, seed_generator, draw_seat) = (device[id(f)] for f in cpu)
 
     def start_game(i, states, config, game_rngs, seat_rngs, learner, fixed_seats, members, pool_ids, cumulative,
                    started, game_seeds, base_seed):
@@ -67,12 +77,16 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
                     phase[i] = READY
                     return
                 legal_mask(s, opp_masks[i])
-                if kinds[members[i]] == KIND_RANDOM:
+                kind = kinds[members[i]]
+                if kind == KIND_TORCH:
+                    observe_into(s, s[H_CURRENT], opp_obs[i])
+                    phase[i] = WAITING
+                    return
+                if kind == KIND_GREEDY:
+                    apply_action(s, greedy_move(s, opp_masks[i], policy_rngs[i]), game_rngs[i])
+                else:
                     apply_action(s, random_move(s, opp_masks[i], policy_rngs[i]), game_rngs[i])
-                    continue
-                observe_into(s, s[H_CURRENT], opp_obs[i])
-                phase[i] = WAITING
-                return
+                continue
             if reported[i] == 0:  # the learner's game ended (``selfplay.LearnerGames._finish_games``' slot)
                 reported[i] = 1
                 seat = learner[i]

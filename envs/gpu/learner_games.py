@@ -11,6 +11,9 @@ Opponents, per game, drawn by weight from the pool as on the CPU:
 
 * random play: an opponent whose ``policy_kernel`` is ``opponents.random_policy`` (the ``random``
   agent, :class:`~monster_zoo.envs.core.opponents.RandomOpponent`), played inside the thread;
+* greedy: an opponent whose ``policy_kernel`` is the game's greedy kernel (the ``greedy`` agent),
+  played inside the thread too (its one-ply search included: its work arrays are ``scratch``
+  arrays, per-thread local memory on the GPU);
 * a torch policy: an opponent with ``policy_logits``, a callable from a float32 tensor of
   observations ``[k, obs_size]`` on the policy's device to logits ``[k, num_actions]`` (a frozen
   snapshot of the learner). Each round, the slots whose such opponent is on move are grouped by
@@ -18,8 +21,8 @@ Opponents, per game, drawn by weight from the pool as on the CPU:
   back to the host, a few bytes), each opponent's network runs once on its rows, and a kernel draws
   and applies the actions.
 
-Any other opponent (``greedy``, whose kernels keep their work arrays in ``np.empty_like`` buffers
-that have no GPU build) is refused by :meth:`GpuLearnerGames.set_opponents` with the reason.
+Any other opponent (another numba policy kernel, an agent acting from Python) is refused by
+:meth:`GpuLearnerGames.set_opponents` with the reason.
 
 Arrays handed out (``observations``, ``masks``, ``rewards``, ``terminated``, ``truncated`` and the
 ``final_*`` ones) are numba-cuda device arrays, overwritten by the next call; :func:`tensor_view`
@@ -41,7 +44,8 @@ from ..core.selfplay import OPPONENT_SALT, SEAT_SALT, pool_cumulative
 from . import require_gpu
 from .drivers import driver_sources as engine_driver_sources
 from .engine import THREADS_PER_BLOCK, _as_device_array, compiled_drivers
-from .learner_drivers import BEGIN, KIND_RANDOM, KIND_TORCH, LEARNER, OPPONENTS, READY, WAITING, driver_sources
+from .learner_drivers import (BEGIN, KIND_GREEDY, KIND_RANDOM, KIND_TORCH, LEARNER, OPPONENTS, READY, WAITING,
+                              driver_sources, greedy_kernel)
 
 SIMULATED = bool(getattr(numba_config, "ENABLE_CUDASIM", False))
 TORCH_DEVICE = "cpu" if SIMULATED else "cuda"  # where torch reads the games' arrays without a copy
@@ -61,17 +65,20 @@ def numba_view(tensor):
     return tensor.numpy() if SIMULATED else cuda.as_cuda_array(tensor)
 
 
-def opponent_kind(opponent) -> int:
-    """:data:`KIND_RANDOM` or :data:`KIND_TORCH`; ValueError naming why any other opponent cannot play
-    on the GPU."""
+def opponent_kind(opponent, game_id: str) -> int:
+    """:data:`KIND_RANDOM`, :data:`KIND_GREEDY` or :data:`KIND_TORCH` of an opponent in ``game_id``'s
+    games; ValueError naming why any other opponent cannot play on the GPU."""
     if getattr(opponent, "policy_logits", None) is not None:
         return KIND_TORCH
-    if getattr(opponent, "policy_kernel", None) is random_policy:
+    kernel = getattr(opponent, "policy_kernel", None)
+    if kernel is random_policy:
         return KIND_RANDOM
+    if kernel is not None and kernel is greedy_kernel(game_id):
+        return KIND_GREEDY
     name = getattr(opponent, "name", type(opponent).__name__)
     raise ValueError(f"opponent {name!r} cannot play on the GPU: the GPU learner-seat games take random play "
-                     f"(policy_kernel opponents.random_policy) and torch policies (policy_logits); the greedy "
-                     f"kernels keep their work arrays in np.empty_like buffers, which have no GPU build")
+                     f"(policy_kernel opponents.random_policy), the game's greedy kernel and torch policies "
+                     f"(policy_logits); another numba policy kernel has no GPU build here")
 
 
 class GpuLearnerGames:
@@ -133,7 +140,7 @@ class GpuLearnerGames:
         opponents = [RandomOpponent()] if opponents is None else list(opponents)
         if not opponents:
             raise ValueError("the opponent pool is empty: pass at least one opponent")
-        kinds = [opponent_kind(o) for o in opponents]
+        kinds = [opponent_kind(o, self.spec.env_id) for o in opponents]
         for o in opponents:
             check = getattr(o, "check_game", None)
             if check is not None:

@@ -124,14 +124,33 @@ class PairedNetwork:
                      "tanh" if k == 0 else None) for k in range(2)], device)
 
 
+class KernelOpponent:
+    """A numba policy kernel as an opponent of the learner-seat games (``policy_kernel``), without the
+    agents package (``envs`` does not import it)."""
+
+    def __init__(self, name: str, kernel):
+        self.name, self.policy_kernel = name, kernel
+
+    def act_batch(self, observations, masks, states=None):
+        """Never called: both drivers play the kernel inside their own."""
+        raise NotImplementedError("a KernelOpponent is played by the drivers' kernels")
+
+
+POOLS = ("random", "greedy", "snapshots")
+
+
 def learner_pools(spec, pool: str, device: str) -> list:
     """``[(opponents, weights), ...]``: the pool a learner-seat comparison starts with and the one it
-    switches to. ``pool``: ``"random"`` (random play throughout) or ``"snapshots"`` (random play and
-    frozen networks, :class:`PairedNetwork`)."""
+    switches to. ``pool``: ``"random"`` (random play throughout), ``"greedy"`` (random play, then
+    greedy and random play) or ``"snapshots"`` (random play and frozen networks, :class:`PairedNetwork`)."""
     from ..core.opponents import RandomOpponent
+    from .learner_drivers import greedy_kernel
 
     if pool == "random":
         return [([RandomOpponent()], None)]
+    if pool == "greedy":
+        return [([RandomOpponent()], None),
+                ([KernelOpponent("greedy", greedy_kernel(spec.env_id)), RandomOpponent()], [0.7, 0.3])]
     return [([RandomOpponent(), PairedNetwork.random(spec, 1, device)], [0.3, 0.7]),
             ([PairedNetwork.random(spec, 2, device), PairedNetwork.random(spec, 3, device), RandomOpponent()],
              [0.4, 0.4, 0.2])]

@@ -15,9 +15,10 @@ Devices: ``--device cpu`` plays the games on the CPU engine; ``--device cuda`` p
 (:class:`monster_zoo.envs.gpu.learner_games.GpuLearnerGames`: one CUDA thread per game, random
 opponents inside the thread, frozen snapshots as torch networks on the device) with the policy, the
 rollout and the update on the GPU too, nothing crossing to the host per step but a few bytes (the
-legality tally and each opponent round's counts). Greedy has no GPU build (its kernels' work arrays),
-so on cuda an opponent mix with greedy is refused, naming the mixes that run; cuda without numba-cuda
-or a GPU is refused at once with what to install or check. Under numba-cuda's simulator
+legality tally and each opponent round's counts). Random and greedy opponents play inside the games'
+threads; an opponent acting from Python (e.g. ``mcts``) has no GPU build and is refused on cuda,
+naming the opponents that run; cuda without numba-cuda or a GPU is refused at once with what to
+install or check. Under numba-cuda's simulator
 (``NUMBA_ENABLE_CUDASIM=1``) ``--device cuda`` runs the GPU driver as Python with torch on the CPU: a
 test of the path, not a speed.
 
@@ -57,7 +58,7 @@ class Args:
     exp_name: str = flag("device_ppo", "experiment name, part of the run name")
     seed: int = flag(1, "seed of the games, the opponents and torch")
     device: str = flag("cpu", f"where the policy and the games run: one of {', '.join(DEVICES)} "
-                       "(cuda: the gpu extra and an NVIDIA GPU; opponents random and snapshots only)")
+                       "(cuda: the gpu extra and an NVIDIA GPU; opponents random, greedy and snapshots)")
     total_timesteps: int = flag(1_000_000, "learner decisions to train on")
     time_limit: float = flag(0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)")
     num_envs: int = flag(512, "games played side by side")
@@ -109,7 +110,7 @@ def argument_problem(args: Args) -> Optional[str]:
     )
 
 
-GPU_OPPONENTS = ("random", "snapshots")
+GPU_OPPONENTS = ("random", "greedy", "snapshots")
 
 
 def _cuda_problem(args: Args) -> Optional[str]:
@@ -120,9 +121,9 @@ def _cuda_problem(args: Args) -> Optional[str]:
         names = []  # the mix's own check names what is wrong with it
     others = [name for name in names if name not in GPU_OPPONENTS]
     if others:
-        return (f"--device cuda plays the opponents on the GPU, where {', '.join(others)} cannot play (greedy's "
-                f"kernels keep their work arrays in np.empty_like buffers, which have no GPU build): use a mix of "
-                f"{' and '.join(GPU_OPPONENTS)}, e.g. --opponents random:0.2,snapshots:0.8, or --device cpu")
+        return (f"--device cuda plays the opponents on the GPU, where {', '.join(others)} cannot play (it acts "
+                f"from Python, not from a numba policy kernel): use a mix of {', '.join(GPU_OPPONENTS)}, "
+                f"e.g. --opponents random:0.1,greedy:0.5,snapshots:0.4, or --device cpu")
     try:
         from monster_zoo.envs.gpu import require_gpu
 
