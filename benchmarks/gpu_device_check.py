@@ -21,8 +21,8 @@ first); well under ten minutes on one H100. Every result is one JSON line (stdou
    opponents, a quarter of that with greedy, and a pool with frozen networks; ``trainer_parity``
    lines), then ``device-train --device cuda`` for ``--trainer-minutes`` of training at
    ``--trainer-envs`` games (2-player Marry the Monster, or the first of ``--games`` at its smallest
-   count; opponents random 0.2 and snapshots 0.8, the trainer's own figure rather than greedy's
-   search), reporting timesteps/s, the seconds in rollouts and in updates, the GPU memory it took
+   count; minibatches of twice as many decisions; opponents random 0.2 and snapshots 0.8, the
+   trainer's own figure rather than greedy's search), reporting timesteps/s, the seconds in rollouts and in updates, the GPU memory it took
    and the win rates against random and greedy after the run (``trainer`` line). About 3 minutes on
    a cold machine with the default minute of training: ``--parts trainer`` runs it alone.
 
@@ -320,7 +320,7 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
     timesteps = 64 if quick else 10 ** 12  # the time limit ends a full run
     argv = ["--game", game_id, "--option", f"num_players={players}", "--device", "cuda",
             "--opponents", TRAINER_OPPONENTS, "--num-envs", str(num_envs), "--num-steps", "8" if quick else "32",
-            "--batch-size", "32" if quick else "16384", "--total-timesteps", str(timesteps),
+            "--batch-size", "32" if quick else str(2 * num_envs), "--total-timesteps", str(timesteps),
             "--time-limit", "0" if quick else str(minutes), "--eval-every", "0",
             "--eval-games", "2" if quick else "100", "--checkpoint-every", "0", "--no-progress",
             "--out-dir", str(out), "--seed", "1"]
@@ -363,8 +363,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append to as well")
     parser.add_argument("--trainer-minutes", type=float, default=1.0,
                         help="minutes of training in the trainer part (default 1)")
-    parser.add_argument("--trainer-envs", type=int, default=8192,
-                        help="games played side by side in the trainer part (default 8192)")
+    parser.add_argument("--trainer-envs", type=int, default=16384,
+                        help="games played side by side in the trainer part (default 16384)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing")
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p]

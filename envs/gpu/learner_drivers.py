@@ -26,7 +26,6 @@ from ..core.header import running
 from ..core.learner_slots import draw_seat_and_opponent, game_seed, seed_rng
 from ..core.opponents import _sample_masked, random_policy
 from ..core.kernels import device_functions
-from ..registry import declaration
 
 READY, WAITING = 0, 1           # a slot's phase: the learner is on move / a torch opponent is
 KIND_RANDOM, KIND_TORCH, KIND_GREEDY = 0, 1, 2  # an opponent's kind, by its entry in the opponent table
@@ -36,16 +35,16 @@ FLOATS64 = types.float64[::1]
 BYTES = types.int8[::1]
 
 
-def greedy_kernel(game_id: str):
-    """The numba greedy policy kernel the declaration of ``game_id`` names (``baselines``), or None."""
-    game = declaration(game_id)
-    baseline = game.baselines.get("greedy") if game is not None else None
+def greedy_kernel(spec):
+    """The numba greedy policy kernel that ``spec``'s game declares (its ``baselines``), or None (a
+    game registered without a declaration)."""
+    baseline = getattr(spec, "baselines", {}).get("greedy")
     return None if baseline is None else importlib.import_module(baseline.module).greedy_action
 
 
 def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     """``{name: (python function, argument types)}`` of every learner-seat driver of ``spec``'s game."""
-    greedy = greedy_kernel(spec.env_id) or random_policy  # a game without greedy: no slot is given KIND_GREEDY
+    greedy = greedy_kernel(spec) or random_policy  # a game without greedy: no slot is given KIND_GREEDY
     cpu = (spec.init_state, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, running,
            random_policy, greedy, _sample_masked, game_seed, seed_rng, draw_seat_and_opponent)
     device = device_functions(cpu)

@@ -65,15 +65,15 @@ def numba_view(tensor):
     return tensor.numpy() if SIMULATED else cuda.as_cuda_array(tensor)
 
 
-def opponent_kind(opponent, game_id: str) -> int:
-    """:data:`KIND_RANDOM`, :data:`KIND_GREEDY` or :data:`KIND_TORCH` of an opponent in ``game_id``'s
+def opponent_kind(opponent, spec) -> int:
+    """:data:`KIND_RANDOM`, :data:`KIND_GREEDY` or :data:`KIND_TORCH` of an opponent in ``spec``'s
     games; ValueError naming why any other opponent cannot play on the GPU."""
     if getattr(opponent, "policy_logits", None) is not None:
         return KIND_TORCH
     kernel = getattr(opponent, "policy_kernel", None)
     if kernel is random_policy:
         return KIND_RANDOM
-    if kernel is not None and kernel is greedy_kernel(game_id):
+    if kernel is not None and kernel is greedy_kernel(spec):
         return KIND_GREEDY
     name = getattr(opponent, "name", type(opponent).__name__)
     raise ValueError(f"opponent {name!r} cannot play on the GPU: the GPU learner-seat games take random play "
@@ -140,7 +140,7 @@ class GpuLearnerGames:
         opponents = [RandomOpponent()] if opponents is None else list(opponents)
         if not opponents:
             raise ValueError("the opponent pool is empty: pass at least one opponent")
-        kinds = [opponent_kind(o, self.spec.env_id) for o in opponents]
+        kinds = [opponent_kind(o, self.spec) for o in opponents]
         for o in opponents:
             check = getattr(o, "check_game", None)
             if check is not None:

@@ -150,7 +150,7 @@ def learner_pools(spec, pool: str, device: str) -> list:
         return [([RandomOpponent()], None)]
     if pool == "greedy":
         return [([RandomOpponent()], None),
-                ([KernelOpponent("greedy", greedy_kernel(spec.env_id)), RandomOpponent()], [0.7, 0.3])]
+                ([KernelOpponent("greedy", greedy_kernel(spec)), RandomOpponent()], [0.7, 0.3])]
     return [([RandomOpponent(), PairedNetwork.random(spec, 1, device)], [0.3, 0.7]),
             ([PairedNetwork.random(spec, 2, device), PairedNetwork.random(spec, 3, device), RandomOpponent()],
              [0.4, 0.4, 0.2])]
