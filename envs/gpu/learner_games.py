@@ -206,10 +206,6 @@ class GpuLearnerGames:
         self._refresh_view()
         return self.observations, self.masks, self.rewards, self.terminated, self.truncated
 
-    def restart(self) -> None:
-        """Abandon every game and start the next ones (no reward is given)."""
-        self.reset()
-
     @property
     def states(self) -> np.ndarray:
         """A host copy of every slot's state (hidden information included)."""
