@@ -15,9 +15,16 @@ first); well under ten minutes on one H100. Every result is one JSON line (stdou
 4. ``pgx``: Pgx ``connect_four`` and ``sparrow_mahjong`` on JAX's GPU backend at the same sizes
    (random legal actions, auto-reset, ``lax.fori_loop`` inside one jit), in a subprocess so JAX's
    memory stays apart; skipped with the reason when Pgx or a JAX GPU is missing.
-5. ``trainer``: skipped, with the reason: the array-side PPO trainer (``monster_zoo.training.device_ppo``)
-   runs on the CPU engine only so far (its learner-seat driver and numba opponents have no GPU build),
-   and it refuses ``--device cuda`` rather than cross to the host every step.
+5. ``trainer``: the array-side PPO trainer (``monster_zoo.training.device_ppo``) on the GPU. First
+   the learner-seat games on the device against the CPU's
+   (:func:`monster_zoo.envs.gpu.parity.compare_learner`: ``--parity-envs`` games with random
+   opponents, a quarter of that with greedy, and a pool with frozen networks; ``trainer_parity``
+   lines), then ``device-train --device cuda`` for ``--trainer-minutes`` of training at
+   ``--trainer-envs`` games (2-player Marry the Monster, or the first of ``--games`` at its smallest
+   count; minibatches of twice as many decisions; opponents random 0.2 and snapshots 0.8, the
+   trainer's own figure rather than greedy's search), reporting timesteps/s, the seconds in rollouts and in updates, the GPU memory it took
+   and the win rates against random and greedy after the run (``trainer`` line). About 3 minutes on
+   a cold machine with the default minute of training: ``--parts trainer`` runs it alone.
 
 Sizing: on this project's 2-core host the PTX compile alone takes 100-160 s for the five games and
 each part compiles (numba's CPU cache and numba-cuda's kernels start cold on a fresh machine), so
@@ -30,6 +37,7 @@ numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) without a GPU, as ``tests/te
 does.
 """
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -46,6 +54,8 @@ PGX_GAMES = ("connect_four", "sparrow_mahjong")
 FULL_SIZES = tuple(2 ** k for k in (10, 12, 14, 16, 18, 20))
 QUICK_SIZES = (4, 8)
 HERE = Path(__file__).resolve().parent
+TRAINER_GAME = "marry_the_monster-v0"
+TRAINER_OPPONENTS = "random:0.2,snapshots:0.8"
 
 
 def versions() -> Dict[str, Optional[str]]:
@@ -284,6 +294,64 @@ def run_pgx(record: Recorder, sizes: Sequence[int], repeats: int, seconds: float
             record("pgx", **row)
 
 
+def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float, num_envs: int,
+                quick: bool) -> None:
+    """The learner-seat games' parity on the device, then a timed ``device-train --device cuda`` run.
+    Each piece's failure is recorded as an ``error`` line and the next piece still runs."""
+    import tempfile
+
+    import monster_zoo
+    from monster_zoo.envs.gpu.parity import POOLS, compare_learner
+
+    players = 2 if game_id == TRAINER_GAME else monster_zoo.spec(game_id).min_players
+    for pool in POOLS:
+        start = time.perf_counter()
+        try:  # greedy's search on the CPU side is the slow part: a quarter of the games
+            envs = max(2, parity_envs // 4) if pool == "greedy" else parity_envs
+            result = compare_learner(game_id, players, envs, pool, seed=2026)
+        except Exception as error:  # noqa: BLE001 - recorded, and the training run still goes
+            record("error", failed_part=f"trainer_parity {pool}", error=f"{type(error).__name__}: {error}"[:2000],
+                   traceback=traceback.format_exc()[-3000:])
+            continue
+        record("trainer_parity", **result, seconds=round(time.perf_counter() - start, 1))
+    from monster_zoo.training.device_ppo import trainer
+
+    out = Path(tempfile.mkdtemp(prefix="device_train_"))
+    timesteps = 64 if quick else 10 ** 12  # the time limit ends a full run
+    argv = ["--game", game_id, "--option", f"num_players={players}", "--device", "cuda",
+            "--opponents", TRAINER_OPPONENTS, "--num-envs", str(num_envs), "--num-steps", "8" if quick else "32",
+            "--batch-size", "32" if quick else str(2 * num_envs), "--total-timesteps", str(timesteps),
+            "--time-limit", "0" if quick else str(minutes), "--eval-every", "0",
+            "--eval-games", "2" if quick else "100", "--checkpoint-every", "0", "--no-progress",
+            "--out-dir", str(out), "--seed", "1"]
+    start = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # stdout holds the JSON lines only
+            code = trainer.main(argv)
+    except SystemExit as exit_:  # a refused flag: argparse has printed why on stderr
+        code = exit_.code
+    if code != 0:
+        raise RuntimeError(f"device-train exited with {code}: {' '.join(argv)}")
+    (run_dir,) = out.iterdir()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    spent = summary["rollout_seconds"] + summary["update_seconds"]
+    memory = None
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            memory = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+    except ImportError:
+        pass
+    record("trainer", game=game_id, num_players=players, opponents=TRAINER_OPPONENTS, num_envs=num_envs,
+           timesteps=summary["timesteps"], train_seconds=summary["train_seconds"],
+           timesteps_per_second=summary["timesteps_per_second"], rollout_seconds=summary["rollout_seconds"],
+           update_seconds=summary["update_seconds"],
+           rollout_share=round(summary["rollout_seconds"] / spent, 3) if spent else None,
+           wall_seconds=round(time.perf_counter() - start, 1), torch_max_memory_gib=memory,
+           **{k: v for k, v in summary.items() if k.startswith("winrate_vs_")}, argv=argv)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default=",".join(PARTS),
@@ -293,6 +361,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats per figure (default 5)")
     parser.add_argument("--seconds", type=float, default=0.25, help="wall time of one timed repeat (default 0.25)")
     parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append to as well")
+    parser.add_argument("--trainer-minutes", type=float, default=1.0,
+                        help="minutes of training in the trainer part (default 1)")
+    parser.add_argument("--trainer-envs", type=int, default=16384,
+                        help="games played side by side in the trainer part (default 16384)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing")
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p]
@@ -317,9 +389,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "parity": lambda: run_parity(record, games, 2 if args.quick else args.parity_envs),
             "bench": lambda: run_bench(record, games, sizes, repeats, seconds),
             "pgx": lambda: run_pgx(record, sizes, repeats, seconds, need_gpu=not args.quick),
-            "trainer": lambda: record("trainer", skipped="the array-side PPO trainer (monster_zoo.training."
-                                                         "device_ppo) runs on the CPU engine only: its learner-"
-                                                         "seat driver has no GPU build yet")}
+            "trainer": lambda: run_trainer(record, args.games.split(",")[0] if args.games else TRAINER_GAME,
+                                           2 if args.quick else args.parity_envs, args.trainer_minutes,
+                                           4 if args.quick else args.trainer_envs, args.quick)}
     failed = []
     for part in PARTS:
         if part in parts:

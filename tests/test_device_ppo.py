@@ -57,7 +57,8 @@ def test_resume_continues_from_the_checkpoint_timesteps(first_run, tmp_path):
 
 @pytest.mark.parametrize("flags, message", [
     (["--device", "tpu"], "--device 'tpu' is not one of cpu, cuda"),
-    (["--device", "cuda"], "runs on the CPU engine only"),
+    (["--device", "cuda", "--opponents", "mcts:1"], "--device cuda plays the opponents on the GPU, where mcts cannot"),
+    (["--device", "cuda"], "--device cuda: "),  # no GPU here (or no numba-cuda): what to install or check
     (["--num-envs", "0"], "--num-envs"),
     (["--net-arch", "64,x"], "--net-arch"),
     (["--opponents", "greedy:-1"], "WEIGHT >= 0"),
@@ -113,7 +114,7 @@ def test_the_command_line_forwards_device_train_and_names_the_missing_extra(tmp_
 
     with pytest.raises(SystemExit) as exit_:
         zoo(["device-train", "--device", "cuda", "--out-dir", str(tmp_path)])
-    assert exit_.value.code == 2 and "runs on the CPU engine only" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "--device cuda: " in capsys.readouterr().err
     for name in [m for m in sys.modules if m.split(".")[0] == "torchrl"] + ["torchrl"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if the extra were not installed
     for module in ("learner", "torchrl_parts"):
@@ -150,3 +151,50 @@ def test_taking_torchrls_parts_leaves_the_multiprocessing_start_method_as_it_was
              "import torchrl; print(mp.get_start_method(allow_none=True))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+GPU_RUN = """
+import json, sys, warnings
+from pathlib import Path
+import numpy as np
+from monster_zoo.training.device_ppo import trainer
+warnings.simplefilter("ignore", RuntimeWarning)  # splitmix64's uint64 wrap, run by numpy in the simulator
+out = Path(sys.argv[1])
+flags = ["--total-timesteps", "256", "--num-envs", "4", "--num-steps", "16", "--batch-size", "32",
+         "--snapshot-every", "1", "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "128",
+         "--no-progress", "--seed", "3"]
+for name, extra in [("cpu", ["--device", "cpu", "--opponents", "random:1"]),
+                    ("cuda", ["--device", "cuda", "--opponents", "random:1"]),
+                    ("cuda_mix", ["--device", "cuda", "--opponents", "random:0.1,greedy:0.5,snapshots:0.4"])]:
+    assert trainer.main([*flags, *extra, "--out-dir", str(out / name)]) == 0
+    (run,) = (out / name).iterdir()
+    weights = np.load(run / "final_model.npz")
+    print(json.dumps({"name": name, "summary": json.loads((run / "summary.json").read_text()),
+                      "checkpoints": sorted(p.name for p in (run / "checkpoints").iterdir()),
+                      "weights": {k: weights[k].tolist() for k in weights.files if k.startswith("actor.")}}))
+"""
+
+
+def test_device_train_on_the_gpu_driver_under_the_simulator_trains_as_on_the_cpu(tmp_path):
+    """``--device cuda`` end to end under numba-cuda's simulator (the GPU learner-seat games run as
+    Python, torch on the CPU): with random opponents the same seed gives the very model the CPU
+    engine's run gives (the same games, observations, masks and rewards, so the same updates); with
+    the default mix greedy plays inside the games' threads and the frozen torch copies their seats;
+    both write checkpoints and policy files."""
+    import os
+    import subprocess
+    import sys
+
+    if subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode:
+        pytest.skip("numba-cuda is not installed (the gpu extra; make test installs it)")
+    done = subprocess.run([sys.executable, "-c", GPU_RUN, str(tmp_path)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = {r["name"]: r for r in map(json.loads, [x for x in done.stdout.splitlines() if x.startswith("{")])}
+    for run in runs.values():
+        assert run["summary"]["timesteps"] == 256, run["summary"]
+        assert run["checkpoints"] == ["step_128.npz", "step_128.pt", "step_256.npz", "step_256.pt"]
+    assert runs["cuda"]["summary"]["device"] == "cuda" and runs["cpu"]["summary"]["device"] == "cpu"
+    assert runs["cuda"]["weights"] == runs["cpu"]["weights"] and len(runs["cpu"]["weights"]) == 6
+    assert runs["cuda_mix"]["weights"] != runs["cuda"]["weights"]
+    assert runs["cuda"]["summary"]["rollout_seconds"] > 0 and runs["cuda"]["summary"]["update_seconds"] > 0

@@ -1,6 +1,7 @@
 """The prepared GPU device check (benchmarks/gpu_device_check.py) runs end to end without a GPU, under
 numba-cuda's simulator in --quick mode: its parity, benchmark and trainer parts each write JSON lines
-with the device facts and versions, and a bad part or game is refused with the valid ones. The figures
+with the device facts and versions (the trainer part: the learner-seat games' parity and a tiny
+``device-train --device cuda`` run), and a bad part or game is refused with the valid ones. The figures
 themselves come from a GPU machine (the script's docstring says how)."""
 import json
 import os
@@ -35,7 +36,13 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     bench = [r for r in rows if r["part"] == "bench"]
     assert {(r["mode"], r["num_envs"]) for r in bench} == {(m, n) for m in ("python", "launch") for n in (4, 8)}
     assert all(r["steps_per_second"] > 0 and r["device"] == "numba-cuda simulator" for r in bench)
-    assert rows[-1]["part"] == "done" and any(r["part"] == "trainer" and "skipped" in r for r in rows)
+    assert rows[-1]["part"] == "done" and rows[-1]["failed_parts"] == []
+    learner_parity = [r for r in rows if r["part"] == "trainer_parity"]
+    assert sorted(r["pool"] for r in learner_parity) == ["greedy", "random", "snapshots"]
+    assert all(r["mismatch"] is None and r["num_players"] == 3 for r in learner_parity), learner_parity
+    (trained,) = [r for r in rows if r["part"] == "trainer"]
+    assert trained["timesteps"] == 64 and trained["timesteps_per_second"] > 0 and trained["game"] == GAME
+    assert trained["rollout_seconds"] > 0 and trained["update_seconds"] > 0 and "winrate_vs_greedy" in trained
     assert all(r["versions"]["numba_cuda"] and "git" in r for r in rows)
 
 

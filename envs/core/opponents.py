@@ -4,6 +4,8 @@ Both kinds play every seat but the learner's, whole turns at a time, with the
 slot's own generator (so results do not depend on the thread count). See
 :mod:`monster_zoo.envs.core.selfplay` for how opponents are chosen per game.
 """
+import math
+
 import numpy as np
 from numba import njit, prange, types
 
@@ -129,7 +131,8 @@ def masked_exp(logits, mask, out):
             top = logits[a]
     total = 0.0
     for a in range(mask.shape[0]):
-        out[a] = np.exp(logits[a] - top) if mask[a] != 0 else 0.0
+        # math.exp, not np.exp: numba-cuda has no np.exp, and on the CPU both compile to llvm.exp
+        out[a] = math.exp(logits[a] - top) if mask[a] != 0 else 0.0
         total += out[a]
     return total
 

@@ -38,8 +38,9 @@ from .batch import read_only
 from .illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from .inputs import check_num_envs, check_seed
 from .kernels import lazy_njit
+from .learner_slots import draw_seat_and_opponent, game_seed, seed_rng
 from .opponents import RandomOpponent, advance_with_mlps, advance_with_policy, opponent_on_move
-from .rng import SEED_MASK, make_rng, make_rngs, rng_below, rng_next
+from .rng import make_rngs
 
 SEAT_SALT = 0x5EA7_5EA7_5EA7
 OPPONENT_SALT = 0x0220_0220_0220
@@ -85,6 +86,16 @@ def learner_view(states, learner, masks, obs, legal_mask, observe_into):
         if running(s) and s[H_CURRENT] == learner[i]:
             legal_mask(s, masks[i])
         observe_into(s, learner[i], obs[i])
+
+
+def pool_cumulative(weights: Optional[Sequence[float]], count: int) -> np.ndarray:
+    """The normalised cumulative sampling weights of a pool of ``count`` opponents (``None``: uniform)
+    that :func:`~monster_zoo.envs.core.learner_slots.draw_seat_and_opponent` draws from; ValueError
+    unless they are ``count`` non-negative numbers with a positive sum."""
+    w = np.ones(count) if weights is None else np.asarray(weights, np.float64)
+    if w.shape != (count,) or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"weights must be {count} non-negative numbers with a positive sum, got {weights!r}")
+    return np.cumsum(w / w.sum())
 
 
 class LearnerGames:
@@ -164,12 +175,9 @@ class LearnerGames:
             check = getattr(o, "check_game", None)
             if check is not None:
                 check(self.spec.env_id, self.config)
-        w = np.ones(len(opponents)) if weights is None else np.asarray(weights, np.float64)
-        if w.shape != (len(opponents),) or (w < 0).any() or w.sum() <= 0:
-            raise ValueError(f"weights must be {len(opponents)} non-negative numbers with a "
-                             f"positive sum, got {weights!r}")
+        cumulative = pool_cumulative(weights, len(opponents))
         self.opponents = opponents
-        self._cumulative = np.cumsum(w / w.sum())
+        self._cumulative = cumulative
 
     def seed(self, seed: int) -> None:
         """Reseed every slot (takes effect at the next :meth:`reset`).
@@ -232,17 +240,14 @@ class LearnerGames:
 
     def _start_games(self, slots: np.ndarray) -> None:
         """Start the next game in ``slots``: seed, learner seat, opponent, opening moves."""
-        n = self.num_envs
         for i in slots:
-            k = self._games_started[i]
+            self.game_seeds[i] = game_seed(self.base_seed, i, self._games_started[i], self.num_envs)
             self._games_started[i] += 1
-            self.game_seeds[i] = (self.base_seed + int(i) + int(k) * n) & SEED_MASK
-            self.game_rngs[i] = make_rng(int(self.game_seeds[i]))
-            self.learner_seats[i] = rng_below(self.seat_rngs[i], self.num_players)
+            seed_rng(self.game_rngs[i], self.game_seeds[i])
+            self.learner_seats[i], pick = draw_seat_and_opponent(self.seat_rngs[i], self.num_players,
+                                                                 self._cumulative)
             if self.fixed_seats is not None:
                 self.learner_seats[i] = self.fixed_seats[i]
-            draw = (rng_next(self.seat_rngs[i]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-            pick = min(int(np.searchsorted(self._cumulative, draw, side="right")), len(self.opponents) - 1)
             self.slot_opponents[i] = self.opponents[pick]
             self.spec.init_state(self.states[i], self.config, self.game_rngs[i])
         self._advance(slots)

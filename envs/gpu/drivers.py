@@ -17,7 +17,6 @@ from ..core.header import truncated as truncated_game
 from ..core.kernels import copy_vector, device_functions
 from ..core.rng import rng_pick_counted
 
-DRIVERS = ("reset", "count_illegal", "step", "random_actions", "random_steps")
 
 
 def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:

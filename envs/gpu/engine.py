@@ -23,19 +23,20 @@ from ..core.illegal import IllegalActionError, batch_actions, batch_refusals
 from ..core.inputs import check_num_envs, check_seed
 from ..core.rng import consecutive_rngs
 from . import require_gpu
-from .drivers import DRIVERS, driver_sources
+from .drivers import driver_sources
 
 THREADS_PER_BLOCK = 128  # a game's kernels hold much per-thread state: small blocks keep occupancy up
 
-_COMPILED = {}  # (game id, driver) -> numba-cuda kernel, compiled at its first launch
+_COMPILED = {}  # (game id, driver sources) -> {name: numba-cuda kernel}, each compiled at its first launch
 
 
-def _kernels(spec) -> dict:
-    """The game's drivers as numba-cuda kernels, made once per process."""
-    if (spec.env_id, "step") not in _COMPILED:
-        for name, (function, _) in driver_sources(spec).items():
-            _COMPILED[spec.env_id, name] = cuda.jit(function)
-    return {name: _COMPILED[spec.env_id, name] for name in DRIVERS}
+def compiled_drivers(spec, sources=driver_sources) -> dict:
+    """The game's drivers of ``sources`` (:func:`.drivers.driver_sources` or another module's) as
+    numba-cuda kernels by name, made once per process."""
+    key = (spec.env_id, sources)
+    if key not in _COMPILED:
+        _COMPILED[key] = {name: cuda.jit(function) for name, (function, _) in sources(spec).items()}
+    return _COMPILED[key]
 
 
 def _as_device_array(value):
@@ -59,7 +60,7 @@ class GpuBatchEngine:
         self.num_envs = num_envs
         self.config = cuda.to_device(np.ascontiguousarray(config, dtype=np.int64))
         self.num_players = int(config[0])
-        self._kernels = _kernels(spec)
+        self._kernels = compiled_drivers(spec)
         self._grid = ((num_envs + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK, THREADS_PER_BLOCK)
         # Written in full by reset before anything reads them (the kernel contract), so left unzeroed:
         # a million games' observations are gigabytes.

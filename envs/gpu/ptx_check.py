@@ -34,8 +34,11 @@ def _compiling_for(cc: Tuple[int, int]) -> Iterator[None]:
         dispatcher.get_current_device = saved
 
 
-def compile_game(game_id: str, capabilities: Sequence[Tuple[int, int]] = CAPABILITIES) -> Tuple[int, int, float]:
+def compile_game(game_id: str, capabilities: Sequence[Tuple[int, int]] = CAPABILITIES,
+                 sources=None) -> Tuple[int, int, float]:
     """Compile every driver of ``game_id`` to PTX for each capability; ``(drivers, PTX bytes, seconds)``.
+    ``sources``: the drivers' ``driver_sources`` function (default: the batched engine's,
+    :func:`.drivers.driver_sources`; the learner-seat games' is :func:`.learner_drivers.driver_sources`).
     Raises whatever numba-cuda raises for a kernel that does not compile."""
     from numba.cuda import compile_ptx
 
@@ -43,7 +46,7 @@ def compile_game(game_id: str, capabilities: Sequence[Tuple[int, int]] = CAPABIL
     from .drivers import driver_sources
 
     start, size = time.perf_counter(), 0
-    drivers = driver_sources(spec(game_id))
+    drivers = (sources or driver_sources)(spec(game_id))
     for function, argtypes in drivers.values():
         for cc in capabilities:
             with _compiling_for(cc):

@@ -34,14 +34,14 @@ win check are the engine's kernels (``apply_action``, ``stomp_path``,
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
-from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.kernels import copy_vector, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import rng_pick_set
 from ..core.seat_values import against_the_field
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
 from .components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, PLAY_COST, VALUE,
                          WIN_POINTS, WIN_TOWERS)
 from .rules import apply_action, building_points, check_win, legal_mask, stomp_path, towers
-from .state_layout import FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP, PHASE, SCORE, WINNER
+from .state_layout import FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP, PHASE, SCORE, STATE_SIZE, WINNER
 
 WIN_VALUE = 1000.0
 HORIZON = 3.0            # turns of income a building is worth
@@ -134,25 +134,27 @@ def greedy_action(state, action_mask, rng):
     ``rng``, which only advances to break ties.
     """
     p = state[H_CURRENT]
-    sim = np.empty_like(state)
-    child = np.empty_like(state)
-    scratch = np.empty_like(state)
-    sim_rng = np.empty_like(rng)
-    fallen = np.empty(MAX_RAY, np.int32)
-    seat_values = np.zeros(MAX_PLAYERS)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
-    values = np.full(NUM_ACTIONS, -np.inf)
+    sim = scratch_empty(STATE_SIZE, np.int32)
+    child = scratch_empty(STATE_SIZE, np.int32)
+    work = scratch_empty(STATE_SIZE, np.int32)
+    sim_rng = scratch_empty(1, np.uint64)
+    fallen = scratch_empty(MAX_RAY, np.int32)
+    seat_values = scratch(MAX_PLAYERS, np.float64)
+    mask = scratch(NUM_ACTIONS, np.int8)
+    values = scratch_empty(NUM_ACTIONS, np.float64)
+    for a in range(NUM_ACTIONS):
+        values[a] = -np.inf
     best = -np.inf
     for a in range(NUM_ACTIONS):
         if action_mask[a] == 0:
             continue
         if a == END:
-            v = position_value(state, state, p, scratch, fallen, seat_values)
+            v = position_value(state, state, p, work, fallen, seat_values)
         else:
             copy_vector(sim, state)
             sim_rng[0] = rng[0]
             apply_action(sim, a, sim_rng)
-            v = settle_value(sim, state, p, rng, sim_rng, mask, child, scratch, fallen, seat_values)
+            v = settle_value(sim, state, p, rng, sim_rng, mask, child, work, fallen, seat_values)
             if a >= PLAY0:
                 for t in range(NUM_CARD_TYPES):
                     v -= CARD_VALUE * PLAY_COST[a - PLAY0, t]

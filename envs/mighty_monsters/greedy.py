@@ -28,14 +28,14 @@ healing all come from the engine's kernels.
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
-from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.kernels import copy_vector, inlined, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import rng_pick_set
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
 from .components import (GUARD_LOOT, GUARD_STRENGTH, MAX_PLAYERS, NUM_CARDS, NUM_GUARDS, NUM_SPACES,
                          PER_ROUND, SETUP_PAIRS, SIDES, STRENGTH)
 from .rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares, pair_strength,
                     place_card, placed, seen_by, unseen_guards)
-from .state_layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE
+from .state_layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE, STATE_SIZE
 
 
 TIE = 1e-9
@@ -52,13 +52,13 @@ def weakest_pair():
     return best
 
 
-@on_demand
+@inlined  # returns its work array: on a GPU that array lives in the caller's frame
 def playable_cards(state, p):
     """Weights of the cards that may still fill an empty space, per card index, as seat ``p``
     knows them: cards in the hands of seats with placements left; a card that ``p`` cannot tell
     to be in hand or face down counts half."""
     n = state[H_NUM_PLAYERS]
-    weights = np.zeros(NUM_CARDS)
+    weights = scratch(NUM_CARDS, np.float64)
     for q in range(n):
         if placed(state, q) >= PER_ROUND:
             continue
@@ -82,17 +82,19 @@ def guard_outlook(state, g, p, fill, level_pool):
     other seats while their strengths are enumerated, then emptied again.
     """
     n = state[H_NUM_PLAYERS]
-    empties = np.empty(SIDES, np.int64)
+    empties = scratch_empty(SIDES, np.int64)
     count = 0
     for side in range(SIDES):
         if state[SPACE + SIDES * g + side] < 0:
             empties[count] = SIDES * g + side
             count += 1
-    gains = np.zeros(MAX_PLAYERS, np.int64)
+    gains = scratch(MAX_PLAYERS, np.int64)
     combos = NUM_CARDS ** count
     win = 0.0
     gold = 0.0
-    cards = level_pool.sum()
+    cards = 0
+    for card in range(NUM_GUARDS):
+        cards += level_pool[card]
     for combo in range(combos):
         weight = 1.0
         code = combo
@@ -108,7 +110,8 @@ def guard_outlook(state, g, p, fill, level_pool):
             if level_pool[card] == 0:
                 continue
             if pair >= fight_strength(state, g, GUARD_STRENGTH[card]):
-                gains[:] = 0
+                for q in range(MAX_PLAYERS):
+                    gains[q] = 0
                 loot_shares(state, g, fight_loot(state, g, GUARD_LOOT[card]), gains)
                 win += weight / cards
                 gold += weight * gains[p] / cards
@@ -142,8 +145,10 @@ def greedy_action(state, action_mask, rng):
         return SETUP0 + weakest_pair()
     p = state[H_CURRENT]
     fill = playable_cards(state, p)
-    sim = np.empty_like(state)
-    values = np.full(NUM_ACTIONS, -np.inf)
+    sim = scratch_empty(STATE_SIZE, np.int32)
+    values = scratch_empty(NUM_ACTIONS, np.float64)
+    for a in range(NUM_ACTIONS):
+        values[a] = -np.inf
     best = -np.inf
     for a in range(PLAY0, NUM_ACTIONS):
         if action_mask[a] == 0:
@@ -152,7 +157,7 @@ def greedy_action(state, action_mask, rng):
         place_card(sim, p, (a - PLAY0) // NUM_SPACES, (a - PLAY0) % NUM_SPACES)
         values[a] = expected_gold(sim, p, fill) + sim[GOLD + p] - state[GOLD + p]
         best = max(best, values[a])
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask = scratch(NUM_ACTIONS, np.int8)
     for a in range(NUM_ACTIONS):
         mask[a] = values[a] >= best - TIE
     return rng_pick_set(mask, rng)

@@ -18,12 +18,12 @@ contract of :mod:`monster_zoo.agents.base` demands; rules are never re-implement
 import numpy as np
 
 from ..core.contract import H_CURRENT, POLICY_SIG
-from ..core.kernels import kernel, on_demand
+from ..core.kernels import copy_vector, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS
 from .components import NUM_SPECIES
 from .rules import legal_mask, play_step, visible_counts
-from .state_layout import IN_PLAY, PH_STEAL, PHASE, TOKEN
+from .state_layout import IN_PLAY, PH_STEAL, PHASE, STATE_SIZE, TOKEN
 
 
 TIE = 1e-9
@@ -38,7 +38,7 @@ BEST_WEIGHT = 0.5
 def table_value(state, player):
     """Own species' visible monsters minus the other species' threat: the mean of the most
     visible other species in play and of their average (see ``BEST_WEIGHT``)."""
-    visible = np.zeros(NUM_SPECIES, np.int64)
+    visible = scratch(NUM_SPECIES, np.int64)
     visible_counts(state, visible)
     own = state[TOKEN + player]
     best_other = 0
@@ -56,14 +56,15 @@ def table_value(state, player):
 @on_demand
 def steal_greedily(state, player, done):
     """Make every steal choice still pending in ``state``, each by the value right after it."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask = scratch(NUM_ACTIONS, np.int8)
+    trial = scratch_empty(STATE_SIZE, np.int32)
     while not done and state[PHASE] == PH_STEAL:
         legal_mask(state, mask)
         best = -1e18
         choice = -1
         for a in range(NUM_ACTIONS):
             if mask[a]:
-                trial = state.copy()
+                copy_vector(trial, state)
                 play_step(trial, a)
                 v = table_value(trial, player)
                 if v > best:
@@ -76,17 +77,19 @@ def steal_greedily(state, player, done):
 @on_demand
 def decision_value(state, action, player):
     """The value of ``action`` with its play completed greedily (see the module docs)."""
-    trial = state.copy()
+    trial = scratch_empty(STATE_SIZE, np.int32)
+    copy_vector(trial, state)
     done = play_step(trial, action)
     done = steal_greedily(trial, player, done)
     if done:
         return table_value(trial, player)
-    mask = np.zeros(NUM_ACTIONS, np.int8)  # a card was chosen: its cell or target is next
+    mask = scratch(NUM_ACTIONS, np.int8)  # a card was chosen: its cell or target is next
+    follow = scratch_empty(STATE_SIZE, np.int32)
     legal_mask(trial, mask)
     best = -1e18
     for a in range(NUM_ACTIONS):
         if mask[a]:
-            follow = trial.copy()
+            copy_vector(follow, trial)
             finished = steal_greedily(follow, player, play_step(follow, a))
             if finished:
                 best = max(best, table_value(follow, player))

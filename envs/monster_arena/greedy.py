@@ -26,7 +26,7 @@ arithmetic. Only public fields and the agent's own inventory are read.
 import numpy as np
 
 from ..core.contract import H_CURRENT, POLICY_SIG
-from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.kernels import copy_vector, kernel, on_demand, scratch_empty
 from ..core.rng import rng_pick_set
 from .actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TAKE0, TARGET0
 from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_REFILL6, AB_ROAR, AB_WEB, AB_WING, ABILITY, COST,
@@ -34,7 +34,7 @@ from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_REFILL6, AB_ROAR, AB_WEB
 from .fighting import attacker_reason
 from .queries import OK, attack_profile, child, defense, is_covered, on_monster
 from .state_layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN,
-                           PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE, TARGET)
+                           PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE, STATE_SIZE, TARGET)
 
 
 ENOUGH = 0.85        # stop adding attackers at this chance of a hit
@@ -225,7 +225,7 @@ def greedy_action(state, action_mask, rng):
     """The heuristic's action for the seat on move; ``state`` is not modified."""
     p = state[H_CURRENT]
     phase = state[PHASE]
-    scratch = np.empty_like(state)
+    work = scratch_empty(STATE_SIZE, np.int32)
     a = -1
     if phase == PH_TORSO:
         best_v = -1e9
@@ -244,9 +244,9 @@ def greedy_action(state, action_mask, rng):
     elif phase == PH_PLACE:
         a = place_action(state, p, action_mask)
     elif phase == PH_MAIN:
-        a = main_action(state, p, action_mask, scratch)
+        a = main_action(state, p, action_mask, work)
     elif phase == PH_ATTACK:
-        _, nxt = plan_attack(state, p, state[TARGET], scratch)
+        _, nxt = plan_attack(state, p, state[TARGET], work)
         a = ROLL if nxt < 0 else ATTACKER0 + nxt
     elif phase == PH_REACT:
         for c in range(NUM_CARDS):

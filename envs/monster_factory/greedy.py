@@ -35,7 +35,7 @@ greedy games.
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
-from ..core.kernels import copy_vector, kernel, on_demand
+from ..core.kernels import copy_vector, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import rng_pick_set
 from ..core.seat_values import against_the_field
 from .actions import NUM_ACTIONS, PLACE0, START0
@@ -43,7 +43,7 @@ from .components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
 from .queries import key_monster
 from .rules import FITTING_KINDS, apply_action
 from .state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL, MON_SIZE, NUM_CELLS,
-                           SCORE, SUPPLY, SUPPLY_LEFT, WINNER)
+                           SCORE, STATE_SIZE, SUPPLY, SUPPLY_LEFT, WINNER)
 
 OWN_LOOKAHEAD = 2.0      # draws counted on to fill each open cell of one's own monster
 OPPONENT_LOOKAHEAD = 4.0  # the same for opponents' monsters
@@ -109,7 +109,7 @@ def position_value(state, p):
     n = state[H_NUM_PLAYERS]
     if state[H_TERMINAL] != 0:
         return final_value(state, p)
-    values = np.zeros(MAX_PLAYERS)
+    values = scratch(MAX_PLAYERS, np.float64)
     for q in range(n):
         values[q] = state[SCORE + q]
         m = state[CURRENT_MONSTER + q]
@@ -137,9 +137,11 @@ def greedy_action(state, action_mask, rng):
     ``rng``, which only advances to break ties.
     """
     p = state[H_CURRENT]
-    sim = np.empty_like(state)
-    sim_rng = np.empty_like(rng)
-    values = np.full(NUM_ACTIONS, -np.inf)
+    sim = scratch_empty(STATE_SIZE, np.int32)
+    sim_rng = scratch_empty(1, np.uint64)
+    values = scratch_empty(NUM_ACTIONS, np.float64)
+    for a in range(NUM_ACTIONS):
+        values[a] = -np.inf
     best = -np.inf
     for a in range(NUM_ACTIONS):
         if action_mask[a] == 0:
@@ -153,7 +155,7 @@ def greedy_action(state, action_mask, rng):
             v = position_value(sim, p)
         values[a] = v
         best = max(best, v)
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask = scratch(NUM_ACTIONS, np.int8)
     for a in range(NUM_ACTIONS):
         mask[a] = 1 if values[a] >= best - TIE else 0
     return rng_pick_set(mask, rng)

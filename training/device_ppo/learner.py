@@ -6,6 +6,7 @@ over the legal actions only) and ``generalized_advantage_estimate`` (GAE over a 
 ``[games, steps, 1]``). What is ours is only the glue: the rollout buffers are torch tensors filled
 from the engine's arrays, and the actor's layers have the shape of a PPO policy file.
 """
+import copy
 from typing import List, Sequence
 
 import numpy as np
@@ -83,6 +84,13 @@ class Learner:
                 self.optimizer.step()
                 losses = {k: float(v.detach()) for k, v in parts.items() if k.startswith("loss_")}
         return losses
+
+    def frozen_actor(self) -> nn.Sequential:
+        """A copy of the actor network that later updates leave as it is (a self-play snapshot's
+        logits, on the learner's device)."""
+        frozen = copy.deepcopy(self.actor_net).eval()
+        frozen.requires_grad_(False)
+        return frozen
 
     def actor_layers(self) -> list:
         """The actor as numpy layers ``[(weight[in, out], bias, activation)]`` (a PPO policy file's)."""

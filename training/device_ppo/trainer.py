@@ -11,10 +11,16 @@ arrays as tensors (``torch.from_numpy``, no copy) and hands its actions back as 
 the PPO parts are TorchRL's (:mod:`monster_zoo.training.device_ppo.learner`). The rollout is a few
 tensors, filled in place; nothing per step is a Python object per game.
 
-Devices: ``--device cpu`` only, for now. The GPU engine (``make_batch(..., device="cuda")``) takes
-device-tensor actions, but the learner-seat driver with its numba opponents (greedy, frozen snapshots)
-runs on the CPU engine alone, so ``--device cuda`` is refused with that reason rather than run with a
-host round trip per step.
+Devices: ``--device cpu`` plays the games on the CPU engine; ``--device cuda`` plays them on the GPU
+(:class:`monster_zoo.envs.gpu.learner_games.GpuLearnerGames`: one CUDA thread per game, random
+opponents inside the thread, frozen snapshots as torch networks on the device) with the policy, the
+rollout and the update on the GPU too, nothing crossing to the host per step but a few bytes (the
+legality tally and each opponent round's counts). Random and greedy opponents play inside the games'
+threads; an opponent acting from Python (e.g. ``mcts``) has no GPU build and is refused on cuda,
+naming the opponents that run; cuda without numba-cuda or a GPU is refused at once with what to
+install or check. Under numba-cuda's simulator
+(``NUMBA_ENABLE_CUDASIM=1``) ``--device cuda`` runs the GPU driver as Python with torch on the CPU: a
+test of the path, not a speed.
 
 A run writes ``{out_dir}/{game}__{exp_name}__{seed}__{unix time}/``: ``args.json``, ``metrics.csv``
 (the metric names of ``monster-zoo train``), ``checkpoints/step_N.pt`` (every tensor to resume from,
@@ -26,6 +32,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Dict, List, Optional, Sequence
@@ -51,7 +58,7 @@ class Args:
     exp_name: str = flag("device_ppo", "experiment name, part of the run name")
     seed: int = flag(1, "seed of the games, the opponents and torch")
     device: str = flag("cpu", f"where the policy and the games run: one of {', '.join(DEVICES)} "
-                       "(cuda is refused until the learner-seat driver runs on the GPU engine)")
+                       "(cuda: the gpu extra and an NVIDIA GPU; opponents random, greedy and snapshots)")
     total_timesteps: int = flag(1_000_000, "learner decisions to train on")
     time_limit: float = flag(0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)")
     num_envs: int = flag(512, "games played side by side")
@@ -96,12 +103,50 @@ def argument_problem(args: Args) -> Optional[str]:
         ]),
         int_list("--net-arch", args.net_arch)[1],
         policy_size_problem("--net-arch", args.game, int_list("--net-arch", args.net_arch)[0] or []),
-        ("--device cuda: the learner-seat driver (numba opponents, seat rotation) runs on the CPU engine only, "
-         "so the policy would cross to the host every step; use --device cpu" if args.device == "cuda" else None),
+        _cuda_problem(args) if args.device == "cuda" else None,
         None if not args.resume or Path(args.resume).is_file() else f"--resume {args.resume!r} is not a file",
         plain_name("--exp-name", args.exp_name),
         writable_dir("--out-dir", Path(args.out_dir)),
     )
+
+
+GPU_OPPONENTS = ("random", "greedy", "snapshots")
+
+
+def _cuda_problem(args: Args) -> Optional[str]:
+    """Why ``--device cuda`` cannot run here or with this opponent mix, or None."""
+    try:
+        names = list(parse_mix(args.opponents))
+    except (TypeError, ValueError):
+        names = []  # the mix's own check names what is wrong with it
+    others = [name for name in names if name not in GPU_OPPONENTS]
+    if others:
+        return (f"--device cuda plays the opponents on the GPU, where {', '.join(others)} cannot play (it acts "
+                f"from Python, not from a numba policy kernel): use a mix of {', '.join(GPU_OPPONENTS)}, "
+                f"e.g. --opponents random:0.1,greedy:0.5,snapshots:0.4, or --device cpu")
+    try:
+        from monster_zoo.envs.gpu import require_gpu
+
+        require_gpu()
+        from monster_zoo.envs.gpu.learner_games import SIMULATED
+        import torch
+
+        if not SIMULATED and not torch.cuda.is_available():
+            return ("--device cuda: torch sees no CUDA device (a CPU-only torch build?); install a CUDA build of "
+                    "torch (https://pytorch.org/get-started/locally/) or use --device cpu")
+    except (RuntimeError, ImportError) as error:
+        return "--device cuda: " + str(error).removeprefix("device='cuda': ")
+    return None
+
+
+def torch_device(device: str) -> str:
+    """Where torch runs for ``--device``: the GPU engine's arrays' device for cuda (the CPU under
+    numba-cuda's simulator), else ``device``."""
+    if device != "cuda":
+        return device
+    from monster_zoo.envs.gpu.learner_games import TORCH_DEVICE
+
+    return TORCH_DEVICE
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -124,7 +169,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     spec = envs.spec(args.game)
     learner = Learner(spec.obs_size, spec.num_actions, int_list("--net-arch", args.net_arch)[0],
-                      args.learning_rate, args.clip_coef, args.ent_coef, args.device)
+                      args.learning_rate, args.clip_coef, args.ent_coef, torch_device(args.device))
     start_step = _resume(parser, args, options, learner) if args.resume else 0
     run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
     training = Training(args, options, run, learner, mix, baselines, start_step)
@@ -159,7 +204,7 @@ def _resume(parser, args: Args, options: dict, learner) -> int:
     import torch
 
     try:
-        state = torch.load(args.resume, map_location=args.device, weights_only=True)
+        state = torch.load(args.resume, map_location=torch_device(args.device), weights_only=True)
         if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
             raise ValueError("not a checkpoint of this trainer")
         trained = json.loads(state["game"])
@@ -187,8 +232,12 @@ class Training:
         self.mix, self.baselines, self.snapshots = mix, baselines, []
         self.step, self.start_step, self.updates = start_step, start_step, 0
         self.metrics = MetricsLog(run.dir / "metrics.csv", SimpleNamespace(record=lambda metric, value: None))
+        self.on_gpu, self.device = args.device == "cuda", torch_device(args.device)
+        if self.on_gpu:
+            from monster_zoo.envs.gpu.learner_games import GpuLearnerGames as LearnerGames
         self.games = LearnerGames(envs.spec(args.game), envs.config(args.game, options), args.num_envs,
                                   seed=args.seed)
+        self.seconds = {"rollout": 0.0, "update": 0.0}  # where the time goes
         self.generator = torch.Generator().manual_seed(args.seed)
         self.rates: Dict = {}
         self.evaluated_step: Optional[int] = None
@@ -199,10 +248,14 @@ class Training:
 
     # --- the opponent pool ------------------------------------------------------------------
     def _snapshot(self) -> None:
-        from monster_zoo.agents.ppo.agent import PPOAgent
+        name = f"snapshot@{self.step}"
+        if self.on_gpu:  # a frozen copy of the actor, run by torch on the games' device
+            self.snapshots.append(SimpleNamespace(name=name, policy_logits=self.learner.frozen_actor()))
+        else:
+            from monster_zoo.agents.ppo.agent import PPOAgent
 
-        self.snapshots.append(PPOAgent(self.args.seed + self.updates, layers=self.learner.actor_layers(),
-                                       deterministic=False, name=f"snapshot@{self.step}"))
+            self.snapshots.append(PPOAgent(self.args.seed + self.updates, layers=self.learner.actor_layers(),
+                                           deterministic=False, name=name))
         del self.snapshots[:-self.args.pool_size]
 
     def _refresh_pool(self) -> None:
@@ -220,24 +273,42 @@ class Training:
 
         g, n, t_max = self.games, self.args.num_envs, self.args.num_steps
         spec = g.spec
-        buffers = {"observations": torch.empty((t_max, n, spec.obs_size)),
-                   "masks": torch.empty((t_max, n, spec.num_actions), dtype=torch.bool),
-                   "actions": torch.empty((t_max, n), dtype=torch.int64), "log_probs": torch.empty((t_max, n)),
-                   "values": torch.empty((t_max, n)), "rewards": torch.empty((t_max, n)),
-                   "dones": torch.empty((t_max, n), dtype=torch.bool)}
-        observations = torch.from_numpy(g.observations)  # the engine's own memory, refreshed by each step
-        rewards, terminated, truncated = (torch.from_numpy(a) for a in (g.rewards, g.terminated, g.truncated))
+        started = time.perf_counter()
+        empty = partial(torch.empty, device=self.device)
+        buffers = {"observations": empty((t_max, n, spec.obs_size)),
+                   "masks": empty((t_max, n, spec.num_actions), dtype=torch.bool),
+                   "actions": empty((t_max, n), dtype=torch.int64), "log_probs": empty((t_max, n)),
+                   "values": empty((t_max, n)), "rewards": empty((t_max, n)),
+                   "dones": empty((t_max, n), dtype=torch.bool)}
+        if self.on_gpu:  # the GPU games' device arrays, as tensors without a copy
+            from monster_zoo.envs.gpu.learner_games import tensor_view as view
+        else:
+            view = torch.from_numpy  # the engine's own memory, refreshed by each step
+        observations = view(g.observations)
+        rewards, terminated, truncated = (view(a) for a in (g.rewards, g.terminated, g.truncated))
         for t in range(t_max):
             buffers["observations"][t] = observations
-            buffers["masks"][t].numpy()[:] = g.masks  # the read-only view, copied once into the rollout
+            if self.on_gpu:
+                buffers["masks"][t] = view(g.masks)
+            else:
+                buffers["masks"][t].numpy()[:] = g.masks  # the read-only view, copied once into the rollout
             actions, log_probs, values = self.learner.act(buffers["observations"][t], buffers["masks"][t])
-            g.step(actions.numpy())
+            g.step(actions if self.on_gpu else actions.numpy())
             buffers["actions"][t], buffers["log_probs"][t], buffers["values"][t] = actions, log_probs, values
             buffers["rewards"][t] = rewards
             buffers["dones"][t] = terminated | truncated
         buffers["next_value"] = self.learner.value(observations)
         self.step += n * t_max
+        self._synchronize()
+        self.seconds["rollout"] += time.perf_counter() - started
         return buffers
+
+    def _synchronize(self) -> None:
+        """Wait for the GPU's queued work, so that the time taken is counted where it was spent."""
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.synchronize()
 
     def train(self) -> float:
         """PPO until ``--total-timesteps`` (or ``--time-limit``); the seconds it took."""
@@ -252,8 +323,11 @@ class Training:
             before = self.step
             rollout = self.rollout()
             finished += rollout["rewards"][rollout["dones"]].tolist()
+            updating = time.perf_counter()
             self.learner.update(rollout, args.gamma, args.gae_lambda, args.update_epochs, args.batch_size,
                                 self.generator)
+            self._synchronize()
+            self.seconds["update"] += time.perf_counter() - updating
             self.updates += 1
             bar.update(min(self.step, args.total_timesteps) - min(before, args.total_timesteps))
             self.metrics.log(self.step, "charts/SPS", (self.step - self.start_step) / max(time.time() - started, 1e-9))
@@ -305,13 +379,15 @@ class Training:
 
     def finish(self, seconds: float) -> Dict:
         """The final model, its evaluation and ``summary.json``, which it returns."""
-        run = self.run
+        run, args = self.run, self.args
         self.save(run.dir / "final_model.pt")
         if self.evaluated_step != self.step:
             self.evaluate()
         self.metrics.close()
         summary = {"run_name": run.name, "timesteps": self.step, "train_seconds": round(seconds, 1),
                    "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
+                   "device": args.device, "num_envs": args.num_envs,
+                   **{f"{part}_seconds": round(spent, 2) for part, spent in self.seconds.items()},
                    "model": str(run.dir / "final_model.npz"), "checkpoint": str(run.dir / "final_model.pt"),
                    **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
                       for k, r in self.rates.items()}}

@@ -1,0 +1,154 @@
+"""The learner-seat games on the GPU (issue 40 point 4) against the CPU's, under numba-cuda's simulator.
+
+For every game at its smallest and largest player count, :class:`GpuLearnerGames` and the CPU's
+:class:`LearnerGames` are given the same seed, opponents and learner actions and must hold the same
+states, learner seats, game seeds, masks, observations, rewards, ends and final views after every
+step, with random opponents, with greedy (its kernel compiled for the GPU from the CPU's source)
+and with a pool of random play and frozen torch networks (the same network as the CPU's numba
+forward pass), the pool replaced mid-run (games in progress keep their opponent). The simulator
+runs the rules as Python (in a subprocess: the switch is read when numba-cuda is imported), so the
+default run plays 3 slots per case until 3 games have ended, the slow run 16. Also: opponents the GPU cannot play (an agent acting from Python) and illegal learner
+actions are refused, changing nothing.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import monster_zoo
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_numba_cuda = pytest.mark.skipif(
+    subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode != 0,
+    reason="numba-cuda is not installed (the gpu extra; make test installs it)")
+needs_torch = pytest.mark.skipif(
+    subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode != 0,
+    reason="torch is not installed (the device-train extra)")
+
+PARITY_SCRIPT = """
+import json, sys, warnings
+import monster_zoo
+from monster_zoo.envs.gpu.parity import compare_learner
+warnings.simplefilter("ignore", RuntimeWarning)  # splitmix64's uint64 wrap, run by numpy in the simulator
+num_envs = int(sys.argv[1])
+for game_id in monster_zoo.available():
+    spec = monster_zoo.spec(game_id)
+    for players in sorted({spec.min_players, spec.max_players}):
+        for pool in ("random", "greedy", "snapshots"):
+            print(json.dumps(compare_learner(game_id, players, num_envs, pool)), flush=True)
+"""
+
+
+def simulated_parity(num_envs: int, timeout: int) -> list:
+    done = subprocess.run([sys.executable, "-c", PARITY_SCRIPT, str(num_envs)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def check_parity(results: list, num_envs: int) -> None:
+    expected = {(g, n, pool) for g in monster_zoo.available() for pool in ("random", "greedy", "snapshots")
+                for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)}
+    assert {(r["game_id"], r["num_players"], r["pool"]) for r in results} == expected
+    for r in results:
+        assert r["mismatch"] is None, r
+        assert r["games_ended"] >= num_envs, r
+
+
+@needs_numba_cuda
+@needs_torch
+def test_gpu_learner_games_play_the_cpu_games():
+    check_parity(simulated_parity(3, timeout=600), 3)
+
+
+@pytest.mark.slow
+@needs_numba_cuda
+@needs_torch
+def test_gpu_learner_games_play_the_cpu_games_at_more_slots():
+    check_parity(simulated_parity(16, timeout=3000), 16)
+
+
+REFUSALS_SCRIPT = """
+import numpy as np
+from monster_zoo import envs
+from monster_zoo.agents import make_agent
+from monster_zoo.envs.core.illegal import IllegalActionError
+from monster_zoo.envs.gpu.learner_games import GpuLearnerGames
+
+game = "marry_the_monster-v0"
+spec, config = envs.spec(game), envs.config(game, {"num_players": 2})
+mcts = make_agent("mcts", game, seed=0, options={"num_players": 2})
+try:
+    GpuLearnerGames(spec, config, 2, [mcts])
+except ValueError as error:
+    print("mcts:", error)
+games = GpuLearnerGames(spec, config, 2, seed=4)
+games.reset()
+try:
+    games.set_opponents([make_agent("greedy", game, seed=0), mcts])
+except ValueError as error:
+    print("pool kept:", games.opponents[0].name)
+states, masks = games.states, games.masks.copy_to_host()
+illegal = np.array([int(np.flatnonzero(m == 0)[0]) for m in masks])
+try:
+    games.step(illegal)
+except IllegalActionError as error:
+    print("illegal:", error)
+print("unchanged:", np.array_equal(states, games.states) and np.array_equal(masks, games.masks.copy_to_host()))
+try:
+    games.step(np.zeros(3, np.int64))
+except IllegalActionError as error:
+    print("shape:", error)
+"""
+
+
+@needs_numba_cuda
+def test_gpu_learner_games_refuse_python_opponents_and_illegal_actions_changing_nothing():
+    done = subprocess.run([sys.executable, "-c", REFUSALS_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "mcts: opponent 'mcts' cannot play on the GPU" in out and "the game's greedy kernel" in out, out
+    assert "pool kept: random" in out, out
+    assert "illegal: slot 0: player_" in out and "(the learner)" in out, out
+    assert "unchanged: True" in out, out
+    assert "shape:" in out, out
+
+
+PTX_SCRIPT = """
+import sys
+from monster_zoo.envs.gpu import require_numba_cuda
+require_numba_cuda()
+from monster_zoo.envs.gpu.learner_drivers import driver_sources
+from monster_zoo.envs.gpu.ptx_check import compile_game
+for game_id in sys.argv[1:]:
+    drivers, size, _ = compile_game(game_id, [(9, 0)], driver_sources)
+    print(game_id, drivers, size)
+"""
+
+
+def compiled_learner_drivers(game_ids, timeout: int) -> dict:
+    """``{game: (drivers, PTX bytes)}`` of the learner-seat drivers compiled for cc 9.0 (no GPU needed)."""
+    done = subprocess.run([sys.executable, "-c", PTX_SCRIPT, *game_ids], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {line.split()[0]: tuple(map(int, line.split()[1:])) for line in done.stdout.splitlines()}
+
+
+@needs_numba_cuda
+def test_the_learner_seat_drivers_compile_to_ptx():
+    """What the simulator cannot show: that the drivers compile for a real GPU (one game here, about
+    10 s; every game in the slow test and in the device check's trainer part)."""
+    drivers, size = compiled_learner_drivers(["marry_the_monster-v0"], timeout=600)["marry_the_monster-v0"]
+    assert drivers == 2 and size > 100_000
+
+
+@pytest.mark.slow
+@needs_numba_cuda
+def test_every_games_learner_seat_drivers_compile_to_ptx():
+    compiled = compiled_learner_drivers(monster_zoo.available(), timeout=1800)
+    assert set(compiled) == set(monster_zoo.available())
+    assert all(drivers == 2 for drivers, _ in compiled.values())
