@@ -37,5 +37,6 @@ GAME = Game(
     rule_prefix="MF", hides_information=False,  # every tile is public and the supply has no order (MF-18)
     baselines={"greedy": Baseline("monster_zoo.envs.monster_factory.greedy")},
     agents={"mcts": {"simulations": 1_000, "exploration": 1.0, "rollout": "greedy"},
-            "ppo": {"placement": observation.PLACEMENT}},  # where a placement network finds its inputs
+            "ppo": {"placement": observation.PLACEMENT},  # where a placement network finds its inputs
+            "az": {"simulations": 860, "rollout_weight": 0.5, "budget_ms": 50.0}},
 )
