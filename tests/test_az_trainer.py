@@ -276,3 +276,40 @@ def test_a_run_from_before_a_flag_resumes_as_it_was_started(tmp_path):
     del saved["min_spread"]
     (run_dir / "args.json").write_text(json.dumps(saved))
     assert resumed_args(["--resume", str(run_dir)], build_parser()).min_spread == 1e-8
+
+
+def test_init_network_starts_from_a_network_files_weights_and_refuses_one_that_does_not_fit(tmp_path, capsys):
+    """``--init-network`` loads a network file's weights into the learner (export of the loaded
+    learner gives the file's parameters back exactly), so the run learns on from them: its first
+    evaluated network differs from a run started from fresh weights. A file of another shape or
+    player count, a missing file, or one given with ``--branch-from`` is refused before anything
+    is written."""
+    import torch
+
+    from monster_zoo.agents.az.network import write_network
+    from monster_zoo.training.az.learner import PolicyValueNet, export, load_weights
+
+    start = random_network(MTM, (16,), seed=9, player_counts=[2], name="start")
+    path = write_network(tmp_path / "start.npz", start)
+    net = PolicyValueNet(MTM, [16], envs.spec(MTM).num_actions)
+    load_weights(net, read_network(path))
+    assert np.array_equal(export(net, MTM, {}, [2], "x").params, start.params)
+    with torch.no_grad():
+        assert not torch.equal(PolicyValueNet(MTM, [16], envs.spec(MTM).num_actions).policy.weight, net.policy.weight)
+
+    fresh = train(tmp_path / "a", "--rounds", "1")
+    started = train(tmp_path / "b", "--rounds", "1", "--init-network", str(path))
+    first = "networks/round_00001.npz"
+    assert not np.array_equal(read_network(fresh / first).params, read_network(started / first).params)
+    assert "network initialised from" in capsys.readouterr().out
+
+    wide = write_network(tmp_path / "wide.npz", random_network(MTM, (32,), seed=1, player_counts=[2]))
+    three = write_network(tmp_path / "three.npz", random_network(MTM, (16,), seed=1, player_counts=[2, 3]))
+    for extra, message in [(["--init-network", str(wide)], "hidden sizes [32] (this run: [16])"),
+                           (["--init-network", str(three)], "player counts [2, 3] (this run: [2])"),
+                           (["--init-network", str(tmp_path / "none.npz")], "--init-network"),
+                           (["--init-network", str(path), "--branch-from", str(fresh)], "give one")]:
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--out-dir", str(tmp_path / "c"), *TINY, *extra])
+        assert exit_info.value.code == 2 and message in capsys.readouterr().err
+        assert not (tmp_path / "c").exists()

@@ -59,6 +59,19 @@ def export(net: PolicyValueNet, game_id: str, options: Optional[Mapping], player
     return from_layers(game_id, options, player_counts, layers, name, training)
 
 
+def load_weights(net: PolicyValueNet, network: AZNetwork) -> None:
+    """Copy a network file's weights into ``net`` (the inverse of :func:`export`; the shapes must
+    match, as ``--init-network``'s check makes sure)."""
+    linears = [m for m in net.trunk if isinstance(m, nn.Linear)] + [net.policy, net.value]
+    layers = network.layers()
+    if [tuple(m.weight.shape[::-1]) for m in linears] != [w.shape for w, _ in layers]:
+        raise ValueError(f"the network's layers {[w.shape for w, _ in layers]} do not fit this trainer's")
+    with torch.no_grad():
+        for module, (weight, bias) in zip(linears, layers):
+            module.weight.copy_(torch.from_numpy(np.ascontiguousarray(weight.T)))
+            module.bias.copy_(torch.from_numpy(np.array(bias)))
+
+
 def value_targets(returns: np.ndarray, movers: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Each row's final returns per absolute seat (``returns [rows, MAX_SEATS]``) rotated to its
     mover: entry k is the return of seat ``(mover + k) mod n``; entries ``k >= n`` are 0."""

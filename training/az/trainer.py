@@ -124,6 +124,10 @@ class Args:
                             "optimizer, replay buffer and counters; same game, options, --players and "
                             "--hidden-sizes), then go on with this run's flags: e.g. a new recipe from a "
                             "finished run")
+    init_network: str = flag("", "start the network from the weights of this network file (e.g. a shipped "
+                             "agents/champions/<game>-az-v1.npz; same game, options, --players and --hidden-sizes) "
+                             "with a fresh optimizer and buffer, so the expert's targets refine it rather than "
+                             "start from nothing (a warm start, if asked, then trains it further)")
     resume: str = flag("", "continue the run in this folder from its checkpoint (flags other than "
                        + ", ".join(sorted(RESUMABLE)) + " come from its args.json)")
     out_dir: str = flag("runs", "folder of the runs")
@@ -294,6 +298,33 @@ def branch_problem(args: Args) -> Optional[str]:
     return None
 
 
+def init_network_problem(args: Args) -> Optional[str]:
+    """Why ``--init-network`` cannot start this run, or None: it needs a network file (read through
+    the one opener's checks) of this run's game, options, player counts and hidden sizes, and it
+    starts a new run only (not with ``--branch-from`` or ``--resume``)."""
+    if not args.init_network or args.resume:
+        return None
+    if args.branch_from:
+        return "--init-network and --branch-from both choose the starting network: give one"
+    from monster_zoo.agents.az.network import network_options, read_network
+    from monster_zoo.agents.model_file import ModelFileError
+    from monster_zoo.evaluation.arg_checks import int_list
+
+    try:
+        network = read_network(args.init_network)
+    except (ModelFileError, OSError, ValueError) as err:
+        return f"--init-network {args.init_network}: {err}"
+    wanted = {"game": args.game, "options": network_options(args.game, parse_options(args.option)),
+              "player counts": sorted(counts_of(args.players)),
+              "hidden sizes": list(int_list("--hidden-sizes", args.hidden_sizes)[0])}
+    found = {"game": network.game_id, "options": dict(network.options),
+             "player counts": sorted(int(n) for n in network.player_counts), "hidden sizes": network.hidden_sizes}
+    differ = [f"{key} {found[key]!r} (this run: {wanted[key]!r})" for key in wanted if found[key] != wanted[key]]
+    if differ:
+        return f"--init-network {args.init_network}: the network has " + "; ".join(differ)
+    return None
+
+
 def branch(learner: "Learner", source: Path, run_dir: Path) -> None:
     """Load the checkpoint of the run ``source`` into ``learner`` and copy the network its last
     evaluation played (the next evaluation's ``previous``) into ``run_dir``'s ``networks/``. A
@@ -455,7 +486,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = Args(**vars(parser.parse_args(argv)))
     if args.resume:
         args = resumed_args(argv, parser)
-    check_arguments(parser, args, argument_problem, game_problem, branch_problem)
+    check_arguments(parser, args, argument_problem, game_problem, branch_problem, init_network_problem)
     try:
         device = choose_device(args.device)
         lock = claim(Path(args.resume)) if args.resume else None
@@ -565,6 +596,11 @@ def _run(args: Args, device, lock) -> int:
         write_atomic(run_dir / "args.json", args_json(args))
         if branched:
             branch(learner, Path(args.branch_from), run_dir)
+        elif args.init_network:
+            from .learner import load_weights
+
+            load_weights(learner.net, read_network(args.init_network))
+            print(f"network initialised from {args.init_network}")
     progress = learner.progress
     metrics = MetricsLog(run_dir, progress["decisions"] if args.resume else None, progress["elapsed"])
     if branched:
