@@ -178,7 +178,7 @@ def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replay
     redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37}})  # no CPU budget declared
     assert "az-timed" not in available_agents(MTM)
     with pytest.raises(ValueError, match="declares no CPU-time budget for its az"):
-        az_agent.ShippedAZTimed(0, MTM, TWO)
+        az_agent.ShippedAZ(0, MTM, TWO, timed=True)
 
 
 @pytest.mark.parametrize("budget", [0, -1, 100.5, True, "50"])

@@ -216,34 +216,26 @@ def shipped_player_counts(game_id: str) -> List[int]:
 
 class ShippedAZ(AZAgent):
     """``"az"``: the search over the network shipped for the game, with the game's budget
-    (:func:`~monster_zoo.agents.az.shipped.play_settings`: simulations and rollout weight)."""
+    (:func:`~monster_zoo.agents.az.shipped.play_settings`: simulations and rollout weight).
 
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
+    With ``timed``, ``"az-timed"``: the same search at the game's CPU-time budget per move
+    (``budget_ms``, the game's ``mcts`` move's time on the development machine), its simulations
+    sized on this host at its first move. Its moves then depend on the host's speed; the count it
+    sized (``settings.simulations``, in its ``repr``) replays them on any machine as
+    ``AZAgent(seed, network, simulations=that count)``."""
+
+    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None,
+                 timed: bool = False):
+        kind = "az-timed" if timed else "az"
         if game_id is None:
-            raise ValueError("the shipped az agent plays one game: pass game_id")
+            raise ValueError(f"the shipped {kind} agent plays one game: pass game_id")
         budget = play_settings(game_id)
-        super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
-                         rollout_weight=budget.rollout_weight)
-        self.name = f"{self.spec.name}-az-v{VERSION}"
-
-
-class ShippedAZTimed(AZAgent):
-    """``"az-timed"``: the search over the network shipped for the game at the game's CPU-time
-    budget per move (:func:`~monster_zoo.agents.az.shipped.play_settings`' ``budget_ms``, the
-    game's ``mcts`` move's time on the development machine), its simulations sized on this host
-    at its first move. Its moves depend on the host's speed; the count it sized
-    (``settings.simulations``, in its ``repr``) replays them with ``az:<file>`` on any machine."""
-
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
-        if game_id is None:
-            raise ValueError("the shipped az-timed agent plays one game: pass game_id")
-        budget = play_settings(game_id)
-        if budget.budget_ms is None:
+        if timed and budget.budget_ms is None:
             raise ValueError(f"{game_id} declares no CPU-time budget for its az (agents={{'az': {{'budget_ms': "
                              f"...}}}}), so az-timed has nothing to size; play az (a fixed simulation count)")
         super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
-                         rollout_weight=budget.rollout_weight, budget_ms=budget.budget_ms)
-        self.name = f"{self.spec.name}-az-timed-v{VERSION}"
+                         rollout_weight=budget.rollout_weight, budget_ms=budget.budget_ms if timed else None)
+        self.name = f"{self.spec.name}-{kind}-v{VERSION}"
 
 
 class ShippedAZNet(AZNetAgent):

@@ -21,10 +21,11 @@ def names(game_id: str) -> dict:
 def make(request: Request):
     """The search over the game's shipped network (``az``; ``az-timed`` at its CPU-time budget), or
     that network alone (``az-net``)."""
-    from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet, ShippedAZTimed
+    from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet
 
-    shipped = {"az-net": ShippedAZNet, "az-timed": ShippedAZTimed}.get(request.name, ShippedAZ)
-    return shipped(request.seed, game_id=request.game_id, options=request.options)
+    if request.name == "az-net":
+        return ShippedAZNet(request.seed, game_id=request.game_id, options=request.options)
+    return ShippedAZ(request.seed, game_id=request.game_id, options=request.options, timed=request.name == "az-timed")
 
 
 def _load(request: Request, alone: bool):
