@@ -254,8 +254,7 @@ def _blas_rows(weight, bias, source, out):
             out[r, o] += bias[o]
 
 
-@njit(types.void(PARAMS, SHAPES, FLOATS2, types.int64, types.boolean, FLOATS, FLOATS, FLOATS2, FLOATS2),
-      cache=True, nogil=True)
+@njit(cache=True, nogil=True)  # compiled at its first call: numba's BLAS needs scipy, which only training installs
 def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logits, values):
     """:func:`forward` of the first ``rows`` inputs of ``xs`` at once, into the first ``rows`` rows
     of ``logits`` and ``values``: each layer one matrix product through BLAS (``sgemm``), which
