@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import MAX_SEATS, evaluate, forward_batch, network_input, read_network
+from monster_zoo.agents.az.network import (BATCH_MIN_ROWS, MAX_SEATS, evaluate, forward_batch, network_input,
+                                           read_network)
 from monster_zoo.agents.az.search import SearchSettings, search_and_play_lockstep, trees
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.search.evaluator import uniform_policy
@@ -68,20 +69,26 @@ def test_batched_leaf_evaluation_gives_the_same_decisions_as_unbatched_for_a_see
     same sums in another order). A choice turns only on a near tie that rounding tips: between
     scores that differ by less than a millionth, which no decision here has. So every decision
     of every game is the same (the games take the same course: observations, masks, counts and
-    values are equal), and the policy targets equal up to rounding. Hundreds of decisions per
-    game, every count the network plays, with Gumbel noise at the root as self-play has it."""
-    (plain, stats), (batched, batched_stats) = self_play_both_ways(game_id, 6, SearchSettings(simulations=16,
-                                                                                              gumbel_scale=1.0), 5)
-    assert stats.decisions == batched_stats.decisions and stats.decisions >= 100
+    values are equal), and the policy targets equal up to rounding but for a rare one. 24 games
+    side by side (the batches go through BLAS until fewer than 16 games are left, then row by
+    row), every count the network plays, Gumbel noise at the root as in self-play: over 500
+    decisions in all."""
+    (plain, stats), (batched, batched_stats) = self_play_both_ways(game_id, BATCH_MIN_ROWS + 8,
+                                                                   SearchSettings(simulations=8, gumbel_scale=1.0), 5)
+    assert stats.decisions == batched_stats.decisions and stats.decisions >= 500
     for key in ("observations", "counts", "masks", "values"):
         assert np.array_equal(getattr(plain, key), getattr(batched, key)), key
-    assert np.allclose(plain.policies.astype(np.float32), batched.policies.astype(np.float32), atol=2e-3)
+    # Inside a search a simulation may take another branch at such a tie and still end in the
+    # same move (once in 2,665 decisions of MONSTArgh! at 32 games, 16 simulations): its target
+    # moves a little.
+    gap = np.abs(plain.policies.astype(np.float32) - batched.policies.astype(np.float32)).max(axis=1)
+    assert (gap > 1e-3).mean() <= 1e-3 and gap.max() < 0.05
 
 
 def test_lock_step_mixes_rollouts_as_the_single_search_does():
     """With rollouts mixed into the leaves (``rollout_weight``), lock step plays the same games."""
     settings = SearchSettings(simulations=12, gumbel_scale=1.0, rollout_weight=0.5)
-    (plain, _), (batched, _) = self_play_both_ways("marry_the_monster-v0", 3, settings, 2)
+    (plain, _), (batched, _) = self_play_both_ways("marry_the_monster-v0", BATCH_MIN_ROWS, settings, 2)
     assert np.array_equal(plain.observations, batched.observations) and np.array_equal(plain.values, batched.values)
 
 

@@ -246,7 +246,7 @@ def test_self_play_is_the_same_whatever_the_number_of_parallel_games():
     ("monster_arena-v0", ["--batched-leaves", "on"], True)])
 def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(tmp_path, monkeypatch, game_id, flag, batched):
     """``--batched-leaves auto`` (the default) plays self-play in lock step for a game whose
-    network input is at most 512 wide (Marry the Monster), not for Monster Arena's 1,747; on and
+    network input is at most 1,024 wide (Marry the Monster), not for Monster Arena's 1,747; on and
     off say so for any game."""
     import monster_zoo.training.az.selfplay as selfplay
 

@@ -290,6 +290,22 @@ def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logi
             values[r, k] = np.tanh(values[r, k])
 
 
+# Fewer rows go through forward one by one: OpenBLAS's sgemm over 2-8 rows cost 1.2-4x forward's
+# time per row on every shipped network (benchmarks/az_forward.py --batch, training/AZ.md).
+BATCH_MIN_ROWS = 16
+
+
+@njit(cache=True, nogil=True)
+def forward_many(params, shapes, xs, rows, scratch, trunk_a, trunk_b, logits, values):
+    """:func:`forward_batch` (first layer skipping zero inputs) of the first ``rows`` inputs of
+    ``xs`` when they are at least :data:`BATCH_MIN_ROWS`, else :func:`forward` row by row."""
+    if rows >= BATCH_MIN_ROWS:
+        forward_batch(params, shapes, xs, rows, True, trunk_a, trunk_b, logits, values)
+        return
+    for r in range(rows):
+        forward(params, shapes, xs[r], scratch, logits[r], values[r])
+
+
 @njit(types.void(PARAMS, SHAPES, FLOATS2, types.int64[::1], FLOATS2, FLOATS2), cache=True)
 def forward_rows(params, shapes, observations, num_players, logits, values):
     """:func:`forward` for every row of ``observations`` (row ``r`` at a table of

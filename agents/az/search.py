@@ -49,7 +49,7 @@ from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
-from monster_zoo.agents.az.network import MAX_SEATS, PARAMS, SHAPES, forward, forward_batch, network_input
+from monster_zoo.agents.az.network import MAX_SEATS, PARAMS, SHAPES, forward, forward_many, network_input
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 
@@ -504,7 +504,8 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
                              legal_mask, apply_action, returns, observe_into, determinize, rollout):
     """:func:`search_and_play` with the games' searches in lock step, on one thread: the roots,
     then each simulation's leaves of every game, go through the network as one batch
-    (:func:`~monster_zoo.agents.az.network.forward_batch`, BLAS), then every game backs up.
+    (:func:`~monster_zoo.agents.az.network.forward_many`: BLAS from 16 leaves up), then every game
+    backs up.
 
     Each game's search is :func:`gumbel_search`'s, piece for piece and draw for draw from its
     own generators; only the network's outputs differ, by float rounding (the batched pass sums
@@ -526,7 +527,8 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
         s = states[slots[j]]
         observe_into(s, s[H_CURRENT], observations[j])
         network_input(observations[j], s[H_NUM_PLAYERS], xs[j])
-    forward_batch(params, shapes, xs, games, True, trunk_a, trunk_b, out_logits, out_values)
+    scratch = np.zeros((2, width), np.float32)
+    forward_many(params, shapes, xs, games, scratch, trunk_a, trunk_b, out_logits, out_values)
     # Each game's search state, one row per game (what gumbel_search keeps in local arrays).
     root_logits = out_logits.copy()
     raw_values = np.zeros(games, np.float64)
@@ -573,8 +575,7 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
             elif _leaf_input(sims[j], leaf_masks[j], obs, xs[rows], result, legal_mask, returns, observe_into):
                 row_game[rows] = j
                 rows += 1
-        if rows > 0:
-            forward_batch(params, shapes, xs, rows, True, trunk_a, trunk_b, out_logits, out_values)
+        forward_many(params, shapes, xs, rows, scratch, trunk_a, trunk_b, out_logits, out_values)
         for r in range(rows):
             j = row_game[r]
             n = sims[j][H_NUM_PLAYERS]

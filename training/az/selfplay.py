@@ -34,9 +34,10 @@ from .learner import Batch, value_targets
 SEARCH_SALT = 0x5EA2C4_5EA2C4
 # Lock step pays for networks of at most this many inputs (training/AZ.md, eighth session): the
 # batch saves on the 256-wide layers, while each game's tree and first layer grow with its
-# observation and actions, and lock step visits every game's tree once per simulation. Measured
-# (AMD EPYC, 32-64 games): 1.4-1.5x at 286 and 402 inputs, none at 719, a loss at 1,747 and 3,489.
-BATCHED_INPUT_LIMIT = 512
+# observation and actions, and lock step visits every game's tree once per simulation (out of
+# the caches in the large games). Measured (AMD EPYC, 32 games, 64 simulations): 1.4x, 1.6x and
+# 1.2x at 286, 402 and 719 inputs; 0.9x at 1,747 and 3,489.
+BATCHED_INPUT_LIMIT = 1024
 
 
 @dataclass
