@@ -34,7 +34,8 @@ def test_forward_benchmark_batch_mode_prints_both_batched_passes_per_batch_size(
 def test_target_benchmark_prints_self_play_and_expert_rates(capsys):
     assert az_targets.main(["--quick", "--games", "marry_the_monster-v0", "--threads", "1"]) == 0
     row = capsys.readouterr().out.splitlines()[-1].split()
-    assert row[0] == "marry_the_monster-v0" and row[1] == "1" and float(row[2]) > 0 and float(row[3]) > 0
+    assert row[0] == "marry_the_monster-v0" and row[1] == "1" and len(row) == 7
+    assert all(float(x) > 0 for x in row[2:6])  # self-play, batched, their ratio, expert
 
 
 @pytest.mark.parametrize("module,argv,message", [
@@ -44,6 +45,7 @@ def test_target_benchmark_prints_self_play_and_expert_rates(capsys):
     (az_targets, ["--games", "chess-v0"], "unknown game chess-v0"),
     (az_targets, ["--threads", "one"], "not a comma-separated list"),
     (az_targets, ["--simulations", "0"], "at least 1"),
+    (az_targets, ["--repeats", "0"], "at least 1"),
 ])
 def test_bad_benchmark_arguments_exit_2_with_the_reason(module, argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
