@@ -24,7 +24,6 @@ from monster_zoo import envs
 from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork, input_size
 from monster_zoo.agents.az.search import SearchSettings, search_and_play, search_and_play_lockstep, trees
 from monster_zoo.agents.search.tuned import tuned_rollout
-from monster_zoo.envs.core import threads
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import SEED_MASK, make_rng
@@ -61,7 +60,7 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
     (a :class:`~monster_zoo.training.az.learner.Batch`, game by game) and
     :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options).
     ``batched_leaves``: the searches in lock step, their leaves evaluated as one batch (see the
-    module doc); BLAS then runs on the thread count of :mod:`monster_zoo.envs.core.threads`."""
+    module doc), on one thread whatever :mod:`monster_zoo.envs.core.threads` allows."""
     spec = envs.spec(network.game_id)
     parallel = max(1, min(parallel, games))
     children, visits, values, priors = trees(parallel, settings.simulations + 1, spec.num_actions)
@@ -84,15 +83,17 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
         raise ImportError("batched leaves multiply through numba's BLAS, which needs scipy: install "
                           "monster-zoo[train], or search one game at a time (--batched-leaves off)") from err
 
-    # A BLAS left to its own thread count would spin a thread per core beside the games' threads.
-    with threadpool_limits(threads.get_num_threads(), user_api="blas"):
+    # One BLAS thread: over a few dozen rows a second thread cost far more in handing over than it
+    # saved (self-play at 2 threads ran 10-35x slower than at 1; training/AZ.md, eighth session).
+    with threadpool_limits(1, user_api="blas"):
         return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
 
 
-def batched_leaves_pay(game_id: str) -> bool:
+def batched_leaves_pay(game_id: str, threads: int) -> bool:
     """Whether lock-step self-play (``batched_leaves``) was measured to pay for ``game_id``'s
-    networks: their input is at most :data:`BATCHED_INPUT_LIMIT` wide."""
-    return input_size(game_id) <= BATCHED_INPUT_LIMIT
+    networks on ``threads`` numba threads: their input is at most :data:`BATCHED_INPUT_LIMIT`
+    wide, and one thread (lock step runs on one; with more, one search per game per thread)."""
+    return input_size(game_id) <= BATCHED_INPUT_LIMIT and threads == 1
 
 
 def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,

@@ -137,9 +137,9 @@ class Args:
     torch_threads: int = flag(1, "torch CPU threads (1 on a shared machine: more stall when another process "
                               "holds a core)")
     batched_leaves: str = flag("auto", "self-play's searches in lock step, every simulation's leaves through the "
-                               "network as one batch (BLAS): on, off, or auto (on where it was measured to pay: "
-                               "networks of at most 1,024 inputs; see training/AZ.md). Moves as with off, but for a "
-                               "near tie tipped by float rounding")
+                               "network as one batch (BLAS), on one thread: on, off, or auto (on where it was measured to "
+                               "pay: networks of at most 1,024 inputs at --threads 1; see training/AZ.md). Moves as "
+                               "with off, but for a near tie tipped by float rounding")
     progress: bool = flag(True, "print one line per round")
     plot: bool = flag(True, "draw the learning curves into curves.png at the end")
 
@@ -641,7 +641,7 @@ def _run(args: Args, device, lock) -> int:
         metrics.flush()
         learner.save(run_dir, network_now())
     rates: Dict = {}
-    batched = args.batched_leaves == "on" or (args.batched_leaves == "auto" and batched_leaves_pay(args.game))
+    batched = args.batched_leaves == "on" or (args.batched_leaves == "auto" and batched_leaves_pay(args.game, args.threads))
     while progress["round"] < args.rounds:
         if args.time_limit and time.time() - started > 60 * args.time_limit:
             break
