@@ -290,8 +290,9 @@ def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logi
             values[r, k] = np.tanh(values[r, k])
 
 
-# Fewer rows go through forward one by one: OpenBLAS's sgemm over 2-8 rows cost 1.2-4x forward's
-# time per row on every shipped network (benchmarks/az_forward.py --batch, training/AZ.md).
+# Fewer rows go through forward one by one: OpenBLAS's sgemm over 2 or 4 rows cost 1.1-4.3x
+# forward's time per row on every shipped network, over 8 rows 0.7-1.5x, from 16 rows less but in
+# Monster Arena (benchmarks/az_forward.py --batch; training/AZ.md, eighth session).
 BATCH_MIN_ROWS = 16
 
 
