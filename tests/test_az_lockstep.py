@@ -109,3 +109,13 @@ def test_lock_step_refuses_trees_too_small_for_the_simulations():
                                  spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into,
                                  spec.determinize, uniform_policy)
     assert np.array_equal(states, before)
+
+
+def test_lock_step_below_the_batch_size_is_the_one_game_search_bit_for_bit():
+    """Under 16 live leaves a step goes through ``forward`` row by row: then lock step computes
+    exactly what one search per game computes, targets included (only the order of the games'
+    work differs)."""
+    settings = SearchSettings(simulations=12, gumbel_scale=1.0)
+    (plain, _), (batched, _) = self_play_both_ways("mighty_monsters-v0", BATCH_MIN_ROWS - 1, settings, 3)
+    for key in ("observations", "counts", "masks", "policies", "values"):
+        assert np.array_equal(getattr(plain, key), getattr(batched, key)), key
