@@ -2,6 +2,7 @@
 
     python -m monster_zoo.benchmarks.az_forward                 # every game's shipped network
     python -m monster_zoo.benchmarks.az_forward --quick         # a smoke test; numbers mean little
+    python -m monster_zoo.benchmarks.az_forward --batch 1,8,32,64   # batched passes through BLAS
 
 For each game's shipped ``az`` network (``<game>-az-v1.npz``) it times one forward pass of one
 input row, over real inputs (the mover's observation of states reached by random play at the
@@ -17,6 +18,13 @@ It prints the CPU (``lscpu``'s model name and whether it has AVX-512), the 1-min
 fastest of ``--repeats`` interleaved timings of each in microseconds per row, and ``az / plain``;
 it exits 1 where ``az / plain`` is above 1.5. The ratio is
 what to compare across machines; on a shared machine the load says what else ran.
+
+With ``--batch B1,B2,...`` it times instead, per network and batch size ``B``, the batched pass
+:func:`monster_zoo.agents.az.network.forward_batch` over the same inputs ``B`` rows at a time
+(what lock-step self-play calls), both ways: every layer through BLAS (**blas**) and the first
+layer row by row skipping zero inputs, the rest through BLAS (**sparse-first**), each beside
+``az`` in the same interleaved repeats, in microseconds per row and as ``az / batched`` (above 1:
+the batch pays). BLAS runs on one thread (threadpoolctl), as the search's one thread per game does.
 """
 from __future__ import annotations
 
@@ -32,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import AZNetwork, MAX_SEATS, forward, network_input, read_network
+from monster_zoo.agents.az.network import AZNetwork, MAX_SEATS, forward, forward_batch, network_input, read_network
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
@@ -149,17 +157,77 @@ def measure(network: AZNetwork, rows: int, repeats: int) -> Dict[str, float]:
                             "numpy": lambda: numpy_rows(layers, xs)}, rows, repeats)
 
 
+def batched_rows(network: AZNetwork, xs: np.ndarray, batch: int, sparse_input: bool) -> Callable[[], None]:
+    """A run of :func:`forward_batch` over ``xs``, ``batch`` rows at a time."""
+    width = max(network.hidden_sizes)
+    trunk_a, trunk_b = np.zeros(batch * width, np.float32), np.zeros(batch * width, np.float32)
+    logits = np.zeros((batch, int(network.shapes[-2, 1])), np.float32)
+    values = np.zeros((batch, MAX_SEATS), np.float32)
+    chunks = [np.ascontiguousarray(xs[start:start + batch]) for start in range(0, xs.shape[0], batch)]
+
+    def run():
+        for chunk in chunks:
+            forward_batch(network.params, network.shapes, chunk, chunk.shape[0], sparse_input, trunk_a, trunk_b,
+                          logits, values)
+    return run
+
+
+def measure_batches(network: AZNetwork, rows: int, repeats: int, batches: List[int]) -> Dict[str, float]:
+    """Microseconds per row of ``az`` and of both batched passes at every batch size (keys
+    ``blas B``, ``sparse-first B``), in the same interleaved repeats."""
+    xs = inputs(network, rows)
+    n_actions = int(network.shapes[-2, 1])
+    logits, values = np.zeros(n_actions, np.float32), np.zeros(MAX_SEATS, np.float32)
+    scratch = network.scratch()
+    runs = {"az": lambda: az_rows(network.params, network.shapes, xs, scratch, logits, values)}
+    for batch in batches:
+        runs[f"blas {batch}"] = batched_rows(network, xs, batch, False)
+        runs[f"sparse-first {batch}"] = batched_rows(network, xs, batch, True)
+    return fastest_per_row(runs, rows, repeats)
+
+
+def print_batches(rows: int, repeats: int, batches: List[int]) -> None:
+    """Print, per shipped network and batch size, the batched passes beside ``az``."""
+    from threadpoolctl import threadpool_limits
+    import scipy.linalg.cython_blas  # noqa: F401  (numba's BLAS: loaded here so the limit reaches it)
+
+    print(f"{'network':<32} {'batch':>5} {'az us':>7} {'blas us':>8} {'sparse-first us':>16} "
+          f"{'az/blas':>8} {'az/sparse-first':>16}")
+    with threadpool_limits(1, user_api="blas"):
+        for game_id in envs.available():
+            path = shipped_network_path(game_id)
+            if not path.is_file():
+                print(f"{path.name:<32} (none shipped)")
+                continue
+            t = measure_batches(read_network(path), rows, repeats, batches)
+            for batch in batches:
+                blas, sparse = t[f"blas {batch}"], t[f"sparse-first {batch}"]
+                print(f"{path.name:<32} {batch:>5} {t['az']:7.2f} {blas:8.2f} {sparse:16.2f} "
+                      f"{t['az'] / blas:8.2f} {t['az'] / sparse:16.2f}", flush=True)
+
+
 def main(argv: List[str] = None) -> int:
     """Print the forward passes' timings per game's shipped network; 1 if ``az`` misses the target."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=256, help="inputs per timing (default 256)")
     parser.add_argument("--repeats", type=int, default=30, help="timings of each, the fastest kept (default 30)")
     parser.add_argument("--quick", action="store_true", help="16 rows, 2 repeats: a smoke test")
+    parser.add_argument("--batch", default="", help="comma-separated batch sizes: time the batched BLAS passes "
+                        "at each beside az (e.g. 1,8,32,64)")
     args = parser.parse_args(argv)
     if args.rows < 1 or args.repeats < 1:
         parser.error("--rows and --repeats must be at least 1")
+    try:
+        batches = [int(b) for b in args.batch.split(",")] if args.batch else []
+    except ValueError:
+        parser.error(f"--batch {args.batch!r} is not a comma-separated list of integers")
+    if any(b < 1 for b in batches):
+        parser.error("--batch sizes must be at least 1")
     rows, repeats = (16, 2) if args.quick else (args.rows, args.repeats)
     print(f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {rows} rows, fastest of {repeats} interleaved")
+    if batches:
+        print_batches(rows, repeats, batches)
+        return 0
     print(f"{'network':<32} {'widths':<16} {'az us':>8} {'plain us':>9} {'numpy us':>9} {'az/plain':>9}")
     missed = False
     for game_id in envs.available():

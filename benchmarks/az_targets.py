@@ -8,7 +8,10 @@ For each game it plays, at its smallest player count, with the same seeds in one
 
 - **self-play**: the learned search over the game's shipped network (a random 256x256 one where
   none ships) at ``--simulations`` per move (default 64, the self-play budget so far), in
-  ``--parallel`` games side by side (:func:`monster_zoo.training.az.selfplay.play_games`);
+  ``--parallel`` games side by side (:func:`monster_zoo.training.az.selfplay.play_games`), one
+  search per game (**self-play**) and the searches in lock step with their leaves evaluated as
+  one batch (**batched**, ``batched_leaves=True``), interleaved over ``--repeats`` timings whose
+  medians are printed, with ``batched / self-play``;
 - **expert**: the tuned search ``mcts`` at ``mcts-fast``'s budget, its root visits the targets
   (:func:`monster_zoo.training.az.expert.play_expert_games`).
 
@@ -20,8 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
-from typing import List
+from typing import Callable, Dict, List
 
 from monster_zoo import envs
 from monster_zoo.agents.az.network import random_network, read_network
@@ -40,6 +44,16 @@ def rate(play, games: int) -> float:
     return stats.decisions / (time.perf_counter() - start)
 
 
+def median_rates(plays: Dict[str, Callable], games: int, repeats: int) -> Dict[str, float]:
+    """The median decisions per second of each of ``plays`` over ``repeats`` interleaved timings
+    (a busy spell on a shared machine hits them alike)."""
+    rates = {name: [] for name in plays}
+    for _ in range(repeats):
+        for name, play in plays.items():
+            rates[name].append(rate(play, games))
+    return {name: statistics.median(values) for name, values in rates.items()}
+
+
 def main(argv: List[str] = None) -> int:
     """Print decisions per second of self-play and of the expert, per game and thread count."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -47,7 +61,10 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--threads", default="1,2", help="numba thread counts (default 1,2)")
     parser.add_argument("--simulations", type=int, default=64, help="self-play simulations per move (default 64)")
     parser.add_argument("--parallel", type=int, default=32, help="games side by side (default 32)")
-    parser.add_argument("--selfplay-games", type=int, default=16, help="self-play games timed (default 16)")
+    parser.add_argument("--selfplay-games", type=int, default=64,
+                        help="self-play games timed (default 64, the trainer's games per round)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="interleaved timings of each self-play way, the median kept (default 3)")
     parser.add_argument("--expert-games", type=int, default=4, help="expert games timed (default 4)")
     parser.add_argument("--quick", action="store_true", help="2 games each, 8 simulations: a smoke test")
     args = parser.parse_args(argv)
@@ -59,12 +76,15 @@ def main(argv: List[str] = None) -> int:
         counts = [int(t) for t in args.threads.split(",")]
     except ValueError:
         parser.error(f"--threads {args.threads!r} is not a comma-separated list of integers")
-    if min(counts) < 1 or args.simulations < 1 or args.parallel < 1 or args.selfplay_games < 1 or args.expert_games < 1:
-        parser.error("--threads, --simulations, --parallel and the game counts must be at least 1")
+    if min(counts) < 1 or min(args.simulations, args.parallel, args.selfplay_games, args.expert_games,
+                              args.repeats) < 1:
+        parser.error("--threads, --simulations, --parallel, --repeats and the game counts must be at least 1")
     simulations = 8 if args.quick else args.simulations
     selfplay_games, expert_games = (2, 2) if args.quick else (args.selfplay_games, args.expert_games)
+    repeats = 1 if args.quick else args.repeats
     print(f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}")
-    print(f"{'game':<24} {'threads':>7} {'self-play/s':>12} {'expert/s':>9} {'expert sims':>11}")
+    print(f"{'game':<24} {'threads':>7} {'self-play/s':>12} {'batched/s':>10} {'batched/self-play':>17} "
+          f"{'expert/s':>9} {'expert sims':>11}")
     settings = SearchSettings(simulations=simulations)
     for game_id in games:
         path = shipped_network_path(game_id)
@@ -72,17 +92,22 @@ def main(argv: List[str] = None) -> int:
         n = network.player_counts[0]
         sims = 8 if args.quick else expert_simulations(game_id)
 
-        def selfplay(count):
-            return play_games(network, count, [n], settings, seed=1, parallel=args.parallel)
+        def selfplay(count, batched=False):
+            return play_games(network, count, [n], settings, seed=1, parallel=args.parallel, batched_leaves=batched)
+
+        def batched(count):
+            return selfplay(count, batched=True)
 
         def expert(count):
             return play_expert_games(game_id, count, [n], seed=1, simulations=sims, parallel=args.parallel)
 
         for t in counts:
             with threads.using(t, min_batch=2):
-                selfplay(2), expert(2)  # compiled (serial or parallel build) and warm
-                print(f"{game_id:<24} {t:>7} {rate(selfplay, selfplay_games):12.0f} "
-                      f"{rate(expert, expert_games):9.0f} {sims:>11}", flush=True)
+                selfplay(2), batched(2), expert(2)  # compiled (serial or parallel build) and warm
+                rates = median_rates({"self-play": selfplay, "batched": batched}, selfplay_games, repeats)
+                print(f"{game_id:<24} {t:>7} {rates['self-play']:12.0f} {rates['batched']:10.0f} "
+                      f"{rates['batched'] / rates['self-play']:17.2f} {rate(expert, expert_games):9.0f} {sims:>11}",
+                      flush=True)
     return 0
 
 

@@ -103,6 +103,7 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--hidden-sizes", ",".join(["8"] * 9)], "the trunk has 9 layers; the most accepted is 8"),
     (["--game", "monster_factory-v0", "--hidden-sizes", "4096,4096"], "parameters; the most accepted is 16,000,000"),
     (["--device", "tpu"], "one of auto, cpu, cuda"),
+    (["--batched-leaves", "yes"], "--batched-leaves must be one of auto, on, off"),
     (["--simulations", "0"], "--simulations must be at least 1"),
     (["--min-spread", "0"], "--min-spread must be a number > 0"),
     (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
@@ -238,6 +239,30 @@ def test_self_play_is_the_same_whatever_the_number_of_parallel_games():
     for n in (2, 3):
         rows = one.values[one.counts == n]
         assert np.allclose(rows.sum(axis=1), 0.0, atol=1e-6) and np.isin(rows[:, 0], [1.0, -1.0 / (n - 1), 0.0]).all()
+
+
+@pytest.mark.parametrize("game_id,flag,batched", [
+    (MTM, [], True), ("monster_arena-v0", [], False), (MTM, ["--threads", "2"], False),
+    (MTM, ["--batched-leaves", "off"], False), ("monster_arena-v0", ["--batched-leaves", "on"], True)])
+def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(tmp_path, monkeypatch, game_id, flag, batched):
+    """``--batched-leaves auto`` (the default) plays self-play in lock step for a game whose
+    network input is at most 1,024 wide (Marry the Monster) on one thread; not for Monster Arena's
+    1,747, nor on two threads (one search per game per thread); on and off say so for any game."""
+    import monster_zoo.training.az.selfplay as selfplay
+
+    if "--threads" in flag and numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread on this machine")
+
+    asked = []
+    real = selfplay.play_games
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs["batched_leaves"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(selfplay, "play_games", spy)
+    train(tmp_path, "--game", game_id, "--rounds", "1", "--eval-every", "0", "--eval-opponents", "greedy", *flag)
+    assert asked == [batched]
 
 
 def test_replay_buffer_keeps_the_newest_decisions_and_round_trips(tmp_path):

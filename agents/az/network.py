@@ -238,6 +238,75 @@ def forward(params, shapes, x, scratch, logits, values):
         values[k] = np.tanh(values[k])
 
 
+@njit(cache=True)
+def _sparse_rows(weight, bias, xs, rows, out):
+    """``out[:rows] = xs[:rows] @ weight + bias`` row by row, skipping zero inputs (:func:`_dense`)."""
+    for r in range(rows):
+        _dense(weight, bias, xs[r], out[r])
+
+
+@njit(cache=True)
+def _blas_rows(weight, bias, source, out):
+    """``out = source @ weight + bias`` for every row at once: one BLAS ``sgemm``."""
+    np.dot(source, weight, out)
+    for r in range(out.shape[0]):
+        for o in range(bias.shape[0]):
+            out[r, o] += bias[o]
+
+
+@njit(cache=True, nogil=True)  # compiled at its first call: numba's BLAS needs scipy, which only training installs
+def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logits, values):
+    """:func:`forward` of the first ``rows`` inputs of ``xs`` at once, into the first ``rows`` rows
+    of ``logits`` and ``values``: each layer one matrix product through BLAS (``sgemm``), which
+    reads each weight once per batch instead of once per row.
+
+    With ``sparse_input`` the first layer goes row by row and skips zero inputs as :func:`forward`
+    does (cheaper where inputs are mostly zeros, as Monster Arena's are); the rest is batched.
+    ``trunk_a`` and ``trunk_b`` hold ``rows`` times the widest trunk layer at least. The outputs
+    equal :func:`forward`'s up to float rounding (another order of the same sums).
+    """
+    trunk = shapes.shape[0] - 2
+    offset = 0
+    source = xs[:rows]
+    for layer in range(trunk):
+        n_out = shapes[layer, 1]
+        buffer = trunk_a if layer % 2 == 0 else trunk_b
+        out = buffer[:rows * n_out].reshape((rows, n_out))
+        weight, bias, offset = _layer(params, offset, shapes[layer, 0], n_out)
+        if layer == 0 and sparse_input:
+            _sparse_rows(weight, bias, source, rows, out)
+        else:
+            _blas_rows(weight, bias, source, out)
+        for r in range(rows):
+            for o in range(n_out):
+                out[r, o] = max(out[r, o], np.float32(0.0))
+        source = out
+    weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
+    _blas_rows(weight, bias, source, logits[:rows])
+    weight, bias, offset = _layer(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1])
+    _blas_rows(weight, bias, source, values[:rows])
+    for r in range(rows):
+        for k in range(values.shape[1]):
+            values[r, k] = np.tanh(values[r, k])
+
+
+# Fewer rows go through forward one by one: OpenBLAS's sgemm over 2 or 4 rows cost 1.1-4.3x
+# forward's time per row on every shipped network, over 8 rows 0.7-1.5x, from 16 rows less but in
+# Monster Arena (benchmarks/az_forward.py --batch; training/AZ.md, eighth session).
+BATCH_MIN_ROWS = 16
+
+
+@njit(cache=True, nogil=True)
+def forward_many(params, shapes, xs, rows, scratch, trunk_a, trunk_b, logits, values):
+    """:func:`forward_batch` (first layer skipping zero inputs) of the first ``rows`` inputs of
+    ``xs`` when they are at least :data:`BATCH_MIN_ROWS`, else :func:`forward` row by row."""
+    if rows >= BATCH_MIN_ROWS:
+        forward_batch(params, shapes, xs, rows, True, trunk_a, trunk_b, logits, values)
+        return
+    for r in range(rows):
+        forward(params, shapes, xs[r], scratch, logits[r], values[r])
+
+
 @njit(types.void(PARAMS, SHAPES, FLOATS2, types.int64[::1], FLOATS2, FLOATS2), cache=True)
 def forward_rows(params, shapes, observations, num_players, logits, values):
     """:func:`forward` for every row of ``observations`` (row ``r`` at a table of

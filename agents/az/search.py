@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange, types
 
-from monster_zoo.envs.core.kernels import copy_vector
+from monster_zoo.envs.core.kernels import copy_vector, lazy_njit
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
                                             H_TERMINAL, LEGAL_MASK_T, OBSERVE_T, POLICY_T, RETURNS_T, RNG,
@@ -49,9 +49,9 @@ from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
-from monster_zoo.agents.az.network import MAX_SEATS, PARAMS, SHAPES, forward, network_input
+from monster_zoo.agents.az.network import MAX_SEATS, PARAMS, SHAPES, forward, forward_many, network_input
 from monster_zoo.agents.search.evaluator import rollout_returns
-from monster_zoo.agents.search.tree import UNTRIED, backup
+from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 
 CHILDREN = types.int32[:, ::1]
 COUNTS = types.int32[::1]
@@ -162,23 +162,29 @@ def _masked_softmax(logits, mask, out):
 
 
 @njit(cache=True)
-def _evaluate_leaf(state, node, mask, params, shapes, obs, x, scratch, logits, relative, result, priors,
-                   legal_mask, returns, observe_into):
-    """Every seat's value of ``state`` into ``result`` (absolute seats); while the game goes on,
-    the mover's policy into ``priors[node]``."""
+def _leaf_input(state, mask, obs, x, result, legal_mask, returns, observe_into):
+    """Start the evaluation of the leaf ``state``: at the end of the game its every seat's value
+    into ``result`` (absolute seats) and False; while it goes on, the mover's legal ``mask`` and
+    network input ``x``, and True (the network's outputs then go to :func:`_leaf_output`)."""
     if state[H_TERMINAL] != 0:
         returns(state, result)
-        return
+        return False
     if truncated(state):
         result[:] = 0.0
-        return
+        return False
+    legal_mask(state, mask)
+    observe_into(state, state[H_CURRENT], obs)
+    network_input(obs, state[H_NUM_PLAYERS], x)
+    return True
+
+
+@njit(cache=True)
+def _leaf_output(state, node, mask, logits, relative, result, priors):
+    """End the evaluation of the live leaf ``state`` from the network's outputs for it: the
+    mover's policy into ``priors[node]``, every seat's value into ``result`` (absolute seats)."""
+    _masked_softmax(logits, mask, priors[node])
     n = state[H_NUM_PLAYERS]
     mover = state[H_CURRENT]
-    legal_mask(state, mask)
-    observe_into(state, mover, obs)
-    network_input(obs, n, x)
-    forward(params, shapes, x, scratch, logits, relative)
-    _masked_softmax(logits, mask, priors[node])
     for k in range(n):
         result[(mover + k) % n] = relative[k]
 
@@ -301,6 +307,102 @@ def _gumbel(rng):
     return -np.log(-np.log(u))
 
 
+@njit(cache=True)
+def _root_prepare(settings, legal, rng, root_mask, root_logits, probs, noise, schedule, policy, children, visits,
+                  values, priors):
+    """Start a search from the root's ``legal`` count, mask and logits: its prior into ``probs``;
+    with one legal action, the prior into ``policy`` and that action returned; else the Gumbel
+    noise drawn from ``rng`` (the searcher's), the halving ``schedule`` and node 0 made, and -1."""
+    _masked_softmax(root_logits, root_mask, probs)
+    num_actions = root_mask.shape[0]
+    if legal == 1:
+        only = -1
+        for a in range(num_actions):
+            policy[a] = probs[a]
+            if root_mask[a] != 0:
+                only = a
+        return only
+    if settings[S_GUMBEL] > 0.0:
+        for a in range(num_actions):
+            if root_mask[a] != 0:
+                noise[a] = settings[S_GUMBEL] * _gumbel(rng)
+    considered = min(np.int64(settings[S_CONSIDERED]), legal)
+    considered_visits(considered, schedule.shape[0], schedule)
+    _new_node(0, children, visits, values, priors)
+    copy_vector(priors[0], probs)
+    return -1
+
+
+@njit(cache=True)
+def _descend(root, k, resample, rng, settings, root_mask, root_logits, probs, noise, raw_value, schedule, sigma,
+             scores, sim, sim_rng, mask, path, size, children, visits, values, priors, apply_action, legal_mask,
+             determinize):
+    """Simulation ``k`` from ``root`` down to its leaf: the root action by sequential halving, PUCT
+    below, a new node for the first untried action. Return ``(leaf node, path depth, tree size)``,
+    the leaf's state in ``sim``; the leaf is -1 when the schedule asks for a visit count no root
+    action has (the budget is spent evenly: the search stops)."""
+    player = root[H_CURRENT]
+    _root_scores(root_mask, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
+                 settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
+    action = _root_action(root_mask, schedule[k], scores, children, visits)
+    if action < 0:
+        return -1, 0, size
+    start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
+    node = path[0]
+    depth = 1
+    while True:
+        apply_action(sim, action, sim_rng)
+        child = children[node, action]
+        if child == UNTRIED:
+            child = size
+            _new_node(child, children, visits, values, priors)
+            children[node, action] = child
+            path[depth] = child
+            return child, depth + 1, size + 1
+        node = child
+        path[depth] = node
+        depth += 1
+        if not running(sim):
+            return node, depth, size
+        legal_mask(sim, mask)
+        action = _puct_action(node, mask, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values, priors)
+
+
+@njit(cache=True)
+def _finish_simulation(sim, sim_rng, weight, mask, rolled, result, path, depth, visits, values, legal_mask,
+                       apply_action, returns, rollout):
+    """Mix a rollout into a live leaf's ``result`` (``weight`` its share) and back the result up
+    the simulation's ``path``."""
+    if weight > 0.0 and running(sim):
+        rollout_returns(sim, sim_rng, mask, rolled, legal_mask, apply_action, returns, rollout)
+        for seat in range(result.shape[0]):
+            result[seat] = (1.0 - weight) * result[seat] + weight * rolled[seat]
+    backup(path, depth, result, visits, values)
+
+
+@njit(cache=True)
+def _root_finish(root, settings, root_mask, root_logits, probs, noise, raw_value, sigma, scores, policy, children,
+                 visits, values):
+    """End a search: the improved policy into ``policy`` (0 for illegal actions); return the
+    chosen action, the best of the most visited."""
+    most = _root_scores(root_mask, root_logits, probs, noise, raw_value, root[H_CURRENT], settings[S_C_VISIT],
+                        settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
+    # The improved policy leaves the noise out: it is what the network should learn.
+    num_actions = root_mask.shape[0]
+    for a in range(num_actions):
+        sigma[a] += root_logits[a]
+    top = -np.inf
+    for a in range(num_actions):
+        top = max(top, sigma[a])
+    total = 0.0
+    for a in range(num_actions):
+        policy[a] = np.exp(sigma[a] - top) if root_mask[a] != 0 else 0.0
+        total += policy[a]
+    for a in range(num_actions):
+        policy[a] /= total
+    return _root_action(root_mask, most, scores, children, visits)
+
+
 @njit(types.int64(STATE, SETTINGS, types.boolean, RNG, PARAMS, SHAPES, CHILDREN, COUNTS, VALUES, PRIORS, FLOATS,
                   LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T),
       cache=True, nogil=True)  # a search thinking in one thread leaves others (a web server) running
@@ -319,7 +421,6 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     if children.shape[0] <= simulations or priors.shape[0] <= simulations:
         raise ValueError("the search tree holds fewer nodes than simulations + 1")
     num_actions = children.shape[1]
-    player = root[H_CURRENT]
     n = root[H_NUM_PLAYERS]
     mask = np.zeros(num_actions, np.int8)
     root_mask = np.zeros(num_actions, np.int8)
@@ -333,92 +434,37 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     relative = np.zeros(MAX_SEATS, np.float32)
     result = np.zeros(n, np.float32)
     rolled = np.zeros(n, np.float32)
-    weight = settings[S_ROLLOUT]
-    observe_into(root, player, obs)
+    observe_into(root, root[H_CURRENT], obs)
     network_input(obs, n, x)
     root_logits = np.zeros(num_actions, np.float32)
     forward(params, shapes, x, scratch, root_logits, relative)
     raw_value = np.float64(relative[0])
     probs = np.zeros(num_actions, np.float32)
-    _masked_softmax(root_logits, root_mask, probs)
-    if legal == 1:
-        only = -1
-        for a in range(num_actions):
-            policy[a] = probs[a]
-            if root_mask[a] != 0:
-                only = a
-        return only
     noise = np.zeros(num_actions, np.float64)
-    if settings[S_GUMBEL] > 0.0:
-        for a in range(num_actions):
-            if root_mask[a] != 0:
-                noise[a] = settings[S_GUMBEL] * _gumbel(rng)
-    considered = min(np.int64(settings[S_CONSIDERED]), legal)
     schedule = np.zeros(simulations, np.int64)
-    considered_visits(considered, simulations, schedule)
+    only = _root_prepare(settings, legal, rng, root_mask, root_logits, probs, noise, schedule, policy, children,
+                         visits, values, priors)
+    if only >= 0:
+        return only
     sigma = np.zeros(num_actions, np.float64)
     scores = np.zeros(num_actions, np.float64)
     sim = np.empty(root.shape[0], np.int32)
     sim_rng = np.empty(1, np.uint64)
     path = np.zeros(simulations + 1, np.int64)  # path[0] is the root, node 0
-    _new_node(path[0], children, visits, values, priors)
-    copy_vector(priors[0], probs)
-    size = path[0] + 1
+    size = 1
     for k in range(simulations):
-        _root_scores(root_mask, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
-                     settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
-        action = _root_action(root_mask, schedule[k], scores, children, visits)
-        if action < 0:  # the schedule asks for a count no action has: the budget is spent evenly
+        leaf, depth, size = _descend(root, k, resample, rng, settings, root_mask, root_logits, probs, noise,
+                                     raw_value, schedule, sigma, scores, sim, sim_rng, mask, path, size, children,
+                                     visits, values, priors, apply_action, legal_mask, determinize)
+        if leaf < 0:
             break
-        copy_vector(sim, root)
-        sim_rng[0] = rng_next(rng)
-        if resample:
-            determinize(sim, player, sim_rng)
-        node = path[0]
-        depth = 1
-        while True:
-            apply_action(sim, action, sim_rng)
-            child = children[node, action]
-            if child == UNTRIED:
-                child = size
-                size += 1
-                _new_node(child, children, visits, values, priors)
-                children[node, action] = child
-                path[depth] = child
-                depth += 1
-                _evaluate_leaf(sim, child, mask, params, shapes, obs, x, scratch, logits, relative, result,
-                               priors, legal_mask, returns, observe_into)
-                if weight > 0.0 and running(sim):
-                    rollout_returns(sim, sim_rng, mask, rolled, legal_mask, apply_action, returns, rollout)
-                    for seat in range(n):
-                        result[seat] = (1.0 - weight) * result[seat] + weight * rolled[seat]
-                break
-            node = child
-            path[depth] = node
-            depth += 1
-            if not running(sim):
-                _evaluate_leaf(sim, node, mask, params, shapes, obs, x, scratch, logits, relative, result,
-                               priors, legal_mask, returns, observe_into)
-                break
-            legal_mask(sim, mask)
-            action = _puct_action(node, mask, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
-                                  priors)
-        backup(path, depth, result, visits, values)
-    most = _root_scores(root_mask, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
-                        settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
-    # The improved policy leaves the noise out: it is what the network should learn.
-    for a in range(num_actions):
-        sigma[a] += root_logits[a]
-    top = -np.inf
-    for a in range(num_actions):
-        top = max(top, sigma[a])
-    total = 0.0
-    for a in range(num_actions):
-        policy[a] = np.exp(sigma[a] - top) if root_mask[a] != 0 else 0.0
-        total += policy[a]
-    for a in range(num_actions):
-        policy[a] /= total
-    return _root_action(root_mask, most, scores, children, visits)
+        if _leaf_input(sim, mask, obs, x, result, legal_mask, returns, observe_into):
+            forward(params, shapes, x, scratch, logits, relative)
+            _leaf_output(sim, leaf, mask, logits, relative, result, priors)
+        _finish_simulation(sim, sim_rng, settings[S_ROLLOUT], mask, rolled, result, path, depth, visits, values,
+                           legal_mask, apply_action, returns, rollout)
+    return _root_finish(root, settings, root_mask, root_logits, probs, noise, raw_value, sigma, scores, policy,
+                        children, visits, values)
 
 
 # --- many games at once (self-play) -------------------------------------------------------------
@@ -446,6 +492,108 @@ def search_and_play(states, slots, game_rngs, search_rngs, settings, resample, p
                                observe_into, determinize, rollout)
         actions[j] = action
         apply_action(s, action, game_rngs[i])
+
+
+# Compiled at its first call (a LazyKernel): the batched pass's BLAS needs scipy, which only training installs.
+@lazy_njit(types.void(STATES, INTS, RNGS, RNGS, SETTINGS, types.boolean, PARAMS, SHAPES,
+                      types.int32[:, :, ::1], types.int32[:, ::1], types.float64[:, :, ::1],
+                      types.float32[:, :, ::1], FLOATS2, INTS, FLOATS2, MASKS,
+                      LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T), nogil=True)
+def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, resample, params, shapes,
+                             children, visits, values, priors, policies, actions, observations, masks,
+                             legal_mask, apply_action, returns, observe_into, determinize, rollout):
+    """:func:`search_and_play` with the games' searches in lock step, on one thread: the roots,
+    then each simulation's leaves of every game, go through the network as one batch
+    (:func:`~monster_zoo.agents.az.network.forward_many`: BLAS from 16 leaves up), then every game
+    backs up.
+
+    Each game's search is :func:`gumbel_search`'s, piece for piece and draw for draw from its
+    own generators; only the network's outputs differ, by float rounding (the batched pass sums
+    in another order), so the games' moves are the same but for a near tie that rounding tips.
+    """
+    games = slots.shape[0]
+    num_actions = children.shape[2]
+    simulations = np.int64(settings[S_SIMULATIONS])
+    if children.shape[1] <= simulations or priors.shape[1] <= simulations:
+        raise ValueError("the search trees hold fewer nodes than simulations + 1")
+    n_input = shapes[0, 0]
+    xs = np.zeros((games, n_input), np.float32)
+    width = shapes.max()
+    trunk_a = np.zeros(games * width, np.float32)
+    trunk_b = np.zeros(games * width, np.float32)
+    out_logits = np.zeros((games, num_actions), np.float32)
+    out_values = np.zeros((games, MAX_SEATS), np.float32)
+    for j in range(games):
+        s = states[slots[j]]
+        observe_into(s, s[H_CURRENT], observations[j])
+        network_input(observations[j], s[H_NUM_PLAYERS], xs[j])
+    scratch = np.zeros((2, width), np.float32)
+    forward_many(params, shapes, xs, games, scratch, trunk_a, trunk_b, out_logits, out_values)
+    # Each game's search state, one row per game (what gumbel_search keeps in local arrays).
+    root_logits = out_logits.copy()
+    raw_values = np.zeros(games, np.float64)
+    probs = np.zeros((games, num_actions), np.float32)
+    noise = np.zeros((games, num_actions), np.float64)
+    schedules = np.zeros((games, simulations), np.int64)
+    sigma = np.zeros((games, num_actions), np.float64)
+    scores = np.zeros((games, num_actions), np.float64)
+    sims = np.empty((games, states.shape[1]), np.int32)
+    sim_rngs = np.empty((games, 1), np.uint64)
+    leaf_masks = np.zeros((games, num_actions), np.int8)
+    paths = np.zeros((games, simulations + 1), np.int64)
+    depths = np.zeros(games, np.int64)
+    sizes = np.ones(games, np.int64)
+    leaves = np.full(games, -1, np.int64)
+    results = np.zeros(games * MAX_SEATS, np.float32)
+    rolled = np.zeros(MAX_SEATS, np.float32)
+    obs = np.zeros(observations.shape[1], np.float32)
+    row_game = np.zeros(games, np.int64)
+    searching = np.zeros(games, np.bool_)
+    for j in range(games):
+        i = slots[j]
+        raw_values[j] = out_values[j, 0]
+        legal = legal_mask(states[i], masks[j])
+        actions[j] = _root_prepare(settings, legal, search_rngs[i], masks[j], root_logits[j], probs[j], noise[j],
+                                   schedules[j], policies[j], children[i], visits[i], values[i], priors[i])
+        searching[j] = actions[j] < 0
+    searched = searching.copy()
+    for k in range(simulations):
+        rows = 0
+        for j in range(games):
+            leaves[j] = -1
+            if not searching[j]:
+                continue
+            i = slots[j]
+            n = states[i][H_NUM_PLAYERS]
+            result = results[j * MAX_SEATS:j * MAX_SEATS + n]
+            leaves[j], depths[j], sizes[j] = _descend(
+                states[i], k, resample, search_rngs[i], settings, masks[j], root_logits[j], probs[j], noise[j],
+                raw_values[j], schedules[j], sigma[j], scores[j], sims[j], sim_rngs[j], leaf_masks[j], paths[j],
+                sizes[j], children[i], visits[i], values[i], priors[i], apply_action, legal_mask, determinize)
+            if leaves[j] < 0:
+                searching[j] = False
+            elif _leaf_input(sims[j], leaf_masks[j], obs, xs[rows], result, legal_mask, returns, observe_into):
+                row_game[rows] = j
+                rows += 1
+        forward_many(params, shapes, xs, rows, scratch, trunk_a, trunk_b, out_logits, out_values)
+        for r in range(rows):
+            j = row_game[r]
+            n = sims[j][H_NUM_PLAYERS]
+            _leaf_output(sims[j], leaves[j], leaf_masks[j], out_logits[r], out_values[r],
+                         results[j * MAX_SEATS:j * MAX_SEATS + n], priors[slots[j]])
+        for j in range(games):
+            if leaves[j] >= 0:
+                i = slots[j]
+                n = sims[j][H_NUM_PLAYERS]
+                _finish_simulation(sims[j], sim_rngs[j], settings[S_ROLLOUT], leaf_masks[j], rolled[:n],
+                                   results[j * MAX_SEATS:j * MAX_SEATS + n], paths[j], depths[j], visits[i],
+                                   values[i], legal_mask, apply_action, returns, rollout)
+    for j in range(games):
+        i = slots[j]
+        if searched[j]:
+            actions[j] = _root_finish(states[i], settings, masks[j], root_logits[j], probs[j], noise[j], raw_values[j],
+                                      sigma[j], scores[j], policies[j], children[i], visits[i], values[i])
+        apply_action(states[i], actions[j], game_rngs[i])
 
 
 def schedule(considered: int, simulations: int) -> np.ndarray:

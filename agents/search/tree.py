@@ -139,6 +139,16 @@ def best_ucb(node, mask, seat, exploration, children, visits, available, values)
 
 
 @njit(cache=True)
+def start_simulation(root, player, resample, rng, sim, sim_rng, determinize):
+    """Start a simulation: ``sim`` a copy of ``root`` with its own generator ``sim_rng`` drawn from
+    the searcher's ``rng``, redealt for ``player`` first when ``resample``."""
+    copy_vector(sim, root)
+    sim_rng[0] = rng_next(rng)
+    if resample:
+        determinize(sim, player, sim_rng)
+
+
+@njit(cache=True)
 def backup(path, depth, result, visits, values):
     """Add one visit and every seat's return to each node of the simulation's path."""
     for i in range(depth):
@@ -172,10 +182,7 @@ def search(root, simulations, exploration, resample, rng, children, visits, avai
     clear_node(path[0], children, visits, available, values)
     size = path[0] + 1
     for _ in range(simulations):
-        copy_vector(sim, root)
-        sim_rng[0] = rng_next(rng)
-        if resample:
-            determinize(sim, player, sim_rng)
+        start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
         node = path[0]
         depth = 1
         while running(sim):

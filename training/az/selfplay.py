@@ -3,7 +3,10 @@
 :func:`play_games` keeps ``parallel`` games going side by side in one state array; each move it
 calls :func:`monster_zoo.agents.az.search.search_and_play`, which searches and moves in every
 running game inside numba (on several threads when :mod:`monster_zoo.envs.core.threads` allows),
-and starts the next game in a slot as soon as its game ends. Every decision is kept: the mover's
+and starts the next game in a slot as soon as its game ends. With ``batched_leaves`` it calls
+:func:`~monster_zoo.agents.az.search.search_and_play_lockstep` instead: the games' searches
+advance in lock step and every simulation's leaves go through the network as one batch (BLAS),
+on one thread; the same searches, the network's outputs differing only by float rounding. Every decision is kept: the mover's
 observation, the player count, the legal mask and the search's improved policy; when a game ends
 its returns (``reward="win"``, ruling C3; 0 for all in a truncated game) become the value targets
 of its decisions, rotated to each mover (:func:`monster_zoo.training.az.learner.value_targets`).
@@ -18,8 +21,8 @@ from typing import Dict, Sequence
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork
-from monster_zoo.agents.az.search import SearchSettings, search_and_play, trees
+from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork, input_size
+from monster_zoo.agents.az.search import SearchSettings, search_and_play, search_and_play_lockstep, trees
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.header import running
@@ -28,6 +31,12 @@ from monster_zoo.envs.core.rng import SEED_MASK, make_rng
 from .learner import Batch, value_targets
 
 SEARCH_SALT = 0x5EA2C4_5EA2C4
+# Lock step pays for networks of at most this many inputs (training/AZ.md, eighth session): the
+# batch saves on the 256-wide layers, while each game's tree and first layer grow with its
+# observation and actions, and lock step visits every game's tree once per simulation (out of
+# the caches in the large games). Measured (AMD EPYC, 32 games, 64 simulations): 1.4x, 1.6x and
+# 1.2x at 286, 402 and 719 inputs; 0.9x at 1,747 and 3,489.
+BATCHED_INPUT_LIMIT = 1024
 
 
 @dataclass
@@ -46,23 +55,45 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], settings: SearchSettings, seed: int,
-               parallel: int = 64, options: Dict = None):
+               parallel: int = 64, options: Dict = None, batched_leaves: bool = False):
     """Play ``games`` self-play games of ``network``'s game with the search; return the decisions
     (a :class:`~monster_zoo.training.az.learner.Batch`, game by game) and
-    :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options)."""
+    :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options).
+    ``batched_leaves``: the searches in lock step, their leaves evaluated as one batch (see the
+    module doc), on one thread whatever :mod:`monster_zoo.envs.core.threads` allows."""
     spec = envs.spec(network.game_id)
     parallel = max(1, min(parallel, games))
     children, visits, values, priors = trees(parallel, settings.simulations + 1, spec.num_actions)
     settings_array = settings.as_array()
     rollout = tuned_rollout(network.game_id)
+    search = search_and_play_lockstep if batched_leaves else search_and_play
 
     def search_moves(states, slots, game_rngs, search_rngs, policies, actions, observations, masks):
-        search_and_play(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
-                        network.params, network.shapes, children, visits, values, priors, policies, actions,
-                        observations, masks, spec.legal_mask, spec.apply_action, spec.returns,
-                        spec.observe_into, spec.determinize, rollout)
+        search(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
+               network.params, network.shapes, children, visits, values, priors, policies, actions,
+               observations, masks, spec.legal_mask, spec.apply_action, spec.returns,
+               spec.observe_into, spec.determinize, rollout)
 
-    return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+    if not batched_leaves:
+        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+    from threadpoolctl import threadpool_limits
+    try:
+        import scipy.linalg.cython_blas  # noqa: F401  (the BLAS numba calls: loaded so that the limit reaches it)
+    except ImportError as err:
+        raise ImportError("batched leaves multiply through numba's BLAS, which needs scipy: install "
+                          "monster-zoo[train], or search one game at a time (--batched-leaves off)") from err
+
+    # One BLAS thread: over a few dozen rows a second thread cost far more in handing over than it
+    # saved (self-play at 2 threads ran 10-35x slower than at 1; training/AZ.md, eighth session).
+    with threadpool_limits(1, user_api="blas"):
+        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+
+
+def batched_leaves_pay(game_id: str, threads: int) -> bool:
+    """Whether lock-step self-play (``batched_leaves``) was measured to pay for ``game_id``'s
+    networks on ``threads`` numba threads: their input is at most :data:`BATCHED_INPUT_LIMIT`
+    wide, and one thread (lock step runs on one; with more, one search per game per thread)."""
+    return input_size(game_id) <= BATCHED_INPUT_LIMIT and threads == 1
 
 
 def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,

@@ -49,9 +49,10 @@ from monster_zoo.training.run_start import (args_json, build_parser as parser_fo
                                             parse_options)
 
 DEVICES = ("auto", "cpu", "cuda")
+BATCHED_LEAVES = ("auto", "on", "off")
 # Flags that --resume may change: they steer the run without changing what it learns.
 RESUMABLE = frozenset({"rounds", "time_limit", "eval_every", "eval_games", "eval_opponents", "checkpoint_every",
-                       "device", "threads", "torch_threads", "progress", "plot"})
+                       "device", "threads", "torch_threads", "batched_leaves", "progress", "plot"})
 CHECKPOINT = "checkpoint"
 # What a run started before a flag existed did, where that differs from the flag's default now.
 LEGACY_ARGS = {"min_spread": 1e-8, "teacher": "greedy", "teacher_share": 0.0}
@@ -135,6 +136,10 @@ class Args:
     threads: int = flag(1, "numba threads for self-play (1 on a shared machine)")
     torch_threads: int = flag(1, "torch CPU threads (1 on a shared machine: more stall when another process "
                               "holds a core)")
+    batched_leaves: str = flag("auto", "self-play's searches in lock step, every simulation's leaves through the "
+                               "network as one batch (BLAS), on one thread: on, off, or auto (on where it was measured to "
+                               "pay: networks of at most 1,024 inputs at --threads 1; see training/AZ.md). Moves as "
+                               "with off, but for a near tie tipped by float rounding")
     progress: bool = flag(True, "print one line per round")
     plot: bool = flag(True, "draw the learning curves into curves.png at the end")
 
@@ -199,6 +204,8 @@ def argument_problem(args: Args) -> Optional[str]:
              f"from 1 to {numba.config.NUMBA_NUM_THREADS} (NUMBA_NUM_THREADS)"),
             ("--torch-threads", args.torch_threads, args.torch_threads >= 1, "at least 1"),
             ("--device", args.device, args.device in DEVICES, "one of " + ", ".join(DEVICES)),
+            ("--batched-leaves", args.batched_leaves, args.batched_leaves in BATCHED_LEAVES,
+             "one of " + ", ".join(BATCHED_LEAVES)),
         ]),
         int_list("--hidden-sizes", args.hidden_sizes)[1],
         plain_name("--exp-name", args.exp_name),
@@ -574,7 +581,7 @@ def _run(args: Args, device, lock) -> int:
 
     from .evaluation import evaluate
     from .learner import export, train
-    from .selfplay import play_games
+    from .selfplay import batched_leaves_pay, play_games
 
     options = parse_options(args.option)
     counts = counts_of(args.players)
@@ -634,6 +641,7 @@ def _run(args: Args, device, lock) -> int:
         metrics.flush()
         learner.save(run_dir, network_now())
     rates: Dict = {}
+    batched = args.batched_leaves == "on" or (args.batched_leaves == "auto" and batched_leaves_pay(args.game, args.threads))
     while progress["round"] < args.rounds:
         if args.time_limit and time.time() - started > 60 * args.time_limit:
             break
@@ -642,7 +650,7 @@ def _run(args: Args, device, lock) -> int:
         batch, stats = play_games(network_now(), args.games_per_round, counts,
                                   switched_settings(args, settings) if switched else settings,
                                   seed=args.seed * 1_000_003 + progress["round"], parallel=args.parallel_games,
-                                  options=options)
+                                  options=options, batched_leaves=batched)
         selfplay_seconds = time.time() - round_start
         learner.buffer.add(batch)
         taught = 0
