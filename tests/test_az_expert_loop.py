@@ -26,7 +26,7 @@ def test_the_loop_learns_from_the_expert_then_switches_to_its_own_search(tmp_pat
     outcomes = iter([0.5, 1.0, 1.0])  # the evaluations' win rates against mcts-fast, round by round
     expert_calls, simulations = [], []
 
-    def scripted_evaluate(network, previous, opponents, counts, games, sims, seed, options):
+    def scripted_evaluate(network, previous, opponents, counts, games, sims, seed, options, **search):
         won = next(outcomes)
         return {"eval/winrate_vs_mcts-fast": WinRate("mcts-fast", 100, int(100 * won), 0)}
 

@@ -338,3 +338,28 @@ def test_init_network_starts_from_a_network_files_weights_and_refuses_one_that_d
             main(["--out-dir", str(tmp_path / "c"), *TINY, *extra])
         assert exit_info.value.code == 2 and message in capsys.readouterr().err
         assert not (tmp_path / "c").exists()
+
+
+def test_evaluations_search_with_the_runs_rollout_weight(tmp_path, monkeypatch):
+    """A run trained with ``--rollout-weight`` is evaluated with it: the evaluation's search (and
+    the previous network's) gets the run's rollout weight. Before this, evaluations searched with
+    none, and a Monster Arena run whose network plays with rollouts scored 0.37 against greedy in
+    its evaluation where the same network scores 0.77 as it plays."""
+    from monster_zoo.training.az import evaluation
+    from monster_zoo.training.learner_eval import WinRate
+
+    made = []
+
+    class Recorded(AZAgent):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self.settings.rollout_weight)
+
+    monkeypatch.setattr(evaluation, "AZAgent", Recorded)
+    monkeypatch.setattr(evaluation, "evaluate_against", lambda *args, **kwargs: WinRate("x", 2, 1, 0))
+    network = random_network(MTM, (8,), seed=1, player_counts=[2], name="n")
+    evaluation.evaluate(network, network, ["greedy", "previous"], [2], 2, 4, 0, rollout_weight=0.5)
+    assert made == [0.5, 0.5]
+    made.clear()
+    train(tmp_path / "run", "--rounds", "1", "--rollout-weight", "0.25")
+    assert made and set(made) == {0.25}

@@ -31,17 +31,20 @@ def metric_name(kind: str, player_counts: Sequence[int], num_players: int) -> st
 
 def evaluate(network: AZNetwork, previous: Optional[AZNetwork], opponents: Sequence[str],
              player_counts: Sequence[int], games: int, simulations: int, seed: int,
-             options: Optional[Dict] = None) -> Dict[str, WinRate]:
-    """Win rates by metric name (see the module docstring); ``previous`` None skips that opponent."""
+             options: Optional[Dict] = None, rollout_weight: float = 0.0) -> Dict[str, WinRate]:
+    """Win rates by metric name (see the module docstring); ``previous`` None skips that opponent.
+    ``rollout_weight`` is the search's at play (the trainer's ``--rollout-weight``): a network
+    trained to search with rollouts is judged with them."""
     rates = {}
     for n in player_counts:
         table = {**(options or {}), "num_players": n}
-        search = AZAgent(seed, network, network.game_id, table, simulations=simulations)
+        search = AZAgent(seed, network, network.game_id, table, simulations=simulations, rollout_weight=rollout_weight)
         for k, name in enumerate(opponents):
             if name == PREVIOUS:
                 if previous is None:
                     continue
-                opponent = AZAgent(seed + 1, previous, network.game_id, table, simulations=simulations)
+                opponent = AZAgent(seed + 1, previous, network.game_id, table, simulations=simulations,
+                                   rollout_weight=rollout_weight)
                 opponent.name = PREVIOUS
             else:
                 opponent = make_agent(name, network.game_id, seed=seed + 1 + k, options=table)

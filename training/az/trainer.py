@@ -625,7 +625,7 @@ def _run(args: Args, device, lock) -> int:
         write_network(path, network)
         previous = read_network(run_dir / progress["previous"]) if progress["previous"] else None
         rates = evaluate(network, previous, opponents, eval_counts, args.eval_games, args.eval_simulations,
-                         args.seed, options)
+                         args.seed, options, rollout_weight=args.rollout_weight)
         for metric, rate in rates.items():
             low, high = rate.interval
             for suffix, value in (("", rate.rate), ("_low95", low), ("_high95", high)):
