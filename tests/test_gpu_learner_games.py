@@ -104,6 +104,19 @@ try:
     games.step(np.zeros(3, np.int64))
 except IllegalActionError as error:
     print("shape:", error)
+deferred = np.array([int(np.flatnonzero(m)[0]) for m in masks])  # legal in slot 1, illegal in slot 0
+deferred[0] = illegal[0]
+import torch
+games.step(torch.from_numpy(deferred), check=False)  # a tensor on the games' device, as the trainer's
+after = games.states
+print("deferred left slot 0:", np.array_equal(after[0], states[0]), "moved slot 1:",
+      not np.array_equal(after[1], states[1]))
+try:
+    games.check_actions()
+except IllegalActionError as error:
+    print("deferred:", error)
+games.check_actions()
+print("checked again: nothing refused")
 """
 
 
@@ -118,6 +131,11 @@ def test_gpu_learner_games_refuse_python_opponents_and_illegal_actions_changing_
     assert "illegal: slot 0: player_" in out and "(the learner)" in out, out
     assert "unchanged: True" in out, out
     assert "shape:" in out, out
+    # check=False (the trainer's rollout): nothing read back per step; the slot with an illegal action
+    # is left as it was, the others move, and check_actions refuses it once, counting it
+    assert "deferred left slot 0: True moved slot 1: True" in out, out
+    assert "deferred: 1 learner action(s) the learner may not take were refused" in out, out
+    assert "checked again: nothing refused" in out, out
 
 
 @needs_numba_cuda
