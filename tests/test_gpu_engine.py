@@ -1,7 +1,8 @@
 """Every game on a GPU from the same kernels, checked without a GPU (issue 40).
 
-* ``monster-zoo gpu check`` compiles every game's GPU drivers to PTX for cc 8.0 and 9.0 (numba-cuda's
-  NVVM from pip wheels, no driver); :data:`COMPILING` names the games expected to pass: all of them.
+* ``monster-zoo gpu check`` compiles every game's GPU drivers (the batched engine's and the learner-seat
+  games') to PTX for cc 8.0 and 9.0 (numba-cuda's NVVM from pip wheels, no driver); :data:`COMPILING`
+  names the games expected to pass: all of them.
 * Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``, in a subprocess: the switch is read when
   numba-cuda is imported) the GPU engine reproduces the CPU engine exactly, for every game at its
   smallest and largest player count, over seeded random games played to their end, auto-reset
@@ -60,23 +61,50 @@ def check_parity(results: list, num_envs: int) -> None:
         assert r["games_ended"] >= num_envs and r["random_steps"] > 0, r
 
 
-@needs_numba_cuda
-def test_gpu_check_compiles_every_game_to_ptx():
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.training", "gpu", "check"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
+def gpu_check(*arguments: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``monster-zoo gpu check ARGUMENTS`` in a subprocess."""
+    return subprocess.run([sys.executable, "-m", "monster_zoo.training", "gpu", "check", *arguments], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def check_compiled(done: subprocess.CompletedProcess, games, parts: dict) -> None:
+    """``done`` printed one ``ok`` line per game and part (``{part: its driver count}``) for cc 8.0 and
+    9.0, then the count of games that compiled, and exited 0."""
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    for game_id in monster_zoo.available():
-        line = next(x for x in lines if x.startswith(game_id + " "))
-        assert (" ok " in line) == (game_id in COMPILING), line
-        assert "cc 8.0, 9.0: 5 drivers" in line, line
-    assert lines[-1].startswith(f"{len(COMPILING)} of {len(COMPILING)} games compile to PTX")
+    assert len(lines) == len(games) * len(parts) + 1, lines
+    for game_id in games:
+        for part, drivers in parts.items():
+            line = next(x for x in lines if x.split()[:2] == [game_id, part])
+            assert (" ok " in line) == (game_id in COMPILING), line
+            assert f"cc 8.0, 9.0: {drivers} drivers" in line, line
+    assert lines[-1].startswith(f"{len(games)} of {len(games)} games compile to PTX"), lines[-1]
+
+
+@needs_numba_cuda
+def test_gpu_check_compiles_every_game_to_ptx():
+    """The batched engine's drivers of every game here; the learner-seat games' drivers (whose
+    compile, greedy's search included, takes far longer) of one game in
+    ``tests/test_gpu_learner_games.py`` and of every game in the slow test below."""
+    check_compiled(gpu_check("--parts", "engine"), COMPILING, {"engine": 5})
+
+
+@pytest.mark.slow
+@needs_numba_cuda
+def test_gpu_check_compiles_every_games_engine_and_learner_seat_drivers_by_default():
+    check_compiled(gpu_check(timeout=3600), COMPILING, {"engine": 5, "learner": 2})
+
+
+@needs_numba_cuda
+def test_gpu_check_refuses_an_unknown_part_naming_the_parts():
+    done = gpu_check("--parts", "engine,tpu", timeout=120)
+    assert done.returncode == 2 and "each part must be one of engine, learner" in done.stderr, done.stderr
+    assert done.stdout == ""
 
 
 @needs_numba_cuda
 def test_gpu_check_names_an_unknown_game():
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.training", "gpu", "check", "chess-v0"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = gpu_check("chess-v0", timeout=120)
     assert done.returncode == 2 and "unknown game(s) chess-v0" in done.stderr and COMPILING[0] in done.stderr
 
 

@@ -106,17 +106,24 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     start_game = cuda.jit(device=True)(start_game)
     proceed = cuda.jit(device=True)(proceed)
 
-    def play(mode, actions, logits, states, config, game_rngs, seat_rngs, policy_rngs, learner, fixed_seats,
-             members, pool_ids, cumulative, kinds, started, game_seeds, base_seed, phase, reported, rewards,
-             terminated, truncated, final_obs, final_returns, final_seats, final_game_seeds, opp_masks, opp_obs):
+    def play(mode, actions, logits, learner_masks, refused, states, config, game_rngs, seat_rngs, policy_rngs,
+             learner, fixed_seats, members, pool_ids, cumulative, kinds, started, game_seeds, base_seed, phase,
+             reported, rewards, terminated, truncated, final_obs, final_returns, final_seats, final_game_seeds,
+             opp_masks, opp_obs):
         """One move per slot, then play on (:func:`proceed`). ``mode`` :data:`BEGIN`: start a game in
-        every slot, unreported; :data:`LEARNER`: apply the learner's (legal, checked before) ``actions``;
-        :data:`OPPONENTS`: in every ``WAITING`` slot, draw the torch opponent's action from its ``logits``
-        row (a masked softmax on the slot's policy generator, as the CPU draws a frozen network's) and
-        apply it."""
+        every slot, unreported; :data:`LEARNER`: apply the learner's ``actions``, where ``learner_masks``
+        allows them (a slot whose action it does not allow is left as it was and counted in
+        ``refused[0]``, for the host to refuse once it reads the count); :data:`OPPONENTS`: in every
+        ``WAITING`` slot, draw the torch opponent's action from its ``logits`` row (a masked softmax on
+        the slot's policy generator, as the CPU draws a frozen network's) and apply it."""
         i = cuda.grid(1)
         if i >= states.shape[0] or (mode == OPPONENTS and phase[i] != WAITING):
             return
+        if mode == LEARNER:
+            a = actions[i]
+            if a < 0 or a >= learner_masks.shape[1] or learner_masks[i, a] == 0:
+                cuda.atomic.add(refused, 0, 1)
+                return
         if mode == OPPONENTS:
             apply_action(states[i], sample_masked(logits[i], opp_masks[i], policy_rngs[i]), game_rngs[i])
         else:
@@ -147,6 +154,6 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     slot_arrays = (STATES, CONFIG, RNGS, RNGS, RNGS, INTS, INTS, INTS, INTS, FLOATS64, BYTES, INTS, INTS,
                    types.int64, BYTES, BYTES, FLOATS, BOOLS, BOOLS, FLOATS2, FLOATS2, INTS, INTS, MASKS, FLOATS2)
     return {
-        "play": (play, (types.int64, INTS, FLOATS2, *slot_arrays)),
+        "play": (play, (types.int64, INTS, FLOATS2, MASKS, INTS, *slot_arrays)),
         "learner_view": (learner_view, (STATES, INTS, MASKS, FLOATS2)),
     }

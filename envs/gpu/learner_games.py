@@ -16,13 +16,21 @@ Opponents, per game, drawn by weight from the pool as on the CPU:
   arrays, per-thread local memory on the GPU);
 * a torch policy: an opponent with ``policy_logits``, a callable from a float32 tensor of
   observations ``[k, obs_size]`` on the policy's device to logits ``[k, num_actions]`` (a frozen
-  snapshot of the learner). Each round, the slots whose such opponent is on move are grouped by
-  opponent (one ``bincount`` and one ``argsort`` on the device; the counts are the round's one read
-  back to the host, a few bytes), each opponent's network runs once on its rows, and a kernel draws
-  and applies the actions.
+  snapshot of the learner). Each round, each such opponent's network runs on every slot's
+  observation and its logits are kept where a slot waits for it (a mask on the device: no count
+  read back, no regrouping), then a kernel draws and applies the actions. Whether any slot still
+  waits travels to the host in the background while the next rounds are queued (a round with no
+  slot waiting changes nothing), so the host waits for the GPU only when it is
+  :data:`ROUNDS_AHEAD` rounds ahead.
 
 Any other opponent (another numba policy kernel, an agent acting from Python) is refused by
 :meth:`GpuLearnerGames.set_opponents` with the reason.
+
+Learner actions are checked on the device: :meth:`GpuLearnerGames.step` reads the count of illegal ones
+back and refuses them before anything moves, or, with ``check=False`` (the trainer's rollout, which
+samples legal actions only), leaves a slot whose action is illegal as it was and counts it on the
+device, and :meth:`GpuLearnerGames.check_actions` reads the count once (after a rollout) and refuses
+then: a step crosses to the host only to launch.
 
 Arrays handed out (``observations``, ``masks``, ``rewards``, ``terminated``, ``truncated`` and the
 ``final_*`` ones) are numba-cuda device arrays, overwritten by the next call; :func:`tensor_view`
@@ -48,6 +56,7 @@ from .learner_drivers import (BEGIN, KIND_GREEDY, KIND_RANDOM, KIND_TORCH, LEARN
                               driver_sources, greedy_kernel)
 
 SIMULATED = bool(getattr(numba_config, "ENABLE_CUDASIM", False))
+ROUNDS_AHEAD = 4  # torch-opponent rounds queued before the host waits to learn whether one is still needed
 TORCH_DEVICE = "cpu" if SIMULATED else "cuda"  # where torch reads the games' arrays without a copy
 
 def tensor_view(array):
@@ -58,6 +67,14 @@ def tensor_view(array):
     if SIMULATED:
         return torch.from_numpy(np.asarray(array))
     return torch.as_tensor(array, device="cuda")
+
+
+def _torch_on_the_default_stream() -> bool:
+    """Whether torch's current CUDA stream is the default (legacy) stream, which numba-cuda's launches
+    use; torch's own streams are non-blocking, not ordered with it."""
+    import torch
+
+    return torch.cuda.current_stream().cuda_stream == 0
 
 
 def numba_view(tensor):
@@ -125,6 +142,7 @@ class GpuLearnerGames:
         self._opp_masks = cuda.to_device(np.zeros((n, s.num_actions), np.int8))
         self._opp_obs = cuda.to_device(np.zeros((n, s.obs_size), np.float32))
         self._tally = cuda.to_device(np.zeros(1, np.int64))
+        self._refused = cuda.to_device(np.zeros(1, np.int64))  # illegal learner actions left unapplied
         self._no_actions = cuda.to_device(np.zeros(1, np.int64))              # what a launch does not read
         self._no_logits = cuda.to_device(np.zeros((1, 1), np.float32))
         self._table: list = []  # every opponent a game may still be playing with; slots name entries
@@ -186,25 +204,38 @@ class GpuLearnerGames:
     def reset(self):
         """Start a game in every slot and play the opponents up to the learner's first turn;
         ``(observations, masks)``."""
-        self._launch("play", BEGIN, self._no_actions, self._no_logits, *self._slot_arrays())
+        self._launch("play", BEGIN, self._no_actions, self._no_logits, self._masks, self._refused,
+                     *self._slot_arrays())
         self._play_torch_opponents()
         self._refresh_view()
         return self.observations, self.masks
 
-    def step(self, actions):
+    def step(self, actions, check: bool = True):
         """Apply the learner's action in every slot; opponents answer; finished games restart;
         ``(observations, masks, rewards, terminated, truncated)``. An action the learner may not take
         raises IllegalActionError naming the slot, the learner's seat, the action and the reason,
-        changing nothing."""
+        changing nothing; with ``check=False`` nothing is read back: such a slot is left as it was
+        and :meth:`check_actions` refuses it later."""
         column = self._device_actions(actions)
-        self._tally.copy_to_device(np.zeros(1, np.int64))
-        self._count_illegal[self._grid](column, self._masks, self._tally)
-        if int(self._tally.copy_to_host()[0]):
-            self._refuse(column.copy_to_host())
-        self._launch("play", LEARNER, column, self._no_logits, *self._slot_arrays())
+        if check:
+            self._tally.copy_to_device(np.zeros(1, np.int64))
+            self._count_illegal[self._grid](column, self._masks, self._tally)
+            if int(self._tally.copy_to_host()[0]):
+                self._refuse(column.copy_to_host())
+        self._launch("play", LEARNER, column, self._no_logits, self._masks, self._refused, *self._slot_arrays())
         self._play_torch_opponents()
         self._refresh_view()
         return self.observations, self.masks, self.rewards, self.terminated, self.truncated
+
+    def check_actions(self) -> None:
+        """Refuse the learner actions that steps with ``check=False`` left unapplied since the last
+        call (IllegalActionError with their count; their slots were left as they were); one read
+        back."""
+        refused = int(self._refused.copy_to_host()[0])
+        if refused:
+            self._refused.copy_to_device(np.zeros(1, np.int64))
+            raise IllegalActionError(f"{refused} learner action(s) the learner may not take were refused "
+                                     f"since the last check (their slots were left as they were)")
 
     @property
     def states(self) -> np.ndarray:
@@ -212,7 +243,13 @@ class GpuLearnerGames:
         return self._states.copy_to_host()
 
     def _device_actions(self, actions):
-        column = _as_device_array(actions)
+        if not SIMULATED and getattr(actions, "is_cuda", False) and _torch_on_the_default_stream():
+            # torch queued the actions on the CUDA default stream, where the launches below go too, so
+            # they are ordered after it: importing them needs no wait (numba-cuda's default sync would
+            # make every step wait for the GPU)
+            column = cuda.as_cuda_array(actions, sync=False)
+        else:
+            column = _as_device_array(actions)
         if column is None and SIMULATED and hasattr(actions, "numpy"):
             column = cuda.to_device(actions.numpy())  # a CPU tensor standing for a device one
         if column is not None and column.shape == (self.num_envs,) and column.dtype == np.int64:
@@ -246,27 +283,41 @@ class GpuLearnerGames:
 
     def _play_torch_opponents(self) -> None:
         """Rounds of torch opponents' moves until no slot waits for one: each opponent's network on
-        its waiting slots' observations, then one launch that draws, applies and plays on."""
+        every slot's observation, kept where the slot waits for it, then one launch that draws,
+        applies and plays on. The rounds are queued without waiting for the GPU: whether a slot
+        still waits after a round is copied to the host behind it, and read when it has arrived (or
+        when :data:`ROUNDS_AHEAD` rounds are queued); the rounds queued after the last one needed
+        change nothing."""
         if self._torch is None:
             return
         import torch
 
         t = self._torch
-        size = len(self._table)
+        players = [(entry, e[0]) for entry, e in enumerate(self._table) if e is not None and e[1] == KIND_TORCH]
+        answers = []  # (event, pinned flag) of the rounds queued whose answer the host has not read
         while True:
-            key = torch.where(t["phase"] == WAITING, t["members"], torch.full_like(t["members"], size))
-            counts = torch.bincount(key, minlength=size + 1)[:size].tolist()  # the round's read-back
-            if not any(counts):
-                return
-            order = torch.argsort(key, stable=True)
-            start = 0
+            waiting = t["phase"] == WAITING
             with torch.no_grad():
-                for entry, count in enumerate(counts):
-                    if count:
-                        rows = order[start:start + count]
-                        t["logits"][rows] = self._table[entry][0].policy_logits(t["obs"][rows]).float()
-                        start += count
-            self._launch("play", OPPONENTS, self._no_actions, t["logits_numba"], *self._slot_arrays())
+                for entry, opponent in players:
+                    theirs = (waiting & (t["members"] == entry)).unsqueeze(1)
+                    torch.where(theirs, opponent.policy_logits(t["obs"]).float(), t["logits"], out=t["logits"])
+            self._launch("play", OPPONENTS, self._no_actions, t["logits_numba"], self._masks, self._refused,
+                         *self._slot_arrays())
+            still = (t["phase"] == WAITING).any()
+            if SIMULATED:  # torch on the CPU: the answer is there at once
+                if not bool(still):
+                    return
+                continue
+            flag = torch.empty(1, dtype=torch.bool, pin_memory=True)
+            flag.copy_(still.view(1), non_blocking=True)
+            event = torch.cuda.Event()
+            event.record()
+            answers.append((event, flag))
+            while answers and (len(answers) >= ROUNDS_AHEAD or answers[0][0].query()):
+                event, flag = answers.pop(0)
+                event.synchronize()
+                if not bool(flag[0]):
+                    return
 
     def _refresh_view(self) -> None:
         self._launch("learner_view", self._states, self.learner_seats, self._masks, self.observations)

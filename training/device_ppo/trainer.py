@@ -14,8 +14,9 @@ tensors, filled in place; nothing per step is a Python object per game.
 Devices: ``--device cpu`` plays the games on the CPU engine; ``--device cuda`` plays them on the GPU
 (:class:`monster_zoo.envs.gpu.learner_games.GpuLearnerGames`: one CUDA thread per game, random
 opponents inside the thread, frozen snapshots as torch networks on the device) with the policy, the
-rollout and the update on the GPU too, nothing crossing to the host per step but a few bytes (the
-legality tally and each opponent round's counts). Random and greedy opponents play inside the games'
+rollout and the update on the GPU too, nothing read back per step (the count of illegal learner
+actions is read once per rollout; whether a snapshot's move is still awaited travels to the host
+while the next opponent rounds are queued). Random and greedy opponents play inside the games'
 threads; an opponent acting from Python (e.g. ``mcts``) has no GPU build and is refused on cuda,
 naming the opponents that run; cuda without numba-cuda or a GPU is refused at once with what to
 install or check. Under numba-cuda's simulator
@@ -67,7 +68,9 @@ class Args:
     gamma: float = flag(0.995, "discount per learner decision")
     gae_lambda: float = flag(0.95, "GAE lambda")
     batch_size: int = flag(4096, "minibatch size of the PPO update")
-    update_epochs: int = flag(2, "passes over each rollout")
+    # One pass: on a CPU the update is compute-bound and a second pass cost a third of the run's time;
+    # after equal wall time one pass's agent was as strong as two passes' (docs/guides/gpu.md's CPU table)
+    update_epochs: int = flag(1, "passes over each rollout")
     clip_coef: float = flag(0.2, "PPO clipping coefficient")
     ent_coef: float = flag(0.01, "entropy bonus")
     net_arch: str = flag("128,128", "hidden layer sizes of the actor and of the critic (tanh)")
@@ -293,11 +296,16 @@ class Training:
             else:
                 buffers["masks"][t].numpy()[:] = g.masks  # the read-only view, copied once into the rollout
             actions, log_probs, values = self.learner.act(buffers["observations"][t], buffers["masks"][t])
-            g.step(actions if self.on_gpu else actions.numpy())
+            if self.on_gpu:  # legality counted on the device, read once after the rollout
+                g.step(actions, check=False)
+            else:
+                g.step(actions.numpy())
             buffers["actions"][t], buffers["log_probs"][t], buffers["values"][t] = actions, log_probs, values
             buffers["rewards"][t] = rewards
             buffers["dones"][t] = terminated | truncated
         buffers["next_value"] = self.learner.value(observations)
+        if self.on_gpu:
+            g.check_actions()
         self.step += n * t_max
         self._synchronize()
         self.seconds["rollout"] += time.perf_counter() - started
