@@ -88,7 +88,8 @@ class Args:
     min_spread: float = flag(2.0, "root Q values are scaled to [0, 1] by their spread or this, whichever is "
                              "larger (2: the span of win-mode returns; see SearchSettings)")
     rollout_weight: float = flag(0.0, "share of a new leaf's value that comes from a rollout of the game's mcts "
-                                 "rollout policy in self-play (0: the value head alone; see SearchSettings)")
+                                 "rollout policy in self-play and evaluations (0: the value head alone; see "
+                                 "SearchSettings)")
     hidden_sizes: str = flag("128,128", "widths of the network's trunk (a network file holds at most 8 layers of "
                              "4,096 units and 16 million parameters)")
     learning_rate: float = flag(1e-3, "Adam learning rate")
