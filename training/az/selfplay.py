@@ -6,8 +6,9 @@ running game inside numba (on several threads when :mod:`monster_zoo.envs.core.t
 and starts the next game in a slot as soon as its game ends. With ``batched_leaves`` it calls
 :func:`~monster_zoo.agents.az.search.search_and_play_lockstep` instead: the games' searches
 advance in lock step and every simulation's leaves go through the network as one batch (BLAS),
-on one thread; the same searches, the network's outputs differing only by float rounding. Every decision is kept: the mover's
-observation, the player count, the legal mask and the search's improved policy; when a game ends
+on one thread; the same searches, the network's outputs differing only by float rounding.
+Every decision is kept: the mover's observation, the player count, the legal mask and the
+search's improved policy; when a game ends
 its returns (``reward="win"``, ruling C3; 0 for all in a truncated game) become the value targets
 of its decisions, rotated to each mover (:func:`monster_zoo.training.az.learner.value_targets`).
 

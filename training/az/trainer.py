@@ -642,7 +642,8 @@ def _run(args: Args, device, lock) -> int:
         metrics.flush()
         learner.save(run_dir, network_now())
     rates: Dict = {}
-    batched = args.batched_leaves == "on" or (args.batched_leaves == "auto" and batched_leaves_pay(args.game, args.threads))
+    batched = args.batched_leaves == "on" or (args.batched_leaves == "auto"
+                                              and batched_leaves_pay(args.game, args.threads))
     while progress["round"] < args.rounds:
         if args.time_limit and time.time() - started > 60 * args.time_limit:
             break
