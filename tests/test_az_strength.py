@@ -63,6 +63,8 @@ def test_timed_agents_count_every_move():
     (["--workers", "0"], "--workers must be from 1 to 64"),
     (["--simulations", "0"], "--simulations must be at least 1"),
     (["--rollout-weight", "2"], "--rollout-weight must be a number from 0 to 1"),
+    (["--c-puct", "0"], "--c-puct must be a number above 0"),
+    (["--considered", "0"], "--considered must be at least 1"),
 ])
 def test_bad_arguments_are_refused_with_the_valid_values(network_file, capsys, extra, message):
     with pytest.raises(SystemExit) as exit_info:
@@ -84,6 +86,26 @@ def test_the_report_never_overwrites_an_input_or_an_existing_file_unasked(networ
                              "--games", "2", "--budget-ms", "0.5", "--out", str(out), "--overwrite"]) == 0
     report = json.loads(out.read_text())
     assert report["games"] == 2 and report["opponent"] == "greedy" and report["network"] == "az-random"
+
+
+def test_the_search_constants_reach_the_sizing_probe_and_every_game_and_the_report(network_file, monkeypatch):
+    """``--c-puct``/``--considered`` (``search=``) are the searches' constants everywhere the
+    protocol makes an az agent, and the report says which were set."""
+    made = []
+
+    class Recording(az_strength.AZAgent):
+        def __init__(self, *args, **kwargs):
+            made.append(kwargs)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(az_strength, "AZAgent", Recording)
+    report = measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5,
+                     search={"c_puct": 2.5, "considered": 4})
+    assert len(made) == 2  # the sizing probe and the series' agent
+    assert all(kw["c_puct"] == 2.5 and kw["considered"] == 4 for kw in made)
+    assert report["az_search"] == {"c_puct": 2.5, "considered": 4} and report["games"] == 2
+    with pytest.raises(ValueError):
+        measure(str(network_file), "random", 2, games=2, budget_ms=0.5, search={"c_puct": -1.0})
 
 
 @pytest.mark.slow

@@ -9,7 +9,8 @@ CPU time per move. This tool measures the opponent's CPU seconds per move (``tim
 in the searching process) on positions of greedy games, sizes the ``az`` search's simulations to
 match it (``--budget-ms`` sets a budget instead, and the opponent is not re-sized: a named search
 keeps its tuned simulations; ``--rollout-weight`` mixes the game's rollouts into the search's leaf
-values, and the sizing counts their cost), then plays a seat-rotated, deal-paired series (``az`` in one seat,
+values, and the sizing counts their cost; ``--c-puct`` and ``--considered`` set the search's other
+constants, so they can be compared at equal time), then plays a seat-rotated, deal-paired series (``az`` in one seat,
 the opponent in all the others, :func:`monster_zoo.evaluation.match.iter_games`) split over
 ``--workers`` processes. Every move's CPU time is measured during the games too, so the report
 gives the budgets as they were spent, not only as planned: win rate with its 95% Wilson interval,
@@ -21,7 +22,7 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -30,6 +31,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
 from monster_zoo.agents.az.network import read_network
+from monster_zoo.agents.az.search import SearchSettings
 from monster_zoo.evaluation.match import DRAW, WIN, iter_games, seat_outcome, wilson_interval
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
@@ -91,11 +93,13 @@ def cpu_ms_per_move(agent, positions) -> float:
 
 
 def size_simulations(network, game_id: str, options: Dict, budget_ms: float, positions,
-                     rollout_weight: float = 0.0) -> int:
+                     rollout_weight: float = 0.0, search: Optional[Dict] = None) -> int:
     """The simulations per move that make the search cost ``budget_ms`` CPU milliseconds on
     ``positions`` (measured at :data:`SIZING_SIMULATIONS`; a simulation's cost is nearly constant,
-    a rollout's on average over the positions)."""
-    probe = AZAgent(0, network, game_id, options, simulations=SIZING_SIMULATIONS, rollout_weight=rollout_weight)
+    a rollout's on average over the positions). ``search`` holds the search's other constants
+    (``c_puct``, ``considered``), as :class:`~monster_zoo.agents.az.agent.AZAgent` takes them."""
+    probe = AZAgent(0, network, game_id, options, simulations=SIZING_SIMULATIONS, rollout_weight=rollout_weight,
+                    **(search or {}))
     per_simulation = cpu_ms_per_move(probe, positions) / SIZING_SIMULATIONS
     return max(1, int(budget_ms / per_simulation))
 
@@ -113,13 +117,14 @@ class Piece:
     last: int
     seed: int
     rollout_weight: float = 0.0
+    search: Dict = field(default_factory=dict)
 
 
 def play_piece(piece: Piece) -> Dict:
     """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side."""
     n = piece.options["num_players"]
     az = Timed(AZAgent(piece.seed, read_network(piece.network), piece.game_id, piece.options,
-                       simulations=piece.simulations, rollout_weight=piece.rollout_weight))
+                       simulations=piece.simulations, rollout_weight=piece.rollout_weight, **piece.search))
     opponents = [Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)]
     outcomes = []
     for record in iter_games(piece.game_id, [az, *opponents], piece.last, piece.seed, piece.options,
@@ -138,10 +143,13 @@ def _milliseconds(seconds: Sequence[float]) -> Dict:
 
 def measure(network_path: str, opponent: str, num_players: int, games: int, seed: int = 0,
             budget_ms: Optional[float] = None, workers: int = 1, options: Optional[Dict] = None,
-            simulations: Optional[int] = None, rollout_weight: float = 0.0) -> Dict:
+            simulations: Optional[int] = None, rollout_weight: float = 0.0,
+            search: Optional[Dict] = None) -> Dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
-    search's simulations instead of sizing them to the budget; ``rollout_weight`` is the search's
+    search's simulations instead of sizing them to the budget; ``rollout_weight`` and ``search``
+    (``c_puct``, ``considered``; the agent's defaults where absent) are the search's
     (:class:`~monster_zoo.agents.az.search.SearchSettings`)."""
+    search = dict(search or {})
     network = read_network(network_path)
     game_id = network.game_id
     table = {**network.options, **(options or {}), "num_players": num_players}
@@ -152,9 +160,10 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
         raise ValueError(f"the budget is {planned:.1f} CPU ms per move, over the protocol's {MAX_BUDGET_MS:.0f}: "
                          f"pass --budget-ms {MAX_BUDGET_MS:.0f} or less, or a cheaper opponent")
     if simulations is None:
-        simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight)
+        simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight, search)
     bounds = np.linspace(0, games, workers + 1).astype(int)
-    pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight)
+    pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight,
+                    search)
               for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     start = time.time()
     if workers == 1:
@@ -170,7 +179,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
             "draws": sum(o == DRAW for o in outcomes),
             "win_rate": round(wins / len(outcomes), 4), "interval95": [round(low, 4), round(high, 4)],
             "equal_share": round(1 / num_players, 4), "az_simulations": simulations,
-            "az_rollout_weight": rollout_weight,
+            "az_rollout_weight": rollout_weight, "az_search": search,
             "planned_ms_per_move": round(planned, 2), "opponent_sized_ms_per_move": round(opponent_ms, 2),
             "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
             "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
@@ -194,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="simulations per az move, instead of sizing them to the budget")
     parser.add_argument("--rollout-weight", type=float, default=0.0,
                         help="share of a leaf's value from a rollout of the game's mcts rollout policy (0 to 1)")
+    parser.add_argument("--c-puct", type=float, default=None,
+                        help="the search's PUCT constant below the root (not given: the agent's "
+                             f"{SearchSettings.c_puct})")
+    parser.add_argument("--considered", type=int, default=None,
+                        help="root actions of Gumbel sequential halving (not given: the agent's "
+                             f"{SearchSettings.considered})")
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
@@ -211,6 +226,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                    "at least 1"),
                                   ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1,
                                    "a number from 0 to 1"),
+                                  ("--c-puct", args.c_puct, args.c_puct is None or args.c_puct > 0, "a number above 0"),
+                                  ("--considered", args.considered, args.considered is None or args.considered >= 1,
+                                   "at least 1"),
                                   ("--budget-ms", args.budget_ms,
                                    args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
                                    f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]")):
@@ -220,14 +238,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(problem)
     try:
         report = measure(args.network, args.opponent, args.players, args.games, args.seed, args.budget_ms,
-                         args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight)
+                         args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight,
+                         search={k: v for k, v in (("c_puct", args.c_puct), ("considered", args.considered))
+                                 if v is not None})
     except ValueError as error:
         parser.error(str(error))
     text = json.dumps(report, indent=1)
     if args.out:
         write_atomic(Path(args.out), text)
+    constants = "".join(f", {name} {value}" for name, value in report["az_search"].items())
     print(f"{report['game']} {report['num_players']}p: az ({report['az_simulations']} simulations, "
-          f"rollout weight {report['az_rollout_weight']}, "
+          f"rollout weight {report['az_rollout_weight']}{constants}, "
           f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
           f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "
           f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall")
