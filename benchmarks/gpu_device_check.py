@@ -326,9 +326,10 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
             "--time-limit", "0" if quick else str(minutes), "--eval-every", "0",
             "--eval-games", "2" if quick else "100", "--checkpoint-every", "0", "--no-progress",
             "--out-dir", str(out), "--seed", "1",
-            # the epochs of the first H200 figure (438,400 timesteps/s, 2026-11-28), so that the rollout
-            # and update seconds stay comparable across runs (device-train's CPU default is now 1)
-            "--update-epochs", "2"]
+            # the epochs and learning rate of the first H200 figure (438,400 timesteps/s, 2026-11-28), so
+            # that the rollout and update seconds and the strength after a minute stay comparable across
+            # runs (device-train's CPU defaults are now 1 epoch and 2e-3)
+            "--update-epochs", "2", "--learning-rate", "3e-4"]
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout holds the JSON lines only
