@@ -18,8 +18,9 @@ first); well under ten minutes on one H100. Every result is one JSON line (stdou
 5. ``trainer``: the array-side PPO trainer (``monster_zoo.training.device_ppo``) on the GPU. First
    the learner-seat games on the device against the CPU's
    (:func:`monster_zoo.envs.gpu.parity.compare_learner`: ``--parity-envs`` games with random
-   opponents, a quarter of that with greedy, and a pool with frozen networks; ``trainer_parity``
-   lines), then ``device-train --device cuda`` for ``--trainer-minutes`` of training at
+   opponents, a quarter of that with greedy, a pool with frozen networks, and random opponents with
+   a learner that now and then plays an illegal move under ``illegal_action="penalize"``;
+   ``trainer_parity`` lines, ``illegal_played`` counting those moves), then ``device-train --device cuda`` for ``--trainer-minutes`` of training at
    ``--trainer-envs`` games (2-player Marry the Monster, or the first of ``--games`` at its smallest
    count; minibatches of twice as many decisions; opponents random 0.2 and snapshots 0.8, the
    trainer's own figure rather than greedy's search), reporting timesteps/s, the seconds in rollouts and in updates, the GPU memory it took
@@ -306,11 +307,13 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
     from monster_zoo.envs.gpu.parity import POOLS, compare_learner
 
     players = 2 if game_id == TRAINER_GAME else monster_zoo.spec(game_id).min_players
-    for pool in POOLS:
+    # the last case: random opponents, the learner now and then playing an illegal move under
+    # illegal_action="penalize" (the kernel's penalty path, so far run only under the simulator)
+    for pool, illegal_every in [(pool, 0) for pool in POOLS] + [("random", 40)]:
         start = time.perf_counter()
         try:  # greedy's search on the CPU side is the slow part: a quarter of the games
             envs = max(2, parity_envs // 4) if pool == "greedy" else parity_envs
-            result = compare_learner(game_id, players, envs, pool, seed=2026)
+            result = compare_learner(game_id, players, envs, pool, seed=2026, illegal_every=illegal_every)
         except Exception as error:  # noqa: BLE001 - recorded, and the training run still goes
             record("error", failed_part=f"trainer_parity {pool}", error=f"{type(error).__name__}: {error}"[:2000],
                    traceback=traceback.format_exc()[-3000:])
@@ -326,9 +329,10 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
             "--time-limit", "0" if quick else str(minutes), "--eval-every", "0",
             "--eval-games", "2" if quick else "100", "--checkpoint-every", "0", "--no-progress",
             "--out-dir", str(out), "--seed", "1",
-            # the epochs of the first H200 figure (438,400 timesteps/s, 2026-11-28), so that the rollout
-            # and update seconds stay comparable across runs (device-train's CPU default is now 1)
-            "--update-epochs", "2"]
+            # the epochs and learning rate of the first H200 figure (438,400 timesteps/s, 2026-11-28), so
+            # that the rollout and update seconds and the strength after a minute stay comparable across
+            # runs (device-train's CPU defaults are now 1 epoch and 2e-3)
+            "--update-epochs", "2", "--learning-rate", "3e-4"]
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout holds the JSON lines only

@@ -38,7 +38,8 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     assert all(r["steps_per_second"] > 0 and r["device"] == "numba-cuda simulator" for r in bench)
     assert rows[-1]["part"] == "done" and rows[-1]["failed_parts"] == []
     learner_parity = [r for r in rows if r["part"] == "trainer_parity"]
-    assert sorted(r["pool"] for r in learner_parity) == ["greedy", "random", "snapshots"]
+    assert sorted((r["pool"], r["illegal_played"] > 0) for r in learner_parity) == [
+        ("greedy", False), ("random", False), ("random", True), ("snapshots", False)]  # the last: penalize
     assert all(r["mismatch"] is None and r["num_players"] == 3 for r in learner_parity), learner_parity
     (trained,) = [r for r in rows if r["part"] == "trainer"]
     assert trained["timesteps"] == 64 and trained["timesteps_per_second"] > 0 and trained["game"] == GAME

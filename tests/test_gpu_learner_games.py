@@ -73,6 +73,59 @@ def test_gpu_learner_games_play_the_cpu_games_at_more_slots():
     check_parity(simulated_parity(16, timeout=3000), 16)
 
 
+PENALIZE_SCRIPT = """
+import json, warnings
+import numpy as np
+import monster_zoo
+from monster_zoo import envs
+from monster_zoo.envs.gpu.learner_games import GpuLearnerGames
+from monster_zoo.envs.gpu.parity import compare_learner
+warnings.simplefilter("ignore", RuntimeWarning)  # splitmix64's uint64 wrap, run by numpy in the simulator
+for game_id in monster_zoo.available():
+    spec = monster_zoo.spec(game_id)
+    for players in sorted({spec.min_players, spec.max_players}):
+        for pool in ("random", "greedy"):
+            print(json.dumps(compare_learner(game_id, players, 3, pool, illegal_every=40)), flush=True)
+game = "marry_the_monster-v0"
+spec, config = envs.spec(game), envs.config(game, {"num_players": 2})
+try:
+    GpuLearnerGames(spec, config, 2, illegal_action="forfeit")
+except ValueError as error:
+    print("option:", error)
+games = GpuLearnerGames(spec, config, 3, seed=4, illegal_action="penalize")
+masks = games.reset()[1].copy_to_host()
+actions = np.array([int(np.flatnonzero(m)[0]) for m in masks], object)
+actions[2] = "seven"  # not an action at all: on the host path, penalized as on the CPU
+rewards = games.step(actions)[2].copy_to_host()
+print("host path:", rewards.tolist(), games.illegal.copy_to_host().tolist())
+"""
+
+
+@needs_numba_cuda
+@needs_torch
+def test_gpu_learner_games_penalize_illegal_learner_actions_as_the_cpu_games_do():
+    """``illegal_action="penalize"``: in every game at its smallest and largest player count, with random
+    and with greedy opponents, the learner now and then plays an action its mask forbids (or one out of
+    range); the GPU driver and the CPU's give the same rewards (-1 to the learner), ends, final views,
+    ``illegal`` flags, next games and states after every step, until 3 games have also ended by play.
+    A bad option is refused naming the valid ones; a value that is no action at all is penalized too."""
+    done = subprocess.run([sys.executable, "-c", PENALIZE_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    results = [json.loads(line) for line in lines if line.startswith("{")]
+    expected = {(g, n, pool) for g in monster_zoo.available() for pool in ("random", "greedy")
+                for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)}
+    assert {(r["game_id"], r["num_players"], r["pool"]) for r in results} == expected
+    for r in results:
+        assert r["mismatch"] is None, r
+        assert r["games_ended"] - r["illegal_played"] >= 3, r
+    assert sum(r["illegal_played"] for r in results) >= len(results), results  # about one per case and more
+    assert "option: marry_the_monster-v0: option illegal_action='forfeit' is not valid; valid values: " \
+           "'raise', 'penalize'" in done.stdout, done.stdout
+    assert "host path: [0.0, 0.0, -1.0] [False, False, True]" in done.stdout, done.stdout
+
+
 REFUSALS_SCRIPT = """
 import numpy as np
 from monster_zoo import envs

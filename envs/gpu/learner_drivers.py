@@ -106,32 +106,47 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     start_game = cuda.jit(device=True)(start_game)
     proceed = cuda.jit(device=True)(proceed)
 
-    def play(mode, actions, logits, learner_masks, refused, states, config, game_rngs, seat_rngs, policy_rngs,
-             learner, fixed_seats, members, pool_ids, cumulative, kinds, started, game_seeds, base_seed, phase,
-             reported, rewards, terminated, truncated, final_obs, final_returns, final_seats, final_game_seeds,
+    def play(mode, actions, logits, learner_masks, refused, penalize, illegal, states, config, game_rngs, seat_rngs,
+             policy_rngs, learner, fixed_seats, members, pool_ids, cumulative, kinds, started, game_seeds, base_seed,
+             phase, reported, rewards, terminated, truncated, final_obs, final_returns, final_seats, final_game_seeds,
              opp_masks, opp_obs):
         """One move per slot, then play on (:func:`proceed`). ``mode`` :data:`BEGIN`: start a game in
         every slot, unreported; :data:`LEARNER`: apply the learner's ``actions``, where ``learner_masks``
         allows them (a slot whose action it does not allow is left as it was and counted in
-        ``refused[0]``, for the host to refuse once it reads the count); :data:`OPPONENTS`: in every
+        ``refused[0]``, for the host to refuse once it reads the count; with ``penalize`` set the
+        learner loses that game instead, as ``illegal_action="penalize"`` on the CPU: reward -1, the
+        others 0, ``illegal[i]`` set, and the slot starts its next game); :data:`OPPONENTS`: in every
         ``WAITING`` slot, draw the torch opponent's action from its ``logits`` row (a masked softmax on
         the slot's policy generator, as the CPU draws a frozen network's) and apply it."""
         i = cuda.grid(1)
         if i >= states.shape[0] or (mode == OPPONENTS and phase[i] != WAITING):
             return
+        lost = False
         if mode == LEARNER:
             a = actions[i]
             if a < 0 or a >= learner_masks.shape[1] or learner_masks[i, a] == 0:
-                cuda.atomic.add(refused, 0, 1)
-                return
+                if penalize == 0:
+                    cuda.atomic.add(refused, 0, 1)
+                    return
+                lost = True
         if mode == OPPONENTS:
             apply_action(states[i], sample_masked(logits[i], opp_masks[i], policy_rngs[i]), game_rngs[i])
         else:
             rewards[i] = 0.0
-            terminated[i] = False
+            terminated[i] = lost
             truncated[i] = False
-            reported[i] = 1 if mode == BEGIN else 0
-            if mode == BEGIN:
+            illegal[i] = lost
+            reported[i] = 1 if mode == BEGIN or lost else 0
+            if lost:  # ``selfplay.LearnerGames._finish_games``' slot for an illegal action
+                seat = learner[i]
+                final_seats[i] = seat
+                final_game_seeds[i] = game_seeds[i]
+                for p in range(final_returns.shape[1]):
+                    final_returns[i, p] = 0.0
+                final_returns[i, seat] = -1.0
+                rewards[i] = -1.0
+                observe_into(states[i], seat, final_obs[i])
+            if mode == BEGIN or lost:
                 start_game(i, states, config, game_rngs, seat_rngs, learner, fixed_seats, members, pool_ids,
                            cumulative, started, game_seeds, base_seed)
             else:
@@ -154,6 +169,6 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
     slot_arrays = (STATES, CONFIG, RNGS, RNGS, RNGS, INTS, INTS, INTS, INTS, FLOATS64, BYTES, INTS, INTS,
                    types.int64, BYTES, BYTES, FLOATS, BOOLS, BOOLS, FLOATS2, FLOATS2, INTS, INTS, MASKS, FLOATS2)
     return {
-        "play": (play, (types.int64, INTS, FLOATS2, MASKS, INTS, *slot_arrays)),
+        "play": (play, (types.int64, INTS, FLOATS2, MASKS, INTS, types.int64, BOOLS, *slot_arrays)),
         "learner_view": (learner_view, (STATES, INTS, MASKS, FLOATS2)),
     }

@@ -30,7 +30,9 @@ Learner actions are checked on the device: :meth:`GpuLearnerGames.step` reads th
 back and refuses them before anything moves, or, with ``check=False`` (the trainer's rollout, which
 samples legal actions only), leaves a slot whose action is illegal as it was and counts it on the
 device, and :meth:`GpuLearnerGames.check_actions` reads the count once (after a rollout) and refuses
-then: a step crosses to the host only to launch.
+then: a step crosses to the host only to launch. With ``illegal_action="penalize"`` (as the CPU's
+learner games) the play kernel makes the learner lose such a slot's game instead (-1, the others 0,
+``illegal`` set) and starts the slot's next game, nothing read back.
 
 Arrays handed out (``observations``, ``masks``, ``rewards``, ``terminated``, ``truncated`` and the
 ``final_*`` ones) are numba-cuda device arrays, overwritten by the next call; :func:`tensor_view`
@@ -44,7 +46,7 @@ import numpy as np
 from numba import config as numba_config, cuda
 
 from ..core.contract import H_CURRENT
-from ..core.illegal import IllegalActionError, batch_refusals
+from ..core.illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from ..core.inputs import check_num_envs, check_seed
 from ..core.opponents import RandomOpponent, random_policy
 from ..core.rng import consecutive_rngs
@@ -100,13 +102,17 @@ def opponent_kind(opponent, spec) -> int:
 
 class GpuLearnerGames:
     """``num_envs`` games played from one learner seat each on the GPU (see the module docstring); the
-    arguments are :class:`~monster_zoo.envs.core.selfplay.LearnerGames`' (an illegal learner action
-    is always refused: ``illegal_action="raise"``)."""
+    arguments are :class:`~monster_zoo.envs.core.selfplay.LearnerGames`', ``illegal_action`` included:
+    ``"raise"`` refuses an illegal learner action, ``"penalize"`` makes the learner lose that game
+    (reward -1, the others 0, :attr:`illegal` set on the device, the slot starts its next game)."""
 
     def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
-                 weights: Optional[Sequence[float]] = None, seed: int = 0, seats: Optional[Sequence[int]] = None):
+                 weights: Optional[Sequence[float]] = None, seed: int = 0, seats: Optional[Sequence[int]] = None,
+                 illegal_action: str = "raise"):
         num_envs = check_num_envs(num_envs, spec.env_id)
         check_seed(seed, spec.env_id, allow_none=False)
+        self.illegal_action = check_illegal_action_option(illegal_action, spec.env_id)
+        self._penalize = int(self.illegal_action == "penalize")
         require_gpu()
         self.spec, self.num_envs = spec, num_envs
         self.config_host = np.ascontiguousarray(config, dtype=np.int64)
@@ -131,6 +137,7 @@ class GpuLearnerGames:
         self.rewards = cuda.to_device(np.zeros(n, np.float32))
         self.terminated = cuda.to_device(np.zeros(n, np.bool_))
         self.truncated = cuda.to_device(np.zeros(n, np.bool_))
+        self.illegal = cuda.to_device(np.zeros(n, np.bool_))  # the game just lost by an illegal learner action
         self.final_returns = cuda.to_device(np.zeros((n, self.num_players), np.float32))
         self.final_seats = cuda.to_device(np.zeros(n, np.int64))
         self.final_game_seeds = cuda.to_device(np.zeros(n, np.int64))
@@ -204,8 +211,8 @@ class GpuLearnerGames:
     def reset(self):
         """Start a game in every slot and play the opponents up to the learner's first turn;
         ``(observations, masks)``."""
-        self._launch("play", BEGIN, self._no_actions, self._no_logits, self._masks, self._refused,
-                     *self._slot_arrays())
+        self._launch("play", BEGIN, self._no_actions, self._no_logits, self._masks, self._refused, self._penalize,
+                     self.illegal, *self._slot_arrays())
         self._play_torch_opponents()
         self._refresh_view()
         return self.observations, self.masks
@@ -215,14 +222,16 @@ class GpuLearnerGames:
         ``(observations, masks, rewards, terminated, truncated)``. An action the learner may not take
         raises IllegalActionError naming the slot, the learner's seat, the action and the reason,
         changing nothing; with ``check=False`` nothing is read back: such a slot is left as it was
-        and :meth:`check_actions` refuses it later."""
+        and :meth:`check_actions` refuses it later. Under ``illegal_action="penalize"`` the learner
+        loses that slot's game instead, nothing read back either way."""
         column = self._device_actions(actions)
-        if check:
+        if check and not self._penalize:
             self._tally.copy_to_device(np.zeros(1, np.int64))
             self._count_illegal[self._grid](column, self._masks, self._tally)
             if int(self._tally.copy_to_host()[0]):
                 self._refuse(column.copy_to_host())
-        self._launch("play", LEARNER, column, self._no_logits, self._masks, self._refused, *self._slot_arrays())
+        self._launch("play", LEARNER, column, self._no_logits, self._masks, self._refused, self._penalize,
+                     self.illegal, *self._slot_arrays())
         self._play_torch_opponents()
         self._refresh_view()
         return self.observations, self.masks, self.rewards, self.terminated, self.truncated
@@ -255,19 +264,24 @@ class GpuLearnerGames:
         if column is not None and column.shape == (self.num_envs,) and column.dtype == np.int64:
             return column
         host = column.copy_to_host() if column is not None else actions
-        refused = self._refusals(host)
-        if refused:
+        clean, refused = self._checked(host)
+        if refused and not self._penalize:
             raise IllegalActionError(next(iter(refused.values())))
-        return cuda.to_device(np.ascontiguousarray(host, dtype=np.int64))
+        clean[list(refused)] = -1  # an action no mask allows: the play kernel penalizes it
+        return cuda.to_device(clean)
 
     def _refusals(self, actions) -> dict:
+        return self._checked(actions)[1]
+
+    def _checked(self, actions):
+        """``(actions as int64, refusals by slot)`` (:func:`~monster_zoo.envs.core.illegal.batch_refusals`)."""
         learner = self.learner_seats.copy_to_host()
 
         def who(i):
             seat = f"player_{int(learner[i])} (the learner)"
             return f"slot {i}: {seat}" if self.num_envs > 1 else seat
 
-        return batch_refusals(self.spec, self.states, self._masks.copy_to_host(), actions, who)[1]
+        return batch_refusals(self.spec, self.states, self._masks.copy_to_host(), actions, who)
 
     def _refuse(self, actions) -> None:
         refused = self._refusals(actions)
@@ -302,7 +316,7 @@ class GpuLearnerGames:
                     theirs = (waiting & (t["members"] == entry)).unsqueeze(1)
                     torch.where(theirs, opponent.policy_logits(t["obs"]).float(), t["logits"], out=t["logits"])
             self._launch("play", OPPONENTS, self._no_actions, t["logits_numba"], self._masks, self._refused,
-                         *self._slot_arrays())
+                         self._penalize, self.illegal, *self._slot_arrays())
             still = (t["phase"] == WAITING).any()
             if SIMULATED:  # torch on the CPU: the answer is there at once
                 if not bool(still):

@@ -157,12 +157,16 @@ def learner_pools(spec, pool: str, device: str) -> list:
 
 
 def compare_learner(game_id: str, num_players: int, num_envs: int, pool: str = "random", seed: int = 11,
-                    max_steps: int = 3000, switch_at: int = 8) -> dict:
+                    max_steps: int = 3000, switch_at: int = 8, illegal_every: int = 0) -> dict:
     """Play the learner-seat games on the CPU (:class:`~monster_zoo.envs.core.selfplay.LearnerGames`)
     and the GPU (:class:`~.learner_games.GpuLearnerGames`) with the same seed, opponents (:func:`learner_pools`,
     the pool replaced after ``switch_at`` steps) and random legal learner actions until ``num_envs``
     games have ended, comparing after every step the states, learner seats, game seeds, the learner's
-    view and the final views of the games that ended. The first difference ends the comparison."""
+    view and the final views of the games that ended. The first difference ends the comparison.
+    ``illegal_every`` > 0: both drivers under ``illegal_action="penalize"``, and in each slot, once in
+    that many steps on average, the learner plays an action its mask forbids (or one out of range
+    where all are legal), which loses it that game; whether each game was lost so is compared too,
+    and the comparison runs until ``num_envs`` games have ended otherwise."""
     from .. import config, spec as game_spec
     from ..core.selfplay import LearnerGames
     from .learner_games import TORCH_DEVICE, GpuLearnerGames
@@ -170,16 +174,19 @@ def compare_learner(game_id: str, num_players: int, num_envs: int, pool: str = "
     spec = game_spec(game_id)
     rules = config(game_id, {"num_players": num_players})
     pools = learner_pools(spec, pool, TORCH_DEVICE)
-    cpu = LearnerGames(spec, rules, num_envs, *pools[0], seed=seed)
-    gpu = GpuLearnerGames(spec, rules, num_envs, *pools[0], seed=seed)
+    illegal_action = "penalize" if illegal_every else "raise"
+    cpu = LearnerGames(spec, rules, num_envs, *pools[0], seed=seed, illegal_action=illegal_action)
+    gpu = GpuLearnerGames(spec, rules, num_envs, *pools[0], seed=seed, illegal_action=illegal_action)
     result = {"game_id": game_id, "num_players": num_players, "num_envs": num_envs, "pool": pool, "steps": 0,
-              "games_ended": 0, "mismatch": None}
+              "games_ended": 0, "illegal_played": 0, "mismatch": None}
 
     def differs(where, ours, theirs) -> bool:
         arrays = [(name, a, b) for name, a, b in zip(("observations", "masks", "rewards", "terminated",
                                                       "truncated"), ours, theirs)]
         arrays += [(name, getattr(cpu, name), getattr(gpu, name)) for name in ("learner_seats", "game_seeds")]
         arrays.append(("states", cpu.states, gpu.states))
+        if illegal_every:
+            arrays.append(("illegal", cpu.illegal, gpu.illegal))
         if len(ours) == 5:  # a step: the final views of the games that ended
             done = np.asarray(ours[3]) | np.asarray(ours[4])
             arrays += [(name, getattr(cpu, name)[done], _host(getattr(gpu, name))[done])
@@ -193,16 +200,20 @@ def compare_learner(game_id: str, num_players: int, num_envs: int, pool: str = "
     if differs("reset", cpu.reset(), gpu.reset()):
         return result
     draw = np.random.default_rng(seed)
-    while result["games_ended"] < num_envs and result["steps"] < max_steps:
+    while result["games_ended"] - result["illegal_played"] < num_envs and result["steps"] < max_steps:
         if result["steps"] == switch_at and len(pools) > 1:
             cpu.set_opponents(*pools[1])
             gpu.set_opponents(*pools[1])
         actions = np.array([draw.choice(np.flatnonzero(m)) for m in np.asarray(cpu.masks)])
+        for slot in np.flatnonzero(draw.random(num_envs) * illegal_every < 1) if illegal_every else ():
+            forbidden = np.flatnonzero(np.asarray(cpu.masks)[slot] == 0)
+            actions[slot] = forbidden[0] if forbidden.size else spec.num_actions
+            result["illegal_played"] += 1
         ours = cpu.step(actions)
         if differs(f"step {result['steps']}", ours, gpu.step(actions)):
             return result
         result["steps"] += 1
         result["games_ended"] += int((np.asarray(ours[3]) | np.asarray(ours[4])).sum())
-    if result["games_ended"] < num_envs:
+    if result["games_ended"] - result["illegal_played"] < num_envs:  # games played to their end
         result["mismatch"] = f"fewer than {num_envs} games ended within {max_steps} steps"
     return result

@@ -17,11 +17,16 @@ from .torchrl_parts import (ClipPPOLoss, MaskedCategorical, ProbabilisticActor, 
                             ValueOperator, generalized_advantage_estimate)
 
 
-def mlp(sizes: Sequence[int]) -> nn.Sequential:
-    """Linear layers of ``sizes`` with tanh between them (SB3's MlpPolicy's choice), the last one bare."""
+def mlp(sizes: Sequence[int], last_gain: float) -> nn.Sequential:
+    """Linear layers of ``sizes`` with tanh between them, the last one bare, initialised as SB3's
+    MlpPolicy does: orthogonal weights (gain sqrt(2) in the hidden layers, ``last_gain`` in the last),
+    zero biases."""
     layers: List[nn.Module] = []
     for k in range(len(sizes) - 1):
-        layers.append(nn.Linear(sizes[k], sizes[k + 1]))
+        linear = nn.Linear(sizes[k], sizes[k + 1])
+        nn.init.orthogonal_(linear.weight, gain=last_gain if k == len(sizes) - 2 else np.sqrt(2))
+        nn.init.zeros_(linear.bias)
+        layers.append(linear)
         if k < len(sizes) - 2:
             layers.append(nn.Tanh())
     return nn.Sequential(*layers)
@@ -32,8 +37,8 @@ class Learner:
 
     def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int], learning_rate: float,
                  clip_coef: float, ent_coef: float, device: str = "cpu"):
-        self.actor_net = mlp([obs_size, *hidden, num_actions]).to(device)
-        self.critic_net = mlp([obs_size, *hidden, 1]).to(device)
+        self.actor_net = mlp([obs_size, *hidden, num_actions], 0.01).to(device)
+        self.critic_net = mlp([obs_size, *hidden, 1], 1.0).to(device)
         logits = TensorDictModule(self.actor_net, in_keys=["observation"], out_keys=["logits"])
         self.actor = ProbabilisticActor(logits, in_keys={"logits": "logits", "mask": "action_mask"},
                                         distribution_class=MaskedCategorical, return_log_prob=True)
@@ -41,7 +46,8 @@ class Learner:
         self.loss = ClipPPOLoss(self.actor, self.critic, clip_epsilon=clip_coef, entropy_coeff=ent_coef,
                                 normalize_advantage=True)
         self.log_prob_key = self.loss.tensor_keys.sample_log_prob
-        self.optimizer = torch.optim.Adam(self.loss.parameters(), lr=learning_rate)
+        # eps as SB3's: torch's 1e-8 lets Adam take full-size steps on gradients near zero
+        self.optimizer = torch.optim.Adam(self.loss.parameters(), lr=learning_rate, eps=1e-5)
 
     @torch.no_grad()
     def act(self, observations: torch.Tensor, masks: torch.Tensor):

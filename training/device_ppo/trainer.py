@@ -64,10 +64,13 @@ class Args:
     time_limit: float = flag(0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)")
     num_envs: int = flag(512, "games played side by side")
     num_steps: int = flag(32, "learner decisions per game per rollout (rollout = num_envs * num_steps)")
-    learning_rate: float = flag(3e-4, "Adam learning rate")
+    # 2e-3 in minibatches of 2,048 (SB3's train: 3e-4 in 1,024, four passes): with one pass over rollouts
+    # four times train's, the policy moved too little per rollout; after equal wall time this agent was
+    # the strongest measured against greedy (docs/guides/gpu.md's CPU table)
+    learning_rate: float = flag(2e-3, "Adam learning rate")
     gamma: float = flag(0.995, "discount per learner decision")
     gae_lambda: float = flag(0.95, "GAE lambda")
-    batch_size: int = flag(4096, "minibatch size of the PPO update")
+    batch_size: int = flag(2048, "minibatch size of the PPO update")
     # One pass: on a CPU the update is compute-bound and a second pass cost a third of the run's time;
     # after equal wall time one pass's agent was as strong as two passes' (docs/guides/gpu.md's CPU table)
     update_epochs: int = flag(1, "passes over each rollout")
