@@ -33,7 +33,7 @@ from monster_zoo import envs
 from monster_zoo.agents.az.network import random_network, read_network
 from monster_zoo.agents.az.search import SearchSettings, trees
 from monster_zoo.agents.az.shipped import shipped_network_path
-from monster_zoo.benchmarks.az_forward import cpu_name
+from monster_zoo.benchmarks.az_forward import chosen_games, cpu_name
 from monster_zoo.envs.core import threads
 from monster_zoo.training.az.expert import expert_simulations, play_expert_games
 from monster_zoo.training.az.selfplay import play_games
@@ -87,10 +87,7 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--expert-games", type=int, default=4, help="expert games timed (default 4; 0: none)")
     parser.add_argument("--quick", action="store_true", help="2 games each, 8 simulations: a smoke test")
     args = parser.parse_args(argv)
-    games = envs.available() if args.games == "all" else args.games.split(",")
-    unknown = sorted(set(games) - set(envs.available()))
-    if unknown:
-        parser.error(f"unknown game {', '.join(unknown)}; valid: {', '.join(envs.available())}")
+    games = chosen_games(parser, args.games)
     counts, parallels = int_list(args.threads), int_list(args.parallel)
     for flag, value, ok in (("--threads", args.threads, counts), ("--parallel", args.parallel, parallels)):
         if ok is None:

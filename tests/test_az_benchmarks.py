@@ -4,7 +4,7 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.az.shipped import shipped_network_path
-from monster_zoo.benchmarks import az_forward, az_targets
+from monster_zoo.benchmarks import az_forward, az_simulation, az_targets
 
 
 def test_forward_benchmark_prints_every_shipped_network_with_both_references(capsys):
@@ -48,11 +48,22 @@ def test_target_benchmark_times_every_parallel_count_and_may_leave_the_expert_ou
     assert az_targets.tree_bytes(8, 99) == 9 * (99 * 8 + 4 + 6 * 8)
 
 
+def test_simulation_benchmark_prints_the_whole_and_every_piece(capsys):
+    """One row per game: the search's microseconds per simulation, with the shipped rollout weight
+    (Monster Arena's az mixes rollouts in), the leaves' mean depth, the pieces' sum and each piece."""
+    assert az_simulation.main(["--quick", "--games", "monster_arena-v0"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1].split()
+    assert row[0] == "monster_arena-v0" and len(row) == 5 + len(az_simulation.PIECES)
+    assert all(float(x) >= 0 for x in row[1:]) and float(row[1]) > 0 and float(row[3]) >= 1
+
+
 @pytest.mark.parametrize("module,argv,message", [
     (az_forward, ["--rows", "0"], "at least 1"),
     (az_forward, ["--batch", "8,x"], "not a comma-separated list"),
     (az_forward, ["--batch", "0"], "at least 1"),
     (az_targets, ["--games", "chess-v0"], "unknown game chess-v0"),
+    (az_simulation, ["--games", "chess-v0"], "unknown game chess-v0"),
+    (az_simulation, ["--positions", "0"], "must be at least 1"),
     (az_targets, ["--threads", "one"], "not a comma-separated list"),
     (az_targets, ["--simulations", "0"], "at least 1"),
     (az_targets, ["--repeats", "0"], "at least 1"),

@@ -174,18 +174,24 @@ def check_player_counts(game_id: str, counts: Sequence[int]) -> List[int]:
 
 
 # --- the forward pass (numba) ------------------------------------------------------------------
-@njit(types.void(FLOATS, types.int64, FLOATS), cache=True)
-def network_input(observation, num_players, x):
-    """Write the network input for an observation at a table of ``num_players`` into ``x``."""
-    n_obs = observation.shape[0]
-    copy_vector(x, observation)
+@njit(cache=True)
+def count_input(n_obs, num_players, x):
+    """Write the player-count one-hot of a table of ``num_players`` into ``x`` after its first
+    ``n_obs`` entries (the observation's)."""
     for k in range(MAX_SEATS):
         x[n_obs + k] = 0.0
     x[n_obs + num_players - 1] = 1.0
 
 
+@njit(types.void(FLOATS, types.int64, FLOATS), cache=True)
+def network_input(observation, num_players, x):
+    """Write the network input for an observation at a table of ``num_players`` into ``x``."""
+    copy_vector(x, observation)
+    count_input(observation.shape[0], num_players, x)
+
+
 @njit(cache=True, fastmath=True)
-def _dense(weight, bias, source, out):
+def _dense(weight, bias, source, out, nonzero):
     """``out = source @ weight + bias`` for a 2-D ``[in, out]`` ``weight``; skips zero inputs.
 
     Input-major rows make the update of all outputs by one input a contiguous vector operation,
@@ -193,16 +199,26 @@ def _dense(weight, bias, source, out):
     parameters, see :func:`_layer`), not the flat parameters indexed by a running offset: with
     the offset form LLVM could not vectorize the update on every CPU (on an AVX-512 Xeon it ran
     16x slower than this loop; ``benchmarks/az_forward.py`` measures both).
+
+    The non-zero inputs are listed first (into ``nonzero``, at least as long as the input), then
+    their rows added: a test inside the loop over rows, taken or not at random (a ReLU's
+    outputs), cost 1.3-1.6x the whole pass (training/AZ.md, ninth session). The sums are the
+    same, in the same order, to the bit.
     """
     n_out = weight.shape[1]
     for o in range(n_out):
         out[o] = bias[o]
+    count = 0
     for k in range(weight.shape[0]):
+        if source[k] != 0.0:
+            nonzero[count] = k
+            count += 1
+    for i in range(count):
+        k = nonzero[i]
         v = source[k]
-        if v != 0.0:
-            row = weight[k]
-            for o in range(n_out):
-                out[o] += v * row[o]
+        row = weight[k]
+        for o in range(n_out):
+            out[o] += v * row[o]
 
 
 @njit(cache=True)
@@ -223,17 +239,18 @@ def forward(params, shapes, x, scratch, logits, values):
     trunk = shapes.shape[0] - 2
     offset = 0
     source = x
+    nonzero = np.empty(shapes.max(), np.int32)
     for layer in range(trunk):
         out = scratch[layer % 2]
         weight, bias, offset = _layer(params, offset, shapes[layer, 0], shapes[layer, 1])
-        _dense(weight, bias, source, out)
+        _dense(weight, bias, source, out, nonzero)
         for o in range(bias.shape[0]):
             out[o] = max(out[o], np.float32(0.0))
         source = out
     weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
-    _dense(weight, bias, source, logits)
+    _dense(weight, bias, source, logits, nonzero)
     weight, bias, offset = _layer(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1])
-    _dense(weight, bias, source, values)
+    _dense(weight, bias, source, values, nonzero)
     for k in range(values.shape[0]):
         values[k] = np.tanh(values[k])
 
@@ -241,8 +258,9 @@ def forward(params, shapes, x, scratch, logits, values):
 @njit(cache=True)
 def _sparse_rows(weight, bias, xs, rows, out):
     """``out[:rows] = xs[:rows] @ weight + bias`` row by row, skipping zero inputs (:func:`_dense`)."""
+    nonzero = np.empty(weight.shape[0], np.int32)
     for r in range(rows):
-        _dense(weight, bias, xs[r], out[r])
+        _dense(weight, bias, xs[r], out[r], nonzero)
 
 
 @njit(cache=True)
