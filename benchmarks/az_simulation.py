@@ -17,7 +17,7 @@ the start), with the game's shipped network (a random 256x256 one where none shi
   on the tree that search left (PUCT with the legal list made from the mask first, as below the
   root), ``legal_mask``, ``apply_action`` (on a copy; the copy's own cost subtracted), the leaf's
   input (``_leaf_input``: its legal list, observation and player count; ``legal_mask`` subtracted),
-  the network (``forward``), the leaf's priors (the legal list and ``_legal_softmax``), a new node,
+  the network (``forward_legal``: the legal actions' logits), the leaf's priors (the legal list and ``_legal_softmax``), a new node,
   the backup, and a rollout from the position to the end of its game;
 - **sum**: the pieces as a simulation of that mean depth calls them (one copy and redeal, one root
   scoring, ``depth`` actions, ``depth - 1`` PUCT choices and legal masks below the root and one at
@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import MAX_SEATS, forward, network_input, random_network, read_network
+from monster_zoo.agents.az.network import (MAX_SEATS, forward, forward_legal, network_input, random_network,
+                                           read_network)
 from monster_zoo.agents.az.search import (SearchSettings, _leaf_input, _legal_actions, _legal_softmax, _new_node,
                                           _puct_action, _root_action, _root_scores, gumbel_search, trees)
 from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
@@ -96,10 +97,11 @@ def _time_input(roots, mask, legal, x, result, legal_mask, returns, observe_into
 
 
 @njit(cache=True)
-def _time_forward(params, shapes, xs, scratch, logits, values, loops):
+def _time_forward(params, shapes, xs, scratch, legal, counts, logits, values, loops):
+    """The leaf's pass: its legal actions' logits only (``forward_legal``), as the search makes it."""
     for _ in range(loops):
         for p in range(xs.shape[0]):
-            forward(params, shapes, xs[p], scratch, logits, values)
+            forward_legal(params, shapes, xs[p], scratch, legal[p], counts[p], logits, values)
 
 
 @njit(cache=True)
@@ -260,8 +262,8 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
     out["leaf input"] = max(0.0, fastest(lambda: _time_input(roots, mask, legal[0].copy(), xs[0].copy(), result,
                                                              spec.legal_mask, spec.returns, spec.observe_into, loops),
                                          calls, repeats) - out["legal_mask"])
-    out["network"] = fastest(lambda: _time_forward(network.params, network.shapes, xs, network.scratch(),
-                                                   logits[0].copy(), value_row, loops), calls, repeats)
+    out["network"] = fastest(lambda: _time_forward(network.params, network.shapes, xs, network.scratch(), legal,
+                                                   counts, logits[0].copy(), value_row, loops), calls, repeats)
     out["priors"] = fastest(lambda: _time_softmax(logits, masks, legal[0].copy(), policy, loops), calls, repeats)
     probs, noise = np.zeros((count, num_actions), np.float32), np.zeros(num_actions)
     sigma, scores = np.zeros(num_actions), np.zeros(num_actions)

@@ -19,8 +19,9 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az.network import (MAX_SEATS, _dense, architecture_problem, evaluate, from_layers,
-                                           layer_shapes, random_network, read_network, write_network)
+from monster_zoo.agents.az.network import (MAX_SEATS, _dense, architecture_problem, evaluate, forward,
+                                           forward_legal, from_layers, layer_shapes, network_input, random_network,
+                                           read_network, write_network)
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
 from monster_zoo.agents.ppo.champions import champion_path
 from monster_zoo.agents.game_rules import WrongGameError
@@ -138,6 +139,30 @@ def test_dense_layer_listing_its_nonzero_inputs_first_sums_the_same_to_the_bit(n
         dense_testing_each_input(weight, bias, source, want)
         _dense(weight, bias, source, got, nonzero)
         assert np.array_equal(got.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])
+def test_forward_over_the_legal_actions_gives_their_logits_and_the_values_to_the_bit(game_id):
+    """``forward_legal`` (what the search calls at a leaf) makes the listed actions' logits, equal
+    to the bit to ``forward``'s, and the values; it leaves every other logit as it was."""
+    network = read_network(shipped_network_path(game_id))
+    spec = envs.spec(game_id)
+    for seed in range(4):
+        n = network.player_counts[seed % len(network.player_counts)]
+        state = reachable(game_id, n, seed, 5 * seed)
+        obs = np.zeros(spec.obs_size, np.float32)
+        spec.observe_into(state, int(state[H_CURRENT]), obs)
+        x = np.zeros(spec.obs_size + MAX_SEATS, np.float32)
+        network_input(obs, n, x)
+        legal_actions = np.flatnonzero(legal(game_id, state)).astype(np.int32)
+        want_logits, want_values = np.zeros(spec.num_actions, np.float32), np.zeros(MAX_SEATS, np.float32)
+        forward(network.params, network.shapes, x, network.scratch(), want_logits, want_values)
+        logits, values = np.full(spec.num_actions, 7.0, np.float32), np.zeros(MAX_SEATS, np.float32)
+        forward_legal(network.params, network.shapes, x, network.scratch(), legal_actions, len(legal_actions),
+                      logits, values)
+        assert np.array_equal(logits[legal_actions].view(np.int32), want_logits[legal_actions].view(np.int32))
+        assert np.array_equal(values.view(np.int32), want_values.view(np.int32))
+        assert np.all(np.delete(logits, legal_actions) == 7.0)
 
 
 def test_value_head_gives_one_entry_per_seat_within_minus_one_and_one():

@@ -208,17 +208,38 @@ def _dense(weight, bias, source, out, nonzero):
     n_out = weight.shape[1]
     for o in range(n_out):
         out[o] = bias[o]
-    count = 0
-    for k in range(weight.shape[0]):
-        if source[k] != 0.0:
-            nonzero[count] = k
-            count += 1
-    for i in range(count):
+    for i in range(_nonzero_inputs(source, nonzero)):
         k = nonzero[i]
         v = source[k]
         row = weight[k]
         for o in range(n_out):
             out[o] += v * row[o]
+
+
+@njit(cache=True)
+def _nonzero_inputs(source, nonzero):
+    """The indices of ``source``'s non-zero entries, in ascending order, into ``nonzero``; their count."""
+    count = 0
+    for k in range(source.shape[0]):
+        if source[k] != 0.0:
+            nonzero[count] = k
+            count += 1
+    return count
+
+
+@njit(cache=True, fastmath=True)
+def _dense_columns(weight, bias, source, columns, count, out, nonzero):
+    """:func:`_dense` for the ``count`` outputs listed in ``columns`` only (the others left as they
+    are): each of them the same sum, in the same order, as :func:`_dense` makes it."""
+    for j in range(count):
+        out[columns[j]] = bias[columns[j]]
+    for i in range(_nonzero_inputs(source, nonzero)):
+        k = nonzero[i]
+        v = source[k]
+        row = weight[k]
+        for j in range(count):
+            c = columns[j]
+            out[c] += v * row[c]
 
 
 @njit(cache=True)
@@ -229,17 +250,13 @@ def _layer(params, offset, n_in, n_out):
     return params[offset:end].reshape((n_in, n_out)), params[end:end + n_out], end + n_out
 
 
-@njit(FORWARD_SIG, cache=True)
-def forward(params, shapes, x, scratch, logits, values):
-    """One forward pass of input ``x``: the policy head's logits into ``logits`` (every action)
-    and the value head's :data:`MAX_SEATS` entries, after tanh, into ``values``.
-
-    ``scratch`` is two rows at least as wide as the widest layer (:meth:`AZNetwork.scratch`).
-    """
+@njit(cache=True)
+def _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero):
+    """:func:`forward` (``count`` -1: every logit) or :func:`forward_legal`; ``nonzero`` is scratch
+    as long as the widest layer."""
     trunk = shapes.shape[0] - 2
     offset = 0
     source = x
-    nonzero = np.empty(shapes.max(), np.int32)
     for layer in range(trunk):
         out = scratch[layer % 2]
         weight, bias, offset = _layer(params, offset, shapes[layer, 0], shapes[layer, 1])
@@ -248,11 +265,36 @@ def forward(params, shapes, x, scratch, logits, values):
             out[o] = max(out[o], np.float32(0.0))
         source = out
     weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
-    _dense(weight, bias, source, logits, nonzero)
+    if count < 0:
+        _dense(weight, bias, source, logits, nonzero)
+    else:
+        _dense_columns(weight, bias, source, legal, count, logits, nonzero)
     weight, bias, offset = _layer(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1])
     _dense(weight, bias, source, values, nonzero)
     for k in range(values.shape[0]):
         values[k] = np.tanh(values[k])
+
+
+@njit(FORWARD_SIG, cache=True)
+def forward(params, shapes, x, scratch, logits, values):
+    """One forward pass of input ``x``: the policy head's logits into ``logits`` (every action)
+    and the value head's :data:`MAX_SEATS` entries, after tanh, into ``values``.
+
+    ``scratch`` is two rows at least as wide as the widest layer (:meth:`AZNetwork.scratch`).
+    """
+    nonzero = np.empty(shapes.max(), np.int32)
+    _forward(params, shapes, x, scratch, nonzero[:0], -1, logits, values, nonzero)
+
+
+@njit(cache=True)
+def forward_legal(params, shapes, x, scratch, legal, count, logits, values):
+    """:func:`forward` with the policy head's logits made only for the ``count`` actions listed in
+    ``legal`` (the other entries of ``logits`` left as they are), each equal to the bit to
+    :func:`forward`'s: the search reads a leaf's logits of its legal actions only, and the head is
+    the widest layer in the games of many actions (Monster Arena: 437 logits, about 6 legal).
+    """
+    nonzero = np.empty(shapes.max(), np.int32)
+    _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero)
 
 
 @njit(cache=True)

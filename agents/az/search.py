@@ -50,8 +50,8 @@ from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
-from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_many,
-                                           network_input)
+from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_legal,
+                                           forward_many, network_input)
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 
@@ -510,7 +510,7 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
             break
         count = _leaf_input(sim, mask, legal_actions, x, result, legal_mask, returns, observe_into)
         if count > 0:
-            forward(params, shapes, x, scratch, logits, relative)
+            forward_legal(params, shapes, x, scratch, legal_actions, count, logits, relative)
             _leaf_output(sim, leaf, legal_actions, count, logits, relative, result, priors)
         _finish_simulation(sim, sim_rng, settings[S_ROLLOUT], mask, rolled, result, path, depth, visits, values,
                            legal_mask, apply_action, returns, rollout)
