@@ -250,6 +250,13 @@ def _layer(params, offset, n_in, n_out):
     return params[offset:end].reshape((n_in, n_out)), params[end:end + n_out], end + n_out
 
 
+# A logit made alone (its weights gathered from each row) cost about as much as 16 made together
+# (one AVX-512 vector): making only the legal ones paid 1.21x the pass in Monster Arena (6 of 437
+# legal), 1.14x in MONSTArgh! (8 of 224), 1.08x in Monster Factory (6 of 200), nothing in Mighty
+# Monsters (10 of 70) and lost 7% in Marry the Monster (19 of 99) (training/AZ.md, ninth session).
+GATHERED_LOGIT_COST = 16
+
+
 @njit(cache=True)
 def _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero):
     """:func:`forward` (``count`` -1: every logit) or :func:`forward_legal`; ``nonzero`` is scratch
@@ -265,7 +272,7 @@ def _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero):
             out[o] = max(out[o], np.float32(0.0))
         source = out
     weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
-    if count < 0:
+    if count < 0 or count * GATHERED_LOGIT_COST > logits.shape[0]:
         _dense(weight, bias, source, logits, nonzero)
     else:
         _dense_columns(weight, bias, source, legal, count, logits, nonzero)
@@ -288,10 +295,11 @@ def forward(params, shapes, x, scratch, logits, values):
 
 @njit(cache=True)
 def forward_legal(params, shapes, x, scratch, legal, count, logits, values):
-    """:func:`forward` with the policy head's logits made only for the ``count`` actions listed in
-    ``legal`` (the other entries of ``logits`` left as they are), each equal to the bit to
-    :func:`forward`'s: the search reads a leaf's logits of its legal actions only, and the head is
-    the widest layer in the games of many actions (Monster Arena: 437 logits, about 6 legal).
+    """:func:`forward` for a reader of the logits of the ``count`` actions listed in ``legal`` only
+    (the search at a leaf), each equal to the bit to :func:`forward`'s; the other entries of
+    ``logits`` mean nothing. Where the legal actions are few (at most one in
+    :data:`GATHERED_LOGIT_COST` of all) only theirs are made: the head is the widest layer in the
+    games of many actions (Monster Arena: 437 logits, about 6 legal).
     """
     nonzero = np.empty(shapes.max(), np.int32)
     _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero)
