@@ -35,7 +35,7 @@ import time
 from typing import Callable, List
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from monster_zoo import envs
 from monster_zoo.agents.az.network import (MAX_SEATS, forward, forward_legal, network_input, random_network,
@@ -47,8 +47,9 @@ from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games, cpu_name
-from monster_zoo.envs.core.batch import random_playout
-from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS
+from monster_zoo.envs.core.batch import INTS, STATES, random_playout
+from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
+                                            LEGAL_MASK_T, MASK, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)
 from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.rng import make_rng
@@ -58,7 +59,11 @@ PIECES = ("copy+redeal", "root scoring", "puct", "legal_mask", "apply_action", "
 
 
 # --- the pieces, each looped over the positions in numba ----------------------------------------
-@njit(cache=True)
+# The loops that call the game's kernels take them as first-class functions of the contract's
+# types (explicit signatures), as the search does: typed by dispatcher instead, a cached loop
+# failed in a process where an earlier dispatcher had been collected ("underlying object has
+# vanished").
+@njit(types.void(STATES, RNG, STATE, RNG, DETERMINIZE_T, types.int64), cache=True)
 def _time_start(roots, rng, sim, sim_rng, determinize, loops):
     for _ in range(loops):
         for p in range(roots.shape[0]):
@@ -72,7 +77,7 @@ def _time_copy(roots, sim, loops):
             copy_vector(sim, roots[p])
 
 
-@njit(cache=True)
+@njit(types.void(STATES, INTS, RNG, STATE, APPLY_ACTION_T, types.int64), cache=True)
 def _time_apply(roots, actions, rng, sim, apply_action, loops):
     for _ in range(loops):
         for p in range(roots.shape[0]):
@@ -80,14 +85,15 @@ def _time_apply(roots, actions, rng, sim, apply_action, loops):
             apply_action(sim, actions[p], rng)
 
 
-@njit(cache=True)
+@njit(types.void(STATES, MASK, LEGAL_MASK_T, types.int64), cache=True)
 def _time_legal(roots, mask, legal_mask, loops):
     for _ in range(loops):
         for p in range(roots.shape[0]):
             legal_mask(roots[p], mask)
 
 
-@njit(cache=True)
+@njit(types.void(STATES, MASK, types.int32[::1], FLOATS, FLOATS, LEGAL_MASK_T, RETURNS_T, OBSERVE_T, types.int64),
+      cache=True)
 def _time_input(roots, mask, legal, x, result, legal_mask, returns, observe_into, loops):
     """The leaf's evaluation input (its legal mask and list, observation and count), less the
     legal mask timed on its own."""
@@ -150,7 +156,8 @@ def _time_backup(path, depth, result, visits, values, loops):
         backup(path, depth, result, visits, values)
 
 
-@njit(cache=True)
+@njit(types.void(STATES, RNG, STATE, MASK, FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, POLICY_T, types.int64),
+      cache=True)
 def _time_rollout(roots, rng, sim, mask, out, legal_mask, apply_action, returns, policy, loops):
     for _ in range(loops):
         for p in range(roots.shape[0]):
