@@ -48,6 +48,16 @@ from monster_zoo.envs.core.contract import H_CURRENT
 TARGET_RATIO = 1.5  # az within this factor of the plain 2-D loop (issue 44, point 3)
 
 
+def chosen_games(parser, text: str) -> List[str]:
+    """The game ids of a comma-separated ``--games`` value (``all``: every game); ``parser`` exits
+    naming the unknown ones and the valid ones."""
+    games = envs.available() if text == "all" else text.split(",")
+    unknown = sorted(set(games) - set(envs.available()))
+    if unknown:
+        parser.error(f"unknown game {', '.join(unknown)}; valid: {', '.join(envs.available())}")
+    return games
+
+
 def cpu_name() -> str:
     """``lscpu``'s model name (the platform's processor where lscpu is missing), with AVX-512 noted."""
     try:

@@ -14,11 +14,13 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az.network import (MAX_SEATS, architecture_problem, evaluate, from_layers, layer_shapes,
+from monster_zoo.agents.az.network import (GATHERED_LOGIT_COST, MAX_SEATS, _dense, architecture_problem, evaluate,
+                                           forward, forward_legal, from_layers, layer_shapes, network_input,
                                            random_network, read_network, write_network)
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
 from monster_zoo.agents.ppo.champions import champion_path
@@ -107,6 +109,62 @@ def test_shipped_networks_give_the_same_outputs_as_plain_algebra(game_id):
     assert np.allclose(logits, want_logits, rtol=1e-4, atol=1e-4)
     assert np.allclose(values, want_values, rtol=1e-4, atol=1e-5)
     assert np.ptp(logits, axis=1).min() > 0  # real outputs, not a constant
+
+
+@njit(fastmath=True)
+def dense_testing_each_input(weight, bias, source, out):
+    """The dense layer as it was before the non-zero inputs were listed first: the test inside
+    the loop over rows (the reference that the listed form must match to the bit)."""
+    for o in range(weight.shape[1]):
+        out[o] = bias[o]
+    for k in range(weight.shape[0]):
+        v = source[k]
+        if v != 0.0:
+            for o in range(weight.shape[1]):
+                out[o] += v * weight[k, o]
+
+
+@pytest.mark.parametrize("n_in,n_out", [(286, 256), (256, 437), (256, 6), (1, 3)])
+def test_dense_layer_listing_its_nonzero_inputs_first_sums_the_same_to_the_bit(n_in, n_out):
+    """The forward pass's dense layer lists the non-zero inputs, then adds their rows: the same
+    sums in the same order as testing each input in the loop, so every output is equal to the
+    bit (no decision of a seeded search can move), with most inputs zero, none, or all."""
+    rng = np.random.default_rng(n_in + n_out)
+    weight = rng.normal(size=(n_in, n_out)).astype(np.float32)
+    bias = rng.normal(size=n_out).astype(np.float32)
+    nonzero = np.full(n_in, -7, np.int32)
+    for share in (0.1, 0.0, 1.0):
+        source = (rng.normal(size=n_in) * (rng.random(n_in) < share)).astype(np.float32)
+        want, got = np.zeros(n_out, np.float32), np.full(n_out, 9.0, np.float32)
+        dense_testing_each_input(weight, bias, source, want)
+        _dense(weight, bias, source, got, nonzero)
+        assert np.array_equal(got.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])
+def test_forward_over_the_legal_actions_gives_their_logits_and_the_values_to_the_bit(game_id):
+    """``forward_legal`` (what the search calls at a leaf) makes the listed actions' logits, equal
+    to the bit to ``forward``'s, and the values; where they are few (Monster Arena, MONSTArgh!,
+    Monster Factory) only theirs: every other logit is left as it was."""
+    network = read_network(shipped_network_path(game_id))
+    spec = envs.spec(game_id)
+    for seed in range(4):
+        n = network.player_counts[seed % len(network.player_counts)]
+        state = reachable(game_id, n, seed, 5 * seed)
+        obs = np.zeros(spec.obs_size, np.float32)
+        spec.observe_into(state, int(state[H_CURRENT]), obs)
+        x = np.zeros(spec.obs_size + MAX_SEATS, np.float32)
+        network_input(obs, n, x)
+        legal_actions = np.flatnonzero(legal(game_id, state)).astype(np.int32)
+        want_logits, want_values = np.zeros(spec.num_actions, np.float32), np.zeros(MAX_SEATS, np.float32)
+        forward(network.params, network.shapes, x, network.scratch(), want_logits, want_values)
+        logits, values = np.full(spec.num_actions, 7.0, np.float32), np.zeros(MAX_SEATS, np.float32)
+        forward_legal(network.params, network.shapes, x, network.scratch(), legal_actions, len(legal_actions),
+                      logits, values)
+        assert np.array_equal(logits[legal_actions].view(np.int32), want_logits[legal_actions].view(np.int32))
+        assert np.array_equal(values.view(np.int32), want_values.view(np.int32))
+        if len(legal_actions) * GATHERED_LOGIT_COST <= spec.num_actions:
+            assert np.all(np.delete(logits, legal_actions) == 7.0)
 
 
 def test_value_head_gives_one_entry_per_seat_within_minus_one_and_one():
@@ -565,7 +623,7 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
     policy by one logit: on the fixed scale (the default, ``min_spread`` 2: the span of win-mode
     returns) a difference of 0.01 moves the score by 0.03 and the policy's choice stands; min-max
     rescaling stretches it to the full range (5.1 logits) and picks the other."""
-    from monster_zoo.agents.az.search import _root_scores
+    from monster_zoo.agents.az.search import _root_legal, _root_scores
 
     settings = SearchSettings()
     assert settings.min_spread == 2.0 and settings.as_array().shape == (8,)
@@ -576,9 +634,11 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
     visits = np.array([2, 1, 1], np.int32)
     values = np.zeros((3, MAX_SEATS))
     values[1, 0], values[2, 0] = 0.10, 0.11
-    sigma, scores = np.zeros(3), np.zeros(3)
-    most = _root_scores(mask, logits, probs, np.zeros(3), 0.1, 0, settings.c_visit, settings.c_scale, min_spread,
-                        children, visits, values, sigma, scores)
+    sigma, scores, legal = np.zeros(3), np.zeros(3), np.zeros(3, np.int32)
+    count = _root_legal(mask, legal, sigma, scores)
+    assert count == 2 and list(legal[:2]) == [0, 1]
+    most = _root_scores(legal, count, logits, probs, np.zeros(3), 0.1, 0, settings.c_visit, settings.c_scale,
+                        min_spread, children, visits, values, sigma, scores)
     assert most == 1 and scores[2] == -np.inf
     assert int(np.argmax(scores)) == chosen
     assert sigma[1] - sigma[0] == pytest.approx((settings.c_visit + 1) * settings.c_scale * 0.01 / max(0.01, min_spread))

@@ -4,7 +4,7 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.az.shipped import shipped_network_path
-from monster_zoo.benchmarks import az_forward, az_targets
+from monster_zoo.benchmarks import az_forward, az_simulation, az_targets
 
 
 def test_forward_benchmark_prints_every_shipped_network_with_both_references(capsys):
@@ -34,8 +34,27 @@ def test_forward_benchmark_batch_mode_prints_both_batched_passes_per_batch_size(
 def test_target_benchmark_prints_self_play_and_expert_rates(capsys):
     assert az_targets.main(["--quick", "--games", "marry_the_monster-v0", "--threads", "1"]) == 0
     row = capsys.readouterr().out.splitlines()[-1].split()
-    assert row[0] == "marry_the_monster-v0" and row[1] == "1" and len(row) == 7
-    assert all(float(x) > 0 for x in row[2:6])  # self-play, batched, their ratio, expert
+    assert row[:3] == ["marry_the_monster-v0", "1", "32"] and len(row) == 9
+    assert all(float(x) > 0 for x in row[3:8])  # self-play, batched, their ratio, tree KB, expert
+
+
+def test_target_benchmark_times_every_parallel_count_and_may_leave_the_expert_out(capsys):
+    """One row per ``--parallel`` count; ``--expert-games 0`` prints a dash for the expert; the tree
+    of 9 nodes over Marry the Monster's 99 actions is 99 x 9 x 8 bytes and 9 x 52 bytes a game."""
+    assert az_targets.main(["--quick", "--games", "marry_the_monster-v0", "--threads", "1", "--parallel", "2,3",
+                            "--expert-games", "0", "--rollout-weight", "0.5"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[-2:]]
+    assert [row[2] for row in rows] == ["2", "3"] and all(row[7] == "-" for row in rows)
+    assert az_targets.tree_bytes(8, 99) == 9 * (99 * 8 + 4 + 6 * 8)
+
+
+def test_simulation_benchmark_prints_the_whole_and_every_piece(capsys):
+    """One row per game: the search's microseconds per simulation, with the shipped rollout weight
+    (Monster Arena's az mixes rollouts in), the leaves' mean depth, the pieces' sum and each piece."""
+    assert az_simulation.main(["--quick", "--games", "monster_arena-v0"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1].split()
+    assert row[0] == "monster_arena-v0" and len(row) == 5 + len(az_simulation.PIECES)
+    assert all(float(x) >= 0 for x in row[1:]) and float(row[1]) > 0 and float(row[3]) >= 1
 
 
 @pytest.mark.parametrize("module,argv,message", [
@@ -43,9 +62,14 @@ def test_target_benchmark_prints_self_play_and_expert_rates(capsys):
     (az_forward, ["--batch", "8,x"], "not a comma-separated list"),
     (az_forward, ["--batch", "0"], "at least 1"),
     (az_targets, ["--games", "chess-v0"], "unknown game chess-v0"),
+    (az_simulation, ["--games", "chess-v0"], "unknown game chess-v0"),
+    (az_simulation, ["--positions", "0"], "must be at least 1"),
     (az_targets, ["--threads", "one"], "not a comma-separated list"),
     (az_targets, ["--simulations", "0"], "at least 1"),
     (az_targets, ["--repeats", "0"], "at least 1"),
+    (az_targets, ["--parallel", "32,0"], "--parallel '32,0' is not a comma-separated list of integers of at least 1"),
+    (az_targets, ["--rollout-weight", "2"], "--rollout-weight must be from 0 to 1"),
+    (az_targets, ["--expert-games", "-1"], "--expert-games at least 0"),
 ])
 def test_bad_benchmark_arguments_exit_2_with_the_reason(module, argv, message, capsys):
     with pytest.raises(SystemExit) as stop:

@@ -104,6 +104,8 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--game", "monster_factory-v0", "--hidden-sizes", "4096,4096"], "parameters; the most accepted is 16,000,000"),
     (["--device", "tpu"], "one of auto, cpu, cuda"),
     (["--batched-leaves", "yes"], "--batched-leaves must be one of auto, on, off"),
+    (["--parallel-games", "0"], "--parallel-games must be auto or a count of at least 1, got '0'"),
+    (["--parallel-games", "many"], "--parallel-games must be auto or a count of at least 1, got 'many'"),
     (["--simulations", "0"], "--simulations must be at least 1"),
     (["--min-spread", "0"], "--min-spread must be a number > 0"),
     (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
@@ -241,6 +243,21 @@ def test_self_play_is_the_same_whatever_the_number_of_parallel_games():
         assert np.allclose(rows.sum(axis=1), 0.0, atol=1e-6) and np.isin(rows[:, 0], [1.0, -1.0 / (n - 1), 0.0]).all()
 
 
+def spy_on_self_play(monkeypatch, keyword):
+    """A list that gets the ``keyword`` argument of every self-play call the trainer makes."""
+    import monster_zoo.training.az.selfplay as selfplay
+
+    asked = []
+    real = selfplay.play_games
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs[keyword])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(selfplay, "play_games", spy)
+    return asked
+
+
 @pytest.mark.parametrize("game_id,flag,batched", [
     (MTM, [], True), ("monster_arena-v0", [], False), (MTM, ["--threads", "2"], False),
     (MTM, ["--batched-leaves", "off"], False), ("monster_arena-v0", ["--batched-leaves", "on"], True)])
@@ -248,21 +265,26 @@ def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(tmp_path, m
     """``--batched-leaves auto`` (the default) plays self-play in lock step for a game whose
     network input is at most 1,024 wide (Marry the Monster) on one thread; not for Monster Arena's
     1,747, nor on two threads (one search per game per thread); on and off say so for any game."""
-    import monster_zoo.training.az.selfplay as selfplay
-
     if "--threads" in flag and numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one numba thread on this machine")
 
-    asked = []
-    real = selfplay.play_games
-
-    def spy(*args, **kwargs):
-        asked.append(kwargs["batched_leaves"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(selfplay, "play_games", spy)
+    asked = spy_on_self_play(monkeypatch, "batched_leaves")
     train(tmp_path, "--game", game_id, "--rounds", "1", "--eval-every", "0", "--eval-opponents", "greedy", *flag)
     assert asked == [batched]
+
+
+@pytest.mark.parametrize("game_id,flag,parallel", [
+    (MTM, [], 64), ("mighty_monsters-v0", ["--players", "3"], 64), ("monstargh-v0", [], 32), ("monster_arena-v0", [], 32),
+    (MTM, ["--batched-leaves", "off"], 32), (MTM, ["--parallel-games", "5"], 5)])
+def test_auto_parallel_games_are_64_where_lock_step_was_measured_to_pay_with_them(tmp_path, monkeypatch, game_id,
+                                                                                  flag, parallel):
+    """``--parallel-games auto`` (the default) plays 64 games side by side in lock step on a network of
+    at most 512 inputs (Marry the Monster's 286, Mighty Monsters' 402), 32 in lock step on a wider
+    one (MONSTArgh!'s 719, where 64 lost) and with one search per game; a count is kept as given."""
+    asked = spy_on_self_play(monkeypatch, "parallel")
+    train(tmp_path, "--game", game_id, "--rounds", "1", "--eval-every", "0", "--eval-opponents", "greedy",
+          "--parallel-games", "auto", *flag)
+    assert asked == [parallel]
 
 
 def test_replay_buffer_keeps_the_newest_decisions_and_round_trips(tmp_path):

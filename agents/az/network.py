@@ -174,18 +174,24 @@ def check_player_counts(game_id: str, counts: Sequence[int]) -> List[int]:
 
 
 # --- the forward pass (numba) ------------------------------------------------------------------
-@njit(types.void(FLOATS, types.int64, FLOATS), cache=True)
-def network_input(observation, num_players, x):
-    """Write the network input for an observation at a table of ``num_players`` into ``x``."""
-    n_obs = observation.shape[0]
-    copy_vector(x, observation)
+@njit(cache=True)
+def count_input(n_obs, num_players, x):
+    """Write the player-count one-hot of a table of ``num_players`` into ``x`` after its first
+    ``n_obs`` entries (the observation's)."""
     for k in range(MAX_SEATS):
         x[n_obs + k] = 0.0
     x[n_obs + num_players - 1] = 1.0
 
 
+@njit(types.void(FLOATS, types.int64, FLOATS), cache=True)
+def network_input(observation, num_players, x):
+    """Write the network input for an observation at a table of ``num_players`` into ``x``."""
+    copy_vector(x, observation)
+    count_input(observation.shape[0], num_players, x)
+
+
 @njit(cache=True, fastmath=True)
-def _dense(weight, bias, source, out):
+def _dense(weight, bias, source, out, nonzero):
     """``out = source @ weight + bias`` for a 2-D ``[in, out]`` ``weight``; skips zero inputs.
 
     Input-major rows make the update of all outputs by one input a contiguous vector operation,
@@ -193,16 +199,47 @@ def _dense(weight, bias, source, out):
     parameters, see :func:`_layer`), not the flat parameters indexed by a running offset: with
     the offset form LLVM could not vectorize the update on every CPU (on an AVX-512 Xeon it ran
     16x slower than this loop; ``benchmarks/az_forward.py`` measures both).
+
+    The non-zero inputs are listed first (into ``nonzero``, at least as long as the input), then
+    their rows added: a test inside the loop over rows, taken or not at random (a ReLU's
+    outputs), cost 1.3-1.6x the whole pass (training/AZ.md, ninth session). The sums are the
+    same, in the same order, to the bit.
     """
     n_out = weight.shape[1]
     for o in range(n_out):
         out[o] = bias[o]
-    for k in range(weight.shape[0]):
+    for i in range(_nonzero_inputs(source, nonzero)):
+        k = nonzero[i]
         v = source[k]
-        if v != 0.0:
-            row = weight[k]
-            for o in range(n_out):
-                out[o] += v * row[o]
+        row = weight[k]
+        for o in range(n_out):
+            out[o] += v * row[o]
+
+
+@njit(cache=True)
+def _nonzero_inputs(source, nonzero):
+    """The indices of ``source``'s non-zero entries, in ascending order, into ``nonzero``; their count."""
+    count = 0
+    for k in range(source.shape[0]):
+        if source[k] != 0.0:
+            nonzero[count] = k
+            count += 1
+    return count
+
+
+@njit(cache=True, fastmath=True)
+def _dense_columns(weight, bias, source, columns, count, out, nonzero):
+    """:func:`_dense` for the ``count`` outputs listed in ``columns`` only (the others left as they
+    are): each of them the same sum, in the same order, as :func:`_dense` makes it."""
+    for j in range(count):
+        out[columns[j]] = bias[columns[j]]
+    for i in range(_nonzero_inputs(source, nonzero)):
+        k = nonzero[i]
+        v = source[k]
+        row = weight[k]
+        for j in range(count):
+            c = columns[j]
+            out[c] += v * row[c]
 
 
 @njit(cache=True)
@@ -213,6 +250,38 @@ def _layer(params, offset, n_in, n_out):
     return params[offset:end].reshape((n_in, n_out)), params[end:end + n_out], end + n_out
 
 
+# A logit made alone (its weights gathered from each row) cost about as much as 16 made together
+# (one AVX-512 vector): making only the legal ones paid 1.21x the pass in Monster Arena (6 of 437
+# legal), 1.14x in MONSTArgh! (8 of 224), 1.08x in Monster Factory (6 of 200), nothing in Mighty
+# Monsters (10 of 70) and lost 7% in Marry the Monster (19 of 99) (training/AZ.md, ninth session).
+GATHERED_LOGIT_COST = 16
+
+
+@njit(cache=True)
+def _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero):
+    """:func:`forward` (``count`` -1: every logit) or :func:`forward_legal`; ``nonzero`` is scratch
+    as long as the widest layer."""
+    trunk = shapes.shape[0] - 2
+    offset = 0
+    source = x
+    for layer in range(trunk):
+        out = scratch[layer % 2]
+        weight, bias, offset = _layer(params, offset, shapes[layer, 0], shapes[layer, 1])
+        _dense(weight, bias, source, out, nonzero)
+        for o in range(bias.shape[0]):
+            out[o] = max(out[o], np.float32(0.0))
+        source = out
+    weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
+    if count < 0 or count * GATHERED_LOGIT_COST > logits.shape[0]:
+        _dense(weight, bias, source, logits, nonzero)
+    else:
+        _dense_columns(weight, bias, source, legal, count, logits, nonzero)
+    weight, bias, offset = _layer(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1])
+    _dense(weight, bias, source, values, nonzero)
+    for k in range(values.shape[0]):
+        values[k] = np.tanh(values[k])
+
+
 @njit(FORWARD_SIG, cache=True)
 def forward(params, shapes, x, scratch, logits, values):
     """One forward pass of input ``x``: the policy head's logits into ``logits`` (every action)
@@ -220,29 +289,28 @@ def forward(params, shapes, x, scratch, logits, values):
 
     ``scratch`` is two rows at least as wide as the widest layer (:meth:`AZNetwork.scratch`).
     """
-    trunk = shapes.shape[0] - 2
-    offset = 0
-    source = x
-    for layer in range(trunk):
-        out = scratch[layer % 2]
-        weight, bias, offset = _layer(params, offset, shapes[layer, 0], shapes[layer, 1])
-        _dense(weight, bias, source, out)
-        for o in range(bias.shape[0]):
-            out[o] = max(out[o], np.float32(0.0))
-        source = out
-    weight, bias, offset = _layer(params, offset, shapes[trunk, 0], shapes[trunk, 1])
-    _dense(weight, bias, source, logits)
-    weight, bias, offset = _layer(params, offset, shapes[trunk + 1, 0], shapes[trunk + 1, 1])
-    _dense(weight, bias, source, values)
-    for k in range(values.shape[0]):
-        values[k] = np.tanh(values[k])
+    nonzero = np.empty(shapes.max(), np.int32)
+    _forward(params, shapes, x, scratch, nonzero[:0], -1, logits, values, nonzero)
+
+
+@njit(cache=True)
+def forward_legal(params, shapes, x, scratch, legal, count, logits, values):
+    """:func:`forward` for a reader of the logits of the ``count`` actions listed in ``legal`` only
+    (the search at a leaf), each equal to the bit to :func:`forward`'s; the other entries of
+    ``logits`` mean nothing. Where the legal actions are few (at most one in
+    :data:`GATHERED_LOGIT_COST` of all) only theirs are made: the head is the widest layer in the
+    games of many actions (Monster Arena: 437 logits, about 6 legal).
+    """
+    nonzero = np.empty(shapes.max(), np.int32)
+    _forward(params, shapes, x, scratch, legal, count, logits, values, nonzero)
 
 
 @njit(cache=True)
 def _sparse_rows(weight, bias, xs, rows, out):
     """``out[:rows] = xs[:rows] @ weight + bias`` row by row, skipping zero inputs (:func:`_dense`)."""
+    nonzero = np.empty(weight.shape[0], np.int32)
     for r in range(rows):
-        _dense(weight, bias, xs[r], out[r])
+        _dense(weight, bias, xs[r], out[r], nonzero)
 
 
 @njit(cache=True)

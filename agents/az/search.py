@@ -34,6 +34,7 @@ compiled search, cached on disk, serves every game and every network; :func:`sea
 runs one search per game over a batch of games (self-play), a thread per game where threads
 are allowed (:mod:`monster_zoo.envs.core.threads`).
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +50,8 @@ from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
-from monster_zoo.agents.az.network import MAX_SEATS, PARAMS, SHAPES, forward, forward_many, network_input
+from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_legal,
+                                           forward_many, network_input)
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 
@@ -162,27 +164,64 @@ def _masked_softmax(logits, mask, out):
 
 
 @njit(cache=True)
-def _leaf_input(state, mask, obs, x, result, legal_mask, returns, observe_into):
-    """Start the evaluation of the leaf ``state``: at the end of the game its every seat's value
-    into ``result`` (absolute seats) and False; while it goes on, the mover's legal ``mask`` and
-    network input ``x``, and True (the network's outputs then go to :func:`_leaf_output`)."""
-    if state[H_TERMINAL] != 0:
-        returns(state, result)
-        return False
-    if truncated(state):
-        result[:] = 0.0
-        return False
-    legal_mask(state, mask)
-    observe_into(state, state[H_CURRENT], obs)
-    network_input(obs, state[H_NUM_PLAYERS], x)
-    return True
+def _legal_actions(mask, legal):
+    """The legal actions of ``mask``, in ascending order, into ``legal``; return their count.
+
+    The search's loops over a node's actions run over this list, not over every action with a
+    test of the mask: most actions are illegal in most states (Monster Arena: about 6 of 437 in
+    play), and the same actions in the same order give the same sums and choices to the bit.
+    """
+    count = 0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            legal[count] = a
+            count += 1
+    return count
 
 
 @njit(cache=True)
-def _leaf_output(state, node, mask, logits, relative, result, priors):
-    """End the evaluation of the live leaf ``state`` from the network's outputs for it: the
-    mover's policy into ``priors[node]``, every seat's value into ``result`` (absolute seats)."""
-    _masked_softmax(logits, mask, priors[node])
+def _legal_softmax(logits, legal, count, out):
+    """``out`` = softmax of ``logits`` over the ``count`` actions of ``legal``, the other entries of
+    ``out`` left as they are (0 in a new node); the sums of :func:`_masked_softmax`, in its order."""
+    top = -np.inf
+    for i in range(count):
+        if logits[legal[i]] > top:
+            top = logits[legal[i]]
+    total = 0.0
+    for i in range(count):
+        a = legal[i]
+        out[a] = math.exp(logits[a] - top)
+        total += out[a]
+    for i in range(count):
+        out[legal[i]] /= total
+
+
+@njit(cache=True)
+def _leaf_input(state, mask, legal, x, result, legal_mask, returns, observe_into):
+    """Start the evaluation of the leaf ``state``: at the end of the game its every seat's value
+    into ``result`` (absolute seats) and 0; while it goes on, the mover's legal actions into
+    ``legal`` (``mask`` the scratch of ``legal_mask``), the network input into ``x`` and their
+    count (the network's outputs then go to :func:`_leaf_output`). The observation is written
+    straight into ``x``'s first entries (every entry of it), the player count after it."""
+    if state[H_TERMINAL] != 0:
+        returns(state, result)
+        return 0
+    if truncated(state):
+        result[:] = 0.0
+        return 0
+    legal_mask(state, mask)
+    n_obs = x.shape[0] - MAX_SEATS
+    observe_into(state, state[H_CURRENT], x[:n_obs])
+    count_input(n_obs, state[H_NUM_PLAYERS], x)
+    return _legal_actions(mask, legal)
+
+
+@njit(cache=True)
+def _leaf_output(state, node, legal, count, logits, relative, result, priors):
+    """End the evaluation of the live leaf ``state`` (a new node: its priors 0) from the network's
+    outputs for it: the mover's policy over its ``count`` ``legal`` actions into ``priors[node]``,
+    every seat's value into ``result`` (absolute seats)."""
+    _legal_softmax(logits, legal, count, priors[node])
     n = state[H_NUM_PLAYERS]
     mover = state[H_CURRENT]
     for k in range(n):
@@ -190,22 +229,19 @@ def _leaf_output(state, node, mask, logits, relative, result, priors):
 
 
 @njit(cache=True)
-def _puct_action(node, mask, seat, c_puct, children, visits, values, priors):
-    """The legal action of ``node`` with the highest PUCT score for ``seat``."""
+def _puct_action(node, legal, count, seat, c_puct, children, visits, values, priors):
+    """The action of the ``count`` ``legal`` ones of ``node`` with the highest PUCT score for ``seat``
+    (the first of equals)."""
     total = 0.0
-    count = 0
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            total += priors[node, a]
-            count += 1
+    for i in range(count):
+        total += priors[node, legal[i]]
     parent = visits[node]
     first_play = values[node, seat] / parent if parent > 0 else 0.0
     explore = c_puct * np.sqrt(parent)
     best = -np.inf
     best_action = -1
-    for a in range(mask.shape[0]):
-        if mask[a] == 0:
-            continue
+    for i in range(count):
+        a = legal[i]
         prior = priors[node, a] / total if total > 0.0 else 1.0 / count
         child = children[node, a]
         n = visits[child] if child != UNTRIED else 0
@@ -243,10 +279,11 @@ def considered_visits(considered, simulations, out):
 
 
 @njit(cache=True)
-def _root_scores(mask, logits, probs, noise, raw_value, seat, c_visit, c_scale, min_spread, children, visits,
-                 values, sigma, scores):
-    """``sigma(completed Q)`` of every legal root action into ``sigma`` and ``noise + logits + sigma``
-    into ``scores`` (both ``-inf`` for illegal actions); return the most visits of a root action.
+def _root_scores(legal, count, logits, probs, noise, raw_value, seat, c_visit, c_scale, min_spread, children,
+                 visits, values, sigma, scores):
+    """``sigma(completed Q)`` of each of the ``count`` ``legal`` root actions into ``sigma`` and
+    ``noise + logits + sigma`` into ``scores`` (the illegal actions' entries are left as they are:
+    ``-inf`` from :func:`_root_legal`); return the most visits of a root action.
 
     Q is the mean value for ``seat``; an unvisited action's is the mixed value (the network's
     ``raw_value`` and the visited actions' Q weighted by their priors), and all are rescaled to
@@ -256,9 +293,10 @@ def _root_scores(mask, logits, probs, noise, raw_value, seat, c_visit, c_scale, 
     total = 0
     weighted = 0.0
     weight = 0.0
-    for a in range(mask.shape[0]):
+    for i in range(count):
+        a = legal[i]
         child = children[0, a]
-        if mask[a] != 0 and child != UNTRIED and visits[child] > 0:
+        if child != UNTRIED and visits[child] > 0:
             n = visits[child]
             most = max(most, n)
             total += n
@@ -267,32 +305,28 @@ def _root_scores(mask, logits, probs, noise, raw_value, seat, c_visit, c_scale, 
     mixed = (raw_value + total * weighted / weight) / (1.0 + total) if weight > 0.0 else raw_value
     low = np.inf
     high = -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] == 0:
-            continue
+    for i in range(count):
+        a = legal[i]
         child = children[0, a]
         n = visits[child] if child != UNTRIED else 0
         sigma[a] = values[child, seat] / n if n > 0 else mixed
         low = min(low, sigma[a])
         high = max(high, sigma[a])
     spread = max(high - low, min_spread)
-    for a in range(mask.shape[0]):
-        if mask[a] == 0:
-            sigma[a] = -np.inf
-            scores[a] = -np.inf
-        else:
-            sigma[a] = (c_visit + most) * c_scale * (sigma[a] - low) / spread
-            scores[a] = noise[a] + logits[a] + sigma[a]
+    for i in range(count):
+        a = legal[i]
+        sigma[a] = (c_visit + most) * c_scale * (sigma[a] - low) / spread
+        scores[a] = noise[a] + logits[a] + sigma[a]
     return most
 
 
 @njit(cache=True)
-def _root_action(mask, visited, scores, children, visits):
-    """The legal root action of highest score among those with exactly ``visited`` visits (-1: none)."""
+def _root_action(legal, count, visited, scores, children, visits):
+    """The root action of the ``count`` ``legal`` ones of highest score among those with exactly
+    ``visited`` visits (-1: none; the first of equals)."""
     best = -1
-    for a in range(mask.shape[0]):
-        if mask[a] == 0:
-            continue
+    for i in range(count):
+        a = legal[i]
         child = children[0, a]
         n = visits[child] if child != UNTRIED else 0
         if n == visited and (best < 0 or scores[a] > scores[best]):
@@ -334,17 +368,26 @@ def _root_prepare(settings, legal, rng, root_mask, root_logits, probs, noise, sc
 
 
 @njit(cache=True)
-def _descend(root, k, resample, rng, settings, root_mask, root_logits, probs, noise, raw_value, schedule, sigma,
-             scores, sim, sim_rng, mask, path, size, children, visits, values, priors, apply_action, legal_mask,
-             determinize):
+def _root_legal(root_mask, root_legal, sigma, scores):
+    """The root's legal actions into ``root_legal`` (their count returned), and ``sigma`` and
+    ``scores`` ``-inf`` for every action: :func:`_root_scores` then writes only the legal ones."""
+    sigma[:] = -np.inf
+    scores[:] = -np.inf
+    return _legal_actions(root_mask, root_legal)
+
+
+@njit(cache=True)
+def _descend(root, k, resample, rng, settings, root_legal, root_count, root_logits, probs, noise, raw_value, schedule,
+             sigma, scores, sim, sim_rng, mask, legal, path, size, children, visits, values, priors, apply_action,
+             legal_mask, determinize):
     """Simulation ``k`` from ``root`` down to its leaf: the root action by sequential halving, PUCT
     below, a new node for the first untried action. Return ``(leaf node, path depth, tree size)``,
     the leaf's state in ``sim``; the leaf is -1 when the schedule asks for a visit count no root
     action has (the budget is spent evenly: the search stops)."""
     player = root[H_CURRENT]
-    _root_scores(root_mask, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
+    _root_scores(root_legal, root_count, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
                  settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
-    action = _root_action(root_mask, schedule[k], scores, children, visits)
+    action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
     if action < 0:
         return -1, 0, size
     start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
@@ -365,7 +408,9 @@ def _descend(root, k, resample, rng, settings, root_mask, root_logits, probs, no
         if not running(sim):
             return node, depth, size
         legal_mask(sim, mask)
-        action = _puct_action(node, mask, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values, priors)
+        count = _legal_actions(mask, legal)
+        action = _puct_action(node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
+                              priors)
 
 
 @njit(cache=True)
@@ -381,12 +426,13 @@ def _finish_simulation(sim, sim_rng, weight, mask, rolled, result, path, depth, 
 
 
 @njit(cache=True)
-def _root_finish(root, settings, root_mask, root_logits, probs, noise, raw_value, sigma, scores, policy, children,
-                 visits, values):
+def _root_finish(root, settings, root_mask, root_legal, root_count, root_logits, probs, noise, raw_value, sigma, scores,
+                 policy, children, visits, values):
     """End a search: the improved policy into ``policy`` (0 for illegal actions); return the
     chosen action, the best of the most visited."""
-    most = _root_scores(root_mask, root_logits, probs, noise, raw_value, root[H_CURRENT], settings[S_C_VISIT],
-                        settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
+    most = _root_scores(root_legal, root_count, root_logits, probs, noise, raw_value, root[H_CURRENT],
+                        settings[S_C_VISIT], settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values,
+                        sigma, scores)
     # The improved policy leaves the noise out: it is what the network should learn.
     num_actions = root_mask.shape[0]
     for a in range(num_actions):
@@ -400,7 +446,7 @@ def _root_finish(root, settings, root_mask, root_logits, probs, noise, raw_value
         total += policy[a]
     for a in range(num_actions):
         policy[a] /= total
-    return _root_action(root_mask, most, scores, children, visits)
+    return _root_action(root_legal, root_count, most, scores, children, visits)
 
 
 @njit(types.int64(STATE, SETTINGS, types.boolean, RNG, PARAMS, SHAPES, CHILDREN, COUNTS, VALUES, PRIORS, FLOATS,
@@ -429,6 +475,7 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     # holds only what it may know.
     obs = np.zeros(shapes[0, 0] - MAX_SEATS, np.float32)
     x = np.zeros(shapes[0, 0], np.float32)
+    legal_actions = np.zeros(num_actions, np.int32)
     scratch = np.zeros((2, shapes.max()), np.float32)
     logits = np.zeros(num_actions, np.float32)
     relative = np.zeros(MAX_SEATS, np.float32)
@@ -448,23 +495,27 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
         return only
     sigma = np.zeros(num_actions, np.float64)
     scores = np.zeros(num_actions, np.float64)
+    root_legal = np.zeros(num_actions, np.int32)
+    root_count = _root_legal(root_mask, root_legal, sigma, scores)
     sim = np.empty(root.shape[0], np.int32)
     sim_rng = np.empty(1, np.uint64)
     path = np.zeros(simulations + 1, np.int64)  # path[0] is the root, node 0
     size = 1
     for k in range(simulations):
-        leaf, depth, size = _descend(root, k, resample, rng, settings, root_mask, root_logits, probs, noise,
-                                     raw_value, schedule, sigma, scores, sim, sim_rng, mask, path, size, children,
-                                     visits, values, priors, apply_action, legal_mask, determinize)
+        leaf, depth, size = _descend(root, k, resample, rng, settings, root_legal, root_count, root_logits, probs,
+                                     noise, raw_value, schedule, sigma, scores, sim, sim_rng, mask, legal_actions,
+                                     path, size, children, visits, values, priors, apply_action, legal_mask,
+                                     determinize)
         if leaf < 0:
             break
-        if _leaf_input(sim, mask, obs, x, result, legal_mask, returns, observe_into):
-            forward(params, shapes, x, scratch, logits, relative)
-            _leaf_output(sim, leaf, mask, logits, relative, result, priors)
+        count = _leaf_input(sim, mask, legal_actions, x, result, legal_mask, returns, observe_into)
+        if count > 0:
+            forward_legal(params, shapes, x, scratch, legal_actions, count, logits, relative)
+            _leaf_output(sim, leaf, legal_actions, count, logits, relative, result, priors)
         _finish_simulation(sim, sim_rng, settings[S_ROLLOUT], mask, rolled, result, path, depth, visits, values,
                            legal_mask, apply_action, returns, rollout)
-    return _root_finish(root, settings, root_mask, root_logits, probs, noise, raw_value, sigma, scores, policy,
-                        children, visits, values)
+    return _root_finish(root, settings, root_mask, root_legal, root_count, root_logits, probs, noise, raw_value,
+                        sigma, scores, policy, children, visits, values)
 
 
 # --- many games at once (self-play) -------------------------------------------------------------
@@ -540,13 +591,16 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
     sims = np.empty((games, states.shape[1]), np.int32)
     sim_rngs = np.empty((games, 1), np.uint64)
     leaf_masks = np.zeros((games, num_actions), np.int8)
+    leaf_legal = np.zeros((games, num_actions), np.int32)
+    leaf_counts = np.zeros(games, np.int64)
+    root_legal = np.zeros((games, num_actions), np.int32)
+    root_counts = np.zeros(games, np.int64)
     paths = np.zeros((games, simulations + 1), np.int64)
     depths = np.zeros(games, np.int64)
     sizes = np.ones(games, np.int64)
     leaves = np.full(games, -1, np.int64)
     results = np.zeros(games * MAX_SEATS, np.float32)
     rolled = np.zeros(MAX_SEATS, np.float32)
-    obs = np.zeros(observations.shape[1], np.float32)
     row_game = np.zeros(games, np.int64)
     searching = np.zeros(games, np.bool_)
     for j in range(games):
@@ -556,6 +610,7 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
         actions[j] = _root_prepare(settings, legal, search_rngs[i], masks[j], root_logits[j], probs[j], noise[j],
                                    schedules[j], policies[j], children[i], visits[i], values[i], priors[i])
         searching[j] = actions[j] < 0
+        root_counts[j] = _root_legal(masks[j], root_legal[j], sigma[j], scores[j])
     searched = searching.copy()
     for k in range(simulations):
         rows = 0
@@ -567,19 +622,23 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
             n = states[i][H_NUM_PLAYERS]
             result = results[j * MAX_SEATS:j * MAX_SEATS + n]
             leaves[j], depths[j], sizes[j] = _descend(
-                states[i], k, resample, search_rngs[i], settings, masks[j], root_logits[j], probs[j], noise[j],
-                raw_values[j], schedules[j], sigma[j], scores[j], sims[j], sim_rngs[j], leaf_masks[j], paths[j],
-                sizes[j], children[i], visits[i], values[i], priors[i], apply_action, legal_mask, determinize)
+                states[i], k, resample, search_rngs[i], settings, root_legal[j], root_counts[j], root_logits[j],
+                probs[j], noise[j], raw_values[j], schedules[j], sigma[j], scores[j], sims[j], sim_rngs[j],
+                leaf_masks[j], leaf_legal[j], paths[j], sizes[j], children[i], visits[i], values[i], priors[i],
+                apply_action, legal_mask, determinize)
             if leaves[j] < 0:
                 searching[j] = False
-            elif _leaf_input(sims[j], leaf_masks[j], obs, xs[rows], result, legal_mask, returns, observe_into):
+                continue
+            leaf_counts[j] = _leaf_input(sims[j], leaf_masks[j], leaf_legal[j], xs[rows], result, legal_mask, returns,
+                                         observe_into)
+            if leaf_counts[j] > 0:
                 row_game[rows] = j
                 rows += 1
         forward_many(params, shapes, xs, rows, scratch, trunk_a, trunk_b, out_logits, out_values)
         for r in range(rows):
             j = row_game[r]
             n = sims[j][H_NUM_PLAYERS]
-            _leaf_output(sims[j], leaves[j], leaf_masks[j], out_logits[r], out_values[r],
+            _leaf_output(sims[j], leaves[j], leaf_legal[j], leaf_counts[j], out_logits[r], out_values[r],
                          results[j * MAX_SEATS:j * MAX_SEATS + n], priors[slots[j]])
         for j in range(games):
             if leaves[j] >= 0:
@@ -591,8 +650,9 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
     for j in range(games):
         i = slots[j]
         if searched[j]:
-            actions[j] = _root_finish(states[i], settings, masks[j], root_logits[j], probs[j], noise[j], raw_values[j],
-                                      sigma[j], scores[j], policies[j], children[i], visits[i], values[i])
+            actions[j] = _root_finish(states[i], settings, masks[j], root_legal[j], root_counts[j], root_logits[j],
+                                      probs[j], noise[j], raw_values[j], sigma[j], scores[j], policies[j],
+                                      children[i], visits[i], values[i])
         apply_action(states[i], actions[j], game_rngs[i])
 
 

@@ -38,6 +38,11 @@ SEARCH_SALT = 0x5EA2C4_5EA2C4
 # the caches in the large games). Measured (AMD EPYC, 32 games, 64 simulations): 1.4x, 1.6x and
 # 1.2x at 286, 402 and 719 inputs; 0.9x at 1,747 and 3,489.
 BATCHED_INPUT_LIMIT = 1024
+# 64 games side by side in lock step (the batch twice as large) paid for networks of at most
+# this many inputs and lost beyond (training/AZ.md, ninth session: AMD EPYC, 64 simulations,
+# lock step at 64 games against 32: 1.08x and 1.09x at 286 and 402 inputs, 0.79x at 719); one
+# search per game does not depend on the count (0.92-1.21x, within the noise of a shared host).
+WIDE_BATCH_INPUT_LIMIT = 512
 
 
 @dataclass
@@ -95,6 +100,12 @@ def batched_leaves_pay(game_id: str, threads: int) -> bool:
     networks on ``threads`` numba threads: their input is at most :data:`BATCHED_INPUT_LIMIT`
     wide, and one thread (lock step runs on one; with more, one search per game per thread)."""
     return input_size(game_id) <= BATCHED_INPUT_LIMIT and threads == 1
+
+
+def parallel_games_pay(game_id: str, batched: bool) -> int:
+    """The games side by side that were measured to pay for ``game_id``'s self-play: 64 in lock
+    step (``batched``) on networks of at most :data:`WIDE_BATCH_INPUT_LIMIT` inputs, else 32."""
+    return 64 if batched and input_size(game_id) <= WIDE_BATCH_INPUT_LIMIT else 32
 
 
 def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,

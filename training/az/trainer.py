@@ -80,7 +80,9 @@ class Args:
     time_limit: float = flag(0.0, "stop after the round that passes this many minutes of wall time since this "
                              "start (a resumed run counts afresh; 0: no limit)")
     games_per_round: int = flag(64, "self-play games per round")
-    parallel_games: int = flag(32, "self-play games played side by side")
+    parallel_games: str = flag("auto", "self-play games played side by side: a count, or auto (64 where self-play "
+                               "runs in lock step on a network of at most 512 inputs, where it was measured to pay, "
+                               "else 32; see training/AZ.md)")
     simulations: int = flag(32, "simulations per self-play move")
     considered: int = flag(16, "root actions sequential halving starts from")
     gumbel_scale: float = flag(1.0, "scale of the Gumbel noise at the root in self-play (exploration)")
@@ -172,7 +174,8 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--rounds", args.rounds, args.rounds >= 1, "at least 1"),
             ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
             ("--games-per-round", args.games_per_round, args.games_per_round >= 1, "at least 1"),
-            ("--parallel-games", args.parallel_games, args.parallel_games >= 1, "at least 1"),
+            ("--parallel-games", args.parallel_games, parallel_count(args.parallel_games) is not None,
+             "auto or a count of at least 1"),
             ("--simulations", args.simulations, args.simulations >= 1, "at least 1"),
             ("--considered", args.considered, args.considered >= 1, "at least 1"),
             ("--gumbel-scale", args.gumbel_scale, args.gumbel_scale >= 0, "a number >= 0"),
@@ -549,18 +552,47 @@ def warm_start(args: Args, learner: Learner, counts: Sequence[int], options: Dic
               f"value {losses['value_loss']:.3f}", flush=True)
 
 
+def parallel_count(value) -> Optional[int]:
+    """``--parallel-games`` as a count (0 for ``auto``), or None if it is neither ``auto`` nor a
+    count of at least 1 (runs started before ``auto`` saved an integer)."""
+    if value == "auto":
+        return 0
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        return None
+    return count if count >= 1 and str(value).strip() == str(count) else None
+
+
+def parallel_games(args: Args, batched: bool) -> int:
+    """The games side by side in self-play and teacher games: ``--parallel-games``, or for ``auto``
+    what :func:`~monster_zoo.training.az.selfplay.parallel_games_pay` chose for the game."""
+    from .selfplay import parallel_games_pay
+
+    return parallel_count(args.parallel_games) or parallel_games_pay(args.game, batched)
+
+
+def batched_leaves(args: Args) -> bool:
+    """Whether self-play runs in lock step: ``--batched-leaves on``, or ``auto`` where
+    :func:`~monster_zoo.training.az.selfplay.batched_leaves_pay` says it pays."""
+    from .selfplay import batched_leaves_pay
+
+    return args.batched_leaves == "on" or (args.batched_leaves == "auto"
+                                           and batched_leaves_pay(args.game, args.threads))
+
+
 def teacher_games(args: Args, games: int, counts: Sequence[int], seed: int, options: Dict):
     """``games`` games of the run's ``--teacher`` (decisions and stats, as self-play returns them)."""
     from .warmstart import play_teacher_games
 
+    parallel = max(parallel_games(args, batched_leaves(args)), games)
     if args.teacher == EXPERT:
         from .expert import play_expert_games
 
         return play_expert_games(args.game, games, counts, seed=seed, simulations=args.expert_simulations or None,
-                                 epsilon=args.warm_start_epsilon, parallel=max(args.parallel_games, games),
-                                 options=options)
+                                 epsilon=args.warm_start_epsilon, parallel=parallel, options=options)
     return play_teacher_games(args.game, games, counts, seed=seed, epsilon=args.warm_start_epsilon,
-                              parallel=max(args.parallel_games, games), options=options, teacher=args.teacher)
+                              parallel=parallel, options=options, teacher=args.teacher)
 
 
 def switch_reached(args: Args, rates: Dict) -> bool:
@@ -582,7 +614,7 @@ def _run(args: Args, device, lock) -> int:
 
     from .evaluation import evaluate
     from .learner import export, train
-    from .selfplay import batched_leaves_pay, play_games
+    from .selfplay import play_games
 
     options = parse_options(args.option)
     counts = counts_of(args.players)
@@ -642,8 +674,8 @@ def _run(args: Args, device, lock) -> int:
         metrics.flush()
         learner.save(run_dir, network_now())
     rates: Dict = {}
-    batched = args.batched_leaves == "on" or (args.batched_leaves == "auto"
-                                              and batched_leaves_pay(args.game, args.threads))
+    batched = batched_leaves(args)
+    parallel = parallel_games(args, batched)
     while progress["round"] < args.rounds:
         if args.time_limit and time.time() - started > 60 * args.time_limit:
             break
@@ -651,7 +683,7 @@ def _run(args: Args, device, lock) -> int:
         switched = progress.get("switched_round") is not None
         batch, stats = play_games(network_now(), args.games_per_round, counts,
                                   switched_settings(args, settings) if switched else settings,
-                                  seed=args.seed * 1_000_003 + progress["round"], parallel=args.parallel_games,
+                                  seed=args.seed * 1_000_003 + progress["round"], parallel=parallel,
                                   options=options, batched_leaves=batched)
         selfplay_seconds = time.time() - round_start
         learner.buffer.add(batch)
