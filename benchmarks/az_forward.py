@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
-import subprocess
 import time
 from typing import Callable, Dict, List
 
@@ -44,6 +42,7 @@ from monster_zoo.agents.az.network import AZNetwork, MAX_SEATS, forward, forward
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.evaluation.host import cpu_name
 
 TARGET_RATIO = 1.5  # az within this factor of the plain 2-D loop (issue 44, point 3)
 
@@ -56,18 +55,6 @@ def chosen_games(parser, text: str) -> List[str]:
     if unknown:
         parser.error(f"unknown game {', '.join(unknown)}; valid: {', '.join(envs.available())}")
     return games
-
-
-def cpu_name() -> str:
-    """``lscpu``'s model name (the platform's processor where lscpu is missing), with AVX-512 noted."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        text = ""
-    names = [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")]
-    flags = " ".join(line for line in text.splitlines() if line.startswith("Flags"))
-    name = names[0] if names else (platform.processor() or platform.machine())
-    return f"{name} ({'AVX-512' if 'avx512f' in flags else 'no AVX-512'})"
 
 
 def inputs(network: AZNetwork, rows: int) -> np.ndarray:

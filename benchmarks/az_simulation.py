@@ -46,7 +46,8 @@ from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
-from monster_zoo.benchmarks.az_forward import chosen_games, cpu_name
+from monster_zoo.benchmarks.az_forward import chosen_games
+from monster_zoo.evaluation.host import cpu_name
 from monster_zoo.envs.core.batch import INTS, STATES, random_playout
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
                                             LEGAL_MASK_T, MASK, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)

@@ -86,6 +86,7 @@ def test_the_report_never_overwrites_an_input_or_an_existing_file_unasked(networ
                              "--games", "2", "--budget-ms", "0.5", "--out", str(out), "--overwrite"]) == 0
     report = json.loads(out.read_text())
     assert report["games"] == 2 and report["opponent"] == "greedy" and report["network"] == "az-random"
+    assert report["host"]["cpu"] and report["host"]["cores"] >= 1 and report["host"]["load_1min"] >= 0
 
 
 def test_the_search_constants_reach_the_sizing_probe_and_every_game_and_the_report(network_file, monkeypatch):

@@ -14,11 +14,14 @@ constants, so they can be compared at equal time), then plays a seat-rotated, de
 the opponent in all the others, :func:`monster_zoo.evaluation.match.iter_games`) split over
 ``--workers`` processes. Every move's CPU time is measured during the games too, so the report
 gives the budgets as they were spent, not only as planned: win rate with its 95% Wilson interval,
-games, seed, simulations, mean and 95th-percentile milliseconds per move of each side, wall time.
+games, seed, simulations, mean and 95th-percentile milliseconds per move of each side, wall time,
+and the host (CPU name, cores, the load at the start and the end), since CPU times mean little
+without the CPU they were spent on.
 The result goes to ``--out`` as JSON (written atomically; an existing file needs ``--overwrite``).
 """
 import argparse
 import json
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -32,6 +35,7 @@ from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
 from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings
+from monster_zoo.evaluation.host import host_facts
 from monster_zoo.evaluation.match import DRAW, WIN, iter_games, seat_outcome, wilson_interval
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
@@ -151,6 +155,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
     (:class:`~monster_zoo.agents.az.search.SearchSettings`)."""
     search = dict(search or {})
     network = read_network(network_path)
+    host = host_facts()
     game_id = network.game_id
     table = {**network.options, **(options or {}), "num_players": num_players}
     positions = sample_positions(game_id, table)
@@ -184,6 +189,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
             "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
             "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
             "outcomes": outcomes, "workers": len(pieces), "wall_s": round(time.time() - start, 1),
+            "host": {**host, "load_1min_end": round(os.getloadavg()[0], 2)},
             "pieces": [asdict(p) for p in pieces]}
 
 
@@ -251,7 +257,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"rollout weight {report['az_rollout_weight']}{constants}, "
           f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
           f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "
-          f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall")
+          f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall; "
+          f"{report['host']['cpu']}, load {report['host']['load_1min']}-{report['host']['load_1min_end']}")
     return 0
 
 
