@@ -27,7 +27,7 @@ action: they change only when a turn starts, and an action that happens to end
 the turn must not look worse because the next seat has banked its income.
 
 Rules are never re-implemented here: moves, plays, stomp lines, scoring and the
-win check are the engine's kernels (``apply_action``, ``stomp_path``,
+win check are the engine's kernels (``apply_action``, ``stomp_stop``,
 ``building_points``, ``towers``, ``check_win``).
 """
 
@@ -38,9 +38,9 @@ from ..core.kernels import copy_vector, kernel, on_demand, scratch, scratch_empt
 from ..core.rng import rng_pick_set
 from ..core.seat_values import against_the_field
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from .components import (LINE_DIR, MAX_PLAYERS, MAX_RAY, NUM_CARD_TYPES, NUM_CELLS, PLAY_COST, VALUE,
+from .components import (LINE_DIR, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS, PLAY_COST, VALUE,
                          WIN_POINTS, WIN_TOWERS)
-from .rules import apply_action, building_points, check_win, legal_mask, stomp_path, towers
+from .rules import apply_action, building_points, check_win, legal_mask, stomp_stop, towers
 from .state_layout import FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP, PHASE, SCORE, STATE_SIZE, WINNER
 
 WIN_VALUE = 1000.0
@@ -54,17 +54,24 @@ TIE = 1e-9
 
 
 @on_demand
-def seat_value(state, before, q, scratch, fallen):
-    """Worth of seat ``q``'s position in ``state``, with scores taken from ``before``
-    (``scratch`` and ``fallen`` are work space: allocated once per decision, not per call)."""
+def seat_value(state, before, q, banked):
+    """Worth of seat ``q``'s position in ``state``, with scores taken from ``before``.
+
+    ``banked`` holds a copy of ``state`` (made once per position, not per seat) for the win check:
+    seat ``q``'s score is banked there and put back after. ``check_win`` changes a state only when
+    it ends its game, so only then is the copy made again for the next seat.
+    """
     if state[WINNER + q] != 0:
         return WIN_VALUE
     score = before[SCORE + q]
+    points = building_points(state, q)
     # The engine's win check on a copy banked with the next income tells whether
     # q wins at its next scoring (MTM-5, MTM-18) without restating the rule.
-    copy_vector(scratch, state)
-    scratch[SCORE + q] = score + building_points(state, q)
-    if check_win(scratch, q):
+    banked[SCORE + q] = score + points
+    wins = check_win(banked, q)
+    banked[SCORE + q] = state[SCORE + q]
+    if wins:
+        copy_vector(banked, state)
         return WIN_VALUE / 2.0
     fachan = state[FACHAN]
     income = 0.0
@@ -74,40 +81,50 @@ def seat_value(state, before, q, scratch, fallen):
             continue
         h = state[HEIGHT + c]
         keep = 1.0
-        if LINE_DIR[fachan, c] >= 0:
-            stop, _ = stomp_path(state, c, h, fallen)
-            if stop == c:
-                keep = EXPOSED_KEEP[h]
+        # Exposed: a stomp of the building's own height at it would end on it (the engine's stomp line).
+        if LINE_DIR[fachan, c] >= 0 and stomp_stop(state, c, h) == c:
+            keep = EXPOSED_KEEP[h]
         income += VALUE[c] * keep
         if h == 2:
             manors += 1
     built = min(towers(state, q), WIN_TOWERS)
     progress = 2 * built + min(manors, WIN_TOWERS - built)
-    nearness = min(score + building_points(state, q), WIN_POINTS) / WIN_POINTS
+    nearness = min(score + points, WIN_POINTS) / WIN_POINTS
     return score + HORIZON * income + (TOWER_BASE + TOWER_NEAR * nearness) * progress
 
 
 @on_demand
-def position_value(state, before, p, scratch, fallen, values):
+def position_value(state, before, p, banked, values):
     """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean
-    (``values`` is work space of ``MAX_PLAYERS`` entries)."""
+    (``banked`` and ``values``, of ``STATE_SIZE`` and ``MAX_PLAYERS`` entries, are work space)."""
     n = before[H_NUM_PLAYERS]
+    copy_vector(banked, state)
     for q in range(n):
-        values[q] = seat_value(state, before, q, scratch, fallen)
+        values[q] = seat_value(state, before, q, banked)
     return against_the_field(values, p, n, 1.0, OTHERS_SHARE)
 
 
 @on_demand
-def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, values):
+def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, values):
     """Complete a pending Build, Fortify or Stomp greedily in ``sim``; return the final value.
 
     These follow-ups are the same player's choices and draw no cards, so the
     play that opened them is worth its best completion.
+
+    The chosen completion is applied to ``sim`` as it was to the child that scored it (the same
+    state, action and generator), so ``sim``'s value is then known without scoring it again.
     """
+    known = False  # whether value holds sim's position value
+    value = 0.0
     while sim[H_TERMINAL] == 0 and sim[H_CURRENT] == p and (
             sim[PHASE] == PH_BUILD or sim[PHASE] == PH_FORTIFY or sim[PHASE] == PH_STOMP):
         legal_mask(sim, mask)
-        best = position_value(sim, before, p, scratch, fallen, values) if mask[END] != 0 else -np.inf
+        best = -np.inf
+        if mask[END] != 0:
+            if not known:
+                value = position_value(sim, before, p, scratch, values)
+                known = True
+            best = value
         best_action = -1
         for a in range(CELL0, MOVE0):
             if mask[a] == 0:
@@ -115,7 +132,7 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, val
             copy_vector(child, sim)
             sim_rng[0] = rng[0]
             apply_action(child, a, sim_rng)
-            v = position_value(child, before, p, scratch, fallen, values)
+            v = position_value(child, before, p, scratch, values)
             if v > best + TIE:
                 best = v
                 best_action = a
@@ -123,7 +140,11 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, fallen, val
             break
         sim_rng[0] = rng[0]
         apply_action(sim, best_action, sim_rng)
-    return position_value(sim, before, p, scratch, fallen, values)
+        value = best
+        known = True
+    if not known:
+        value = position_value(sim, before, p, scratch, values)
+    return value
 
 
 @kernel(POLICY_SIG)
@@ -138,7 +159,6 @@ def greedy_action(state, action_mask, rng):
     child = scratch_empty(STATE_SIZE, np.int32)
     work = scratch_empty(STATE_SIZE, np.int32)
     sim_rng = scratch_empty(1, np.uint64)
-    fallen = scratch_empty(MAX_RAY, np.int32)
     seat_values = scratch(MAX_PLAYERS, np.float64)
     mask = scratch(NUM_ACTIONS, np.int8)
     values = scratch_empty(NUM_ACTIONS, np.float64)
@@ -149,12 +169,12 @@ def greedy_action(state, action_mask, rng):
         if action_mask[a] == 0:
             continue
         if a == END:
-            v = position_value(state, state, p, work, fallen, seat_values)
+            v = position_value(state, state, p, work, seat_values)
         else:
             copy_vector(sim, state)
             sim_rng[0] = rng[0]
             apply_action(sim, a, sim_rng)
-            v = settle_value(sim, state, p, rng, sim_rng, mask, child, work, fallen, seat_values)
+            v = settle_value(sim, state, p, rng, sim_rng, mask, child, work, seat_values)
             if a >= PLAY0:
                 for t in range(NUM_CARD_TYPES):
                     v -= CARD_VALUE * PLAY_COST[a - PLAY0, t]
