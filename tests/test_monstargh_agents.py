@@ -7,6 +7,7 @@ from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.agents.greedy.agent import GreedyAgent
+from monster_zoo.envs.monstargh.components import NUM_SPECIES
 from monster_zoo.envs.monstargh.greedy import table_value
 from monstargh_diagram import play, position
 
@@ -18,7 +19,7 @@ def test_table_value_counts_own_species_against_the_others():
     """The value: own visible monsters minus half the best and half the mean other species in play."""
     state = position("G1 G2 B1\nY1 Y2 Y3", {}, ["green", "blue"])
     # green 2 visible, others in play: blue 1, yellow 3, red 0 -> best 3, mean 4/3
-    assert table_value(state, 0) == pytest.approx(2 - 0.5 * 3 - 0.5 * 4 / 3)
+    assert table_value(state, 0, np.zeros(NUM_SPECIES, np.int64)) == pytest.approx(2 - 0.5 * 3 - 0.5 * 4 / 3)
 
 
 def test_greedy_takes_the_steal_that_keeps_its_species_visible():

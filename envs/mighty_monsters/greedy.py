@@ -75,26 +75,27 @@ def playable_cards(state, p):
 
 
 @on_demand
-def guard_outlook(state, g, p, fill, level_pool):
+def guard_outlook(state, g, p, fill, level_pool, empties, gains, pool_cards):
     """``(P(win), expected gold for p if won)`` at position ``g``, empty spaces filled from ``fill``.
 
     ``state`` is a scratch copy: empty spaces beside ``g`` are set to phantom cards of
-    other seats while their strengths are enumerated, then emptied again.
+    other seats while their strengths are enumerated, then emptied again. ``empties``
+    (``SIDES``), ``gains`` (``MAX_PLAYERS``) and ``pool_cards`` (``NUM_GUARDS``) are work space.
     """
     n = state[H_NUM_PLAYERS]
-    empties = scratch_empty(SIDES, np.int64)
     count = 0
     for side in range(SIDES):
         if state[SPACE + SIDES * g + side] < 0:
             empties[count] = SIDES * g + side
             count += 1
-    gains = scratch(MAX_PLAYERS, np.int64)
     combos = NUM_CARDS ** count
     win = 0.0
     gold = 0.0
     cards = 0
-    for card in range(NUM_GUARDS):
-        cards += level_pool[card]
+    for card in range(NUM_GUARDS):  # the pool's cards once, in order, rather than the 36 per combination
+        if level_pool[card] != 0:
+            pool_cards[cards] = card
+            cards += 1
     for combo in range(combos):
         weight = 1.0
         code = combo
@@ -106,9 +107,8 @@ def guard_outlook(state, g, p, fill, level_pool):
         if weight == 0.0:
             continue
         pair = pair_strength(state, g)
-        for card in range(NUM_GUARDS):
-            if level_pool[card] == 0:
-                continue
+        for j in range(cards):
+            card = pool_cards[j]
             if pair >= fight_strength(state, g, GUARD_STRENGTH[card]):
                 for q in range(MAX_PLAYERS):
                     gains[q] = 0
@@ -121,13 +121,15 @@ def guard_outlook(state, g, p, fill, level_pool):
 
 
 @on_demand
-def expected_gold(state, p, fill):
-    """Seat ``p``'s expected gold from this round's fights and healing in ``state`` (a scratch copy)."""
+def expected_gold(state, p, fill, empties, gains, pool_cards):
+    """Seat ``p``'s expected gold from this round's fights and healing in ``state`` (a scratch copy;
+    the other arguments after ``fill`` are :func:`guard_outlook`'s work space)."""
     n = state[H_NUM_PLAYERS]
     reach = 1.0
     total = 0.0
     for g in range(n):
-        win, gold = guard_outlook(state, g, p, fill, unseen_guards(state, guard_level(state, g)))
+        win, gold = guard_outlook(state, g, p, fill, unseen_guards(state, guard_level(state, g)), empties, gains,
+                                  pool_cards)
         heal = 0
         for side in range(SIDES):
             occupant = state[SPACE + SIDES * g + side]
@@ -147,6 +149,9 @@ def greedy_action(state, action_mask, rng):
     fill = playable_cards(state, p)
     sim = scratch_empty(STATE_SIZE, np.int32)
     values = scratch_empty(NUM_ACTIONS, np.float64)
+    empties = scratch_empty(SIDES, np.int64)
+    gains = scratch_empty(MAX_PLAYERS, np.int64)
+    pool_cards = scratch_empty(NUM_GUARDS, np.int64)
     for a in range(NUM_ACTIONS):
         values[a] = -np.inf
     best = -np.inf
@@ -155,7 +160,7 @@ def greedy_action(state, action_mask, rng):
             continue
         copy_vector(sim, state)
         place_card(sim, p, (a - PLAY0) // NUM_SPACES, (a - PLAY0) % NUM_SPACES)
-        values[a] = expected_gold(sim, p, fill) + sim[GOLD + p] - state[GOLD + p]
+        values[a] = expected_gold(sim, p, fill, empties, gains, pool_cards) + sim[GOLD + p] - state[GOLD + p]
         best = max(best, values[a])
     mask = scratch(NUM_ACTIONS, np.int8)
     for a in range(NUM_ACTIONS):

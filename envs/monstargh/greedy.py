@@ -18,7 +18,7 @@ contract of :mod:`monster_zoo.agents.base` demands; rules are never re-implement
 import numpy as np
 
 from ..core.contract import H_CURRENT, POLICY_SIG
-from ..core.kernels import copy_vector, kernel, on_demand, scratch, scratch_empty
+from ..core.kernels import copy_vector, kernel, on_demand, scratch_empty
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS
 from .components import NUM_SPECIES
@@ -35,10 +35,10 @@ BEST_WEIGHT = 0.5
 
 
 @on_demand
-def table_value(state, player):
+def table_value(state, player, visible):
     """Own species' visible monsters minus the other species' threat: the mean of the most
-    visible other species in play and of their average (see ``BEST_WEIGHT``)."""
-    visible = scratch(NUM_SPECIES, np.int64)
+    visible other species in play and of their average (see ``BEST_WEIGHT``); ``visible`` is work
+    space of ``NUM_SPECIES`` entries."""
     visible_counts(state, visible)
     own = state[TOKEN + player]
     best_other = 0
@@ -54,10 +54,9 @@ def table_value(state, player):
 
 
 @on_demand
-def steal_greedily(state, player, done):
-    """Make every steal choice still pending in ``state``, each by the value right after it."""
-    mask = scratch(NUM_ACTIONS, np.int8)
-    trial = scratch_empty(STATE_SIZE, np.int32)
+def steal_greedily(state, player, done, mask, trial, visible):
+    """Make every steal choice still pending in ``state``, each by the value right after it
+    (``mask``, ``trial`` and ``visible`` are work space, allocated once per decision)."""
     while not done and state[PHASE] == PH_STEAL:
         legal_mask(state, mask)
         best = -1e18
@@ -66,7 +65,7 @@ def steal_greedily(state, player, done):
             if mask[a]:
                 copy_vector(trial, state)
                 play_step(trial, a)
-                v = table_value(trial, player)
+                v = table_value(trial, player, visible)
                 if v > best:
                     best = v
                     choice = a
@@ -75,24 +74,22 @@ def steal_greedily(state, player, done):
 
 
 @on_demand
-def decision_value(state, action, player):
-    """The value of ``action`` with its play completed greedily (see the module docs)."""
-    trial = scratch_empty(STATE_SIZE, np.int32)
+def decision_value(state, action, player, trial, mask, follow, steal_mask, steal_trial, visible):
+    """The value of ``action`` with its play completed greedily (see the module docs); the arrays
+    after ``player`` are work space, allocated once per decision (two masks, three states)."""
     copy_vector(trial, state)
     done = play_step(trial, action)
-    done = steal_greedily(trial, player, done)
+    done = steal_greedily(trial, player, done, steal_mask, steal_trial, visible)
     if done:
-        return table_value(trial, player)
-    mask = scratch(NUM_ACTIONS, np.int8)  # a card was chosen: its cell or target is next
-    follow = scratch_empty(STATE_SIZE, np.int32)
-    legal_mask(trial, mask)
+        return table_value(trial, player, visible)
+    legal_mask(trial, mask)  # a card was chosen: its cell or target is next
     best = -1e18
     for a in range(NUM_ACTIONS):
         if mask[a]:
             copy_vector(follow, trial)
-            finished = steal_greedily(follow, player, play_step(follow, a))
+            finished = steal_greedily(follow, player, play_step(follow, a), steal_mask, steal_trial, visible)
             if finished:
-                best = max(best, table_value(follow, player))
+                best = max(best, table_value(follow, player, visible))
     return best
 
 
@@ -100,12 +97,18 @@ def decision_value(state, action, player):
 def greedy_action(state, mask, rng):
     """The legal action of the seat on move with the best value; ties at random."""
     player = state[H_CURRENT]
+    trial = scratch_empty(STATE_SIZE, np.int32)
+    follow = scratch_empty(STATE_SIZE, np.int32)
+    steal_trial = scratch_empty(STATE_SIZE, np.int32)
+    follow_mask = scratch_empty(NUM_ACTIONS, np.int8)
+    steal_mask = scratch_empty(NUM_ACTIONS, np.int8)
+    visible = scratch_empty(NUM_SPECIES, np.int64)
     best = -1e18
     ties = 0
     choice = -1
     for a in range(NUM_ACTIONS):
         if mask[a]:
-            v = decision_value(state, a, player)
+            v = decision_value(state, a, player, trial, follow_mask, follow, steal_mask, steal_trial, visible)
             if v > best + TIE:
                 best = v
                 ties = 1

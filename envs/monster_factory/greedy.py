@@ -103,13 +103,12 @@ def final_value(state, p):
 
 
 @on_demand
-def position_value(state, p):
+def position_value(state, p, values):
     """Seat ``p``'s value minus the strongest opponent's and a share of the others' mean
-    (``final_value`` once the game is over)."""
+    (``final_value`` once the game is over); ``values`` is work space of ``MAX_PLAYERS`` entries."""
     n = state[H_NUM_PLAYERS]
     if state[H_TERMINAL] != 0:
         return final_value(state, p)
-    values = scratch(MAX_PLAYERS, np.float64)
     for q in range(n):
         values[q] = state[SCORE + q]
         m = state[CURRENT_MONSTER + q]
@@ -140,6 +139,7 @@ def greedy_action(state, action_mask, rng):
     sim = scratch_empty(STATE_SIZE, np.int32)
     sim_rng = scratch_empty(1, np.uint64)
     values = scratch_empty(NUM_ACTIONS, np.float64)
+    seat_values = scratch_empty(MAX_PLAYERS, np.float64)
     for a in range(NUM_ACTIONS):
         values[a] = -np.inf
     best = -np.inf
@@ -152,7 +152,7 @@ def greedy_action(state, action_mask, rng):
             copy_vector(sim, state)
             sim_rng[0] = rng[0]
             apply_action(sim, a, sim_rng)
-            v = position_value(sim, p)
+            v = position_value(sim, p, seat_values)
         values[a] = v
         best = max(best, v)
     mask = scratch(NUM_ACTIONS, np.int8)
