@@ -16,6 +16,12 @@ positions in the same repeats, interleaved with today's, and the line adds its f
 ``speedup`` (baseline time / today's): a before/after measured under the same load. Both must decide
 alike there: the run stops where they do not (``tests/test_greedy_decisions.py`` is the full check).
 
+With ``--learner`` it also times the learner-seat games the trainers play (``--learner-envs`` games
+of :class:`~monster_zoo.envs.core.selfplay.LearnerGames`, the learner's moves uniformly random,
+``--learner-steps`` steps a repeat) against greedy opponents only and against random ones only, and
+reports microseconds per learner decision of each and greedy's share of the greedy games' time
+(what the greedy opponents' searches cost a trainer beside the rest of the games' work).
+
 One JSON line per game: the CPU (``lscpu``'s model name), cores, the 1-minute load before and after,
 positions, repeats and the figures.
 """
@@ -41,6 +47,7 @@ from numba import njit, types
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_MAX_STEPS, H_STEPS, H_TERMINAL, POLICY_T
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.envs.core.selfplay import LearnerGames
 from monster_zoo.evaluation.host import host_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,6 +152,55 @@ def measure(game_id: str, players: int, count: int, repeats: int, seed: int,
     return record
 
 
+class KernelOpponent:
+    """A learner-games opponent played inside numba by ``policy_kernel`` (a ``POLICY_SIG`` kernel)."""
+
+    def __init__(self, policy_kernel):
+        self.policy_kernel = policy_kernel
+
+    def act_batch(self, observations, masks, states):
+        """Never called: an opponent with a ``policy_kernel`` is stepped inside numba."""
+        raise NotImplementedError("a kernel opponent is stepped inside numba")
+
+
+def random_legal(masks: np.ndarray, draws: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of ``masks``."""
+    return np.argmax(np.where(masks != 0, draws.random(masks.shape), -1.0), axis=1)
+
+
+def learner_decision_seconds(games: LearnerGames, steps: int, seed: int) -> float:
+    """Seconds per learner decision over ``steps`` steps of ``games`` with random learner moves."""
+    draws = np.random.default_rng(seed)
+    _, masks = games.reset()
+    start = time.perf_counter()
+    for _ in range(steps):
+        _, masks, *_ = games.step(random_legal(masks, draws))
+    return (time.perf_counter() - start) / (steps * games.num_envs)
+
+
+def learner_share(game_id: str, players: int, kernels: Dict, envs_count: int, steps: int, repeats: int,
+                  seed: int) -> Dict:
+    """Microseconds per learner decision against each opponent kernel of ``kernels`` and against
+    random opponents, medians of ``repeats`` interleaved runs, and each kernel's share of its games' time."""
+    config = envs.config(game_id, {"num_players": players})
+    pools = {"random": None, **{name: [KernelOpponent(kernel)] for name, kernel in kernels.items()}}
+    games = {name: LearnerGames(envs.spec(game_id), config, envs_count, opponents=pool, seed=seed)
+             for name, pool in pools.items()}
+    for name in games:  # compiled and warm before timing
+        learner_decision_seconds(games[name], 2, seed)
+    seconds: Dict[str, List[float]] = {name: [] for name in games}
+    for k in range(repeats):
+        for name in games:
+            seconds[name].append(learner_decision_seconds(games[name], steps, seed + k))
+    medians = {name: statistics.median(times) for name, times in seconds.items()}
+    record: Dict = {"learner_envs": envs_count, "learner_steps": steps,
+                    "learner_us_vs_random": round(1e6 * medians["random"], 3)}
+    for name in kernels:
+        record[f"learner_us_vs_greedy_{name}"] = round(1e6 * medians[name], 3)
+        record[f"greedy_share_{name}"] = round(1.0 - medians["random"] / medians[name], 3)
+    return record
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     """The command line (``--help``)."""
     parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.greedy_speed",
@@ -157,6 +213,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions' play (default 0)")
     parser.add_argument("--baseline", default=None, metavar="REV",
                         help="also time the greedy modules of git revision REV, interleaved (e.g. main)")
+    parser.add_argument("--learner", action="store_true",
+                        help="also time learner-seat games against greedy and against random opponents")
+    parser.add_argument("--learner-envs", type=int, default=512, help="learner games (default 512)")
+    parser.add_argument("--learner-steps", type=int, default=40, help="learner steps a repeat (default 40)")
     parser.add_argument("--quick", action="store_true", help="200 positions, 3 repeats: a smoke test")
     args = parser.parse_args(argv)
     games = envs.available() if args.games == "all" else args.games.split(",")
@@ -165,9 +225,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error(f"unknown game {', '.join(unknown)}; valid: {', '.join(envs.available())}")
     args.games = games
     if args.quick:
-        args.positions, args.repeats = 200, 3
-    if args.positions < 1 or args.repeats < 1:
-        parser.error("--positions and --repeats must be at least 1")
+        args.positions, args.repeats, args.learner_envs, args.learner_steps = 200, 3, 16, 4
+    if min(args.positions, args.repeats, args.learner_envs, args.learner_steps) < 1:
+        parser.error("--positions, --repeats, --learner-envs and --learner-steps must be at least 1")
     if args.seed < 0:
         parser.error("--seed must be a non-negative integer")
     for game_id in games:
@@ -186,6 +246,12 @@ def main(argv=None) -> int:
             baseline = None if args.baseline is None else baseline_module(game_id, args.baseline, Path(folder))
             before = host_facts()
             record = measure(game_id, players, args.positions, args.repeats, args.seed, baseline)
+            if args.learner:
+                kernels = {"now": greedy_module(game_id).greedy_action}
+                if baseline is not None:
+                    kernels["baseline"] = baseline.greedy_action
+                record.update(learner_share(game_id, players, kernels, args.learner_envs, args.learner_steps,
+                                            args.repeats, args.seed))
             line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": before["cpu"], "cores": before["cores"],
                     "load_1min_before": before["load_1min"], "load_1min_after": round(os.getloadavg()[0], 2),
                     **({"baseline": args.baseline} if args.baseline else {}), **record}
