@@ -53,11 +53,11 @@ from numba.extending import intrinsic
 
 from monster_zoo import envs
 from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_legal,
-                                           network_input, random_network, read_network)
+                                           network_input, nonzero_indices, random_network, read_network)
 from monster_zoo.agents.az.search import (CHILDREN, COUNTS, PRIORS, S_C_PUCT, S_C_SCALE, S_C_VISIT, S_MIN_SPREAD,
-                                          S_SIMULATIONS, SETTINGS, VALUES, SearchSettings, _leaf_output,
-                                          _legal_actions, _new_node, _puct_action, _root_action, _root_finish,
-                                          _root_legal, _root_prepare, _root_scores, gumbel_search, trees)
+                                          S_SIMULATIONS, SETTINGS, VALUES, SearchSettings, _leaf_output, _new_node,
+                                          _puct_action, _root_action, _root_finish, _root_legal, _root_prepare,
+                                          _root_scores, gumbel_search, trees)
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.search.tree import UNTRIED, backup, no_determinize, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
@@ -153,7 +153,7 @@ def _timed_descent(root, k, resample, rng, settings, root_legal, root_count, roo
         t = _clock()
         legal_mask(sim, mask)
         u = _clock()
-        count = _legal_actions(mask, legal)
+        count = nonzero_indices(mask, legal)
         v = _clock()
         action = _puct_action(node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
                               priors)
@@ -248,7 +248,7 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
             observe_into(sim, sim[H_CURRENT], x[:n_obs])
             count_input(n_obs, sim[H_NUM_PLAYERS], x)
             v = _clock()
-            count = _legal_actions(mask, legal_actions)
+            count = nonzero_indices(mask, legal_actions)
             w = _clock()
             ticks[P_LEGAL] += u - t
             ticks[P_OBSERVE] += v - u

@@ -38,10 +38,10 @@ import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (MAX_SEATS, forward, forward_legal, network_input, random_network,
-                                           read_network)
-from monster_zoo.agents.az.search import (SearchSettings, _leaf_input, _legal_actions, _legal_softmax, _new_node,
-                                          _puct_action, _root_action, _root_scores, gumbel_search, trees)
+from monster_zoo.agents.az.network import (MAX_SEATS, forward, forward_legal, network_input, nonzero_indices,
+                                           random_network, read_network)
+from monster_zoo.agents.az.search import (SearchSettings, _leaf_input, _legal_softmax, _new_node, _puct_action,
+                                          _root_action, _root_scores, gumbel_search, trees)
 from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
@@ -115,7 +115,7 @@ def _time_forward(params, shapes, xs, scratch, legal, counts, logits, values, lo
 def _time_softmax(logits, masks, legal, out, loops):
     for _ in range(loops):
         for p in range(masks.shape[0]):
-            count = _legal_actions(masks[p], legal)
+            count = nonzero_indices(masks[p], legal)
             _legal_softmax(logits[p], legal, count, out)
 
 
@@ -139,7 +139,7 @@ def _time_puct(masks, legal, seats, c_puct, children, visits, values, priors, lo
     check = 0
     for _ in range(loops):
         for p in range(masks.shape[0]):
-            count = _legal_actions(masks[p], legal)
+            count = nonzero_indices(masks[p], legal)
             check += _puct_action(0, legal, count, seats[p], c_puct, children[p], visits[p], values[p], priors[p])
     return check
 
@@ -265,7 +265,7 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
                                            calls, repeats) - copy)
     out["legal_mask"] = fastest(lambda: _time_legal(roots, mask, spec.legal_mask, loops), calls, repeats)
     legal = np.zeros((count, num_actions), np.int32)
-    counts = np.array([_legal_actions(masks[p], legal[p]) for p in range(count)], np.int64)
+    counts = np.array([nonzero_indices(masks[p], legal[p]) for p in range(count)], np.int64)
     result = np.zeros(roots[0][H_NUM_PLAYERS], np.float32)
     out["leaf input"] = max(0.0, fastest(lambda: _time_input(roots, mask, legal[0].copy(), xs[0].copy(), result,
                                                              spec.legal_mask, spec.returns, spec.observe_into, loops),
