@@ -152,10 +152,12 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
         movers = states[slots, H_CURRENT].copy()
         k = len(slots)
         move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
+        # The move's rows converted at once, not one call per row: the loop over rows is Python's.
+        move_obs, move_masks, move_policies = (observations[:k].astype(np.float16), masks[:k].copy(),
+                                               policies[:k].astype(np.float16))
         for j, slot in enumerate(slots):
             game = playing[slot]
-            moves[game].append((observations[j].astype(np.float16), masks[j].copy(),
-                                policies[j].astype(np.float16), movers[j]))
+            moves[game].append((move_obs[j], move_masks[j], move_policies[j], movers[j]))
             s = states[slot]
             over = s[H_TERMINAL] != 0
             if not running.py_func(s):
