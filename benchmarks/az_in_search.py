@@ -40,7 +40,6 @@ the 1-minute load are printed, since a shared machine moves every figure.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from typing import List
@@ -62,7 +61,7 @@ from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.search.tree import UNTRIED, backup, no_determinize, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games
-from monster_zoo.benchmarks.az_simulation import int_at_least_1, positions
+from monster_zoo.benchmarks.az_simulation import positions, simulation_arguments
 from monster_zoo.evaluation.host import cpu_name
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
                                             H_TERMINAL, LEGAL_MASK_T, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)
@@ -109,6 +108,26 @@ def _nonzero_share(x, units):
 
 
 @njit(cache=True)
+def _tally(ticks, calls, piece, cycles):
+    """Count one call of ``piece`` that took ``cycles``."""
+    ticks[piece] += cycles
+    calls[piece] += 1
+
+
+@njit(cache=True)
+def _timed_legal_list(state, mask, legal, legal_mask, ticks, calls):
+    """``state``'s legal mask into ``mask`` and its list into ``legal`` (their count returned),
+    each timed."""
+    t = _clock()
+    legal_mask(state, mask)
+    u = _clock()
+    count = nonzero_indices(mask, legal)
+    _tally(ticks, calls, P_LEGAL, u - t)
+    _tally(ticks, calls, P_LIST, _clock() - u)
+    return count
+
+
+@njit(cache=True)
 def _timed_descent(root, k, resample, rng, settings, root_legal, root_count, root_logits, probs, noise, raw_value,
                    schedule, sigma, scores, sim, sim_rng, mask, legal, path, size, children, visits, values, priors,
                    apply_action, legal_mask, determinize, ticks, calls):
@@ -119,22 +138,19 @@ def _timed_descent(root, k, resample, rng, settings, root_legal, root_count, roo
                  settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
     action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
     u = _clock()
-    ticks[P_ROOT] += u - t
-    calls[P_ROOT] += 1
+    _tally(ticks, calls, P_ROOT, u - t)
     if action < 0:
         return -1, 0, size
     start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
     t = _clock()
-    ticks[P_START] += t - u
-    calls[P_START] += 1
+    _tally(ticks, calls, P_START, t - u)
     node = path[0]
     depth = 1
     while True:
         t = _clock()
         apply_action(sim, action, sim_rng)
         u = _clock()
-        ticks[P_APPLY] += u - t
-        calls[P_APPLY] += 1
+        _tally(ticks, calls, P_APPLY, u - t)
         child = children[node, action]
         if child == UNTRIED:
             child = size
@@ -142,28 +158,18 @@ def _timed_descent(root, k, resample, rng, settings, root_legal, root_count, roo
             children[node, action] = child
             path[depth] = child
             t = _clock()
-            ticks[P_NODE] += t - u
-            calls[P_NODE] += 1
+            _tally(ticks, calls, P_NODE, t - u)
             return child, depth + 1, size + 1
         node = child
         path[depth] = node
         depth += 1
         if not running(sim):
             return node, depth, size
+        count = _timed_legal_list(sim, mask, legal, legal_mask, ticks, calls)
         t = _clock()
-        legal_mask(sim, mask)
-        u = _clock()
-        count = nonzero_indices(mask, legal)
-        v = _clock()
         action = _puct_action(node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
                               priors)
-        w = _clock()
-        ticks[P_LEGAL] += u - t
-        ticks[P_LIST] += v - u
-        ticks[P_PUCT] += w - v
-        calls[P_LEGAL] += 1
-        calls[P_LIST] += 1
-        calls[P_PUCT] += 1
+        _tally(ticks, calls, P_PUCT, _clock() - t)
 
 
 @njit(cache=True)
@@ -241,31 +247,19 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
         if state_over(sim, result, returns):
             pass
         else:
+            count = _timed_legal_list(sim, mask, legal_actions, legal_mask, ticks, calls)
             t = _clock()
-            legal_mask(sim, mask)
-            u = _clock()
             n_obs = x.shape[0] - MAX_SEATS
             observe_into(sim, sim[H_CURRENT], x[:n_obs])
             count_input(n_obs, sim[H_NUM_PLAYERS], x)
-            v = _clock()
-            count = nonzero_indices(mask, legal_actions)
-            w = _clock()
-            ticks[P_LEGAL] += u - t
-            ticks[P_OBSERVE] += v - u
-            ticks[P_LIST] += w - v
-            calls[P_LEGAL] += 1
-            calls[P_OBSERVE] += 1
-            calls[P_LIST] += 1
+            _tally(ticks, calls, P_OBSERVE, _clock() - t)
         if count > 0:
             t = _clock()
             forward_legal(params, shapes, x, scratch, legal_actions, count, logits, relative)
             u = _clock()
             _leaf_output(sim, leaf, legal_actions, count, logits, relative, result, priors)
-            v = _clock()
-            ticks[P_NETWORK] += u - t
-            ticks[P_PRIORS] += v - u
-            calls[P_NETWORK] += 1
-            calls[P_PRIORS] += 1
+            _tally(ticks, calls, P_NETWORK, u - t)
+            _tally(ticks, calls, P_PRIORS, _clock() - u)
             inputs, units = _nonzero_share(x, scratch[0, :shapes[0, 1]])
             leaves[L_EVALUATED] += 1
             leaves[L_LEGAL] += count
@@ -273,8 +267,7 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
             leaves[L_UNITS] += units
         t = _clock()
         backup(path, depth, result, visits, values)
-        ticks[P_BACKUP] += _clock() - t
-        calls[P_BACKUP] += 1
+        _tally(ticks, calls, P_BACKUP, _clock() - t)
     ticks[LOOP] += _clock() - loop
     action = _root_finish(root, settings, root_mask, root_legal, root_count, root_logits, probs, noise, raw_value,
                           sigma, scores, policy, children, visits, values)
@@ -375,12 +368,7 @@ COLUMNS = ("search", "timed", *PIECES, "per search", "call", "rest", "depth", "e
 
 def main(argv: List[str] = None) -> int:
     """Print, per game, a simulation's microseconds as a whole and piece by piece inside the search."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", default="all", help="comma-separated game ids (default: all)")
-    parser.add_argument("--simulations", type=int_at_least_1, default=64, help="simulations per search (default 64)")
-    parser.add_argument("--positions", type=int_at_least_1, default=32, help="positions per game (default 32)")
-    parser.add_argument("--repeats", type=int_at_least_1, default=5, help="timings, the fastest kept (default 5)")
-    parser.add_argument("--quick", action="store_true", help="4 positions, 8 simulations, 1 timing: a smoke test")
+    parser = simulation_arguments(__doc__)
     args = parser.parse_args(argv)
     games = chosen_games(parser, args.games)
     simulations, count, repeats = (8, 4, 1) if args.quick else (args.simulations, args.positions, args.repeats)

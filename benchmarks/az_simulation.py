@@ -302,14 +302,21 @@ def int_at_least_1(text: str) -> int:
     return value
 
 
-def main(argv: List[str] = None) -> int:
-    """Print, per game, a simulation's microseconds as a whole and piece by piece."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def simulation_arguments(doc: str) -> argparse.ArgumentParser:
+    """The command line of the simulation benchmarks (this one and ``az_in_search``), described by
+    the first paragraph of ``doc``: games, simulations, positions, repeats, quick."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--games", default="all", help="comma-separated game ids (default: all)")
     parser.add_argument("--simulations", type=int_at_least_1, default=64, help="simulations per search (default 64)")
     parser.add_argument("--positions", type=int_at_least_1, default=32, help="positions per game (default 32)")
     parser.add_argument("--repeats", type=int_at_least_1, default=5, help="timings, the fastest kept (default 5)")
     parser.add_argument("--quick", action="store_true", help="4 positions, 8 simulations, 1 timing: a smoke test")
+    return parser
+
+
+def main(argv: List[str] = None) -> int:
+    """Print, per game, a simulation's microseconds as a whole and piece by piece."""
+    parser = simulation_arguments(__doc__)
     args = parser.parse_args(argv)
     games = chosen_games(parser, args.games)
     simulations, count, repeats, loops = ((8, 4, 1, 2) if args.quick else
