@@ -9,7 +9,9 @@ the start), with the game's shipped network (a random 256x256 one where none shi
 
 - **search**: a whole :func:`~monster_zoo.agents.az.search.gumbel_search` of ``--simulations``,
   without rollouts and with the rollout weight the game's shipped ``az`` plays with (where it has
-  one), in microseconds per simulation; and the mean depth of its leaves (actions applied per
+  one), in microseconds per simulation, called from a numba loop over the positions (called from
+  Python once a position, as before the tenth session, the call into numba added 2.0-2.4 us a
+  simulation that self-play does not pay); and the mean depth of its leaves (actions applied per
   simulation);
 - **pieces**: each piece a simulation runs, timed alone in a numba loop over the same positions
   (microseconds per call): the root's copy and redeal (``start_simulation``), the root's
@@ -38,17 +40,17 @@ import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (MAX_SEATS, forward, forward_legal, network_input, nonzero_indices,
-                                           random_network, read_network)
-from monster_zoo.agents.az.search import (SearchSettings, _leaf_input, _legal_softmax, _new_node, _puct_action,
-                                          _root_action, _root_scores, gumbel_search, trees)
+from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, forward, forward_legal, network_input,
+                                           nonzero_indices, random_network, read_network)
+from monster_zoo.agents.az.search import (SETTINGS, SearchSettings, _leaf_input, _legal_softmax, _new_node,
+                                          _puct_action, _root_action, _root_scores, gumbel_search, trees)
 from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games
 from monster_zoo.evaluation.host import cpu_name
-from monster_zoo.envs.core.batch import INTS, STATES, random_playout
+from monster_zoo.envs.core.batch import INTS, RNGS, STATES, random_playout
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
                                             LEGAL_MASK_T, MASK, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)
 from monster_zoo.envs.core.header import running
@@ -64,6 +66,19 @@ PIECES = ("copy+redeal", "root scoring", "puct", "legal_mask", "apply_action", "
 # types (explicit signatures), as the search does: typed by dispatcher instead, a cached loop
 # failed in a process where an earlier dispatcher had been collected ("underlying object has
 # vanished").
+@njit(types.void(STATES, SETTINGS, types.boolean, RNGS, PARAMS, SHAPES, types.int32[:, :, ::1], types.int32[:, ::1],
+                 types.float64[:, :, ::1], types.float32[:, :, ::1], FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T,
+                 OBSERVE_T, DETERMINIZE_T, POLICY_T), cache=True)
+def _time_search(roots, settings, resample, rngs, params, shapes, children, visits, values, priors, policy,
+                 legal_mask, apply_action, returns, observe_into, determinize, rollout):
+    """A search from each position, called from numba: Python's call into numba (130-155 us a
+    search, training/AZ.md tenth session) is left out, as self-play pays it once a move for all
+    its games."""
+    for p in range(roots.shape[0]):
+        gumbel_search(roots[p], settings, resample, rngs[p], params, shapes, children[p], visits[p], values[p],
+                      priors[p], policy, legal_mask, apply_action, returns, observe_into, determinize, rollout)
+
+
 @njit(types.void(STATES, RNG, STATE, RNG, DETERMINIZE_T, types.int64), cache=True)
 def _time_start(roots, rng, sim, sim_rng, determinize, loops):
     for _ in range(loops):
@@ -228,10 +243,9 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
         rngs = np.stack([make_rng(p) for p in range(count)])
 
         def run():
-            for p in range(count):
-                gumbel_search(roots[p], settings, resample, rngs[p], network.params, network.shapes, children[p],
-                              visits[p], values[p], priors[p], policy, spec.legal_mask, spec.apply_action,
-                              spec.returns, spec.observe_into, determinize, rollout)
+            _time_search(roots, settings, resample, rngs, network.params, network.shapes, children, visits, values,
+                         priors, policy, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into,
+                         determinize, rollout)
         return fastest(run, count * simulations, repeats)
 
     out["search"] = search(0.0)
