@@ -9,7 +9,9 @@ the start), with the game's shipped network (a random 256x256 one where none shi
 
 - **search**: a whole :func:`~monster_zoo.agents.az.search.gumbel_search` of ``--simulations``,
   without rollouts and with the rollout weight the game's shipped ``az`` plays with (where it has
-  one), in microseconds per simulation; and the mean depth of its leaves (actions applied per
+  one), in microseconds per simulation, called from a numba loop over the positions (called from
+  Python once a position, as before the tenth session, the call into numba added 2.0-2.4 us a
+  simulation that self-play does not pay); and the mean depth of its leaves (actions applied per
   simulation);
 - **pieces**: each piece a simulation runs, timed alone in a numba loop over the same positions
   (microseconds per call): the root's copy and redeal (``start_simulation``), the root's
@@ -38,9 +40,9 @@ import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (MAX_SEATS, forward, forward_legal, network_input, random_network,
-                                           read_network)
-from monster_zoo.agents.az.search import (SearchSettings, _leaf_input, _legal_actions, _legal_softmax, _new_node,
+from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, forward, forward_legal, network_input,
+                                           nonzero_indices, random_network, read_network)
+from monster_zoo.agents.az.search import (SETTINGS, SearchSettings, _leaf_input, _legal_softmax, _new_node,
                                           _puct_action, _root_action, _root_scores, gumbel_search, trees)
 from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
 from monster_zoo.agents.search.evaluator import rollout_returns
@@ -48,7 +50,7 @@ from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games
 from monster_zoo.evaluation.host import cpu_name
-from monster_zoo.envs.core.batch import INTS, STATES, random_playout
+from monster_zoo.envs.core.batch import INTS, RNGS, STATES, random_playout
 from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
                                             LEGAL_MASK_T, MASK, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)
 from monster_zoo.envs.core.header import running
@@ -64,6 +66,19 @@ PIECES = ("copy+redeal", "root scoring", "puct", "legal_mask", "apply_action", "
 # types (explicit signatures), as the search does: typed by dispatcher instead, a cached loop
 # failed in a process where an earlier dispatcher had been collected ("underlying object has
 # vanished").
+@njit(types.void(STATES, SETTINGS, types.boolean, RNGS, PARAMS, SHAPES, types.int32[:, :, ::1], types.int32[:, ::1],
+                 types.float64[:, :, ::1], types.float32[:, :, ::1], FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T,
+                 OBSERVE_T, DETERMINIZE_T, POLICY_T), cache=True)
+def _time_search(roots, settings, resample, rngs, params, shapes, children, visits, values, priors, policy,
+                 legal_mask, apply_action, returns, observe_into, determinize, rollout):
+    """A search from each position, called from numba: Python's call into numba (130-155 us a
+    search, training/AZ.md tenth session) is left out, as self-play pays it once a move for all
+    its games."""
+    for p in range(roots.shape[0]):
+        gumbel_search(roots[p], settings, resample, rngs[p], params, shapes, children[p], visits[p], values[p],
+                      priors[p], policy, legal_mask, apply_action, returns, observe_into, determinize, rollout)
+
+
 @njit(types.void(STATES, RNG, STATE, RNG, DETERMINIZE_T, types.int64), cache=True)
 def _time_start(roots, rng, sim, sim_rng, determinize, loops):
     for _ in range(loops):
@@ -115,7 +130,7 @@ def _time_forward(params, shapes, xs, scratch, legal, counts, logits, values, lo
 def _time_softmax(logits, masks, legal, out, loops):
     for _ in range(loops):
         for p in range(masks.shape[0]):
-            count = _legal_actions(masks[p], legal)
+            count = nonzero_indices(masks[p], legal)
             _legal_softmax(logits[p], legal, count, out)
 
 
@@ -139,7 +154,7 @@ def _time_puct(masks, legal, seats, c_puct, children, visits, values, priors, lo
     check = 0
     for _ in range(loops):
         for p in range(masks.shape[0]):
-            count = _legal_actions(masks[p], legal)
+            count = nonzero_indices(masks[p], legal)
             check += _puct_action(0, legal, count, seats[p], c_puct, children[p], visits[p], values[p], priors[p])
     return check
 
@@ -228,10 +243,9 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
         rngs = np.stack([make_rng(p) for p in range(count)])
 
         def run():
-            for p in range(count):
-                gumbel_search(roots[p], settings, resample, rngs[p], network.params, network.shapes, children[p],
-                              visits[p], values[p], priors[p], policy, spec.legal_mask, spec.apply_action,
-                              spec.returns, spec.observe_into, determinize, rollout)
+            _time_search(roots, settings, resample, rngs, network.params, network.shapes, children, visits, values,
+                         priors, policy, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into,
+                         determinize, rollout)
         return fastest(run, count * simulations, repeats)
 
     out["search"] = search(0.0)
@@ -265,7 +279,7 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
                                            calls, repeats) - copy)
     out["legal_mask"] = fastest(lambda: _time_legal(roots, mask, spec.legal_mask, loops), calls, repeats)
     legal = np.zeros((count, num_actions), np.int32)
-    counts = np.array([_legal_actions(masks[p], legal[p]) for p in range(count)], np.int64)
+    counts = np.array([nonzero_indices(masks[p], legal[p]) for p in range(count)], np.int64)
     result = np.zeros(roots[0][H_NUM_PLAYERS], np.float32)
     out["leaf input"] = max(0.0, fastest(lambda: _time_input(roots, mask, legal[0].copy(), xs[0].copy(), result,
                                                              spec.legal_mask, spec.returns, spec.observe_into, loops),
@@ -302,14 +316,21 @@ def int_at_least_1(text: str) -> int:
     return value
 
 
-def main(argv: List[str] = None) -> int:
-    """Print, per game, a simulation's microseconds as a whole and piece by piece."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def simulation_arguments(doc: str) -> argparse.ArgumentParser:
+    """The command line of the simulation benchmarks (this one and ``az_in_search``), described by
+    the first paragraph of ``doc``: games, simulations, positions, repeats, quick."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--games", default="all", help="comma-separated game ids (default: all)")
     parser.add_argument("--simulations", type=int_at_least_1, default=64, help="simulations per search (default 64)")
     parser.add_argument("--positions", type=int_at_least_1, default=32, help="positions per game (default 32)")
     parser.add_argument("--repeats", type=int_at_least_1, default=5, help="timings, the fastest kept (default 5)")
     parser.add_argument("--quick", action="store_true", help="4 positions, 8 simulations, 1 timing: a smoke test")
+    return parser
+
+
+def main(argv: List[str] = None) -> int:
+    """Print, per game, a simulation's microseconds as a whole and piece by piece."""
+    parser = simulation_arguments(__doc__)
     args = parser.parse_args(argv)
     games = chosen_games(parser, args.games)
     simulations, count, repeats, loops = ((8, 4, 1, 2) if args.quick else

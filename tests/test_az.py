@@ -19,9 +19,10 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az.network import (GATHERED_LOGIT_COST, MAX_SEATS, _dense, architecture_problem, evaluate,
-                                           forward, forward_legal, from_layers, layer_shapes, network_input,
-                                           random_network, read_network, write_network)
+from monster_zoo.agents.az.network import (GATHERED_LOGIT_COST, MAX_SEATS, NONZERO_BLOCK, _dense, _dense_columns,
+                                           architecture_problem, evaluate, forward, forward_legal, from_layers,
+                                           layer_shapes, network_input, nonzero_indices, random_network,
+                                           read_network, write_network)
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
 from monster_zoo.agents.ppo.champions import champion_path
 from monster_zoo.agents.game_rules import WrongGameError
@@ -139,6 +140,45 @@ def test_dense_layer_listing_its_nonzero_inputs_first_sums_the_same_to_the_bit(n
         dense_testing_each_input(weight, bias, source, want)
         _dense(weight, bias, source, got, nonzero)
         assert np.array_equal(got.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("n_in,n_columns", [(256, 6), (256, 1), (7, 3), (3, 2)])
+def test_listed_columns_sum_as_the_whole_layer_to_the_bit(n_in, n_columns):
+    """The policy head made for a few columns (four rows at a time, and the rows left over when
+    the non-zero inputs are not a multiple of four) gives each of them the whole layer's sum to
+    the bit, and leaves the other outputs alone."""
+    rng = np.random.default_rng(n_in * 10 + n_columns)
+    weight = rng.normal(size=(n_in, 437)).astype(np.float32)
+    bias = rng.normal(size=437).astype(np.float32)
+    columns = np.sort(rng.choice(437, n_columns, replace=False)).astype(np.int32)
+    nonzero = np.zeros(n_in, np.int32)
+    for share in (0.3, 0.0, 1.0):
+        source = (rng.normal(size=n_in) * (rng.random(n_in) < share)).astype(np.float32)
+        want, got = np.zeros(437, np.float32), np.full(437, 9.0, np.float32)
+        dense_testing_each_input(weight, bias, source, want)
+        count = nonzero_indices(source, nonzero)
+        _dense_columns(weight, bias, source, nonzero, count, columns, n_columns, got)
+        assert np.array_equal(got[columns].view(np.int32), want[columns].view(np.int32))
+        assert np.all(np.delete(got, columns) == 9.0)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32])
+@pytest.mark.parametrize("size", [1, NONZERO_BLOCK - 1, NONZERO_BLOCK, 3 * NONZERO_BLOCK + 5, 437])
+def test_nonzero_indices_lists_every_nonzero_entry_in_ascending_order(dtype, size):
+    """The list the search makes of a mask's legal actions and the forward pass of an input's
+    non-zero entries: every non-zero entry, in order, whether it stands in a block of zeros, at a
+    block's edge or in the entries after the last whole block; none, all, and -0.0 not listed."""
+    rng = np.random.default_rng(size)
+    out = np.full(size, -1, np.int32)
+    for share in (0.0, 0.02, 0.5, 1.0):
+        values = ((rng.random(size) < share) * rng.integers(1, 5, size)).astype(dtype)
+        if dtype == np.float32 and size > 2:
+            values[1] = -0.0
+        count = nonzero_indices(values, out)
+        assert out[:count].tolist() == np.flatnonzero(values).tolist()
+    edges = np.zeros(size, dtype)
+    edges[[0, size - 1]] = 1
+    assert out[:nonzero_indices(edges, out)].tolist() == sorted({0, size - 1})
 
 
 @pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])

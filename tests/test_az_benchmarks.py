@@ -1,10 +1,15 @@
 """The learned search's benchmarks run (``--quick``) and refuse bad arguments; their figures are
 measured by hand (training/AZ.md), never asserted."""
+import numpy as np
 import pytest
 
 from monster_zoo import envs
+from monster_zoo.agents.az.network import read_network
+from monster_zoo.agents.az.search import SearchSettings, gumbel_search, trees
 from monster_zoo.agents.az.shipped import shipped_network_path
-from monster_zoo.benchmarks import az_forward, az_simulation, az_targets
+from monster_zoo.agents.search.tuned import tuned_rollout
+from monster_zoo.benchmarks import az_forward, az_in_search, az_simulation, az_targets
+from monster_zoo.envs.core.rng import make_rng
 
 
 def test_forward_benchmark_prints_every_shipped_network_with_both_references(capsys):
@@ -57,6 +62,43 @@ def test_simulation_benchmark_prints_the_whole_and_every_piece(capsys):
     assert all(float(x) >= 0 for x in row[1:]) and float(row[1]) > 0 and float(row[3]) >= 1
 
 
+def test_in_search_benchmark_prints_the_whole_every_piece_and_the_leaves(capsys):
+    """One row per game: the search and its timed copy (microseconds per simulation), every piece,
+    the once-a-search and call shares, the rest, and the leaves' statistics."""
+    assert az_in_search.main(["--quick", "--games", "monstargh-v0"]) == 0
+    row = capsys.readouterr().out.splitlines()[-1].split()
+    assert row[0] == "monstargh-v0" and len(row) == 1 + len(az_in_search.COLUMNS)
+    named = dict(zip(az_in_search.COLUMNS, map(float, row[1:])))
+    assert named["search"] > 0 and named["network"] > 0 and named["depth"] >= 1
+    assert 0 < named["evaluated"] <= 1 and 0 < named["leaf inputs"] <= 1 and named["leaf legal"] >= 1
+
+
+@pytest.mark.parametrize("game_id", ["monstargh-v0", "monster_arena-v0"])
+def test_the_timed_search_decides_as_the_search(game_id):
+    """The benchmark's timed copy of the search is the search: on the same positions and seeds
+    (Gumbel noise, 24 simulations) the same action, improved policy and tree, to the bit, so its
+    figures are the search's."""
+    spec = envs.spec(game_id)
+    network = read_network(shipped_network_path(game_id))
+    roots = az_simulation.positions(game_id, network.player_counts[0], 6)
+    settings = SearchSettings(simulations=24, gumbel_scale=1.0).as_array()
+    kernels = (spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, spec.determinize,
+               tuned_rollout(game_id))
+    ticks, calls = np.zeros(az_in_search.WHOLE + 1, np.int64), np.zeros(len(az_in_search.PIECES), np.int64)
+    leaves = np.zeros(az_in_search.L_ROOT_UNITS + 1)
+    for p, root in enumerate(roots):
+        plain, timed = (trees(1, 25, spec.num_actions), trees(1, 25, spec.num_actions))
+        policies = np.zeros((2, spec.num_actions), np.float32)
+        chosen = gumbel_search(root, settings, True, make_rng(p), network.params, network.shapes,
+                               *[a[0] for a in plain], policies[0], *kernels)
+        assert az_in_search.timed_search(root, settings, True, make_rng(p), network.params, network.shapes,
+                                         *[a[0] for a in timed], policies[1], *kernels, ticks, calls,
+                                         leaves) == chosen
+        assert np.array_equal(policies[0], policies[1])
+        assert all(np.array_equal(a, b) for a, b in zip(plain, timed))
+    assert leaves[az_in_search.L_SIMULATIONS] > 0 and (ticks > 0).all()
+
+
 @pytest.mark.parametrize("module,argv,message", [
     (az_forward, ["--rows", "0"], "at least 1"),
     (az_forward, ["--batch", "8,x"], "not a comma-separated list"),
@@ -64,6 +106,8 @@ def test_simulation_benchmark_prints_the_whole_and_every_piece(capsys):
     (az_targets, ["--games", "chess-v0"], "unknown game chess-v0"),
     (az_simulation, ["--games", "chess-v0"], "unknown game chess-v0"),
     (az_simulation, ["--positions", "0"], "must be at least 1"),
+    (az_in_search, ["--games", "chess-v0"], "unknown game chess-v0"),
+    (az_in_search, ["--simulations", "0"], "must be at least 1"),
     (az_targets, ["--threads", "one"], "not a comma-separated list"),
     (az_targets, ["--simulations", "0"], "at least 1"),
     (az_targets, ["--repeats", "0"], "at least 1"),

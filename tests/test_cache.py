@@ -30,7 +30,8 @@ def _library_imports(path: Path):
             if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("monster_zoo"))]
 
 
-@pytest.mark.parametrize("package", [*GAMES, ROOT / "agents" / "search", ROOT / "agents" / "az", CORE_DIR],
+@pytest.mark.parametrize("package", [*GAMES, ROOT / "agents" / "search", ROOT / "agents" / "az", CORE_DIR,
+                                     ROOT / "benchmarks", ROOT / "training" / "az"],
                          ids=lambda p: p.name)
 def test_guard_fingerprints_every_module_the_kernels_import(package):
     """Every library module a kernel file imports, directly or not, is fingerprinted: the core's
@@ -52,6 +53,21 @@ def test_guard_fingerprints_every_module_the_kernels_import(package):
         assert {package / "rules.py", package / "observation.py", package / "greedy.py"} <= set(kernel_sources(package))
     if package.parent.name == "agents":
         assert {CORE_DIR / "contract.py", CORE_DIR / "header.py"} <= deps
+    if package.name in ("benchmarks", "az") and package.parent.name != "agents":
+        assert {ROOT / "agents" / "az" / "network.py", ROOT / "agents" / "search" / "tree.py"} <= deps
+
+
+def test_every_folder_with_kernels_guards_its_cache():
+    """Every folder of the library whose files define numba kernels calls ``guard_package`` in its
+    ``__init__``: a timing loop of ``benchmarks/`` (or the expert of ``training/az``) cached before
+    an edit to the search it inlines kept running the old search, since numba watches only the
+    file a kernel is defined in."""
+    skipped = {".git", ".venv", "tests", "__pycache__"}
+    folders = [p for p in ROOT.rglob("*") if p.is_dir() and not skipped & set(p.relative_to(ROOT).parts)]
+    unguarded = [str(folder.relative_to(ROOT)) for folder in folders if kernel_sources(folder)
+                 and "guard_package(" not in ((folder / "__init__.py").read_text()
+                                              if (folder / "__init__.py").is_file() else "")]
+    assert unguarded == []
 
 
 def _fake_package(where: Path) -> Path:

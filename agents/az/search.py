@@ -33,6 +33,11 @@ signatures of :mod:`monster_zoo.envs.core.contract`) and the network's flat arra
 compiled search, cached on disk, serves every game and every network; :func:`search_and_play`
 runs one search per game over a batch of games (self-play), a thread per game where threads
 are allowed (:mod:`monster_zoo.envs.core.threads`).
+
+The loops over a node's actions run over the list of its legal actions
+(:func:`~monster_zoo.agents.az.network.nonzero_indices` of the mask), not over every action with
+a test of the mask: most actions are illegal in most states (Monster Arena: about 6 of 437 in
+play), and the same actions in the same order give the same sums and choices to the bit.
 """
 import math
 from dataclasses import dataclass
@@ -51,7 +56,7 @@ from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
 
 from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_legal,
-                                           forward_many, network_input)
+                                           forward_many, network_input, nonzero_indices)
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 
@@ -164,22 +169,6 @@ def _masked_softmax(logits, mask, out):
 
 
 @njit(cache=True)
-def _legal_actions(mask, legal):
-    """The legal actions of ``mask``, in ascending order, into ``legal``; return their count.
-
-    The search's loops over a node's actions run over this list, not over every action with a
-    test of the mask: most actions are illegal in most states (Monster Arena: about 6 of 437 in
-    play), and the same actions in the same order give the same sums and choices to the bit.
-    """
-    count = 0
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            legal[count] = a
-            count += 1
-    return count
-
-
-@njit(cache=True)
 def _legal_softmax(logits, legal, count, out):
     """``out`` = softmax of ``logits`` over the ``count`` actions of ``legal``, the other entries of
     ``out`` left as they are (0 in a new node); the sums of :func:`_masked_softmax`, in its order."""
@@ -213,7 +202,7 @@ def _leaf_input(state, mask, legal, x, result, legal_mask, returns, observe_into
     n_obs = x.shape[0] - MAX_SEATS
     observe_into(state, state[H_CURRENT], x[:n_obs])
     count_input(n_obs, state[H_NUM_PLAYERS], x)
-    return _legal_actions(mask, legal)
+    return nonzero_indices(mask, legal)
 
 
 @njit(cache=True)
@@ -373,7 +362,7 @@ def _root_legal(root_mask, root_legal, sigma, scores):
     ``scores`` ``-inf`` for every action: :func:`_root_scores` then writes only the legal ones."""
     sigma[:] = -np.inf
     scores[:] = -np.inf
-    return _legal_actions(root_mask, root_legal)
+    return nonzero_indices(root_mask, root_legal)
 
 
 @njit(cache=True)
@@ -408,7 +397,7 @@ def _descend(root, k, resample, rng, settings, root_legal, root_count, root_logi
         if not running(sim):
             return node, depth, size
         legal_mask(sim, mask)
-        count = _legal_actions(mask, legal)
+        count = nonzero_indices(mask, legal)
         action = _puct_action(node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
                               priors)
 

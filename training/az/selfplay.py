@@ -32,17 +32,16 @@ from monster_zoo.envs.core.rng import SEED_MASK, make_rng
 from .learner import Batch, value_targets
 
 SEARCH_SALT = 0x5EA2C4_5EA2C4
-# Lock step pays for networks of at most this many inputs (training/AZ.md, eighth session): the
-# batch saves on the 256-wide layers, while each game's tree and first layer grow with its
-# observation and actions, and lock step visits every game's tree once per simulation (out of
-# the caches in the large games). Measured (AMD EPYC, 32 games, 64 simulations): 1.4x, 1.6x and
-# 1.2x at 286, 402 and 719 inputs; 0.9x at 1,747 and 3,489.
-BATCHED_INPUT_LIMIT = 1024
-# 64 games side by side in lock step (the batch twice as large) paid for networks of at most
-# this many inputs and lost beyond (training/AZ.md, ninth session: AMD EPYC, 64 simulations,
-# lock step at 64 games against 32: 1.08x and 1.09x at 286 and 402 inputs, 0.79x at 719); one
-# search per game does not depend on the count (0.92-1.21x, within the noise of a shared host).
-WIDE_BATCH_INPUT_LIMIT = 512
+# Lock step pays for networks of at most this many inputs, at 64 games side by side: the batch
+# saves on the 256-wide layers, while each game's tree and first layer grow with its observation
+# and actions, and lock step visits every game's tree once per simulation (out of the caches in
+# the large games). Measured on an AMD EPYC, 64 simulations (training/AZ.md): in the eighth
+# session 1.4x, 1.6x and 1.2x at 286, 402 and 719 inputs, 0.9x at 1,747 and 3,489 (32 games); in
+# the ninth, 64 games against 32 in lock step 1.08x and 1.09x at 286 and 402 inputs, 0.79x at
+# 719; in the tenth, after the one-row pass got 1.3-1.8x faster, lock step against one search
+# per game 1.0x and 1.2x at 286 and 402 inputs (64 games), 0.9x at 719 (MONSTArgh!, 32 games).
+# One search per game does not depend on the count (ninth session: 0.92-1.21x, within the noise).
+BATCHED_INPUT_LIMIT = 512
 
 
 @dataclass
@@ -104,8 +103,8 @@ def batched_leaves_pay(game_id: str, threads: int) -> bool:
 
 def parallel_games_pay(game_id: str, batched: bool) -> int:
     """The games side by side that were measured to pay for ``game_id``'s self-play: 64 in lock
-    step (``batched``) on networks of at most :data:`WIDE_BATCH_INPUT_LIMIT` inputs, else 32."""
-    return 64 if batched and input_size(game_id) <= WIDE_BATCH_INPUT_LIMIT else 32
+    step (``batched``, on networks of at most :data:`BATCHED_INPUT_LIMIT` inputs), else 32."""
+    return 64 if batched and input_size(game_id) <= BATCHED_INPUT_LIMIT else 32
 
 
 def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,
@@ -152,10 +151,12 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
         movers = states[slots, H_CURRENT].copy()
         k = len(slots)
         move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
+        # The move's rows converted at once, not one call per row: the loop over rows is Python's.
+        move_obs, move_masks, move_policies = (observations[:k].astype(np.float16), masks[:k].copy(),
+                                               policies[:k].astype(np.float16))
         for j, slot in enumerate(slots):
             game = playing[slot]
-            moves[game].append((observations[j].astype(np.float16), masks[j].copy(),
-                                policies[j].astype(np.float16), movers[j]))
+            moves[game].append((move_obs[j], move_masks[j], move_policies[j], movers[j]))
             s = states[slot]
             over = s[H_TERMINAL] != 0
             if not running.py_func(s):

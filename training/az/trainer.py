@@ -141,7 +141,7 @@ class Args:
                               "holds a core)")
     batched_leaves: str = flag("auto", "self-play's searches in lock step, every simulation's leaves through the "
                                "network as one batch (BLAS), on one thread: on, off, or auto (on where it was measured to "
-                               "pay: networks of at most 1,024 inputs at --threads 1; see training/AZ.md). Moves as "
+                               "pay: networks of at most 512 inputs at --threads 1; see training/AZ.md). Moves as "
                                "with off, but for a near tie tipped by float rounding")
     progress: bool = flag(True, "print one line per round")
     plot: bool = flag(True, "draw the learning curves into curves.png at the end")
