@@ -57,13 +57,23 @@ def test_guard_fingerprints_every_module_the_kernels_import(package):
         assert {ROOT / "agents" / "az" / "network.py", ROOT / "agents" / "search" / "tree.py"} <= deps
 
 
+def _in_the_package(folder) -> bool:
+    """Whether ``folder`` is a sub-package of the library: it and every folder above it below the
+    repository's root hold an ``__init__.py`` (so build/, .venv/ and other copies are not)."""
+    while folder != ROOT:
+        if not (folder / "__init__.py").is_file():
+            return False
+        folder = folder.parent
+    return True
+
+
 def test_every_folder_with_kernels_guards_its_cache():
     """Every folder of the library whose files define numba kernels calls ``guard_package`` in its
     ``__init__``: a timing loop of ``benchmarks/`` (or the expert of ``training/az``) cached before
     an edit to the search it inlines kept running the old search, since numba watches only the
     file a kernel is defined in."""
-    skipped = {".git", ".venv", "tests", "__pycache__"}
-    folders = [p for p in ROOT.rglob("*") if p.is_dir() and not skipped & set(p.relative_to(ROOT).parts)]
+    folders = [p for p in ROOT.rglob("*") if p.is_dir() and "tests" not in p.relative_to(ROOT).parts
+               and _in_the_package(p)]
     unguarded = [str(folder.relative_to(ROOT)) for folder in folders if kernel_sources(folder)
                  and "guard_package(" not in ((folder / "__init__.py").read_text()
                                               if (folder / "__init__.py").is_file() else "")]
