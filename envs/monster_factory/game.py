@@ -38,5 +38,6 @@ GAME = Game(
     baselines={"greedy": Baseline("monster_zoo.envs.monster_factory.greedy")},
     agents={"mcts": {"simulations": 1_000, "exploration": 1.0, "rollout": "greedy"},
             "ppo": {"placement": observation.PLACEMENT},  # where a placement network finds its inputs
-            "az": {"simulations": 860, "rollout_weight": 0.5, "budget_ms": 50.0}},
+            # az: rollout values alone (the network gives priors), at mcts's time: training/AZ.md, tenth session
+            "az": {"simulations": 789, "rollout_weight": 1.0, "budget_ms": 50.0}},
 )
