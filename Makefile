@@ -12,15 +12,17 @@ $(PY):
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
 
-# The main job: a short self-play MaskablePPO run on Marry the Monster (2 players), then
-# the trained agent's win rates against random and greedy and its learning curves
-# (runs/<run name>/curves.png). torch runs on one thread (the trainer's default), which keeps
-# its speed when other processes share the machine (benchmarks/torch_threads.py).
+# The main job: a short self-play PPO run on Marry the Monster (2 players) with the array-side
+# trainer (device-train: the policy reads the batched engine's arrays; faster than SB3's train
+# and its agent stronger after equal wall time, docs/guides/gpu.md), then the trained agent's win
+# rates against random and greedy and its learning curves (runs/<run name>/curves.png). torch
+# runs on one thread (the trainer's default), which keeps its speed when other processes share
+# the machine (benchmarks/torch_threads.py).
 demo: venv
-	$(PIP) -e '.[train]'
-	$(PY) -m monster_zoo.training train --option num_players=2 --exp-name demo $(DEMO_ARGS)
+	$(PIP) -e '.[device-train]'
+	$(PY) -m monster_zoo.training device-train --option num_players=2 --exp-name demo $(DEMO_ARGS)
 
-DEMO_ARGS := --total-timesteps 1000000 --eval-every 250000 --eval-games 200 --checkpoint-every 0
+DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --checkpoint-every 0
 
 # About 11 minutes on a quiet 2-core machine, 40 at load 5-6; pytest prints a line per test
 # file with its progress.

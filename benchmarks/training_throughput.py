@@ -106,9 +106,7 @@ def equal_time_run(module: str, minutes: float, seed: int, extra: list[str]) -> 
     with tempfile.TemporaryDirectory() as out:
         cmd = [sys.executable, "-m", module, "--total-timesteps", "1000000000", "--time-limit", str(minutes),
                "--seed", str(seed), "--eval-every", "0", "--eval-games", "200", "--checkpoint-every", "0",
-               "--option", "num_players=2", "--no-progress", "--out-dir", out, *extra]
-        if module.endswith(".ppo"):
-            cmd.append("--no-plot")
+               "--option", "num_players=2", "--no-progress", "--no-plot", "--out-dir", out, *extra]
         subprocess.run(cmd, cwd=REPO_ROOT, check=True, capture_output=True, text=True)
         (summary,) = Path(out).glob("*/summary.json")
         return json.loads(summary.read_text())

@@ -16,7 +16,7 @@ from monster_zoo.training.device_ppo import trainer  # noqa: E402
 
 TINY = ["--total-timesteps", "512", "--num-envs", "16", "--num-steps", "16", "--batch-size", "64",
         "--snapshot-every", "1", "--eval-every", "256", "--eval-games", "4", "--checkpoint-every", "256",
-        "--opponents", "random:0.3,greedy:0.3,snapshots:0.4", "--no-progress", "--seed", "5"]
+        "--opponents", "random:0.3,greedy:0.3,snapshots:0.4", "--no-progress", "--no-plot", "--seed", "5"]
 
 
 def run(tmp_path, *extra):
@@ -27,7 +27,7 @@ def run(tmp_path, *extra):
 
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory):
-    return run(tmp_path_factory.mktemp("runs"))
+    return run(tmp_path_factory.mktemp("runs"), "--plot")
 
 
 def test_a_tiny_run_writes_metrics_checkpoints_and_playable_policy_files(first_run):
@@ -37,6 +37,7 @@ def test_a_tiny_run_writes_metrics_checkpoints_and_playable_policy_files(first_r
     with open(first_run / "metrics.csv") as f:
         metrics = {row["metric"] for row in csv.DictReader(f)}
     assert {"charts/SPS", "rollout/ep_rew_mean", "train/pool_size", "eval/winrate_vs_greedy"} <= metrics
+    assert (first_run / "curves.png").read_bytes().startswith(b"\x89PNG")  # --plot: the learning curves
     assert {p.name for p in (first_run / "checkpoints").iterdir()} == {"step_256.pt", "step_256.npz",
                                                                       "step_512.pt", "step_512.npz"}
     agent = make_agent(f"ppo:{first_run / 'final_model.npz'}", "marry_the_monster-v0")
@@ -153,7 +154,8 @@ def test_a_few_seconds_of_training_beat_the_untrained_policy_against_random(tmp_
     def win_rate_vs_random(folder, timesteps, num_envs):
         assert trainer.main(["--option", "num_players=2", "--opponents", "random:1", "--total-timesteps", timesteps,
                              "--num-envs", num_envs, "--num-steps", "32", "--eval-games", "100", "--eval-every", "0",
-                             "--checkpoint-every", "0", "--no-progress", "--out-dir", str(tmp_path / folder)]) == 0
+                             "--checkpoint-every", "0", "--no-progress", "--no-plot",
+                             "--out-dir", str(tmp_path / folder)]) == 0
         (run_dir,) = (tmp_path / folder).iterdir()
         return json.loads((run_dir / "summary.json").read_text())["winrate_vs_random"]
 
@@ -187,7 +189,7 @@ warnings.simplefilter("ignore", RuntimeWarning)  # splitmix64's uint64 wrap, run
 out = Path(sys.argv[1])
 flags = ["--total-timesteps", "256", "--num-envs", "4", "--num-steps", "16", "--batch-size", "32",
          "--snapshot-every", "1", "--eval-every", "0", "--eval-games", "2", "--checkpoint-every", "128",
-         "--no-progress", "--seed", "3"]
+         "--no-progress", "--no-plot", "--seed", "3"]
 for name, extra in [("cpu", ["--device", "cpu", "--opponents", "random:1"]),
                     ("cuda", ["--device", "cuda", "--opponents", "random:1"]),
                     ("cuda_mix", ["--device", "cuda", "--opponents", "random:0.1,greedy:0.5,snapshots:0.4"])]:

@@ -26,7 +26,7 @@ test of the path, not a speed.
 A run writes ``{out_dir}/{game}__{exp_name}__{seed}__{unix time}/``: ``args.json``, ``metrics.csv``
 (the metric names of ``monster-zoo train``), ``checkpoints/step_N.pt`` (every tensor to resume from,
 read back with ``torch.load(weights_only=True)``: nothing pickled runs) with a policy file
-``step_N.npz`` beside each, ``final_model.pt`` / ``final_model.npz`` and ``summary.json``. The policy
+``step_N.npz`` beside each, ``final_model.pt`` / ``final_model.npz``, ``summary.json`` and ``curves.png`` (``--plot``). The policy
 files are PPO policy files: play one as ``ppo:<run>/final_model.npz``.
 """
 import json
@@ -90,6 +90,7 @@ class Args:
     out_dir: str = flag("runs", "folder of the runs")
     torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
     progress: bool = flag(True, "show a progress bar")
+    plot: bool = flag(True, "draw the learning curves into curves.png at the end")
 
 
 def build_parser():
@@ -184,6 +185,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"run {run.name}: {summary['timesteps']} timesteps in {seconds:.0f} s ({summary['timesteps_per_second']:.0f}/s)")
     for rate in training.rates.values():
         print(f"  win rate {rate}")
+    if args.plot:
+        from monster_zoo.evaluation.plots import plot_learning_curves
+
+        plot_learning_curves([run.dir], run.dir / "curves.png")
+        print(f"  learning curves: {run.dir / 'curves.png'}")
     print(f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
           f"with the same --option values)")
     return 0
