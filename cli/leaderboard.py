@@ -28,9 +28,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
                              help="tournaments played at once (default %(default)s)")
     leaderboard.add_argument("--no-progress", action="store_true", help="do not show progress bars")
     leaderboard.add_argument("--resume", action="store_true",
-                             help="reuse the tournaments an earlier run left beside --out when their field, player "
-                             "count, games per pairing and seed match (after a stop, or when one new champion "
-                             "changes only its own tables)")
+                             help="reuse the tournaments an earlier run left beside --out when their field, its "
+                             "search settings and model files, player count, games per pairing and seed match "
+                             "(after a stop, or when one new champion or setting changes only its own tables)")
     return leaderboard
 
 

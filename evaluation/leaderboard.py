@@ -23,7 +23,10 @@ Every file is written atomically (links replaced, never followed), each tourname
 its picture: a picture that fails is a warning and leaves the table without it. ``--resume``
 reads an earlier JSON as untrusted input: a regular file of at most :data:`MAX_TABLE_BYTES`,
 nested at most :data:`MAX_TABLE_DEPTH` levels, every field checked
-(:func:`monster_zoo.evaluation.tournament.check_result_json`); anything else is played again.
+(:func:`monster_zoo.evaluation.tournament.check_result_json`); anything else is played again. A
+table is reused only when its field played as it would now: the JSON records the game's declared
+search settings and the digests of the shipped model files the field loads
+(:func:`field_settings`), since a shipped agent keeps its name when they change.
 Names in the markdown are escaped (:mod:`monster_zoo.envs.core.escaping`).
 """
 import argparse
@@ -40,13 +43,16 @@ from urllib.parse import quote
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import shipped_player_counts
-from monster_zoo.agents.ppo.champions import champion_name, champion_versions
+from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.ppo.champions import champion_name, champion_path, champion_versions
+from monster_zoo.agents.shipped_files import read_manifest
 from monster_zoo.evaluation.match import seat_balanced
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search.tuned import search_names
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
 from monster_zoo.envs.core.escaping import markdown_cell, visible
 from monster_zoo.envs.core.safe_writing import write_atomic
+from monster_zoo.envs.registry import declaration
 
 FOUR_PLAYERS = 4
 # Games per pairing at a game's smallest player count and at 4 players. A 4-player table has
@@ -67,6 +73,7 @@ class Table:
     num_players: int
     field: tuple
     games: int
+    settings: str = "{}"  # field_settings as canonical JSON (a frozen table stays hashable)
 
     @property
     def key(self) -> str:
@@ -97,6 +104,24 @@ def leaderboard_field(game_id: str, num_players: int) -> List[str]:
     return field
 
 
+def field_settings(game_id: str, num_players: int, field: Sequence[str]) -> dict:
+    """What decides how ``field`` plays beyond its names: the game's declared settings of its
+    searches (``mcts``, ``az``: simulations, rollouts, weights) and the SHA-256 digest, from the
+    shipped manifest, of each model file the field loads (the champion at ``num_players``, the
+    ``az`` network). A shipped agent keeps its versioned name when these change (``az-v1`` after
+    its rollout weight moved), so a table played before is reused only while they are equal."""
+    game = declaration(game_id)
+    name = envs.spec(game_id).name
+    paths = [champion_path(name, num_players, version) for version in champion_versions(name, num_players)
+             if champion_name(game_id, version) in field]
+    if versioned_name(game_id, "az") in field:
+        paths.append(shipped_network_path(game_id))
+    listed = read_manifest()["files"]
+    # through JSON, so that it compares equal to what a table's JSON reads back (tuples as lists)
+    return {"agents": json.loads(json.dumps(dict(game.agents) if game is not None else {}, sort_keys=True)),
+            "files": {path.name: listed.get(path.name, {}).get("sha256") for path in paths}}
+
+
 def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
     """The tournaments of the leaderboard for ``games``, games per pairing scaled by ``scale``."""
     tables = []
@@ -106,7 +131,9 @@ def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
             # as the tournament plays them (rounded up so every seat is played equally often), so
             # that --resume compares like with like
             count = seat_balanced(max(n, round(games_per_pairing * scale)), n)
-            tables.append(Table(game_id, n, tuple(leaderboard_field(game_id, n)), count))
+            field = leaderboard_field(game_id, n)
+            settings = json.dumps(field_settings(game_id, n, field), sort_keys=True)
+            tables.append(Table(game_id, n, tuple(field), count, settings))
     return tables
 
 
@@ -119,6 +146,7 @@ def play_table(table: Table, seed: int, folder: Path, progress: bool) -> dict:
                             {"num_players": table.num_players}, progress=progress)
     data = result.to_json()
     data.pop("records")  # the per-game records stay out of the docs; the seed replays them
+    data["settings"] = json.loads(table.settings)
     write_atomic(folder / f"{table.key}.json", json.dumps(data, indent=1))
     try:
         picture = plots.plot_win_matrix(data, folder / f"{table.key}.png").name
@@ -147,8 +175,9 @@ def _is_plain_file(path: Path) -> bool:
 
 def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
     """The summary of ``table`` from the JSON and picture an earlier run left in ``folder``, when
-    that run played the same field, player count, games per pairing and seed and the JSON passes
-    every check of the module doc; else None (with a note when a file was there but refused)."""
+    that run played the same field with the same settings (:func:`field_settings`), player count,
+    games per pairing and seed and the JSON passes every check of the module doc; else None (with
+    a note when a file was there but refused or its field's settings changed)."""
     from monster_zoo.evaluation.tournament import TournamentResult
 
     path, picture = folder / f"{table.key}.json", folder / f"{table.key}.png"
@@ -165,6 +194,10 @@ def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
     same = (data["game"] == table.game_id and data["field"] == list(table.field)
             and data["num_players"] == table.num_players and data["games_per_pairing"] == table.games
             and data["seed"] == seed)
+    if same and data.get("settings") != json.loads(table.settings):
+        print(f"note: playing {table.key} again: its field's search settings or model files differ from "
+              f"those it was played with (or were not recorded)", file=sys.stderr)
+        return None
     return table_summary(table, data, result.markdown(), picture.name, reused=True) if same else None
 
 
@@ -199,15 +232,15 @@ def reused_note(summaries: Sequence[dict]) -> str:
     reused = sum(s.get("reused", False) for s in summaries)
     if not reused:
         return ""
-    return (f", {reused} of them taken from an earlier run with the same field, games and seed "
+    return (f", {reused} of them taken from an earlier run with the same field, settings, games and seed "
             "(`--resume`; the minutes column gives their own time)")
 
 
 def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs: int = 1,
         progress: bool = True, resume: bool = False) -> Path:
     """Play the leaderboard of ``games`` and write it to ``out``; return ``out``. With ``resume``,
-    tournaments an earlier run finished beside ``out`` with the same field, games and seed are
-    read back instead of played again."""
+    tournaments an earlier run finished beside ``out`` with the same field, settings, games and
+    seed are read back instead of played again."""
     tables = plan(games, scale)
     folder = out.parent / out.stem
     folder.mkdir(parents=True, exist_ok=True)

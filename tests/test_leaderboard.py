@@ -94,6 +94,40 @@ def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path,
     assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]
 
 
+def test_resume_plays_again_a_table_whose_agents_settings_or_files_changed(tmp_path, tiny_search, monkeypatch):
+    """A shipped agent keeps its versioned name when its declared settings change (az-v1 after its
+    rollout weight moved): --resume must not reuse a table it played with the old ones, nor one
+    that recorded no settings, while an unchanged table is still read back."""
+    out = tmp_path / "lb.md"
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
+    recorded = json.loads((tmp_path / "lb" / "marry_the_monster-2p.json").read_text())["settings"]
+    assert recorded["agents"]["az"]["simulations"] == 20 and recorded["agents"]["mcts"]["simulations"] == 20
+    assert set(recorded["files"]) == {"marry_the_monster-2p.npz", "marry_the_monster-az-v1.npz"}
+    assert all(len(digest) == 64 for digest in recorded["files"].values())
+    played = []
+    real = leaderboard.play_table
+    monkeypatch.setattr(leaderboard, "play_table", lambda table, *args: played.append(table.key) or real(table, *args))
+    declared = declaration(GAME).agents
+    redeclare(monkeypatch, GAME, agents={**declared, "az": {**declared["az"], "rollout_weight": 0.5}})
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
+    assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]  # az plays both counts
+    played.clear()
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
+    assert played == []
+    path = tmp_path / "lb" / "marry_the_monster-4p.json"
+    data = json.loads(path.read_text())
+    data.pop("settings")
+    path.write_text(json.dumps(data))
+    data = json.loads((tmp_path / "lb" / "marry_the_monster-2p.json").read_text())
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
+    assert played == ["marry_the_monster-4p"]
+    data["settings"]["files"]["marry_the_monster-2p.npz"] = "0" * 64  # another champion file
+    (tmp_path / "lb" / "marry_the_monster-2p.json").write_text(json.dumps(data))
+    played.clear()
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
+    assert played == ["marry_the_monster-2p"]
+
+
 def test_tables_play_seat_balanced_counts_and_older_json_is_read_back(tmp_path, tiny_search):
     """A table asks for the games the tournament plays (rounded up to a multiple of the player
     count), and a JSON written before ``rated_games`` was recorded still reads back: both once
