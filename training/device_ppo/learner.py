@@ -39,8 +39,9 @@ def sample_masked(logits: torch.Tensor, masks: torch.Tensor):
     ``logits`` over the legal actions (``masks`` true), drawn from torch's global generator.
 
     The same distribution as TorchRL's ``MaskedCategorical`` (which the update's loss uses), drawn by
-    inverting the cumulative probabilities: on a CPU torch's ``multinomial`` and ``exponential_`` (Gumbel
-    draws) cost 15-25 times the arithmetic of one uniform draw per row. An illegal action has
+    inverting the cumulative probabilities: on a CPU, TorchRL's distribution sampled with torch's
+    ``multinomial`` took three times as long (``benchmarks/device_ppo_parts.py``), and Gumbel draws
+    through ``exponential_`` cost about as much as ``multinomial``. An illegal action has
     probability 0, so its cumulative sum equals its left neighbour's and a draw strictly below that sum
     stops before it; the draw is kept below the legal total, so it never runs past the last legal action."""
     log_probs = torch.log_softmax(logits.masked_fill(~masks, float("-inf")), dim=-1)
