@@ -93,7 +93,8 @@ class Args:
     eval_every: int = flag(250_000, "timesteps between evaluations against random and greedy (0: only at the end)")
     eval_games: int = flag(200, "games per evaluation and opponent (seats rotated)")
     checkpoint_every: int = flag(250_000, "timesteps between checkpoints (0: final model only)")
-    resume: str = flag("", "start from a checkpoint of an earlier run of the same game, options and --net-arch "
+    resume: str = flag("", "start from a checkpoint of an earlier run of the same game, options, --net-arch and "
+                       "--shared-trunk "
                        "(its final_model.pt or checkpoints/step_N.pt); its timesteps count toward the total")
     out_dir: str = flag("runs", "folder of the runs")
     torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
