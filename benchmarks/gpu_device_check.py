@@ -355,7 +355,7 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
     record("trainer", game=game_id, num_players=players, opponents=TRAINER_OPPONENTS, num_envs=num_envs,
            timesteps=summary["timesteps"], train_seconds=summary["train_seconds"],
            timesteps_per_second=summary["timesteps_per_second"], rollout_seconds=summary["rollout_seconds"],
-           update_seconds=summary["update_seconds"],
+           update_seconds=summary["update_seconds"], network_dtype=summary["network_dtype"],
            rollout_share=round(summary["rollout_seconds"] / spent, 3) if spent else None,
            wall_seconds=round(time.perf_counter() - start, 1), torch_max_memory_gib=memory,
            **{k: v for k, v in summary.items() if k.startswith("winrate_vs_")}, argv=argv)

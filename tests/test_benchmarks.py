@@ -353,6 +353,26 @@ def test_torch_threads_table_and_arguments(capsys):
         assert message in capsys.readouterr().err
 
 
+def test_device_ppo_parts_quick_run_times_every_piece_and_refuses_bad_arguments(tmp_path, capsys):
+    """The array-side trainer's torch pieces at tiny sizes in-process: every piece timed (positive µs a
+    decision) and printed, the JSON record appended; bad arguments refused with the valid range."""
+    pytest.importorskip("monster_zoo.training.device_ppo.torchrl_parts")
+    from monster_zoo.benchmarks import device_ppo_parts
+
+    out = tmp_path / "parts.jsonl"
+    assert device_ppo_parts.main(["--quick", "--json", str(out)]) == 0
+    record = json.loads(out.read_text())
+    pieces = record["us_per_decision"]
+    assert {"draw: sample_masked", "policy step, bfloat16", "critic, whole rollout at once",
+            "update, float32, shared trunk"} <= set(pieces)
+    assert all(len(v) == 1 and v[0] > 0 for v in pieces.values())
+    printed = capsys.readouterr().out
+    assert all(f"| {name} |" in printed for name in pieces)
+    with pytest.raises(SystemExit):
+        device_ppo_parts.parse_args(["--num-envs", "0"])
+    assert "--num-envs must be at least 1, got 0" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_torch_threads_quick_run_prints_every_row():
     pytest.importorskip("sb3_contrib")

@@ -33,6 +33,7 @@ def first_run(tmp_path_factory):
 def test_a_tiny_run_writes_metrics_checkpoints_and_playable_policy_files(first_run):
     summary = json.loads((first_run / "summary.json").read_text())
     assert summary["timesteps"] == 512 and summary["timesteps_per_second"] > 0
+    assert summary["network_dtype"] in ("float32", "bfloat16")
     assert set(summary) >= {"winrate_vs_random", "winrate_vs_greedy"}
     with open(first_run / "metrics.csv") as f:
         metrics = {row["metric"] for row in csv.DictReader(f)}
@@ -62,6 +63,7 @@ def test_resume_continues_from_the_checkpoint_timesteps(first_run, tmp_path):
     (["--device", "cuda"], "--device cuda: "),  # no GPU here (or no numba-cuda): what to install or check
     (["--num-envs", "0"], "--num-envs"),
     (["--net-arch", "64,x"], "--net-arch"),
+    (["--network-dtype", "float16"], "--network-dtype 'float16' is not one of auto, float32, bfloat16"),
     (["--opponents", "greedy:-1"], "WEIGHT >= 0"),
     (["--resume", "/nonexistent/step_1.pt"], "is not a file"),
 ])
@@ -131,6 +133,163 @@ def test_a_fresh_learner_starts_near_uniform_over_the_legal_actions_as_sb3s_poli
     assert float(spread.max()) < 0.05, spread.max()  # probabilities within 5% of uniform
     assert all(float(layer.bias.detach().abs().max()) == 0 for layer in learner.actor_net if hasattr(layer, "bias"))
     assert learner.optimizer.defaults["eps"] == 1e-5
+
+
+def masked_rows(seed=0):
+    """Logits and masks of 3 rows over 6 actions, a few legal per row (the first and last illegal in one)."""
+    import torch
+
+    logits = torch.randn(3, 6, generator=torch.Generator().manual_seed(seed)) * 2
+    masks = torch.tensor([[False, True, False, True, True, False],
+                          [True, False, False, False, False, True],
+                          [False, False, True, False, False, False]])
+    return logits, masks
+
+
+def test_masked_sampling_draws_the_softmax_over_the_legal_actions_and_never_an_illegal_one():
+    """The rollout's sampler (inverse cumulative probabilities, not TorchRL's distribution object):
+    frequencies over 200,000 draws per row within 0.005 of the softmax over the legal actions, log-
+    probabilities those of TorchRL's MaskedCategorical, which the update's loss reads."""
+    import torch
+
+    from monster_zoo.training.device_ppo.learner import sample_masked
+    from monster_zoo.training.device_ppo.torchrl_parts import MaskedCategorical
+
+    logits, masks = masked_rows()
+    draws = 200_000
+    torch.manual_seed(0)
+    actions, log_probs = sample_masked(logits.repeat(draws, 1), masks.repeat(draws, 1))
+    assert bool(masks.repeat(draws, 1).gather(-1, actions.unsqueeze(-1)).all())  # never an illegal action
+    frequencies = torch.stack([torch.bincount(actions[k::3], minlength=6) for k in range(3)]).double() / draws
+    expected = torch.softmax(logits.masked_fill(~masks, float("-inf")), -1).double()
+    assert float((frequencies - expected).abs().max()) < 0.005, (frequencies, expected)
+    reference = MaskedCategorical(logits=logits.repeat(draws, 1), mask=masks.repeat(draws, 1)).log_prob(actions)
+    assert torch.allclose(log_probs, reference, atol=1e-5)
+
+
+@pytest.mark.parametrize("uniform", [0.0, 1.0])
+def test_masked_sampling_stays_on_legal_actions_at_the_ends_of_the_uniform_draw(monkeypatch, uniform):
+    """A draw of 0 takes the first legal action (not an illegal action 0), and one at the legal total
+    (rounding can put it there) the last legal action, never an index past it."""
+    import torch
+
+    from monster_zoo.training.device_ppo.learner import sample_masked
+
+    logits, masks = masked_rows()
+    monkeypatch.setattr(torch, "rand_like", lambda t: torch.full_like(t, uniform))
+    actions, log_probs = sample_masked(logits, masks)
+    legal = [torch.nonzero(row).flatten().tolist() for row in masks]
+    assert actions.tolist() == [row[0] if uniform == 0 else row[-1] for row in legal]
+    assert bool(torch.isfinite(log_probs).all())
+
+
+def tiny_rollout(learner, steps=4, games=8):
+    """A rollout of random observations in which action 0, always legal, earned +1 and the rest -1."""
+    import torch
+
+    generator = torch.Generator().manual_seed(1)
+    observations = torch.rand(steps, games, learner.actor_net[0].in_features, generator=generator)
+    masks = torch.rand(steps, games, learner.actor_net[-1].out_features, generator=generator) < 0.5
+    masks[..., 0] = True
+    actions, log_probs, values = learner.act(observations.flatten(0, 1), masks.flatten(0, 1))
+    assert log_probs.dtype == values.dtype == torch.float32  # whatever the networks' precision
+    actions, log_probs, values = (x.view(steps, games).clone() for x in (actions, log_probs, values))
+    return {"observations": observations, "masks": masks, "actions": actions, "log_probs": log_probs,
+            "values": values, "rewards": torch.where(actions == 0, 1.0, -1.0),
+            "dones": torch.ones(steps, games, dtype=torch.bool), "next_value": torch.zeros(games)}
+
+
+@pytest.mark.parametrize("shared_trunk, network_dtype", [(False, "float32"), (False, "bfloat16"), (True, "float32"),
+                                                        (True, "bfloat16")])
+def test_an_update_moves_the_policy_toward_the_rewarded_action_in_every_precision_and_layout(shared_trunk,
+                                                                                             network_dtype):
+    """bfloat16 runs the networks' passes under autocast; the weights stay float32. A shared trunk is one
+    set of tensors in both networks and in Adam (once), and the value loss's gradient reaches it
+    (TorchRL's ``separate_losses`` left off)."""
+    import torch
+
+    from monster_zoo.training.device_ppo.learner import Learner
+
+    torch.manual_seed(0)
+    learner = Learner(12, 5, [16, 16], 1e-2, 0.2, 0.0, shared_trunk=shared_trunk, network_dtype=network_dtype)
+    rollout = tiny_rollout(learner)
+    observations, masks = rollout["observations"].flatten(0, 1), rollout["masks"].flatten(0, 1)
+
+    def first_action_log_prob():
+        with torch.no_grad():
+            logits = learner.actor_net(observations).masked_fill(~masks, float("-inf"))
+            return float(torch.log_softmax(logits, -1)[:, 0].mean())
+
+    before = first_action_log_prob()
+    for _ in range(5):
+        learner.update(rollout, 0.99, 0.95, 2, 16, torch.Generator().manual_seed(0))
+    assert first_action_log_prob() > before + 0.05
+    assert all(p.dtype == torch.float32 for p in learner.parameters)
+    assert (learner.critic_net[0].weight is learner.actor_net[0].weight) == shared_trunk
+    assert len(learner.parameters) == len({id(p) for p in learner.optimizer.param_groups[0]["params"]}) == (
+        6 + 2 if shared_trunk else 12)
+    learner.optimizer.zero_grad()
+    value_loss = learner.loss(_loss_input(learner, rollout))["loss_critic"]
+    value_loss.backward()
+    trunk_gradient = learner.actor_net[0].weight.grad
+    assert (trunk_gradient is not None and float(trunk_gradient.abs().sum()) > 0) == shared_trunk
+
+
+def _loss_input(learner, rollout):
+    """The loss's input for a rollout: the flattened tensors with advantages and value targets."""
+    from monster_zoo.training.device_ppo.torchrl_parts import TensorDict
+
+    n = rollout["actions"].numel()
+    return TensorDict({"observation": rollout["observations"].flatten(0, 1),
+                       "action_mask": rollout["masks"].flatten(0, 1), "action": rollout["actions"].flatten(),
+                       learner.log_prob_key: rollout["log_probs"].flatten(),
+                       "advantage": rollout["rewards"].reshape(-1, 1),
+                       "value_target": rollout["rewards"].reshape(-1, 1)}, batch_size=[n])
+
+
+def test_the_command_line_names_the_learners_network_dtypes_and_auto_picks_bfloat16_only_where_native(monkeypatch):
+    """auto: bfloat16 where oneDNN computes it in hardware (this project's AVX512-BF16 EPYC), float32 where
+    it would be emulated (slower than float32); a named dtype is kept; a run records the one it used."""
+    import torch
+
+    from monster_zoo.training.device_ppo import learner
+
+    assert trainer.NETWORK_DTYPES == ("auto", *learner.NETWORK_DTYPES)
+    for native, expected in [(True, "bfloat16"), (False, "float32")]:
+        monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: native)
+        assert learner.resolve_network_dtype("auto", "cpu") == expected
+        assert learner.resolve_network_dtype("float32", "cpu") == "float32"
+
+
+def test_a_shared_trunk_run_exports_the_actor_as_a_policy_file_that_plays_and_resumes_only_as_shared(tmp_path,
+                                                                                                    capsys):
+    """--shared-trunk: the policy file is the trunk and the policy head as a plain MLP (played by
+    ``ppo:`` without torch), a checkpoint resumes a shared-trunk run, and a checkpoint is refused by a
+    run whose actor and critic are laid out otherwise, both ways."""
+    import torch
+
+    from monster_zoo import envs
+
+    shared = run(tmp_path / "shared", "--shared-trunk", "--network-dtype", "bfloat16")
+    state = torch.load(shared / "final_model.pt", weights_only=True)
+    assert state["shared_trunk"] is True and torch.equal(state["actor"]["0.weight"], state["critic"]["0.weight"])
+    with np.load(shared / "final_model.npz") as policy:
+        for k, index in enumerate((0, 2, 4)):  # the actor's Linear layers: trunk, trunk, policy head
+            assert np.allclose(policy[f"actor.{k}.weight"], state["actor"][f"{index}.weight"].numpy().T)
+    agent = make_agent(f"ppo:{shared / 'final_model.npz'}", "marry_the_monster-v0")
+    env = envs.make("marry_the_monster-v0")
+    env.reset(seed=2)
+    seen = env.observe(env.agent_selection)
+    assert seen["action_mask"][agent.act(seen["observation"], seen["action_mask"])] == 1
+    resumed = run(tmp_path / "resumed", "--shared-trunk", "--resume", str(shared / "final_model.pt"),
+                  "--total-timesteps", "768")
+    assert json.loads((resumed / "summary.json").read_text())["timesteps"] == 768
+    separate = run(tmp_path / "separate")
+    for checkpoint, flags in [(shared / "final_model.pt", []), (separate / "final_model.pt", ["--shared-trunk"])]:
+        with pytest.raises(SystemExit):
+            trainer.main([*TINY, "--out-dir", str(tmp_path / "refused"), "--resume", str(checkpoint), *flags])
+        assert "a trunk, this run's" in capsys.readouterr().err
+    assert not (tmp_path / "refused").exists()
 
 
 def test_the_command_line_forwards_device_train_and_names_the_missing_extra(tmp_path, capsys, monkeypatch):

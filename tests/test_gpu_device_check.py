@@ -44,6 +44,7 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     (trained,) = [r for r in rows if r["part"] == "trainer"]
     assert trained["timesteps"] == 64 and trained["timesteps_per_second"] > 0 and trained["game"] == GAME
     assert trained["rollout_seconds"] > 0 and trained["update_seconds"] > 0 and "winrate_vs_greedy" in trained
+    assert trained["network_dtype"] in ("float32", "bfloat16")  # what --network-dtype auto chose there
     assert all(r["versions"]["numba_cuda"] and "git" in r for r in rows)
 
 

@@ -46,6 +46,7 @@ from monster_zoo.training.run_start import (MetricsLog, baseline_rates, build_pa
                                             ppo_flag_bounds, progress_bar)
 
 DEVICES = ("cpu", "cuda")
+NETWORK_DTYPES = ("auto", "float32", "bfloat16")  # auto and the learner's, named here so that --help needs no torch
 CHECKPOINT_FORMAT = "monster-zoo device-ppo checkpoint 1"
 
 
@@ -77,6 +78,13 @@ class Args:
     clip_coef: float = flag(0.2, "PPO clipping coefficient")
     ent_coef: float = flag(0.01, "entropy bonus")
     net_arch: str = flag("128,128", "hidden layer sizes of the actor and of the critic (tanh)")
+    shared_trunk: bool = flag(False, "the actor and the critic share their hidden layers (--net-arch), each with its "
+                              "own head; the policy file is still the actor's plain MLP")
+    # bfloat16 halved the update's time on this project's AVX512-BF16 CPU, and its agent was as strong
+    # after equal wall time (docs/guides/gpu.md's CPU table); where bfloat16 is emulated it is slower
+    network_dtype: str = flag("auto", f"precision of the networks' passes in the rollout and the update: one of "
+                              f"{', '.join(NETWORK_DTYPES)} (bfloat16: torch's autocast, weights stay float32; "
+                              "auto: bfloat16 where the device has it in hardware, else float32)")
     opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
                           "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
                           "plus 'snapshots' (the self-play pool)")
@@ -85,7 +93,8 @@ class Args:
     eval_every: int = flag(250_000, "timesteps between evaluations against random and greedy (0: only at the end)")
     eval_games: int = flag(200, "games per evaluation and opponent (seats rotated)")
     checkpoint_every: int = flag(250_000, "timesteps between checkpoints (0: final model only)")
-    resume: str = flag("", "start from a checkpoint of an earlier run of the same game, options and --net-arch "
+    resume: str = flag("", "start from a checkpoint of an earlier run of the same game, options, --net-arch and "
+                       "--shared-trunk "
                        "(its final_model.pt or checkpoints/step_N.pt); its timesteps count toward the total")
     out_dir: str = flag("runs", "folder of the runs")
     torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
@@ -105,6 +114,8 @@ def argument_problem(args: Args) -> Optional[str]:
 
     return first_problem(
         None if args.device in DEVICES else f"--device {args.device!r} is not one of {', '.join(DEVICES)}",
+        None if args.network_dtype in NETWORK_DTYPES else (f"--network-dtype {args.network_dtype!r} is not one of "
+                                                          f"{', '.join(NETWORK_DTYPES)}"),
         out_of_bounds([
             *ppo_flag_bounds(args),
         ]),
@@ -164,7 +175,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     check_arguments(parser, args, argument_problem)
     import torch
 
-    from monster_zoo.training.device_ppo.learner import Learner  # needs the device-train extra
+    # needs the device-train extra
+    from monster_zoo.training.device_ppo.learner import Learner, resolve_network_dtype
 
     options = game_options(parser, args.game, args.option)
     mix, baselines = _opponent_mix(parser, args, options)
@@ -175,8 +187,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from monster_zoo.evaluation.arg_checks import int_list
 
     spec = envs.spec(args.game)
+    network_dtype = resolve_network_dtype(args.network_dtype, torch_device(args.device))
     learner = Learner(spec.obs_size, spec.num_actions, int_list("--net-arch", args.net_arch)[0],
-                      args.learning_rate, args.clip_coef, args.ent_coef, torch_device(args.device))
+                      args.learning_rate, args.clip_coef, args.ent_coef, torch_device(args.device),
+                      shared_trunk=args.shared_trunk, network_dtype=network_dtype)
     start_step = _resume(parser, args, options, learner) if args.resume else 0
     run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
     training = Training(args, options, run, learner, mix, baselines, start_step)
@@ -403,7 +417,7 @@ class Training:
         self.metrics.close()
         summary = {"run_name": run.name, "timesteps": self.step, "train_seconds": round(seconds, 1),
                    "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
-                   "device": args.device, "num_envs": args.num_envs,
+                   "device": args.device, "num_envs": args.num_envs, "network_dtype": self.learner.network_dtype,
                    **{f"{part}_seconds": round(spent, 2) for part, spent in self.seconds.items()},
                    "model": str(run.dir / "final_model.npz"), "checkpoint": str(run.dir / "final_model.pt"),
                    **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}

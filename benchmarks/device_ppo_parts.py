@@ -1,0 +1,167 @@
+"""The array-side PPO trainer's torch work, piece by piece, per learner decision (no games).
+
+    python -m monster_zoo.benchmarks.device_ppo_parts             # the trainer's defaults, medians of 7
+    python -m monster_zoo.benchmarks.device_ppo_parts --quick     # a smoke test; numbers mean little
+
+On the trainer's demo game (Marry the Monster, 2 players: its observation and action sizes), with
+``device-train``'s default network, rollout and minibatch, random observations and masks (about a
+third of the actions legal), in this process, on torch's CPU threads as ``--threads`` says. Pieces:
+
+- **draw**: one rollout step's action draw and log-probabilities from given logits: TorchRL's
+  ``MaskedCategorical`` built and sampled (torch's ``multinomial``), against the trainer's
+  :func:`~monster_zoo.training.device_ppo.learner.sample_masked`;
+- **policy step**: :meth:`Learner.act` (both networks' forward passes and the draw) per network dtype;
+- **critic**: the critic's forward pass one step at a time, against one pass over the whole rollout;
+- **update**: one :meth:`Learner.update` (one epoch) per network dtype, with and without a shared trunk.
+
+Pieces are interleaved within each repeat, so a slow spell hits them alike; medians of ``--repeats``
+per learner decision in µs, with the 1-minute load average before and after. The games' own time
+is the trainer's ``summary.json`` (``rollout_seconds``) and ``training_throughput --versus-device-ppo``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Dict, List
+
+GAME = "marry_the_monster-v0"
+
+
+def pieces(num_envs: int, num_steps: int, minibatch: int) -> Dict[str, Callable[[], float]]:
+    """Each timed piece as ``run() -> seconds per learner decision``."""
+    import torch
+
+    from monster_zoo import envs
+    from monster_zoo.training.device_ppo.learner import NETWORK_DTYPES, Learner, sample_masked
+    from monster_zoo.training.device_ppo.torchrl_parts import MaskedCategorical
+    from monster_zoo.training.device_ppo.trainer import Args
+
+    spec, args = envs.spec(GAME), Args()
+    hidden = [int(size) for size in args.net_arch.split(",")]
+    generator = torch.Generator().manual_seed(0)
+    observations = torch.rand(num_steps, num_envs, spec.obs_size, generator=generator)
+    masks = torch.rand(num_steps, num_envs, spec.num_actions, generator=generator) < 1 / 3
+    masks[..., 0] = True
+    rollout = {"observations": observations, "masks": masks,
+               "actions": torch.zeros(num_steps, num_envs, dtype=torch.int64),
+               "log_probs": torch.full((num_steps, num_envs), -2.0), "values": torch.zeros(num_steps, num_envs),
+               "rewards": torch.zeros(num_steps, num_envs), "dones": torch.zeros(num_steps, num_envs, dtype=torch.bool),
+               "next_value": torch.zeros(num_envs)}
+
+    def learner(**kwargs) -> Learner:
+        return Learner(spec.obs_size, spec.num_actions, hidden, args.learning_rate, args.clip_coef, args.ent_coef,
+                       **kwargs)
+
+    def per_step(work: Callable[[], object]) -> Callable[[], float]:
+        def run() -> float:
+            start = time.perf_counter()
+            work()
+            return (time.perf_counter() - start) / num_envs
+        return run
+
+    logits = learner().actor_net(observations[0]).detach()
+
+    def masked_categorical():
+        with torch.inference_mode():
+            distribution = MaskedCategorical(logits=logits, mask=masks[0])
+            return distribution.log_prob(distribution.sample())
+
+    def draw():
+        with torch.inference_mode():
+            return sample_masked(logits, masks[0])
+
+    run = {"draw: MaskedCategorical + multinomial": per_step(masked_categorical),
+           "draw: sample_masked": per_step(draw)}
+    for dtype in NETWORK_DTYPES:
+        acting = learner(network_dtype=dtype)
+        run[f"policy step, {dtype}"] = per_step(lambda acting=acting: acting.act(observations[0], masks[0]))
+    critic = learner()
+    run["critic, one step"] = per_step(lambda: critic.value(observations[0]))
+    run["critic, whole rollout at once"] = _divided(per_step(lambda: critic.value(observations.flatten(0, 1))),
+                                                    num_steps)
+    for shared in (False, True):
+        for dtype in NETWORK_DTYPES:
+            updating = learner(network_dtype=dtype, shared_trunk=shared)
+            update = per_step(lambda u=updating: u.update(rollout, args.gamma, args.gae_lambda, 1, minibatch,
+                                                          torch.Generator().manual_seed(0)))
+            run[f"update, {dtype}{', shared trunk' if shared else ''}"] = _divided(update, num_steps)
+    return run
+
+
+def _divided(run: Callable[[], float], by: int) -> Callable[[], float]:
+    """``run``'s seconds divided by ``by`` (a whole rollout's work, per learner decision)."""
+    return lambda: run() / by
+
+
+def measure(run: Dict[str, Callable[[], float]], repeats: int) -> Dict[str, List[float]]:
+    """µs per learner decision of every piece, ``repeats`` times, pieces interleaved, after one warm-up."""
+    for work in run.values():
+        work()
+    times: Dict[str, List[float]] = {name: [] for name in run}
+    for _ in range(repeats):
+        for name, work in run.items():
+            times[name].append(1e6 * work())
+    return times
+
+
+def table(times: Dict[str, List[float]]) -> str:
+    """The markdown table: median and range of every piece."""
+    lines = ["| piece | µs a learner decision, median (min-max) |", "| --- | ---: |"]
+    lines += [f"| {name} | {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f}) |" for name, v in times.items()]
+    return "\n".join(lines)
+
+
+def parse_args(argv: List[str] | None = None) -> argparse.Namespace:
+    """Command-line options; bad values exit with code 2 and the valid range."""
+    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.device_ppo_parts",
+                                     description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7, help="timed repeats of every piece")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the trainer's default: 1)")
+    parser.add_argument("--num-envs", type=int, default=512, help="games per rollout step (the trainer's default)")
+    parser.add_argument("--num-steps", type=int, default=32, help="steps per rollout (the trainer's default)")
+    parser.add_argument("--batch-size", type=int, default=2048, help="the update's minibatch (the trainer's default)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and one repeat, for a smoke test")
+    parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append the record to")
+    args = parser.parse_args(argv)
+    for name in ("repeats", "threads", "num_envs", "num_steps", "batch_size"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.quick:
+        args.repeats, args.num_envs, args.num_steps, args.batch_size = 1, 16, 4, 32
+    return args
+
+
+def main(argv: List[str] | None = None) -> int:
+    """Time every piece, print the table, append the JSON record if asked; return 0."""
+    import torch
+
+    from monster_zoo.benchmarks.training_throughput import cpu_model
+
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    run = pieces(args.num_envs, args.num_steps, args.batch_size)
+    before = os.getloadavg()[0]
+    times = measure(run, args.repeats)
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_model(), "cpus": os.cpu_count(),
+              "torch_threads": args.threads, "num_envs": args.num_envs, "num_steps": args.num_steps,
+              "batch_size": args.batch_size, "load_average": [before, os.getloadavg()[0]],
+              "us_per_decision": times}
+    print(f"{record['cpu']}, {args.threads} torch thread(s), {args.num_envs} games x {args.num_steps} steps, "
+          f"minibatches of {args.batch_size}; load {before:.2f}-{record['load_average'][1]:.2f}; "
+          f"medians of {args.repeats}")
+    print(table(times))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        with args.json.open("a") as f:
+            f.write(json.dumps(record) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
