@@ -332,7 +332,7 @@ def table_json(table, seed: int) -> dict:
             "pairings": [{"agent": a, "opponent": b, "games": 2, "wins": 1, "draws": 0, "losses": 1, "win_rate": 0.5,
                           "win_rate_low": 0.1, "win_rate_high": 0.9} for a, b in permutations(names, 2)],
             "ratings": [{"agent": n, "mu": 25.0, "sigma": 8.0, "ordinal": 1.0, "games": 4} for n in names],
-            "rated_games": 8}
+            "rated_games": 8, "settings": json.loads(table.settings)}
 
 
 PLANTED = [
@@ -343,6 +343,8 @@ PLANTED = [
     (lambda d: d["pairings"].pop(), "every ordered pair"),
     (lambda d: d["ratings"][0].update(mu=float("nan")), "finite numbers"),
     (lambda d: d.update(agents={"</td><script>": "x"}), "'agents'"),
+    (lambda d: d["settings"]["agents"].update(mcts={"simulations": 1}), "search settings or model files"),
+    (lambda d: d.pop("settings"), "search settings or model files"),
 ]
 
 
