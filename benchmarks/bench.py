@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from monster_zoo.benchmarks import anchors, side_by_side
+from monster_zoo.evaluation.host import cpu_name
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "results.jsonl"
@@ -352,18 +353,6 @@ def _package_version(distribution: str) -> str | None:
         return None
 
 
-def _cpu_model() -> str:
-    """The CPU's model name from /proc/cpuinfo, falling back to ``platform.processor()``."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def _git(*args: str) -> str | None:
     """Output of a git command in the repository, or None outside a repository or without git."""
     try:
@@ -388,7 +377,7 @@ def header_record(args: argparse.Namespace, run_id: str) -> dict:
         "pgx": _package_version("pgx"),
         "jax": _package_version("jax"),
         "jaxlib": _package_version("jaxlib"),
-        "cpu_model": _cpu_model(),
+        "cpu_model": cpu_name(),
         "cores": os.cpu_count(),
         # Other load at the start; with few cores it moves the multi-threaded numbers most.
         "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,

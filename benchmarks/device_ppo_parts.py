@@ -141,14 +141,14 @@ def main(argv: List[str] | None = None) -> int:
     """Time every piece, print the table, append the JSON record if asked; return 0."""
     import torch
 
-    from monster_zoo.benchmarks.training_throughput import cpu_model
+    from monster_zoo.evaluation.host import cpu_name
 
     args = parse_args(argv)
     torch.set_num_threads(args.threads)
     run = pieces(args.num_envs, args.num_steps, args.batch_size)
     before = os.getloadavg()[0]
     times = measure(run, args.repeats)
-    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_model(), "cpus": os.cpu_count(),
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_name(), "cpus": os.cpu_count(),
               "torch_threads": args.threads, "num_envs": args.num_envs, "num_steps": args.num_steps,
               "batch_size": args.batch_size, "load_average": [before, os.getloadavg()[0]],
               "us_per_decision": times}

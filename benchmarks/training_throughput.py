@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from monster_zoo.evaluation.host import cpu_name
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "training.jsonl"
 TARGET_RATIO = 5.0
@@ -112,17 +114,6 @@ def equal_time_run(module: str, minutes: float, seed: int, extra: list[str]) -> 
         return json.loads(summary.read_text())
 
 
-def cpu_model() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), or ``unknown``."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 def versus_device_ppo(args: argparse.Namespace) -> int:
     """The SB3 trainer against the array-side one at equal wall time, alternated; print and record."""
     runs = []
@@ -140,7 +131,7 @@ def versus_device_ppo(args: argparse.Namespace) -> int:
             print(f"repeat {k + 1}/{args.repeats} {name}: {summary['timesteps_per_second']:,.0f} timesteps/s, "
                   f"vs greedy {greedy['rate']:.3f} [{greedy['interval'][0]:.3f}, {greedy['interval'][1]:.3f}] "
                   f"(load {load:.1f})", flush=True)
-    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_model(), "cpus": os.cpu_count(),
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_name(), "cpus": os.cpu_count(),
               "minutes_each": args.versus_device_ppo, "game": "marry_the_monster-v0 (2 players)",
               "opponents": args.versus_opponents or "each trainer's default",
               "device_ppo_args": args.trainer_arg, "runs": runs}
