@@ -39,7 +39,7 @@ def batch_reset(states, config, rngs, masks, counts, obs, init_state, legal_mask
 
 
 @batch_kernel(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, INTS, FLOATS2, FLOATS2, BOOLS, BOOLS,
-                          INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T))
+                          INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T), first_class_args=True)
 def batch_step(states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
                init_state, legal_mask, apply_action, returns, observe_into):
     """Apply one action per slot and auto-reset finished games.

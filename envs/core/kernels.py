@@ -99,12 +99,59 @@ def copy_vector(dst, src):
         dst[i] = src[i]
 
 
-class LazyKernel:
-    """``numba.njit(signature, cache=True, **options)(func)``, compiled at the first call."""
+class FirstClassKernel:
+    """A compiled kernel as the value of a numba first-class function parameter, its type and
+    address worked out once.
 
-    def __init__(self, func: Callable, signature, **options):
+    Handing a numba dispatcher to a parameter of ``FunctionType`` makes numba look up the
+    dispatcher's compiled version twice on every call (about 20 us on the development host, more
+    than a whole small driver call). This object carries its numba type (``_numba_type_``, which
+    numba's dispatcher reads in C and caches) and the address of the kernel's C wrapper (numba's
+    wrapper address protocol), so a call pays neither. The driver then calls the kernel through that
+    C wrapper, which cannot propagate a Python exception; contract and policy kernels never raise,
+    since the same functions compile for a GPU.
+    """
+
+    def __init__(self, dispatcher, function_type: types.FunctionType):
+        compiled = dispatcher.get_compile_result(function_type.signature)
+        self.dispatcher, self._numba_type_ = dispatcher, function_type
+        self._address = compiled.library.get_pointer_to_function(compiled.fndesc.llvm_cfunc_wrapper_name)
+
+    def __wrapper_address__(self) -> int:
+        """The address of the kernel's C wrapper (numba's wrapper address protocol)."""
+        return self._address
+
+
+_first_class: Dict[tuple, FirstClassKernel] = {}
+
+
+def first_class(kernel, function_type: types.FunctionType):
+    """``kernel`` (a numba dispatcher) as a :class:`FirstClassKernel` of ``function_type``, made
+    once per process; anything else is returned unchanged, for numba to accept or refuse."""
+    if not isinstance(kernel, CPUDispatcher):
+        return kernel
+    key = (kernel, function_type)
+    value = _first_class.get(key)
+    if value is None:
+        value = _first_class[key] = FirstClassKernel(kernel, function_type)
+    return value
+
+
+class LazyKernel:
+    """``numba.njit(signature, cache=True, **options)(func)``, compiled at the first call.
+
+    ``first_class_args``: kernels passed to its ``FunctionType`` parameters go in as
+    :func:`first_class` values, cheap to pass and a little dearer to call (through their C
+    wrapper: 5-10% of a random step of the batched engine, measured on the development host). It
+    suits drivers called often on a few slots each (the learner games' rounds); drivers whose one
+    call runs a long loop (random steps, searches) keep the dispatchers.
+    """
+
+    def __init__(self, func: Callable, signature, first_class_args: bool = False, **options):
         self.py_func, self.signature, self._options = func, signature, options
         self._dispatcher = None
+        self._function_args = [(k, t) for k, t in enumerate(signature.args)
+                               if first_class_args and isinstance(t, types.FunctionType)]
         self.__doc__, self.__name__, self.__qualname__ = func.__doc__, func.__name__, func.__qualname__
         self.__module__ = func.__module__
 
@@ -121,6 +168,10 @@ class LazyKernel:
         return self._dispatcher
 
     def __call__(self, *args):
+        if self._function_args:
+            args = list(args)
+            for k, function_type in self._function_args:
+                args[k] = first_class(args[k], function_type)
         return self.dispatcher(*args)
 
 

@@ -60,7 +60,7 @@ def opponents_on_move(states, slots, learner, out):
     return n
 
 
-@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T))
+@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True)
 def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
     """Mask and observation of the seat on move in each slot of ``slots`` (rows by position)."""
     for j in range(slots.shape[0]):
@@ -69,7 +69,7 @@ def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
         observe_into(s, s[H_CURRENT], obs[j])
 
 
-@lazy_njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T))
+@lazy_njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T), first_class_args=True)
 def apply_in_slots(states, slots, actions, game_rngs, apply_action):
     """Apply ``actions[j]`` in slot ``slots[j]``."""
     for j in range(slots.shape[0]):
@@ -77,7 +77,7 @@ def apply_in_slots(states, slots, actions, game_rngs, apply_action):
         apply_action(states[i], actions[j], game_rngs[i])
 
 
-@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T))
+@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True)
 def learner_view(states, learner, masks, obs, legal_mask, observe_into):
     """The learner's observation in every slot, and its mask where it is on move (else zeros)."""
     for i in range(states.shape[0]):
