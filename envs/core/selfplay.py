@@ -145,6 +145,10 @@ class LearnerGames:
         self.learner_seats = np.zeros(n, np.int64)
         self.game_seeds = np.zeros(n, np.int64)
         self.slot_opponents = [None] * n
+        # Each opponent in the pool or at a table has a small integer code, so that a step groups
+        # its slots by opponent with numpy rather than looking at every slot in Python.
+        self._slot_codes = np.zeros(n, np.int64)
+        self._code_of, self._by_code, self._codes_made = {}, {}, 0
         self._returns = np.zeros(self.num_players, np.float32)
         self._scratch_masks = np.zeros((n, s.num_actions), np.int8)
         self._scratch_obs = np.zeros((n, s.obs_size), np.float32)
@@ -178,6 +182,19 @@ class LearnerGames:
         cumulative = pool_cumulative(weights, len(opponents))
         self.opponents = opponents
         self._cumulative = cumulative
+        kept = {id(o) for o in opponents} | {id(o) for o in self.slot_opponents}
+        self._code_of = {key: code for key, code in self._code_of.items() if key in kept}
+        self._by_code = {code: self._by_code[code] for code in self._code_of.values()}
+
+    def _code(self, opponent) -> int:
+        """The code of ``opponent`` (a new one the first time it is seen; codes are never reused). The
+        object is held while it has a code, so its ``id`` is not reused meanwhile."""
+        code = self._code_of.get(id(opponent))
+        if code is None:
+            code = self._code_of[id(opponent)] = self._codes_made
+            self._by_code[code] = opponent
+            self._codes_made += 1
+        return code
 
     def seed(self, seed: int) -> None:
         """Reseed every slot (takes effect at the next :meth:`reset`).
@@ -249,52 +266,59 @@ class LearnerGames:
             if self.fixed_seats is not None:
                 self.learner_seats[i] = self.fixed_seats[i]
             self.slot_opponents[i] = self.opponents[pick]
+            self._slot_codes[i] = self._code(self.opponents[pick])
             self.spec.init_state(self.states[i], self.config, self.game_rngs[i])
         self._advance(slots)
 
     def _advance(self, slots: np.ndarray) -> None:
         """Let each slot's opponent move until the learner must act or the game is over."""
         by_kernel, by_mlp, called = {}, {}, []
-        for i in slots:
-            opponent = self.slot_opponents[i]
+        codes = self._slot_codes[slots]
+        for code in np.unique(codes):
+            group = slots[codes == code]
+            opponent = self._by_code[int(code)]
             kernel = getattr(opponent, "policy_kernel", None)
             mlp = getattr(opponent, "policy_mlp", None)
             if kernel is not None:
-                by_kernel.setdefault(id(kernel), (kernel, []))[1].append(i)
+                by_kernel.setdefault(id(kernel), (kernel, []))[1].append(group)
             elif mlp is not None:
                 shape_key = (mlp.shapes.tobytes(), mlp.activations.tobytes())
-                by_mlp.setdefault(shape_key, []).append(i)
+                by_mlp.setdefault(shape_key, []).append((mlp, group))
             else:
-                called.append(i)
+                called.append(group)
         s = self.spec
-        for kernel, group in by_kernel.values():
-            advance_with_policy(self.states, np.asarray(group, np.int64), self.learner_seats,
+        for kernel, groups in by_kernel.values():
+            advance_with_policy(self.states, np.sort(np.concatenate(groups)), self.learner_seats,
                                 self.game_rngs, self.policy_rngs, self._scratch_masks, kernel,
                                 s.legal_mask, s.apply_action)
-        for group in by_mlp.values():
-            self._advance_mlps(np.asarray(group, np.int64))
+        for groups in by_mlp.values():
+            self._advance_mlps(groups)
         if called:
-            self._advance_by_calls(np.asarray(called, np.int64))
+            self._advance_by_calls(np.sort(np.concatenate(called)))
 
-    def _advance_mlps(self, group: np.ndarray) -> None:
-        """Play MLP opponents of one architecture inside numba, their weights stacked row-wise."""
+    def _advance_mlps(self, groups) -> None:
+        """Play MLP opponents of one architecture inside numba, their weights stacked row-wise.
+        ``groups``: ``(network, slots it plays in)`` pairs."""
         mlps = {}
-        for i in group:
-            mlp = self.slot_opponents[i].policy_mlp
+        for mlp, _ in groups:
             mlps.setdefault(id(mlp), mlp)
         key = tuple(mlps)
         if key not in self._stacked:
             # The stack changes only when the pool does (or its last game of a retired
-            # snapshot ends), so it is built once and reused for many steps.
+            # snapshot ends), so it is built once and reused for many steps. It holds the
+            # networks it was made of, so that no later network takes one of their ids.
             if len(self._stacked) > 16:
                 self._stacked.clear()
-            self._stacked[key] = np.stack([m.params for m in mlps.values()])
+            self._stacked[key] = (tuple(mlps.values()), np.stack([m.params for m in mlps.values()]))
         row = {k: r for r, k in enumerate(key)}
-        members = np.array([row[id(self.slot_opponents[i].policy_mlp)] for i in group], np.int64)
+        group = np.concatenate([slots for _, slots in groups])
+        members = np.concatenate([np.full(len(slots), row[id(mlp)], np.int64) for mlp, slots in groups])
+        order = np.argsort(group, kind="stable")
+        group, members = group[order], members[order]
         first = next(iter(mlps.values()))
         s = self.spec
         advance_with_mlps(self.states, group, self.learner_seats, self.game_rngs, self.policy_rngs,
-                          members, self._stacked[key], first.shapes, first.activations,
+                          members, self._stacked[key][1], first.shapes, first.activations,
                           self._scratch_masks, self._scratch_obs, s.legal_mask, s.observe_into,
                           s.apply_action)
 
