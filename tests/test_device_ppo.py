@@ -3,6 +3,7 @@ policy files that play as ``ppo:``, resume), its rollout read from the engine's 
 flags refused before anything is written."""
 import csv
 import json
+import os
 
 import numpy as np
 import pytest
@@ -66,6 +67,8 @@ def test_resume_continues_from_the_checkpoint_timesteps(first_run, tmp_path):
     (["--network-dtype", "float16"], "--network-dtype 'float16' is not one of auto, float32, bfloat16"),
     (["--opponents", "greedy:-1"], "WEIGHT >= 0"),
     (["--resume", "/nonexistent/step_1.pt"], "is not a file"),
+    (["--game-threads", "-1"], "--game-threads -1: at least 0"),
+    (["--device", "cuda", "--game-threads", "2"], "--game-threads 2: the games on --device cuda are stepped by"),
 ])
 def test_bad_flags_are_refused_before_anything_is_written(tmp_path, capsys, flags, message):
     with pytest.raises(SystemExit) as exit_:
@@ -384,3 +387,42 @@ def test_device_train_on_the_gpu_driver_under_the_simulator_trains_as_on_the_cpu
     assert runs["cuda"]["weights"] == runs["cpu"]["weights"] and len(runs["cpu"]["weights"]) == 6
     assert runs["cuda_mix"]["weights"] != runs["cuda"]["weights"]
     assert runs["cuda"]["summary"]["rollout_seconds"] > 0 and runs["cuda"]["summary"]["update_seconds"] > 0
+
+
+def test_the_games_and_the_trained_policy_are_the_same_for_any_count_of_game_threads(tmp_path):
+    runs = {threads: run(tmp_path / str(threads), "--game-threads", str(threads)) for threads in (1, 3)}
+    summaries = {k: json.loads((folder / "summary.json").read_text()) for k, folder in runs.items()}
+    assert {k: s["game_threads"] for k, s in summaries.items()} == {1: 1, 3: 3}
+    import torch
+
+    states = {k: torch.load(folder / "final_model.pt", weights_only=True) for k, folder in runs.items()}
+    for network in ("actor", "critic"):
+        for name, tensor in states[1][network].items():
+            assert torch.equal(tensor, states[3][network][name]), (network, name)
+    assert summaries[1]["winrate_vs_greedy"] == summaries[3]["winrate_vs_greedy"]
+
+
+def test_a_mix_with_an_opponent_acting_from_python_keeps_the_games_on_one_thread(tmp_path):
+    class FromPython:  # no numba policy: act_batch is called from Python
+        name = "first-legal"
+
+        def act_batch(self, observations, masks, states=None):
+            return np.argmax(masks != 0, axis=1).astype(np.int64)
+
+    parser = trainer.build_parser()
+    args = trainer.Args(**vars(parser.parse_args([*TINY, "--out-dir", str(tmp_path), "--num-envs", "256",
+                                                  "--game-threads", "2"])))
+    from monster_zoo import envs
+    from monster_zoo.training.device_ppo.learner import Learner
+    from monster_zoo.training.run_start import new_run
+
+    spec = envs.spec(args.game)
+    learner = Learner(spec.obs_size, spec.num_actions, [32], 3e-4, 0.2, 0.01)
+    new = new_run(tmp_path, args.game, "t", 5, args)
+    mixes = {"greedy": ({"greedy": 1.0}, trainer._opponent_mix(parser, args, {})[1]),
+             "python": ({"python": 1.0}, {"python": FromPython()})}
+    threads = {k: trainer.Training(args, {}, new, learner, mix, baselines, 0).game_threads
+               for k, (mix, baselines) in mixes.items()}
+    assert threads == {"greedy": 2, "python": 1}
+    assert trainer.game_threads(0, 256) == min(len(os.sched_getaffinity(0)), 4)
+    assert trainer.game_threads(0, 16) == 1 and trainer.game_threads(8, 5) == 5

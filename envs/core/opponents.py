@@ -46,7 +46,7 @@ def opponent_on_move(s, learner):
 
 # Whole opponent turns are worth threads (unlike the per-round helpers of selfplay.py).
 @batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
-              batch_arg=1, first_class_args=True)
+              batch_arg=1, first_class_args=True, nogil=True)
 def advance_with_policy(states, slots, learner, game_rngs, policy_rngs, masks, policy,
                         legal_mask, apply_action):
     """Let ``policy`` play every seat but the learner's in ``slots`` until the learner is on
@@ -154,7 +154,7 @@ def _sample_masked(logits, mask, rng):
 
 @batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float32[:, ::1], types.int64[:, ::1],
                          INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T), batch_arg=1,
-              first_class_args=True)
+              first_class_args=True, nogil=True)
 def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
                       activations, masks, obs, legal_mask, observe_into, apply_action):
     """Let slot ``slots[j]``'s MLP (row ``members[j]`` of ``params``) play every seat but the

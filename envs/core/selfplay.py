@@ -47,8 +47,10 @@ OPPONENT_SALT = 0x0220_0220_0220
 
 
 # The per-round helpers below touch one action per slot: serial, since a parallel
-# launch costs more than that (much more when another process holds a core).
-@lazy_njit(types.int64(STATES, INTS, INTS, INTS))
+# launch costs more than that (much more when another process holds a core). Like the
+# opponents' drivers they release the GIL, so that a trainer's torch pass can run on
+# another core while they step one half of its games.
+@lazy_njit(types.int64(STATES, INTS, INTS, INTS), nogil=True)
 def opponents_on_move(states, slots, learner, out):
     """Write into ``out`` the slots of ``slots`` where an opponent must act; return how many."""
     n = 0
@@ -60,7 +62,7 @@ def opponents_on_move(states, slots, learner, out):
     return n
 
 
-@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True)
+@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True, nogil=True)
 def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
     """Mask and observation of the seat on move in each slot of ``slots`` (rows by position)."""
     for j in range(slots.shape[0]):
@@ -69,7 +71,7 @@ def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
         observe_into(s, s[H_CURRENT], obs[j])
 
 
-@lazy_njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T), first_class_args=True)
+@lazy_njit(types.void(STATES, INTS, INTS, RNGS, APPLY_ACTION_T), first_class_args=True, nogil=True)
 def apply_in_slots(states, slots, actions, game_rngs, apply_action):
     """Apply ``actions[j]`` in slot ``slots[j]``."""
     for j in range(slots.shape[0]):
@@ -77,7 +79,7 @@ def apply_in_slots(states, slots, actions, game_rngs, apply_action):
         apply_action(states[i], actions[j], game_rngs[i])
 
 
-@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True)
+@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True, nogil=True)
 def learner_view(states, learner, masks, obs, legal_mask, observe_into):
     """The learner's observation in every slot, and its mask where it is on move (else zeros)."""
     for i in range(states.shape[0]):
@@ -120,9 +122,18 @@ class LearnerGames:
 
     def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
                  weights: Optional[Sequence[float]] = None, seed: int = 0,
-                 seats: Optional[Sequence[int]] = None, illegal_action: str = "raise"):
+                 seats: Optional[Sequence[int]] = None, illegal_action: str = "raise", *,
+                 first_slot: int = 0, all_slots: Optional[int] = None):
         num_envs = check_num_envs(num_envs, spec.env_id)
         check_seed(seed, spec.env_id, allow_none=False)
+        all_slots = num_envs if all_slots is None else all_slots
+        if not (isinstance(first_slot, (int, np.integer)) and isinstance(all_slots, (int, np.integer))
+                and 0 <= first_slot and first_slot + num_envs <= all_slots):
+            raise ValueError(f"first_slot {first_slot!r} and all_slots {all_slots!r} must place the {num_envs} "
+                             f"slots inside 0..all_slots-1")
+        # Slots first_slot.. of a set of all_slots: seeds, generators and messages are that set's, so
+        # that parts stepped apart (ThreadedLearnerGames) play the games of one LearnerGames.
+        self.first_slot, self.all_slots = int(first_slot), int(all_slots)
         self.spec = spec
         self.config = np.ascontiguousarray(config, dtype=np.int64)
         self.num_envs = num_envs
@@ -203,7 +214,7 @@ class LearnerGames:
         ``game_seeds`` always holds the seed that replays a game in the AEC env.
         """
         self.base_seed = check_seed(seed, self.spec.env_id, allow_none=False)
-        slots = range(self.num_envs)
+        slots = range(self.first_slot, self.first_slot + self.num_envs)
         self._games_started = np.zeros(self.num_envs, np.int64)
         self.game_rngs = np.zeros((self.num_envs, 1), np.uint64)
         self.seat_rngs = make_rngs([(self.base_seed + i) ^ SEAT_SALT for i in slots])
@@ -222,7 +233,11 @@ class LearnerGames:
         learner's seat, the action and the reason, changing nothing; with
         ``illegal_action="penalize"`` it loses that slot's game instead.
         """
-        acts, illegal = self._check(actions)
+        return self.apply_checked(*self.checked_actions(actions))
+
+    def apply_checked(self, acts: np.ndarray, illegal: np.ndarray):
+        """:meth:`step` for the answer of :meth:`checked_actions`, ``(actions, illegal)``: how a caller
+        that steps several parts checks every part's actions before it changes any."""
         moving = np.flatnonzero(~illegal)
         apply_in_slots(self.states, moving, acts[moving], self.game_rngs, self.spec.apply_action)
         self._advance(moving)
@@ -240,13 +255,13 @@ class LearnerGames:
         self.illegal[slots] = False
         self._refresh_view()
 
-    def _check(self, actions):
+    def checked_actions(self, actions):
         """``(actions as int64, which of them the learner may not take)`` (the refused ones
         become 0) under ``illegal_action="penalize"``; under ``"raise"`` an IllegalActionError
         for the first refused one. A batch of the wrong shape is always refused."""
         def who(i):
             seat = f"player_{int(self.learner_seats[i])} (the learner)"
-            return f"slot {i}: {seat}" if self.num_envs > 1 else seat
+            return f"slot {self.first_slot + i}: {seat}" if self.all_slots > 1 else seat
 
         acts, refused = batch_refusals(self.spec, self.states, self._masks, actions, who)
         if refused and self.illegal_action == "raise":
@@ -258,7 +273,8 @@ class LearnerGames:
     def _start_games(self, slots: np.ndarray) -> None:
         """Start the next game in ``slots``: seed, learner seat, opponent, opening moves."""
         for i in slots:
-            self.game_seeds[i] = game_seed(self.base_seed, i, self._games_started[i], self.num_envs)
+            self.game_seeds[i] = game_seed(self.base_seed, self.first_slot + i, self._games_started[i],
+                                           self.all_slots)
             self._games_started[i] += 1
             seed_rng(self.game_rngs[i], self.game_seeds[i])
             self.learner_seats[i], pick = draw_seat_and_opponent(self.seat_rngs[i], self.num_players,

@@ -127,12 +127,12 @@ class BatchKernel:
     on-disk cache keeps the two apart (it keys entries by name and signature only).
     """
 
-    def __init__(self, func: Callable, signature, batch_arg: int = 0, first_class_args: bool = False):
+    def __init__(self, func: Callable, signature, batch_arg: int = 0, first_class_args: bool = False, **options):
         twin = type(func)(func.__code__, func.__globals__, func.__name__ + "_parallel", func.__defaults__,
                           func.__closure__)
         twin.__qualname__, twin.__module__ = func.__qualname__ + "_parallel", func.__module__
-        self.serial = LazyKernel(func, signature, first_class_args)
-        self.parallel = LazyKernel(twin, signature, first_class_args, parallel=True)
+        self.serial = LazyKernel(func, signature, first_class_args, **options)
+        self.parallel = LazyKernel(twin, signature, first_class_args, parallel=True, **options)
         self._batch_arg = batch_arg
         self.__doc__, self.__name__ = func.__doc__, func.__name__
 
@@ -141,7 +141,8 @@ class BatchKernel:
         return (self.parallel if parallel else self.serial)(*args)
 
 
-def batch_kernel(signature, batch_arg: int = 0, first_class_args: bool = False) -> Callable[[Callable], BatchKernel]:
-    """Decorator form of :class:`BatchKernel` (``first_class_args``: as
-    :class:`~monster_zoo.envs.core.kernels.LazyKernel`'s)."""
-    return lambda func: BatchKernel(func, signature, batch_arg, first_class_args)
+def batch_kernel(signature, batch_arg: int = 0, first_class_args: bool = False,
+                 **options) -> Callable[[Callable], BatchKernel]:
+    """Decorator form of :class:`BatchKernel` (``first_class_args`` and ``options``, e.g. ``nogil=True``:
+    as :class:`~monster_zoo.envs.core.kernels.LazyKernel`'s, for both builds)."""
+    return lambda func: BatchKernel(func, signature, batch_arg, first_class_args, **options)

@@ -9,7 +9,10 @@ from the mix of ``random``, ``greedy`` and frozen snapshots of the learner), but
 vec env sits between them and the policy: the learner reads the engine's observation, mask and reward
 arrays as tensors (``torch.from_numpy``, no copy) and hands its actions back as the tensor's array, and
 the PPO parts are TorchRL's (:mod:`monster_zoo.training.device_ppo.learner`). The rollout is a few
-tensors, filled in place; nothing per step is a Python object per game.
+tensors, filled in place; nothing per step is a Python object per game. On the CPU the games are
+stepped in parts by ``--game-threads`` threads side by side
+(:class:`monster_zoo.envs.core.threaded_games.ThreadedLearnerGames`: by default one per core), the
+same games as one thread's.
 
 Devices: ``--device cpu`` plays the games on the CPU engine; ``--device cuda`` plays them on the GPU
 (:class:`monster_zoo.envs.gpu.learner_games.GpuLearnerGames`: one CUDA thread per game, random
@@ -30,6 +33,7 @@ read back with ``torch.load(weights_only=True)``: nothing pickled runs) with a p
 files are PPO policy files: play one as ``ppo:<run>/final_model.npz``.
 """
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -98,6 +102,11 @@ class Args:
                        "(its final_model.pt or checkpoints/step_N.pt); its timesteps count toward the total")
     out_dir: str = flag("runs", "folder of the runs")
     torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
+    # The games' drivers release the GIL, so parts of the games step on other cores meanwhile;
+    # the games are those of one thread whatever the count (envs/core/threaded_games.py)
+    game_threads: int = flag(0, "threads that step the games on --device cpu, each a part of them side by side; "
+                             "the games and results are the same for any count (0: one per available core, "
+                             "at most one per 64 games; 1 where an opponent acts from Python)")
     progress: bool = flag(True, "show a progress bar")
     plot: bool = flag(True, "draw the learning curves into curves.png at the end")
 
@@ -121,6 +130,10 @@ def argument_problem(args: Args) -> Optional[str]:
         ]),
         int_list("--net-arch", args.net_arch)[1],
         policy_size_problem("--net-arch", args.game, int_list("--net-arch", args.net_arch)[0] or []),
+        None if args.game_threads >= 0 else f"--game-threads {args.game_threads}: at least 0 (0: one per core)",
+        None if args.device == "cpu" or args.game_threads in (0, 1) else (
+            f"--game-threads {args.game_threads}: the games on --device {args.device} are stepped by the device, "
+            "so only 0 or 1 fit there"),
         _cuda_problem(args) if args.device == "cuda" else None,
         None if not args.resume or Path(args.resume).is_file() else f"--resume {args.resume!r} is not a file",
         plain_name("--exp-name", args.exp_name),
@@ -155,6 +168,15 @@ def _cuda_problem(args: Args) -> Optional[str]:
     except (RuntimeError, ImportError) as error:
         return "--device cuda: " + str(error).removeprefix("device='cuda': ")
     return None
+
+
+def game_threads(asked: int, num_envs: int) -> int:
+    """Threads that step ``num_envs`` CPU games for ``--game-threads asked`` (0: one per core this
+    process may use, at most one per 64 games, at least one)."""
+    if asked:
+        return min(asked, num_envs)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, num_envs // 64))
 
 
 def torch_device(device: str) -> str:
@@ -259,10 +281,21 @@ class Training:
         self.step, self.start_step, self.updates = start_step, start_step, 0
         self.metrics = MetricsLog(run.dir / "metrics.csv", SimpleNamespace(record=lambda metric, value: None))
         self.on_gpu, self.device = args.device == "cuda", torch_device(args.device)
+        from monster_zoo.envs.core.threaded_games import ThreadedLearnerGames, plays_in_numba
+
+        # An opponent acting from Python sees each part's slots apart, which could change its draws:
+        # such a mix keeps one thread, so that the games never depend on --game-threads
+        in_numba = all(plays_in_numba(baseline) for baseline in baselines.values())
+        self.game_threads = game_threads(args.game_threads, args.num_envs) if in_numba and not self.on_gpu else 1
+        spec, config = envs.spec(args.game), envs.config(args.game, options)
         if self.on_gpu:
-            from monster_zoo.envs.gpu.learner_games import GpuLearnerGames as LearnerGames
-        self.games = LearnerGames(envs.spec(args.game), envs.config(args.game, options), args.num_envs,
-                                  seed=args.seed)
+            from monster_zoo.envs.gpu.learner_games import GpuLearnerGames
+
+            self.games = GpuLearnerGames(spec, config, args.num_envs, seed=args.seed)
+        elif self.game_threads > 1:
+            self.games = ThreadedLearnerGames(spec, config, args.num_envs, seed=args.seed, threads=self.game_threads)
+        else:
+            self.games = LearnerGames(spec, config, args.num_envs, seed=args.seed)
         self.seconds = {"rollout": 0.0, "update": 0.0}  # where the time goes
         self.generator = torch.Generator().manual_seed(args.seed)
         self.rates: Dict = {}
@@ -417,7 +450,8 @@ class Training:
         self.metrics.close()
         summary = {"run_name": run.name, "timesteps": self.step, "train_seconds": round(seconds, 1),
                    "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
-                   "device": args.device, "num_envs": args.num_envs, "network_dtype": self.learner.network_dtype,
+                   "device": args.device, "num_envs": args.num_envs, "game_threads": self.game_threads,
+                   "network_dtype": self.learner.network_dtype,
                    **{f"{part}_seconds": round(spent, 2) for part, spent in self.seconds.items()},
                    "model": str(run.dir / "final_model.npz"), "checkpoint": str(run.dir / "final_model.pt"),
                    **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
