@@ -145,7 +145,9 @@ def progress_bar(total: int, desc: str, enabled: bool = True):
         try:
             from tqdm import tqdm
 
-            return tqdm(total=total, desc=desc, unit="game")
+            # miniters=1: tqdm's dynamic miniters, set by a table's quick early pairings, printed
+            # a slow pairing's games only every 20-60 of them, so a running table looked stuck
+            return tqdm(total=total, desc=desc, unit="game", miniters=1)
         except ImportError:
             pass
     return _NoBar()

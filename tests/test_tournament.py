@@ -167,3 +167,21 @@ def test_learning_curves_png(seed_runs, tmp_path):
     with pytest.raises(ValueError, match="no eval/winrate_"):
         plots.plot_learning_curves([write_run(tmp_path, "sps_only", [(0, "charts/SPS", 1.0)])],
                                    tmp_path / "none.png")
+
+
+def test_the_games_bar_shows_a_slow_game_after_many_quick_ones(capsys):
+    import time
+
+    pytest.importorskip("tqdm")
+    from monster_zoo.evaluation.match import progress_bar
+
+    bar = progress_bar(1000, "table")
+    for _ in range(60):  # quick pairings: tqdm's dynamic miniters would grow past 1 here
+        bar.update()
+        time.sleep(0.01)
+    for _ in range(3):  # then slow games, each past tqdm's minimum interval
+        time.sleep(0.2)
+        bar.update()
+    shown = capsys.readouterr().err
+    bar.close()
+    assert "61/1000" in shown and "63/1000" in shown
