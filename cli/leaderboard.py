@@ -30,7 +30,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
     leaderboard.add_argument("--resume", action="store_true",
                              help="reuse the tournaments an earlier run left beside --out when their field, its "
                              "search settings and model files, player count, games per pairing and seed match "
-                             "(after a stop, or when one new champion or setting changes only its own tables)")
+                             "(after a stop, or when one new champion or setting changes only its own tables), "
+                             "and the pairings a stopped run finished in the tournament it stopped in")
     return leaderboard
 
 

@@ -137,17 +137,24 @@ def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
     return tables
 
 
-def play_table(table: Table, seed: int, folder: Path, progress: bool) -> dict:
-    """Play one tournament, write its JSON and picture into ``folder``; return its summary."""
+def play_table(table: Table, seed: int, folder: Path, progress: bool, resume: bool = False) -> dict:
+    """Play one tournament, write its JSON and picture into ``folder``; return its summary. Each
+    finished pairing is kept in a hidden folder beside them until the table is written, and with
+    ``resume`` the pairings a stopped run finished there are read back
+    (:mod:`~monster_zoo.evaluation.pairing_cache`)."""
     from monster_zoo.evaluation import plots
+    from monster_zoo.evaluation.pairing_cache import cached_series, remove_cache
     from monster_zoo.evaluation.tournament import run_tournament
 
+    pairings = folder / f".{table.key}.pairings"
     result = run_tournament(table.game_id, list(table.field), table.games, seed,
-                            {"num_players": table.num_players}, progress=progress)
+                            {"num_players": table.num_players}, progress=progress,
+                            play_series=cached_series(pairings, table.settings, resume))
     data = result.to_json()
     data.pop("records")  # the per-game records stay out of the docs; the seed replays them
     data["settings"] = json.loads(table.settings)
     write_atomic(folder / f"{table.key}.json", json.dumps(data, indent=1))
+    remove_cache(pairings)
     try:
         picture = plots.plot_win_matrix(data, folder / f"{table.key}.png").name
     except Exception as err:  # noqa: BLE001 - the table's results are written; a picture is not worth them
@@ -240,7 +247,8 @@ def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs
         progress: bool = True, resume: bool = False) -> Path:
     """Play the leaderboard of ``games`` and write it to ``out``; return ``out``. With ``resume``,
     tournaments an earlier run finished beside ``out`` with the same field, settings, games and
-    seed are read back instead of played again."""
+    seed are read back instead of played again, and so are the finished pairings of a tournament
+    it stopped in."""
     tables = plan(games, scale)
     folder = out.parent / out.stem
     folder.mkdir(parents=True, exist_ok=True)
@@ -249,12 +257,12 @@ def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs
     todo = [i for i, s in enumerate(summaries) if s is None]
     if jobs == 1:
         for i in todo:
-            summaries[i] = play_table(tables[i], seed, folder, progress)
+            summaries[i] = play_table(tables[i], seed, folder, progress, resume)
     else:
         # The longest tournaments start first, so the pool does not wait on one at the end.
         order = sorted(todo, key=lambda i: -tables[i].games * len(tables[i].field))
         with ProcessPoolExecutor(jobs) as pool:
-            futures = {i: pool.submit(play_table, tables[i], seed, folder, progress) for i in order}
+            futures = {i: pool.submit(play_table, tables[i], seed, folder, progress, resume) for i in order}
             for i in todo:
                 summaries[i] = futures[i].result()
     write_atomic(out, render(summaries, folder.name, seed, jobs, time.perf_counter() - start))

@@ -154,3 +154,37 @@ def test_bad_arguments_exit_2_with_the_reason(tmp_path):
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 2 and message in done.stderr, (extra, done.stderr[-500:])
     assert not (tmp_path / "lb").exists()
+
+
+def test_a_table_stopped_mid_way_resumes_its_finished_pairings_and_ends_as_if_played_at_once(
+        tmp_path, tiny_search, monkeypatch):
+    from monster_zoo.evaluation import match, pairing_cache
+
+    whole = leaderboard.run([GAME], tmp_path / "whole" / "lb.md", seed=3, scale=0.05, progress=False)
+    real, started = match.iter_games, []
+
+    def stopping(*args, **kwargs):  # the third pairing of the run is where it stops
+        started.append(args[1])
+        if len(started) == 3:
+            raise KeyboardInterrupt
+        yield from real(*args, **kwargs)
+
+    monkeypatch.setattr(pairing_cache, "iter_games", stopping)
+    out = tmp_path / "stopped" / "lb.md"
+    with pytest.raises(KeyboardInterrupt):
+        leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
+    kept = list((tmp_path / "stopped" / "lb" / ".marry_the_monster-2p.pairings").iterdir())
+    assert len(kept) == 2  # the two pairings finished before the stop
+    kept[0].write_text("[{\"game\": 0}]")  # a damaged pairing is played again, not a crash
+    replayed = []
+    monkeypatch.setattr(pairing_cache, "iter_games", lambda *a, **k: replayed.append(a[1]) or real(*a, **k))
+    leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
+    two_player_pairings = len(leaderboard.leaderboard_field(GAME, 2)) * (len(leaderboard.leaderboard_field(GAME, 2)) - 1) // 2
+    assert len([s for s in replayed if len(s) == 2]) == two_player_pairings - 1  # only the damaged one again
+    for n in (2, 4):
+        key = f"marry_the_monster-{n}p"
+        first, second = (json.loads((folder / "lb" / f"{key}.json").read_text())
+                         for folder in (whole.parent, out.parent))
+        first.pop("elapsed_s"), second.pop("elapsed_s")
+        assert first == second
+        assert not (out.parent / "lb" / f".{key}.pairings").exists()  # removed once the table is written
