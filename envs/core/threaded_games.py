@@ -115,14 +115,14 @@ class ThreadedLearnerGames:
 
     def reset(self):
         """Start a game in every slot and play the opponents up to the learner's first turn."""
-        self._run(lambda part: part.reset())
+        self._run(lambda k: self.parts[k].reset())
         return self._views[:2]
 
     def step(self, actions):
         """``LearnerGames.step`` over all slots: every part's actions are checked before any part moves."""
         checked = [part.checked_actions(actions_of_part)
                    for part, actions_of_part in zip(self.parts, self._split(actions))]
-        self._run(lambda part, k: part.apply_checked(*checked[k]), with_index=True)
+        self._run(lambda k: self.parts[k].apply_checked(*checked[k]))
         return self._views
 
     def restart(self, slots: Sequence[int]) -> None:
@@ -142,11 +142,11 @@ class ThreadedLearnerGames:
         column = batch_actions(actions, self.num_envs)
         return [column[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:])]
 
-    def _run(self, work, with_index: bool = False) -> None:
-        """``work(part)`` (or ``work(part, k)``) for every part, then its rows gathered: in the worker
-        threads and this one at once, or in order when an opponent plays from Python."""
+    def _run(self, work) -> None:
+        """``work(k)`` for every part ``k``, then its rows gathered: in the worker threads and this one
+        at once, or in order when an opponent plays from Python."""
         def job(k):
-            work(*((self.parts[k], k) if with_index else (self.parts[k],)))
+            work(k)
             self._gather(k)
 
         if self._in_order:
