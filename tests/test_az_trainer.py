@@ -109,6 +109,7 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--simulations", "0"], "--simulations must be at least 1"),
     (["--min-spread", "0"], "--min-spread must be a number > 0"),
     (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
+    (["--search-value-share", "-0.1"], "--search-value-share must be a share from 0 to 1"),
     (["--branch-from", "no-such-run"], "--branch-from no-such-run: not a run folder"),
 ])
 def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
@@ -241,6 +242,66 @@ def test_self_play_is_the_same_whatever_the_number_of_parallel_games():
     for n in (2, 3):
         rows = one.values[one.counts == n]
         assert np.allclose(rows.sum(axis=1), 0.0, atol=1e-6) and np.isin(rows[:, 0], [1.0, -1.0 / (n - 1), 0.0]).all()
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_search_value_share_mixes_the_chosen_moves_values_into_the_results(batched):
+    """The share changes the value targets only: the same games and policies; at share 1 a
+    searched decision's target is the search's value of its move (not the result), a decision
+    with one legal action keeps the result, and a share in between is the linear mix."""
+    network = random_network(MTM, (16,), seed=0, player_counts=[2, 3])
+    settings = SearchSettings(simulations=12, gumbel_scale=1.0)
+    runs = {share: play_games(network, 6, [2, 3], settings, seed=5, parallel=3, batched_leaves=batched,
+                              search_value_share=share)[0] for share in (0.0, 0.5, 1.0)}
+    results, mixed, searched = runs[0.0], runs[0.5], runs[1.0]
+    for key in ("observations", "counts", "masks", "policies"):
+        assert np.array_equal(getattr(results, key), getattr(searched, key)), key
+    many = results.masks.sum(axis=1) > 1
+    assert many.any() and (~many).any()
+    assert np.array_equal(searched.values[~many], results.values[~many])
+    assert not np.allclose(searched.values[many], results.values[many])
+    assert np.allclose(mixed.values, (results.values + searched.values) / 2, atol=1e-6)
+    assert (np.abs(searched.values) <= 1.0 + 1e-6).all()
+    for n in (2, 3):  # entries beyond the table stay 0
+        assert not searched.values[searched.counts == n][:, n:].any()
+    with pytest.raises(ValueError, match="a share from 0 to 1"):
+        play_games(network, 1, [2], settings, seed=5, search_value_share=2.0)
+
+
+def test_chosen_move_values_are_the_search_trees_values_after_the_chosen_action():
+    """What the targets take from a search is :meth:`AZTree.root_values` of the move it made, per
+    absolute seat; NaN where the mover had one legal action (the tree holds an older search)."""
+    from monster_zoo.agents.az.search import AZTree, search_and_play, trees
+    from monster_zoo.agents.search.tuned import tuned_rollout
+    from monster_zoo.envs.core.rng import make_rng
+    from monster_zoo.training.az.selfplay import chosen_move_values
+
+    spec = envs.spec(MTM)
+    network = random_network(MTM, (16,), seed=1, player_counts=[3])
+    settings = SearchSettings(simulations=24, gumbel_scale=1.0)
+    states = np.zeros((2, spec.state_size), np.int32)
+    game_rngs, search_rngs = np.zeros((2, 1), np.uint64), np.zeros((2, 1), np.uint64)
+    for i in range(2):
+        game_rngs[i], search_rngs[i] = make_rng(40 + i), make_rng(50 + i)
+        spec.init_state(states[i], envs.config(MTM, {"num_players": 3, "reward": "win"}), game_rngs[i])
+    children, visits, values, priors = trees(2, 25, spec.num_actions)
+    slots = np.array([1, 0], np.int64)
+    policies, observations = np.zeros((2, spec.num_actions), np.float32), np.zeros((2, spec.obs_size), np.float32)
+    actions, masks = np.zeros(2, np.int64), np.zeros((2, spec.num_actions), np.int8)
+    search_and_play(states, slots, game_rngs, search_rngs, settings.as_array(), True, network.params, network.shapes,
+                    children, visits, values, priors, policies, actions, observations, masks, spec.legal_mask,
+                    spec.apply_action, spec.returns, spec.observe_into, spec.determinize, tuned_rollout(MTM))
+    got = chosen_move_values(children, visits, values, slots, actions, masks)
+    for j, i in enumerate(slots):
+        tree = AZTree(25, spec.num_actions)
+        tree.children, tree.visits, tree.values = children[i], visits[i], values[i]
+        assert masks[j].sum() > 1
+        assert np.allclose(got[j], tree.root_values()[actions[j]], atol=1e-6)
+        assert got[j][:3].any() and not got[j][3:].any()
+    one = masks.copy()
+    one[0] = 0
+    one[0, actions[0]] = 1
+    assert np.isnan(chosen_move_values(children, visits, values, slots, actions, one)[0]).all()
 
 
 def spy_on_self_play(monkeypatch, keyword):

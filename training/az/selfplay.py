@@ -11,6 +11,10 @@ Every decision is kept: the mover's observation, the player count, the legal mas
 search's improved policy; when a game ends
 its returns (``reward="win"``, ruling C3; 0 for all in a truncated game) become the value targets
 of its decisions, rotated to each mover (:func:`monster_zoo.training.az.learner.value_targets`).
+With ``search_value_share`` a share of each searched decision's target is instead the search's
+own value of the move it chose (every seat's mean over the simulations through that move): a
+target of less variance than one game's result, which the deeper search already looked past
+(MuZero's and Willemsen et al.'s mixed value targets).
 
 Game ``g`` of a call plays ``player_counts[g % len(player_counts)]`` seats and is seeded from
 ``(seed, g)`` alone, its search (or teacher) from a generator of its own, so a round is reproduced exactly by
@@ -60,12 +64,17 @@ def game_seed(seed: int, game: int) -> int:
 
 
 def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], settings: SearchSettings, seed: int,
-               parallel: int = 64, options: Dict = None, batched_leaves: bool = False):
+               parallel: int = 64, options: Dict = None, batched_leaves: bool = False,
+               search_value_share: float = 0.0):
     """Play ``games`` self-play games of ``network``'s game with the search; return the decisions
     (a :class:`~monster_zoo.training.az.learner.Batch`, game by game) and
     :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options).
     ``batched_leaves``: the searches in lock step, their leaves evaluated as one batch (see the
-    module doc), on one thread whatever :mod:`monster_zoo.envs.core.threads` allows."""
+    module doc), on one thread whatever :mod:`monster_zoo.envs.core.threads` allows.
+    ``search_value_share`` (0 to 1): the share of a searched decision's value target that is the
+    search's value of its chosen move (:func:`chosen_move_values`), the rest the game's result."""
+    if not 0.0 <= search_value_share <= 1.0:
+        raise ValueError(f"search_value_share {search_value_share!r}: a share from 0 to 1")
     spec = envs.spec(network.game_id)
     parallel = max(1, min(parallel, games))
     children, visits, values, priors = trees(parallel, settings.simulations + 1, spec.num_actions)
@@ -78,9 +87,11 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
                network.params, network.shapes, children, visits, values, priors, policies, actions,
                observations, masks, spec.legal_mask, spec.apply_action, spec.returns,
                spec.observe_into, spec.determinize, rollout)
+        return chosen_move_values(children, visits, values, slots, actions, masks)
 
     if not batched_leaves:
-        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options,
+                         search_value_share)
     from threadpoolctl import threadpool_limits
     try:
         import scipy.linalg.cython_blas  # noqa: F401  (the BLAS numba calls: loaded so that the limit reaches it)
@@ -91,7 +102,22 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
     # One BLAS thread: over a few dozen rows a second thread cost far more in handing over than it
     # saved (self-play at 2 threads ran 10-35x slower than at 1; training/AZ.md, eighth session).
     with threadpool_limits(1, user_api="blas"):
-        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options)
+        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options,
+                         search_value_share)
+
+
+def chosen_move_values(children: np.ndarray, visits: np.ndarray, values: np.ndarray, slots: np.ndarray,
+                       actions: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """After a search in each game ``slots[j]`` (trees as :func:`~monster_zoo.agents.az.search.trees`
+    stacks them) chose ``actions[j]``: every absolute seat's mean value over the simulations
+    through that move, ``[rows, MAX_SEATS]``. A row is NaN where the mover had one legal action
+    (``masks[j]``): the search does not run then, and the tree still holds an earlier search."""
+    out = np.full((len(slots), MAX_SEATS), np.nan, np.float32)
+    nodes = children[slots, 0, actions]
+    searched = (masks.sum(axis=1) > 1) & (nodes >= 0)
+    rows, nodes = slots[searched], nodes[searched]
+    out[searched] = values[rows, nodes] / np.maximum(visits[rows, nodes], 1)[:, None]
+    return out
 
 
 def batched_leaves_pay(game_id: str, threads: int) -> bool:
@@ -108,13 +134,16 @@ def parallel_games_pay(game_id: str, batched: bool) -> int:
 
 
 def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,
-              options: Dict = None):
+              options: Dict = None, search_value_share: float = 0.0):
     """Play ``games`` games of ``game_id``, ``parallel`` side by side, every move made by
     ``move(states, slots, game_rngs, mover_rngs, policies, actions, observations, masks)``, which
     for each running slot ``slots[j]`` records the mover's observation and mask in row ``j``, writes
     the policy target and the action into row ``j`` of ``policies`` and ``actions`` and applies the
-    action with the slot's game generator. Return the decisions and :class:`SelfPlayStats` as
-    :func:`play_games` does (it is this loop with the search as ``move``)."""
+    action with the slot's game generator. It may return each row's search values per absolute
+    seat (``[rows, MAX_SEATS]``, NaN where it has none), which make ``search_value_share`` of the
+    value targets. Return the decisions and :class:`SelfPlayStats` as :func:`play_games` does (it
+    is this loop with the search as ``move``)."""
+    no_values = np.full(MAX_SEATS, np.nan, np.float32)
     spec = envs.spec(game_id)
     options = dict(options or {})
     configs = {n: envs.config(game_id, {**options, "num_players": n, "reward": "win"})
@@ -150,13 +179,14 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
         slots = np.flatnonzero(playing >= 0)
         movers = states[slots, H_CURRENT].copy()
         k = len(slots)
-        move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
+        searched = move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
         # The move's rows converted at once, not one call per row: the loop over rows is Python's.
         move_obs, move_masks, move_policies = (observations[:k].astype(np.float16), masks[:k].copy(),
                                                policies[:k].astype(np.float16))
         for j, slot in enumerate(slots):
             game = playing[slot]
-            moves[game].append((move_obs[j], move_masks[j], move_policies[j], movers[j]))
+            moves[game].append((move_obs[j], move_masks[j], move_policies[j], movers[j],
+                                no_values if searched is None else searched[j]))
             s = states[slot]
             over = s[H_TERMINAL] != 0
             if not running.py_func(s):
@@ -169,22 +199,24 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
                 playing[slot] = -1
                 if started < games:
                     start(slot)
-    return _decisions(finished), SelfPlayStats(
+    return _decisions(finished, search_value_share), SelfPlayStats(
         games=len(finished), decisions=sum(len(m) for _, _, m, _ in finished), truncated=truncated,
         mean_length=float(np.mean([len(m) for _, _, m, _ in finished])))
 
 
-def _decisions(finished) -> Batch:
-    """The finished games' decisions as one batch, game by game, value targets filled in."""
+def _decisions(finished, search_value_share: float = 0.0) -> Batch:
+    """The finished games' decisions as one batch, game by game, value targets filled in: each
+    game's result, mixed with ``search_value_share`` of the search's values where a decision has them."""
     obs, masks, policies, movers, counts, returns = [], [], [], [], [], []
     for _, n, game_moves, result in sorted(finished, key=lambda item: item[0]):
-        for o, m, p, mover in game_moves:
+        for o, m, p, mover, searched in game_moves:
             obs.append(o)
             masks.append(m)
             policies.append(p)
             movers.append(mover)
+            mixed = search_value_share > 0 and not np.isnan(searched[0])
+            returns.append((1 - search_value_share) * result + search_value_share * searched if mixed else result)
         counts += [n] * len(game_moves)
-        returns += [result] * len(game_moves)
     counts = np.array(counts, np.int8)
     return Batch(np.array(obs), counts, np.array(masks), np.array(policies),
                  value_targets(np.array(returns), np.array(movers, np.int64), counts.astype(np.int64)))

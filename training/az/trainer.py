@@ -92,6 +92,9 @@ class Args:
     rollout_weight: float = flag(0.0, "share of a new leaf's value that comes from a rollout of the game's mcts "
                                  "rollout policy in self-play and evaluations (0: the value head alone; see "
                                  "SearchSettings)")
+    search_value_share: float = flag(0.0, "share of each self-play value target taken from the search: every "
+                                     "seat's mean value over the simulations through the move it chose (the "
+                                     "rest the game's result; 0: results alone; see training/AZ.md)")
     hidden_sizes: str = flag("128,128", "widths of the network's trunk (a network file holds at most 8 layers of "
                              "4,096 units and 16 million parameters)")
     learning_rate: float = flag(1e-3, "Adam learning rate")
@@ -182,6 +185,8 @@ def argument_problem(args: Args) -> Optional[str]:
             ("--c-puct", args.c_puct, args.c_puct > 0, "a number > 0"),
             ("--min-spread", args.min_spread, args.min_spread > 0, "a number > 0"),
             ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1, "a share from 0 to 1"),
+            ("--search-value-share", args.search_value_share, 0 <= args.search_value_share <= 1,
+             "a share from 0 to 1"),
             ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
             ("--weight-decay", args.weight_decay, args.weight_decay >= 0, "a number >= 0"),
             ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
@@ -684,7 +689,8 @@ def _run(args: Args, device, lock) -> int:
         batch, stats = play_games(network_now(), args.games_per_round, counts,
                                   switched_settings(args, settings) if switched else settings,
                                   seed=args.seed * 1_000_003 + progress["round"], parallel=parallel,
-                                  options=options, batched_leaves=batched)
+                                  options=options, batched_leaves=batched,
+                                  search_value_share=args.search_value_share)
         selfplay_seconds = time.time() - round_start
         learner.buffer.add(batch)
         taught = 0
