@@ -15,9 +15,9 @@ when loaded, so it loads only as ``ppo-trusted:<path>`` (needs the ``train`` ext
 Learned search (:mod:`monster_zoo.agents.az.agent`) answers to ``az:<network.npz>`` (the
 search guided by the network of that file, trained by ``monster-zoo az``) and
 ``az-net:<network.npz>`` (the network alone); a network plays the game, rule options and
-player counts it was trained for. ``az`` / ``<game>-az-v1`` and ``az-net`` / ``<game>-az-net-v1``
-play the network shipped for the game: they are listed only for a game where one ships, and
-asking for them elsewhere says so and how to train one.
+player counts it was trained for. ``az`` / ``<game>-az-vK`` and ``az-net`` / ``<game>-az-net-vK``
+play version K of the network shipped for the game (the short names the newest): they are listed
+only for a game where one ships, and asking for them elsewhere says so and how to train one.
 
 Any name may carry a short label for tables and plots: ``demo=ppo:runs/x/final_model.npz``.
 

@@ -13,7 +13,7 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search.settings import SearchConfig
 from monster_zoo.agents.search.tuned import search_config
-from monster_zoo.agents.az.shipped import PlaySettings, play_settings
+from monster_zoo.agents.az.shipped import PlaySettings, newest_version, play_settings
 from monster_zoo.envs import registry
 from monster_zoo.envs.core.game import Baseline, Game
 
@@ -46,7 +46,12 @@ def test_agents_and_search_read_the_declaration(game_id):
     assert versioned_name(game_id, "greedy") == f"{game.name}-greedy-v{greedy.version}"
     assert make_agent("greedy", game_id).policy_kernel is importlib.import_module(greedy.module).greedy_action
     assert search_config(game_id) == SearchConfig(**game.agents["mcts"])
-    assert play_settings(game_id) == PlaySettings(**game.agents.get("az", {}))
+    flat = dict(game.agents.get("az", {}))
+    own = flat.pop("versions", {})  # each later version's fields, laid over the flat ones
+    assert play_settings(game_id, 1) == PlaySettings(**flat)
+    for version, changed in own.items():
+        assert play_settings(game_id, version) == PlaySettings(**{**flat, **changed})
+    assert play_settings(game_id) == play_settings(game_id, newest_version(game_id))
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Every shipped agent - the tuned search baselines, the trained champions and the shipped learned
-search (``<game>-az-v1``, where a network ships) - by its name.
+search (``<game>-az-vK``, every version shipped) - by its name.
 
 For each one: it loads by its versioned name, plays only legal actions through the AEC
 env (which refuses anything else), decides the same for the same seed, decides the same
@@ -14,7 +14,7 @@ from monster_zoo.agents import make_agent
 from monster_zoo.agents.ppo.champions import champion_games, champion_name, champion_versions
 from monster_zoo.evaluation.match import play_game, run_match
 from monster_zoo.agents.search.tuned import FastTunedMCTS, TunedMCTS, search_names
-from monster_zoo.agents.az.shipped import network_ships
+from monster_zoo.agents.az.shipped import network_ships, shipped_versions
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
@@ -39,10 +39,10 @@ def shipped(game_id: str, num_players: int):
 
 
 def az_names(game_id: str):
-    """The versioned names of the shipped learned search and its network alone (none where no
-    network ships)."""
+    """The versioned names of the shipped learned search and its network alone, at every version
+    shipped (none where no network ships)."""
     game = envs.spec(game_id).name
-    return [f"{game}-az-v1", f"{game}-az-net-v1"] if network_ships(game_id) else []
+    return [f"{game}-{short}-v{version}" for version in shipped_versions(game_id) for short in ("az", "az-net")]
 
 
 def champion_names(game_id: str, num_players: int):

@@ -7,7 +7,7 @@ made for one player count among the network's (the count is one of the network's
 other game, count or rule option where it acts and where a game starts
 (:meth:`~monster_zoo.agents.base.Agent.check_view`, :meth:`~monster_zoo.agents.base.Agent.check_game`).
 
-* :class:`AZAgent` (``"az"``, ``"<game>-az-v1"``) searches every move with
+* :class:`AZAgent` (``"az"``, ``"<game>-az-vK"``) searches every move with
   :func:`monster_zoo.agents.az.search.gumbel_search`: ``simulations`` simulations per move
   (:data:`DEFAULT_SIMULATIONS`; see ``training/AZ.md`` for what a move costs), determinized for
   the seat on move, so its choice does not depend on what that seat cannot see. With
@@ -19,9 +19,9 @@ other game, count or rule option where it acts and where a game starts
   observation: no state, no search, no randomness.
 
 A network trained by ``python -m monster_zoo.training.az`` (``monster-zoo az``) loads from its
-file (:func:`load_az`; ``make_agent("az:<network.npz>", ...)``, ``"az-net:<network.npz>"``); the
-shipped network of a game, when there is one, lies at :func:`shipped_network_path` and loads only
-if the champions' manifest lists it with its SHA-256 digest
+file (:func:`load_az`; ``make_agent("az:<network.npz>", ...)``, ``"az-net:<network.npz>"``); each
+version of the network shipped for a game lies at :func:`shipped_network_path` and loads only if the
+champions' manifest lists it with its SHA-256 digest
 (:func:`monster_zoo.agents.shipped_files.verify_shipped`).
 """
 import dataclasses
@@ -40,7 +40,8 @@ from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.agents.shipped_files import verify_shipped
-from monster_zoo.agents.az.shipped import VERSION, network_ships, play_settings, shipped_network_path
+from monster_zoo.agents.az.shipped import (network_ships, newest_version, play_settings, shipped_network_path,
+                                           shipped_versions)
 
 DEFAULT_SIMULATIONS = 200
 PROBE_SIMULATIONS = 200    # the timed search that sizes a budget_ms agent's simulations
@@ -75,6 +76,7 @@ class AZAgent(Agent):
 
     name = "az"
     needs_state = True
+    version: Optional[int] = None  # the version of a shipped network (ShippedAZ); None: a network file
 
     def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
                  game_id: Optional[str] = None, options: Optional[Mapping] = None,
@@ -144,13 +146,16 @@ class AZAgent(Agent):
 
     def __repr__(self) -> str:
         pending = "" if self.budget_ms is None else f", budget_ms={self.budget_ms:g} (sized at its first move)"
-        return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r}, {self.settings}{pending})"
+        shipped = "" if self.version is None else f"version={self.version}, "
+        return (f"{type(self).__name__}(seed={self.seed}, {shipped}network={self.network.name!r}, "
+                f"{self.settings}{pending})")
 
 
 class AZNetAgent(Agent):
     """The network alone: the legal action of highest logit (the policy head's argmax)."""
 
     name = "az-net"
+    version: Optional[int] = None  # the version of a shipped network (ShippedAZNet); None: a network file
 
     def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
                  game_id: Optional[str] = None, options: Optional[Mapping] = None):
@@ -182,7 +187,8 @@ class AZNetAgent(Agent):
         return evaluate(self.network, observations, self.num_players)[1]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(seed={self.seed}, network={self.network.name!r})"
+        shipped = "" if self.version is None else f"version={self.version}, "
+        return f"{type(self).__name__}(seed={self.seed}, {shipped}network={self.network.name!r})"
 
 
 def load_az(path, game_id: str, seed: int = 0, options: Optional[Mapping] = None, alone: bool = False,
@@ -196,54 +202,67 @@ def load_az(path, game_id: str, seed: int = 0, options: Optional[Mapping] = None
     return agent
 
 
-def _shipped(game_id: str) -> AZNetwork:
-    """The network shipped for ``game_id``, checked against the champions' manifest first;
-    ValueError when none ships yet (saying how to train one), ModelFileError when its file is not
-    the one that shipped."""
-    path = shipped_network_path(game_id)
-    if not path.is_file():
+def _shipped(game_id: str, version: Optional[int] = None) -> AZNetwork:
+    """Version ``version`` (None: the newest) of the network shipped for ``game_id``, checked against
+    the champions' manifest first; ValueError when none ships yet (saying how to train one) or that
+    version does not (naming those that do), ModelFileError when its file is not the one that shipped."""
+    shipped = shipped_versions(game_id)
+    if not shipped:
         raise ValueError(f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "
                          f"one with 'monster-zoo az --game {game_id}' (python -m monster_zoo.training.az) and "
                          f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz")
+    path = shipped_network_path(game_id, version)
+    if version is not None and version not in shipped:
+        game = envs.spec(game_id).name
+        raise ValueError(f"version {version} of the az network does not ship for {game_id}; the versions that "
+                         f"ship are {', '.join(map(str, shipped))} ({', '.join(f'{game}-az-v{v}' for v in shipped)};"
+                         f" az plays the newest, {shipped[-1]})")
     verify_shipped(path)
     return read_network(path)
 
 
-def shipped_player_counts(game_id: str) -> List[int]:
-    """The player counts the network shipped for ``game_id`` plays (empty when none ships)."""
-    return list(_shipped(game_id).player_counts) if network_ships(game_id) else []
+def shipped_player_counts(game_id: str, version: Optional[int] = None) -> List[int]:
+    """The player counts version ``version`` (None: the newest) of the network shipped for
+    ``game_id`` plays (empty when none ships)."""
+    return list(_shipped(game_id, version).player_counts) if network_ships(game_id) else []
 
 
 class ShippedAZ(AZAgent):
-    """``"az"``: the search over the network shipped for the game, with the game's budget
-    (:func:`~monster_zoo.agents.az.shipped.play_settings`: simulations and rollout weight).
+    """``"az"``: the search over version ``version`` (None: the newest) of the network shipped for
+    the game, with that version's budget (:func:`~monster_zoo.agents.az.shipped.play_settings`:
+    simulations and rollout weight).
 
-    With ``timed``, ``"az-timed"``: the same search at the game's CPU-time budget per move
+    With ``timed``, ``"az-timed"``: the same search at that version's CPU-time budget per move
     (``budget_ms``, the game's ``mcts`` move's time on the development machine), its simulations
     sized on this host at its first move. Its moves then depend on the host's speed; the count it
     sized (``settings.simulations``, in its ``repr``) replays them on any machine as
     ``AZAgent(seed, network, simulations=that count)``."""
 
     def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None,
-                 timed: bool = False):
+                 timed: bool = False, version: Optional[int] = None):
         kind = "az-timed" if timed else "az"
         if game_id is None:
             raise ValueError(f"the shipped {kind} agent plays one game: pass game_id")
-        budget = play_settings(game_id)
+        network = _shipped(game_id, version)
+        self.version = newest_version(game_id) if version is None else version
+        budget = play_settings(game_id, self.version)
         if timed and budget.budget_ms is None:
-            raise ValueError(f"{game_id} declares no CPU-time budget for its az (agents={{'az': {{'budget_ms': "
-                             f"...}}}}), so az-timed has nothing to size; play az (a fixed simulation count)")
-        super().__init__(seed, _shipped(game_id), game_id, options, simulations=budget.simulations,
+            raise ValueError(f"{game_id} declares no CPU-time budget for its az version {self.version} "
+                             f"(agents={{'az': {{'budget_ms': ...}}}}, or the version's own under 'versions'), so "
+                             f"az-timed has nothing to size; play az (a fixed simulation count)")
+        super().__init__(seed, network, game_id, options, simulations=budget.simulations,
                          rollout_weight=budget.rollout_weight, budget_ms=budget.budget_ms if timed else None)
-        self.name = f"{self.spec.name}-{kind}-v{VERSION}"
+        self.name = f"{self.spec.name}-{kind}-v{self.version}"
 
 
 class ShippedAZNet(AZNetAgent):
-    """``"az-net"``: the network shipped for the game, alone."""
+    """``"az-net"``: version ``version`` (None: the newest) of the network shipped for the game, alone."""
 
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None):
+    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None,
+                 version: Optional[int] = None):
         if game_id is None:
             raise ValueError("the shipped az-net agent plays one game: pass game_id")
-        super().__init__(seed, _shipped(game_id), game_id, options)
-        self.name = f"{self.spec.name}-az-net-v{VERSION}"
-
+        network = _shipped(game_id, version)
+        self.version = newest_version(game_id) if version is None else version
+        super().__init__(seed, network, game_id, options)
+        self.name = f"{self.spec.name}-az-net-v{self.version}"

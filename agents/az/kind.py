@@ -1,10 +1,12 @@
 """Learned search: a network file guides the search (``az:<network.npz>``) or plays alone
-(``az-net:<network.npz>``); ``az`` / ``<game>-az-v1`` and ``az-net`` / ``<game>-az-net-v1`` play the
-network shipped for the game, listed only where one ships; ``az-timed`` / ``<game>-az-timed-v1``
-its search at a CPU time per move sized on the host, where the game declares one. Per-game
-settings: the shipped search's budget,
-``agents={"az": {"simulations": ..., "rollout_weight": ..., "budget_ms": ...}}``."""
-from monster_zoo.agents.az.shipped import SETTINGS_KEY, VERSION, network_ships, play_settings, read_play_settings
+(``az-net:<network.npz>``); ``az`` / ``<game>-az-vK`` and ``az-net`` / ``<game>-az-net-vK`` play
+version K of the network shipped for the game (the short names the newest), listed only where one
+ships; ``az-timed`` / ``<game>-az-timed-vK`` its search at a CPU time per move sized on the host,
+for the versions whose settings give one. Per-game settings: the shipped search's budget,
+``agents={"az": {"simulations": ..., "rollout_weight": ..., "budget_ms": ..., "versions": {K: {...}}}}``
+(:mod:`monster_zoo.agents.az.shipped`)."""
+from monster_zoo.agents.az.shipped import (FIRST_VERSION, SETTINGS_KEY, network_ships, play_settings,
+                                           read_play_settings, shipped_versions)
 from monster_zoo.agents.kind import AgentKind, AgentSettings, ModelPrefix, Request
 
 AZ_PREFIX = "az:"
@@ -12,20 +14,24 @@ AZ_NET_PREFIX = "az-net:"
 
 
 def names(game_id: str) -> dict:
-    """``az`` and ``az-net``, each at the shipped network's version, and ``az-timed`` where the game
-    declares a CPU-time budget."""
-    timed = {"az-timed": (VERSION,)} if play_settings(game_id).budget_ms is not None else {}
-    return {"az": (VERSION,), "az-net": (VERSION,), **timed}
+    """``az`` and ``az-net`` at every shipped version of the game's network, and ``az-timed`` at
+    those whose settings give a CPU-time budget."""
+    # where none ships, version 1 still resolves, so that asking for it says how to train one
+    versions = shipped_versions(game_id) or (FIRST_VERSION,)
+    timed = tuple(v for v in versions if play_settings(game_id, v).budget_ms is not None)
+    return {"az": versions, "az-net": versions, **({"az-timed": timed} if timed else {})}
 
 
 def make(request: Request):
-    """The search over the game's shipped network (``az``; ``az-timed`` at its CPU-time budget), or
-    that network alone (``az-net``)."""
+    """The search over the game's shipped network at ``request.version`` (None: the newest its name
+    plays; ``az-timed`` at its CPU-time budget), or that network alone (``az-net``)."""
     from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet
 
+    version = request.version if request.version is not None else names(request.game_id)[request.name][-1]
     if request.name == "az-net":
-        return ShippedAZNet(request.seed, game_id=request.game_id, options=request.options)
-    return ShippedAZ(request.seed, game_id=request.game_id, options=request.options, timed=request.name == "az-timed")
+        return ShippedAZNet(request.seed, game_id=request.game_id, options=request.options, version=version)
+    return ShippedAZ(request.seed, game_id=request.game_id, options=request.options, timed=request.name == "az-timed",
+                     version=version)
 
 
 def _load(request: Request, alone: bool):
