@@ -33,5 +33,8 @@ GAME = Game(
     rule_prefix="MTM",
     baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy")},
     agents={"mcts": {"simulations": 10_000, "exploration": 1.0, "rollout": "random"},
-            "az": {"simulations": 5763, "budget_ms": 100.0}},
+            "az": {"simulations": 5763, "budget_ms": 100.0,
+                   # version 2 (self-play at 256 simulations from version 1, training/AZ.md,
+                   # thirteenth session): the count strength sized to mcts's CPU time
+                   "versions": {2: {"simulations": 10104, "rollout_weight": 0.0, "budget_ms": 100.0}}}},
 )
