@@ -5,8 +5,9 @@ learned-search networks of :mod:`monster_zoo.agents.az.shipped`) lies in the pac
 ``agents/champions`` folder and is listed in its ``manifest.json`` with its SHA-256 digest (a
 champion's also with its game, player count and version). A file loads only when it is listed
 there with its own digest, so a changed or damaged copy is refused instead of playing weights
-nobody shipped. This module reads policy files but plays nothing, so both kinds of model can
-check their files here without importing each other.
+nobody shipped. A champion file holds a PPO policy or, where a learned-search network played alone
+beat the PPO champion (issue 44), a byte copy of that network's file. This module reads model files
+but plays nothing, so both kinds of model can check their files here without importing each other.
 """
 import argparse
 import hashlib
@@ -23,6 +24,10 @@ from monster_zoo.agents.model_file import ModelFileError, read_metadata
 CHAMPION_DIR = Path(__file__).with_name("champions")
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "monster-zoo-champions"
+# The architecture of a learned-search network (monster_zoo.agents.az.network.ARCHITECTURE), named
+# here because this module only reads files and must not compile that module's kernels. A champion
+# version may be such a network, played alone.
+AZ_ARCHITECTURE = "az-mlp"
 CHAMPION_FILE = re.compile(r"(?P<game>[a-z_]+)-(?P<players>\d+)p(?:-v(?P<version>\d+))?")
 _REGENERATE = "python -m monster_zoo.agents.champions --write-manifest"
 
@@ -88,20 +93,34 @@ def champion_of_file(path: Path) -> Optional[dict]:
             "version": int(match["version"] or 1)}
 
 
+def _check_champion_fits(path: Path, entry: dict) -> None:
+    """ModelFileError unless the champion file ``path`` holds a model for the game and player count its
+    name ``entry`` gives: a PPO policy trained with that count, or a learned-search network
+    (architecture :data:`AZ_ARCHITECTURE`, played alone) whose player counts include it."""
+    metadata = read_metadata(path)
+    wanted = f"{entry['game']} with num_players={entry['num_players']}"
+    if metadata["architecture"].get("type") == AZ_ARCHITECTURE:
+        counts = metadata.get("player_counts") or []
+        if metadata["game"] != entry["game"] or entry["num_players"] not in counts:
+            raise ModelFileError(f"{path.name} holds a learned-search network for {metadata['game']} with "
+                                 f"{', '.join(map(str, counts))} players, but its name says {wanted}")
+        return
+    trained = (metadata["game"], metadata["options"].get("num_players"))
+    if trained != (entry["game"], entry["num_players"]):
+        raise ModelFileError(f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "
+                             f"but its name says {wanted}")
+
+
 def build_manifest(folder: Optional[Path] = None) -> dict:
     """The manifest of every ``.npz`` file in ``folder`` (default: the champions' folder): its
     SHA-256 digest and, for a champion, its game, player count and version, which must be the
-    ones of the policy file it holds."""
+    ones of the model file it holds (a PPO policy, or a learned-search network that plays that count)."""
     folder = Path(folder if folder is not None else CHAMPION_DIR)
     files = {}
     for path in sorted(folder.glob("*.npz")):
         entry = champion_of_file(path)
         if entry is not None:
-            metadata = read_metadata(path)
-            trained = (metadata["game"], metadata["options"].get("num_players"))
-            if trained != (entry["game"], entry["num_players"]):
-                raise ModelFileError(f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "
-                                     f"but its name says {entry['game']} with num_players={entry['num_players']}")
+            _check_champion_fits(path, entry)
         files[path.name] = {"sha256": file_digest(path), **(entry or {})}
     return {"format": MANIFEST_FORMAT, "format_version": 1, "files": files}
 

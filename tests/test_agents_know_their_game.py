@@ -286,7 +286,7 @@ def test_make_agent_reads_rule_options_from_an_env():
 
 def test_options_given_with_an_env_must_agree_with_it():
     env = envs.make("marry_the_monster-v0", num_players=2)
-    assert make_agent("champion", env, options={"num_players": 2, "max_steps": 30}).name.endswith("champion-v1")
+    assert make_agent("champion", env, options={"num_players": 2, "max_steps": 30}).name.endswith("champion-v2")
     with pytest.raises(ValueError, match=r"options=\{\"num_players\": 4\} describe .*num_players=4, but the env "
                                          r"plays .*num_players=2"):
         make_agent("champion", env, options={"num_players": 4})

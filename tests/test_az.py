@@ -650,7 +650,7 @@ def test_no_network_ships_yet_and_the_refusal_says_how_to_get_one():
     """The shipped-network path is per game; without a file the agent explains how to train one."""
     from monster_zoo.agents.az.agent import ShippedAZ
 
-    assert shipped_network_path(MTM).name == "marry_the_monster-az-v1.npz"
+    assert shipped_network_path(MTM).name == "marry_the_monster-az-v2.npz"
     if not shipped_network_path(MTM).exists():
         with pytest.raises(ValueError, match="monster_zoo.training.az.trainer"):
             ShippedAZ(0, MTM, {"num_players": 2})

@@ -187,7 +187,7 @@ def _mlp_champion(game_id: str):
 
     for n in champion_player_counts(envs.spec(game_id).name):
         agent = load_champion(0, game_id, {"num_players": n})
-        if agent.placement is None:
+        if isinstance(agent, PPOAgent) and agent.placement is None:
             return n, agent
     return None, None
 
@@ -283,6 +283,40 @@ def test_a_placement_champion_teaches_through_its_numpy_forward_pass():
     mixed, _ = play_teacher_games(FACTORY, 2, [2, 3], seed=4, epsilon=0.0, parallel=2, teacher="champion")
     one_hot = np.count_nonzero(mixed.policies, axis=1) == 1
     assert one_hot[mixed.counts == 3].all() and not one_hot[mixed.counts == 2].all()
+
+
+def test_a_network_champion_teaches_its_policy_heads_distribution_and_plays_its_argmax():
+    """Marry the Monster's 2-player champion is version 2, a learned-search network played alone: it
+    teaches its policy head's softmax over the legal actions and plays its most probable action,
+    the same games however many are played side by side; 4 players keep the PPO policy of
+    version 1, the only version shipped there, inside numba."""
+    from monster_zoo.agents.az.agent import AZNetAgent
+    from monster_zoo.agents.ppo.champions import champion_path
+
+    teachers = champion_teachers(MTM, [2, 3, 4])
+    assert sorted(teachers) == [2, 4] and isinstance(teachers[2], AZNetAgent) and isinstance(teachers[4], MLPWeights)
+    four = PPOAgent.load(str(champion_path("marry_the_monster", 4)), MTM, options={"num_players": 4})
+    # the weights of version 1's policy file (params hold weights and biases, not activations)
+    assert np.array_equal(teachers[4].params, MLPWeights([(w, b, 0) for w, b, _ in four.layers]).params)
+    batch, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion")
+    side_by_side, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=3, teacher="champion")
+    for key in ("observations", "masks", "policies", "values"):
+        assert np.array_equal(getattr(batch, key), getattr(side_by_side, key)), key
+    expected = teachers[2].probabilities(batch.observations.astype(np.float32), batch.masks)
+    assert np.allclose(batch.policies.astype(np.float32), expected, atol=2e-3)
+    assert (np.count_nonzero(batch.policies, axis=1) > 1).any()  # distributions, not one-hot choices
+    # the first game, replayed with the network's own choice at every decision, is the one recorded
+    spec = envs.spec(MTM)
+    state = np.zeros(spec.state_size, np.int32)
+    rng = make_rng(game_seed(4, 0))
+    spec.init_state(state, envs.config(MTM, {"num_players": 2}), rng)
+    seen = np.zeros(spec.obs_size, np.float32)
+    k = 0
+    while state[H_TERMINAL] == 0 and state[H_STEPS] < state[H_MAX_STEPS]:
+        spec.observe_into(state, state[H_CURRENT], seen)
+        assert np.array_equal(seen.astype(np.float16), batch.observations[k])
+        spec.apply_action(state, int(teachers[2].act_batch(seen[None], batch.masks[k][None])[0]), rng)
+        k += 1
 
 
 def test_an_unknown_teacher_is_refused_with_the_valid_ones():

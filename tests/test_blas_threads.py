@@ -24,7 +24,7 @@ def test_a_champion_forward_pass_runs_blas_on_one_thread_and_restores_it(monkeyp
 
     monkeypatch.setitem(ppo_agent._NUMPY_ACTIVATIONS, "tanh", recording_tanh)
     game = "marry_the_monster-v0"
-    champion = make_agent("champion", game, 0, {"num_players": 2})
+    champion = make_agent("marry_the_monster-champion-v1", game, 0, {"num_players": 2})  # a PPO policy
     env = envs.make(game, num_players=2)
     env.reset(seed=3)
     view = env.observe(env.agent_selection)

@@ -10,11 +10,12 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent, shipped_files
 from monster_zoo.agents.ppo import champions
-from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.model_file import ModelFileError, read_metadata
 from monster_zoo.agents.ppo.policy_file import read_policy, write_policy
 
 GAME = "marry_the_monster-v0"
 TWO = {"num_players": 2}
+V1 = "marry_the_monster-champion-v1"  # at 2 players the PPO policy marry_the_monster-2p.npz (champion: v2)
 
 
 @pytest.fixture
@@ -36,8 +37,10 @@ def test_the_manifest_lists_every_shipped_file_with_its_digest():
         assert entry["sha256"] == shipped_files.file_digest(path), name
         if shipped_files.champion_of_file(path) is None:
             continue  # other weights shipped beside the champions: a digest alone
-        metadata = read_policy(path).metadata
-        assert (entry["game"], entry["num_players"]) == (metadata["game"], metadata["options"]["num_players"])
+        metadata = read_metadata(path)
+        # a PPO policy names its one count; a learned-search network shipped as a champion, the counts it plays
+        counts = metadata.get("player_counts") or [metadata["options"]["num_players"]]
+        assert entry["game"] == metadata["game"] and entry["num_players"] in counts
         version = champions.champion_versions(envs.spec(entry["game"]).name, entry["num_players"])
         assert entry["version"] in version
     # and regenerating it changes nothing: the shipped manifest is what write_manifest writes
@@ -61,7 +64,7 @@ def test_a_flipped_byte_is_refused_naming_the_file_and_both_digests(copied):
     path.write_bytes(bytes(data))
     found = shipped_files.file_digest(path)
     with pytest.raises(ModelFileError) as refused:
-        make_agent("champion", GAME, options=TWO)
+        make_agent(V1, GAME, options=TWO)
     message = str(refused.value)
     assert str(path) in message and expected in message and found in message
     assert shipped_files.manifest_problems(copied) == [message]
@@ -78,19 +81,19 @@ def test_a_tampered_copy_that_is_a_valid_policy_file_is_refused(copied):
     write_policy(path, [(changed, bias, activation), *policy.layers[1:]], policy.metadata)
     assert read_policy(path).metadata == policy.metadata  # a valid file: only the digest tells
     with pytest.raises(ModelFileError, match="has SHA-256 .* but manifest.json lists .*tampered"):
-        make_agent("champion", GAME, options=TWO)
+        make_agent(V1, GAME, options=TWO)
     make_agent("champion", GAME, options={"num_players": 4})  # the untouched file still loads
 
 
 def test_a_file_missing_from_the_manifest_is_refused(copied):
-    shutil.copy(copied / "marry_the_monster-2p.npz", copied / "marry_the_monster-2p-v2.npz")
-    assert champions.champion_versions("marry_the_monster", 2) == [1, 2]
-    with pytest.raises(ModelFileError, match=r"marry_the_monster-2p-v2.npz is not in .*manifest.json.*"
+    shutil.copy(copied / "marry_the_monster-2p.npz", copied / "marry_the_monster-2p-v3.npz")
+    assert champions.champion_versions("marry_the_monster", 2) == [1, 2, 3]
+    with pytest.raises(ModelFileError, match=r"marry_the_monster-2p-v3.npz is not in .*manifest.json.*"
                                              r"--write-manifest"):
         make_agent("champion", GAME, options=TWO)
     # regenerating the manifest (what a developer adding a champion does) lists it
     shipped_files.write_manifest(copied)
-    assert make_agent("champion", GAME, options=TWO).name == "marry_the_monster-champion-v2"
+    assert make_agent("champion", GAME, options=TWO).name == "marry_the_monster-champion-v3"
 
 
 def test_a_missing_or_malformed_manifest_is_refused(copied):
@@ -112,7 +115,7 @@ def test_a_manifest_entry_that_contradicts_the_file_name_is_refused(copied):
     listed["files"]["marry_the_monster-2p.npz"]["num_players"] = 3
     manifest.write_text(json.dumps(listed), encoding="utf-8")
     with pytest.raises(ModelFileError, match="lists marry_the_monster-2p.npz as .*'num_players': 3"):
-        make_agent("champion", GAME, options=TWO)
+        make_agent(V1, GAME, options=TWO)
 
 
 def test_the_manifest_refuses_a_champion_file_whose_name_lies(copied):
@@ -133,7 +136,7 @@ def test_other_weights_in_the_folder_are_listed_by_digest_alone(copied):
     listed = json.loads((copied / shipped_files.MANIFEST).read_text(encoding="utf-8"))["files"]
     assert listed["marry_the_monster-az-v9.npz"] == {"sha256": shipped_files.file_digest(other)}
     shipped_files.verify_shipped(other)
-    assert champions.champion_versions("marry_the_monster", 2) == [1]
+    assert champions.champion_versions("marry_the_monster", 2) == [1, 2]  # no version 9 of the champion
 
 
 def test_the_command_line_checks_the_manifest(copied):

@@ -155,12 +155,14 @@ def test_a_trainer_can_refuse_a_network_too_big_to_save_before_training():
 
 
 def test_the_shipped_champions_fit_well_inside_the_caps():
-    from monster_zoo.agents.shipped_files import CHAMPION_DIR
+    from monster_zoo.agents.model_file import read_metadata
+    from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE, CHAMPION_DIR
 
     from monster_zoo.agents.az.network import read_network
 
     for path in sorted(CHAMPION_DIR.glob("*.npz")):
-        if "-az-v" in path.name:  # a shipped search network: its own file type, the same caps
+        # a shipped search network (an az version, or a champion version that is one): its own file type, the same caps
+        if read_metadata(path)["architecture"]["type"] == AZ_ARCHITECTURE:
             network = read_network(path)
             parameters, widths = network.params.size, network.hidden_sizes
         else:

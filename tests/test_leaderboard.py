@@ -105,7 +105,8 @@ def test_resume_plays_again_a_table_whose_agents_settings_or_files_changed(tmp_p
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
     recorded = json.loads((tmp_path / "lb" / "marry_the_monster-2p.json").read_text())["settings"]
     assert recorded["agents"]["az"]["simulations"] == 20 and recorded["agents"]["mcts"]["simulations"] == 20
-    assert set(recorded["files"]) == {"marry_the_monster-2p.npz", shipped_network_path(GAME).name}
+    # the field's champion is the newest at 2 players: version 2, the az network alone
+    assert set(recorded["files"]) == {"marry_the_monster-2p-v2.npz", shipped_network_path(GAME).name}
     assert all(len(digest) == 64 for digest in recorded["files"].values())
     played = []
     real = leaderboard.play_table
@@ -124,7 +125,7 @@ def test_resume_plays_again_a_table_whose_agents_settings_or_files_changed(tmp_p
     data = json.loads((tmp_path / "lb" / "marry_the_monster-2p.json").read_text())
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
     assert played == ["marry_the_monster-4p"]
-    data["settings"]["files"]["marry_the_monster-2p.npz"] = "0" * 64  # another champion file
+    data["settings"]["files"]["marry_the_monster-2p-v2.npz"] = "0" * 64  # another champion file
     (tmp_path / "lb" / "marry_the_monster-2p.json").write_text(json.dumps(data))
     played.clear()
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)

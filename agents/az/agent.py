@@ -182,6 +182,18 @@ class AZNetAgent(Agent):
         states = None if state is None else np.asarray(state)[None]
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], states)[0])
 
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy head's softmax over the legal actions of each row, illegal actions at zero
+        (rows as inputs; as :meth:`~monster_zoo.agents.ppo.agent.PPOAgent.probabilities`, so either can
+        teach); its most probable action is the one :meth:`act_batch` plays."""
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or masks.shape[1] != self.spec.num_actions or not masks.any(axis=1).all():
+            raise ValueError(f"every row needs a mask of {self.spec.num_actions} entries with a legal action")
+        logits, _ = evaluate(self.network, observations, self.num_players)
+        x = np.where(masks != 0, logits.astype(np.float64), -np.inf)
+        x = np.exp(x - x.max(axis=1, keepdims=True))
+        return x / x.sum(axis=1, keepdims=True)
+
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The value head for observation rows: ``[rows, 6]``, entry k the seat k after the mover."""
         return evaluate(self.network, observations, self.num_players)[1]

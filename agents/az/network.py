@@ -48,9 +48,10 @@ from monster_zoo.envs.core.safe_writing import open_atomic
 from monster_zoo.agents.model_file import (FORMAT, FORMAT_VERSION, METADATA, ModelFileError, describe, fail,
                                            layer_sizes_problem, name_problem, parameters_problem, read_model,
                                            rule_options, sizes_problem)
+from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE
 
 MAX_SEATS = 6            # value entries and player-count inputs: the most seats any game has
-ARCHITECTURE = "az-mlp"
+ARCHITECTURE = AZ_ARCHITECTURE  # named where files are read without compiling these kernels
 ACTIVATION = "relu"      # of the trunk; the policy head gives logits, the value head tanh
 KIND = "network file"    # what the file is, in messages
 

@@ -3,10 +3,14 @@
 A champion is a policy file (:mod:`monster_zoo.agents.model_file`: JSON metadata and
 arrays, nothing that runs code) in the package's ``agents/champions`` folder, one per
 game, player count and version: ``<game>-<n>p.npz`` is version 1, ``<game>-<n>p-v2.npz``
-version 2, and so on. It plays through the numpy forward pass of
+version 2, and so on. A PPO policy file plays through the numpy forward pass of
 :class:`~monster_zoo.agents.ppo.agent.PPOAgent`, so neither torch nor training is
-needed. ``agents/champions/README.md`` says how each file was trained and the command
-that reproduces it.
+needed. A version may instead be a learned-search network (``<game>-az-vK.npz``, byte-copied
+under the champion's name) that, played alone, beat the PPO champion head to head at that
+player count (issue 44: at least 0.55, its 95% interval above 0.50); it plays as
+:class:`~monster_zoo.agents.az.agent.AZNetAgent`, the argmax of its policy head over the
+legal actions, with numba alone. ``agents/champions/README.md`` says how each file was
+trained and the command that reproduces it.
 
 A versioned name always means the same weights: ``<game>-champion-v1`` plays version 1
 of the player count at hand, and retrained weights ship as the next version beside it, so
@@ -33,8 +37,10 @@ from typing import Dict, List, Optional
 
 from monster_zoo import envs
 
+from monster_zoo.agents.base import Agent
+from monster_zoo.agents.model_file import read_metadata
 from monster_zoo.agents.ppo.agent import PPOAgent
-from monster_zoo.agents.shipped_files import CHAMPION_DIR, CHAMPION_FILE, verify_shipped
+from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE, CHAMPION_DIR, CHAMPION_FILE, verify_shipped
 
 
 
@@ -92,9 +98,12 @@ def all_champion_versions(game_name: str) -> List[int]:
 
 
 def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optional[Dict] = None,
-                  version: Optional[int] = None) -> PPOAgent:
+                  version: Optional[int] = None) -> Agent:
     """Version ``version`` (None: the newest) of ``game_id``'s champion for the player count of
-    ``options``, seeded ``seed``; its file is checked against the manifest first.
+    ``options``, seeded ``seed``; its file is checked against the manifest first. A policy file plays
+    as a :class:`~monster_zoo.agents.ppo.agent.PPOAgent`, a learned-search network file as an
+    :class:`~monster_zoo.agents.az.agent.AZNetAgent` (the network alone); either is named
+    ``<game>-champion-vK``.
 
     ValueError naming the counts (or versions) that have a champion, and the call that gets
     one, when this one has none; ModelFileError when the file is not the one that shipped.
@@ -114,7 +123,14 @@ def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optiona
                          f"{', '.join(champion_name(game_id, v) for v in versions)})")
     path = champion_path(name, num_players, version)
     verify_shipped(path)
-    agent = PPOAgent.load(str(path), game_id, seed, options=options)
+    if read_metadata(path)["architecture"].get("type") == AZ_ARCHITECTURE:
+        # imported here: listing the champions must not compile the learned search's kernels
+        from monster_zoo.agents.az.agent import AZNetAgent
+        from monster_zoo.agents.az.network import read_network
+
+        agent = AZNetAgent(seed, read_network(path), game_id, options)  # refuses a count the network does not play
+    else:
+        agent = PPOAgent.load(str(path), game_id, seed, options=options)
     agent.name = champion_name(game_id, version)
     return agent
 

@@ -103,7 +103,7 @@ class Args:
     sample_reuse: float = flag(4.0, "minibatch rows drawn per new decision (sets the Adam steps of a round)")
     buffer_size: int = flag(100_000, "decisions kept in the replay buffer")
     teacher: str = flag("greedy", "who plays the teacher games: greedy (the game's greedy kernel), champion (the "
-                        "shipped PPO champion of each player count where one ships, greedy elsewhere; "
+                        "newest shipped champion of each player count where one ships, greedy elsewhere; "
                         "see monster_zoo.training.az.warmstart) or mcts (the tuned search as the expert: its "
                         "root visit distributions are the policy targets; see monster_zoo.training.az.expert)")
     warm_start_games: int = flag(0, "teacher games in every seat that the network learns from before its first "

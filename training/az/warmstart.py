@@ -7,12 +7,16 @@ to play as well as the greedy baseline. Two teachers cost a thousandth of a sear
 
 - ``greedy``: the game's greedy kernel (the same numba function the ``greedy`` agent and the
   tuned search's rollouts play); the policy target of a decision is its choice (one-hot);
-- ``champion``: the shipped PPO champion of each player count (``monster_zoo.agents.ppo.champions``)
-  where one ships as a plain MLP, played inside numba; the target is its whole distribution over
-  the legal actions (distillation), the move its most probable action (as the champion plays).
-  A plain-MLP champion plays inside numba; a placement network (Monster Factory's, see
-  :mod:`monster_zoo.agents.ppo.placement`) through its numpy forward pass, one batch per move
-  of every game. Counts without a champion fall back to the greedy kernel.
+- ``champion``: the newest shipped champion of each player count (``monster_zoo.agents.ppo.champions``,
+  as ``champion`` plays it); the target is its whole distribution over the legal actions
+  (distillation), the move its most probable action (as the champion plays). A plain-MLP PPO
+  champion plays inside numba; a placement network (Monster Factory's, see
+  :mod:`monster_zoo.agents.ppo.placement`) and a learned-search network shipped as a champion
+  version (played alone: its policy head's softmax over the legal actions,
+  :meth:`~monster_zoo.agents.az.agent.AZNetAgent.probabilities`) through their numpy or numba
+  forward pass outside the game loop, one batch per move of every game. A count's teacher thus
+  changes only when a new champion version ships for it. Counts without a champion fall back to
+  the greedy kernel.
 
 :func:`play_teacher_games` plays the teacher in every seat of many games at once, on the
 self-play loop of :mod:`monster_zoo.training.az.selfplay`; the value targets are the games'
@@ -37,6 +41,7 @@ from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWei
 from monster_zoo.envs.core.rng import rng_below, rng_pick_set
 from monster_zoo.envs.core.threads import batch_kernel
 
+from monster_zoo.agents.az.agent import AZNetAgent
 from monster_zoo.agents.ppo.agent import PPOAgent
 
 from .selfplay import play_with
@@ -142,14 +147,15 @@ def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_sca
                                       apply_action)
 
 
-Champion = Union[MLPWeights, PPOAgent]
+Champion = Union[MLPWeights, PPOAgent, AZNetAgent]
 
 
 def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, Champion]:
     """The shipped champion of each of ``player_counts`` (newest version, checked against the
-    champions' manifest): numba-ready :class:`MLPWeights` for a plain MLP, the
-    :class:`~monster_zoo.agents.ppo.agent.PPOAgent` itself for a placement network. Counts
-    without a champion are left out."""
+    champions' manifest): numba-ready :class:`MLPWeights` for a plain-MLP PPO policy, the agent
+    itself (:class:`~monster_zoo.agents.ppo.agent.PPOAgent` for a placement network,
+    :class:`~monster_zoo.agents.az.agent.AZNetAgent` for a learned-search network), whose
+    ``probabilities`` teach. Counts without a champion are left out."""
     from monster_zoo.agents.ppo.champions import champion_player_counts, load_champion
 
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
@@ -159,8 +165,8 @@ def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict 
         if n not in shipped:
             continue
         agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n})
-        teachers[n] = agent if agent.placement is not None else MLPWeights(
-            [(w, b, codes[act]) for w, b, act in agent.layers])
+        plain_mlp = isinstance(agent, PPOAgent) and agent.placement is None
+        teachers[n] = MLPWeights([(w, b, codes[act]) for w, b, act in agent.layers]) if plain_mlp else agent
     return teachers
 
 
@@ -187,7 +193,7 @@ def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], s
             if champion is None:
                 teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
                                  observations, masks, spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
-            elif isinstance(champion, PPOAgent):
+            elif not isinstance(champion, MLPWeights):  # an agent with probabilities, outside numba
                 observe_rows(states, slots, rows, observations, masks, spec.legal_mask, spec.observe_into)
                 policies[rows] = champion.probabilities(observations[rows], masks[rows])
                 play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
