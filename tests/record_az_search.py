@@ -2,7 +2,8 @@
 
     python tests/record_az_search.py        # writes tests/golden/az_search.json
 
-For every shipped network, a few live positions at its smallest player count, searched with
+For version 1 of every shipped network (a versioned file never changes, so a later version
+leaves these records as they are), a few live positions at its smallest player count, searched with
 Gumbel noise, without and with rollouts mixed into the leaves: the chosen action, the root's
 visit counts and the improved policy (their non-zero entries, by action). The speed-ups of the search and of its forward pass
 (issue 44 point 2) must leave all of them as they are: re-record only for a change that is meant
@@ -17,7 +18,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, trees
-from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.az.shipped import FIRST_VERSION, shipped_network_path
 from monster_zoo.agents.search.tree import UNTRIED, no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.envs.core.batch import random_playout
@@ -32,13 +33,13 @@ ROLLOUT_WEIGHTS = (0.0, 0.5)
 
 def shipped_games() -> List[str]:
     """The games a network ships for."""
-    return [g for g in envs.available() if shipped_network_path(g).is_file()]
+    return [g for g in envs.available() if shipped_network_path(g, FIRST_VERSION).is_file()]
 
 
 def searches(game_id: str) -> List[Dict]:
     """The recorded searches of ``game_id``'s shipped network: one per position and rollout weight."""
     spec = envs.spec(game_id)
-    network = read_network(shipped_network_path(game_id))
+    network = read_network(shipped_network_path(game_id, FIRST_VERSION))
     config = envs.config(game_id, {"num_players": network.player_counts[0]})
     children, visits, values, priors = (a[0] for a in trees(1, SIMULATIONS + 1, spec.num_actions))
     policy = np.zeros(spec.num_actions, np.float32)
