@@ -110,6 +110,9 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     (["--min-spread", "0"], "--min-spread must be a number > 0"),
     (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
     (["--search-value-share", "-0.1"], "--search-value-share must be a share from 0 to 1"),
+    (["--teacher-version", "1"], "--teacher-version must be 0 (the newest), or a version of at least 1 with "
+                                 "--teacher champion"),
+    (["--teacher", "champion", "--teacher-version", "-1"], "--teacher-version must be 0"),
     (["--branch-from", "no-such-run"], "--branch-from no-such-run: not a run folder"),
 ])
 def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):

@@ -254,6 +254,22 @@ def test_champion_teacher_games_mix_champions_and_greedy_by_player_count():
     assert np.array_equal(greedy.observations[greedy.counts == 3], one.observations[one.counts == 3])
 
 
+def test_a_pinned_teacher_version_keeps_the_champions_a_recorded_command_met():
+    """Marry the Monster's 2-player champion-v2 is a learned-search network; pinned to version 1
+    the teachers are the version-1 policies, so an older network's command meets its own teacher.
+    A pin above a count's newest version takes that newest one; version 0 is refused."""
+    newest = champion_teachers(MTM, [2, 4])
+    pinned = champion_teachers(MTM, [2, 4], version=1)
+    assert not isinstance(newest[2], MLPWeights) and isinstance(pinned[2], MLPWeights)
+    assert all(isinstance(t, MLPWeights) for t in champion_teachers(MTM, [4], version=2).values())
+    with pytest.raises(ValueError, match="at least 1"):
+        champion_teachers(MTM, [2], version=0)
+    by_v1, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion",
+                                  teacher_version=1)
+    by_v2, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion")
+    assert not np.array_equal(by_v1.policies, by_v2.policies)
+
+
 def test_a_placement_champion_teaches_through_its_numpy_forward_pass():
     """Monster Factory's 2-player champion is a placement network: it teaches through the numpy
     forward pass that plays it (targets: its probabilities; moves: its most probable action), the

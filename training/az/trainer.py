@@ -106,6 +106,8 @@ class Args:
                         "newest shipped champion of each player count where one ships, greedy elsewhere; "
                         "see monster_zoo.training.az.warmstart) or mcts (the tuned search as the expert: its "
                         "root visit distributions are the policy targets; see monster_zoo.training.az.expert)")
+    teacher_version: int = flag(0, "with --teacher champion: each player count's newest champion version up to "
+                                "this one (0: the newest), so a recorded command meets the teacher it had")
     warm_start_games: int = flag(0, "teacher games in every seat that the network learns from before its first "
                                  "round (0: none)")
     warm_start_epsilon: float = flag(0.1, "probability that a teacher's move is a random legal one (its target "
@@ -204,6 +206,9 @@ def argument_problem(args: Args) -> Optional[str]:
              "0 (never), or a win rate above 0.5 and at most 1 with --teacher mcts"),
             ("--switch-simulations", args.switch_simulations, args.switch_simulations >= 0,
              "at least 0 (0: 8 x --simulations)"),
+            ("--teacher-version", args.teacher_version, args.teacher_version == 0 or (args.teacher_version >= 1
+                                                                                  and args.teacher == "champion"),
+             "0 (the newest), or a version of at least 1 with --teacher champion"),
             ("--teacher-share", args.teacher_share, 0 <= args.teacher_share <= 10, "a number from 0 to 10"),
             ("--eval-every", args.eval_every, args.eval_every >= 0, "at least 0 (0: only at the end)"),
             ("--eval-games", args.eval_games, args.eval_games >= 1, "at least 1"),
@@ -262,7 +267,7 @@ def game_problem(args: Args) -> Optional[str]:
         if args.teacher == "champion":
             from .warmstart import champion_teachers
 
-            champion_teachers(args.game, counts, options)  # a champion file that is not the shipped one stops here
+            champion_teachers(args.game, counts, options, args.teacher_version or None)  # a champion file that is not the shipped one stops here
     except (TypeError, ValueError) as error:
         return str(error)
     return None
@@ -597,7 +602,8 @@ def teacher_games(args: Args, games: int, counts: Sequence[int], seed: int, opti
         return play_expert_games(args.game, games, counts, seed=seed, simulations=args.expert_simulations or None,
                                  epsilon=args.warm_start_epsilon, parallel=parallel, options=options)
     return play_teacher_games(args.game, games, counts, seed=seed, epsilon=args.warm_start_epsilon,
-                              parallel=parallel, options=options, teacher=args.teacher)
+                              parallel=parallel, options=options, teacher=args.teacher,
+                              teacher_version=args.teacher_version or None)
 
 
 def switch_reached(args: Args, rates: Dict) -> bool:

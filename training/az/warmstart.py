@@ -27,7 +27,7 @@ with these decisions before its first round (``--warm-start-games``) and, with
 ``--teacher-share``, adds some to every round, so self-play refines the teacher's play instead of
 first unlearning it.
 """
-from typing import Dict, Sequence, Union
+from typing import Dict, Optional, Sequence, Union
 
 import numpy as np
 from numba import njit, prange, types
@@ -150,39 +150,46 @@ def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_sca
 Champion = Union[MLPWeights, PPOAgent, AZNetAgent]
 
 
-def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None) -> Dict[int, Champion]:
-    """The shipped champion of each of ``player_counts`` (newest version, checked against the
-    champions' manifest): numba-ready :class:`MLPWeights` for a plain-MLP PPO policy, the agent
+def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None,
+                      version: Optional[int] = None) -> Dict[int, Champion]:
+    """The shipped champion of each of ``player_counts`` (its newest version, or with ``version``
+    its newest version up to ``version``, checked against the champions' manifest): numba-ready :class:`MLPWeights` for a plain-MLP PPO policy, the agent
     itself (:class:`~monster_zoo.agents.ppo.agent.PPOAgent` for a placement network,
     :class:`~monster_zoo.agents.az.agent.AZNetAgent` for a learned-search network), whose
     ``probabilities`` teach. Counts without a champion are left out."""
-    from monster_zoo.agents.ppo.champions import champion_player_counts, load_champion
+    from monster_zoo.agents.ppo.champions import champion_player_counts, champion_versions, load_champion
 
+    if version is not None and version < 1:
+        raise ValueError(f"a champion version is at least 1, got {version}")
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
     shipped = set(champion_player_counts(envs.spec(game_id).name))
     teachers: Dict[int, Champion] = {}
     for n in player_counts:
         if n not in shipped:
             continue
-        agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n})
+        pinned = None if version is None else max(v for v in champion_versions(envs.spec(game_id).name, n)
+                                                  if v <= version)  # version 1 always ships
+        agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n}, version=pinned)
         plain_mlp = isinstance(agent, PPOAgent) and agent.placement is None
         teachers[n] = MLPWeights([(w, b, codes[act]) for w, b, act in agent.layers]) if plain_mlp else agent
     return teachers
 
 
 def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], seed: int, epsilon: float = 0.1,
-                       parallel: int = 256, options: Dict = None, teacher: str = "greedy"):
+                       parallel: int = 256, options: Dict = None, teacher: str = "greedy",
+                       teacher_version: Optional[int] = None):
     """Play ``games`` games of ``game_id`` with ``teacher`` (one of :data:`TEACHERS`) in every seat
     (a random legal move with probability ``epsilon``); return the decisions and stats as
     :func:`~monster_zoo.training.az.selfplay.play_games` does. Game ``g`` is seeded from
-    ``(seed, g)`` alone, so the result does not depend on ``parallel`` or the thread count."""
+    ``(seed, g)`` alone, so the result does not depend on ``parallel`` or the thread count.
+    ``teacher_version`` pins the champion teachers (see :func:`champion_teachers`)."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must lie in [0, 1], got {epsilon}")
     if teacher not in TEACHERS:
         raise ValueError(f"unknown teacher {teacher!r}; valid: {', '.join(TEACHERS)}")
     spec = envs.spec(game_id)
     greedy = rollout_kernel(game_id, "greedy")
-    champions = champion_teachers(game_id, player_counts, options) if teacher == "champion" else {}
+    champions = champion_teachers(game_id, player_counts, options, teacher_version) if teacher == "champion" else {}
     epsilon_scaled = int(round(epsilon * PROBABILITY_SCALE))
 
     def teacher_moves(states, slots, game_rngs, teacher_rngs, policies, actions, observations, masks):
