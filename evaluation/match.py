@@ -139,15 +139,16 @@ class _NoBar:
         """Nothing to close."""
 
 
-def progress_bar(total: int, desc: str, enabled: bool = True):
-    """A tqdm bar counting games, or a silent stand-in (tqdm is an optional extra)."""
+def progress_bar(total: int, desc: str, enabled: bool = True, position: Optional[int] = None):
+    """A tqdm bar counting games, or a silent stand-in (tqdm is an optional extra); ``position``
+    is the bar's terminal line when several processes show one each."""
     if enabled:
         try:
             from tqdm import tqdm
 
             # miniters=1: tqdm's dynamic miniters, set by a table's quick early pairings, printed
             # a slow pairing's games only every 20-60 of them, so a running table looked stuck
-            return tqdm(total=total, desc=desc, unit="game", miniters=1)
+            return tqdm(total=total, desc=desc, unit="game", miniters=1, position=position)
         except ImportError:
             pass
     return _NoBar()

@@ -89,6 +89,22 @@ def test_the_report_never_overwrites_an_input_or_an_existing_file_unasked(networ
     assert report["host"]["cpu"] and report["host"]["cores"] >= 1 and report["host"]["load_1min"] >= 0
 
 
+def test_progress_names_the_sized_budget_and_counts_games_unless_silenced(network_file, capsys):
+    """A long series says what it plays before its games start and shows a bar of them (standard
+    error, so the printed result stays one line); ``--no-progress`` leaves standard error empty."""
+    pytest.importorskip("tqdm")
+    argv = ["--network", str(network_file), "--players", "2", "--opponent", "random", "--games", "3",
+            "--simulations", "4"]
+    assert az_strength.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "az at 4 simulations" in captured.err and "vs random" in captured.err and "3 games" in captured.err
+    assert "3/3" in captured.err  # the bar reached the series' last game
+    assert captured.out.count("\n") == 1 and "over 3 games" in captured.out
+    assert az_strength.main([*argv, "--no-progress"]) == 0
+    silent = capsys.readouterr()
+    assert silent.err == "" and "over 3 games" in silent.out
+
+
 def test_the_search_constants_reach_the_sizing_probe_and_every_game_and_the_report(network_file, monkeypatch):
     """``--c-puct``/``--considered`` (``search=``) are the searches' constants everywhere the
     protocol makes an az agent, and the report says which were set."""

@@ -36,7 +36,7 @@ from monster_zoo.agents.az.agent import AZAgent
 from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings
 from monster_zoo.evaluation.host import host_facts
-from monster_zoo.evaluation.match import DRAW, WIN, iter_games, seat_outcome, wilson_interval
+from monster_zoo.evaluation.match import DRAW, WIN, iter_games, progress_bar, seat_outcome, wilson_interval
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 
@@ -124,16 +124,21 @@ class Piece:
     search: Dict = field(default_factory=dict)
 
 
-def play_piece(piece: Piece) -> Dict:
-    """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side."""
+def play_piece(piece: Piece, progress: bool = False, position: Optional[int] = None) -> Dict:
+    """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side.
+    ``progress`` shows a bar of the piece's games (on terminal line ``position``)."""
     n = piece.options["num_players"]
     az = Timed(AZAgent(piece.seed, read_network(piece.network), piece.game_id, piece.options,
                        simulations=piece.simulations, rollout_weight=piece.rollout_weight, **piece.search))
     opponents = [Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)]
     outcomes = []
+    bar = progress_bar(piece.last - piece.first, f"az vs {piece.opponent}, games {piece.first}-{piece.last - 1}",
+                       progress, position)
     for record in iter_games(piece.game_id, [az, *opponents], piece.last, piece.seed, piece.options,
                              agents=[az, *opponents], first=piece.first):
         outcomes.append(seat_outcome(record["rewards"], record["seats"].index(0)))
+        bar.update()
+    bar.close()
     return {"outcomes": outcomes, "az_seconds": az.seconds,
             "opponent_seconds": [s for o in opponents for s in o.seconds]}
 
@@ -148,11 +153,12 @@ def _milliseconds(seconds: Sequence[float]) -> Dict:
 def measure(network_path: str, opponent: str, num_players: int, games: int, seed: int = 0,
             budget_ms: Optional[float] = None, workers: int = 1, options: Optional[Dict] = None,
             simulations: Optional[int] = None, rollout_weight: float = 0.0,
-            search: Optional[Dict] = None) -> Dict:
+            search: Optional[Dict] = None, progress: bool = False) -> Dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
     search's simulations instead of sizing them to the budget; ``rollout_weight`` and ``search``
     (``c_puct``, ``considered``; the agent's defaults where absent) are the search's
-    (:class:`~monster_zoo.agents.az.search.SearchSettings`)."""
+    (:class:`~monster_zoo.agents.az.search.SearchSettings`). ``progress`` prints the sized budget
+    as soon as it is known and shows a bar of games per worker, on standard error."""
     search = dict(search or {})
     network = read_network(network_path)
     host = host_facts()
@@ -166,16 +172,20 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
                          f"pass --budget-ms {MAX_BUDGET_MS:.0f} or less, or a cheaper opponent")
     if simulations is None:
         simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight, search)
+    if progress:
+        # the sizing takes a minute and the games an hour: say what is being played before they start
+        print(f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned) "
+              f"vs {opponent} ({opponent_ms:.1f} ms measured), {games} games", file=sys.stderr, flush=True)
     bounds = np.linspace(0, games, workers + 1).astype(int)
     pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight,
                     search)
               for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     start = time.time()
     if workers == 1:
-        results = [play_piece(p) for p in pieces]
+        results = [play_piece(p, progress) for p in pieces]
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(play_piece, pieces))
+            results = list(pool.map(play_piece, pieces, [progress] * len(pieces), range(len(pieces))))
     outcomes = [o for r in results for o in r["outcomes"]]
     wins = sum(o == WIN for o in outcomes)
     low, high = wilson_interval(wins, len(outcomes))
@@ -217,6 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
                              f"{SearchSettings.considered})")
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no sizing line and no progress bars (standard error)")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     return parser
 
@@ -246,7 +258,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         report = measure(args.network, args.opponent, args.players, args.games, args.seed, args.budget_ms,
                          args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight,
                          search={k: v for k, v in (("c_puct", args.c_puct), ("considered", args.considered))
-                                 if v is not None})
+                                 if v is not None}, progress=not args.no_progress)
     except ValueError as error:
         parser.error(str(error))
     text = json.dumps(report, indent=1)
