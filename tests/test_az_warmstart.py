@@ -22,10 +22,12 @@ from monster_zoo.envs.core.opponents import MLPWeights  # noqa: E402
 from monster_zoo.envs.core.rng import make_rng  # noqa: E402
 from monster_zoo.training.az.trainer import main  # noqa: E402
 from monster_zoo.training.az.selfplay import game_seed  # noqa: E402
-from monster_zoo.training.az.warmstart import (PROBABILITY_SCALE, champion_teachers, mlp_teacher_and_play,  # noqa: E402
-                                                play_teacher_games, teacher_and_play)
+from monster_zoo.training.az.warmstart import (PROBABILITY_SCALE, champion_teacher_versions,  # noqa: E402
+                                                champion_teachers, mlp_teacher_and_play, play_teacher_games,
+                                                teacher_and_play, teacher_names)
 
 MTM = "marry_the_monster-v0"
+MIGHTY = "mighty_monsters-v0"
 FACTORY = "monster_factory-v0"
 TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
         "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "4000", "--eval-every", "0",
@@ -268,6 +270,35 @@ def test_a_pinned_teacher_version_keeps_the_champions_a_recorded_command_met():
                                   teacher_version=1)
     by_v2, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion")
     assert not np.array_equal(by_v1.policies, by_v2.policies)
+
+
+def test_teacher_names_say_which_champion_version_taught_each_count():
+    """Mighty Monsters' 3-player champion-v2 shipped before its az-v1 was trained, so the newest
+    teachers (and a pin at 2) are v2 at 3 players and v1 at 4, greedy at 5; a pin at 1 names v1.
+    (A reproduction command pinned to version 1 did not reproduce az-v1: this names the truth.)"""
+    assert champion_teacher_versions(MIGHTY, [3, 4, 5]) == {3: 2, 4: 1}
+    assert champion_teacher_versions(MIGHTY, [3, 4, 5], version=2) == {3: 2, 4: 1}
+    assert champion_teacher_versions(MIGHTY, [3, 4, 5], version=1) == {3: 1, 4: 1}
+    assert teacher_names(MIGHTY, [3, 4, 5], "champion") == {
+        "3": "mighty_monsters-champion-v2", "4": "mighty_monsters-champion-v1", "5": "mighty_monsters-greedy-v1"}
+    assert set(teacher_names(MIGHTY, [3, 4], "greedy").values()) == {"mighty_monsters-greedy-v1"}
+    with pytest.raises(ValueError, match="at least 1"):
+        champion_teacher_versions(MIGHTY, [3], version=0)
+
+
+def test_a_trained_network_file_names_its_teachers_and_its_start(tmp_path):
+    """The network file's training record names each count's teacher (the pinned champion
+    version) and the network it started from, so a rerun can meet the same teachers."""
+    assert main(["--out-dir", str(tmp_path / "a"), *TINY, "--teacher", "champion", "--players", "2,3",
+                 "--teacher-version", "1"]) == 0
+    (run,) = (tmp_path / "a").iterdir()
+    record = read_network(run / "network.npz").training
+    assert record["teachers"] == {"2": "marry_the_monster-champion-v1", "3": "marry_the_monster-greedy-v1"}
+    assert main(["--out-dir", str(tmp_path / "b"), *TINY, "--warm-start-games", "0", "--players", "2,3",
+                 "--init-network", str(run / "network.npz")]) == 0
+    (follow,) = (tmp_path / "b").iterdir()
+    record = read_network(follow / "network.npz").training
+    assert record["init_network"] == str(run / "network.npz") and "teachers" not in record
 
 
 def test_a_placement_champion_teaches_through_its_numpy_forward_pass():

@@ -659,10 +659,18 @@ def _run(args: Args, device, lock) -> int:
     print(f"run folder {run_dir}; continue it after an interruption with:\n"
           f"    python -m monster_zoo.training.az --resume {run_dir}", flush=True)
 
+    provenance = {"algorithm": "expert iteration (Gumbel search)", "seed": args.seed, "simulations": args.simulations}
+    if args.init_network:
+        provenance["init_network"] = args.init_network
+    if (args.warm_start_games or args.teacher_share) and args.teacher != EXPERT:
+        # which champion versions taught: the short name follows the newest, so only this pins a rerun
+        from .warmstart import teacher_names
+
+        provenance["teachers"] = teacher_names(args.game, counts, args.teacher, args.teacher_version or None)
+
     def network_now():
         return export(learner.net, args.game, options, counts, f"{args.exp_name}-s{args.seed}@r{progress['round']}",
-                      {"algorithm": "expert iteration (Gumbel search)", "round": progress["round"],
-                       "decisions": progress["decisions"], "seed": args.seed, "simulations": args.simulations})
+                      {**provenance, "round": progress["round"], "decisions": progress["decisions"]})
 
     def run_evaluation(network) -> Dict:
         path = run_dir / "networks" / f"round_{progress['round']:05d}.npz"

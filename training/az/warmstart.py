@@ -150,6 +150,36 @@ def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_sca
 Champion = Union[MLPWeights, PPOAgent, AZNetAgent]
 
 
+def champion_teacher_versions(game_id: str, player_counts: Sequence[int],
+                              version: Optional[int] = None) -> Dict[int, int]:
+    """The champion version that teaches at each of ``player_counts`` where one ships: the newest,
+    or with ``version`` the newest up to ``version``. Counts without a champion are left out."""
+    from monster_zoo.agents.ppo.champions import champion_versions
+
+    if version is not None and version < 1:
+        raise ValueError(f"a champion version is at least 1, got {version}")
+    name = envs.spec(game_id).name
+    chosen = {}
+    for n in player_counts:
+        versions = [v for v in champion_versions(name, n) if version is None or v <= version]
+        if versions:  # version 1 ships wherever a champion does, so a pin never empties a shipped count
+            chosen[n] = max(versions)
+    return chosen
+
+
+def teacher_names(game_id: str, player_counts: Sequence[int], teacher: str,
+                  version: Optional[int] = None) -> Dict[str, str]:
+    """Which agent plays the teacher games at each player count (keys are counts as text, for a
+    network file's JSON metadata): ``<game>-champion-vK`` where ``teacher`` is ``champion`` and one
+    ships, else the game's greedy player, so a network file says which teachers made it."""
+    from monster_zoo.agents.registry import versioned_name
+
+    name = envs.spec(game_id).name
+    champions = champion_teacher_versions(game_id, player_counts, version) if teacher == "champion" else {}
+    return {str(n): f"{name}-champion-v{champions[n]}" if n in champions else versioned_name(game_id, "greedy")
+            for n in player_counts}
+
+
 def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None,
                       version: Optional[int] = None) -> Dict[int, Champion]:
     """The shipped champion of each of ``player_counts`` (its newest version, or with ``version``
@@ -157,18 +187,11 @@ def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict 
     itself (:class:`~monster_zoo.agents.ppo.agent.PPOAgent` for a placement network,
     :class:`~monster_zoo.agents.az.agent.AZNetAgent` for a learned-search network), whose
     ``probabilities`` teach. Counts without a champion are left out."""
-    from monster_zoo.agents.ppo.champions import champion_player_counts, champion_versions, load_champion
+    from monster_zoo.agents.ppo.champions import load_champion
 
-    if version is not None and version < 1:
-        raise ValueError(f"a champion version is at least 1, got {version}")
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
-    shipped = set(champion_player_counts(envs.spec(game_id).name))
     teachers: Dict[int, Champion] = {}
-    for n in player_counts:
-        if n not in shipped:
-            continue
-        pinned = None if version is None else max(v for v in champion_versions(envs.spec(game_id).name, n)
-                                                  if v <= version)  # version 1 always ships
+    for n, pinned in champion_teacher_versions(game_id, player_counts, version).items():
         agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n}, version=pinned)
         plain_mlp = isinstance(agent, PPOAgent) and agent.placement is None
         teachers[n] = MLPWeights([(w, b, codes[act]) for w, b, act in agent.layers]) if plain_mlp else agent
