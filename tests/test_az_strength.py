@@ -65,6 +65,7 @@ def test_timed_agents_count_every_move():
     (["--rollout-weight", "2"], "--rollout-weight must be a number from 0 to 1"),
     (["--c-puct", "0"], "--c-puct must be a number above 0"),
     (["--considered", "0"], "--considered must be at least 1"),
+    (["--pilot-games", "-1"], "--pilot-games must be from 0 to 1000"),
 ])
 def test_bad_arguments_are_refused_with_the_valid_values(network_file, capsys, extra, message):
     with pytest.raises(SystemExit) as exit_info:
@@ -118,7 +119,7 @@ def test_the_search_constants_reach_the_sizing_probe_and_every_game_and_the_repo
     monkeypatch.setattr(az_strength, "AZAgent", Recording)
     report = measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5,
                      search={"c_puct": 2.5, "considered": 4})
-    assert len(made) == 2  # the sizing probe and the series' agent
+    assert len(made) == 3  # the sizing probe, the pilot's agent and the series' agent
     assert all(kw["c_puct"] == 2.5 and kw["considered"] == 4 for kw in made)
     assert report["az_search"] == {"c_puct": 2.5, "considered": 4} and report["games"] == 2
     with pytest.raises(ValueError):
@@ -143,3 +144,30 @@ def az_main_warm_start(out_dir) -> bool:
     return main(["--out-dir", str(out_dir), "--rounds", "1", "--games-per-round", "100", "--parallel-games", "50",
                  "--simulations", "8", "--hidden-sizes", "64", "--warm-start-games", "300", "--eval-every", "0",
                  "--eval-games", "2", "--eval-opponents", "greedy", "--no-progress", "--no-plot"]) == 0
+
+
+def test_the_pilot_rescales_the_sizing_to_the_cpu_time_of_real_moves(monkeypatch):
+    """Pilot moves that cost twice the budget halve the simulations; a pilot in which the search
+    never moved leaves them as sized."""
+    piece = az_strength.Piece(MTM, "unused.npz", 1000, "mcts", {"num_players": 2}, 0, 2,
+                              az_strength.PILOT_SEED_OFFSET)
+    monkeypatch.setattr(az_strength, "play_piece",
+                        lambda p: {"outcomes": ["win", "loss"], "az_seconds": [0.004, 0.006, 0.005],
+                                   "opponent_seconds": [0.003]})
+    pilot = az_strength.pilot_simulations(piece, budget_ms=2.5)
+    assert pilot["simulations"] == 500 and pilot["simulations_before"] == 1000
+    assert pilot["az_ms_per_move"] == 5.0 and pilot["opponent_ms_per_move"] == 3.0 and pilot["games"] == 2
+    monkeypatch.setattr(az_strength, "play_piece",
+                        lambda p: {"outcomes": [], "az_seconds": [], "opponent_seconds": []})
+    assert az_strength.pilot_simulations(piece, budget_ms=2.5)["simulations"] == 1000
+
+
+def test_the_series_plays_the_pilots_count_on_deals_the_pilot_did_not_see(network_file):
+    """The report's simulations are the pilot's corrected count; the pilot's deals are its own;
+    ``pilot_games=0`` and fixed ``simulations`` play no pilot."""
+    report = measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5, pilot_games=2)
+    pilot = report["pilot"]
+    assert pilot["games"] == 2 and pilot["seed"] == 3 + az_strength.PILOT_SEED_OFFSET
+    assert report["az_simulations"] == pilot["simulations"] >= 1 and pilot["az_ms_per_move"] > 0
+    assert measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5, pilot_games=0)["pilot"] is None
+    assert measure(str(network_file), "random", 2, games=2, seed=3, simulations=5)["pilot"] is None

@@ -6,16 +6,20 @@
 
 A search's strength depends on its budget, so comparing two searches means giving both the same
 CPU time per move. This tool measures the opponent's CPU seconds per move (``time.process_time``
-in the searching process) on positions of greedy games, sizes the ``az`` search's simulations to
-match it (``--budget-ms`` sets a budget instead, and the opponent is not re-sized: a named search
-keeps its tuned simulations; ``--rollout-weight`` mixes the game's rollouts into the search's leaf
-values, and the sizing counts their cost; ``--c-puct`` and ``--considered`` set the search's other
-constants, so they can be compared at equal time), then plays a seat-rotated, deal-paired series (``az`` in one seat,
-the opponent in all the others, :func:`monster_zoo.evaluation.match.iter_games`) split over
-``--workers`` processes. Every move's CPU time is measured during the games too, so the report
-gives the budgets as they were spent, not only as planned: win rate with its 95% Wilson interval,
-games, seed, simulations, mean and 95th-percentile milliseconds per move of each side, wall time,
-and the host (CPU name, cores, the load at the start and the end), since CPU times mean little
+in the searching process) on positions of greedy games and sizes the ``az`` search's simulations
+to match it. ``--budget-ms`` sets the budget instead; the opponent is never re-sized: a named
+search keeps its tuned simulations. A few pilot games against the real opponent, on deals of
+their own (``--pilot-games``), then correct the count from the search's CPU time in real play,
+which greedy games' positions can misjudge. ``--rollout-weight`` mixes the game's rollouts into
+the search's leaf values, and the sizing counts their cost; ``--c-puct`` and ``--considered`` set
+the search's other constants, so they can be compared at equal time.
+
+The series is seat-rotated and deal-paired (``az`` in one seat, the opponent in all the others,
+:func:`monster_zoo.evaluation.match.iter_games`) and split over ``--workers`` processes. Every
+move's CPU time is measured during the games too, so the report gives the budgets as they were
+spent, not only as planned: win rate with its 95% Wilson interval, games, seed, simulations, the
+pilot's correction, mean and 95th-percentile milliseconds per move of each side, wall time, and
+the host (CPU name, cores, the load at the start and the end), since CPU times mean little
 without the CPU they were spent on.
 The result goes to ``--out`` as JSON (written atomically; an existing file needs ``--overwrite``).
 """
@@ -44,6 +48,7 @@ MAX_BUDGET_MS = 100.0  # the protocol's cap: at most 0.1 CPU s per move for the 
 SAMPLE_GAMES = 3       # greedy games whose positions size the budget
 SAMPLE_POSITIONS = 24
 SIZING_SIMULATIONS = 400
+PILOT_SEED_OFFSET = 1_000_000  # pilot games play deals of their own, never the series'
 
 
 class Timed:
@@ -108,6 +113,23 @@ def size_simulations(network, game_id: str, options: Dict, budget_ms: float, pos
     return max(1, int(budget_ms / per_simulation))
 
 
+def pilot_simulations(piece: "Piece", budget_ms: float) -> Dict:
+    """Play ``piece`` (pilot games on deals of their own) at its simulations and rescale them so
+    the search's mean CPU time per move in real games is ``budget_ms``. The sample positions of
+    :func:`size_simulations` come from greedy games; a search facing its real opponent meets
+    other positions (deeper trees, longer rollouts) and may spend more or less a simulation, so
+    the sizing is corrected from what the pilot's moves cost. Returns the pilot's record: its
+    games, the simulations before and after, and both sides' mean ms per move."""
+    played = play_piece(piece)
+    az_ms = 1000 * float(np.mean(played["az_seconds"])) if played["az_seconds"] else 0.0
+    # a pilot whose search never moved (or moved too fast to time) leaves the sizing as it was
+    simulations = max(1, int(piece.simulations * budget_ms / az_ms)) if az_ms > 0 else piece.simulations
+    return {"games": piece.last - piece.first, "seed": piece.seed, "simulations_before": piece.simulations,
+            "simulations": simulations,
+            "az_ms_per_move": round(az_ms, 2),
+            "opponent_ms_per_move": round(1000 * float(np.mean(played["opponent_seconds"] or [0.0])), 2)}
+
+
 @dataclass
 class Piece:
     """Games ``first .. last-1`` of the series, played by one worker."""
@@ -153,9 +175,11 @@ def _milliseconds(seconds: Sequence[float]) -> Dict:
 def measure(network_path: str, opponent: str, num_players: int, games: int, seed: int = 0,
             budget_ms: Optional[float] = None, workers: int = 1, options: Optional[Dict] = None,
             simulations: Optional[int] = None, rollout_weight: float = 0.0,
-            search: Optional[Dict] = None, progress: bool = False) -> Dict:
+            search: Optional[Dict] = None, progress: bool = False, pilot_games: Optional[int] = None) -> Dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
-    search's simulations instead of sizing them to the budget; ``rollout_weight`` and ``search``
+    search's simulations instead of sizing them to the budget; otherwise ``pilot_games`` (default:
+    one per seat; 0: none) correct the sizing from the search's CPU time in real games
+    (:func:`pilot_simulations`); ``rollout_weight`` and ``search``
     (``c_puct``, ``considered``; the agent's defaults where absent) are the search's
     (:class:`~monster_zoo.agents.az.search.SearchSettings`). ``progress`` prints the sized budget
     as soon as it is known and shows a bar of games per worker, on standard error."""
@@ -170,12 +194,21 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
     if planned > MAX_BUDGET_MS:
         raise ValueError(f"the budget is {planned:.1f} CPU ms per move, over the protocol's {MAX_BUDGET_MS:.0f}: "
                          f"pass --budget-ms {MAX_BUDGET_MS:.0f} or less, or a cheaper opponent")
+    pilot = None
     if simulations is None:
         simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight, search)
+        pilot_games = num_players if pilot_games is None else pilot_games
+        if pilot_games > 0:
+            pilot = pilot_simulations(Piece(game_id, str(network_path), simulations, opponent, table, 0, pilot_games,
+                                            seed + PILOT_SEED_OFFSET, rollout_weight, search), planned)
+            simulations = pilot["simulations"]
     if progress:
         # the sizing takes a minute and the games an hour: say what is being played before they start
-        print(f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned) "
-              f"vs {opponent} ({opponent_ms:.1f} ms measured), {games} games", file=sys.stderr, flush=True)
+        corrected = (f", {pilot['simulations_before']} before {pilot['games']} pilot games at "
+                     f"{pilot['az_ms_per_move']:.1f} ms a move" if pilot else "")
+        print(f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned"
+              f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured), {games} games",
+              file=sys.stderr, flush=True)
     bounds = np.linspace(0, games, workers + 1).astype(int)
     pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight,
                     search)
@@ -196,6 +229,7 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
             "equal_share": round(1 / num_players, 4), "az_simulations": simulations,
             "az_rollout_weight": rollout_weight, "az_search": search,
             "planned_ms_per_move": round(planned, 2), "opponent_sized_ms_per_move": round(opponent_ms, 2),
+            "pilot": pilot,
             "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
             "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
             "outcomes": outcomes, "workers": len(pieces), "wall_s": round(time.time() - start, 1),
@@ -225,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--considered", type=int, default=None,
                         help="root actions of Gumbel sequential halving (not given: the agent's "
                              f"{SearchSettings.considered})")
+    parser.add_argument("--pilot-games", type=int, default=None,
+                        help="games on deals of their own that correct the sizing from az's CPU time in real "
+                             "games (not given: one per seat; 0: none; unused with --simulations)")
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
     parser.add_argument("--no-progress", action="store_true",
@@ -242,6 +279,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                   ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
                                   ("--simulations", args.simulations, args.simulations is None or args.simulations >= 1,
                                    "at least 1"),
+                                  ("--pilot-games", args.pilot_games,
+                                   args.pilot_games is None or 0 <= args.pilot_games <= 1000, "from 0 to 1000"),
                                   ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1,
                                    "a number from 0 to 1"),
                                   ("--c-puct", args.c_puct, args.c_puct is None or args.c_puct > 0, "a number above 0"),
@@ -258,7 +297,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         report = measure(args.network, args.opponent, args.players, args.games, args.seed, args.budget_ms,
                          args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight,
                          search={k: v for k, v in (("c_puct", args.c_puct), ("considered", args.considered))
-                                 if v is not None}, progress=not args.no_progress)
+                                 if v is not None}, progress=not args.no_progress, pilot_games=args.pilot_games)
     except ValueError as error:
         parser.error(str(error))
     text = json.dumps(report, indent=1)
