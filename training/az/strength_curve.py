@@ -183,6 +183,8 @@ def plot_curve(curve: Dict, path: Path) -> Path:
         axes.axhline(curve["target"], color="tab:red", linestyle="--", label=f"target {curve['target']:g}")
     if curve["kind"] == "budget":
         axes.set_xscale("log", base=2)
+        axes.set_xticks(xs, [f"{x:.2g}x" for x in xs])
+        axes.minorticks_off()
         axes.set_xlabel("CPU time per move, az / opponent (as spent)" if by_ratio
                         else "az's simulations, multiple of its equal-time count")
     else:
