@@ -157,9 +157,46 @@ def test_the_pilot_rescales_the_sizing_to_the_cpu_time_of_real_moves(monkeypatch
     pilot = az_strength.pilot_simulations(piece, budget_ms=2.5)
     assert pilot["simulations"] == 500 and pilot["simulations_before"] == 1000
     assert pilot["az_ms_per_move"] == 5.0 and pilot["opponent_ms_per_move"] == 3.0 and pilot["games"] == 2
+    assert pilot["target_ms"] == 2.5
     monkeypatch.setattr(az_strength, "play_piece",
                         lambda p: {"outcomes": [], "az_seconds": [], "opponent_seconds": []})
     assert az_strength.pilot_simulations(piece, budget_ms=2.5)["simulations"] == 1000
+
+
+def test_at_equal_time_the_pilot_sizes_to_the_opponents_time_in_the_same_games(monkeypatch):
+    """With ``match_opponent`` the target is what the opponent spent in the pilot's games, not the
+    sizing's estimate (which greedy games' positions can misjudge), capped at the protocol's
+    100 ms; an opponent that never moved leaves the sizing's estimate as the target."""
+    piece = az_strength.Piece(MTM, "unused.npz", 1000, "mcts", {"num_players": 2}, 0, 2,
+                              az_strength.PILOT_SEED_OFFSET)
+    seconds = {"az_seconds": [0.004, 0.006], "opponent_seconds": [0.003, 0.003]}
+    monkeypatch.setattr(az_strength, "play_piece", lambda p: {"outcomes": [], **seconds})
+    pilot = az_strength.pilot_simulations(piece, budget_ms=4.0, match_opponent=True)
+    assert pilot["target_ms"] == 3.0 and pilot["simulations"] == 600
+    assert az_strength.pilot_simulations(piece, budget_ms=4.0)["simulations"] == 800
+    seconds["opponent_seconds"] = [0.5]
+    pilot = az_strength.pilot_simulations(piece, budget_ms=4.0, match_opponent=True)
+    assert pilot["target_ms"] == az_strength.MAX_BUDGET_MS and pilot["simulations"] == 20_000
+    seconds["opponent_seconds"] = []
+    assert az_strength.pilot_simulations(piece, budget_ms=4.0, match_opponent=True)["target_ms"] == 4.0
+
+
+def test_the_report_plans_the_pilots_target(monkeypatch, network_file):
+    """At equal time the report's plan is the pilot's target (the opponent's time in its games);
+    with ``budget_ms`` the plan stays the budget."""
+    real = az_strength.play_piece
+
+    def fake_pilot(piece, progress=False, position=None):
+        if piece.seed >= az_strength.PILOT_SEED_OFFSET:
+            return {"outcomes": [], "az_seconds": [0.002], "opponent_seconds": [0.001]}
+        return real(piece, progress, position)
+
+    monkeypatch.setattr(az_strength, "play_piece", fake_pilot)
+    report = measure(str(network_file), "random", 2, games=2, seed=3, pilot_games=2)
+    assert report["planned_ms_per_move"] == report["pilot"]["target_ms"] == 1.0
+    assert report["az_simulations"] == max(1, report["pilot"]["simulations_before"] // 2)
+    report = measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5, pilot_games=2)
+    assert report["planned_ms_per_move"] == report["pilot"]["target_ms"] == 0.5
 
 
 def test_the_series_plays_the_pilots_count_on_deals_the_pilot_did_not_see(network_file):

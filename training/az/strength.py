@@ -9,8 +9,9 @@ CPU time per move. This tool measures the opponent's CPU seconds per move (``tim
 in the searching process) on positions of greedy games and sizes the ``az`` search's simulations
 to match it. ``--budget-ms`` sets the budget instead; the opponent is never re-sized: a named
 search keeps its tuned simulations. A few pilot games against the real opponent, on deals of
-their own (``--pilot-games``), then correct the count from the search's CPU time in real play,
-which greedy games' positions can misjudge. ``--rollout-weight`` mixes the game's rollouts into
+their own (``--pilot-games``), then correct the count from both sides' CPU time in real play,
+which greedy games' positions can misjudge: at equal time the search is sized to what the
+opponent spent in those same games. ``--rollout-weight`` mixes the game's rollouts into
 the search's leaf values, and the sizing counts their cost; ``--c-puct`` and ``--considered`` set
 the search's other constants, so they can be compared at equal time.
 
@@ -113,21 +114,25 @@ def size_simulations(network, game_id: str, options: Dict, budget_ms: float, pos
     return max(1, int(budget_ms / per_simulation))
 
 
-def pilot_simulations(piece: "Piece", budget_ms: float) -> Dict:
+def pilot_simulations(piece: "Piece", budget_ms: float, match_opponent: bool = False) -> Dict:
     """Play ``piece`` (pilot games on deals of their own) at its simulations and rescale them so
-    the search's mean CPU time per move in real games is ``budget_ms``. The sample positions of
-    :func:`size_simulations` come from greedy games; a search facing its real opponent meets
-    other positions (deeper trees, longer rollouts) and may spend more or less a simulation, so
-    the sizing is corrected from what the pilot's moves cost. Returns the pilot's record: its
-    games, the simulations before and after, and both sides' mean ms per move."""
+    the search's mean CPU time per move in real games is the target: ``budget_ms``, or with
+    ``match_opponent`` the opponent's mean CPU time per move in these same games (at most the
+    protocol's cap). The sample positions of :func:`size_simulations` come from greedy games; a
+    search facing its real opponent meets other positions (deeper trees, longer rollouts), and
+    so does the opponent, so the sizing is corrected from what the pilot's moves cost. Returns
+    the pilot's record: its games, the simulations before and after, both sides' mean ms per
+    move and the target."""
     played = play_piece(piece)
     az_ms = 1000 * float(np.mean(played["az_seconds"])) if played["az_seconds"] else 0.0
+    opponent_ms = 1000 * float(np.mean(played["opponent_seconds"])) if played["opponent_seconds"] else 0.0
+    # both sides' times over the same games: what the deals add to one side they add to the other
+    target = min(opponent_ms, MAX_BUDGET_MS) if match_opponent and opponent_ms > 0 else budget_ms
     # a pilot whose search never moved (or moved too fast to time) leaves the sizing as it was
-    simulations = max(1, int(piece.simulations * budget_ms / az_ms)) if az_ms > 0 else piece.simulations
+    simulations = max(1, int(piece.simulations * target / az_ms)) if az_ms > 0 else piece.simulations
     return {"games": piece.last - piece.first, "seed": piece.seed, "simulations_before": piece.simulations,
-            "simulations": simulations,
-            "az_ms_per_move": round(az_ms, 2),
-            "opponent_ms_per_move": round(1000 * float(np.mean(played["opponent_seconds"] or [0.0])), 2)}
+            "simulations": simulations, "az_ms_per_move": round(az_ms, 2),
+            "opponent_ms_per_move": round(opponent_ms, 2), "target_ms": round(target, 2)}
 
 
 @dataclass
@@ -178,8 +183,8 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
             search: Optional[Dict] = None, progress: bool = False, pilot_games: Optional[int] = None) -> Dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
     search's simulations instead of sizing them to the budget; otherwise ``pilot_games`` (default:
-    one per seat; 0: none) correct the sizing from the search's CPU time in real games
-    (:func:`pilot_simulations`); ``rollout_weight`` and ``search``
+    one per seat; 0: none) correct the sizing from both sides' CPU time in real games (at equal
+    time the plan becomes the opponent's time there; :func:`pilot_simulations`); ``rollout_weight`` and ``search``
     (``c_puct``, ``considered``; the agent's defaults where absent) are the search's
     (:class:`~monster_zoo.agents.az.search.SearchSettings`). ``progress`` prints the sized budget
     as soon as it is known and shows a bar of games per worker, on standard error."""
@@ -200,14 +205,16 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
         pilot_games = num_players if pilot_games is None else pilot_games
         if pilot_games > 0:
             pilot = pilot_simulations(Piece(game_id, str(network_path), simulations, opponent, table, 0, pilot_games,
-                                            seed + PILOT_SEED_OFFSET, rollout_weight, search), planned)
-            simulations = pilot["simulations"]
+                                            seed + PILOT_SEED_OFFSET, rollout_weight, search), planned,
+                                      match_opponent=budget_ms is None)
+            simulations, planned = pilot["simulations"], pilot["target_ms"]
     if progress:
         # the sizing takes a minute and the games an hour: say what is being played before they start
         corrected = (f", {pilot['simulations_before']} before {pilot['games']} pilot games at "
-                     f"{pilot['az_ms_per_move']:.1f} ms a move" if pilot else "")
+                     f"{pilot['az_ms_per_move']:.1f} ms a move against {pilot['opponent_ms_per_move']:.1f}"
+                     if pilot else "")
         print(f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned"
-              f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured), {games} games",
+              f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured on sample positions), {games} games",
               file=sys.stderr, flush=True)
     bounds = np.linspace(0, games, workers + 1).astype(int)
     pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight,
@@ -260,8 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="root actions of Gumbel sequential halving (not given: the agent's "
                              f"{SearchSettings.considered})")
     parser.add_argument("--pilot-games", type=int, default=None,
-                        help="games on deals of their own that correct the sizing from az's CPU time in real "
-                             "games (not given: one per seat; 0: none; unused with --simulations)")
+                        help="games on deals of their own that correct the sizing from both sides' CPU time "
+                             "in real games; without --budget-ms az is sized to the opponent's time there (not "
+                             "given: one per seat; 0: none; unused with --simulations)")
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
     parser.add_argument("--no-progress", action="store_true",
