@@ -181,6 +181,15 @@ def test_at_equal_time_the_pilot_sizes_to_the_opponents_time_in_the_same_games(m
     assert az_strength.pilot_simulations(piece, budget_ms=4.0, match_opponent=True)["target_ms"] == 4.0
 
 
+def test_equal_time_against_an_opponent_slower_than_the_cap_plays_at_the_cap(monkeypatch, network_file):
+    """An opponent whose moves cost more than the protocol's 100 ms meets az at 100 ms, not at
+    its own time and not with an error."""
+    monkeypatch.setattr(az_strength, "cpu_ms_per_move", lambda agent, positions: 500.0)
+    report = measure(str(network_file), "random", 2, games=2, seed=3, pilot_games=0)
+    assert report["planned_ms_per_move"] == az_strength.MAX_BUDGET_MS
+    assert report["az_simulations"] == int(az_strength.MAX_BUDGET_MS / (500.0 / az_strength.SIZING_SIMULATIONS))
+
+
 def test_the_report_plans_the_pilots_target(monkeypatch, network_file):
     """At equal time the report's plan is the pilot's target (the opponent's time in its games);
     with ``budget_ms`` the plan stays the budget."""

@@ -218,8 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--games", type=int, default=200, help="games a point, seats rotated and deals paired")
         sub.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (every point's)")
         sub.add_argument("--budget-ms", type=float, default=None,
-                         help=f"CPU ms per az move at equal time (default: the opponent's; at most "
-                              f"{MAX_BUDGET_MS:.0f})")
+                         help=f"CPU ms per az move at equal time (default: the opponent's, measured in the "
+                              f"pilot games; at most {MAX_BUDGET_MS:.0f})")
         sub.add_argument("--rollout-weight", type=float, default=0.0,
                          help="share of a leaf's value from a rollout (0 to 1)")
         sub.add_argument("--pilot-games", type=int, default=None,
