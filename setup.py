@@ -7,20 +7,20 @@ them and the data they carry are found here from the folders themselves, so addi
 (``envs/<game>/`` and ``seeds/<game>/``), a kind of agent (``agents/<kind>/``) or a shipped model
 needs no line in any list.
 """
+
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
 FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "cli", "llm")
 # data that travels with the code, so that a regular (non-editable) install finds it too
-RULES_DATA = ["*.json", "*.md"]          # each seeds/<game>/: rules text and component tables
+RULES_DATA = ["*.json", "*.md"]  # each seeds/<game>/: rules text and component tables
 MODELS_DATA = ["*.npz", "*.md", "*.json"]  # agents/champions/: shipped models and their manifest
-WEB_DATA = ["*"]                         # web/static/: the web app's page, its HTML, script and style
+WEB_DATA = ["*"]  # web/static/: the web app's page, its HTML, script and style
 
 
-def package_layout(root: Path = ROOT) -> Tuple[List[str], Dict[str, str], Dict[str, List[str]]]:
+def package_layout(root: Path = ROOT) -> tuple[list[str], dict[str, str], dict[str, list[str]]]:
     """``(packages, package_dir, package_data)`` for setuptools, read from the folders under ``root``."""
     packages = {"monster_zoo"}
     package_dir = {"monster_zoo": "monster_zoo", **{f"monster_zoo.{folder}": folder for folder in FOLDERS}}

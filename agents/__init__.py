@@ -11,6 +11,7 @@ Each kind of agent is a package of its own (``random/``, ``greedy/``, ``search/`
 The kinds whose numba kernels inline the engines' (``search``, ``az``) guard their cache in
 their package's ``__init__``.
 """
+
 from monster_zoo.agents.base import Agent
 from monster_zoo.agents.game_rules import WrongGameError
 from monster_zoo.agents.registry import available_agents, make_agent

@@ -37,22 +37,22 @@ A trained policy plays one player count and one set of rule options; random, gre
 searches read them from the state and play any of their game's. An agent made for no game
 (``made_for`` None: built by its constructor, a self-play snapshot) plays whatever it is given.
 """
-from typing import Optional
 
 import numpy as np
 
+from monster_zoo.agents.game_rules import GameRules, WrongGameError, game_with_sizes
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.core.seated_view import other_player_count
-
-from monster_zoo.agents.game_rules import GameRules, WrongGameError, game_with_sizes
 
 
 def state_needed(who: str, why: str = "needs the engine state") -> ValueError:
     """The error of an agent ``who`` that was given no state: ``"the greedy agent needs the engine
     state ..."``, saying how to pass it from a loop of one's own (the match runner passes it)."""
-    return ValueError(f"{who} {why} (needs_state = True): in your own AEC loop pass it as the third "
-                      f"argument, agent.act(observation, action_mask, env.unwrapped.engine_state)")
+    return ValueError(
+        f"{who} {why} (needs_state = True): in your own AEC loop pass it as the third "
+        f"argument, agent.act(observation, action_mask, env.unwrapped.engine_state)"
+    )
 
 
 class Agent:
@@ -69,7 +69,7 @@ class Agent:
     # inside numba, with ``self.rng`` as its generator, instead of calling ``act``.
     policy_kernel = None
     # The game this agent was made for (see the module doc); None plays any game.
-    made_for: Optional[GameRules] = None
+    made_for: GameRules | None = None
 
     def __init__(self, seed: int = 0):
         self.reset(seed)
@@ -79,18 +79,20 @@ class Agent:
         self.seed = int(seed)
         self.rng = make_rng(self.seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """Return one action index whose entry in ``action_mask`` is 1."""
         raise NotImplementedError
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
-                  states: Optional[np.ndarray] = None) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None
+    ) -> np.ndarray:
         """One action per row; agents that batch (neural policies) override this."""
         self.check_view(observations, masks, states)
         rows = range(len(masks))
-        return np.array([self.act(observations[i], masks[i], None if states is None else states[i])
-                         for i in rows], dtype=np.int64)
+        return np.array(
+            [self.act(observations[i], masks[i], None if states is None else states[i]) for i in rows],
+            dtype=np.int64,
+        )
 
     def check_game(self, game_id: str, config, options=None) -> None:
         """WrongGameError unless this agent may play ``game_id`` with the kernel ``config``
@@ -100,8 +102,10 @@ class Agent:
             return
         game = GameRules.from_config(game_id, config, options)
         if not made.admits(game):
-            raise WrongGameError(f"{self._who()} was made for {made.describe()}; this game is "
-                                 f"{game.describe()}. {self._remedy()}")
+            raise WrongGameError(
+                f"{self._who()} was made for {made.describe()}; this game is "
+                f"{game.describe()}. {self._remedy()}"
+            )
 
     def check_view(self, observation, action_mask, state=None) -> None:
         """WrongGameError unless the observation, mask and (when given) state are of a game this
@@ -109,21 +113,28 @@ class Agent:
         made = self.made_for
         if made is None:
             return
-        for what, shown, size in (("an action mask", action_mask, made.num_actions),
-                                  ("an observation", observation, made.obs_size), ("a state", state, made.state_size)):
+        for what, shown, size in (
+            ("an action mask", action_mask, made.num_actions),
+            ("an observation", observation, made.obs_size),
+            ("a state", state, made.state_size),
+        ):
             if shown is not None and np.shape(shown)[-1:] != (size,):
                 found = np.shape(shown)[-1] if np.ndim(shown) else 0
                 whose = f" ({game_with_sizes(what, found)})" if found else ""
-                raise WrongGameError(f"{self._who()} was made for {made.describe()}; it was shown {what} of "
-                                     f"{found} values, where {made.game_id} has {size}{whose}. {self._remedy()}")
+                raise WrongGameError(
+                    f"{self._who()} was made for {made.describe()}; it was shown {what} of "
+                    f"{found} values, where {made.game_id} has {size}{whose}. {self._remedy()}"
+                )
         if made.rules is None:
             return
         if state is not None:
             seated = np.asarray(state)[..., H_NUM_PLAYERS]
             if (seated != made.num_players).any():
                 found = int(np.ravel(seated)[np.flatnonzero(np.ravel(seated) != made.num_players)[0]])
-                raise WrongGameError(f"{self._who()} was made for {made.describe()}; this state is of "
-                                     f"{made.game_id} with num_players={found}. {self._remedy()}")
+                raise WrongGameError(
+                    f"{self._who()} was made for {made.describe()}; this state is of "
+                    f"{made.game_id} with num_players={found}. {self._remedy()}"
+                )
         if observation is not None and made.seated_index is not None:
             # No view holds its player count as a number; its seat entries tell it (seated_view).
             found = other_player_count(made.seated_index, observation, made.num_players)
@@ -133,14 +144,17 @@ class Agent:
                     f"table of {found} players, not {made.num_players} (as its seat entries say). Build the "
                     f"agent for {found} players: make_agent(name, env) with the env it plays, or "
                     f"make_agent(name, {made.game_id!r}, options={{'num_players': {found}}}) (for a champion, "
-                    f"the one shipped for {found} players)")
+                    f"the one shipped for {found} players)"
+                )
 
     def _who(self) -> str:
         return f"agent {self.name!r}"
 
     def _remedy(self) -> str:
-        return ("Build the agent for the game it plays: make_agent(name, env), or "
-                "make_agent(name, game_id, options=...) with that game's options")
+        return (
+            "Build the agent for the game it plays: make_agent(name, env), or "
+            "make_agent(name, game_id, options=...) with that game's options"
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
@@ -156,8 +170,7 @@ class StateKernelAgent(Agent):
 
     needs_state = True
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The kernel's choice among the legal actions of the seat on move."""
         if state is None:
             raise state_needed(f"the {self.name} agent")

@@ -17,19 +17,19 @@ for a game id and play any of its player counts and rule options
 rule options (:meth:`GameRules.from_options`), because the observation of another table
 means something else even where its size is the same.
 """
+
 import itertools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Tuple
 
 import numpy as np
 
 from monster_zoo import envs
+from monster_zoo.agents.model_file import PLAY_TIME_OPTIONS, describe, rule_options
 from monster_zoo.envs.core.contract import C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, GameSpec
 from monster_zoo.envs.core.game import Game
 from monster_zoo.envs.core.seated_view import seated_index
-
-from monster_zoo.agents.model_file import PLAY_TIME_OPTIONS, describe, rule_options
 
 _PLAY_TIME_ENTRIES = (C_MAX_STEPS, C_REWARD_MODE)
 # Reading a config back into options tries every combination of the options that list their
@@ -41,7 +41,7 @@ class WrongGameError(ValueError):
     """An agent was asked to play a game, player count or rule option it was not made for."""
 
 
-def rule_entries(config) -> Tuple[int, ...]:
+def rule_entries(config) -> tuple[int, ...]:
     """The entries of a kernel config that set the rules (``num_players`` first)."""
     return tuple(int(v) for k, v in enumerate(np.asarray(config).reshape(-1)) if k not in _PLAY_TIME_ENTRIES)
 
@@ -52,14 +52,14 @@ class GameRules:
     entries of its config; ``options`` are its rule options where known (for messages)."""
 
     game_id: str
-    rules: Optional[Tuple[int, ...]] = None
-    options: Optional[Mapping] = field(default=None, compare=False)
+    rules: tuple[int, ...] | None = None
+    options: Mapping | None = field(default=None, compare=False)
     # The game's sizes, which tell a game's views apart (every registered game differs in each).
     num_actions: int = field(init=False, compare=False)
     obs_size: int = field(init=False, compare=False)
     state_size: int = field(init=False, compare=False)
     # The observation's seat entries that tell its player count (None where the game has none).
-    seated_index: Optional[np.ndarray] = field(init=False, compare=False, repr=False)
+    seated_index: np.ndarray | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self):
         spec = envs.spec(self.game_id)  # an unknown id fails here, listing the registered ones
@@ -74,27 +74,29 @@ class GameRules:
         return cls(game_id)
 
     @classmethod
-    def from_options(cls, game_id: str, options: Optional[Mapping] = None) -> "GameRules":
+    def from_options(cls, game_id: str, options: Mapping | None = None) -> "GameRules":
         """``game_id`` with ``options`` over its defaults (validated: bad ones raise as ``make`` does)."""
         given = dict(options or {})
         bound = rule_options(game_id, given)
         return cls(game_id, rule_entries(envs.config(game_id, given)), bound)
 
     @classmethod
-    def from_config(cls, game_id: str, config, options: Optional[Mapping] = None) -> "GameRules":
+    def from_config(cls, game_id: str, config, options: Mapping | None = None) -> "GameRules":
         """``game_id`` with the kernel ``config``; its rule options are ``options`` when given
         (they must give this config), else read back from the config where they can be."""
         rules = rule_entries(config)
         if options is not None:
             named = cls.from_options(game_id, options)
             if named.rules != rules:
-                raise ValueError(f"the options {describe(game_id, named.options)} do not give the config "
-                                 f"{list(np.asarray(config))}")
+                raise ValueError(
+                    f"the options {describe(game_id, named.options)} do not give the config "
+                    f"{list(np.asarray(config))}"
+                )
             return named
         return cls(game_id, rules, _options_of(game_id, rules))
 
     @property
-    def num_players(self) -> Optional[int]:
+    def num_players(self) -> int | None:
         """The player count (None for any)."""
         return None if self.rules is None else self.rules[C_NUM_PLAYERS]
 
@@ -108,16 +110,21 @@ class GameRules:
             return f"{self.game_id} (any player count and rule options)"
         if self.options is not None:
             return describe(self.game_id, self.options)
-        return (f"{self.game_id} with num_players={self.num_players} and rule options other than the "
-                f"defaults (rule config {list(self.rules)})")
+        return (
+            f"{self.game_id} with num_players={self.num_players} and rule options other than the "
+            f"defaults (rule config {list(self.rules)})"
+        )
 
 
-def _options_of(game_id: str, rules: Tuple[int, ...]) -> Optional[dict]:
+def _options_of(game_id: str, rules: tuple[int, ...]) -> dict | None:
     """The rule options that give ``rules``: the player count with the defaults, or with other
     values of the options that list them; None when no combination tried gives them."""
     spec = envs.spec(game_id)
-    listed = [o for o in spec.options
-              if o.choices is not None and o.name not in PLAY_TIME_OPTIONS and o.name != "num_players"]
+    listed = [
+        o
+        for o in spec.options
+        if o.choices is not None and o.name not in PLAY_TIME_OPTIONS and o.name != "num_players"
+    ]
     values = [o.choices for o in listed]
     for k, combination in enumerate(itertools.product(*values)):
         if k == _MAX_COMBINATIONS:
@@ -132,7 +139,7 @@ def _options_of(game_id: str, rules: Tuple[int, ...]) -> Optional[dict]:
     return None
 
 
-def game_of(game, options: Optional[Mapping] = None) -> GameRules:
+def game_of(game, options: Mapping | None = None) -> GameRules:
     """The game of ``game``: a game id (with ``options``), or a monster-zoo env - an AEC env
     (wrapped or raw), a batched engine, a learner env or an SB3 vec env - whose options or config
     give the player count and rule options.
@@ -145,8 +152,10 @@ def game_of(game, options: Optional[Mapping] = None) -> GameRules:
     raw = getattr(game, "unwrapped", game)
     spec = getattr(raw, "game_spec", None) or getattr(raw, "spec", None)
     if not isinstance(spec, (Game, GameSpec)):
-        raise TypeError(f"expected a game id or a monster-zoo env (AEC env, raw env, batched engine, learner "
-                        f"env or vec env), got {type(game).__name__}")
+        raise TypeError(
+            f"expected a game id or a monster-zoo env (AEC env, raw env, batched engine, learner "
+            f"env or vec env), got {type(game).__name__}"
+        )
     own = getattr(raw, "options", None)
     if isinstance(own, Mapping):
         found = GameRules.from_options(spec.env_id, own)
@@ -158,12 +167,16 @@ def game_of(game, options: Optional[Mapping] = None) -> GameRules:
     if options is not None:
         named = GameRules.from_options(spec.env_id, options)
         if named != found:
-            raise ValueError(f"options={json.dumps(dict(options))} describe {named.describe()}, but the env "
-                             f"plays {found.describe()}: pass the env alone, it knows its options")
+            raise ValueError(
+                f"options={json.dumps(dict(options))} describe {named.describe()}, but the env "
+                f"plays {found.describe()}: pass the env alone, it knows its options"
+            )
         return named if found.options is None else found
     if found.options is None:
-        raise ValueError(f"the rule options of this {spec.env_id} engine cannot be read back from its config "
-                         f"{list(found.rules)}: pass the options it was built with as options=")
+        raise ValueError(
+            f"the rule options of this {spec.env_id} engine cannot be read back from its config "
+            f"{list(found.rules)}: pass the options it was built with as options="
+        )
     return found
 
 

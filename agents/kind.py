@@ -10,8 +10,10 @@ finds the games; nothing else lists them.
 A ``kind.py`` stays light: it imports its agent classes inside the functions that make them, so
 listing the names of every kind loads no kernel and no model.
 """
+
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -22,11 +24,11 @@ class Request:
     gave (``"runs/x.npz"`` of ``"ppo:runs/x.npz"``), else None."""
 
     game_id: str
-    options: Dict
+    options: dict
     seed: int = 0
     name: str = ""
-    version: Optional[int] = None
-    path: Optional[str] = None
+    version: int | None = None
+    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,8 @@ class AgentKind:
 
     summary: str
     names: Callable[[str], Mapping[str, Sequence[int]]]
-    make: Optional[Callable[[Request], Any]] = None
+    make: Callable[[Request], Any] | None = None
     listed: Callable[[str], bool] = always
     any_version: bool = False
-    models: Tuple[ModelPrefix, ...] = ()
-    settings: Optional[AgentSettings] = None
+    models: tuple[ModelPrefix, ...] = ()
+    settings: AgentSettings | None = None

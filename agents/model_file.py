@@ -34,18 +34,24 @@ A model knows its game: ``rule_options`` are the options it is bound to (options
 ``PLAY_TIME_OPTIONS`` change neither the rules nor the observation and are played as
 asked), and ``sizes_problem`` says when its game's observation has changed since.
 """
+
 import json
 import math
 import zipfile
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.envs.core.bounded_reading import BoundedReader, check_json_depth, open_regular_file, read_at_most
+from monster_zoo.envs.core.bounded_reading import (
+    BoundedReader,
+    check_json_depth,
+    open_regular_file,
+    read_at_most,
+)
 from monster_zoo.envs.core.escaping import visible
 
 FORMAT = "monster-zoo-policy"
@@ -73,7 +79,7 @@ class ModelFileError(ValueError):
     """A model file that cannot be used: unreadable, malformed, unsafe or for another game."""
 
 
-def rule_options(game_id: str, options: Optional[Mapping] = None) -> Dict:
+def rule_options(game_id: str, options: Mapping | None = None) -> dict:
     """The options a model is bound to: ``options`` over the game's defaults, validated, without
     ``PLAY_TIME_OPTIONS``, as plain JSON values (tuples become lists)."""
     from monster_zoo.envs.core.options import resolve_options
@@ -101,13 +107,19 @@ def _check_type(label: str, where: str, value, kind, what: str):
 
 
 # The fields every model file's metadata has, whatever its architecture.
-COMMON_FIELDS = {"game": (str, "a game id"), "options": (dict, "an object of options"),
-                 "observation_size": (int, "an integer"), "observation_version": (int, "an integer"),
-                 "num_actions": (int, "an integer"), "architecture": (dict, "an object"),
-                 "name": (str, "a string"), "training": (dict, "an object")}
+COMMON_FIELDS = {
+    "game": (str, "a game id"),
+    "options": (dict, "an object of options"),
+    "observation_size": (int, "an integer"),
+    "observation_version": (int, "an integer"),
+    "num_actions": (int, "an integer"),
+    "architecture": (dict, "an object"),
+    "name": (str, "a string"),
+    "training": (dict, "an object"),
+}
 
 
-def check_common(metadata, label: str, fields: Optional[Mapping] = None) -> None:
+def check_common(metadata, label: str, fields: Mapping | None = None) -> None:
     """ModelFileError unless ``metadata`` is a well-formed model file's of this version of the
     format: its format, its version, the ``COMMON_FIELDS`` and ``fields`` (a kind's own, name ->
     (type, what it must be)) of the right types, a game this monster-zoo has, sizes of at least
@@ -118,8 +130,11 @@ def check_common(metadata, label: str, fields: Optional[Mapping] = None) -> None
     version = metadata.get("format_version")
     _check_type(label, "format_version", version, int, "an integer")
     if version != FORMAT_VERSION:
-        fail(label, f"has format version {version}; this monster-zoo reads version {FORMAT_VERSION} "
-             "(re-export the model with the monster-zoo that trained it)")
+        fail(
+            label,
+            f"has format version {version}; this monster-zoo reads version {FORMAT_VERSION} "
+            "(re-export the model with the monster-zoo that trained it)",
+        )
     required = {**COMMON_FIELDS, **(fields or {})}
     missing = sorted(set(required) - set(metadata))
     if missing:
@@ -127,8 +142,11 @@ def check_common(metadata, label: str, fields: Optional[Mapping] = None) -> None
     for key, (kind, what) in required.items():
         _check_type(label, key, metadata[key], kind, what)
     if not envs.registry.registered(metadata["game"]):
-        fail(label, f"is for game {metadata['game']!r}, which this monster-zoo does not have "
-             f"(available: {', '.join(envs.available())})")
+        fail(
+            label,
+            f"is for game {metadata['game']!r}, which this monster-zoo does not have "
+            f"(available: {', '.join(envs.available())})",
+        )
     for key in ("observation_size", "num_actions"):
         if metadata[key] < 1:
             fail(label, f"metadata field {key} must be at least 1")
@@ -139,20 +157,24 @@ def check_common(metadata, label: str, fields: Optional[Mapping] = None) -> None
         fail(label, "metadata field name is empty")
 
 
-def sizes_problem(metadata: Mapping, game_id: str) -> Optional[str]:
+def sizes_problem(metadata: Mapping, game_id: str) -> str | None:
     """Why a model's observation or action size, or the version of its game's observation, is not
     ``game_id``'s as it is now (the observation changed since the model was trained), or None."""
     spec = envs.spec(game_id)
     if (metadata["observation_size"], metadata["num_actions"]) != (spec.obs_size, spec.num_actions):
-        return (f"takes {metadata['observation_size']} observations and gives {metadata['num_actions']} "
-                f"actions; {game_id} has {spec.obs_size} and {spec.num_actions}")
+        return (
+            f"takes {metadata['observation_size']} observations and gives {metadata['num_actions']} "
+            f"actions; {game_id} has {spec.obs_size} and {spec.num_actions}"
+        )
     if metadata["observation_version"] != spec.observation_version:
-        return (f"was trained on version {metadata['observation_version']} of {game_id}'s observation; this "
-                f"monster-zoo has version {spec.observation_version}")
+        return (
+            f"was trained on version {metadata['observation_version']} of {game_id}'s observation; this "
+            f"monster-zoo has version {spec.observation_version}"
+        )
     return None
 
 
-def layer_sizes_problem(where: str, sizes) -> Optional[str]:
+def layer_sizes_problem(where: str, sizes) -> str | None:
     """Why ``sizes``, the metadata field ``where``, is not a list of at most ``MAX_HIDDEN_LAYERS``
     layer sizes from 1 to ``MAX_LAYER_UNITS``, or None (an empty list passes)."""
     if not isinstance(sizes, list):
@@ -169,7 +191,7 @@ def layer_sizes_problem(where: str, sizes) -> Optional[str]:
     return None
 
 
-def parameters_problem(weight_shapes: Iterable[Tuple[int, int]]) -> Optional[str]:
+def parameters_problem(weight_shapes: Iterable[tuple[int, int]]) -> str | None:
     """Why layers of these ``(in, out)`` weights, each with a bias of ``out``, hold more than
     ``MAX_PARAMETERS`` parameters, or None."""
     parameters = sum(int(n_in) * int(n_out) + int(n_out) for n_in, n_out in weight_shapes)
@@ -178,12 +200,14 @@ def parameters_problem(weight_shapes: Iterable[Tuple[int, int]]) -> Optional[str
     return None
 
 
-def name_problem(name: str) -> Optional[str]:
+def name_problem(name: str) -> str | None:
     """Why a model's ``name`` (shown in tables and terminals) is too long or holds control
     characters, or None."""
     if len(name) > MAX_NAME_CHARS or visible(name) != name:
-        return (f"metadata field name must be at most {MAX_NAME_CHARS} characters without control "
-                f"characters, not {visible(name[:60])!r}")
+        return (
+            f"metadata field name must be at most {MAX_NAME_CHARS} characters without control "
+            f"characters, not {visible(name[:60])!r}"
+        )
     return None
 
 
@@ -239,6 +263,7 @@ def read_float_array(archive: zipfile.ZipFile, member: str, shape: tuple, label:
     """The float array ``member`` of an open model archive as float64, its ``.npy`` header checked
     against ``shape`` before any data is read and no more bytes read than that shape needs; never
     unpickled. ModelFileError starting with ``label`` otherwise."""
+
     def fail(problem: str):
         raise ModelFileError(f"{label}: {problem}")
 
@@ -246,22 +271,28 @@ def read_float_array(archive: zipfile.ZipFile, member: str, shape: tuple, label:
         fail(f"lacks the array {member}")
     with archive.open(member) as entry:
         # float64 is the widest dtype accepted: no valid entry is longer than this
-        f = BoundedReader(entry, _MAX_NPY_HEADER_BYTES + 8 * math.prod(shape), f"{label}: array {member}",
-                          ModelFileError)
+        f = BoundedReader(
+            entry, _MAX_NPY_HEADER_BYTES + 8 * math.prod(shape), f"{label}: array {member}", ModelFileError
+        )
         try:
             version = np.lib.format.read_magic(f)
             if version not in ((1, 0), (2, 0)):
                 raise ValueError(f".npy format version {version} is not read here")
-            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                      else np.lib.format.read_array_header_2_0)(f)
+            header = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )(f)
         except ModelFileError:
             raise
         except (ValueError, SyntaxError, TypeError) as err:
             fail(f"array {member} is not a .npy array ({err})")
         found_shape, fortran, dtype = header
         if dtype not in _FLOAT_KINDS:
-            fail(f"array {member} has dtype {dtype}, not float32 or float64"
-                 + (" (object arrays would need unpickling, which is refused)" if dtype.hasobject else ""))
+            fail(
+                f"array {member} has dtype {dtype}, not float32 or float64"
+                + (" (object arrays would need unpickling, which is refused)" if dtype.hasobject else "")
+            )
         if found_shape != shape:
             fail(f"array {member} has shape {found_shape}; the architecture needs {shape}")
         size = math.prod(shape) * dtype.itemsize
@@ -274,8 +305,15 @@ def read_float_array(archive: zipfile.ZipFile, member: str, shape: tuple, label:
     return array.astype(np.float64)
 
 
-def read_model(path, noun: str, kind: str, file_word: str, default_name: str, fields: Optional[Mapping],
-               arrays: Callable[[dict, str], Sequence[Tuple[str, tuple]]]) -> Tuple[dict, List[np.ndarray]]:
+def read_model(
+    path,
+    noun: str,
+    kind: str,
+    file_word: str,
+    default_name: str,
+    fields: Mapping | None,
+    arrays: Callable[[dict, str], Sequence[tuple[str, tuple]]],
+) -> tuple[dict, list[np.ndarray]]:
     """The one opener of every model file: ``(metadata, arrays)`` of the file ``path``, the metadata
     checked by :func:`check_common` (with the kind's own ``fields``) and by ``arrays(metadata,
     label)``, which checks the architecture and gives each array's member name and shape, in the
@@ -292,7 +330,9 @@ def read_model(path, noun: str, kind: str, file_word: str, default_name: str, fi
     with open_archive(path, label, kind) as archive:
         metadata = read_metadata_json(archive, label, kind)
         check_common(metadata, label, fields)
-        return metadata, [read_float_array(archive, member, shape, label) for member, shape in arrays(metadata, label)]
+        return metadata, [
+            read_float_array(archive, member, shape, label) for member, shape in arrays(metadata, label)
+        ]
 
 
 def read_metadata(path) -> dict:

@@ -25,11 +25,12 @@ Which names exist is said by the kinds of agent themselves: each package ``agent
 ``KIND`` (:class:`monster_zoo.agents.kind.AgentKind`) in its ``kind.py``, found here by its folder
 (as the env registry finds games by their pages), so adding a kind touches no file of this one.
 """
+
 import importlib
 import re
-from functools import lru_cache
+from collections.abc import Iterator, Sequence
+from functools import cache
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from monster_zoo import envs
 from monster_zoo.agents.base import Agent
@@ -38,21 +39,25 @@ from monster_zoo.agents.kind import AgentKind, ModelPrefix, Request
 
 KINDS_DIR = Path(__file__).resolve().parent
 # kinds registered by hand (tests' own kinds), by name, beside those found in the folders
-_REGISTERED: Dict[str, AgentKind] = {}
+_REGISTERED: dict[str, AgentKind] = {}
 
 
-@lru_cache(maxsize=None)
-def _found_kinds() -> Tuple[Tuple[str, AgentKind], ...]:
+@cache
+def _found_kinds() -> tuple[tuple[str, AgentKind], ...]:
     """``(name, KIND)`` of every package ``agents/<name>/`` with a ``kind.py``, by name."""
-    return tuple((path.parent.name, importlib.import_module(f"{__package__}.{path.parent.name}.kind").KIND)
-                 for path in sorted(KINDS_DIR.glob("*/kind.py")))
+    return tuple(
+        (path.parent.name, importlib.import_module(f"{__package__}.{path.parent.name}.kind").KIND)
+        for path in sorted(KINDS_DIR.glob("*/kind.py"))
+    )
 
 
 def register_kind(name: str, kind: AgentKind) -> None:
     """Add a kind of agent that lives outside ``agents/`` (a test's own kind); the kinds of
     ``agents/`` need no call."""
     if not isinstance(kind, AgentKind):
-        raise TypeError(f"register_kind({name!r}, kind): kind must be an AgentKind, not {type(kind).__name__}")
+        raise TypeError(
+            f"register_kind({name!r}, kind): kind must be an AgentKind, not {type(kind).__name__}"
+        )
     _REGISTERED[name] = kind
 
 
@@ -61,7 +66,7 @@ def unregister_kind(name: str) -> None:
     _REGISTERED.pop(name, None)
 
 
-def agent_kinds() -> Dict[str, AgentKind]:
+def agent_kinds() -> dict[str, AgentKind]:
     """Every kind of agent by name: those of ``agents/``'s packages, then those registered by hand."""
     return {**dict(_found_kinds()), **_REGISTERED}
 
@@ -86,7 +91,7 @@ def versioned_name(game_id: str, short: str) -> str:
     raise ValueError(f"no kind of agent answers to {short!r} for {game_id}")
 
 
-def available_agents(game_id: str) -> List[str]:
+def available_agents(game_id: str) -> list[str]:
     """Names ``make_agent`` accepts for ``game_id``: short kinds, then versioned names."""
     game = game_name(game_id)
     short, versioned = [], []
@@ -98,7 +103,7 @@ def available_agents(game_id: str) -> List[str]:
     return sorted(short) + sorted(versioned)
 
 
-def _resolve(game_id: str, name: str) -> Tuple[AgentKind, str, Optional[int]]:
+def _resolve(game_id: str, name: str) -> tuple[AgentKind, str, int | None]:
     """``(kind, short name, version or None)`` of a short or versioned name; ValueError listing the
     valid names."""
     game = game_name(game_id)
@@ -111,11 +116,13 @@ def _resolve(game_id: str, name: str) -> Tuple[AgentKind, str, Optional[int]]:
             if match and (int(match.group(1)) in versions or kind.any_version):
                 return kind, short, int(match.group(1))
     files = ", ".join(prefix.shown for prefix in _model_prefixes())
-    raise ValueError(f"unknown agent {name!r} for {game_id}; valid names: "
-                     f"{', '.join(available_agents(game_id))} or {files}")
+    raise ValueError(
+        f"unknown agent {name!r} for {game_id}; valid names: "
+        f"{', '.join(available_agents(game_id))} or {files}"
+    )
 
 
-def split_label(name: str) -> Tuple[Optional[str], str]:
+def split_label(name: str) -> tuple[str | None, str]:
     """``"demo=ppo:x.npz"`` -> ``("demo", "ppo:x.npz")``; a name without a label -> ``(None, name)``.
 
     A label is the text before the first ``=`` when it holds no ``:`` or ``/`` (so a
@@ -133,17 +140,17 @@ def is_model(name: str) -> bool:
     return any(name.startswith(prefix.prefix) for prefix in _model_prefixes())
 
 
-def model_file(name: str) -> Optional[str]:
+def model_file(name: str) -> str | None:
     """The path of the model file an agent name reads (``ppo:x.npz``, ``LABEL=az:x.npz``: ``x.npz``),
     or None for a name that reads no file."""
     rest = split_label(name)[1]
     for prefix in _model_prefixes():
-        if prefix.reads_file and rest.startswith(prefix.prefix) and rest[len(prefix.prefix):]:
-            return rest[len(prefix.prefix):]
+        if prefix.reads_file and rest.startswith(prefix.prefix) and rest[len(prefix.prefix) :]:
+            return rest[len(prefix.prefix) :]
     return None
 
 
-def agent_labels(names: Sequence[str], agents: Sequence[Agent]) -> List[str]:
+def agent_labels(names: Sequence[str], agents: Sequence[Agent]) -> list[str]:
     """Short labels of a field for tables and plots, numbered ``" #k"`` where they repeat.
 
     A name's own label (``demo=...``) wins; a model otherwise shows the name recorded
@@ -156,7 +163,7 @@ def agent_labels(names: Sequence[str], agents: Sequence[Agent]) -> List[str]:
     return [f"{s} #{short[:i].count(s) + 1}" if short.count(s) > 1 else s for i, s in enumerate(short)]
 
 
-def make_agent(name: str, game, seed: int = 0, options: Optional[Dict] = None) -> Agent:
+def make_agent(name: str, game, seed: int = 0, options: dict | None = None) -> Agent:
     """A new agent ``name`` for ``game``, seeded with ``seed``.
 
     ``game`` is the game the agent will play: a monster-zoo env - an AEC env (wrapped or raw),
@@ -178,7 +185,7 @@ def make_agent(name: str, game, seed: int = 0, options: Optional[Dict] = None) -
     label, name = split_label(name)
     reader = next((prefix for prefix in _model_prefixes() if name.startswith(prefix.prefix)), None)
     if reader is not None:
-        agent = reader.read(Request(game_id, options, seed, path=name[len(reader.prefix):]))
+        agent = reader.read(Request(game_id, options, seed, path=name[len(reader.prefix) :]))
     else:
         kind, short, version = _resolve(game_id, name)
         agent = kind.make(Request(game_id, options, seed, name=short, version=version))

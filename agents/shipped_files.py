@@ -9,16 +9,16 @@ nobody shipped. A champion file holds a PPO policy or, where a learned-search ne
 beat the PPO champion (issue 44), a byte copy of that network's file. This module reads model files
 but plays nothing, so both kinds of model can check their files here without importing each other.
 """
+
 import argparse
 import hashlib
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional, Sequence
 
 from monster_zoo import envs
-
 from monster_zoo.agents.model_file import ModelFileError, read_metadata
 
 CHAMPION_DIR = Path(__file__).with_name("champions")
@@ -42,22 +42,31 @@ def file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_manifest(folder: Optional[Path] = None) -> dict:
+def read_manifest(folder: Path | None = None) -> dict:
     """The manifest of ``folder`` (default: the shipped champions' folder); ModelFileError if it
     is missing or malformed."""
     path = Path(folder if folder is not None else CHAMPION_DIR) / MANIFEST
     if not path.is_file():
-        raise ModelFileError(f"{path} is missing: shipped champions load only with their SHA-256 digests "
-                             f"listed there (reinstall monster-zoo; after adding a champion: {_REGENERATE})")
+        raise ModelFileError(
+            f"{path} is missing: shipped champions load only with their SHA-256 digests "
+            f"listed there (reinstall monster-zoo; after adding a champion: {_REGENERATE})"
+        )
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as err:
         raise ModelFileError(f"{path} is not valid JSON ({err})") from None
     files = manifest.get("files") if isinstance(manifest, dict) else None
-    if not isinstance(files, dict) or manifest.get("format") != MANIFEST_FORMAT or not all(
-            isinstance(entry, dict) and isinstance(entry.get("sha256"), str) for entry in files.values()):
-        raise ModelFileError(f"{path} is not a {MANIFEST_FORMAT} manifest (a \"files\" object of name -> "
-                             f"{{\"sha256\", \"game\", \"num_players\", \"version\"}}); regenerate it: {_REGENERATE}")
+    if (
+        not isinstance(files, dict)
+        or manifest.get("format") != MANIFEST_FORMAT
+        or not all(
+            isinstance(entry, dict) and isinstance(entry.get("sha256"), str) for entry in files.values()
+        )
+    ):
+        raise ModelFileError(
+            f'{path} is not a {MANIFEST_FORMAT} manifest (a "files" object of name -> '
+            f'{{"sha256", "game", "num_players", "version"}}); regenerate it: {_REGENERATE}'
+        )
     return manifest
 
 
@@ -67,30 +76,39 @@ def verify_shipped(path: Path) -> None:
     path = Path(path)
     entry = read_manifest(path.parent)["files"].get(path.name)
     if entry is None:
-        raise ModelFileError(f"champion file {path} is not in {path.parent / MANIFEST}, so nothing says it "
-                             f"is the file that shipped: it is refused (after adding a champion: {_REGENERATE})")
+        raise ModelFileError(
+            f"champion file {path} is not in {path.parent / MANIFEST}, so nothing says it "
+            f"is the file that shipped: it is refused (after adding a champion: {_REGENERATE})"
+        )
     found = file_digest(path)
     if found != entry["sha256"]:
-        raise ModelFileError(f"champion file {path} has SHA-256 {found}, but {MANIFEST} lists {entry['sha256']}: "
-                             "the file changed after it shipped (damaged or tampered with) and is refused. "
-                             "Reinstall monster-zoo to restore it; retrained weights ship as a new version "
-                             "file, never over a shipped one")
+        raise ModelFileError(
+            f"champion file {path} has SHA-256 {found}, but {MANIFEST} lists {entry['sha256']}: "
+            "the file changed after it shipped (damaged or tampered with) and is refused. "
+            "Reinstall monster-zoo to restore it; retrained weights ship as a new version "
+            "file, never over a shipped one"
+        )
     expected = champion_of_file(path) or {}
     listed = {key: entry.get(key) for key in expected}
     if listed != expected:
-        raise ModelFileError(f"{path.parent / MANIFEST} lists {path.name} as {listed}, but its name says "
-                             f"{expected}; regenerate it: {_REGENERATE}")
+        raise ModelFileError(
+            f"{path.parent / MANIFEST} lists {path.name} as {listed}, but its name says "
+            f"{expected}; regenerate it: {_REGENERATE}"
+        )
 
 
-def champion_of_file(path: Path) -> Optional[dict]:
+def champion_of_file(path: Path) -> dict | None:
     """``{"game", "num_players", "version"}`` of a champion file named ``<game>-<n>p[-vK].npz`` for a
     registered game; None for any other file (other weights shipped in the folder)."""
     match = CHAMPION_FILE.fullmatch(path.stem) if path.suffix == ".npz" else None
     games = {envs.spec(g).name: g for g in envs.available()}
     if match is None or match["game"] not in games:
         return None
-    return {"game": games[match["game"]], "num_players": int(match["players"]),
-            "version": int(match["version"] or 1)}
+    return {
+        "game": games[match["game"]],
+        "num_players": int(match["players"]),
+        "version": int(match["version"] or 1),
+    }
 
 
 def _check_champion_fits(path: Path, entry: dict) -> None:
@@ -102,16 +120,20 @@ def _check_champion_fits(path: Path, entry: dict) -> None:
     if metadata["architecture"].get("type") == AZ_ARCHITECTURE:
         counts = metadata.get("player_counts") or []
         if metadata["game"] != entry["game"] or entry["num_players"] not in counts:
-            raise ModelFileError(f"{path.name} holds a learned-search network for {metadata['game']} with "
-                                 f"{', '.join(map(str, counts))} players, but its name says {wanted}")
+            raise ModelFileError(
+                f"{path.name} holds a learned-search network for {metadata['game']} with "
+                f"{', '.join(map(str, counts))} players, but its name says {wanted}"
+            )
         return
     trained = (metadata["game"], metadata["options"].get("num_players"))
     if trained != (entry["game"], entry["num_players"]):
-        raise ModelFileError(f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "
-                             f"but its name says {wanted}")
+        raise ModelFileError(
+            f"{path.name} holds a policy for {trained[0]} with num_players={trained[1]}, "
+            f"but its name says {wanted}"
+        )
 
 
-def build_manifest(folder: Optional[Path] = None) -> dict:
+def build_manifest(folder: Path | None = None) -> dict:
     """The manifest of every ``.npz`` file in ``folder`` (default: the champions' folder): its
     SHA-256 digest and, for a champion, its game, player count and version, which must be the
     ones of the model file it holds (a PPO policy, or a learned-search network that plays that count)."""
@@ -125,7 +147,7 @@ def build_manifest(folder: Optional[Path] = None) -> dict:
     return {"format": MANIFEST_FORMAT, "format_version": 1, "files": files}
 
 
-def write_manifest(folder: Optional[Path] = None) -> Path:
+def write_manifest(folder: Path | None = None) -> Path:
     """Write the manifest of ``folder`` (default: the champions' folder) beside its files; returns its path."""
     folder = Path(folder if folder is not None else CHAMPION_DIR)
     path = folder / MANIFEST
@@ -133,7 +155,7 @@ def write_manifest(folder: Optional[Path] = None) -> Path:
     return path
 
 
-def manifest_problems(folder: Optional[Path] = None) -> List[str]:
+def manifest_problems(folder: Path | None = None) -> list[str]:
     """What is wrong between ``folder``'s files and its manifest (empty when they agree)."""
     folder = Path(folder if folder is not None else CHAMPION_DIR)
     try:
@@ -149,14 +171,19 @@ def manifest_problems(folder: Optional[Path] = None) -> List[str]:
     return problems
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m monster_zoo.agents.champions [--write-manifest]``: check the shipped files against
     the manifest (status 1 and the problems if they differ), or regenerate it."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.agents.champions",
-                                     description="Check the shipped champions against their manifest of "
-                                     "SHA-256 digests, or regenerate it after adding a champion.")
-    parser.add_argument("--write-manifest", action="store_true",
-                        help=f"list every champion file of {CHAMPION_DIR} in {MANIFEST} with its digest")
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.agents.champions",
+        description="Check the shipped champions against their manifest of "
+        "SHA-256 digests, or regenerate it after adding a champion.",
+    )
+    parser.add_argument(
+        "--write-manifest",
+        action="store_true",
+        help=f"list every champion file of {CHAMPION_DIR} in {MANIFEST} with its digest",
+    )
     args = parser.parse_args(argv)
     if args.write_manifest:
         path = write_manifest(CHAMPION_DIR)

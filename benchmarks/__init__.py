@@ -7,6 +7,7 @@ kernels, so their numba cache is cleared whenever those sources change (numba on
 file a kernel is defined in: a timing loop would otherwise keep timing the old search): guarded
 here, before any of them loads.
 """
+
 from pathlib import Path
 
 from monster_zoo.envs.core.cache import guard_package

@@ -26,19 +26,26 @@ layer row by row skipping zero inputs, the rest through BLAS (**sparse-first**),
 ``az`` in the same interleaved repeats, in microseconds per row and as ``az / batched`` (above 1:
 the batch pays). BLAS runs on one thread (threadpoolctl), as the search's one thread per game does.
 """
+
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
-from typing import Callable, Dict, List
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import AZNetwork, MAX_SEATS, forward, forward_batch, network_input, read_network
+from monster_zoo.agents.az.network import (
+    MAX_SEATS,
+    AZNetwork,
+    forward,
+    forward_batch,
+    network_input,
+    read_network,
+)
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
@@ -47,7 +54,7 @@ from monster_zoo.evaluation.host import cpu_name
 TARGET_RATIO = 1.5  # az within this factor of the plain 2-D loop (issue 44, point 3)
 
 
-def chosen_games(parser, text: str) -> List[str]:
+def chosen_games(parser, text: str) -> list[str]:
     """The game ids of a comma-separated ``--games`` value (``all``: every game); ``parser`` exits
     naming the unknown ones and the valid ones."""
     games = envs.available() if text == "all" else text.split(",")
@@ -115,7 +122,7 @@ def numpy_rows(layers, xs: np.ndarray) -> None:
         _ = np.tanh(h @ layers[-1][0] + layers[-1][1])
 
 
-def fastest_per_row(runs: Dict[str, Callable[[], None]], rows: int, repeats: int) -> Dict[str, float]:
+def fastest_per_row(runs: dict[str, Callable[[], None]], rows: int, repeats: int) -> dict[str, float]:
     """The fastest of ``repeats`` timings of each of ``runs``, in microseconds per row.
 
     The runs are interleaved within each repeat (a busy spell on a shared machine hits them
@@ -132,13 +139,15 @@ def fastest_per_row(runs: Dict[str, Callable[[], None]], rows: int, repeats: int
     return best
 
 
-def measure(network: AZNetwork, rows: int, repeats: int) -> Dict[str, float]:
+def measure(network: AZNetwork, rows: int, repeats: int) -> dict[str, float]:
     """Microseconds per row of the three forward passes over the same inputs (ValueError if az and
     the plain loop disagree)."""
     xs = inputs(network, rows)
     layers = [(np.ascontiguousarray(w), np.ascontiguousarray(b)) for w, b in network.layers()]
     if len(layers) != 4:
-        raise ValueError(f"{network.game_id}: the reference loop takes a two-layer trunk, not {len(layers) - 2}")
+        raise ValueError(
+            f"{network.game_id}: the reference loop takes a two-layer trunk, not {len(layers) - 2}"
+        )
     weights, biases = tuple(w for w, _ in layers), tuple(b for _, b in layers)
     n_actions, hidden = int(network.shapes[-2, 1]), network.hidden_sizes
     logits, values = np.zeros(n_actions, np.float32), np.zeros(MAX_SEATS, np.float32)
@@ -149,9 +158,15 @@ def measure(network: AZNetwork, rows: int, repeats: int) -> Dict[str, float]:
     az_rows(network.params, network.shapes, xs[-1:], scratch, logits, values)
     if not (np.allclose(logits, ref_logits, atol=1e-3) and np.allclose(values, ref_values, atol=1e-4)):
         raise ValueError(f"{network.game_id}: az and the plain loop disagree")
-    return fastest_per_row({"az": lambda: az_rows(network.params, network.shapes, xs, scratch, logits, values),
-                            "plain": lambda: plain_forward(weights, biases, xs, a, b, logits, values),
-                            "numpy": lambda: numpy_rows(layers, xs)}, rows, repeats)
+    return fastest_per_row(
+        {
+            "az": lambda: az_rows(network.params, network.shapes, xs, scratch, logits, values),
+            "plain": lambda: plain_forward(weights, biases, xs, a, b, logits, values),
+            "numpy": lambda: numpy_rows(layers, xs),
+        },
+        rows,
+        repeats,
+    )
 
 
 def batched_rows(network: AZNetwork, xs: np.ndarray, batch: int, sparse_input: bool) -> Callable[[], None]:
@@ -160,16 +175,26 @@ def batched_rows(network: AZNetwork, xs: np.ndarray, batch: int, sparse_input: b
     trunk_a, trunk_b = np.zeros(batch * width, np.float32), np.zeros(batch * width, np.float32)
     logits = np.zeros((batch, int(network.shapes[-2, 1])), np.float32)
     values = np.zeros((batch, MAX_SEATS), np.float32)
-    chunks = [np.ascontiguousarray(xs[start:start + batch]) for start in range(0, xs.shape[0], batch)]
+    chunks = [np.ascontiguousarray(xs[start : start + batch]) for start in range(0, xs.shape[0], batch)]
 
     def run():
         for chunk in chunks:
-            forward_batch(network.params, network.shapes, chunk, chunk.shape[0], sparse_input, trunk_a, trunk_b,
-                          logits, values)
+            forward_batch(
+                network.params,
+                network.shapes,
+                chunk,
+                chunk.shape[0],
+                sparse_input,
+                trunk_a,
+                trunk_b,
+                logits,
+                values,
+            )
+
     return run
 
 
-def measure_batches(network: AZNetwork, rows: int, repeats: int, batches: List[int]) -> Dict[str, float]:
+def measure_batches(network: AZNetwork, rows: int, repeats: int, batches: list[int]) -> dict[str, float]:
     """Microseconds per row of ``az`` and of both batched passes at every batch size (keys
     ``blas B``, ``sparse-first B``), in the same interleaved repeats."""
     xs = inputs(network, rows)
@@ -183,13 +208,15 @@ def measure_batches(network: AZNetwork, rows: int, repeats: int, batches: List[i
     return fastest_per_row(runs, rows, repeats)
 
 
-def print_batches(rows: int, repeats: int, batches: List[int]) -> None:
+def print_batches(rows: int, repeats: int, batches: list[int]) -> None:
     """Print, per shipped network and batch size, the batched passes beside ``az``."""
-    from threadpoolctl import threadpool_limits
     import scipy.linalg.cython_blas  # noqa: F401  (numba's BLAS: loaded here so the limit reaches it)
+    from threadpoolctl import threadpool_limits
 
-    print(f"{'network':<32} {'batch':>5} {'az us':>7} {'blas us':>8} {'sparse-first us':>16} "
-          f"{'az/blas':>8} {'az/sparse-first':>16}")
+    print(
+        f"{'network':<32} {'batch':>5} {'az us':>7} {'blas us':>8} {'sparse-first us':>16} "
+        f"{'az/blas':>8} {'az/sparse-first':>16}"
+    )
     with threadpool_limits(1, user_api="blas"):
         for game_id in envs.available():
             path = shipped_network_path(game_id)
@@ -199,18 +226,26 @@ def print_batches(rows: int, repeats: int, batches: List[int]) -> None:
             t = measure_batches(read_network(path), rows, repeats, batches)
             for batch in batches:
                 blas, sparse = t[f"blas {batch}"], t[f"sparse-first {batch}"]
-                print(f"{path.name:<32} {batch:>5} {t['az']:7.2f} {blas:8.2f} {sparse:16.2f} "
-                      f"{t['az'] / blas:8.2f} {t['az'] / sparse:16.2f}", flush=True)
+                print(
+                    f"{path.name:<32} {batch:>5} {t['az']:7.2f} {blas:8.2f} {sparse:16.2f} "
+                    f"{t['az'] / blas:8.2f} {t['az'] / sparse:16.2f}",
+                    flush=True,
+                )
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     """Print the forward passes' timings per game's shipped network; 1 if ``az`` misses the target."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=256, help="inputs per timing (default 256)")
-    parser.add_argument("--repeats", type=int, default=30, help="timings of each, the fastest kept (default 30)")
+    parser.add_argument(
+        "--repeats", type=int, default=30, help="timings of each, the fastest kept (default 30)"
+    )
     parser.add_argument("--quick", action="store_true", help="16 rows, 2 repeats: a smoke test")
-    parser.add_argument("--batch", default="", help="comma-separated batch sizes: time the batched BLAS passes "
-                        "at each beside az (e.g. 1,8,32,64)")
+    parser.add_argument(
+        "--batch",
+        default="",
+        help="comma-separated batch sizes: time the batched BLAS passes at each beside az (e.g. 1,8,32,64)",
+    )
     args = parser.parse_args(argv)
     if args.rows < 1 or args.repeats < 1:
         parser.error("--rows and --repeats must be at least 1")
@@ -221,7 +256,9 @@ def main(argv: List[str] = None) -> int:
     if any(b < 1 for b in batches):
         parser.error("--batch sizes must be at least 1")
     rows, repeats = (16, 2) if args.quick else (args.rows, args.repeats)
-    print(f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {rows} rows, fastest of {repeats} interleaved")
+    print(
+        f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {rows} rows, fastest of {repeats} interleaved"
+    )
     if batches:
         print_batches(rows, repeats, batches)
         return 0

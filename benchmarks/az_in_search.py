@@ -38,11 +38,11 @@ Per game, over ``--positions`` live positions at its smallest player count (the 
 The cycle counter is converted with its rate measured against ``time.perf_counter``; the CPU and
 the 1-minute load are printed, since a shared machine moves every figure.
 """
+
 from __future__ import annotations
 
 import os
 import time
-from typing import List
 
 import numpy as np
 from llvmlite import ir
@@ -51,33 +51,96 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_legal,
-                                           network_input, nonzero_indices, random_network, read_network)
-from monster_zoo.agents.az.search import (CHILDREN, COUNTS, PRIORS, S_C_PUCT, S_C_SCALE, S_C_VISIT, S_MIN_SPREAD,
-                                          S_SIMULATIONS, SETTINGS, VALUES, SearchSettings, _leaf_output, _new_node,
-                                          _puct_action, _root_action, _root_finish, _root_legal, _root_prepare,
-                                          _root_scores, gumbel_search, trees)
+from monster_zoo.agents.az.network import (
+    MAX_SEATS,
+    PARAMS,
+    SHAPES,
+    count_input,
+    forward,
+    forward_legal,
+    network_input,
+    nonzero_indices,
+    random_network,
+    read_network,
+)
+from monster_zoo.agents.az.search import (
+    CHILDREN,
+    COUNTS,
+    PRIORS,
+    S_C_PUCT,
+    S_C_SCALE,
+    S_C_VISIT,
+    S_MIN_SPREAD,
+    S_SIMULATIONS,
+    SETTINGS,
+    VALUES,
+    SearchSettings,
+    _leaf_output,
+    _new_node,
+    _puct_action,
+    _root_action,
+    _root_finish,
+    _root_legal,
+    _root_prepare,
+    _root_scores,
+    gumbel_search,
+    trees,
+)
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.search.tree import UNTRIED, backup, no_determinize, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games
 from monster_zoo.benchmarks.az_simulation import positions, simulation_arguments
-from monster_zoo.evaluation.host import cpu_name
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
-                                            H_TERMINAL, LEGAL_MASK_T, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    DETERMINIZE_T,
+    FLOATS,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_TERMINAL,
+    LEGAL_MASK_T,
+    OBSERVE_T,
+    POLICY_T,
+    RETURNS_T,
+    RNG,
+    STATE,
+)
 from monster_zoo.envs.core.header import running, truncated
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.evaluation.host import cpu_name
 
 # The pieces' rows of the ``ticks`` and ``calls`` arrays, in the order printed.
-PIECES = ("root choice", "copy+redeal", "apply_action", "legal_mask", "legal list", "puct", "new node", "observe",
-          "network", "priors", "backup")
-(P_ROOT, P_START, P_APPLY, P_LEGAL, P_LIST, P_PUCT, P_NODE, P_OBSERVE, P_NETWORK, P_PRIORS,
- P_BACKUP) = range(len(PIECES))
+PIECES = (
+    "root choice",
+    "copy+redeal",
+    "apply_action",
+    "legal_mask",
+    "legal list",
+    "puct",
+    "new node",
+    "observe",
+    "network",
+    "priors",
+    "backup",
+)
+(P_ROOT, P_START, P_APPLY, P_LEGAL, P_LIST, P_PUCT, P_NODE, P_OBSERVE, P_NETWORK, P_PRIORS, P_BACKUP) = range(
+    len(PIECES)
+)
 # Rows of ``ticks`` past the pieces': a search's loop of simulations, and the whole search.
 LOOP, WHOLE = len(PIECES), len(PIECES) + 1
 # Entries of the ``leaves`` statistics: sums over the simulations (and over the searches' roots).
-(L_SIMULATIONS, L_DEPTH, L_LEGAL, L_INPUTS, L_UNITS, L_EVALUATED, L_ROOTS, L_ROOT_INPUTS, L_ROOT_UNITS,
- L_READS) = range(10)
+(
+    L_SIMULATIONS,
+    L_DEPTH,
+    L_LEGAL,
+    L_INPUTS,
+    L_UNITS,
+    L_EVALUATED,
+    L_ROOTS,
+    L_ROOT_INPUTS,
+    L_ROOT_UNITS,
+    L_READS,
+) = range(10)
 TICKS = types.int64[::1]
 STATS = types.float64[::1]
 
@@ -85,10 +148,13 @@ STATS = types.float64[::1]
 @intrinsic
 def _clock(typingctx):
     """The CPU's cycle counter (``rdtsc`` on x86: a few dozen cycles, not serializing)."""
+
     def codegen(context, builder, signature, args):
-        counter = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
-                                                 "llvm.readcyclecounter")
+        counter = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter"
+        )
         return builder.call(counter, [])
+
     return types.int64(), codegen
 
 
@@ -128,14 +194,57 @@ def _timed_legal_list(state, mask, legal, legal_mask, ticks, calls):
 
 
 @njit(cache=True)
-def _timed_descent(root, k, resample, rng, settings, root_legal, root_count, root_logits, probs, noise, raw_value,
-                   schedule, sigma, scores, sim, sim_rng, mask, legal, path, size, children, visits, values, priors,
-                   apply_action, legal_mask, determinize, ticks, calls):
+def _timed_descent(
+    root,
+    k,
+    resample,
+    rng,
+    settings,
+    root_legal,
+    root_count,
+    root_logits,
+    probs,
+    noise,
+    raw_value,
+    schedule,
+    sigma,
+    scores,
+    sim,
+    sim_rng,
+    mask,
+    legal,
+    path,
+    size,
+    children,
+    visits,
+    values,
+    priors,
+    apply_action,
+    legal_mask,
+    determinize,
+    ticks,
+    calls,
+):
     """``search._descend`` with each piece timed into ``ticks`` (and counted in ``calls``)."""
     player = root[H_CURRENT]
     t = _clock()
-    _root_scores(root_legal, root_count, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
-                 settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
+    _root_scores(
+        root_legal,
+        root_count,
+        root_logits,
+        probs,
+        noise,
+        raw_value,
+        player,
+        settings[S_C_VISIT],
+        settings[S_C_SCALE],
+        settings[S_MIN_SPREAD],
+        children,
+        visits,
+        values,
+        sigma,
+        scores,
+    )
     action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
     u = _clock()
     _tally(ticks, calls, P_ROOT, u - t)
@@ -167,8 +276,9 @@ def _timed_descent(root, k, resample, rng, settings, root_legal, root_count, roo
             return node, depth, size
         count = _timed_legal_list(sim, mask, legal, legal_mask, ticks, calls)
         t = _clock()
-        action = _puct_action(node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
-                              priors)
+        action = _puct_action(
+            node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values, priors
+        )
         _tally(ticks, calls, P_PUCT, _clock() - t)
 
 
@@ -185,11 +295,53 @@ def state_over(state, result, returns):
     return False
 
 
-@njit(types.int64(STATE, SETTINGS, types.boolean, RNG, PARAMS, SHAPES, CHILDREN, COUNTS, VALUES, PRIORS, FLOATS,
-                  LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T, TICKS, TICKS, STATS),
-      cache=True)
-def timed_search(root, settings, resample, rng, params, shapes, children, visits, values, priors, policy,
-                 legal_mask, apply_action, returns, observe_into, determinize, rollout, ticks, calls, leaves):
+@njit(
+    types.int64(
+        STATE,
+        SETTINGS,
+        types.boolean,
+        RNG,
+        PARAMS,
+        SHAPES,
+        CHILDREN,
+        COUNTS,
+        VALUES,
+        PRIORS,
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+        TICKS,
+        TICKS,
+        STATS,
+    ),
+    cache=True,
+)
+def timed_search(
+    root,
+    settings,
+    resample,
+    rng,
+    params,
+    shapes,
+    children,
+    visits,
+    values,
+    priors,
+    policy,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+    ticks,
+    calls,
+    leaves,
+):
     """:func:`gumbel_search` without rollouts (``rollout`` unused), every piece of its simulations
     timed into ``ticks`` (cycles, one row per piece of :data:`PIECES`; ``calls`` counts them) and
     its leaves described in ``leaves`` (sums, the ``L_*`` entries); return the chosen action."""
@@ -211,7 +363,7 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
     network_input(obs, n, x)
     root_logits = np.zeros(num_actions, np.float32)
     forward(params, shapes, x, scratch, root_logits, relative)
-    inputs, units = _nonzero_share(x, scratch[0, :shapes[0, 1]])
+    inputs, units = _nonzero_share(x, scratch[0, : shapes[0, 1]])
     leaves[L_ROOTS] += 1
     leaves[L_ROOT_INPUTS] += inputs
     leaves[L_ROOT_UNITS] += units
@@ -219,8 +371,21 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
     probs = np.zeros(num_actions, np.float32)
     noise = np.zeros(num_actions, np.float64)
     schedule = np.zeros(simulations, np.int64)
-    only = _root_prepare(settings, legal, rng, root_mask, root_logits, probs, noise, schedule, policy, children,
-                         visits, values, priors)
+    only = _root_prepare(
+        settings,
+        legal,
+        rng,
+        root_mask,
+        root_logits,
+        probs,
+        noise,
+        schedule,
+        policy,
+        children,
+        visits,
+        values,
+        priors,
+    )
     if only >= 0:
         ticks[WHOLE] += _clock() - start
         return only
@@ -234,10 +399,37 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
     size = 1
     loop = _clock()
     for k in range(simulations):
-        leaf, depth, size = _timed_descent(root, k, resample, rng, settings, root_legal, root_count, root_logits,
-                                           probs, noise, raw_value, schedule, sigma, scores, sim, sim_rng, mask,
-                                           legal_actions, path, size, children, visits, values, priors,
-                                           apply_action, legal_mask, determinize, ticks, calls)
+        leaf, depth, size = _timed_descent(
+            root,
+            k,
+            resample,
+            rng,
+            settings,
+            root_legal,
+            root_count,
+            root_logits,
+            probs,
+            noise,
+            raw_value,
+            schedule,
+            sigma,
+            scores,
+            sim,
+            sim_rng,
+            mask,
+            legal_actions,
+            path,
+            size,
+            children,
+            visits,
+            values,
+            priors,
+            apply_action,
+            legal_mask,
+            determinize,
+            ticks,
+            calls,
+        )
         if leaf < 0:
             break
         leaves[L_SIMULATIONS] += 1
@@ -260,7 +452,7 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
             _leaf_output(sim, leaf, legal_actions, count, logits, relative, result, priors)
             _tally(ticks, calls, P_NETWORK, u - t)
             _tally(ticks, calls, P_PRIORS, _clock() - u)
-            inputs, units = _nonzero_share(x, scratch[0, :shapes[0, 1]])
+            inputs, units = _nonzero_share(x, scratch[0, : shapes[0, 1]])
             leaves[L_EVALUATED] += 1
             leaves[L_LEGAL] += count
             leaves[L_INPUTS] += inputs
@@ -269,8 +461,23 @@ def timed_search(root, settings, resample, rng, params, shapes, children, visits
         backup(path, depth, result, visits, values)
         _tally(ticks, calls, P_BACKUP, _clock() - t)
     ticks[LOOP] += _clock() - loop
-    action = _root_finish(root, settings, root_mask, root_legal, root_count, root_logits, probs, noise, raw_value,
-                          sigma, scores, policy, children, visits, values)
+    action = _root_finish(
+        root,
+        settings,
+        root_mask,
+        root_legal,
+        root_count,
+        root_logits,
+        probs,
+        noise,
+        raw_value,
+        sigma,
+        scores,
+        policy,
+        children,
+        visits,
+        values,
+    )
     ticks[WHOLE] += _clock() - start
     return action
 
@@ -318,13 +525,40 @@ def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
 
     def plain():
         for p in range(count):
-            gumbel_search(roots[p], settings, resample, make_rng(p), network.params, network.shapes, children[p],
-                          visits[p], values[p], priors[p], policy, *kernels)
+            gumbel_search(
+                roots[p],
+                settings,
+                resample,
+                make_rng(p),
+                network.params,
+                network.shapes,
+                children[p],
+                visits[p],
+                values[p],
+                priors[p],
+                policy,
+                *kernels,
+            )
 
     def timed(ticks, calls, leaves):
         for p in range(count):
-            timed_search(roots[p], settings, resample, make_rng(p), network.params, network.shapes, children[p],
-                         visits[p], values[p], priors[p], policy, *kernels, ticks, calls, leaves)
+            timed_search(
+                roots[p],
+                settings,
+                resample,
+                make_rng(p),
+                network.params,
+                network.shapes,
+                children[p],
+                visits[p],
+                values[p],
+                priors[p],
+                policy,
+                *kernels,
+                ticks,
+                calls,
+                leaves,
+            )
 
     plain()  # compiled and warm
     rate = cycle_rate()
@@ -333,8 +567,11 @@ def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
         start = time.perf_counter()
         plain()
         best_plain = min(best_plain, time.perf_counter() - start)
-        ticks, calls, leaves = (np.zeros(WHOLE + 1, np.int64), np.zeros(len(PIECES), np.int64),
-                                np.zeros(L_ROOT_UNITS + 1, np.float64))
+        ticks, calls, leaves = (
+            np.zeros(WHOLE + 1, np.int64),
+            np.zeros(len(PIECES), np.int64),
+            np.zeros(L_ROOT_UNITS + 1, np.float64),
+        )
         start = time.perf_counter()
         timed(ticks, calls, leaves)
         elapsed = time.perf_counter() - start
@@ -362,23 +599,45 @@ def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
     return out
 
 
-COLUMNS = ("search", "timed", *PIECES, "per search", "call", "rest", "depth", "evaluated", "leaf legal", "leaf inputs",
-           "root inputs", "leaf units", "root units")
+COLUMNS = (
+    "search",
+    "timed",
+    *PIECES,
+    "per search",
+    "call",
+    "rest",
+    "depth",
+    "evaluated",
+    "leaf legal",
+    "leaf inputs",
+    "root inputs",
+    "leaf units",
+    "root units",
+)
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     """Print, per game, a simulation's microseconds as a whole and piece by piece inside the search."""
     parser = simulation_arguments(__doc__)
     args = parser.parse_args(argv)
     games = chosen_games(parser, args.games)
-    simulations, count, repeats = (8, 4, 1) if args.quick else (args.simulations, args.positions, args.repeats)
-    print(f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {simulations} simulations, {count} positions")
-    print("microseconds per simulation (search, timed, the pieces, per search, rest); the leaves: mean depth, share "
-          "evaluated by the network, legal actions, share of non-zero inputs and first-layer units (leaf and root)")
+    simulations, count, repeats = (
+        (8, 4, 1) if args.quick else (args.simulations, args.positions, args.repeats)
+    )
+    print(
+        f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {simulations} simulations, {count} positions"
+    )
+    print(
+        "microseconds per simulation (search, timed, the pieces, per search, rest); the leaves: mean depth, share "
+        "evaluated by the network, legal actions, share of non-zero inputs and first-layer units (leaf and root)"
+    )
     print(f"{'game':<22} " + " ".join(f"{name:>{max(7, len(name))}}" for name in COLUMNS))
     for game_id in games:
         out = profile(game_id, simulations, count, repeats)
-        print(f"{game_id:<22} " + " ".join(f"{out[name]:{max(7, len(name))}.2f}" for name in COLUMNS), flush=True)
+        print(
+            f"{game_id:<22} " + " ".join(f"{out[name]:{max(7, len(name))}.2f}" for name in COLUMNS),
+            flush=True,
+        )
     return 0
 
 

@@ -29,36 +29,79 @@ Each figure is the fastest of ``--repeats`` timings, on one thread; the CPU and 
 are printed, since a shared machine moves every figure. Run it before and after a change to the
 search to see where a simulation's time goes.
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import time
-from typing import Callable, List
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, forward, forward_legal, network_input,
-                                           nonzero_indices, random_network, read_network)
-from monster_zoo.agents.az.search import (SETTINGS, SearchSettings, _leaf_input, _legal_softmax, _new_node,
-                                          _puct_action, _root_action, _root_scores, gumbel_search, trees)
+from monster_zoo.agents.az.network import (
+    MAX_SEATS,
+    PARAMS,
+    SHAPES,
+    forward,
+    forward_legal,
+    network_input,
+    nonzero_indices,
+    random_network,
+    read_network,
+)
+from monster_zoo.agents.az.search import (
+    SETTINGS,
+    SearchSettings,
+    _leaf_input,
+    _legal_softmax,
+    _new_node,
+    _puct_action,
+    _root_action,
+    _root_scores,
+    gumbel_search,
+    trees,
+)
 from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games
-from monster_zoo.evaluation.host import cpu_name
 from monster_zoo.envs.core.batch import INTS, RNGS, STATES, random_playout
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
-                                            LEGAL_MASK_T, MASK, OBSERVE_T, POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    DETERMINIZE_T,
+    FLOATS,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    LEGAL_MASK_T,
+    MASK,
+    OBSERVE_T,
+    POLICY_T,
+    RETURNS_T,
+    RNG,
+    STATE,
+)
 from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.evaluation.host import cpu_name
 
-PIECES = ("copy+redeal", "root scoring", "puct", "legal_mask", "apply_action", "leaf input", "network",
-          "priors", "new node", "backup", "rollout")
+PIECES = (
+    "copy+redeal",
+    "root scoring",
+    "puct",
+    "legal_mask",
+    "apply_action",
+    "leaf input",
+    "network",
+    "priors",
+    "new node",
+    "backup",
+    "rollout",
+)
 
 
 # --- the pieces, each looped over the positions in numba ----------------------------------------
@@ -66,17 +109,70 @@ PIECES = ("copy+redeal", "root scoring", "puct", "legal_mask", "apply_action", "
 # types (explicit signatures), as the search does: typed by dispatcher instead, a cached loop
 # failed in a process where an earlier dispatcher had been collected ("underlying object has
 # vanished").
-@njit(types.void(STATES, SETTINGS, types.boolean, RNGS, PARAMS, SHAPES, types.int32[:, :, ::1], types.int32[:, ::1],
-                 types.float64[:, :, ::1], types.float32[:, :, ::1], FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T,
-                 OBSERVE_T, DETERMINIZE_T, POLICY_T), cache=True)
-def _time_search(roots, settings, resample, rngs, params, shapes, children, visits, values, priors, policy,
-                 legal_mask, apply_action, returns, observe_into, determinize, rollout):
+@njit(
+    types.void(
+        STATES,
+        SETTINGS,
+        types.boolean,
+        RNGS,
+        PARAMS,
+        SHAPES,
+        types.int32[:, :, ::1],
+        types.int32[:, ::1],
+        types.float64[:, :, ::1],
+        types.float32[:, :, ::1],
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    cache=True,
+)
+def _time_search(
+    roots,
+    settings,
+    resample,
+    rngs,
+    params,
+    shapes,
+    children,
+    visits,
+    values,
+    priors,
+    policy,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+):
     """A search from each position, called from numba: Python's call into numba (130-155 us a
     search, training/AZ.md tenth session) is left out, as self-play pays it once a move for all
     its games."""
     for p in range(roots.shape[0]):
-        gumbel_search(roots[p], settings, resample, rngs[p], params, shapes, children[p], visits[p], values[p],
-                      priors[p], policy, legal_mask, apply_action, returns, observe_into, determinize, rollout)
+        gumbel_search(
+            roots[p],
+            settings,
+            resample,
+            rngs[p],
+            params,
+            shapes,
+            children[p],
+            visits[p],
+            values[p],
+            priors[p],
+            policy,
+            legal_mask,
+            apply_action,
+            returns,
+            observe_into,
+            determinize,
+            rollout,
+        )
 
 
 @njit(types.void(STATES, RNG, STATE, RNG, DETERMINIZE_T, types.int64), cache=True)
@@ -108,8 +204,12 @@ def _time_legal(roots, mask, legal_mask, loops):
             legal_mask(roots[p], mask)
 
 
-@njit(types.void(STATES, MASK, types.int32[::1], FLOATS, FLOATS, LEGAL_MASK_T, RETURNS_T, OBSERVE_T, types.int64),
-      cache=True)
+@njit(
+    types.void(
+        STATES, MASK, types.int32[::1], FLOATS, FLOATS, LEGAL_MASK_T, RETURNS_T, OBSERVE_T, types.int64
+    ),
+    cache=True,
+)
 def _time_input(roots, mask, legal, x, result, legal_mask, returns, observe_into, loops):
     """The leaf's evaluation input (its legal mask and list, observation and count), less the
     legal mask timed on its own."""
@@ -135,15 +235,31 @@ def _time_softmax(logits, masks, legal, out, loops):
 
 
 @njit(cache=True)
-def _time_tree(legal, counts, seats, settings, logits, probs, noise, children, visits, values, sigma, scores,
-               loops):
+def _time_tree(
+    legal, counts, seats, settings, logits, probs, noise, children, visits, values, sigma, scores, loops
+):
     """Root scoring on each position's finished tree (the root's legal list made once per search,
     not timed); returns a checksum (kept live)."""
     check = 0
     for _ in range(loops):
         for p in range(legal.shape[0]):
-            _root_scores(legal[p], counts[p], logits[p], probs[p], noise, 0.0, seats[p], settings[4], settings[5],
-                         settings[6], children[p], visits[p], values[p], sigma, scores)
+            _root_scores(
+                legal[p],
+                counts[p],
+                logits[p],
+                probs[p],
+                noise,
+                0.0,
+                seats[p],
+                settings[4],
+                settings[5],
+                settings[6],
+                children[p],
+                visits[p],
+                values[p],
+                sigma,
+                scores,
+            )
             check += _root_action(legal[p], counts[p], 1, scores, children[p], visits[p])
     return check
 
@@ -155,7 +271,9 @@ def _time_puct(masks, legal, seats, c_puct, children, visits, values, priors, lo
     for _ in range(loops):
         for p in range(masks.shape[0]):
             count = nonzero_indices(masks[p], legal)
-            check += _puct_action(0, legal, count, seats[p], c_puct, children[p], visits[p], values[p], priors[p])
+            check += _puct_action(
+                0, legal, count, seats[p], c_puct, children[p], visits[p], values[p], priors[p]
+            )
     return check
 
 
@@ -172,8 +290,12 @@ def _time_backup(path, depth, result, visits, values, loops):
         backup(path, depth, result, visits, values)
 
 
-@njit(types.void(STATES, RNG, STATE, MASK, FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, POLICY_T, types.int64),
-      cache=True)
+@njit(
+    types.void(
+        STATES, RNG, STATE, MASK, FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, POLICY_T, types.int64
+    ),
+    cache=True,
+)
 def _time_rollout(roots, rng, sim, mask, out, legal_mask, apply_action, returns, policy, loops):
     for _ in range(loops):
         for p in range(roots.shape[0]):
@@ -243,9 +365,26 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
         rngs = np.stack([make_rng(p) for p in range(count)])
 
         def run():
-            _time_search(roots, settings, resample, rngs, network.params, network.shapes, children, visits, values,
-                         priors, policy, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into,
-                         determinize, rollout)
+            _time_search(
+                roots,
+                settings,
+                resample,
+                rngs,
+                network.params,
+                network.shapes,
+                children,
+                visits,
+                values,
+                priors,
+                policy,
+                spec.legal_mask,
+                spec.apply_action,
+                spec.returns,
+                spec.observe_into,
+                determinize,
+                rollout,
+            )
+
         return fastest(run, count * simulations, repeats)
 
     out["search"] = search(0.0)
@@ -274,37 +413,110 @@ def profile(game_id: str, simulations: int, count: int, repeats: int, loops: int
     for p in range(count):
         forward(network.params, network.shapes, xs[p], network.scratch(), logits[p], value_row)
     copy = fastest(lambda: _time_copy(roots, sim, loops), calls, repeats)
-    out["copy+redeal"] = fastest(lambda: _time_start(roots, rng, sim, sim_rng, determinize, loops), calls, repeats)
-    out["apply_action"] = max(0.0, fastest(lambda: _time_apply(roots, actions, rng, sim, spec.apply_action, loops),
-                                           calls, repeats) - copy)
+    out["copy+redeal"] = fastest(
+        lambda: _time_start(roots, rng, sim, sim_rng, determinize, loops), calls, repeats
+    )
+    out["apply_action"] = max(
+        0.0,
+        fastest(lambda: _time_apply(roots, actions, rng, sim, spec.apply_action, loops), calls, repeats)
+        - copy,
+    )
     out["legal_mask"] = fastest(lambda: _time_legal(roots, mask, spec.legal_mask, loops), calls, repeats)
     legal = np.zeros((count, num_actions), np.int32)
     counts = np.array([nonzero_indices(masks[p], legal[p]) for p in range(count)], np.int64)
     result = np.zeros(roots[0][H_NUM_PLAYERS], np.float32)
-    out["leaf input"] = max(0.0, fastest(lambda: _time_input(roots, mask, legal[0].copy(), xs[0].copy(), result,
-                                                             spec.legal_mask, spec.returns, spec.observe_into, loops),
-                                         calls, repeats) - out["legal_mask"])
-    out["network"] = fastest(lambda: _time_forward(network.params, network.shapes, xs, network.scratch(), legal,
-                                                   counts, logits[0].copy(), value_row, loops), calls, repeats)
-    out["priors"] = fastest(lambda: _time_softmax(logits, masks, legal[0].copy(), policy, loops), calls, repeats)
+    out["leaf input"] = max(
+        0.0,
+        fastest(
+            lambda: _time_input(
+                roots,
+                mask,
+                legal[0].copy(),
+                xs[0].copy(),
+                result,
+                spec.legal_mask,
+                spec.returns,
+                spec.observe_into,
+                loops,
+            ),
+            calls,
+            repeats,
+        )
+        - out["legal_mask"],
+    )
+    out["network"] = fastest(
+        lambda: _time_forward(
+            network.params,
+            network.shapes,
+            xs,
+            network.scratch(),
+            legal,
+            counts,
+            logits[0].copy(),
+            value_row,
+            loops,
+        ),
+        calls,
+        repeats,
+    )
+    out["priors"] = fastest(
+        lambda: _time_softmax(logits, masks, legal[0].copy(), policy, loops), calls, repeats
+    )
     probs, noise = np.zeros((count, num_actions), np.float32), np.zeros(num_actions)
     sigma, scores = np.zeros(num_actions), np.zeros(num_actions)
-    out["root scoring"] = fastest(lambda: _time_tree(legal, counts, seats, settings, logits, probs, noise, children,
-                                                     visits, values, sigma, scores, loops), calls, repeats)
-    out["puct"] = fastest(lambda: _time_puct(masks, legal[0].copy(), seats, 1.25, children, visits, values, priors,
-                                             loops), calls, repeats)
+    out["root scoring"] = fastest(
+        lambda: _time_tree(
+            legal,
+            counts,
+            seats,
+            settings,
+            logits,
+            probs,
+            noise,
+            children,
+            visits,
+            values,
+            sigma,
+            scores,
+            loops,
+        ),
+        calls,
+        repeats,
+    )
+    out["puct"] = fastest(
+        lambda: _time_puct(masks, legal[0].copy(), seats, 1.25, children, visits, values, priors, loops),
+        calls,
+        repeats,
+    )
     spare = [array[0] for array in trees(1, simulations + 1, num_actions)]  # one tree's arrays
     out["new node"] = fastest(lambda: _time_new_node(*spare, loops), loops * simulations, repeats)
     path_nodes = np.arange(8, dtype=np.int64)
-    out["backup"] = fastest(lambda: _time_backup(path_nodes, 1 + round(out["depth"]), result, spare[1], spare[2],
-                                                 calls), calls, repeats)
+    out["backup"] = fastest(
+        lambda: _time_backup(path_nodes, 1 + round(out["depth"]), result, spare[1], spare[2], calls),
+        calls,
+        repeats,
+    )
     rolled = np.zeros(roots[0][H_NUM_PLAYERS], np.float32)
-    out["rollout"] = fastest(lambda: _time_rollout(roots, rng, sim, mask, rolled, spec.legal_mask, spec.apply_action,
-                                                   spec.returns, rollout, 1), count, repeats)
+    out["rollout"] = fastest(
+        lambda: _time_rollout(
+            roots, rng, sim, mask, rolled, spec.legal_mask, spec.apply_action, spec.returns, rollout, 1
+        ),
+        count,
+        repeats,
+    )
     depth = out["depth"]
-    out["sum"] = (out["copy+redeal"] + out["root scoring"] + depth * out["apply_action"]
-                  + (depth - 1) * (out["puct"] + out["legal_mask"]) + out["legal_mask"] + out["leaf input"]
-                  + out["network"] + out["priors"] + out["new node"] + out["backup"])
+    out["sum"] = (
+        out["copy+redeal"]
+        + out["root scoring"]
+        + depth * out["apply_action"]
+        + (depth - 1) * (out["puct"] + out["legal_mask"])
+        + out["legal_mask"]
+        + out["leaf input"]
+        + out["network"]
+        + out["priors"]
+        + out["new node"]
+        + out["backup"]
+    )
     return out
 
 
@@ -321,31 +533,47 @@ def simulation_arguments(doc: str) -> argparse.ArgumentParser:
     the first paragraph of ``doc``: games, simulations, positions, repeats, quick."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--games", default="all", help="comma-separated game ids (default: all)")
-    parser.add_argument("--simulations", type=int_at_least_1, default=64, help="simulations per search (default 64)")
-    parser.add_argument("--positions", type=int_at_least_1, default=32, help="positions per game (default 32)")
-    parser.add_argument("--repeats", type=int_at_least_1, default=5, help="timings, the fastest kept (default 5)")
-    parser.add_argument("--quick", action="store_true", help="4 positions, 8 simulations, 1 timing: a smoke test")
+    parser.add_argument(
+        "--simulations", type=int_at_least_1, default=64, help="simulations per search (default 64)"
+    )
+    parser.add_argument(
+        "--positions", type=int_at_least_1, default=32, help="positions per game (default 32)"
+    )
+    parser.add_argument(
+        "--repeats", type=int_at_least_1, default=5, help="timings, the fastest kept (default 5)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="4 positions, 8 simulations, 1 timing: a smoke test"
+    )
     return parser
 
 
-def main(argv: List[str] = None) -> int:
+def main(argv: list[str] = None) -> int:
     """Print, per game, a simulation's microseconds as a whole and piece by piece."""
     parser = simulation_arguments(__doc__)
     args = parser.parse_args(argv)
     games = chosen_games(parser, args.games)
-    simulations, count, repeats, loops = ((8, 4, 1, 2) if args.quick else
-                                          (args.simulations, args.positions, args.repeats, 50))
-    print(f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {simulations} simulations, {count} positions")
+    simulations, count, repeats, loops = (
+        (8, 4, 1, 2) if args.quick else (args.simulations, args.positions, args.repeats, 50)
+    )
+    print(
+        f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {simulations} simulations, {count} positions"
+    )
     print("microseconds per simulation (search, sum) and per call (the pieces)")
-    print(f"{'game':<22} {'search':>7} {'+rollout':>8} {'depth':>5} {'sum':>6} "
-          + " ".join(f"{name:>{max(7, len(name))}}" for name in PIECES))
+    print(
+        f"{'game':<22} {'search':>7} {'+rollout':>8} {'depth':>5} {'sum':>6} "
+        + " ".join(f"{name:>{max(7, len(name))}}" for name in PIECES)
+    )
     for game_id in games:
         out = profile(game_id, simulations, count, repeats, loops)
         with_rollouts = out["search, rollout weight"]
         rolled = f"{with_rollouts:8.2f}" if with_rollouts is not None else f"{'-':>8}"
-        print(f"{game_id:<22} {out['search']:7.2f} {rolled} "
-              f"{out['depth']:5.2f} {out['sum']:6.2f} "
-              + " ".join(f"{out[name]:{max(7, len(name))}.2f}" for name in PIECES), flush=True)
+        print(
+            f"{game_id:<22} {out['search']:7.2f} {rolled} "
+            f"{out['depth']:5.2f} {out['sum']:6.2f} "
+            + " ".join(f"{out[name]:{max(7, len(name))}.2f}" for name in PIECES),
+            flush=True,
+        )
     return 0
 
 

@@ -28,9 +28,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from monster_zoo.benchmarks import anchors, side_by_side
 from monster_zoo.evaluation.host import cpu_name
@@ -43,10 +43,20 @@ SEED = 0
 AEC_RATIO_TARGET = 3.0
 ENGINE_RATIO_TARGET = 10.0
 WARM_START_TARGET_S = 1.5
-QUICK_SETTINGS = {"repeats": 2, "seconds": 0.1, "batch_sizes": [64, 256], "threads": [1],
-                  "pgx_games": ["connect_four"]}
-FULL_SETTINGS = {"repeats": MIN_REPEATS, "seconds": 1.0, "batch_sizes": [64, 256, 1024, 4096], "threads": [1, 2],
-                 "pgx_games": list(anchors.PGX_GAMES)}
+QUICK_SETTINGS = {
+    "repeats": 2,
+    "seconds": 0.1,
+    "batch_sizes": [64, 256],
+    "threads": [1],
+    "pgx_games": ["connect_four"],
+}
+FULL_SETTINGS = {
+    "repeats": MIN_REPEATS,
+    "seconds": 1.0,
+    "batch_sizes": [64, 256, 1024, 4096],
+    "threads": [1, 2],
+    "pgx_games": list(anchors.PGX_GAMES),
+}
 
 PZ_ENV = "pettingzoo connect_four_v3 env()"
 PZ_RAW_ENV = "pettingzoo connect_four_v3 raw_env()"
@@ -245,8 +255,14 @@ def ratios_across_runs(runs: list[list[Ratio]]) -> list[RatioAcrossRuns]:
     for key in keys:
         found = [ratios.get(key) for ratios in by_run]
         target = next(r.target for r in found if r is not None)
-        gathered.append(RatioAcrossRuns(*key, [None if r is None else r.value for r in found], target,
-                                        [None if r is None else r.detail for r in found]))
+        gathered.append(
+            RatioAcrossRuns(
+                *key,
+                [None if r is None else r.value for r in found],
+                target,
+                [None if r is None else r.detail for r in found],
+            )
+        )
     return gathered
 
 
@@ -278,11 +294,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=int,
         help=f"timed repeats per measurement (at least {MIN_REPEATS} unless --quick; default {MIN_REPEATS})",
     )
-    parser.add_argument("--seconds", type=float, help=f"wall time of one repeat (default {FULL_SETTINGS['seconds']})")
     parser.add_argument(
-        "--batch-sizes", type=_int_list, help="batched engine sizes, comma-separated (default 64,256,1024,4096)"
+        "--seconds", type=float, help=f"wall time of one repeat (default {FULL_SETTINGS['seconds']})"
     )
-    parser.add_argument("--threads", type=_int_list, help="numba thread counts, comma-separated (default 1,2)")
+    parser.add_argument(
+        "--batch-sizes",
+        type=_int_list,
+        help="batched engine sizes, comma-separated (default 64,256,1024,4096)",
+    )
+    parser.add_argument(
+        "--threads", type=_int_list, help="numba thread counts, comma-separated (default 1,2)"
+    )
     parser.add_argument(
         "--pgx-games",
         type=_name_list,
@@ -296,7 +318,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="times to run the timed suite, anchors included; ratios are judged by their median of runs "
         "(default 1)",
     )
-    parser.add_argument("--quick", action="store_true", help="tiny settings for a smoke test; the numbers mean little")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny settings for a smoke test; the numbers mean little"
+    )
     parser.add_argument(
         "--side-by-side",
         action="store_true",
@@ -310,7 +334,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"JSON-lines file to append to (default {DEFAULT_JSON.relative_to(REPO_ROOT)})",
     )
     parser.add_argument(
-        "--games", help="comma-separated game ids, or 'none' for the anchors only (default: all registered games)"
+        "--games",
+        help="comma-separated game ids, or 'none' for the anchors only (default: all registered games)",
     )
     args = parser.parse_args(argv)
 
@@ -356,7 +381,9 @@ def _package_version(distribution: str) -> str | None:
 def _git(*args: str) -> str | None:
     """Output of a git command in the repository, or None outside a repository or without git."""
     try:
-        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -442,8 +469,12 @@ def calibrated_runner(
 def anchor_measurements(seconds: float) -> list[Measurement]:
     """The anchors, each warmed up once: PettingZoo's connect_four env() and raw_env(), OpenSpiel's connect_four."""
     measurements = [
-        Measurement(PZ_ENV, "anchor", "connect_four", anchors.pettingzoo_connect_four(wrapped=True, seed=SEED)),
-        Measurement(PZ_RAW_ENV, "anchor", "connect_four", anchors.pettingzoo_connect_four(wrapped=False, seed=SEED)),
+        Measurement(
+            PZ_ENV, "anchor", "connect_four", anchors.pettingzoo_connect_four(wrapped=True, seed=SEED)
+        ),
+        Measurement(
+            PZ_RAW_ENV, "anchor", "connect_four", anchors.pettingzoo_connect_four(wrapped=False, seed=SEED)
+        ),
     ]
     if anchors.openspiel_available():
         runner = anchors.openspiel_game("connect_four", seed=SEED)
@@ -455,8 +486,9 @@ def anchor_measurements(seconds: float) -> list[Measurement]:
     return measurements
 
 
-def pgx_measurements(names: list[str], batch_sizes: list[int], seconds: float,
-                     threads: int) -> tuple[list[Measurement], list[Timing], int | None]:
+def pgx_measurements(
+    names: list[str], batch_sizes: list[int], seconds: float, threads: int
+) -> tuple[list[Measurement], list[Timing], int | None]:
     """Pgx's ``names`` as batched anchors at every batch size, each compiled and warmed up.
 
     JAX's CPU backend is started with ``threads`` threads (:func:`anchors.start_jax`); the
@@ -467,8 +499,11 @@ def pgx_measurements(names: list[str], batch_sizes: list[int], seconds: float,
     if not names:
         return [], [], None
     if not anchors.pgx_available():
-        print("note: pgx and jax are not importable (the bench extra installs them), so the Pgx anchors "
-              "are skipped", file=sys.stderr)
+        print(
+            "note: pgx and jax are not importable (the bench extra installs them), so the Pgx anchors "
+            "are skipped",
+            file=sys.stderr,
+        )
         return [], [], None
     jax_threads = anchors.start_jax(threads)
     import pgx
@@ -482,10 +517,13 @@ def pgx_measurements(names: list[str], batch_sizes: list[int], seconds: float,
             start = time.perf_counter()
             batch = anchors.PgxBatch(name, batch_size, SEED)
             batch.step_random(1)
-            timings.append(Timing(f"pgx compile/first call (batch {batch_size})", name,
-                                  [time.perf_counter() - start]))
+            timings.append(
+                Timing(f"pgx compile/first call (batch {batch_size})", name, [time.perf_counter() - start])
+            )
             runner = calibrated_runner(batch.step_random, batch_size, seconds)
-            measurements.append(Measurement(PGX_PREFIX + name, "anchor", name, runner, batch_size, jax_threads))
+            measurements.append(
+                Measurement(PGX_PREFIX + name, "anchor", name, runner, batch_size, jax_threads)
+            )
     return measurements, timings, jax_threads
 
 
@@ -513,12 +551,21 @@ def cold_start_timing(game_id: str) -> Timing:
     with tempfile.TemporaryDirectory() as cache_dir:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         completed = subprocess.run(
-            [sys.executable, "-c", COLD_START_SCRIPT.format(game_id=game_id)], cwd=REPO_ROOT,
-            capture_output=True, text=True, check=True, env={**os.environ, "NUMBA_CACHE_DIR": cache_dir})
+            [sys.executable, "-c", COLD_START_SCRIPT.format(game_id=game_id)],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "NUMBA_CACHE_DIR": cache_dir},
+        )
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return Timing("cold start, empty cache (compile all kernels)", game_id,
-                  [float(completed.stdout.strip().splitlines()[-1])], cpu_s=round(cpu, 3))
+    return Timing(
+        "cold start, empty cache (compile all kernels)",
+        game_id,
+        [float(completed.stdout.strip().splitlines()[-1])],
+        cpu_s=round(cpu, 3),
+    )
 
 
 def game_measurements(
@@ -529,8 +576,9 @@ def game_measurements(
     The first AEC ``make`` + reset + step is timed before anything else of the game runs,
     so that it carries the compile (or the cache load) as a user meets it.
     """
-    from monster_zoo import envs
     import numpy as np
+
+    from monster_zoo import envs
     from monster_zoo.envs.registry import single_state_random_steps
 
     timings = []
@@ -546,7 +594,9 @@ def game_measurements(
 
     engines = {}
     start = time.perf_counter()
-    first_engine = engines[args.batch_sizes[0]] = envs.make_batch(game_id, num_envs=args.batch_sizes[0], seed=SEED)
+    first_engine = engines[args.batch_sizes[0]] = envs.make_batch(
+        game_id, num_envs=args.batch_sizes[0], seed=SEED
+    )
     first_engine.reset()
     first_engine.step(first_engine.random_actions())
     first_engine.step_random(1)
@@ -561,13 +611,17 @@ def game_measurements(
     def single_state(units: int) -> None:
         single_state_random_steps(game_id, units, next(seeds))
 
-    measurements = [Measurement(SINGLE_STATE, "ours", game_id, calibrated_runner(single_state, 1, args.seconds))]
+    measurements = [
+        Measurement(SINGLE_STATE, "ours", game_id, calibrated_runner(single_state, 1, args.seconds))
+    ]
     for batch_size in args.batch_sizes:
         if batch_size not in engines:
             engines[batch_size] = envs.make_batch(game_id, num_envs=batch_size, seed=SEED + batch_size)
             engines[batch_size].reset()
         for thread_count in threads:
-            runner = calibrated_runner(engines[batch_size].step_random, batch_size, args.seconds, thread_count)
+            runner = calibrated_runner(
+                engines[batch_size].step_random, batch_size, args.seconds, thread_count
+            )
             measurements.append(Measurement(BATCHED, "ours", game_id, runner, batch_size, thread_count))
 
     largest = max(args.batch_sizes)
@@ -580,7 +634,9 @@ def game_measurements(
     runner = calibrated_runner(python_loop, largest, args.seconds, max(threads))
     measurements.append(Measurement(BATCHED_PYTHON, "ours", game_id, runner, largest, max(threads)))
     for name, wrapped in ((OUR_ENV, True), (OUR_RAW_ENV, False)):
-        measurement = Measurement(name, "ours", game_id, anchors.aec_runner(envs.make(game_id, wrapped=wrapped), SEED))
+        measurement = Measurement(
+            name, "ours", game_id, anchors.aec_runner(envs.make(game_id, wrapped=wrapped), SEED)
+        )
         measurement.run(min(args.seconds, 0.1))
         measurements.append(measurement)
     return measurements, timings
@@ -642,8 +698,10 @@ def compute_ratios(measurements: list[Measurement], games: list[str]) -> list[Ra
         best = max((m for m in engines if m.threads == top), key=lambda m: m.median, default=None)
         ours = f"best {BATCHED} ({_threads_label(top)})"
         detail = None if best is None else f"batch {best.batch_size}, {_threads_label(top)}"
-        for anchor_name, anchor, target in [(OPENSPIEL, medians.get((OPENSPIEL, "connect_four")), ENGINE_RATIO_TARGET),
-                                            *((f"best {name}", rate, None) for name, rate in sorted(best_pgx.items()))]:
+        for anchor_name, anchor, target in [
+            (OPENSPIEL, medians.get((OPENSPIEL, "connect_four")), ENGINE_RATIO_TARGET),
+            *((f"best {name}", rate, None) for name, rate in sorted(best_pgx.items())),
+        ]:
             value = best.median / anchor if best is not None and anchor else None
             ratios.append(Ratio(f"{ours} / {anchor_name}", game, value, target, detail))
     return ratios
@@ -685,8 +743,11 @@ def _timing_lines(timings: list[Timing]) -> list[str]:
     """The start-up table (nothing without timings)."""
     if not timings:
         return []
-    lines = ["", "| start-up | game | seconds (median) | CPU seconds | target | result |",
-             "| --- | --- | ---: | ---: | ---: | --- |"]
+    lines = [
+        "",
+        "| start-up | game | seconds (median) | CPU seconds | target | result |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
     for t in timings:
         target = "" if t.target_s is None else f"< {t.target_s:g}"
         result = "" if t.target_s is None else _verdict(t.passed)
@@ -695,7 +756,9 @@ def _timing_lines(timings: list[Timing]) -> list[str]:
     return lines
 
 
-def markdown_report(header: dict, measurements: list[Measurement], timings: list[Timing], ratios: list[Ratio]) -> str:
+def markdown_report(
+    header: dict, measurements: list[Measurement], timings: list[Timing], ratios: list[Ratio]
+) -> str:
     """One run as markdown: context line, throughput, start-up and ratio tables."""
     lines = _context_lines(header, "Medians") + [
         "",
@@ -709,7 +772,11 @@ def markdown_report(header: dict, measurements: list[Measurement], timings: list
         )
     lines += _timing_lines(timings)
     if ratios:
-        lines += ["", "| ratio | game | value | ours at | target | result |", "| --- | --- | ---: | --- | ---: | --- |"]
+        lines += [
+            "",
+            "| ratio | game | value | ours at | target | result |",
+            "| --- | --- | ---: | --- | ---: | --- |",
+        ]
         for r in ratios:
             value = "n/a" if r.value is None else f"{r.value:.1f}x"
             target = "" if r.target is None else f">= {r.target:g}x"
@@ -725,8 +792,9 @@ def _across_runs_verdict(ratio: RatioAcrossRuns) -> str:
     return "✔" if ratio.passed else f"✘ (median {_times(ratio.median)})"
 
 
-def runs_report(header: dict, measurements: list[Measurement], timings: list[Timing],
-                ratios: list[RatioAcrossRuns]) -> str:
+def runs_report(
+    header: dict, measurements: list[Measurement], timings: list[Timing], ratios: list[RatioAcrossRuns]
+) -> str:
     """Several runs as markdown: each measurement's and each ratio's median of runs with its
     range (a run's value is its median over the repeats), every run's ratio, and the verdicts."""
     runs = header["settings"]["runs"]
@@ -743,14 +811,19 @@ def runs_report(header: dict, measurements: list[Measurement], timings: list[Tim
         )
     lines += _timing_lines(timings)
     if ratios:
-        lines += ["", "| ratio | game | median of runs | range | each run | target | result |",
-                  "| --- | --- | ---: | ---: | --- | ---: | --- |"]
+        lines += [
+            "",
+            "| ratio | game | median of runs | range | each run | target | result |",
+            "| --- | --- | ---: | ---: | --- | ---: | --- |",
+        ]
         for r in ratios:
             spread = "n/a" if r.low is None else f"{r.low:.1f}-{r.high:.1f}x"
             each = ", ".join("n/a" if v is None else f"{v:.1f}" for v in r.values)
             target = "" if r.target is None else f">= {r.target:g}x"
-            lines.append(f"| {r.name} | {r.game} | {_times(r.median)} | {spread} | {each} | {target} | "
-                         f"{_across_runs_verdict(r)} |")
+            lines.append(
+                f"| {r.name} | {r.game} | {_times(r.median)} | {spread} | {each} | {target} | "
+                f"{_across_runs_verdict(r)} |"
+            )
     return "\n".join(lines)
 
 
@@ -775,20 +848,41 @@ def write_plot(measurements: list[Measurement], path: Path) -> None:
     colors = {game: plt.get_cmap("tab10")(i % 10) for i, game in enumerate(games)}
     # One colour per game; the thread count is the line style, so five games stay readable.
     for game, threads in sorted({(m.game, m.threads) for m in batched}):
-        line = sorted((m for m in batched if m.game == game and m.threads == threads), key=lambda m: m.batch_size)
+        line = sorted(
+            (m for m in batched if m.game == game and m.threads == threads), key=lambda m: m.batch_size
+        )
         label = f"{game}, {threads} thread{'s' if threads > 1 else ''}"
-        axes.plot([m.batch_size for m in line], [m.median_of_runs for m in line], marker="o", color=colors[game],
-                  linestyle="-" if threads > 1 else ":", label=label)
+        axes.plot(
+            [m.batch_size for m in line],
+            [m.median_of_runs for m in line],
+            marker="o",
+            color=colors[game],
+            linestyle="-" if threads > 1 else ":",
+            label=label,
+        )
     pgx_names = sorted({m.name for m in measurements if m.name.startswith(PGX_PREFIX)})
     for name, style in zip(pgx_names, itertools.cycle(["-.", (0, (1, 3)), (0, (5, 2, 1, 2))])):
         line = sorted((m for m in measurements if m.name == name), key=lambda m: m.batch_size)
-        axes.plot([m.batch_size for m in line], [m.median_of_runs for m in line], marker="s", color="grey",
-                  linestyle=style, label=f"{name} ({line[0].threads} XLA threads)")
+        axes.plot(
+            [m.batch_size for m in line],
+            [m.median_of_runs for m in line],
+            marker="s",
+            color="grey",
+            linestyle=style,
+            label=f"{name} ({line[0].threads} XLA threads)",
+        )
     for m in measurements:
         if m.name == OPENSPIEL:
-            axes.axhline(m.median_of_runs, linestyle="--", linewidth=1, color="grey", label=f"{m.name} ({m.game})")
-            axes.axhline(ENGINE_RATIO_TARGET * m.median_of_runs, linestyle="--", linewidth=1, color="black",
-                         label="target: 10x OpenSpiel")
+            axes.axhline(
+                m.median_of_runs, linestyle="--", linewidth=1, color="grey", label=f"{m.name} ({m.game})"
+            )
+            axes.axhline(
+                ENGINE_RATIO_TARGET * m.median_of_runs,
+                linestyle="--",
+                linewidth=1,
+                color="black",
+                label="target: 10x OpenSpiel",
+            )
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     axes.set_xlabel("batch size (games)")
@@ -819,7 +913,8 @@ def main(argv: list[str] | None = None) -> None:
     threads = usable_threads(args.threads)
     # --quick compiles Pgx at one batch size only: each size is a compile of several seconds.
     pgx_measures, pgx_timings, header["pgx_threads"] = pgx_measurements(
-        args.pgx_games, args.batch_sizes[:1] if args.quick else args.batch_sizes, args.seconds, max(threads))
+        args.pgx_games, args.batch_sizes[:1] if args.quick else args.batch_sizes, args.seconds, max(threads)
+    )
     measurements += pgx_measures
     timings += pgx_timings
     if games:
@@ -831,10 +926,16 @@ def main(argv: list[str] | None = None) -> None:
 
     records, ratios_per_run = [header, *(t.record() for t in timings)], []
     for run in range(args.runs):
-        time_all(measurements, args.repeats, args.seconds,
-                 "timing" if args.runs == 1 else f"timing, run {run + 1} of {args.runs}")
+        time_all(
+            measurements,
+            args.repeats,
+            args.seconds,
+            "timing" if args.runs == 1 else f"timing, run {run + 1} of {args.runs}",
+        )
         ratios_per_run.append(compute_ratios(measurements, games))
-        records += [m.record(args.seconds, run) for m in measurements] + [r.record(run) for r in ratios_per_run[-1]]
+        records += [m.record(args.seconds, run) for m in measurements] + [
+            r.record(run) for r in ratios_per_run[-1]
+        ]
     across_runs = ratios_across_runs(ratios_per_run)
     records += [r.record() for r in across_runs]
 

@@ -12,34 +12,49 @@ itself; ``train``, ``az``, ``league`` and ``bench`` hand ``--help`` to the train
 owns the flags, which imports its own dependencies. The 1-minute load average is printed: on a
 shared machine it says what else ran.
 """
+
 import argparse
 import os
 import statistics
 import subprocess
 import sys
 import time
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
-COMMANDS = ("--version", "--help", "play --help", "evaluate --help", "replay --help", "serve --help",
-            "export-model --help", "leaderboard --help", "train --help", "az --help", "league --help",
-            "bench --help")
+COMMANDS = (
+    "--version",
+    "--help",
+    "play --help",
+    "evaluate --help",
+    "replay --help",
+    "serve --help",
+    "export-model --help",
+    "leaderboard --help",
+    "train --help",
+    "az --help",
+    "league --help",
+    "bench --help",
+)
 HEAVY = ("numba", "scipy", "torch", "matplotlib")
 # Runs the command line in the child, then says which heavy packages it imported.
-CHILD = ("import sys\nfrom monster_zoo.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
-         "    pass\nprint('\\nHEAVY:' + ','.join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n")
+CHILD = (
+    "import sys\nfrom monster_zoo.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+    "    pass\nprint('\\nHEAVY:' + ','.join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
+)
 
 
-def time_command(words: Sequence[str]) -> Tuple[float, List[str]]:
+def time_command(words: Sequence[str]) -> tuple[float, list[str]]:
     """Wall seconds of one run of ``monster-zoo WORDS`` and the heavy packages it imported."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CHILD.format(heavy=HEAVY), *words], capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD.format(heavy=HEAVY), *words], capture_output=True, text=True, timeout=600
+    )
     took = time.perf_counter() - start
     line = next((line for line in done.stderr.splitlines() if line.startswith("HEAVY:")), "HEAVY:?")
-    return took, [name for name in line[len("HEAVY:"):].split(",") if name]
+    return took, [name for name in line[len("HEAVY:") :].split(",") if name]
 
 
-def measure(commands: Sequence[str], runs: int) -> Dict[str, Tuple[List[float], List[str]]]:
+def measure(commands: Sequence[str], runs: int) -> dict[str, tuple[list[float], list[str]]]:
     """Per command: the wall times of ``runs`` runs after a warm-up, and the heavy packages imported."""
     found = {}
     for command in commands:
@@ -51,12 +66,18 @@ def measure(commands: Sequence[str], runs: int) -> Dict[str, Tuple[List[float], 
 
 def main(argv: Sequence[str] = None) -> int:
     """Print the table."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.cli_start",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.cli_start", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--runs", type=int, default=5, help="timed runs per command (default %(default)s)")
-    parser.add_argument("commands", nargs="*", default=list(COMMANDS), metavar="WORDS",
-                        help="command lines to time, each one quoted argument after -- (default: --version, "
-                        "--help and every command's --help)")
+    parser.add_argument(
+        "commands",
+        nargs="*",
+        default=list(COMMANDS),
+        metavar="WORDS",
+        help="command lines to time, each one quoted argument after -- (default: --version, "
+        "--help and every command's --help)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -64,8 +85,10 @@ def main(argv: Sequence[str] = None) -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {load:.2f} at the start")
     print("| command | median s | range s | heavy imports |\n|---|---:|---|---|")
     for command, (times, heavy) in measure(args.commands, args.runs).items():
-        print(f"| monster-zoo {command} | {statistics.median(times):.2f} | {min(times):.2f}-{max(times):.2f} | "
-              f"{', '.join(heavy) or 'none'} |")
+        print(
+            f"| monster-zoo {command} | {statistics.median(times):.2f} | {min(times):.2f}-{max(times):.2f} | "
+            f"{', '.join(heavy) or 'none'} |"
+        )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load {load:.2f} at the end")
     return 0

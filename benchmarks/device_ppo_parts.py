@@ -18,6 +18,7 @@ Pieces are interleaved within each repeat, so a slow spell hits them alike; medi
 per learner decision in µs, with the 1-minute load average before and after. The games' own time
 is the trainer's ``summary.json`` (``rollout_seconds``) and ``training_throughput --versus-device-ppo``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,13 +27,13 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Dict, List
 
 GAME = "marry_the_monster-v0"
 
 
-def pieces(num_envs: int, num_steps: int, minibatch: int) -> Dict[str, Callable[[], float]]:
+def pieces(num_envs: int, num_steps: int, minibatch: int) -> dict[str, Callable[[], float]]:
     """Each timed piece as ``run() -> seconds per learner decision``."""
     import torch
 
@@ -47,21 +48,34 @@ def pieces(num_envs: int, num_steps: int, minibatch: int) -> Dict[str, Callable[
     observations = torch.rand(num_steps, num_envs, spec.obs_size, generator=generator)
     masks = torch.rand(num_steps, num_envs, spec.num_actions, generator=generator) < 1 / 3
     masks[..., 0] = True
-    rollout = {"observations": observations, "masks": masks,
-               "actions": torch.zeros(num_steps, num_envs, dtype=torch.int64),
-               "log_probs": torch.full((num_steps, num_envs), -2.0), "values": torch.zeros(num_steps, num_envs),
-               "rewards": torch.zeros(num_steps, num_envs), "dones": torch.zeros(num_steps, num_envs, dtype=torch.bool),
-               "next_value": torch.zeros(num_envs)}
+    rollout = {
+        "observations": observations,
+        "masks": masks,
+        "actions": torch.zeros(num_steps, num_envs, dtype=torch.int64),
+        "log_probs": torch.full((num_steps, num_envs), -2.0),
+        "values": torch.zeros(num_steps, num_envs),
+        "rewards": torch.zeros(num_steps, num_envs),
+        "dones": torch.zeros(num_steps, num_envs, dtype=torch.bool),
+        "next_value": torch.zeros(num_envs),
+    }
 
     def learner(**kwargs) -> Learner:
-        return Learner(spec.obs_size, spec.num_actions, hidden, args.learning_rate, args.clip_coef, args.ent_coef,
-                       **kwargs)
+        return Learner(
+            spec.obs_size,
+            spec.num_actions,
+            hidden,
+            args.learning_rate,
+            args.clip_coef,
+            args.ent_coef,
+            **kwargs,
+        )
 
     def per_step(work: Callable[[], object]) -> Callable[[], float]:
         def run() -> float:
             start = time.perf_counter()
             work()
             return (time.perf_counter() - start) / num_envs
+
         return run
 
     logits = learner().actor_net(observations[0]).detach()
@@ -75,20 +89,26 @@ def pieces(num_envs: int, num_steps: int, minibatch: int) -> Dict[str, Callable[
         with torch.inference_mode():
             return sample_masked(logits, masks[0])
 
-    run = {"draw: MaskedCategorical + multinomial": per_step(masked_categorical),
-           "draw: sample_masked": per_step(draw)}
+    run = {
+        "draw: MaskedCategorical + multinomial": per_step(masked_categorical),
+        "draw: sample_masked": per_step(draw),
+    }
     for dtype in NETWORK_DTYPES:
         acting = learner(network_dtype=dtype)
         run[f"policy step, {dtype}"] = per_step(lambda acting=acting: acting.act(observations[0], masks[0]))
     critic = learner()
     run["critic, one step"] = per_step(lambda: critic.value(observations[0]))
-    run["critic, whole rollout at once"] = _divided(per_step(lambda: critic.value(observations.flatten(0, 1))),
-                                                    num_steps)
+    run["critic, whole rollout at once"] = _divided(
+        per_step(lambda: critic.value(observations.flatten(0, 1))), num_steps
+    )
     for shared in (False, True):
         for dtype in NETWORK_DTYPES:
             updating = learner(network_dtype=dtype, shared_trunk=shared)
-            update = per_step(lambda u=updating: u.update(rollout, args.gamma, args.gae_lambda, 1, minibatch,
-                                                          torch.Generator().manual_seed(0)))
+            update = per_step(
+                lambda u=updating: u.update(
+                    rollout, args.gamma, args.gae_lambda, 1, minibatch, torch.Generator().manual_seed(0)
+                )
+            )
             run[f"update, {dtype}{', shared trunk' if shared else ''}"] = _divided(update, num_steps)
     return run
 
@@ -98,34 +118,42 @@ def _divided(run: Callable[[], float], by: int) -> Callable[[], float]:
     return lambda: run() / by
 
 
-def measure(run: Dict[str, Callable[[], float]], repeats: int) -> Dict[str, List[float]]:
+def measure(run: dict[str, Callable[[], float]], repeats: int) -> dict[str, list[float]]:
     """µs per learner decision of every piece, ``repeats`` times, pieces interleaved, after one warm-up."""
     for work in run.values():
         work()
-    times: Dict[str, List[float]] = {name: [] for name in run}
+    times: dict[str, list[float]] = {name: [] for name in run}
     for _ in range(repeats):
         for name, work in run.items():
             times[name].append(1e6 * work())
     return times
 
 
-def table(times: Dict[str, List[float]]) -> str:
+def table(times: dict[str, list[float]]) -> str:
     """The markdown table: median and range of every piece."""
     lines = ["| piece | µs a learner decision, median (min-max) |", "| --- | ---: |"]
-    lines += [f"| {name} | {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f}) |" for name, v in times.items()]
+    lines += [
+        f"| {name} | {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f}) |" for name, v in times.items()
+    ]
     return "\n".join(lines)
 
 
-def parse_args(argv: List[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; bad values exit with code 2 and the valid range."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.device_ppo_parts",
-                                     description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.device_ppo_parts",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--repeats", type=int, default=7, help="timed repeats of every piece")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (the trainer's default: 1)")
-    parser.add_argument("--num-envs", type=int, default=512, help="games per rollout step (the trainer's default)")
+    parser.add_argument(
+        "--num-envs", type=int, default=512, help="games per rollout step (the trainer's default)"
+    )
     parser.add_argument("--num-steps", type=int, default=32, help="steps per rollout (the trainer's default)")
-    parser.add_argument("--batch-size", type=int, default=2048, help="the update's minibatch (the trainer's default)")
+    parser.add_argument(
+        "--batch-size", type=int, default=2048, help="the update's minibatch (the trainer's default)"
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes and one repeat, for a smoke test")
     parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append the record to")
     args = parser.parse_args(argv)
@@ -137,7 +165,7 @@ def parse_args(argv: List[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Time every piece, print the table, append the JSON record if asked; return 0."""
     import torch
 
@@ -148,13 +176,22 @@ def main(argv: List[str] | None = None) -> int:
     run = pieces(args.num_envs, args.num_steps, args.batch_size)
     before = os.getloadavg()[0]
     times = measure(run, args.repeats)
-    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": cpu_name(), "cpus": os.cpu_count(),
-              "torch_threads": args.threads, "num_envs": args.num_envs, "num_steps": args.num_steps,
-              "batch_size": args.batch_size, "load_average": [before, os.getloadavg()[0]],
-              "us_per_decision": times}
-    print(f"{record['cpu']}, {args.threads} torch thread(s), {args.num_envs} games x {args.num_steps} steps, "
-          f"minibatches of {args.batch_size}; load {before:.2f}-{record['load_average'][1]:.2f}; "
-          f"medians of {args.repeats}")
+    record = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "cpu": cpu_name(),
+        "cpus": os.cpu_count(),
+        "torch_threads": args.threads,
+        "num_envs": args.num_envs,
+        "num_steps": args.num_steps,
+        "batch_size": args.batch_size,
+        "load_average": [before, os.getloadavg()[0]],
+        "us_per_decision": times,
+    }
+    print(
+        f"{record['cpu']}, {args.threads} torch thread(s), {args.num_envs} games x {args.num_steps} steps, "
+        f"minibatches of {args.batch_size}; load {before:.2f}-{record['load_average'][1]:.2f}; "
+        f"medians of {args.repeats}"
+    )
     print(table(times))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 completed, how large they grow and how long games last (``python -m
 monster_zoo.benchmarks.first_monsters --stats``). A research aid for the greedy baseline's weights.
 """
+
 import argparse
 import sys
 
@@ -13,6 +14,7 @@ from monster_zoo.envs.core.rng import make_rng, rng_pick_set
 from monster_zoo.envs.monster_factory.components import MAX_PLAYERS
 from monster_zoo.envs.monster_factory.greedy import greedy_action
 from monster_zoo.envs.monster_factory.state_layout import MON_DONE, MON_SIZE
+
 
 def first_monster_stats(policy: str, num_players: int, games: int, seed: int = 0) -> dict:
     """Play ``games`` games with every seat ``policy`` ("random" or "greedy"), default options.
@@ -30,24 +32,33 @@ def first_monster_stats(policy: str, num_players: int, games: int, seed: int = 0
         spec.init_state(state, config, rng)
         while not state[H_TERMINAL]:
             spec.legal_mask(state, mask)
-            action = greedy_action(state, mask, policy_rng) if policy == "greedy" \
+            action = (
+                greedy_action(state, mask, policy_rng)
+                if policy == "greedy"
                 else rng_pick_set(mask, policy_rng)
+            )
             spec.apply_action(state, action, rng)
         lengths.append(int(state[H_STEPS]))
         for q in range(num_players):
             all_sizes.append(int(state[MON_SIZE + q]))
             if state[MON_DONE + q]:
                 done_sizes.append(int(state[MON_SIZE + q]))
-    return {"policy": policy, "players": num_players, "games": games,
-            "completed": len(done_sizes) / (games * num_players),
-            "mean_completed_size": float(np.mean(done_sizes)) if done_sizes else 0.0,
-            "mean_size": float(np.mean(all_sizes)), "mean_length": float(np.mean(lengths))}
+    return {
+        "policy": policy,
+        "players": num_players,
+        "games": games,
+        "completed": len(done_sizes) / (games * num_players),
+        "mean_completed_size": float(np.mean(done_sizes)) if done_sizes else 0.0,
+        "mean_size": float(np.mean(all_sizes)),
+        "mean_length": float(np.mean(lengths)),
+    }
 
 
 def main(argv=None) -> int:
     """Command line: ``--stats`` prints the first-monster statistics table."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.first_monsters",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.first_monsters", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--stats", action="store_true", help="print first-monster statistics")
     parser.add_argument("--games", type=int, default=1000, help="games per policy and player count")
     parser.add_argument("--seed", type=int, default=0)
@@ -55,15 +66,19 @@ def main(argv=None) -> int:
     if not args.stats:
         parser.print_help()
         return 0
-    print("| policy | players | games | first monsters completed | mean size when completed "
-          "| mean size of all first monsters | mean actions |")
+    print(
+        "| policy | players | games | first monsters completed | mean size when completed "
+        "| mean size of all first monsters | mean actions |"
+    )
     print("|---|---|---|---|---|---|---|")
     for policy in ("random", "greedy"):
         for n in range(2, MAX_PLAYERS + 1):
             s = first_monster_stats(policy, n, args.games, args.seed)
-            print(f"| {policy} | {n} | {s['games']} | {s['completed']:.3f} | "
-                  f"{s['mean_completed_size']:.2f} | {s['mean_size']:.2f} | {s['mean_length']:.1f} |",
-                  flush=True)
+            print(
+                f"| {policy} | {n} | {s['games']} | {s['completed']:.3f} | "
+                f"{s['mean_completed_size']:.2f} | {s['mean_size']:.2f} | {s['mean_length']:.1f} |",
+                flush=True,
+            )
     return 0
 
 

@@ -37,6 +37,7 @@ recorded as an ``error`` line and the others still run (exit status 1).
 numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) without a GPU, as ``tests/test_gpu_device_check.py``
 does.
 """
+
 import argparse
 import contextlib
 import json
@@ -47,26 +48,26 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
 
 PARTS = ("ptx", "parity", "bench", "pgx", "trainer")
 PGX_GAMES = ("connect_four", "sparrow_mahjong")
-FULL_SIZES = tuple(2 ** k for k in (10, 12, 14, 16, 18, 20))
+FULL_SIZES = tuple(2**k for k in (10, 12, 14, 16, 18, 20))
 QUICK_SIZES = (4, 8)
 HERE = Path(__file__).resolve().parent
 TRAINER_GAME = "marry_the_monster-v0"
 TRAINER_OPPONENTS = "random:0.2,snapshots:0.8"
 
 
-def versions() -> Dict[str, Optional[str]]:
+def versions() -> dict[str, str | None]:
     """Versions of what the figures depend on (None: not importable)."""
     found = {"python": platform.python_version()}
     for name in ("numpy", "numba", "numba_cuda", "llvmlite", "torch", "jax", "jaxlib", "pgx", "cupy"):
         try:
             module = __import__(name)
             found[name] = getattr(module, "__version__", "?")
-        except Exception:  # noqa: BLE001 - anything that stops an import means "not available"
+        except Exception:
             found[name] = None
     return found
 
@@ -78,15 +79,21 @@ def device_facts() -> dict:
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return {"device": "numba-cuda simulator", "driver": None, "compute_capability": None}
     device = cuda.get_current_device()
-    facts = {"device": device.name.decode() if isinstance(device.name, bytes) else str(device.name),
-             "compute_capability": ".".join(map(str, device.compute_capability))}
+    facts = {
+        "device": device.name.decode() if isinstance(device.name, bytes) else str(device.name),
+        "compute_capability": ".".join(map(str, device.compute_capability)),
+    }
     try:
         facts["driver"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
-    except Exception:  # noqa: BLE001
+    except Exception:
         facts["driver"] = None
     try:
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30)
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         facts["nvidia_smi"] = smi.stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         facts["nvidia_smi"] = None
@@ -96,7 +103,7 @@ def device_facts() -> dict:
 class Recorder:
     """Prints each result as a JSON line with the shared facts and appends it to a file."""
 
-    def __init__(self, path: Optional[Path], facts: dict):
+    def __init__(self, path: Path | None, facts: dict):
         self.path, self.facts = path, facts
 
     def __call__(self, part: str, **fields) -> None:
@@ -143,18 +150,18 @@ def zero_copy(game_id: str) -> dict:
         import torch
 
         found["torch_same_memory"] = torch.as_tensor(obs, device="cuda").data_ptr() == pointer
-    except Exception as error:  # noqa: BLE001 - a missing or CPU-only torch is a finding, not a failure
+    except Exception as error:
         found["torch_same_memory"] = f"skipped: {type(error).__name__}: {error}"[:200]
     try:
         import cupy
 
         found["cupy_same_memory"] = cupy.asarray(obs).data.ptr == pointer
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         found["cupy_same_memory"] = f"skipped: {type(error).__name__}: {error}"[:200]
     return found
 
 
-def timed(work: Callable[[int], None], steps: int, repeats: int) -> List[float]:
+def timed(work: Callable[[int], None], steps: int, repeats: int) -> list[float]:
     """Seconds of ``work(steps)`` per repeat (each ends with the device synchronised)."""
     from numba import cuda
 
@@ -178,12 +185,14 @@ def steps_for(work: Callable[[int], None], target_seconds: float) -> int:
         steps *= 4
 
 
-def run_bench(record: Recorder, games: Sequence[str], sizes: Sequence[int], repeats: int, seconds: float) -> None:
+def run_bench(
+    record: Recorder, games: Sequence[str], sizes: Sequence[int], repeats: int, seconds: float
+) -> None:
     for game_id in games:
         for size in sizes:
             try:
                 bench_size(record, game_id, size, repeats, seconds)
-            except Exception as error:  # noqa: BLE001 - e.g. out of GPU memory at the largest size: the next game
+            except Exception as error:
                 record("bench", game=game_id, num_envs=size, error=f"{type(error).__name__}: {error}"[:500])
                 break
 
@@ -207,9 +216,17 @@ def bench_size(record: Recorder, game_id: str, size: int, repeats: int, seconds:
         steps = steps_for(work, seconds)
         times = timed(work, steps, repeats)
         median = statistics.median(times)
-        record("bench", game=game_id, mode=mode, num_envs=size, steps_per_call=steps, repeats=repeats,
-               steps_per_second=size * steps / median, seconds=[round(t, 4) for t in times],
-               warmup_seconds=round(warm, 2))
+        record(
+            "bench",
+            game=game_id,
+            mode=mode,
+            num_envs=size,
+            steps_per_call=steps,
+            repeats=repeats,
+            steps_per_second=size * steps / median,
+            seconds=[round(t, 4) for t in times],
+            warmup_seconds=round(warm, 2),
+        )
 
 
 PGX_SCRIPT = r"""
@@ -281,8 +298,13 @@ def run_pgx(record: Recorder, sizes: Sequence[int], repeats: int, seconds: float
     environment.pop("NUMBA_ENABLE_CUDASIM", None)
     for game in PGX_GAMES:
         try:
-            done = subprocess.run([sys.executable, "-c", PGX_SCRIPT, game, json.dumps(list(sizes)), str(repeats),
-                                   str(seconds)], capture_output=True, text=True, timeout=300, env=environment)
+            done = subprocess.run(
+                [sys.executable, "-c", PGX_SCRIPT, game, json.dumps(list(sizes)), str(repeats), str(seconds)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                env=environment,
+            )
         except subprocess.TimeoutExpired:
             record("pgx", game=game, skipped="timed out after 300 s")
             continue
@@ -297,8 +319,9 @@ def run_pgx(record: Recorder, sizes: Sequence[int], repeats: int, seconds: float
             record("pgx", **row)
 
 
-def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float, num_envs: int,
-                quick: bool) -> None:
+def run_trainer(
+    record: Recorder, game_id: str, parity_envs: int, minutes: float, num_envs: int, quick: bool
+) -> None:
     """The learner-seat games' parity on the device, then a timed ``device-train --device cuda`` run.
     Each piece's failure is recorded as an ``error`` line and the next piece still runs."""
     import tempfile
@@ -314,25 +337,57 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
         try:  # greedy's search on the CPU side is the slow part: a quarter of the games
             envs = max(2, parity_envs // 4) if pool == "greedy" else parity_envs
             result = compare_learner(game_id, players, envs, pool, seed=2026, illegal_every=illegal_every)
-        except Exception as error:  # noqa: BLE001 - recorded, and the training run still goes
-            record("error", failed_part=f"trainer_parity {pool}", error=f"{type(error).__name__}: {error}"[:2000],
-                   traceback=traceback.format_exc()[-3000:])
+        except Exception as error:
+            record(
+                "error",
+                failed_part=f"trainer_parity {pool}",
+                error=f"{type(error).__name__}: {error}"[:2000],
+                traceback=traceback.format_exc()[-3000:],
+            )
             continue
         record("trainer_parity", **result, seconds=round(time.perf_counter() - start, 1))
     from monster_zoo.training.device_ppo import trainer
 
     out = Path(tempfile.mkdtemp(prefix="device_train_"))
-    timesteps = 64 if quick else 10 ** 12  # the time limit ends a full run
-    argv = ["--game", game_id, "--option", f"num_players={players}", "--device", "cuda",
-            "--opponents", TRAINER_OPPONENTS, "--num-envs", str(num_envs), "--num-steps", "8" if quick else "32",
-            "--batch-size", "32" if quick else str(2 * num_envs), "--total-timesteps", str(timesteps),
-            "--time-limit", "0" if quick else str(minutes), "--eval-every", "0",
-            "--eval-games", "2" if quick else "100", "--checkpoint-every", "0", "--no-progress",
-            "--out-dir", str(out), "--seed", "1",
-            # the epochs and learning rate of the first H200 figure (438,400 timesteps/s, 2026-11-28), so
-            # that the rollout and update seconds and the strength after a minute stay comparable across
-            # runs (device-train's CPU defaults are now 1 epoch and 2e-3)
-            "--update-epochs", "2", "--learning-rate", "3e-4"]
+    timesteps = 64 if quick else 10**12  # the time limit ends a full run
+    argv = [
+        "--game",
+        game_id,
+        "--option",
+        f"num_players={players}",
+        "--device",
+        "cuda",
+        "--opponents",
+        TRAINER_OPPONENTS,
+        "--num-envs",
+        str(num_envs),
+        "--num-steps",
+        "8" if quick else "32",
+        "--batch-size",
+        "32" if quick else str(2 * num_envs),
+        "--total-timesteps",
+        str(timesteps),
+        "--time-limit",
+        "0" if quick else str(minutes),
+        "--eval-every",
+        "0",
+        "--eval-games",
+        "2" if quick else "100",
+        "--checkpoint-every",
+        "0",
+        "--no-progress",
+        "--out-dir",
+        str(out),
+        "--seed",
+        "1",
+        # the epochs and learning rate of the first H200 figure (438,400 timesteps/s, 2026-11-28), so
+        # that the rollout and update seconds and the strength after a minute stay comparable across
+        # runs (device-train's CPU defaults are now 1 epoch and 2e-3)
+        "--update-epochs",
+        "2",
+        "--learning-rate",
+        "3e-4",
+    ]
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(sys.stderr):  # stdout holds the JSON lines only
@@ -349,32 +404,58 @@ def run_trainer(record: Recorder, game_id: str, parity_envs: int, minutes: float
         import torch
 
         if torch.cuda.is_available():
-            memory = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+            memory = round(torch.cuda.max_memory_allocated() / 2**30, 2)
     except ImportError:
         pass
-    record("trainer", game=game_id, num_players=players, opponents=TRAINER_OPPONENTS, num_envs=num_envs,
-           timesteps=summary["timesteps"], train_seconds=summary["train_seconds"],
-           timesteps_per_second=summary["timesteps_per_second"], rollout_seconds=summary["rollout_seconds"],
-           update_seconds=summary["update_seconds"], network_dtype=summary["network_dtype"],
-           rollout_share=round(summary["rollout_seconds"] / spent, 3) if spent else None,
-           wall_seconds=round(time.perf_counter() - start, 1), torch_max_memory_gib=memory,
-           **{k: v for k, v in summary.items() if k.startswith("winrate_vs_")}, argv=argv)
+    record(
+        "trainer",
+        game=game_id,
+        num_players=players,
+        opponents=TRAINER_OPPONENTS,
+        num_envs=num_envs,
+        timesteps=summary["timesteps"],
+        train_seconds=summary["train_seconds"],
+        timesteps_per_second=summary["timesteps_per_second"],
+        rollout_seconds=summary["rollout_seconds"],
+        update_seconds=summary["update_seconds"],
+        network_dtype=summary["network_dtype"],
+        rollout_share=round(summary["rollout_seconds"] / spent, 3) if spent else None,
+        wall_seconds=round(time.perf_counter() - start, 1),
+        torch_max_memory_gib=memory,
+        **{k: v for k, v in summary.items() if k.startswith("winrate_vs_")},
+        argv=argv,
+    )
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default=",".join(PARTS),
-                        help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
-    parser.add_argument("--games", default="", help="comma-separated game ids (default: every registered game)")
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"comma-separated, of {', '.join(PARTS)} (default: all)"
+    )
+    parser.add_argument(
+        "--games", default="", help="comma-separated game ids (default: every registered game)"
+    )
     parser.add_argument("--parity-envs", type=int, default=512, help="games per parity case (default 512)")
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats per figure (default 5)")
-    parser.add_argument("--seconds", type=float, default=0.25, help="wall time of one timed repeat (default 0.25)")
+    parser.add_argument(
+        "--seconds", type=float, default=0.25, help="wall time of one timed repeat (default 0.25)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append to as well")
-    parser.add_argument("--trainer-minutes", type=float, default=1.0,
-                        help="minutes of training in the trainer part (default 1)")
-    parser.add_argument("--trainer-envs", type=int, default=16384,
-                        help="games played side by side in the trainer part (default 16384)")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing")
+    parser.add_argument(
+        "--trainer-minutes",
+        type=float,
+        default=1.0,
+        help="minutes of training in the trainer part (default 1)",
+    )
+    parser.add_argument(
+        "--trainer-envs",
+        type=int,
+        default=16384,
+        help="games played side by side in the trainer part (default 16384)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing"
+    )
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p]
     unknown = sorted(set(parts) - set(PARTS))
@@ -390,26 +471,46 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     require_gpu()
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     repeats, seconds = (1, 0.01) if args.quick else (args.repeats, args.seconds)
-    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
-    record = Recorder(args.json, {**device_facts(), "versions": versions(),
-                                  "git": revision.stdout.strip() or None, "quick": args.quick})
+    revision = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True
+    )
+    record = Recorder(
+        args.json,
+        {
+            **device_facts(),
+            "versions": versions(),
+            "git": revision.stdout.strip() or None,
+            "quick": args.quick,
+        },
+    )
     start = time.perf_counter()
-    runs = {"ptx": lambda: run_ptx(record, games),
-            "parity": lambda: run_parity(record, games, 2 if args.quick else args.parity_envs),
-            "bench": lambda: run_bench(record, games, sizes, repeats, seconds),
-            "pgx": lambda: run_pgx(record, sizes, repeats, seconds, need_gpu=not args.quick),
-            "trainer": lambda: run_trainer(record, args.games.split(",")[0] if args.games else TRAINER_GAME,
-                                           2 if args.quick else args.parity_envs, args.trainer_minutes,
-                                           4 if args.quick else args.trainer_envs, args.quick)}
+    runs = {
+        "ptx": lambda: run_ptx(record, games),
+        "parity": lambda: run_parity(record, games, 2 if args.quick else args.parity_envs),
+        "bench": lambda: run_bench(record, games, sizes, repeats, seconds),
+        "pgx": lambda: run_pgx(record, sizes, repeats, seconds, need_gpu=not args.quick),
+        "trainer": lambda: run_trainer(
+            record,
+            args.games.split(",")[0] if args.games else TRAINER_GAME,
+            2 if args.quick else args.parity_envs,
+            args.trainer_minutes,
+            4 if args.quick else args.trainer_envs,
+            args.quick,
+        ),
+    }
     failed = []
     for part in PARTS:
         if part in parts:
             try:
                 runs[part]()
-            except Exception as error:  # noqa: BLE001 - one part's failure must not cost the others' figures
+            except Exception as error:
                 failed.append(part)
-                record("error", failed_part=part, error=f"{type(error).__name__}: {error}"[:2000],
-                       traceback=traceback.format_exc()[-3000:])
+                record(
+                    "error",
+                    failed_part=part,
+                    error=f"{type(error).__name__}: {error}"[:2000],
+                    traceback=traceback.format_exc()[-3000:],
+                )
     record("done", seconds=round(time.perf_counter() - start, 1), failed_parts=failed)
     return 1 if failed else 0
 

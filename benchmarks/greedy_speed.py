@@ -25,6 +25,7 @@ reports microseconds per learner decision of each and greedy's share of the gree
 One JSON line per game: the CPU (``lscpu``'s model name), cores, the 1-minute load before and after,
 positions, repeats and the figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,6 @@ import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 from numba import njit, types
@@ -54,8 +54,10 @@ ROOT = Path(__file__).resolve().parents[1]
 GREEDY_SHARE = 0.5  # share of the seeded play's moves that are greedy's
 
 
-@njit(types.int64(types.int32[:, ::1], types.int8[:, ::1], types.uint64[::1], types.int64[::1], POLICY_T),
-      cache=True)
+@njit(
+    types.int64(types.int32[:, ::1], types.int8[:, ::1], types.uint64[::1], types.int64[::1], POLICY_T),
+    cache=True,
+)
 def decide_all(states, masks, rng, out, policy):
     """``policy``'s action for every row of ``states`` (its generator ``rng``) into ``out``; returns
     their sum, so the loop cannot be dropped."""
@@ -77,11 +79,17 @@ def baseline_module(game_id: str, revision: str, folder: Path) -> ModuleType:
     name = envs.spec(game_id).baselines["greedy"].module
     relative = Path(*name.split(".")[1:]).with_suffix(".py")
     try:
-        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:{relative.as_posix()}"],
-                                capture_output=True, text=True, check=True).stdout
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{revision}:{relative.as_posix()}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError) as error:
-        raise SystemExit(f"cannot read {relative} at revision {revision!r}: "
-                         f"{getattr(error, 'stderr', '') or error}".strip())
+        raise SystemExit(
+            f"cannot read {relative} at revision {revision!r}: "
+            f"{getattr(error, 'stderr', '') or error}".strip()
+        ) from error
     module_name = f"{name}_at_{''.join(ch if ch.isalnum() else '_' for ch in revision)}"
     path = folder / f"{module_name.rpartition('.')[2]}.py"
     path.write_text(source, encoding="utf-8")
@@ -92,7 +100,7 @@ def baseline_module(game_id: str, revision: str, folder: Path) -> ModuleType:
     return module
 
 
-def positions(game_id: str, players: int, count: int, seed: int) -> Tuple[np.ndarray, np.ndarray]:
+def positions(game_id: str, players: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` (states, masks) of seeded play, half greedy's moves and half random ones."""
     spec = envs.spec(game_id)
     config = envs.config(game_id, {"num_players": players})
@@ -115,7 +123,7 @@ def positions(game_id: str, players: int, count: int, seed: int) -> Tuple[np.nda
     return states, masks
 
 
-def timed(kernel, states: np.ndarray, masks: np.ndarray, seed: int) -> Tuple[float, np.ndarray]:
+def timed(kernel, states: np.ndarray, masks: np.ndarray, seed: int) -> tuple[float, np.ndarray]:
     """Seconds ``kernel`` takes over every position, and its actions."""
     out = np.zeros(states.shape[0], np.int64)
     rng = make_rng(seed)
@@ -124,8 +132,9 @@ def timed(kernel, states: np.ndarray, masks: np.ndarray, seed: int) -> Tuple[flo
     return time.perf_counter() - start, out
 
 
-def measure(game_id: str, players: int, count: int, repeats: int, seed: int,
-            baseline: Optional[ModuleType]) -> Dict:
+def measure(
+    game_id: str, players: int, count: int, repeats: int, seed: int, baseline: ModuleType | None
+) -> dict:
     """One game's figures (today's and, with ``baseline``, the baseline's in the same repeats)."""
     states, masks = positions(game_id, players, count, seed)
     kernels = {"now": greedy_module(game_id).greedy_action}
@@ -133,7 +142,7 @@ def measure(game_id: str, players: int, count: int, repeats: int, seed: int,
         kernels["baseline"] = baseline.greedy_action
     for kernel in kernels.values():  # compiled and warm before timing
         timed(kernel, states[:8], masks[:8], seed)
-    seconds: Dict[str, List[float]] = {name: [] for name in kernels}
+    seconds: dict[str, list[float]] = {name: [] for name in kernels}
     for _ in range(repeats):
         actions = {}
         for name, kernel in kernels.items():
@@ -141,14 +150,18 @@ def measure(game_id: str, players: int, count: int, repeats: int, seed: int,
             seconds[name].append(elapsed)
         if baseline is not None and not np.array_equal(actions["now"], actions["baseline"]):
             first = int(np.flatnonzero(actions["now"] != actions["baseline"])[0])
-            raise SystemExit(f"{game_id}: today's greedy and the baseline's decide differently at position {first}")
-    record: Dict = {"game": game_id, "players": players, "positions": count, "repeats": repeats}
+            raise SystemExit(
+                f"{game_id}: today's greedy and the baseline's decide differently at position {first}"
+            )
+    record: dict = {"game": game_id, "players": players, "positions": count, "repeats": repeats}
     for name, times in seconds.items():
         median = statistics.median(times)
         record[f"{name}_decisions_per_s"] = round(count / median, 1)
         record[f"{name}_us_per_decision"] = round(1e6 * median / count, 3)
     if baseline is not None:
-        record["speedup"] = round(statistics.median(seconds["baseline"]) / statistics.median(seconds["now"]), 3)
+        record["speedup"] = round(
+            statistics.median(seconds["baseline"]) / statistics.median(seconds["now"]), 3
+        )
     return record
 
 
@@ -178,23 +191,29 @@ def learner_decision_seconds(games: LearnerGames, steps: int, seed: int) -> floa
     return (time.perf_counter() - start) / (steps * games.num_envs)
 
 
-def learner_share(game_id: str, players: int, kernels: Dict, envs_count: int, steps: int, repeats: int,
-                  seed: int) -> Dict:
+def learner_share(
+    game_id: str, players: int, kernels: dict, envs_count: int, steps: int, repeats: int, seed: int
+) -> dict:
     """Microseconds per learner decision against each opponent kernel of ``kernels`` and against
     random opponents, medians of ``repeats`` interleaved runs, and each kernel's share of its games' time."""
     config = envs.config(game_id, {"num_players": players})
     pools = {"random": None, **{name: [KernelOpponent(kernel)] for name, kernel in kernels.items()}}
-    games = {name: LearnerGames(envs.spec(game_id), config, envs_count, opponents=pool, seed=seed)
-             for name, pool in pools.items()}
+    games = {
+        name: LearnerGames(envs.spec(game_id), config, envs_count, opponents=pool, seed=seed)
+        for name, pool in pools.items()
+    }
     for name in games:  # compiled and warm before timing
         learner_decision_seconds(games[name], 2, seed)
-    seconds: Dict[str, List[float]] = {name: [] for name in games}
+    seconds: dict[str, list[float]] = {name: [] for name in games}
     for k in range(repeats):
         for name in games:
             seconds[name].append(learner_decision_seconds(games[name], steps, seed + k))
     medians = {name: statistics.median(times) for name, times in seconds.items()}
-    record: Dict = {"learner_envs": envs_count, "learner_steps": steps,
-                    "learner_us_vs_random": round(1e6 * medians["random"], 3)}
+    record: dict = {
+        "learner_envs": envs_count,
+        "learner_steps": steps,
+        "learner_us_vs_random": round(1e6 * medians["random"], 3),
+    }
     for name in kernels:
         record[f"learner_us_vs_greedy_{name}"] = round(1e6 * medians[name], 3)
         record[f"greedy_share_{name}"] = round(1.0 - medians["random"] / medians[name], 3)
@@ -203,18 +222,29 @@ def learner_share(game_id: str, players: int, kernels: Dict, envs_count: int, st
 
 def parse_args(argv=None) -> argparse.Namespace:
     """The command line (``--help``)."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.greedy_speed",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.greedy_speed", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--games", default="all", help="comma-separated game ids, or 'all' (default)")
-    parser.add_argument("--players", type=int, default=None,
-                        help="player count (default: each game's smallest)")
+    parser.add_argument(
+        "--players", type=int, default=None, help="player count (default: each game's smallest)"
+    )
     parser.add_argument("--positions", type=int, default=2000, help="positions per game (default 2000)")
-    parser.add_argument("--repeats", type=int, default=7, help="timed passes per kernel; the median counts (default 7)")
+    parser.add_argument(
+        "--repeats", type=int, default=7, help="timed passes per kernel; the median counts (default 7)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions' play (default 0)")
-    parser.add_argument("--baseline", default=None, metavar="REV",
-                        help="also time the greedy modules of git revision REV, interleaved (e.g. main)")
-    parser.add_argument("--learner", action="store_true",
-                        help="also time learner-seat games against greedy and against random opponents")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="REV",
+        help="also time the greedy modules of git revision REV, interleaved (e.g. main)",
+    )
+    parser.add_argument(
+        "--learner",
+        action="store_true",
+        help="also time learner-seat games against greedy and against random opponents",
+    )
     parser.add_argument("--learner-envs", type=int, default=512, help="learner games (default 512)")
     parser.add_argument("--learner-steps", type=int, default=40, help="learner steps a repeat (default 40)")
     parser.add_argument("--quick", action="store_true", help="200 positions, 3 repeats: a smoke test")
@@ -243,18 +273,35 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         for game_id in args.games:
             players = args.players or envs.spec(game_id).min_players
-            baseline = None if args.baseline is None else baseline_module(game_id, args.baseline, Path(folder))
+            baseline = (
+                None if args.baseline is None else baseline_module(game_id, args.baseline, Path(folder))
+            )
             before = host_facts()
             record = measure(game_id, players, args.positions, args.repeats, args.seed, baseline)
             if args.learner:
                 kernels = {"now": greedy_module(game_id).greedy_action}
                 if baseline is not None:
                     kernels["baseline"] = baseline.greedy_action
-                record.update(learner_share(game_id, players, kernels, args.learner_envs, args.learner_steps,
-                                            args.repeats, args.seed))
-            line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpu": before["cpu"], "cores": before["cores"],
-                    "load_1min_before": before["load_1min"], "load_1min_after": round(os.getloadavg()[0], 2),
-                    **({"baseline": args.baseline} if args.baseline else {}), **record}
+                record.update(
+                    learner_share(
+                        game_id,
+                        players,
+                        kernels,
+                        args.learner_envs,
+                        args.learner_steps,
+                        args.repeats,
+                        args.seed,
+                    )
+                )
+            line = {
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "cpu": before["cpu"],
+                "cores": before["cores"],
+                "load_1min_before": before["load_1min"],
+                "load_1min_after": round(os.getloadavg()[0], 2),
+                **({"baseline": args.baseline} if args.baseline else {}),
+                **record,
+            }
             print(json.dumps(line), flush=True)
     return 0
 

@@ -9,6 +9,7 @@ drawn (``draw``: SVG text) and a sample of them rasterised (``rgb_array``: resvg
 size reported. Medians over the pictures, so the one-off numba compilation of the first
 picture does not count. Needs the render extra. Run it on a quiet machine for figures to quote.
 """
+
 import argparse
 import json
 import statistics
@@ -29,7 +30,9 @@ def time_game(game_id: str, seed: int) -> dict:
     """Draw and rasterise times (ms, medians) and the replay page size (KB) of one greedy game."""
     env = envs.make(game_id)
     n = len(env.unwrapped.possible_agents)
-    record = record_game(env, [make_agent("greedy", game_id, seed + s) for s in range(n)], seed, ["greedy"] * n)
+    record = record_game(
+        env, [make_agent("greedy", game_id, seed + s) for s in range(n)], seed, ["greedy"] * n
+    )
     draw_ms, svgs = [], []
     for raw in replay(record):
         start = time.perf_counter()
@@ -45,9 +48,17 @@ def time_game(game_id: str, seed: int) -> dict:
         page = write_html(record, Path(tmp) / "replay.html")
         page_s = time.perf_counter() - start
         page_kb = page.stat().st_size / 1024
-    return {"game": game_id, "seed": seed, "players": n, "actions": len(record["actions"]),
-            "draw_ms": statistics.median(draw_ms), "rasterize_ms": statistics.median(raster_ms),
-            "svg_kb": statistics.median(len(s) for s in svgs) / 1024, "page_kb": page_kb, "page_s": page_s}
+    return {
+        "game": game_id,
+        "seed": seed,
+        "players": n,
+        "actions": len(record["actions"]),
+        "draw_ms": statistics.median(draw_ms),
+        "rasterize_ms": statistics.median(raster_ms),
+        "svg_kb": statistics.median(len(s) for s in svgs) / 1024,
+        "page_kb": page_kb,
+        "page_s": page_s,
+    }
 
 
 def main(argv=None) -> int:
@@ -61,14 +72,20 @@ def main(argv=None) -> int:
     rows = [time_game(g, seed) for g in game_ids for seed in range(args.games)]
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    print("| game | players | actions | draw (ms) | rasterise (ms) | SVG (KB) | replay page (KB) | page build (s) |")
+    print(
+        "| game | players | actions | draw (ms) | rasterise (ms) | SVG (KB) | replay page (KB) | page build (s) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for g in game_ids:
         mine = [r for r in rows if r["game"] == g]
-        med = {k: statistics.median(r[k] for r in mine) for k in ("actions", "draw_ms", "rasterize_ms", "svg_kb",
-                                                                  "page_kb", "page_s")}
-        print(f"| {g} | {mine[0]['players']} | {med['actions']:.0f} | {med['draw_ms']:.1f} | "
-              f"{med['rasterize_ms']:.0f} | {med['svg_kb']:.1f} | {med['page_kb']:.0f} | {med['page_s']:.1f} |")
+        med = {
+            k: statistics.median(r[k] for r in mine)
+            for k in ("actions", "draw_ms", "rasterize_ms", "svg_kb", "page_kb", "page_s")
+        }
+        print(
+            f"| {g} | {mine[0]['players']} | {med['actions']:.0f} | {med['draw_ms']:.1f} | "
+            f"{med['rasterize_ms']:.0f} | {med['svg_kb']:.1f} | {med['page_kb']:.0f} | {med['page_s']:.1f} |"
+        )
     return 0
 
 

@@ -20,6 +20,7 @@ An env step is one decision of a seat played by an RLlib module; moves of embedd
 played inside the step. The result is printed as markdown and appended as a JSON line to
 ``benchmarks/results/rllib.jsonl``. Needs the ``distributed`` extra. Timings need a quiet machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,17 +37,25 @@ DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "rllib.jsonl"
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.rllib_throughput",
-                                     description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.rllib_throughput",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--env-runners", default="1,2", help="comma-separated env-runner counts to time")
     parser.add_argument("--envs-per-runner", type=int, default=1, help="games per env runner")
-    parser.add_argument("--steps", type=int, default=4000, help="env steps per sampling round and per "
-                        "training iteration")
+    parser.add_argument(
+        "--steps", type=int, default=4000, help="env steps per sampling round and per training iteration"
+    )
     parser.add_argument("--repeats", type=int, default=5, help="timed rounds of each kind; medians reported")
     parser.add_argument("--league", default=None, help="the league mix (default: the league trainer's)")
-    parser.add_argument("--option", action="append", default=["num_players=2"], metavar="KEY=VALUE",
-                        help="game option, repeatable")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=["num_players=2"],
+        metavar="KEY=VALUE",
+        help="game option, repeatable",
+    )
     parser.add_argument("--game", default="marry_the_monster-v0", help="registry id of the game")
     parser.add_argument("--address", default="", help="a running Ray cluster to join (empty: a local Ray)")
     parser.add_argument("--quick", action="store_true", help="tiny rounds for a smoke test")
@@ -58,9 +67,14 @@ def league_args(args: argparse.Namespace, env_runners: int):
     """The league trainer's :class:`~monster_zoo.training.rllib.league.Args` for one timed setup."""
     from monster_zoo.training.rllib.league import Args
 
-    fields = {"game": args.game, "option": list(args.option), "num_env_runners": env_runners,
-              "num_envs_per_env_runner": args.envs_per_runner, "train_batch_size": args.steps,
-              "minibatch_size": min(512, args.steps)}
+    fields = {
+        "game": args.game,
+        "option": list(args.option),
+        "num_env_runners": env_runners,
+        "num_envs_per_env_runner": args.envs_per_runner,
+        "train_batch_size": args.steps,
+        "minibatch_size": min(512, args.steps),
+    }
     if args.league:
         fields["league"] = args.league
     return Args(**fields)
@@ -77,10 +91,15 @@ def time_setup(args: argparse.Namespace, env_runners: int) -> dict:
     run = league_args(args, env_runners)
     algo = build_config(run, parse_options(run.option), parse_mix(run.league)).build_algo()
     try:
+
         def sample_round() -> float:
             start = time.perf_counter()
-            episodes = synchronous_parallel_sample(worker_set=algo.env_runner_group, max_env_steps=args.steps,
-                                                   concat=False, _uses_new_env_runners=True)
+            episodes = synchronous_parallel_sample(
+                worker_set=algo.env_runner_group,
+                max_env_steps=args.steps,
+                concat=False,
+                _uses_new_env_runners=True,
+            )
             # one list of episodes per env runner
             steps = sum(episode.env_steps() for runner in episodes for episode in runner)
             return steps / (time.perf_counter() - start)
@@ -113,22 +132,37 @@ def main(argv: list[str] | None = None) -> int:
         setups = []
         for n in counts:
             setups.append(time_setup(args, n))
-            print(f"{n} env runner(s): sampling {statistics.median(setups[-1]['sampling_steps_per_s']):,.0f} "
-                  f"steps/s, training {statistics.median(setups[-1]['training_steps_per_s']):,.0f} steps/s",
-                  flush=True)
+            print(
+                f"{n} env runner(s): sampling {statistics.median(setups[-1]['sampling_steps_per_s']):,.0f} "
+                f"steps/s, training {statistics.median(setups[-1]['training_steps_per_s']):,.0f} steps/s",
+                flush=True,
+            )
     finally:
         ray.shutdown()
-    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "cpus": os.cpu_count(),
-              "cluster_cpus": resources.get("CPU"), "load_average": os.getloadavg()[0], "quick": args.quick,
-              "game": args.game, "options": args.option, "league": args.league,
-              "envs_per_runner": args.envs_per_runner, "steps": args.steps, "setups": setups}
+    record = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "cpus": os.cpu_count(),
+        "cluster_cpus": resources.get("CPU"),
+        "load_average": os.getloadavg()[0],
+        "quick": args.quick,
+        "game": args.game,
+        "options": args.option,
+        "league": args.league,
+        "envs_per_runner": args.envs_per_runner,
+        "steps": args.steps,
+        "setups": setups,
+    }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     with args.json.open("a") as f:
         f.write(json.dumps(record) + "\n")
-    print("\n| env runners | sampling env steps/s (median) | training env steps/s (median) |\n| ---: | ---: | ---: |")
+    print(
+        "\n| env runners | sampling env steps/s (median) | training env steps/s (median) |\n| ---: | ---: | ---: |"
+    )
     for setup in setups:
-        print(f"| {setup['env_runners']} | {statistics.median(setup['sampling_steps_per_s']):,.0f} | "
-              f"{statistics.median(setup['training_steps_per_s']):,.0f} |")
+        print(
+            f"| {setup['env_runners']} | {statistics.median(setup['sampling_steps_per_s']):,.0f} | "
+            f"{statistics.median(setup['training_steps_per_s']):,.0f} |"
+        )
     return 0
 
 

@@ -13,6 +13,7 @@ busy cores its CPU time over wall time. So the report gives the speed per busy c
 without adding speed). Run it on a quiet machine: the point is the ratio between the two
 modes, which other load distorts.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -129,8 +130,11 @@ def side_by_side(command: list[str], copies: int = 2, repeats: int = 3, timeout:
     speed_alone = statistics.median(r.speed for r in alone)
     speed_together = statistics.median(r.speed for r in together)
     return {
-        "copies": copies, "repeats": repeats, "cores": os.cpu_count(),
-        "alone_steps_per_s": speed_alone, "together_steps_per_s_each": speed_together,
+        "copies": copies,
+        "repeats": repeats,
+        "cores": os.cpu_count(),
+        "alone_steps_per_s": speed_alone,
+        "together_steps_per_s_each": speed_together,
         "ratio_per_process": speed_together / speed_alone,
         "busy_cores_alone": statistics.median(r.busy_cores for r in alone),
         "busy_cores_together_each": statistics.median(r.busy_cores for r in together),
@@ -140,28 +144,38 @@ def side_by_side(command: list[str], copies: int = 2, repeats: int = 3, timeout:
 
 def report(result: dict, label: str) -> str:
     """A few readable lines about one :func:`side_by_side` result."""
-    return (f"{label}: alone {result['alone_steps_per_s']:,.0f} steps/s on {result['busy_cores_alone']:.2f} busy "
-            f"cores; {result['copies']} at once {result['together_steps_per_s_each']:,.0f} steps/s each on "
-            f"{result['busy_cores_together_each']:.2f} busy cores each ({result['cores']} cores in all)\n"
-            f"  per process {result['ratio_per_process']:.2f} of alone; per busy core "
-            f"{result['ratio_per_busy_core']:.2f} of alone (target >= 0.80)")
+    return (
+        f"{label}: alone {result['alone_steps_per_s']:,.0f} steps/s on {result['busy_cores_alone']:.2f} busy "
+        f"cores; {result['copies']} at once {result['together_steps_per_s_each']:,.0f} steps/s each on "
+        f"{result['busy_cores_together_each']:.2f} busy cores each ({result['cores']} cores in all)\n"
+        f"  per process {result['ratio_per_process']:.2f} of alone; per busy core "
+        f"{result['ratio_per_busy_core']:.2f} of alone (target >= 0.80)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of this measurement (also reached as ``bench --side-by-side``)."""
     parser = argparse.ArgumentParser(
         prog="python -m monster_zoo.benchmarks.side_by_side",
-        description="Speed of a workload alone and with copies of it running at the same time.")
-    parser.add_argument("--workload", choices=sorted(WORKLOADS), action="append",
-                        help="built-in workload, repeatable (default: learner and batch)")
+        description="Speed of a workload alone and with copies of it running at the same time.",
+    )
+    parser.add_argument(
+        "--workload",
+        choices=sorted(WORKLOADS),
+        action="append",
+        help="built-in workload, repeatable (default: learner and batch)",
+    )
     parser.add_argument("--game", default="marry_the_monster-v0", help="game id (default %(default)s)")
-    parser.add_argument("--seconds", type=float, default=10.0, help="timed seconds per run (default %(default)s)")
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="timed seconds per run (default %(default)s)"
+    )
     parser.add_argument("--copies", type=int, default=2, help="processes side by side (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="alone/together rounds (default %(default)s)")
     parser.add_argument("--quick", action="store_true", help="a smoke test: 0.2 s runs, one round")
     parser.add_argument("--json", action="store_true", help="print the results as JSON lines instead")
-    parser.add_argument("command", nargs=argparse.REMAINDER,
-                        help="after '--': any command to run instead of the workloads")
+    parser.add_argument(
+        "command", nargs=argparse.REMAINDER, help="after '--': any command to run instead of the workloads"
+    )
     return parser
 
 
@@ -173,12 +187,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.copies < 2 or args.repeats < 1 or args.seconds <= 0:
         build_parser().error("--copies must be at least 2, --repeats at least 1, --seconds positive")
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    jobs = {" ".join(command): command} if command else {
-        name: workload_command(name, args.game, args.seconds) for name in args.workload or ["learner", "batch"]}
+    jobs = (
+        {" ".join(command): command}
+        if command
+        else {
+            name: workload_command(name, args.game, args.seconds)
+            for name in args.workload or ["learner", "batch"]
+        }
+    )
     for label, job in jobs.items():
         result = side_by_side(job, args.copies, args.repeats, timeout=max(600.0, 20 * args.seconds))
-        print(json.dumps({"workload": label, "game": args.game, **result}) if args.json else report(result, label),
-              flush=True)
+        print(
+            json.dumps({"workload": label, "game": args.game, **result})
+            if args.json
+            else report(result, label),
+            flush=True,
+        )
     return 0
 
 

@@ -21,6 +21,7 @@ within each repeat, so a slow spell hits them alike, and medians of ``--repeats`
 with the range. The 1-minute load average is printed beside every condition: on a shared
 machine it says what else ran.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,14 +30,14 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Callable, Dict, List
+from collections.abc import Callable
 
 GAME = "marry_the_monster-v0"
 OPTIONS = {"num_players": 2}  # the demo's game (make demo)
 SPIN = "while True: pass"
 
 
-def thread_counts(default: int) -> List[int]:
+def thread_counts(default: int) -> list[int]:
     """1, 2 and torch's ``default`` count (a count listed once)."""
     return sorted({1, 2, default})
 
@@ -53,18 +54,30 @@ def build_trainer_model(seed: int = 0):
     from monster_zoo.training.ppo.trainer import Args
 
     args = Args()
-    vec_env = envs.make_vec_env(GAME, args.num_envs, opponents=[make_agent("greedy", GAME, seed, OPTIONS)],
-                                seed=seed, **OPTIONS)
-    model = MaskablePPO("MlpPolicy", VecMonitor(vec_env), learning_rate=args.learning_rate, n_steps=args.num_steps,
-                        batch_size=args.batch_size, n_epochs=args.update_epochs, gamma=args.gamma,
-                        gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef,
-                        policy_kwargs={"net_arch": int_list("--net-arch", args.net_arch)[0]},
-                        seed=seed, device="cpu", verbose=0)
+    vec_env = envs.make_vec_env(
+        GAME, args.num_envs, opponents=[make_agent("greedy", GAME, seed, OPTIONS)], seed=seed, **OPTIONS
+    )
+    model = MaskablePPO(
+        "MlpPolicy",
+        VecMonitor(vec_env),
+        learning_rate=args.learning_rate,
+        n_steps=args.num_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.update_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_coef,
+        ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": int_list("--net-arch", args.net_arch)[0]},
+        seed=seed,
+        device="cpu",
+        verbose=0,
+    )
     model.learn(args.num_envs * args.num_steps)
     return model, vec_env
 
 
-def workloads(model, vec_env) -> Dict[str, Callable[[], float]]:
+def workloads(model, vec_env) -> dict[str, Callable[[], float]]:
     """Each timed piece of work as ``run() -> seconds``."""
     import torch
 
@@ -91,19 +104,21 @@ def workloads(model, vec_env) -> Dict[str, Callable[[], float]]:
     return {"update": update, "forward": forward, "cycle": cycle}
 
 
-def start_busy(count: int) -> List[subprocess.Popen]:
+def start_busy(count: int) -> list[subprocess.Popen]:
     """``count`` processes that spin on a core each until stopped."""
     return [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(count)]
 
 
-def stop_busy(processes: List[subprocess.Popen]) -> None:
+def stop_busy(processes: list[subprocess.Popen]) -> None:
     """Stop the processes of :func:`start_busy`."""
     for process in processes:
         process.kill()
         process.wait()
 
 
-def measure(run: Dict[str, Callable[[], float]], counts: List[int], repeats: int) -> Dict[int, Dict[str, List[float]]]:
+def measure(
+    run: dict[str, Callable[[], float]], counts: list[int], repeats: int
+) -> dict[int, dict[str, list[float]]]:
     """Seconds of every workload at every thread count, ``repeats`` times, thread counts interleaved."""
     import torch
 
@@ -116,32 +131,42 @@ def measure(run: Dict[str, Callable[[], float]], counts: List[int], repeats: int
     return times
 
 
-def table(results: List[dict], rollout: int) -> str:
+def table(results: list[dict], rollout: int) -> str:
     """The markdown table of every (load, threads) row: medians with the range."""
-    lines = ["| competing load | load avg (1 min), start-end | torch threads | PPO update, s | forward pass, ms | "
-             "rollout + update, steps/s |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| competing load | load avg (1 min), start-end | torch threads | PPO update, s | forward pass, ms | "
+        "rollout + update, steps/s |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for result in results:
         for count, times in result["times"].items():
             steps_per_s = [rollout / seconds for seconds in times["cycle"]]
             lines.append(
                 f"| {result['label']} | {result['load'][0]:.2f}-{result['load'][1]:.2f} | {count} | "
                 f"{_spread(times['update'], '.3f')} | {_spread([1000 * t for t in times['forward']], '.2f')} | "
-                f"{_spread(steps_per_s, ',.0f')} |")
+                f"{_spread(steps_per_s, ',.0f')} |"
+            )
     return "\n".join(lines)
 
 
-def _spread(values: List[float], form: str) -> str:
+def _spread(values: list[float], form: str) -> str:
     """``median (min-max)`` of ``values`` in the format ``form``."""
     return f"{statistics.median(values):{form}} ({min(values):{form}}-{max(values):{form}})"
 
 
-def parse_args(argv: List[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.benchmarks.torch_threads",
-                                     description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=5, help="timed repeats of every workload and thread count")
-    parser.add_argument("--busy", type=int, default=1, help="spinning processes beside the loaded measurement")
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.torch_threads",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="timed repeats of every workload and thread count"
+    )
+    parser.add_argument(
+        "--busy", type=int, default=1, help="spinning processes beside the loaded measurement"
+    )
     parser.add_argument("--quick", action="store_true", help="one repeat, for a smoke test")
     args = parser.parse_args(argv)
     if args.repeats < 1:
@@ -153,14 +178,14 @@ def parse_args(argv: List[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def timed_condition(label: str, run: Dict[str, Callable[[], float]], counts: List[int], repeats: int) -> dict:
+def timed_condition(label: str, run: dict[str, Callable[[], float]], counts: list[int], repeats: int) -> dict:
     """One condition's times, with the 1-minute load average before and after."""
     before = os.getloadavg()[0]
     times = measure(run, counts, repeats)
     return {"label": label, "load": (before, os.getloadavg()[0]), "times": times}
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Time every workload alone and beside busy processes; print the table; return 0."""
     import torch
 
@@ -178,8 +203,10 @@ def main(argv: List[str] | None = None) -> int:
         results.append(timed_condition(label, run, counts, args.repeats))
     finally:
         stop_busy(busy)
-    print(f"{os.cpu_count()} cores, torch's default {default} threads; {GAME} {OPTIONS}, the trainer's "
-          f"default network and PPO settings; medians of {args.repeats} repeats (min-max)")
+    print(
+        f"{os.cpu_count()} cores, torch's default {default} threads; {GAME} {OPTIONS}, the trainer's "
+        f"default network and PPO settings; medians of {args.repeats} repeats (min-max)"
+    )
     print(table(results, model.n_envs * model.n_steps))
     return 0
 

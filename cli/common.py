@@ -1,7 +1,8 @@
 """What the commands share: the program's name, the options every game-playing command takes, and
 argument types that import their checks only when an argument is parsed (so ``--help`` stays fast)."""
+
 import argparse
-from typing import List, Sequence
+from collections.abc import Sequence
 
 from monster_zoo import envs
 
@@ -29,28 +30,44 @@ def seed_argument(text: str) -> int:
 
 def overwrite_argument(parser: argparse.ArgumentParser) -> None:
     """``--overwrite``: without it an output that exists (a file or a link) is refused before any work."""
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace output files that exist (a symbolic link is replaced, never followed)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace output files that exist (a symbolic link is replaced, never followed)",
+    )
 
 
 def game_arguments(parser: argparse.ArgumentParser) -> None:
     """The options every game-playing command shares."""
-    parser.add_argument("--game", default=DEFAULT_GAME,
-                        help=f"game id (default %(default)s; available: {', '.join(envs.available())})")
-    parser.add_argument("--seed", type=seed_argument, default=0,
-                        help="seed of the deals and the agents, an integer >= 0 (default %(default)s)")
-    parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
-                        help="game option, repeatable (e.g. --option num_players=4 --option max_steps=2000)")
+    parser.add_argument(
+        "--game",
+        default=DEFAULT_GAME,
+        help=f"game id (default %(default)s; available: {', '.join(envs.available())})",
+    )
+    parser.add_argument(
+        "--seed",
+        type=seed_argument,
+        default=0,
+        help="seed of the deals and the agents, an integer >= 0 (default %(default)s)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        type=parse_option,
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, repeatable (e.g. --option num_players=4 --option max_steps=2000)",
+    )
 
 
-def missing_packages(names: Sequence[str]) -> List[str]:
+def missing_packages(names: Sequence[str]) -> list[str]:
     """Which of the top-level packages ``names`` are not installed (looked up, not imported)."""
     import importlib.util
 
     return [name for name in names if importlib.util.find_spec(name) is None]
 
 
-def model_files(names: Sequence[str]) -> List[str]:
+def model_files(names: Sequence[str]) -> list[str]:
     """The files the agent names read (``ppo:<file>``, ``LABEL=ppo-trusted:<file>``, ``az:<file>``,
     ``az-net:<file>``): inputs that no output may overwrite."""
     from monster_zoo.agents.registry import model_file

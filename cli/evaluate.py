@@ -1,10 +1,17 @@
 """``monster-zoo evaluate``: a round-robin tournament with win rates and ratings, and learning curves."""
+
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional
 
-from monster_zoo.cli.common import EVAL_EXTRA, PROG, game_arguments, missing_packages, model_files, overwrite_argument
+from monster_zoo.cli.common import (
+    EVAL_EXTRA,
+    PROG,
+    game_arguments,
+    missing_packages,
+    model_files,
+    overwrite_argument,
+)
 
 RECORDS_GLOB = "game_*.json"  # the match records evaluate --save-records writes
 LLM_PREFIX = "llm:"  # a chat model at an endpoint (the llm kind), scored apart from the tournament
@@ -13,41 +20,84 @@ LLM_PREFIX = "llm:"  # a chat model at an endpoint (the llm kind), scored apart 
 def add_parser(commands) -> argparse.ArgumentParser:
     """The ``evaluate`` command and its arguments."""
     evaluate = commands.add_parser(
-        "evaluate", help="round-robin tournament with win rates and ratings; learning curves",
+        "evaluate",
+        help="round-robin tournament with win rates and ratings; learning curves",
         description="Play every pair of agents head to head (one seat against the other seats, seats "
-        "rotated, deals paired), then print win rates with 95% Wilson intervals and openskill ratings.")
+        "rotated, deals paired), then print win rates with 95% Wilson intervals and openskill ratings.",
+    )
     game_arguments(evaluate)
-    evaluate.add_argument("--agents", nargs="+", metavar="NAME",
-                          help="the field: agent names such as random, greedy, mcts, ppo:<model.npz>; "
-                          "LABEL=NAME shows NAME as LABEL in tables and plots (e.g. demo=ppo:runs/x/final_model.npz)")
-    evaluate.add_argument("--games", type=int, default=40,
-                          help="games per pairing, rounded up to a multiple of the player count (default %(default)s)")
-    evaluate.add_argument("--out", type=Path, metavar="DIR",
-                          help="write tournament.md, tournament.json and win_rates.png here")
-    evaluate.add_argument("--curves", nargs="+", type=Path, metavar="RUN_DIR",
-                          help="training run folders (each with metrics.csv): plot learning_curves.png into --out")
+    evaluate.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="NAME",
+        help="the field: agent names such as random, greedy, mcts, ppo:<model.npz>; "
+        "LABEL=NAME shows NAME as LABEL in tables and plots (e.g. demo=ppo:runs/x/final_model.npz)",
+    )
+    evaluate.add_argument(
+        "--games",
+        type=int,
+        default=40,
+        help="games per pairing, rounded up to a multiple of the player count (default %(default)s)",
+    )
+    evaluate.add_argument(
+        "--out", type=Path, metavar="DIR", help="write tournament.md, tournament.json and win_rates.png here"
+    )
+    evaluate.add_argument(
+        "--curves",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="training run folders (each with metrics.csv): plot learning_curves.png into --out",
+    )
     evaluate.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
-    evaluate.add_argument("--save-records", type=Path, metavar="DIR",
-                          help="write match records of a sample of the games here (see --records-per-pairing)")
-    evaluate.add_argument("--records-per-pairing", type=int, default=2, metavar="N",
-                          help="with --save-records: the first N games of each pairing (default %(default)s)")
-    evaluate.add_argument("--ray", action="store_true",
-                          help="spread the games over Ray workers (same results as without; needs the "
-                          "distributed extra)")
-    evaluate.add_argument("--address", metavar="HOST:PORT",
-                          help="with --ray: join this running Ray cluster instead of starting a local Ray")
+    evaluate.add_argument(
+        "--save-records",
+        type=Path,
+        metavar="DIR",
+        help="write match records of a sample of the games here (see --records-per-pairing)",
+    )
+    evaluate.add_argument(
+        "--records-per-pairing",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --save-records: the first N games of each pairing (default %(default)s)",
+    )
+    evaluate.add_argument(
+        "--ray",
+        action="store_true",
+        help="spread the games over Ray workers (same results as without; needs the distributed extra)",
+    )
+    evaluate.add_argument(
+        "--address",
+        metavar="HOST:PORT",
+        help="with --ray: join this running Ray cluster instead of starting a local Ray",
+    )
     models = evaluate.add_argument_group(
-        "language models", "an llm:<model> entry of --agents is a chat model at an OpenAI-compatible endpoint; "
+        "language models",
+        "an llm:<model> entry of --agents is a chat model at an OpenAI-compatible endpoint; "
         "each is scored against the field's other entries (seats rotated, deals paired), with its retry and "
-        "illegal-move rates, tokens and latency")
-    models.add_argument("--base-url", metavar="URL",
-                        help="the endpoint's base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (default: "
-                        "$MONSTER_ZOO_LLM_BASE_URL, else http://127.0.0.1:8000/v1)")
-    models.add_argument("--retries", type=int, default=2, metavar="N",
-                        help="times a refused answer is asked again before a random legal move stands in "
-                        "(default %(default)s)")
-    models.add_argument("--no-legal-moves", action="store_true",
-                        help="leave the list of legal moves out of the prompt (the model must name a move itself)")
+        "illegal-move rates, tokens and latency",
+    )
+    models.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the endpoint's base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (default: "
+        "$MONSTER_ZOO_LLM_BASE_URL, else http://127.0.0.1:8000/v1)",
+    )
+    models.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="times a refused answer is asked again before a random legal move stands in "
+        "(default %(default)s)",
+    )
+    models.add_argument(
+        "--no-legal-moves",
+        action="store_true",
+        help="leave the list of legal moves out of the prompt (the model must name a move itself)",
+    )
     overwrite_argument(evaluate)
     return evaluate
 
@@ -77,8 +127,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error("--records-per-pairing must be at least 1")
     missing = missing_packages(EVAL_EXTRA)
     if missing:
-        print(f"{PROG} evaluate: {', '.join(missing)} not installed; install the eval extra:\n"
-              f"    pip install -e '.[eval]'", file=sys.stderr)
+        print(
+            f"{PROG} evaluate: {', '.join(missing)} not installed; install the eval extra:\n"
+            f"    pip install -e '.[eval]'",
+            file=sys.stderr,
+        )
         return 1
     from monster_zoo.evaluation import plots
     from monster_zoo.evaluation.tournament import run_tournament
@@ -86,8 +139,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.address and not args.ray:
         parser.error("--address needs --ray")
     if args.ray and importlib.util.find_spec("ray") is None:
-        print(f"{PROG} evaluate --ray: ray is not installed; install the distributed extra:\n"
-              f"    pip install -e '.[distributed]'", file=sys.stderr)
+        print(
+            f"{PROG} evaluate --ray: ray is not installed; install the distributed extra:\n"
+            f"    pip install -e '.[distributed]'",
+            file=sys.stderr,
+        )
         return 1
     if args.agents is not None and any(name.startswith(LLM_PREFIX) for name in args.agents):
         return _score_models(args, parser)
@@ -102,10 +158,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             series["play_series"] = RaySeries()
         try:
             print(expected_duration(args), file=sys.stderr, flush=True)
-            result = run_tournament(args.game, args.agents, args.games, args.seed, dict(args.option),
-                                    progress=not args.no_progress,
-                                    records_per_pairing=args.records_per_pairing if args.save_records else 0,
-                                    **series)
+            result = run_tournament(
+                args.game,
+                args.agents,
+                args.games,
+                args.seed,
+                dict(args.option),
+                progress=not args.no_progress,
+                records_per_pairing=args.records_per_pairing if args.save_records else 0,
+                **series,
+            )
         except (ValueError, TypeError) as err:  # unknown games, agents or options; a bad field
             parser.error(str(err))
         finally:
@@ -116,19 +178,27 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         for i, record in enumerate(result.match_records if args.save_records is not None else ()):
             save_record(record, args.save_records / f"game_{i:03d}.json")
         if result.games_per_pairing != args.games:
-            print(f"note: played {result.games_per_pairing} games per pairing instead of {args.games} so "
-                  f"that every agent plays every seat equally often", file=sys.stderr)
+            print(
+                f"note: played {result.games_per_pairing} games per pairing instead of {args.games} so "
+                f"that every agent plays every seat equally often",
+                file=sys.stderr,
+            )
         print(result.markdown())
         print(f"\nelapsed {result.elapsed_s:.1f} s")
         if args.ray:
-            print(f"played on {len(series['play_series'].nodes)} Ray node(s): "
-                  + ", ".join(f"{node[:12]} ({games} games)" for node, games in
-                              sorted(series["play_series"].node_games.items())))
+            print(
+                f"played on {len(series['play_series'].nodes)} Ray node(s): "
+                + ", ".join(
+                    f"{node[:12]} ({games} games)"
+                    for node, games in sorted(series["play_series"].node_games.items())
+                )
+            )
         if args.save_records is not None:
             print(f"wrote {len(result.match_records)} match records into {visible(str(args.save_records))}")
         if args.out is not None:
-            written += _optional_picture("the win-rate plot", plots.plot_win_matrix, result.to_json(),
-                                         args.out / "win_rates.png")
+            written += _optional_picture(
+                "the win-rate plot", plots.plot_win_matrix, result.to_json(), args.out / "win_rates.png"
+            )
             print("wrote " + ", ".join(visible(str(p)) for p in written))
     if args.curves:
         try:
@@ -149,18 +219,27 @@ def _score_models(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from monster_zoo.agents.llm.chat import ChatError
     from monster_zoo.llm.scoring import score_named_models
 
-    for flag, given in (("--out", args.out), ("--curves", args.curves), ("--save-records", args.save_records)):
+    for flag, given in (
+        ("--out", args.out),
+        ("--curves", args.curves),
+        ("--save-records", args.save_records),
+    ):
         if given:
-            parser.error(f"{flag} is for tournaments of agents; a field with llm:<model> entries prints the "
-                         "models' tables only")
+            parser.error(
+                f"{flag} is for tournaments of agents; a field with llm:<model> entries prints the "
+                "models' tables only"
+            )
     if args.ray:
         parser.error("--ray is for tournaments of agents, not for llm:<model> entries")
     try:
         base = LlmSettings.from_environment()
-        settings = LlmSettings(base_url=args.base_url or base.base_url, legal_moves=not args.no_legal_moves,
-                               retries=args.retries)
+        settings = LlmSettings(
+            base_url=args.base_url or base.base_url, legal_moves=not args.no_legal_moves, retries=args.retries
+        )
         started = time.perf_counter()
-        scores = score_named_models(args.game, args.agents, args.games, args.seed, dict(args.option), settings)
+        scores = score_named_models(
+            args.game, args.agents, args.games, args.seed, dict(args.option), settings
+        )
     except (ValueError, TypeError) as err:  # unknown games, agents or options; a field of models only
         parser.error(str(err))
     except ChatError as err:  # the endpoint cannot be reached or answers nonsense on every try
@@ -192,25 +271,32 @@ def expected_duration(args: argparse.Namespace) -> str:
     games = seat_balanced(args.games, num_players)
     plan = pairings_to_play(labels, num_players)
     seconds = estimate.expected_seconds(plan, num_players, games, length, costs)
-    per_move = ", ".join(f"{visible(name)} {cost:.2g}" for name, cost in sorted(costs.items(), key=lambda c: -c[1]))
+    per_move = ", ".join(
+        f"{visible(name)} {cost:.2g}" for name, cost in sorted(costs.items(), key=lambda c: -c[1])
+    )
     pairings = f"{len(plan)} pairing" + ("" if len(plan) == 1 else "s")
-    return (f"expected duration: {estimate.describe_duration(seconds)} ({pairings} x {games} games of "
-            f"about {length:.0f} moves; CPU s per move: {per_move}; measured here and now, a guide within "
-            f"a factor of about two)")
+    return (
+        f"expected duration: {estimate.describe_duration(seconds)} ({pairings} x {games} games of "
+        f"about {length:.0f} moves; CPU s per move: {per_move}; measured here and now, a guide within "
+        f"a factor of about two)"
+    )
 
 
-def _optional_picture(what: str, plot, *args) -> List[Path]:
+def _optional_picture(what: str, plot, *args) -> list[Path]:
     """``[plot(*args)]``, or a warning and ``[]`` if it fails: a picture is never worth a run."""
     from monster_zoo.envs.core.escaping import visible
 
     try:
         return [plot(*args)]
-    except Exception as err:  # noqa: BLE001 - whatever matplotlib raises, the results are already written
-        print(f"warning: {what} was not written ({type(err).__name__}: {visible(str(err))[:300]})", file=sys.stderr)
+    except Exception as err:
+        print(
+            f"warning: {what} was not written ({type(err).__name__}: {visible(str(err))[:300]})",
+            file=sys.stderr,
+        )
         return []
 
 
-def _output_problem(args: argparse.Namespace) -> Optional[str]:
+def _output_problem(args: argparse.Namespace) -> str | None:
     """Why ``evaluate`` could not write its results or read its curves, found before any game is
     played (so a long tournament is never lost to a bad path): folders that cannot be written,
     outputs that exist (without ``--overwrite``) or are links, special files or inputs."""
@@ -221,8 +307,9 @@ def _output_problem(args: argparse.Namespace) -> Optional[str]:
     inputs = model_files(args.agents or ()) + [str(Path(d) / "metrics.csv") for d in args.curves or ()]
     outputs = []
     if args.out is not None:
-        names = (["tournament.md", "tournament.json", "win_rates.png"] if args.agents else []) + \
-            (["learning_curves.png"] if args.curves else [])
+        names = (["tournament.md", "tournament.json", "win_rates.png"] if args.agents else []) + (
+            ["learning_curves.png"] if args.curves else []
+        )
         outputs = [output_problem("--out", args.out / name, inputs, args.overwrite) for name in names]
     saved = sorted(Path(args.save_records).glob(RECORDS_GLOB)) if args.save_records is not None else []
     return first_problem(
@@ -230,6 +317,9 @@ def _output_problem(args: argparse.Namespace) -> Optional[str]:
         writable_dir("--save-records", args.save_records) if args.save_records is not None else None,
         *outputs,
         f"--save-records {args.save_records} already holds match records ({saved[0].name}, ...); choose an "
-        "empty folder or pass --overwrite to replace them" if saved and not args.overwrite else None,
+        "empty folder or pass --overwrite to replace them"
+        if saved and not args.overwrite
+        else None,
         *[output_problem("--save-records", path, inputs, True) for path in saved],
-        f"--curves: no metrics.csv in {', '.join(missing)} (give training run folders)" if missing else None)
+        f"--curves: no metrics.csv in {', '.join(missing)} (give training run folders)" if missing else None,
+    )

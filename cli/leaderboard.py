@@ -1,4 +1,5 @@
 """``monster-zoo leaderboard``: every game's baselines, search and champion against each other."""
+
 import argparse
 import sys
 from pathlib import Path
@@ -11,27 +12,42 @@ DEFAULT_OUT = Path("docs/leaderboard.md")
 def add_parser(commands) -> argparse.ArgumentParser:
     """The ``leaderboard`` command and its arguments."""
     leaderboard = commands.add_parser(
-        "leaderboard", help="every game's baselines, search and champion against each other: docs/leaderboard.md",
+        "leaderboard",
+        help="every game's baselines, search and champion against each other: docs/leaderboard.md",
         description="For every game at its smallest player count and at 4 players, a round-robin of random, "
         "greedy, the tuned search at two budgets and the shipped champion (seats rotated, deals paired), "
-        "written as markdown with 95% intervals, openskill ratings and a picture per table.")
-    leaderboard.add_argument("--games", nargs="+", metavar="GAME_ID",
-                             help="games to play (default: every registered game)")
-    leaderboard.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                             help="the markdown to write; pictures and JSON go into a folder of its name "
-                             "(default %(default)s)")
-    leaderboard.add_argument("--seed", type=seed_argument, default=0,
-                             help="the deals and agent seeds (default %(default)s)")
-    leaderboard.add_argument("--scale", type=float, default=1.0,
-                             help="multiply every table's games per pairing (default %(default)s)")
-    leaderboard.add_argument("--jobs", type=int, default=1,
-                             help="tournaments played at once (default %(default)s)")
+        "written as markdown with 95% intervals, openskill ratings and a picture per table.",
+    )
+    leaderboard.add_argument(
+        "--games", nargs="+", metavar="GAME_ID", help="games to play (default: every registered game)"
+    )
+    leaderboard.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="the markdown to write; pictures and JSON go into a folder of its name (default %(default)s)",
+    )
+    leaderboard.add_argument(
+        "--seed", type=seed_argument, default=0, help="the deals and agent seeds (default %(default)s)"
+    )
+    leaderboard.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply every table's games per pairing (default %(default)s)",
+    )
+    leaderboard.add_argument(
+        "--jobs", type=int, default=1, help="tournaments played at once (default %(default)s)"
+    )
     leaderboard.add_argument("--no-progress", action="store_true", help="do not show progress bars")
-    leaderboard.add_argument("--resume", action="store_true",
-                             help="reuse the tournaments an earlier run left beside --out when their field, its "
-                             "search settings and model files, player count, games per pairing and seed match "
-                             "(after a stop, or when one new champion or setting changes only its own tables), "
-                             "and the pairings a stopped run finished in the tournament it stopped in")
+    leaderboard.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the tournaments an earlier run left beside --out when their field, its "
+        "search settings and model files, player count, games per pairing and seed match "
+        "(after a stop, or when one new champion or setting changes only its own tables), "
+        "and the pairings a stopped run finished in the tournament it stopped in",
+    )
     return leaderboard
 
 
@@ -44,16 +60,29 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     # The leaderboard rewrites its own files each run (--resume reuses them): no --overwrite needed,
     # but never a folder or a special file, and never through a link.
-    problem = first_problem(leaderboard.argument_problem(args), output_problem("--out", args.out, overwrite=True),
-                            writable_dir("--out", args.out.parent / args.out.stem))
+    problem = first_problem(
+        leaderboard.argument_problem(args),
+        output_problem("--out", args.out, overwrite=True),
+        writable_dir("--out", args.out.parent / args.out.stem),
+    )
     if problem:
         parser.error(problem)
     missing = missing_packages(EVAL_EXTRA)
     if missing:
-        print(f"{PROG} leaderboard: {', '.join(missing)} not installed; install the eval extra:\n"
-              f"    pip install -e '.[eval]'", file=sys.stderr)
+        print(
+            f"{PROG} leaderboard: {', '.join(missing)} not installed; install the eval extra:\n"
+            f"    pip install -e '.[eval]'",
+            file=sys.stderr,
+        )
         return 1
-    out = leaderboard.run(args.games or envs.available(), args.out, args.seed, args.scale, args.jobs,
-                          progress=not args.no_progress, resume=args.resume)
+    out = leaderboard.run(
+        args.games or envs.available(),
+        args.out,
+        args.seed,
+        args.scale,
+        args.jobs,
+        progress=not args.no_progress,
+        resume=args.resume,
+    )
     print(f"wrote {out} and {out.parent / out.stem}/")
     return 0

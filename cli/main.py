@@ -18,9 +18,10 @@ and ``monster_zoo.llm.mcp_server``, which own them.
 Heavy or optional dependencies (torch, openskill, matplotlib, starlette and uvicorn) are
 imported only by the command that needs them.
 """
+
 import argparse
 import sys
-from typing import List, Optional, Sequence
+from collections.abc import Sequence
 
 import monster_zoo
 from monster_zoo.cli import evaluate, export_model, leaderboard, mcp, play, replay, serve, trainers
@@ -34,8 +35,10 @@ FORWARDED = {**trainers.FORWARDED, "mcp": mcp.run}
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per task, each with its own ``--help``."""
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Monster-themed tabletop games for multi-agent RL: play, train, evaluate, bench.",
-        epilog=f"'{PROG} COMMAND --help' shows the options of a command.")
+        prog=PROG,
+        description="Monster-themed tabletop games for multi-agent RL: play, train, evaluate, bench.",
+        epilog=f"'{PROG} COMMAND --help' shows the options of a command.",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {monster_zoo.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in (play, evaluate, replay, serve, export_model, leaderboard):
@@ -46,9 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``monster-zoo`` command; return its exit status."""
-    argv: List[str] = list(sys.argv[1:] if argv is None else argv)
+    argv: list[str] = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] in FORWARDED:
             return FORWARDED[argv[0]](argv[1:])

@@ -2,8 +2,9 @@
 
 Its arguments go unchanged to :func:`monster_zoo.llm.mcp_server.main`, which owns them (stdio by
 default, ``--http`` on 127.0.0.1)."""
+
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from monster_zoo.cli.common import PROG
 from monster_zoo.cli.serve import WEB_PACKAGES
@@ -14,8 +15,12 @@ LLM_PACKAGES = ("mcp", *WEB_PACKAGES)  # the SDK, and the web extra's packages t
 def add_parser(commands) -> None:
     """Register ``mcp`` for the command list only: :func:`monster_zoo.cli.main.main` hands its
     arguments on before argparse would parse them."""
-    commands.add_parser("mcp", add_help=False, help="the games as an MCP server for language-model clients, stdio or "
-                        "--http on 127.0.0.1 (monster_zoo.llm.mcp_server; needs the llm extra)")
+    commands.add_parser(
+        "mcp",
+        add_help=False,
+        help="the games as an MCP server for language-model clients, stdio or "
+        "--http on 127.0.0.1 (monster_zoo.llm.mcp_server; needs the llm extra)",
+    )
 
 
 def run(argv: Sequence[str]) -> int:
@@ -25,7 +30,10 @@ def run(argv: Sequence[str]) -> int:
     except ModuleNotFoundError as err:  # the SDK or the web extra's packages: "install the extra", not a bug
         if (err.name or "").split(".")[0] not in LLM_PACKAGES:
             raise
-        print(f"{PROG} mcp: {err.name} is not installed; the MCP server needs the llm extra:\n"
-              f"    pip install 'monster-zoo[llm]'", file=sys.stderr)
+        print(
+            f"{PROG} mcp: {err.name} is not installed; the MCP server needs the llm extra:\n"
+            f"    pip install 'monster-zoo[llm]'",
+            file=sys.stderr,
+        )
         return 1
     return mcp_server.main(list(argv))

@@ -1,4 +1,5 @@
 """``monster-zoo replay``: replay a match record into an HTML viewer page and/or a GIF."""
+
 import argparse
 import sys
 from pathlib import Path
@@ -9,16 +10,23 @@ from monster_zoo.cli.common import PROG, overwrite_argument
 def add_parser(commands) -> argparse.ArgumentParser:
     """The ``replay`` command and its arguments."""
     replay = commands.add_parser(
-        "replay", help="replay a match record: an HTML viewer page and/or a GIF",
+        "replay",
+        help="replay a match record: an HTML viewer page and/or a GIF",
         description="Replay a match record (written by play --record, evaluate --save-records or "
         "monster_zoo.envs.core.records) through the game, checking every action, and write a "
-        "self-contained HTML viewer (pictures of every step, controls, a view per seat) or a GIF.")
+        "self-contained HTML viewer (pictures of every step, controls, a view per seat) or a GIF.",
+    )
     replay.add_argument("record", type=Path, help="the match record (JSON)")
     replay.add_argument("--html", type=Path, metavar="FILE", help="write the viewer page here")
     replay.add_argument("--gif", type=Path, metavar="FILE", help="write an animated GIF here (render extra)")
-    replay.add_argument("--view", default="public", help="the GIF's view: public or player_N (default %(default)s)")
-    replay.add_argument("--any-version", action="store_true",
-                        help="try a record of another monster-zoo version (every action is still checked)")
+    replay.add_argument(
+        "--view", default="public", help="the GIF's view: public or player_N (default %(default)s)"
+    )
+    replay.add_argument(
+        "--any-version",
+        action="store_true",
+        help="try a record of another monster-zoo version (every action is still checked)",
+    )
     overwrite_argument(replay)
     return replay
 
@@ -57,7 +65,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"{PROG} replay: {err}", file=sys.stderr)
         return 1
     except OSError as err:  # the disk filled up, the folder went away: the old files are left as they were
-        print(f"{PROG} replay: cannot write {visible(str(err.filename or ''))}: {err.strerror or err}",
-              file=sys.stderr)
+        print(
+            f"{PROG} replay: cannot write {visible(str(err.filename or ''))}: {err.strerror or err}",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -1,13 +1,16 @@
 """The commands that hand their arguments to a trainer, a benchmark or the GPU engine, which own them:
 ``train`` (self-play PPO), ``device-train`` (PPO on the engine's arrays), ``az`` (learned search),
 ``league`` (RLlib), ``bench`` and ``gpu``."""
+
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from monster_zoo.cli.common import PROG, TRAIN_EXTRA
 
 TRAIN_SCRIPT = "monster_zoo.training.ppo.trainer"
-TRAIN_COMMAND = "monster_zoo.training.ppo"  # what python -m runs (the package's __main__), as the help names it
+TRAIN_COMMAND = (
+    "monster_zoo.training.ppo"  # what python -m runs (the package's __main__), as the help names it
+)
 AZ_SCRIPT = "monster_zoo.training.az.trainer"
 AZ_COMMAND = "monster_zoo.training.az"  # what python -m runs (the package's __main__), as the help names it
 DEVICE_TRAIN_SCRIPT = "monster_zoo.training.device_ppo.trainer"
@@ -20,20 +23,36 @@ LEAGUE_COMMAND = "monster_zoo.training.rllib"
 def add_parsers(commands) -> None:
     """Register the forwarded commands for the command list only: :func:`monster_zoo.cli.main.main`
     hands their arguments on before argparse would parse them (it would take their --help for ours)."""
-    commands.add_parser("train", add_help=False,
-                        help=f"self-play MaskablePPO training ({TRAIN_COMMAND}; needs the train extra)")
-    commands.add_parser("device-train", add_help=False,
-                        help=f"self-play PPO whose torch policy acts on the engine's arrays, TorchRL's PPO parts "
-                        f"({DEVICE_TRAIN_COMMAND}; needs the device-train extra)")
-    commands.add_parser("az", add_help=False,
-                        help=f"learned search trained by expert iteration, play it as az:<network.npz> "
-                        f"({AZ_COMMAND}; needs the train extra)")
-    commands.add_parser("league", add_help=False,
-                        help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_COMMAND}; "
-                        "needs the distributed extra)")
+    commands.add_parser(
+        "train",
+        add_help=False,
+        help=f"self-play MaskablePPO training ({TRAIN_COMMAND}; needs the train extra)",
+    )
+    commands.add_parser(
+        "device-train",
+        add_help=False,
+        help=f"self-play PPO whose torch policy acts on the engine's arrays, TorchRL's PPO parts "
+        f"({DEVICE_TRAIN_COMMAND}; needs the device-train extra)",
+    )
+    commands.add_parser(
+        "az",
+        add_help=False,
+        help=f"learned search trained by expert iteration, play it as az:<network.npz> "
+        f"({AZ_COMMAND}; needs the train extra)",
+    )
+    commands.add_parser(
+        "league",
+        add_help=False,
+        help=f"self-play league on Ray RLlib, local or on a cluster ({LEAGUE_COMMAND}; "
+        "needs the distributed extra)",
+    )
     commands.add_parser("bench", add_help=False, help="benchmark the engines (monster_zoo.benchmarks.bench)")
-    commands.add_parser("gpu", add_help=False, help="the GPU engine: `gpu check` compiles every game to PTX "
-                        "(monster_zoo.envs.gpu; needs the gpu extra)")
+    commands.add_parser(
+        "gpu",
+        add_help=False,
+        help="the GPU engine: `gpu check` compiles every game to PTX "
+        "(monster_zoo.envs.gpu; needs the gpu extra)",
+    )
 
 
 def _run_trainer(command: str, script: str, argv: Sequence[str]) -> int:
@@ -47,8 +66,11 @@ def _run_trainer(command: str, script: str, argv: Sequence[str]) -> int:
         missing = err.name or ""
         if missing != script and missing.split(".")[0] not in TRAIN_EXTRA:
             raise
-        print(f"{PROG} {command}: {missing} is not installed; training needs the train extra:\n"
-              f"    pip install -e '.[train]'", file=sys.stderr)
+        print(
+            f"{PROG} {command}: {missing} is not installed; training needs the train extra:\n"
+            f"    pip install -e '.[train]'",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -68,8 +90,11 @@ def run_device_train(argv: Sequence[str]) -> int:
         missing = (err.name or "").split(".")[0]
         if missing not in DEVICE_TRAIN_EXTRA | TRAIN_EXTRA:
             raise
-        print(f"{PROG} device-train: {missing} is not installed; it needs the device-train extra:\n"
-              f"    pip install -e '.[device-train]'", file=sys.stderr)
+        print(
+            f"{PROG} device-train: {missing} is not installed; it needs the device-train extra:\n"
+            f"    pip install -e '.[device-train]'",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -83,8 +108,11 @@ def run_league(argv: Sequence[str]) -> int:
     import importlib.util
 
     if importlib.util.find_spec("ray") is None:
-        print(f"{PROG} league: ray is not installed; the league needs the distributed extra:\n"
-              f"    pip install -e '.[distributed]'", file=sys.stderr)
+        print(
+            f"{PROG} league: ray is not installed; the league needs the distributed extra:\n"
+            f"    pip install -e '.[distributed]'",
+            file=sys.stderr,
+        )
         return 1
     from monster_zoo.training.rllib import league as rllib_league
 
@@ -105,4 +133,11 @@ def run_gpu(argv: Sequence[str]) -> int:
     return gpu_main(list(argv))
 
 
-FORWARDED = {"train": run_train, "device-train": run_device_train, "az": run_az, "league": run_league, "bench": run_bench, "gpu": run_gpu}
+FORWARDED = {
+    "train": run_train,
+    "device-train": run_device_train,
+    "az": run_az,
+    "league": run_league,
+    "bench": run_bench,
+    "gpu": run_gpu,
+}

@@ -5,6 +5,7 @@ API reference comes from the docstrings by autodoc, and a page per game is gener
 time (``_ext/game_pages.py``). Text that lives elsewhere in the repository (README, CHANGELOG,
 the folders' READMEs) is included, never copied (``_ext/repository_files.py``).
 """
+
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import monster_zoo  # noqa: E402  (after the path above: the extensions import i
 
 project = "monster-zoo"
 author = "The monster-zoo contributors"
-copyright = "the monster-zoo contributors, MIT license"  # noqa: A001  (Sphinx's own name)
+copyright = "the monster-zoo contributors, MIT license"
 release = monster_zoo.__version__
 version = release
 
@@ -40,8 +41,11 @@ myst_all_links_external = False
 myst_heading_anchors = 3
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(Any|Callable|Dict|Iterable|Iterator|List|Optional|Sequence|Tuple|Type|Union|BinaryIO|"
-               r"Path|ndarray|Space|int|float|str|bool|dict|list|tuple|bytes|None|object|type|optional)"),
+    (
+        r"py:.*",
+        r"(Any|Callable|Dict|Iterable|Iterator|List|Optional|Sequence|Tuple|Type|Union|BinaryIO|"
+        r"Path|ndarray|Space|int|float|str|bool|dict|list|tuple|bytes|None|object|type|optional)",
+    ),
 ]
 
 # The optional extras' libraries stand in as mocks, so the site builds with the `docs` extra

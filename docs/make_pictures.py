@@ -10,6 +10,7 @@ smallest player count, one frame per action, drawn small enough to stay under 1 
 with every seat's view). Everything is seeded, so a re-run after a change to a drawing shows
 exactly that change. Needs the render extra.
 """
+
 import argparse
 from pathlib import Path
 

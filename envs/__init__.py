@@ -17,8 +17,16 @@ plays uniformly random legal actions (``envs.core.opponents.RandomOpponent``, st
 numba with a generator per game slot derived from the env's seed, so a seeded reset replays the
 same game).
 """
-from .registry import (available, config, make, make_batch, make_learner_env, make_vec_env, register,
-                       spec)
 
-__all__ = ["available", "config", "make", "make_batch", "make_learner_env", "make_vec_env", "register",
-           "spec"]
+from .registry import available, config, make, make_batch, make_learner_env, make_vec_env, register, spec
+
+__all__ = [
+    "available",
+    "config",
+    "make",
+    "make_batch",
+    "make_learner_env",
+    "make_vec_env",
+    "register",
+    "spec",
+]

@@ -79,6 +79,7 @@ Two players is a variant played by exactly the rules of three to five (MTM-2).
 
 <!-- generated: version-history -->
 """
+
 from .core.game_page import game_page
 from .marry_the_monster.game import GAME
 

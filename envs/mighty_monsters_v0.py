@@ -94,6 +94,7 @@ means 45-100 by player count), and the rules cap a game at 61 actions per player
 
 <!-- generated: version-history -->
 """
+
 from .core.game_page import game_page
 from .mighty_monsters.game import GAME
 

@@ -105,6 +105,7 @@ The default of 4 players is the middle of the 2-6 range.
 
 <!-- generated: version-history -->
 """
+
 from .core.game_page import game_page
 from .monstargh.game import GAME
 

@@ -105,6 +105,7 @@ real choices of target while games stay short.
 
 <!-- generated: version-history -->
 """
+
 from .core.game_page import game_page
 from .monster_arena.game import GAME
 

@@ -109,6 +109,7 @@ minus the mean final score.
 
 <!-- generated: version-history -->
 """
+
 from .core.game_page import game_page
 from .monster_factory.game import GAME
 

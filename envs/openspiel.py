@@ -112,15 +112,17 @@ OpenSpiel's tools (OpenSpiel 2.0.2)
     Python games cannot provide. ``pyspiel.deserialize_game_and_state`` reads the state of any
     Python game as a ``pickle``, which runs code: never give it text you did not write.
 """
+
 import numbers
-from typing import Dict, List, Optional
 
 import numpy as np
 
 try:
     import pyspiel
 except ImportError as error:  # pragma: no cover - the module is useless without it
-    raise ImportError("monster_zoo.envs.openspiel needs OpenSpiel: pip install 'monster-zoo[openspiel]'") from error
+    raise ImportError(
+        "monster_zoo.envs.openspiel needs OpenSpiel: pip install 'monster-zoo[openspiel]'"
+    ) from error
 
 from . import registry
 from .core.contract import C_MAX_STEPS, C_NUM_PLAYERS
@@ -129,9 +131,24 @@ from .core.rng import SEED_MASK
 from .openspiel_observer import MonsterZooObserver
 from .openspiel_state import DEAL, MAX_SERIALIZED_CHARS, SERIAL_FORMAT, MonsterZooState, deserialize_state
 
-__all__ = ["AEC_ONLY_OPTIONS", "DEAL", "GAME_CLASSES", "GAME_NAMES", "MAX_SEED", "MAX_SERIALIZED_CHARS",
-           "MonsterZooGame", "MonsterZooObserver", "MonsterZooState", "NAME_PREFIX", "SCORE_UTILITY_BOUND",
-           "SERIAL_FORMAT", "game_parameters", "game_type", "openspiel_name", "register_games"]
+__all__ = [
+    "AEC_ONLY_OPTIONS",
+    "DEAL",
+    "GAME_CLASSES",
+    "GAME_NAMES",
+    "MAX_SEED",
+    "MAX_SERIALIZED_CHARS",
+    "MonsterZooGame",
+    "MonsterZooObserver",
+    "MonsterZooState",
+    "NAME_PREFIX",
+    "SCORE_UTILITY_BOUND",
+    "SERIAL_FORMAT",
+    "game_parameters",
+    "game_type",
+    "openspiel_name",
+    "register_games",
+]
 
 NAME_PREFIX = "python_monster_zoo_"
 # Options of the AEC env alone: OpenSpiel refuses illegal actions and observes in its own way.
@@ -149,7 +166,7 @@ def openspiel_name(game_id: str) -> str:
     return NAME_PREFIX + spec.name + (f"_v{spec.version}" if spec.version else "")
 
 
-def game_parameters(game_id: str) -> Dict[str, object]:
+def game_parameters(game_id: str) -> dict[str, object]:
     """The OpenSpiel parameters of ``game_id`` with their defaults: the game's options except
     :data:`AEC_ONLY_OPTIONS`, and ``seed``."""
     spec = registry.spec(game_id)
@@ -161,8 +178,11 @@ def game_parameters(game_id: str) -> Dict[str, object]:
 def game_type(game_id: str) -> "pyspiel.GameType":
     """The ``pyspiel.GameType`` of ``game_id`` (see the module doc for each choice)."""
     spec = registry.spec(game_id)
-    information = (pyspiel.GameType.Information.PERFECT_INFORMATION if spec.determinize is None
-                   else pyspiel.GameType.Information.IMPERFECT_INFORMATION)
+    information = (
+        pyspiel.GameType.Information.PERFECT_INFORMATION
+        if spec.determinize is None
+        else pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    )
     return pyspiel.GameType(
         short_name=openspiel_name(game_id),
         long_name=f"monster-zoo {spec.title} ({game_id})",
@@ -193,27 +213,40 @@ class MonsterZooGame(pyspiel.Game):
 
     game_id: str = ""  # the registry id, set by each game's subclass
 
-    def __init__(self, params: Optional[Dict] = None):
+    def __init__(self, params: dict | None = None):
         game_id = self.game_id
         defaults = game_parameters(game_id)
         params = {**defaults, **dict(params or {})}
         spec = registry.spec(game_id)
         unknown = sorted(set(params) - set(defaults))
         if unknown:
-            raise TypeError(f"{openspiel_name(game_id)}: unknown parameter(s) {', '.join(unknown)}; "
-                            f"valid parameters: {', '.join(defaults)}")
+            raise TypeError(
+                f"{openspiel_name(game_id)}: unknown parameter(s) {', '.join(unknown)}; "
+                f"valid parameters: {', '.join(defaults)}"
+            )
         seed = params["seed"]
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
-            raise ValueError(f"{openspiel_name(game_id)}: parameter seed={seed!r} is not valid; expected an "
-                             f"integer from 0 to {MAX_SEED} (OpenSpiel keeps parameters in a C++ int)")
+        if (
+            isinstance(seed, (bool, np.bool_))
+            or not isinstance(seed, numbers.Integral)
+            or not 0 <= seed <= MAX_SEED
+        ):
+            raise ValueError(
+                f"{openspiel_name(game_id)}: parameter seed={seed!r} is not valid; expected an "
+                f"integer from 0 to {MAX_SEED} (OpenSpiel keeps parameters in a C++ int)"
+            )
         options = {k: v for k, v in params.items() if k != "seed"}
         config = spec.make_config(resolve_options(game_id, spec.options, options))
         # A game without the win mode's +-1 is bounded only by its score slots.
         bound = 1.0 if options.get("reward") == "win" else SCORE_UTILITY_BOUND
         info = pyspiel.GameInfo(
-            num_distinct_actions=spec.num_actions, max_chance_outcomes=1,
-            num_players=int(config[C_NUM_PLAYERS]), min_utility=-bound, max_utility=bound,
-            utility_sum=0.0, max_game_length=int(config[C_MAX_STEPS]))
+            num_distinct_actions=spec.num_actions,
+            max_chance_outcomes=1,
+            num_players=int(config[C_NUM_PLAYERS]),
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=0.0,
+            max_game_length=int(config[C_MAX_STEPS]),
+        )
         super().__init__(game_type(game_id), info, params)
         self.spec = spec
         self.config = config
@@ -223,7 +256,7 @@ class MonsterZooGame(pyspiel.Game):
         """A state before the deal: a chance node whose one outcome, 0, starts the game."""
         return MonsterZooState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> Optional[MonsterZooObserver]:
+    def make_py_observer(self, iig_obs_type=None, params=None) -> MonsterZooObserver | None:
         """The observer of ``iig_obs_type`` (None: OpenSpiel's default observation), or None for a
         type the games do not serve (OpenSpiel's convention; see :class:`MonsterZooObserver`).
         Observers take no ``params``: any raise ``ValueError``."""
@@ -257,18 +290,25 @@ def _game_class(game_id: str) -> type:
     """The :class:`MonsterZooGame` subclass of ``game_id`` (``MarryTheMonsterGame``)."""
     spec = registry.spec(game_id)
     name = "".join(part.title() for part in spec.name.split("_")) + "Game"
-    return type(name, (MonsterZooGame,), {"game_id": game_id, "__module__": __name__,
-                                          "__doc__": f"{spec.title} ({game_id}) as an OpenSpiel game."})
+    return type(
+        name,
+        (MonsterZooGame,),
+        {
+            "game_id": game_id,
+            "__module__": __name__,
+            "__doc__": f"{spec.title} ({game_id}) as an OpenSpiel game.",
+        },
+    )
 
 
 # game id -> its MonsterZooGame subclass, the creator OpenSpiel calls with the parameters. A class
 # rather than a closure: OpenSpiel's C++ registry holds its creators until the process exits,
 # after Python has finalised, and releasing a closure's last reference then aborts the process;
 # a class stays referenced by its own method resolution order.
-GAME_CLASSES: Dict[str, type] = {}
+GAME_CLASSES: dict[str, type] = {}
 
 
-def register_games() -> List[str]:
+def register_games() -> list[str]:
     """Register every game of the registry with OpenSpiel (done on import; games already
     registered are left alone) and return their OpenSpiel names. A game of your own, added with
     :func:`monster_zoo.envs.register`, joins OpenSpiel when this is called again."""

@@ -3,6 +3,7 @@
 Part of :mod:`monster_zoo.envs.openspiel` (import that module: it checks that OpenSpiel is
 installed and registers the games); see its documentation for the observation types served.
 """
+
 import hashlib
 
 import numpy as np
@@ -30,7 +31,9 @@ class MonsterZooObserver:
         whole = self._public and self._private
         self.tensor = np.zeros(game.spec.obs_size, np.float32) if whole else None
         self.dict = {"observation": self.tensor} if whole else {}
-        self._scratch = np.zeros(game.spec.obs_size, np.float32)  # string_from's copy: tensor stays set_from's
+        self._scratch = np.zeros(
+            game.spec.obs_size, np.float32
+        )  # string_from's copy: tensor stays set_from's
 
     def set_from(self, state, player: int) -> None:
         """Write ``player``'s observation of ``state`` into ``tensor`` (zeros before the deal)."""

@@ -3,9 +3,9 @@
 Part of :mod:`monster_zoo.envs.openspiel` (import that module: it checks that OpenSpiel is
 installed and registers the games); see its documentation for the choices made here.
 """
+
 import math
 import re
-from typing import List, Optional
 
 import numpy as np
 import pyspiel
@@ -21,11 +21,15 @@ DEAL = 0  # the one outcome of the chance node that starts every game
 MAX_SERIALIZED_CHARS = 1 << 20
 SERIAL_FORMAT = "monster-zoo openspiel state 1"
 # The seed is empty before the deal, and then so are the actions.
-_SERIAL = re.compile(r"monster-zoo openspiel state 1\ngame (?P<game>[^\n]*)\nseed (?P<seed>\d{0,19})\n"
-                     r"actions(?P<actions>(?: \d{1,9})*)\n?")
-NO_INFORMATION_STATE = ("{game}: no information state: the observations summarise the game instead of recalling "
-                        "its history; use observation_string/observation_tensor (ISMCTSBot: "
-                        "use_observation_string=True)")
+_SERIAL = re.compile(
+    r"monster-zoo openspiel state 1\ngame (?P<game>[^\n]*)\nseed (?P<seed>\d{0,19})\n"
+    r"actions(?P<actions>(?: \d{1,9})*)\n?"
+)
+NO_INFORMATION_STATE = (
+    "{game}: no information state: the observations summarise the game instead of recalling "
+    "its history; use observation_string/observation_tensor (ISMCTSBot: "
+    "use_observation_string=True)"
+)
 
 
 class MonsterZooState(pyspiel.State):
@@ -42,10 +46,10 @@ class MonsterZooState(pyspiel.State):
 
     def __init__(self, game):
         super().__init__(game)
-        self._engine: Optional[np.ndarray] = None
-        self._rng: Optional[np.ndarray] = None
-        self._seed: Optional[int] = None
-        self._mask: Optional[np.ndarray] = None
+        self._engine: np.ndarray | None = None
+        self._rng: np.ndarray | None = None
+        self._seed: int | None = None
+        self._mask: np.ndarray | None = None
         self._resampled = False
 
     # --- OpenSpiel's state API ---------------------------------------------------------------
@@ -62,7 +66,7 @@ class MonsterZooState(pyspiel.State):
         engine = self._engine
         return engine is not None and not running.py_func(engine)
 
-    def _legal_actions(self, player: int) -> List[int]:
+    def _legal_actions(self, player: int) -> list[int]:
         """The legal actions of ``player`` (OpenSpiel asks only for the seat on move), ascending."""
         return np.flatnonzero(self._mask).tolist()
 
@@ -78,7 +82,9 @@ class MonsterZooState(pyspiel.State):
         game = self.get_game()
         if self._engine is None:
             if action != DEAL:
-                raise ValueError(f"{game}: the game starts with the deal, chance outcome {DEAL}; got {action!r}")
+                raise ValueError(
+                    f"{game}: the game starts with the deal, chance outcome {DEAL}; got {action!r}"
+                )
             self._deal(game._draw_seed() if self._seed is None else self._seed)
             return
         spec = game.spec
@@ -97,7 +103,7 @@ class MonsterZooState(pyspiel.State):
             raise ValueError(f"{self.get_game()}: action {action} is out of range 0..{spec.num_actions - 1}")
         return spec.action_to_str(int(action), self._engine)
 
-    def returns(self) -> List[float]:
+    def returns(self) -> list[float]:
         """Each seat's final reward (ruling C3) once the game is over, else zeros."""
         n = self.num_players()
         if self._engine is None or not self._engine[H_TERMINAL]:
@@ -111,15 +117,15 @@ class MonsterZooState(pyspiel.State):
         unit = math.lcm(*range(1, n + 1))
         return [round(float(v) * unit) / unit for v in out]
 
-    def rewards(self) -> List[float]:
+    def rewards(self) -> list[float]:
         """The rewards of the last action: the returns when it ended the game, else zeros."""
         return self.returns() if self.is_terminal() else [0.0] * self.num_players()
 
-    def information_state_string(self, player: Optional[int] = None) -> str:
+    def information_state_string(self, player: int | None = None) -> str:
         """Refused: the games have no information state (see the module doc)."""
         raise ValueError(NO_INFORMATION_STATE.format(game=self.get_game()))
 
-    def information_state_tensor(self, player: Optional[int] = None) -> List[float]:
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
         """Refused: the games have no information state (see the module doc)."""
         raise ValueError(NO_INFORMATION_STATE.format(game=self.get_game()))
 
@@ -149,8 +155,10 @@ class MonsterZooState(pyspiel.State):
         """The seed and actions of this game as text, for
         :meth:`~monster_zoo.envs.openspiel.MonsterZooGame.deserialize_state`."""
         if self._resampled:
-            raise ValueError(f"{self.get_game()}: a state from resample_from_infostate has no serialization: what its "
-                             f"player cannot see was invented, not dealt from a seed")
+            raise ValueError(
+                f"{self.get_game()}: a state from resample_from_infostate has no serialization: what its "
+                f"player cannot see was invented, not dealt from a seed"
+            )
         seed = "" if self._seed is None else str(self._seed)
         actions = "".join(f" {a}" for a in self.history()[1:])
         return f"{SERIAL_FORMAT}\ngame {self.get_game()}\nseed {seed}\nactions{actions}\n"
@@ -160,15 +168,20 @@ class MonsterZooState(pyspiel.State):
         spec = self.get_game().spec
         if self._engine is None:
             return "before the deal"
-        private = [f"player_{p}: {spec.private_text(self._engine, p)}" for p in range(self.num_players())
-                   if spec.private_text is not None]
+        private = [
+            f"player_{p}: {spec.private_text(self._engine, p)}"
+            for p in range(self.num_players())
+            if spec.private_text is not None
+        ]
         return "\n".join([spec.to_text(self._engine), *private])
 
     def engine_state(self) -> np.ndarray:
         """A copy of the full engine state (hidden information included: for search on resampled
         states and for debugging); ValueError before the deal."""
         if self._engine is None:
-            raise ValueError(f"{self.get_game()}: the game has not been dealt yet (apply chance outcome {DEAL})")
+            raise ValueError(
+                f"{self.get_game()}: the game has not been dealt yet (apply chance outcome {DEAL})"
+            )
         return self._engine.copy()
 
     # --- helpers -------------------------------------------------------------------------------
@@ -192,9 +205,12 @@ class MonsterZooState(pyspiel.State):
 
     def _check_player(self, player) -> None:
         """ValueError unless ``player`` is a seat of this game."""
-        if isinstance(player, bool) or not (isinstance(player, (int, np.integer)) and 0 <= player < self.num_players()):
-            raise ValueError(f"{self.get_game()}: player {player!r} is not a seat; "
-                             f"seats are 0..{self.num_players() - 1}")
+        if isinstance(player, bool) or not (
+            isinstance(player, (int, np.integer)) and 0 <= player < self.num_players()
+        ):
+            raise ValueError(
+                f"{self.get_game()}: player {player!r} is not a seat; seats are 0..{self.num_players() - 1}"
+            )
 
 
 def deserialize_state(game, text: str) -> MonsterZooState:
@@ -207,13 +223,17 @@ def deserialize_state(game, text: str) -> MonsterZooState:
     if not isinstance(text, str):
         raise ValueError(f"{game}: a serialized state is text, got {type(text).__name__}")
     if len(text) > MAX_SERIALIZED_CHARS:
-        raise ValueError(f"{game}: the serialized state is {len(text):,} characters; the most accepted is "
-                         f"{MAX_SERIALIZED_CHARS:,}")
+        raise ValueError(
+            f"{game}: the serialized state is {len(text):,} characters; the most accepted is "
+            f"{MAX_SERIALIZED_CHARS:,}"
+        )
     match = _SERIAL.fullmatch(text)
     if match is None:
-        raise ValueError(f"{game}: not a serialized monster-zoo state (expected the lines "
-                         f"'{SERIAL_FORMAT}', 'game ...', 'seed N', 'actions a b c ...' as state.serialize() "
-                         f"writes them; pyspiel.serialize_game_and_state's pickles are not read here)")
+        raise ValueError(
+            f"{game}: not a serialized monster-zoo state (expected the lines "
+            f"'{SERIAL_FORMAT}', 'game ...', 'seed N', 'actions a b c ...' as state.serialize() "
+            f"writes them; pyspiel.serialize_game_and_state's pickles are not read here)"
+        )
     if match["game"] != str(game):
         raise ValueError(f"{game}: the serialized state belongs to the game {match['game']!r}")
     actions = [int(a) for a in match["actions"].split()]
@@ -226,8 +246,10 @@ def deserialize_state(game, text: str) -> MonsterZooState:
     if seed > SEED_MASK:
         raise ValueError(f"{game}: seed {seed} of the serialized state is above 2**63 - 1")
     if len(actions) > int(game.config[C_MAX_STEPS]):
-        raise ValueError(f"{game}: the serialized state has {len(actions):,} actions; this game ends after "
-                         f"max_steps={int(game.config[C_MAX_STEPS]):,}")
+        raise ValueError(
+            f"{game}: the serialized state has {len(actions):,} actions; this game ends after "
+            f"max_steps={int(game.config[C_MAX_STEPS]):,}"
+        )
     state._seed = seed  # dealt from, instead of the game's next seed
     state.apply_action(DEAL)
     for action in actions:

@@ -6,6 +6,7 @@ Every game is also registered with gymnasium as ``monster_zoo/<game>-learner-v<v
 num_players=2)`` works once ``monster_zoo`` is imported, with gymnasium's usual wrappers
 (``max_episode_steps``, the passive env checker, order enforcing).
 """
+
 import importlib
 import importlib.util
 import os
@@ -13,19 +14,18 @@ import pkgutil
 import re
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Dict, List, Optional, Union
 
 import numpy as np
 
 # id -> the module of its page (``SPEC``, ``env``, ``raw_env`` and, for declared games, ``GAME``),
 # or, for a game registered by its declaration, a namespace holding the same names
-_GAMES: Dict[str, Union[str, SimpleNamespace]] = {}
+_GAMES: dict[str, str | SimpleNamespace] = {}
 _UNLISTED: set = set()
 # A game's page module is named after its id: envs/<name>_v<version>.py.
 _PAGE = re.compile(r"(?P<name>[a-z][a-z0-9_]*)_v(?P<version>\d+)")
 
 
-def register(game, module: Optional[str] = None, *, listed: bool = True) -> None:
+def register(game, module: str | None = None, *, listed: bool = True) -> None:
     """Register a game, and its learner env with gymnasium as :func:`gymnasium_id` ``(game_id)``.
 
     ``register(game_id, module)`` registers the id (e.g. ``"marry_the_monster-v0"``) served by the
@@ -51,7 +51,7 @@ def register(game, module: Optional[str] = None, *, listed: bool = True) -> None
     _register_with_gymnasium(game_id)
 
 
-def available() -> List[str]:
+def available() -> list[str]:
     """Ids of every registered game (those registered with ``listed=False`` left out)."""
     return sorted(set(_GAMES) - _UNLISTED)
 
@@ -74,7 +74,7 @@ def declaration(game_id: str):
     return getattr(_module(game_id), "GAME", None)
 
 
-def _discover() -> Dict[str, str]:
+def _discover() -> dict[str, str]:
     """Game id -> page module of every game page in this package, found by file name alone (no
     game is imported: ``import monster_zoo`` stays light)."""
     found = {}
@@ -154,8 +154,15 @@ def _engine_options(game_id: str, options: dict) -> np.ndarray:
     return config(game_id, options)
 
 
-def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed: int = 0,
-                 illegal_action: str = "raise", **options):
+def make_vec_env(
+    game_id: str,
+    num_envs: int,
+    opponents=None,
+    weights=None,
+    seed: int = 0,
+    illegal_action: str = "raise",
+    **options,
+):
     """An SB3 :class:`~monster_zoo.envs.core.sb3_vec_env.SelfPlayVecEnv` for ``sb3_contrib.MaskablePPO``.
 
     Each of the ``num_envs`` games gives the learner a random seat; the other
@@ -167,20 +174,23 @@ def make_vec_env(game_id: str, num_envs: int, opponents=None, weights=None, seed
     """
     from .core.sb3_vec_env import SelfPlayVecEnv
 
-    return SelfPlayVecEnv(spec(game_id), _engine_options(game_id, options), num_envs, opponents,
-                          weights, seed, illegal_action)
+    return SelfPlayVecEnv(
+        spec(game_id), _engine_options(game_id, options), num_envs, opponents, weights, seed, illegal_action
+    )
 
 
-def make_learner_env(game_id: str, opponents=None, weights=None, render_mode=None,
-                     illegal_action: str = "raise", **options):
+def make_learner_env(
+    game_id: str, opponents=None, weights=None, render_mode=None, illegal_action: str = "raise", **options
+):
     """A gymnasium single-agent :class:`~monster_zoo.envs.core.gym_env.LearnerEnv`: one learner seat, the
     other seats played by ``opponents`` (``None``, as through ``gymnasium.make``: every other seat
     plays uniformly random legal actions, ``RandomOpponent``, inside numba); ``illegal_action`` as
     in :func:`make_vec_env`."""
     from .core.gym_env import LearnerEnv
 
-    return LearnerEnv(spec(game_id), _engine_options(game_id, options), opponents, weights, render_mode,
-                      illegal_action)
+    return LearnerEnv(
+        spec(game_id), _engine_options(game_id, options), opponents, weights, render_mode, illegal_action
+    )
 
 
 GYMNASIUM_NAMESPACE = "monster_zoo"
@@ -203,7 +213,9 @@ def _register_with_gymnasium(game_id: str) -> None:
     import gymnasium
 
     if gymnasium_id(game_id) not in gymnasium.registry:
-        gymnasium.register(id=gymnasium_id(game_id), entry_point=make_learner_env, kwargs={"game_id": game_id})
+        gymnasium.register(
+            id=gymnasium_id(game_id), entry_point=make_learner_env, kwargs={"game_id": game_id}
+        )
 
 
 def single_state_random_steps(game_id: str, num_steps: int, seed: int = 0, **options) -> int:

@@ -8,23 +8,33 @@ Every replay checks the record step by step (seat, legality, name of every actio
 result) and refuses one that does not fit with :class:`~monster_zoo.envs.core.records.RecordError`.
 Pages and GIFs are written atomically (:mod:`monster_zoo.envs.core.safe_writing`).
 """
-from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Union
 
-from .core.picture import RENDER_EXTRA
-from .core.records import (RecordError, RecordWriter, check_result, check_step, game_result, read_record,
-                           validate_record)
-from .core.safe_writing import open_atomic, write_atomic
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
 from .core.move_words import named_with_words
+from .core.picture import RENDER_EXTRA
+from .core.records import (
+    RecordError,
+    RecordWriter,
+    check_result,
+    check_step,
+    game_result,
+    read_record,
+    validate_record,
+)
+from .core.safe_writing import open_atomic, write_atomic
 from .registry import available, make, registered
 
 PUBLIC = "public"
-RECORD_NOTE = ("A match record is a full-information artefact: its seed and actions determine every hidden "
-               "card. The pictures here are filtered: each seat's view shows only what that seat could see, "
-               "the public view what no seat hid, and each action is named as the chosen view knew it.")
+RECORD_NOTE = (
+    "A match record is a full-information artefact: its seed and actions determine every hidden "
+    "card. The pictures here are filtered: each seat's view shows only what that seat could see, "
+    "the public view what no seat hid, and each action is named as the chosen view knew it."
+)
 
 
-def load(record: Union[str, Path, dict], allow_other_version: bool = False) -> dict:
+def load(record: str | Path | dict, allow_other_version: bool = False) -> dict:
     """A checked record from a path or an already loaded dict."""
     if isinstance(record, dict):
         return validate_record(record, allow_other_version=allow_other_version)
@@ -41,8 +51,10 @@ def game_env(record: dict, where: str = "record"):
         raise RecordError(f"{where}: bad options for {record['game']}: {err}") from None
     seats = len(env.unwrapped.possible_agents)
     if "agents" in record and len(record["agents"]) != seats:
-        raise RecordError(f"{where}: 'agents' names {len(record['agents'])} seats but {record['game']} with these "
-                          f"options seats {seats}")
+        raise RecordError(
+            f"{where}: 'agents' names {len(record['agents'])} seats but {record['game']} with these "
+            f"options seats {seats}"
+        )
     return env
 
 
@@ -62,8 +74,9 @@ def replay(record: dict, where: str = "record") -> Iterator:
     check_result(where, record, game_result(raw))
 
 
-def build_record(game_id: str, options: dict, seed: int, actions: Sequence[int],
-                 agents: Optional[Sequence[str]] = None) -> dict:
+def build_record(
+    game_id: str, options: dict, seed: int, actions: Sequence[int], agents: Sequence[str] | None = None
+) -> dict:
     """The record of a game given by its actions (e.g. kept by a tournament): replayed once
     through the AEC env to name every action and read the result."""
     env = game_env({"game": game_id, "options": options})
@@ -77,16 +90,16 @@ def build_record(game_id: str, options: dict, seed: int, actions: Sequence[int],
     return writer.finish()
 
 
-def views(record: dict) -> List[str]:
+def views(record: dict) -> list[str]:
     """The views of a replay: the public one, then each seat's."""
     return [PUBLIC] + [f"player_{s}" for s in range(len(record["agents"]))]
 
 
-def _seat(view: str) -> Optional[int]:
+def _seat(view: str) -> int | None:
     return None if view == PUBLIC else int(view.split("_")[1])
 
 
-def pictures(record: dict, where: str = "record", only: Optional[Sequence[str]] = None):
+def pictures(record: dict, where: str = "record", only: Sequence[str] | None = None):
     """Every step's SVG per view, every action's name per view (with the game's words for it where
     the view knows the move, :mod:`~monster_zoo.envs.core.move_words`) and the public scores per step:
     ``(svgs[view][step], names[view][action], scores[step][seat])``."""
@@ -104,7 +117,7 @@ def pictures(record: dict, where: str = "record", only: Optional[Sequence[str]] 
     return svgs, names, scores
 
 
-def write_html(record: dict, path: Union[str, Path], where: str = "record") -> Path:
+def write_html(record: dict, path: str | Path, where: str = "record") -> Path:
     """Write the replay viewer page of ``record`` to ``path`` (one self-contained file)."""
     from .core.aec import RENDER_FPS
     from .core.viewer import page
@@ -113,10 +126,21 @@ def write_html(record: dict, path: Union[str, Path], where: str = "record") -> P
     spec = game_env(record, where).unwrapped.spec
     agents = ", ".join(f"player_{s}: {a}" for s, a in enumerate(record["agents"]))
     returns = ", ".join(f"{r:+g}" for r in record["result"]["returns"])
-    meta = (f"{record['game']} · seed {record['seed']} · {len(record['actions'])} actions · {agents} · "
-            f"returns {returns} · monster-zoo {record['library_version']}")
-    html = page(f"{spec.title} replay", meta, RECORD_NOTE, views(record), svgs, names, scores, spec.score_label,
-                RENDER_FPS)
+    meta = (
+        f"{record['game']} · seed {record['seed']} · {len(record['actions'])} actions · {agents} · "
+        f"returns {returns} · monster-zoo {record['library_version']}"
+    )
+    html = page(
+        f"{spec.title} replay",
+        meta,
+        RECORD_NOTE,
+        views(record),
+        svgs,
+        names,
+        scores,
+        spec.score_label,
+        RENDER_FPS,
+    )
     return write_atomic(path, html)
 
 
@@ -129,8 +153,14 @@ def require_gif_support() -> None:
         raise ImportError(f"rendering pictures needs the render extra: {RENDER_EXTRA}") from err
 
 
-def write_gif(record: dict, path: Union[str, Path], view: str = PUBLIC, where: str = "record",
-              fps: Optional[float] = None, zoom: float = 0.75) -> Path:
+def write_gif(
+    record: dict,
+    path: str | Path,
+    view: str = PUBLIC,
+    where: str = "record",
+    fps: float | None = None,
+    zoom: float = 0.75,
+) -> Path:
     """Write an animated GIF of ``record`` from ``view`` (``public`` or ``player_N``) with Pillow."""
     require_gif_support()
     from PIL import Image
@@ -143,6 +173,13 @@ def write_gif(record: dict, path: Union[str, Path], view: str = PUBLIC, where: s
     svgs, _, _ = pictures(record, where, only=[view])
     frames = [Image.fromarray(rasterize(svg, zoom)) for svg in svgs[view]]
     with open_atomic(path) as stream:
-        frames[0].save(stream, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=int(1000 / (fps or RENDER_FPS)), loop=0, optimize=True)
+        frames[0].save(
+            stream,
+            format="GIF",
+            save_all=True,
+            append_images=frames[1:],
+            duration=int(1000 / (fps or RENDER_FPS)),
+            loop=0,
+            optimize=True,
+        )
     return Path(path)

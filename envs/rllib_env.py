@@ -43,7 +43,6 @@ Subclasses may leave some seats to embedded players (see :meth:`RLlibGameEnv._se
 and :meth:`RLlibGameEnv._embedded_action`): the self-play league of
 :mod:`monster_zoo.training.rllib.league` plays its fixed baselines that way.
 """
-from typing import Dict, List, Optional
 
 import gymnasium as gym
 import numpy as np
@@ -66,35 +65,41 @@ class MaskedObservationSpace(gym.spaces.Dict):
     """
 
     def __repr__(self) -> str:
-        return (f"{super().__repr__()} [a monster-zoo observation with its action mask, which RLlib's "
-                f"default modules cannot read: build the algorithm with {CONFIG_HELPER}(game_id, options), "
-                f"which adds the masking module]")
+        return (
+            f"{super().__repr__()} [a monster-zoo observation with its action mask, which RLlib's "
+            f"default modules cannot read: build the algorithm with {CONFIG_HELPER}(game_id, options), "
+            f"which adds the masking module]"
+        )
 
 
 class RLlibGameEnv(MultiAgentEnv):
     """A monster-zoo game for RLlib; ``config`` is ``{"game": id, **game options}`` (see the module doc)."""
 
-    def __init__(self, config: Optional[Dict] = None):
+    def __init__(self, config: dict | None = None):
         super().__init__()
         options = dict(config or {})
         self.game_id = options.pop("game", DEFAULT_GAME)
         if options.get("observation", "dict") != "dict":
-            raise ValueError(f"{self.game_id}: RLlibGameEnv gives every agent the Dict of its observation and "
-                             f"action mask itself; leave out the option observation={options['observation']!r} "
-                             f"(the only value it takes is 'dict')")
+            raise ValueError(
+                f"{self.game_id}: RLlibGameEnv gives every agent the Dict of its observation and "
+                f"action mask itself; leave out the option observation={options['observation']!r} "
+                f"(the only value it takes is 'dict')"
+            )
         self._raw = registry.make(self.game_id, wrapped=False, **options)
-        self._seat_names: List[str] = list(self._raw.possible_agents)
+        self._seat_names: list[str] = list(self._raw.possible_agents)
         spec = self._raw.spec
-        self._space = MaskedObservationSpace({
-            "observations": gym.spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32),
-            "action_mask": gym.spaces.Box(0.0, 1.0, (spec.num_actions,), np.float32),
-        })
+        self._space = MaskedObservationSpace(
+            {
+                "observations": gym.spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32),
+                "action_mask": gym.spaces.Box(0.0, 1.0, (spec.num_actions,), np.float32),
+            }
+        )
         self._action_space = LegalActionSpace(spec.num_actions, self._legal_mask)
         self.possible_agents = self._agent_ids_for_env()
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self._space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
-        self._seat_agents: List[Optional[str]] = list(self.possible_agents)
+        self._seat_agents: list[str | None] = list(self.possible_agents)
 
     @property
     def num_players(self) -> int:
@@ -122,8 +127,10 @@ class RLlibGameEnv(MultiAgentEnv):
         """Apply the action of the agent on move; see the module doc for what comes back."""
         agent = self._agent_on_move()
         if agent is None or set(action_dict) != {agent}:
-            raise ValueError(f"{self.game_id}: expected an action for {agent} (the agent on move) only, "
-                             f"got actions for {sorted(map(str, action_dict))}")
+            raise ValueError(
+                f"{self.game_id}: expected an action for {agent} (the agent on move) only, "
+                f"got actions for {sorted(map(str, action_dict))}"
+            )
         rewards = dict.fromkeys(self._exposed_agents(), 0.0)
         self._apply(action_dict[agent], rewards)
         self._play_embedded_seats(rewards)
@@ -134,11 +141,11 @@ class RLlibGameEnv(MultiAgentEnv):
         return self._raw.spec.to_text(self._raw.engine_state)
 
     # --- seats ---------------------------------------------------------------------------------
-    def _agent_ids_for_env(self) -> List[str]:
+    def _agent_ids_for_env(self) -> list[str]:
         """The env's agent ids (here the seat names)."""
         return list(self._seat_names)
 
-    def _seat_agents_for_episode(self) -> List[Optional[str]]:
+    def _seat_agents_for_episode(self) -> list[str | None]:
         """The agent id playing each seat this episode; None for a seat played inside the env."""
         return list(self._seat_names)
 
@@ -153,28 +160,28 @@ class RLlibGameEnv(MultiAgentEnv):
             return np.zeros(self._action_space.n, np.int8)
         return self._raw.observe(self._raw.agent_selection)["action_mask"]
 
-    def _exposed_agents(self) -> List[str]:
+    def _exposed_agents(self) -> list[str]:
         return [a for a in self._seat_agents if a is not None]
 
     def _game_over(self) -> bool:
         raw = self._raw
         return any(raw.terminations.values()) or any(raw.truncations.values())
 
-    def _seat_on_move(self) -> Optional[int]:
+    def _seat_on_move(self) -> int | None:
         return None if self._game_over() else self._seat_names.index(self._raw.agent_selection)
 
-    def _agent_on_move(self) -> Optional[str]:
+    def _agent_on_move(self) -> str | None:
         seat = self._seat_on_move()
         return None if seat is None else self._seat_agents[seat]
 
-    def _apply(self, action, rewards: Dict[str, float]) -> None:
+    def _apply(self, action, rewards: dict[str, float]) -> None:
         """Step the raw env and add every exposed seat's reward to ``rewards``."""
         self._raw.step(action)
         for seat, agent in enumerate(self._seat_agents):
             if agent is not None:
                 rewards[agent] += self._raw.rewards[self._seat_names[seat]]
 
-    def _play_embedded_seats(self, rewards: Dict[str, float]) -> None:
+    def _play_embedded_seats(self, rewards: dict[str, float]) -> None:
         """Let embedded players move until an exposed agent is on move or the game is over."""
         while True:
             seat = self._seat_on_move()
@@ -183,17 +190,22 @@ class RLlibGameEnv(MultiAgentEnv):
             view = self._raw.observe(self._seat_names[seat])
             self._apply(self._embedded_action(seat, view["observation"], view["action_mask"]), rewards)
 
-    def _observation(self, seat: int) -> Dict[str, np.ndarray]:
+    def _observation(self, seat: int) -> dict[str, np.ndarray]:
         view = self._raw.observe(self._seat_names[seat])
         return {"observations": view["observation"], "action_mask": view["action_mask"].astype(np.float32)}
 
-    def _outcome(self, rewards: Dict[str, float]):
+    def _outcome(self, rewards: dict[str, float]):
         """(obs, rewards, terminateds, truncateds, infos) after a move, in RLlib's conventions."""
         if not self._game_over():
             seat = self._seat_on_move()
             agent = self._seat_agents[seat]
-            return ({agent: self._observation(seat)}, rewards, {"__all__": False}, {"__all__": False},
-                    {agent: {}})
+            return (
+                {agent: self._observation(seat)},
+                rewards,
+                {"__all__": False},
+                {"__all__": False},
+                {agent: {}},
+            )
         terminated = any(self._raw.terminations.values())
         obs = {agent: self._observation(seat) for seat, agent in enumerate(self._seat_agents) if agent}
         terminateds = {**dict.fromkeys(obs, terminated), "__all__": terminated}

@@ -3,9 +3,10 @@
 A bad value must be refused with exit code 2 and a message, before a run directory is made
 or a tournament is played, so nothing is left behind and nothing is lost.
 """
+
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple
 
 from monster_zoo.envs.core.safe_writing import folder_problem
 
@@ -13,21 +14,23 @@ from monster_zoo.envs.core.safe_writing import folder_problem
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def plain_name(label: str, value: str) -> Optional[str]:
+def plain_name(label: str, value: str) -> str | None:
     """None if ``value`` can name one folder inside another, else the reason."""
     if not _PLAIN_NAME.fullmatch(value) or ".." in value:
-        return (f"{label} {value!r} must be a plain name (letters, digits, '.', '_', '-'; starting with a letter "
-                f"or digit; no '..'), so the run stays inside its folder")
+        return (
+            f"{label} {value!r} must be a plain name (letters, digits, '.', '_', '-'; starting with a letter "
+            f"or digit; no '..'), so the run stays inside its folder"
+        )
     return None
 
 
-def writable_dir(label: str, path: Path) -> Optional[str]:
+def writable_dir(label: str, path: Path) -> str | None:
     """None if ``path`` is a folder or can be made one (its first existing ancestor is a writable
     folder), else the reason (:func:`monster_zoo.envs.core.safe_writing.folder_problem`)."""
     return folder_problem(label, path)
 
 
-def int_list(label: str, text: str) -> Tuple[Optional[List[int]], Optional[str]]:
+def int_list(label: str, text: str) -> tuple[list[int] | None, str | None]:
     """``"256,256"`` -> ([256, 256], None); a list of positive integers or the reason it is not one."""
     items = text.split(",")
     if not text or not all(item.strip().isdigit() and int(item) > 0 for item in items):
@@ -35,8 +38,9 @@ def int_list(label: str, text: str) -> Tuple[Optional[List[int]], Optional[str]]
     return [int(item) for item in items], None
 
 
-def policy_size_problem(label: str, game_id: str, hidden_sizes: List[int],
-                        item_sizes: Optional[List[int]] = None) -> Optional[str]:
+def policy_size_problem(
+    label: str, game_id: str, hidden_sizes: list[int], item_sizes: list[int] | None = None
+) -> str | None:
     """None if a policy of ``hidden_sizes`` (and ``item_sizes``, for a placement policy) for ``game_id``
     fits what a policy file may hold (the caps of :mod:`monster_zoo.agents.model_file`), else the
     reason: checked before training, so a run never ends with a model it cannot save."""
@@ -63,7 +67,7 @@ def seed_argument(text: str) -> int:
     return int(text)
 
 
-def out_of_bounds(checks: Iterable[Tuple[str, object, bool, str]]) -> Optional[str]:
+def out_of_bounds(checks: Iterable[tuple[str, object, bool, str]]) -> str | None:
     """The first of ``(label, value, ok, expected)`` whose ``ok`` is False, as a message."""
     for label, value, ok, expected in checks:
         if not ok:
@@ -71,6 +75,6 @@ def out_of_bounds(checks: Iterable[Tuple[str, object, bool, str]]) -> Optional[s
     return None
 
 
-def first_problem(*problems: Optional[str]) -> Optional[str]:
+def first_problem(*problems: str | None) -> str | None:
     """The first message that is not None."""
     return next((p for p in problems if p is not None), None)

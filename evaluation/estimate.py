@@ -7,17 +7,18 @@ pairing's game then costs its length shared among the seats, each move at its se
 cost. Random games are longer or shorter than games between strong agents, and a busy machine
 slows every move, so the figure is a guide within a factor of about two, not a promise.
 """
+
 import time
-from typing import Dict, Mapping, Sequence, Tuple
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.agents.base import Agent
 
-PROBE_GAMES = 3       # random games whose mean length stands for a game's
-PROBE_MOVES = 3       # positions each agent is timed on
-PROBE_SEED = 12_345   # the probes' own games: not a deal the tournament plays
+PROBE_GAMES = 3  # random games whose mean length stands for a game's
+PROBE_MOVES = 3  # positions each agent is timed on
+PROBE_SEED = 12_345  # the probes' own games: not a deal the tournament plays
 
 
 def _random_positions(game_id: str, options: Mapping, seed: int):
@@ -36,11 +37,14 @@ def _random_positions(game_id: str, options: Mapping, seed: int):
 
 def game_length(game_id: str, options: Mapping) -> float:
     """The mean number of moves of :data:`PROBE_GAMES` random games of ``game_id``."""
-    return float(np.mean([sum(1 for _ in _random_positions(game_id, options, PROBE_SEED + g))
-                          for g in range(PROBE_GAMES)]))
+    return float(
+        np.mean(
+            [sum(1 for _ in _random_positions(game_id, options, PROBE_SEED + g)) for g in range(PROBE_GAMES)]
+        )
+    )
 
 
-def move_costs(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> Dict[str, float]:
+def move_costs(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> dict[str, float]:
     """Seconds per move of each agent, timed on :data:`PROBE_MOVES` positions spread over a random
     game (the agents play those positions with the state, as the match runner gives it)."""
     positions = list(_random_positions(game_id, options, PROBE_SEED))
@@ -54,12 +58,15 @@ def move_costs(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> D
     return costs
 
 
-def expected_seconds(plan: Sequence[Tuple[str, str]], num_players: int, games: int, length: float,
-                     costs: Mapping[str, float]) -> float:
+def expected_seconds(
+    plan: Sequence[tuple[str, str]], num_players: int, games: int, length: float, costs: Mapping[str, float]
+) -> float:
     """Seconds to play ``games`` games of every pairing ``(lone, other)`` of ``plan``: each game's
     ``length`` moves shared evenly among the seats, the lone agent in one, the other in the rest."""
-    return sum(games * length / num_players * (costs[lone] + (num_players - 1) * costs[other])
-               for lone, other in plan)
+    return sum(
+        games * length / num_players * (costs[lone] + (num_players - 1) * costs[other])
+        for lone, other in plan
+    )
 
 
 def describe_duration(seconds: float) -> str:

@@ -4,10 +4,10 @@ A figure measured in CPU time or wall time means little without the CPU it ran o
 can be several times faster on one x86 host than another: AVX-512 or not, cache sizes), so the
 benchmarks and the equal-time protocol print and record these with every result.
 """
+
 import os
 import platform
 import subprocess
-from typing import Dict
 
 
 def cpu_name() -> str:
@@ -22,6 +22,10 @@ def cpu_name() -> str:
     return f"{name} ({'AVX-512' if 'avx512f' in flags else 'no AVX-512'})"
 
 
-def host_facts() -> Dict:
+def host_facts() -> dict:
     """The CPU's name, the cores this process may use and the 1-minute load average, for a report."""
-    return {"cpu": cpu_name(), "cores": len(os.sched_getaffinity(0)), "load_1min": round(os.getloadavg()[0], 2)}
+    return {
+        "cpu": cpu_name(),
+        "cores": len(os.sched_getaffinity(0)),
+        "load_1min": round(os.getloadavg()[0], 2),
+    }

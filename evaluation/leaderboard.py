@@ -29,30 +29,31 @@ search settings and the digests of the shipped model files the field loads
 (:func:`field_settings`), since a shipped agent keeps its name when they change.
 Names in the markdown are escaped (:mod:`monster_zoo.envs.core.escaping`).
 """
+
 import argparse
 import json
 import os
 import stat
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
 from urllib.parse import quote
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import shipped_player_counts
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.ppo.champions import champion_name, champion_path, champion_versions
-from monster_zoo.agents.shipped_files import read_manifest
-from monster_zoo.evaluation.match import seat_balanced
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search.tuned import search_names
+from monster_zoo.agents.shipped_files import read_manifest
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
 from monster_zoo.envs.core.escaping import markdown_cell, visible
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.registry import declaration
+from monster_zoo.evaluation.match import seat_balanced
 
 FOUR_PLAYERS = 4
 # Games per pairing at a game's smallest player count and at 4 players. A 4-player table has
@@ -81,7 +82,7 @@ class Table:
         return f"{envs.spec(self.game_id).name}-{self.num_players}p"
 
 
-def player_counts(game_id: str) -> List[int]:
+def player_counts(game_id: str) -> list[int]:
     """The smallest player count of ``game_id`` and 4 (when the game seats 4)."""
     spec = envs.spec(game_id)
     counts = [spec.min_players]
@@ -90,7 +91,7 @@ def player_counts(game_id: str) -> List[int]:
     return counts
 
 
-def leaderboard_field(game_id: str, num_players: int) -> List[str]:
+def leaderboard_field(game_id: str, num_players: int) -> list[str]:
     """random, greedy, the search baseline at both budgets, the newest champion (where one ships) and
     the learned search ``az`` (where its network plays ``num_players``), by their versioned names: a
     leaderboard entry always means the same behaviour."""
@@ -112,17 +113,22 @@ def field_settings(game_id: str, num_players: int, field: Sequence[str]) -> dict
     its rollout weight moved), so a table played before is reused only while they are equal."""
     game = declaration(game_id)
     name = envs.spec(game_id).name
-    paths = [champion_path(name, num_players, version) for version in champion_versions(name, num_players)
-             if champion_name(game_id, version) in field]
+    paths = [
+        champion_path(name, num_players, version)
+        for version in champion_versions(name, num_players)
+        if champion_name(game_id, version) in field
+    ]
     if versioned_name(game_id, "az") in field:
         paths.append(shipped_network_path(game_id))
     listed = read_manifest()["files"]
     # through JSON, so that it compares equal to what a table's JSON reads back (tuples as lists)
-    return {"agents": json.loads(json.dumps(dict(game.agents) if game is not None else {}, sort_keys=True)),
-            "files": {path.name: listed.get(path.name, {}).get("sha256") for path in paths}}
+    return {
+        "agents": json.loads(json.dumps(dict(game.agents) if game is not None else {}, sort_keys=True)),
+        "files": {path.name: listed.get(path.name, {}).get("sha256") for path in paths},
+    }
 
 
-def plan(games: Sequence[str], scale: float = 1.0) -> List[Table]:
+def plan(games: Sequence[str], scale: float = 1.0) -> list[Table]:
     """The tournaments of the leaderboard for ``games``, games per pairing scaled by ``scale``."""
     tables = []
     for game_id in games:
@@ -147,9 +153,15 @@ def play_table(table: Table, seed: int, folder: Path, progress: bool, resume: bo
     from monster_zoo.evaluation.tournament import run_tournament
 
     pairings = folder / f".{table.key}.pairings"
-    result = run_tournament(table.game_id, list(table.field), table.games, seed,
-                            {"num_players": table.num_players}, progress=progress,
-                            play_series=cached_series(pairings, table.settings, resume))
+    result = run_tournament(
+        table.game_id,
+        list(table.field),
+        table.games,
+        seed,
+        {"num_players": table.num_players},
+        progress=progress,
+        play_series=cached_series(pairings, table.settings, resume),
+    )
     data = result.to_json()
     data.pop("records")  # the per-game records stay out of the docs; the seed replays them
     data["settings"] = json.loads(table.settings)
@@ -157,19 +169,29 @@ def play_table(table: Table, seed: int, folder: Path, progress: bool, resume: bo
     remove_cache(pairings)
     try:
         picture = plots.plot_win_matrix(data, folder / f"{table.key}.png").name
-    except Exception as err:  # noqa: BLE001 - the table's results are written; a picture is not worth them
-        print(f"warning: the picture of {table.key} was not written ({type(err).__name__}: "
-              f"{visible(str(err))[:300]})", file=sys.stderr)
+    except Exception as err:
+        print(
+            f"warning: the picture of {table.key} was not written ({type(err).__name__}: "
+            f"{visible(str(err))[:300]})",
+            file=sys.stderr,
+        )
         picture = None
     return table_summary(table, data, result.markdown(), picture)
 
 
-def table_summary(table: Table, data: dict, markdown: str, picture: Optional[str], reused: bool = False) -> dict:
+def table_summary(table: Table, data: dict, markdown: str, picture: str | None, reused: bool = False) -> dict:
     """What the leaderboard's markdown needs of one finished tournament."""
-    return {"key": table.key, "markdown": markdown, "picture": picture,
-            "ranking": [{"agent": r["agent"], "ordinal": r["ordinal"]} for r in data["ratings"]],
-            "elapsed_s": data["elapsed_s"], "games": data["games_per_pairing"],
-            "game_id": table.game_id, "num_players": table.num_players, "reused": reused}
+    return {
+        "key": table.key,
+        "markdown": markdown,
+        "picture": picture,
+        "ranking": [{"agent": r["agent"], "ordinal": r["ordinal"]} for r in data["ratings"]],
+        "elapsed_s": data["elapsed_s"],
+        "games": data["games_per_pairing"],
+        "game_id": table.game_id,
+        "num_players": table.num_players,
+        "reused": reused,
+    }
 
 
 def _is_plain_file(path: Path) -> bool:
@@ -180,7 +202,7 @@ def _is_plain_file(path: Path) -> bool:
         return False
 
 
-def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
+def finished_table(table: Table, seed: int, folder: Path) -> dict | None:
     """The summary of ``table`` from the JSON and picture an earlier run left in ``folder``, when
     that run played the same field with the same settings (:func:`field_settings`), player count,
     games per pairing and seed and the JSON passes every check of the module doc; else None (with
@@ -198,35 +220,48 @@ def finished_table(table: Table, seed: int, folder: Path) -> Optional[dict]:
     except ValueError as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors too
         print(f"note: playing {table.key} again: {visible(str(err))[:300]}", file=sys.stderr)
         return None
-    same = (data["game"] == table.game_id and data["field"] == list(table.field)
-            and data["num_players"] == table.num_players and data["games_per_pairing"] == table.games
-            and data["seed"] == seed)
+    same = (
+        data["game"] == table.game_id
+        and data["field"] == list(table.field)
+        and data["num_players"] == table.num_players
+        and data["games_per_pairing"] == table.games
+        and data["seed"] == seed
+    )
     if same and data.get("settings") != json.loads(table.settings):
-        print(f"note: playing {table.key} again: its field's search settings or model files differ from "
-              f"those it was played with (or were not recorded)", file=sys.stderr)
+        print(
+            f"note: playing {table.key} again: its field's search settings or model files differ from "
+            f"those it was played with (or were not recorded)",
+            file=sys.stderr,
+        )
         return None
     return table_summary(table, data, result.markdown(), picture.name, reused=True) if same else None
 
 
 def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:
     """The leaderboard's markdown from the tournaments' summaries."""
-    lines = ["# Leaderboard", "",
-             "Written by `monster-zoo leaderboard` (see `monster_zoo/evaluation/leaderboard.py`): for every "
-             "game at its smallest player count and at 4 players, a round-robin of random, greedy, the "
-             "tuned search baseline at its budget and at a tenth of it, the shipped champion where "
-             "one exists for that player count, and the learned search az where its network plays that "
-             "count. Seats rotate and every pairing plays the same deals; "
-             "win rates carry 95% Wilson intervals; ratings are openskill Plackett-Luce "
-             "(ordinal = mu - 3 sigma).", "",
-             f"Seed {seed}; {len(summaries)} tournaments in {wall_s / 60:.1f} minutes of wall time "
-             f"with {jobs} parallel process(es){reused_note(summaries)}. Search budgets: see "
-             "`agents/README.md`.", "",
-             "| game | players | games per pairing | ranking by ordinal (best first) | minutes |",
-             "|---|---:|---:|---|---:|"]
+    lines = [
+        "# Leaderboard",
+        "",
+        "Written by `monster-zoo leaderboard` (see `monster_zoo/evaluation/leaderboard.py`): for every "
+        "game at its smallest player count and at 4 players, a round-robin of random, greedy, the "
+        "tuned search baseline at its budget and at a tenth of it, the shipped champion where "
+        "one exists for that player count, and the learned search az where its network plays that "
+        "count. Seats rotate and every pairing plays the same deals; "
+        "win rates carry 95% Wilson intervals; ratings are openskill Plackett-Luce "
+        "(ordinal = mu - 3 sigma).",
+        "",
+        f"Seed {seed}; {len(summaries)} tournaments in {wall_s / 60:.1f} minutes of wall time "
+        f"with {jobs} parallel process(es){reused_note(summaries)}. Search budgets: see "
+        "`agents/README.md`.",
+        "",
+        "| game | players | games per pairing | ranking by ordinal (best first) | minutes |",
+        "|---|---:|---:|---|---:|",
+    ]
     for s in summaries:
         ranking = " > ".join(f"{markdown_cell(r['agent'])} ({r['ordinal']:.1f})" for r in s["ranking"])
-        lines.append(f"| {s['game_id']} | {s['num_players']} | {s['games']} | {ranking} | "
-                     f"{s['elapsed_s'] / 60:.1f} |")
+        lines.append(
+            f"| {s['game_id']} | {s['num_players']} | {s['games']} | {ranking} | {s['elapsed_s'] / 60:.1f} |"
+        )
     for s in summaries:
         lines += ["", s["markdown"]]
         if s["picture"] is not None:
@@ -239,12 +274,21 @@ def reused_note(summaries: Sequence[dict]) -> str:
     reused = sum(s.get("reused", False) for s in summaries)
     if not reused:
         return ""
-    return (f", {reused} of them taken from an earlier run with the same field, settings, games and seed "
-            "(`--resume`; the minutes column gives their own time)")
+    return (
+        f", {reused} of them taken from an earlier run with the same field, settings, games and seed "
+        "(`--resume`; the minutes column gives their own time)"
+    )
 
 
-def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs: int = 1,
-        progress: bool = True, resume: bool = False) -> Path:
+def run(
+    games: Sequence[str],
+    out: Path,
+    seed: int = 0,
+    scale: float = 1.0,
+    jobs: int = 1,
+    progress: bool = True,
+    resume: bool = False,
+) -> Path:
     """Play the leaderboard of ``games`` and write it to ``out``; return ``out``. With ``resume``,
     tournaments an earlier run finished beside ``out`` with the same field, settings, games and
     seed are read back instead of played again, and so are the finished pairings of a tournament
@@ -269,7 +313,7 @@ def run(games: Sequence[str], out: Path, seed: int = 0, scale: float = 1.0, jobs
     return out
 
 
-def argument_problem(args: argparse.Namespace) -> Optional[str]:
+def argument_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the leaderboard's arguments, or None."""
     known = envs.available()
     unknown = [g for g in args.games or () if g not in known]

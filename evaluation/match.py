@@ -17,24 +17,24 @@ objects (``make_agent(...)``, an :class:`~monster_zoo.agents.base.Agent` of your
 agent made for a game is checked against the match's game, player count and rule options
 before each game (:meth:`~monster_zoo.agents.base.Agent.check_game`).
 """
+
 import argparse
 import json
 import math
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Union
 
 from monster_zoo import envs
+from monster_zoo.agents.base import Agent
+from monster_zoo.agents.registry import agent_labels, make_agent
 from monster_zoo.envs.core.escaping import visible
 from monster_zoo.envs.core.options import parse_option
 from monster_zoo.envs.core.safe_writing import write_atomic
 
-from monster_zoo.agents.base import Agent
-from monster_zoo.agents.registry import agent_labels, make_agent
-
 # An entry of a match's field: an agent's name, or an agent built already.
-AgentEntry = Union[str, Agent]
+AgentEntry = str | Agent
 
 Z95 = 1.959963984540054
 WIN, DRAW, LOSS = "win", "draw", "loss"
@@ -58,9 +58,9 @@ class AgentStats:
     agent: str
     games: int = 0
     wins: int = 0
-    draws: int = 0            # shared the best return: a tie or a truncated game
+    draws: int = 0  # shared the best return: a tie or a truncated game
     reward_sum: float = 0.0
-    length_sum: int = 0       # actions in the games this agent played
+    length_sum: int = 0  # actions in the games this agent played
 
     @property
     def win_rate(self) -> float:
@@ -70,10 +70,17 @@ class AgentStats:
     def summary(self) -> dict:
         """Plain numbers for the table and the JSON results."""
         low, high = wilson_interval(self.wins, self.games)
-        return {"agent": self.agent, "games": self.games, "wins": self.wins, "draws": self.draws,
-                "win_rate": self.win_rate, "win_rate_low": low, "win_rate_high": high,
-                "mean_reward": self.reward_sum / max(self.games, 1),
-                "mean_length": self.length_sum / max(self.games, 1)}
+        return {
+            "agent": self.agent,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "win_rate": self.win_rate,
+            "win_rate_low": low,
+            "win_rate_high": high,
+            "mean_reward": self.reward_sum / max(self.games, 1),
+            "mean_length": self.length_sum / max(self.games, 1),
+        }
 
 
 @dataclass
@@ -81,29 +88,40 @@ class MatchResult:
     """A finished match: per-agent totals and one record per game."""
 
     game_id: str
-    agents: List[str]         # the field's names (an agent given as an object: its name)
+    agents: list[str]  # the field's names (an agent given as an object: its name)
     seed: int
-    options: Dict
-    stats: List[AgentStats]
-    records: List[dict] = field(default_factory=list)
+    options: dict
+    stats: list[AgentStats]
+    records: list[dict] = field(default_factory=list)
     elapsed_s: float = 0.0
 
     def table(self) -> str:
         """The results as a markdown table for the terminal (labels with their control characters
         shown as escapes: they come from the command line and from model files)."""
-        lines = ["| agent | games | wins | draws/truncations | win rate [95% CI] | mean reward | mean length |",
-                 "|---|---:|---:|---:|---|---:|---:|"]
+        lines = [
+            "| agent | games | wins | draws/truncations | win rate [95% CI] | mean reward | mean length |",
+            "|---|---:|---:|---:|---|---:|---:|",
+        ]
         for s in (st.summary() for st in self.stats):
-            lines.append(f"| {visible(s['agent'])} | {s['games']} | {s['wins']} | {s['draws']} | "
-                         f"{s['win_rate']:.3f} [{s['win_rate_low']:.3f}, {s['win_rate_high']:.3f}] | "
-                         f"{s['mean_reward']:+.3f} | {s['mean_length']:.1f} |")
+            lines.append(
+                f"| {visible(s['agent'])} | {s['games']} | {s['wins']} | {s['draws']} | "
+                f"{s['win_rate']:.3f} [{s['win_rate_low']:.3f}, {s['win_rate_high']:.3f}] | "
+                f"{s['mean_reward']:+.3f} | {s['mean_length']:.1f} |"
+            )
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         """Everything about the match as JSON-ready data."""
-        return {"game": self.game_id, "agents": self.agents, "seed": self.seed, "options": self.options,
-                "games": len(self.records), "elapsed_s": self.elapsed_s,
-                "results": [s.summary() for s in self.stats], "records": self.records}
+        return {
+            "game": self.game_id,
+            "agents": self.agents,
+            "seed": self.seed,
+            "options": self.options,
+            "games": len(self.records),
+            "elapsed_s": self.elapsed_s,
+            "results": [s.summary() for s in self.stats],
+            "records": self.records,
+        }
 
 
 def agent_seed(seed: int, game: int, index: int) -> int:
@@ -139,7 +157,7 @@ class _NoBar:
         """Nothing to close."""
 
 
-def progress_bar(total: int, desc: str, enabled: bool = True, position: Optional[int] = None):
+def progress_bar(total: int, desc: str, enabled: bool = True, position: int | None = None):
     """A tqdm bar counting games, or a silent stand-in (tqdm is an optional extra); ``position``
     is the bar's terminal line when several processes show one each."""
     if enabled:
@@ -187,7 +205,7 @@ def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
     return {"rewards": rewards, "length": length, "truncated": truncated}
 
 
-def check_field(game_id: str, options: Dict, agents: Sequence) -> None:
+def check_field(game_id: str, options: dict, agents: Sequence) -> None:
     """WrongGameError unless every agent that knows its game was made for ``game_id`` with
     ``options`` (agents without ``check_game`` are not asked)."""
     config = envs.config(game_id, options)
@@ -197,12 +215,14 @@ def check_field(game_id: str, options: Dict, agents: Sequence) -> None:
             check(game_id, config, options)
 
 
-def seated_options(options: Optional[Dict], num_players: int) -> Dict:
+def seated_options(options: dict | None, num_players: int) -> dict:
     """A copy of ``options`` with ``num_players`` set; ValueError if it says otherwise."""
     options = dict(options or {})
     if options.get("num_players", num_players) != num_players:
-        raise ValueError(f"num_players={options['num_players']} but {num_players} agents were given; "
-                         "the number of agents sets num_players")
+        raise ValueError(
+            f"num_players={options['num_players']} but {num_players} agents were given; "
+            "the number of agents sets num_players"
+        )
     options["num_players"] = num_players
     return options
 
@@ -212,23 +232,34 @@ def entry_name(entry: AgentEntry) -> str:
     return entry if isinstance(entry, str) else entry.name
 
 
-def make_field(game_id: str, entries: Sequence[AgentEntry], seed: int, options: Dict) -> List:
+def make_field(game_id: str, entries: Sequence[AgentEntry], seed: int, options: dict) -> list:
     """One agent per entry, for the game with ``options``: a name is built (seeded as entry ``i``
     of game 0; trained models refuse a game they were not trained for), an agent object is
     checked against the game (WrongGameError naming both games) and used as it is."""
     for i, entry in enumerate(entries):
-        if not isinstance(entry, str) and not (callable(getattr(entry, "act", None))
-                                               and callable(getattr(entry, "reset", None))):
-            raise TypeError(f"agent entry {i} must be an agent name or an agent (with act and reset), "
-                            f"not {entry!r}")
+        if not isinstance(entry, str) and not (
+            callable(getattr(entry, "act", None)) and callable(getattr(entry, "reset", None))
+        ):
+            raise TypeError(
+                f"agent entry {i} must be an agent name or an agent (with act and reset), not {entry!r}"
+            )
     check_field(game_id, options, [entry for entry in entries if not isinstance(entry, str)])
-    return [make_agent(entry, game_id, agent_seed(seed, 0, i), options) if isinstance(entry, str) else entry
-            for i, entry in enumerate(entries)]
+    return [
+        make_agent(entry, game_id, agent_seed(seed, 0, i), options) if isinstance(entry, str) else entry
+        for i, entry in enumerate(entries)
+    ]
 
 
-def iter_games(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed: int = 0,
-               options: Optional[Dict] = None, agents: Optional[Sequence] = None,
-               keep_actions: int = 0, first: int = 0) -> Iterator[dict]:
+def iter_games(
+    game_id: str,
+    agent_names: Sequence[AgentEntry],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    agents: Sequence | None = None,
+    keep_actions: int = 0,
+    first: int = 0,
+) -> Iterator[dict]:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc), yielding each record.
 
     ``agent_names`` holds a name or an agent object per entry. A record holds the game index,
@@ -252,16 +283,32 @@ def iter_games(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed
             for i, agent in enumerate(agents):
                 agent.reset(agent_seed(seed, g, i))
             actions = [] if g < keep_actions else None
-            outcome = play_game(env, [agents[i] for i in order], deal,
-                                on_action=None if actions is None else lambda _, a: actions.append(int(a)))
-            yield {"game": g, "seed": deal, "rotation": rotation, "seats": order, **outcome,
-                   **({} if actions is None else {"actions": actions})}
+            outcome = play_game(
+                env,
+                [agents[i] for i in order],
+                deal,
+                on_action=None if actions is None else lambda _, a: actions.append(int(a)),
+            )
+            yield {
+                "game": g,
+                "seed": deal,
+                "rotation": rotation,
+                "seats": order,
+                **outcome,
+                **({} if actions is None else {"actions": actions}),
+            }
     finally:
         env.close()
 
 
-def run_match(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed: int = 0,
-              options: Optional[Dict] = None, progress: bool = True) -> MatchResult:
+def run_match(
+    game_id: str,
+    agent_names: Sequence[AgentEntry],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    progress: bool = True,
+) -> MatchResult:
     """Play ``games`` seat-rotated, seed-paired games (see the module doc) and total them.
 
     ``agent_names`` holds a name or an agent object per entry; an object is reseeded before
@@ -296,23 +343,40 @@ def run_match(game_id: str, agent_names: Sequence[AgentEntry], games: int, seed:
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m monster_zoo.evaluation.match``."""
     parser = argparse.ArgumentParser(
-        prog="python -m monster_zoo.evaluation.match", description=__doc__.split("\n\n")[0],
-        epilog="Games are rounded up to a multiple of the number of agents so seats stay balanced.")
-    parser.add_argument("--game", default="marry_the_monster-v0",
-                        help=f"game id (default %(default)s; available: {', '.join(envs.available())})")
-    parser.add_argument("--agents", nargs="+", default=["greedy", "random", "random"], metavar="NAME",
-                        help="one agent name per seat; their number sets num_players "
-                        "(default: greedy random random)")
+        prog="python -m monster_zoo.evaluation.match",
+        description=__doc__.split("\n\n")[0],
+        epilog="Games are rounded up to a multiple of the number of agents so seats stay balanced.",
+    )
+    parser.add_argument(
+        "--game",
+        default="marry_the_monster-v0",
+        help=f"game id (default %(default)s; available: {', '.join(envs.available())})",
+    )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=["greedy", "random", "random"],
+        metavar="NAME",
+        help="one agent name per seat; their number sets num_players (default: greedy random random)",
+    )
     parser.add_argument("--games", type=int, default=60, help="games to play (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of deals and agents (default %(default)s)")
-    parser.add_argument("--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE",
-                        help="game option passed to monster_zoo.make, repeatable (e.g. --option max_steps=2000)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="base seed of deals and agents (default %(default)s)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        type=parse_option,
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option passed to monster_zoo.make, repeatable (e.g. --option max_steps=2000)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results and every game's record here")
     parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run a match from the command line; print the table and the elapsed time."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -321,17 +385,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error("--games must be at least 1")
     games = seat_balanced(args.games, n)
     if games != args.games:
-        print(f"note: playing {games} games instead of {args.games} so that every agent plays "
-              f"every seat equally often", file=sys.stderr)
+        print(
+            f"note: playing {games} games instead of {args.games} so that every agent plays "
+            f"every seat equally often",
+            file=sys.stderr,
+        )
     start = time.perf_counter()
     try:
-        result = run_match(args.game, args.agents, games, args.seed, dict(args.option),
-                           progress=not args.no_progress)
+        result = run_match(
+            args.game, args.agents, games, args.seed, dict(args.option), progress=not args.no_progress
+        )
     except (ValueError, TypeError) as err:  # unknown agents, games or options
         parser.error(str(err))
     elapsed = time.perf_counter() - start
-    print(f"{args.game}: {n} players, {games} games, seed {args.seed}, seats rotated, "
-          f"deals paired across rotations")
+    print(
+        f"{args.game}: {n} players, {games} games, seed {args.seed}, seats rotated, "
+        f"deals paired across rotations"
+    )
     print()
     print(result.table())
     print()

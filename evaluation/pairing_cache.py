@@ -12,11 +12,12 @@ so the table comes out as if played in one go. A damaged, foreign or oversized f
 that pairing is played again. The folder is removed when its table is written. A table finished
 this way records the time of the pairings this run played (its ``elapsed_s``), not the stopped run's.
 """
+
 import hashlib
 import json
 import shutil
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Sequence
 
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
 from monster_zoo.envs.core.safe_writing import write_atomic
@@ -27,7 +28,9 @@ MAX_PAIRING_DEPTH = 8
 RECORD_KEYS = {"game", "seed", "rotation", "seats", "rewards", "length", "truncated"}
 
 
-def pairing_file(folder: Path, settings: str, specs: Sequence[str], games: int, seed: int, options: dict) -> Path:
+def pairing_file(
+    folder: Path, settings: str, specs: Sequence[str], games: int, seed: int, options: dict
+) -> Path:
     """The file of one pairing's records in ``folder``, named by everything its games depend on."""
     inputs = json.dumps([settings, list(specs), games, seed, options], sort_keys=True)
     return folder / f"{hashlib.sha256(inputs.encode()).hexdigest()[:32]}.json"
@@ -35,12 +38,18 @@ def pairing_file(folder: Path, settings: str, specs: Sequence[str], games: int, 
 
 def plain_record(record: dict) -> dict:
     """A game record of :func:`iter_games` as JSON's types."""
-    return {"game": int(record["game"]), "seed": int(record["seed"]), "rotation": int(record["rotation"]),
-            "seats": [int(s) for s in record["seats"]], "rewards": [float(r) for r in record["rewards"]],
-            "length": int(record["length"]), "truncated": bool(record["truncated"])}
+    return {
+        "game": int(record["game"]),
+        "seed": int(record["seed"]),
+        "rotation": int(record["rotation"]),
+        "seats": [int(s) for s in record["seats"]],
+        "rewards": [float(r) for r in record["rewards"]],
+        "length": int(record["length"]),
+        "truncated": bool(record["truncated"]),
+    }
 
 
-def read_pairing(path: Path, games: int, num_players: int) -> Optional[List[dict]]:
+def read_pairing(path: Path, games: int, num_players: int) -> list[dict] | None:
     """The ``games`` records a finished pairing left in ``path``, or None when there is no such file
     or it fails a check (size, depth, shape, types, game indices in order)."""
     try:
@@ -52,14 +61,22 @@ def read_pairing(path: Path, games: int, num_players: int) -> Optional[List[dict
     if not isinstance(records, list) or len(records) != games:
         return None
     for g, record in enumerate(records):
-        if not (isinstance(record, dict) and set(record) == RECORD_KEYS and record["game"] == g
-                and all(isinstance(record[k], int) and not isinstance(record[k], bool)
-                        for k in ("game", "seed", "rotation", "length"))
-                and isinstance(record["truncated"], bool)
-                and isinstance(record["seats"], list) and len(record["seats"]) == num_players
-                and all(isinstance(s, int) and 0 <= s < num_players for s in record["seats"])
-                and isinstance(record["rewards"], list) and len(record["rewards"]) == num_players
-                and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in record["rewards"])):
+        if not (
+            isinstance(record, dict)
+            and set(record) == RECORD_KEYS
+            and record["game"] == g
+            and all(
+                isinstance(record[k], int) and not isinstance(record[k], bool)
+                for k in ("game", "seed", "rotation", "length")
+            )
+            and isinstance(record["truncated"], bool)
+            and isinstance(record["seats"], list)
+            and len(record["seats"]) == num_players
+            and all(isinstance(s, int) and 0 <= s < num_players for s in record["seats"])
+            and isinstance(record["rewards"], list)
+            and len(record["rewards"]) == num_players
+            and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in record["rewards"])
+        ):
             return None
     return records
 
@@ -67,8 +84,10 @@ def read_pairing(path: Path, games: int, num_players: int) -> Optional[List[dict
 def cached_series(folder: Path, settings: str, resume: bool) -> Callable[..., Iterator[dict]]:
     """A ``play_series`` that keeps every finished pairing in ``folder`` and, with ``resume``, reads
     back the pairings found there instead of playing them (see the module doc)."""
-    def play(game_id: str, specs: Sequence[str], games: int, seed: int, options: dict,
-             keep_actions: int = 0) -> Iterator[dict]:
+
+    def play(
+        game_id: str, specs: Sequence[str], games: int, seed: int, options: dict, keep_actions: int = 0
+    ) -> Iterator[dict]:
         path = pairing_file(folder, settings, specs, games, seed, options)
         kept = read_pairing(path, games, len(specs)) if resume and not keep_actions else None
         if kept is not None:
@@ -80,6 +99,7 @@ def cached_series(folder: Path, settings: str, resume: bool) -> Callable[..., It
             yield record
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(played))
+
     return play
 
 

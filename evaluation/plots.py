@@ -14,11 +14,12 @@ Names on a picture (agents, runs, metrics) are the user's text: they pass throug
 :func:`monster_zoo.envs.core.escaping.plot_text`, so a ``$`` never starts math text that
 matplotlib would fail to parse. Pictures are written atomically (links replaced, never followed).
 """
+
 import csv
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -29,15 +30,17 @@ METRICS_FILE = "metrics.csv"
 EVAL_PREFIX = "eval/winrate_"
 LOW, HIGH = "_low95", "_high95"  # suffixes of a metric's 95% interval bounds
 # Panel titles in words; eval/winrate_vs_<agent> reads "Win rate against <agent>".
-METRIC_TITLES = {"charts/SPS": "Training speed (learner steps per second)",
-                 "rollout/ep_rew_mean": "Mean episode reward of the learner",
-                 "train/pool_size": "Snapshots in the self-play pool"}
+METRIC_TITLES = {
+    "charts/SPS": "Training speed (learner steps per second)",
+    "rollout/ep_rew_mean": "Mean episode reward of the learner",
+    "train/pool_size": "Snapshots in the self-play pool",
+}
 WIN_RATE_LIMITS = (-0.04, 1.04)  # a margin, so that lines at 0 and 1 stay visible
 Z95 = 1.959964
 T95_FEW_DEGREES = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}  # where the expansion in t95 is coarse
 LABEL_WIDTH = 18  # characters per line of an agent's name on a plot axis
 
-Curve = Tuple[np.ndarray, np.ndarray]  # steps, values
+Curve = tuple[np.ndarray, np.ndarray]  # steps, values
 
 
 def _pyplot():
@@ -114,8 +117,14 @@ def plot_win_matrix(results: dict, path) -> Path:
     for p in results["pairings"]:
         i, j = names.index(p["agent"]), names.index(p["opponent"])
         rates[i, j] = p["win_rate"]
-        axes.text(j, i, f"{p['win_rate']:.2f}\n[{p['win_rate_low']:.2f}, {p['win_rate_high']:.2f}]",
-                  ha="center", va="center", fontsize=9)
+        axes.text(
+            j,
+            i,
+            f"{p['win_rate']:.2f}\n[{p['win_rate_low']:.2f}, {p['win_rate_high']:.2f}]",
+            ha="center",
+            va="center",
+            fontsize=9,
+        )
     n = results["num_players"]
     image = axes.imshow(rates, cmap="RdYlGn", norm=win_rate_norm(n), aspect="auto")
     bar = figure.colorbar(image, ax=axes, label=f"win rate of row vs column (yellow: the even share 1/{n})")
@@ -124,11 +133,13 @@ def plot_win_matrix(results: dict, path) -> Path:
     axes.set_yticks(range(k), labels, fontsize=9)
     axes.set_xlabel("column agent (the other seat)" if n == 2 else f"column agent (all {n - 1} other seats)")
     axes.set_ylabel("row agent (one seat)")
-    axes.set_title(plot_text(f"{results['game']}: {n} players, {results['games_per_pairing']} games per pairing"))
+    axes.set_title(
+        plot_text(f"{results['game']}: {n} players, {results['games_per_pairing']} games per pairing")
+    )
     return _save(figure, path)
 
 
-def read_metrics(run_dir) -> Dict[str, Curve]:
+def read_metrics(run_dir) -> dict[str, Curve]:
     """Every metric of a run as ``(steps, values)`` sorted by step, from its ``metrics.csv``.
 
     ``run_dir`` may also be the CSV file itself.
@@ -136,7 +147,7 @@ def read_metrics(run_dir) -> Dict[str, Curve]:
     path = Path(run_dir)
     if path.is_dir():
         path = path / METRICS_FILE
-    rows: Dict[str, Dict[float, float]] = {}
+    rows: dict[str, dict[float, float]] = {}
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             # a step logged twice (older runs evaluated their last step again) keeps its last value
@@ -151,9 +162,11 @@ def read_metrics(run_dir) -> Dict[str, Curve]:
 def metric_title(metric: str) -> str:
     """A panel title in words, e.g. ``eval/winrate_vs_greedy`` -> ``Win rate against greedy``."""
     if metric.startswith(EVAL_PREFIX + "vs_"):
-        return f"Win rate against {metric[len(EVAL_PREFIX) + 3:]}"
-    if metric.startswith(EVAL_PREFIX + "net_vs_"):  # the learned search's network alone (training/az/trainer.py)
-        return f"Network alone: win rate against {metric[len(EVAL_PREFIX) + 7:]}"
+        return f"Win rate against {metric[len(EVAL_PREFIX) + 3 :]}"
+    if metric.startswith(
+        EVAL_PREFIX + "net_vs_"
+    ):  # the learned search's network alone (training/az/trainer.py)
+        return f"Network alone: win rate against {metric[len(EVAL_PREFIX) + 7 :]}"
     return METRIC_TITLES.get(metric, metric)
 
 
@@ -163,8 +176,12 @@ def t95(degrees: int) -> float:
     if degrees in T95_FEW_DEGREES:
         return T95_FEW_DEGREES[degrees]
     z, d = Z95, float(degrees)
-    return (z + (z ** 3 + z) / (4 * d) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * d ** 2)
-            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * d ** 3))
+    return (
+        z
+        + (z**3 + z) / (4 * d)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * d**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * d**3)
+    )
 
 
 def experiment_of(run_name: str) -> str:
@@ -173,7 +190,7 @@ def experiment_of(run_name: str) -> str:
     return "__".join(parts[:2]) if len(parts) == 4 else run_name
 
 
-def seed_band(curves: Sequence[Curve]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def seed_band(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean and standard deviation over ``curves`` on the steps where all of them have data.
 
     Seeds rarely evaluate at exactly the same steps (episodes end at different
@@ -195,12 +212,12 @@ def mean_interval95(std: np.ndarray, seeds: int) -> np.ndarray:
     return t95(seeds - 1) * sample_std / math.sqrt(seeds)
 
 
-def plot_learning_curves(run_dirs: Sequence, path, metrics: Optional[Sequence[str]] = None) -> Path:
+def plot_learning_curves(run_dirs: Sequence, path, metrics: Sequence[str] | None = None) -> Path:
     """Write :func:`learning_curves_figure` of ``run_dirs`` to ``path``."""
     return _save(learning_curves_figure(run_dirs, metrics), path)
 
 
-def learning_curves_figure(run_dirs: Sequence, metrics: Optional[Sequence[str]] = None):
+def learning_curves_figure(run_dirs: Sequence, metrics: Sequence[str] | None = None):
     """One panel per metric (default: every ``eval/winrate_*``) against environment steps.
 
     One line per run, or per experiment when several runs differ only in seed, with its
@@ -208,11 +225,17 @@ def learning_curves_figure(run_dirs: Sequence, metrics: Optional[Sequence[str]] 
     """
     runs = [(Path(d).name, read_metrics(d)) for d in run_dirs]
     if metrics is None:
-        metrics = sorted({m for _, curves in runs for m in curves
-                          if m.startswith(EVAL_PREFIX) and not m.endswith((LOW, HIGH))})
+        metrics = sorted(
+            {
+                m
+                for _, curves in runs
+                for m in curves
+                if m.startswith(EVAL_PREFIX) and not m.endswith((LOW, HIGH))
+            }
+        )
     if not metrics:
         raise ValueError(f"no {EVAL_PREFIX}* metrics in {', '.join(str(d) for d in run_dirs)}")
-    experiments: Dict[str, List[Dict[str, Curve]]] = {}
+    experiments: dict[str, list[dict[str, Curve]]] = {}
     for name, curves in runs:
         experiments.setdefault(experiment_of(name), []).append(curves)
     plt = _pyplot()
@@ -228,15 +251,33 @@ def learning_curves_figure(run_dirs: Sequence, metrics: Optional[Sequence[str]] 
                 axes.plot(steps, values, color=f"C{colour}", marker=".", label=plot_text(experiment))
                 bounds = with_metric[0].get(metric + LOW), with_metric[0].get(metric + HIGH)
                 if all(b is not None and np.array_equal(b[0], steps) for b in bounds):
-                    axes.fill_between(steps, bounds[0][1], bounds[1][1], color=f"C{colour}", alpha=0.2,
-                                      linewidth=0, label="95% interval")
+                    axes.fill_between(
+                        steps,
+                        bounds[0][1],
+                        bounds[1][1],
+                        color=f"C{colour}",
+                        alpha=0.2,
+                        linewidth=0,
+                        label="95% interval",
+                    )
             elif curves:
                 grid, mean, std = seed_band(curves)
                 half = mean_interval95(std, len(curves))
-                axes.plot(grid, mean, color=f"C{colour}",
-                          label=plot_text(f"{experiment} (mean of {len(curves)} seeds)"))
-                axes.fill_between(grid, mean - half, mean + half, color=f"C{colour}", alpha=0.2, linewidth=0,
-                                  label="95% interval of the mean")
+                axes.plot(
+                    grid,
+                    mean,
+                    color=f"C{colour}",
+                    label=plot_text(f"{experiment} (mean of {len(curves)} seeds)"),
+                )
+                axes.fill_between(
+                    grid,
+                    mean - half,
+                    mean + half,
+                    color=f"C{colour}",
+                    alpha=0.2,
+                    linewidth=0,
+                    label="95% interval of the mean",
+                )
         axes.set_title(plot_text(metric_title(metric)))
         axes.set_xlabel("environment steps")
         axes.xaxis.set_major_formatter(EngFormatter(sep=""))  # 250k, 1M rather than an offset

@@ -10,7 +10,8 @@ the records are read back in game order. The table, the ratings and ``tournament
 exactly those of the local run with the same seed. Needs the ``distributed`` extra; the workers
 need the same monster-zoo installed.
 """
-from typing import Dict, Iterator, List, Sequence
+
+from collections.abc import Iterator, Sequence
 
 import ray
 
@@ -18,11 +19,20 @@ from monster_zoo.evaluation.match import iter_games
 
 
 @ray.remote
-def play_games(game_id: str, seat_names: Sequence[str], first: int, stop: int, seed: int,
-               options: Dict, keep_actions: int = 0) -> tuple:
+def play_games(
+    game_id: str,
+    seat_names: Sequence[str],
+    first: int,
+    stop: int,
+    seed: int,
+    options: dict,
+    keep_actions: int = 0,
+) -> tuple:
     """Games ``first .. stop-1`` of a series as records (the first ``keep_actions`` of the series
     with their actions), and the id of the Ray node that played them."""
-    records = list(iter_games(game_id, seat_names, stop, seed, options, keep_actions=keep_actions, first=first))
+    records = list(
+        iter_games(game_id, seat_names, stop, seed, options, keep_actions=keep_actions, first=first)
+    )
     return ray.get_runtime_context().get_node_id(), records
 
 
@@ -37,19 +47,35 @@ class RaySeries:
         if games_per_task < 1:
             raise ValueError(f"games_per_task must be >= 1, got {games_per_task}")
         self.games_per_task = games_per_task
-        self.node_games: Dict[str, int] = {}
+        self.node_games: dict[str, int] = {}
 
     @property
-    def nodes(self) -> List[str]:
+    def nodes(self) -> list[str]:
         """Ids of the Ray nodes that played games so far."""
         return sorted(self.node_games)
 
-    def __call__(self, game_id: str, seat_names: Sequence[str], games: int, seed: int = 0,
-                 options: Dict = None, keep_actions: int = 0) -> Iterator[dict]:
+    def __call__(
+        self,
+        game_id: str,
+        seat_names: Sequence[str],
+        games: int,
+        seed: int = 0,
+        options: dict = None,
+        keep_actions: int = 0,
+    ) -> Iterator[dict]:
         step = self.games_per_task
-        tasks = [play_games.remote(game_id, list(seat_names), first, min(first + step, games), seed,
-                                   dict(options or {}), keep_actions)
-                 for first in range(0, games, step)]
+        tasks = [
+            play_games.remote(
+                game_id,
+                list(seat_names),
+                first,
+                min(first + step, games),
+                seed,
+                dict(options or {}),
+                keep_actions,
+            )
+            for first in range(0, games, step)
+        ]
         return self._records(tasks)
 
     def _records(self, tasks) -> Iterator[dict]:

@@ -13,18 +13,19 @@ the search's process CPU time per decision (mean and maximum, after one untimed 
 compiles the search), which other processes on the machine disturb far less than wall time; the machine's load average is printed too.
 One markdown row goes to stdout and one JSON line is appended to ``--json``.
 """
+
 import argparse
 import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.evaluation.match import iter_games, progress_bar, seat_outcome, wilson_interval, WIN
 from monster_zoo.agents.search.tuned import ROLLOUTS, TunedMCTS, rollout_kernel, search_config
 from monster_zoo.evaluation.arg_checks import seed_argument
+from monster_zoo.evaluation.match import WIN, iter_games, progress_bar, seat_outcome, wilson_interval
 
 DEFAULT_JSON = Path("benchmarks/results/search.jsonl")
 
@@ -45,12 +46,17 @@ class TimedSearch:
         start = time.process_time()
         action = self.agent.act(observation, action_mask, state)
         spent = time.process_time() - start
-        self.moves, self.seconds, self.longest = self.moves + 1, self.seconds + spent, max(self.longest, spent)
+        self.moves, self.seconds, self.longest = (
+            self.moves + 1,
+            self.seconds + spent,
+            max(self.longest, spent),
+        )
         return action
 
 
-def configured_search(game_id: str, seed: int, simulations: Optional[int], exploration: Optional[float],
-                      rollout: Optional[str]) -> TunedMCTS:
+def configured_search(
+    game_id: str, seed: int, simulations: int | None, exploration: float | None, rollout: str | None
+) -> TunedMCTS:
     """The game's search baseline with any of its settings replaced."""
     agent = TunedMCTS(seed, game_id=game_id)
     config = search_config(game_id)
@@ -71,8 +77,16 @@ def warm_up(agent, game_id: str, options: dict) -> None:
     env.close()
 
 
-def measure(game_id: str, num_players: int, games: int, seed: int = 0, simulations: Optional[int] = None,
-            exploration: Optional[float] = None, rollout: Optional[str] = None, progress: bool = True) -> dict:
+def measure(
+    game_id: str,
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    simulations: int | None = None,
+    exploration: float | None = None,
+    rollout: str | None = None,
+    progress: bool = True,
+) -> dict:
     """Play the search against greedy; return the result as a dict (see the module doc)."""
     options = {"num_players": num_players}
     search = TimedSearch(configured_search(game_id, seed, simulations, exploration, rollout))
@@ -89,39 +103,69 @@ def measure(game_id: str, num_players: int, games: int, seed: int = 0, simulatio
     bar.close()
     low, high = wilson_interval(wins, played)
     agent = search.agent
-    return {"game": game_id, "num_players": num_players, "games": played, "seed": seed,
-            "simulations": agent.simulations, "exploration": agent.exploration, "rollout": agent.rollout,
-            "wins": wins, "win_rate": wins / played, "low": low, "high": high, "even_share": 1 / num_players,
-            "cpu_s_per_move": search.seconds / max(search.moves, 1), "cpu_s_longest_move": search.longest,
-            "moves": search.moves, "wall_s": time.perf_counter() - start, "load_average": os.getloadavg()[0]}
+    return {
+        "game": game_id,
+        "num_players": num_players,
+        "games": played,
+        "seed": seed,
+        "simulations": agent.simulations,
+        "exploration": agent.exploration,
+        "rollout": agent.rollout,
+        "wins": wins,
+        "win_rate": wins / played,
+        "low": low,
+        "high": high,
+        "even_share": 1 / num_players,
+        "cpu_s_per_move": search.seconds / max(search.moves, 1),
+        "cpu_s_longest_move": search.longest,
+        "moves": search.moves,
+        "wall_s": time.perf_counter() - start,
+        "load_average": os.getloadavg()[0],
+    }
 
 
 def markdown_row(r: dict) -> str:
     """One row: game, players, configuration, win rate [interval], time per move."""
-    return (f"| {r['game']} | {r['num_players']} | {r['simulations']:,} sims, c={r['exploration']:g}, "
-            f"{r['rollout']} rollouts | {r['win_rate']:.3f} [{r['low']:.3f}, {r['high']:.3f}] "
-            f"({r['wins']}/{r['games']}) | {r['even_share']:.2f} | {r['cpu_s_per_move']:.3f} "
-            f"(max {r['cpu_s_longest_move']:.3f}) | {r['load_average']:.1f} |")
+    return (
+        f"| {r['game']} | {r['num_players']} | {r['simulations']:,} sims, c={r['exploration']:g}, "
+        f"{r['rollout']} rollouts | {r['win_rate']:.3f} [{r['low']:.3f}, {r['high']:.3f}] "
+        f"({r['wins']}/{r['games']}) | {r['even_share']:.2f} | {r['cpu_s_per_move']:.3f} "
+        f"(max {r['cpu_s_longest_move']:.3f}) | {r['load_average']:.1f} |"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of the report."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.evaluation.search_report",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, choices=envs.available(), metavar="GAME_ID",
-                        help=f"the game ({', '.join(envs.available())})")
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.evaluation.search_report", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--game",
+        required=True,
+        choices=envs.available(),
+        metavar="GAME_ID",
+        help=f"the game ({', '.join(envs.available())})",
+    )
     parser.add_argument("--players", type=int, required=True, help="player count (the search takes one seat)")
     parser.add_argument("--games", type=int, default=200, help="games, seat-rotated (default %(default)s)")
-    parser.add_argument("--seed", type=seed_argument, default=0, help="deals and agent seeds (default %(default)s)")
-    parser.add_argument("--simulations", type=int, help="simulations per move (default: the game's configuration)")
-    parser.add_argument("--exploration", type=float, help="UCB exploration constant (default: the configuration's)")
+    parser.add_argument(
+        "--seed", type=seed_argument, default=0, help="deals and agent seeds (default %(default)s)"
+    )
+    parser.add_argument(
+        "--simulations", type=int, help="simulations per move (default: the game's configuration)"
+    )
+    parser.add_argument(
+        "--exploration", type=float, help="UCB exploration constant (default: the configuration's)"
+    )
     parser.add_argument("--rollout", choices=ROLLOUTS, help="rollout policy (default: the configuration's)")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="append the result here (default %(default)s)")
+    parser.add_argument(
+        "--json", type=Path, default=DEFAULT_JSON, help="append the result here (default %(default)s)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Measure, print the markdown row, append the JSON line; return 0."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -132,8 +176,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error("--games and --simulations must be at least 1")
     if args.exploration is not None and not 0 <= args.exploration <= 100:
         parser.error("--exploration must be from 0 to 100")
-    result = measure(args.game, args.players, args.games, args.seed, args.simulations, args.exploration,
-                     args.rollout, progress=not args.no_progress)
+    result = measure(
+        args.game,
+        args.players,
+        args.games,
+        args.seed,
+        args.simulations,
+        args.exploration,
+        args.rollout,
+        progress=not args.no_progress,
+    )
     print(markdown_row(result))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     with args.json.open("a", encoding="utf-8") as f:

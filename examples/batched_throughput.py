@@ -9,6 +9,7 @@ at least ``MONSTER_ZOO_PARALLEL_MIN_BATCH`` games (``envs/README.md``).
 
     python examples/batched_throughput.py --game monster_arena-v0 --num-envs 4096 --steps 500
 """
+
 import argparse
 import time
 
@@ -22,8 +23,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="marry_the_monster-v0", choices=monster_zoo.available())
     parser.add_argument("--num-players", type=int, default=None, help="players (default: the game's default)")
-    parser.add_argument("--num-envs", type=int, default=256, help="games stepped together (default %(default)s)")
-    parser.add_argument("--steps", type=int, default=200, help="steps of every game per timing (default %(default)s)")
+    parser.add_argument(
+        "--num-envs", type=int, default=256, help="games stepped together (default %(default)s)"
+    )
+    parser.add_argument(
+        "--steps", type=int, default=200, help="steps of every game per timing (default %(default)s)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="game i is seeded seed + i (default %(default)s)")
     return parser.parse_args(argv)
 
@@ -51,15 +56,19 @@ def main(argv=None) -> int:
     options = {} if args.num_players is None else {"num_players": args.num_players}
     engine = monster_zoo.make_batch(args.game, num_envs=args.num_envs, seed=args.seed, **options)
     obs, masks = engine.reset()
-    print(f"{args.game}: {args.num_envs} games, {engine.num_players} players, observations {obs.shape}, "
-          f"masks {masks.shape}")
+    print(
+        f"{args.game}: {args.num_envs} games, {engine.num_players} players, observations {obs.shape}, "
+        f"masks {masks.shape}"
+    )
     from_python(engine, 1)  # compiles (or loads from numba's cache) before anything is timed
     inside_numba(engine, 1)
     for label, run in (("from Python", from_python), ("inside numba", inside_numba)):
         seconds, finished = run(engine, args.steps)
         steps = args.steps * args.num_envs
-        print(f"{label:>13}: {steps:,} steps in {seconds:.3f} s = {steps / seconds:,.0f} steps/s "
-              f"({finished} games finished)")
+        print(
+            f"{label:>13}: {steps:,} steps in {seconds:.3f} s = {steps / seconds:,.0f} steps/s "
+            f"({finished} games finished)"
+        )
     return 0
 
 

@@ -10,6 +10,7 @@ serious runs use the vector env (``monster_zoo.make_vec_env``) or the trainer
 
     python examples/maskable_ppo.py --game monstargh-v0 --total-timesteps 200000 --opponent greedy
 """
+
 import argparse
 import time
 
@@ -25,14 +26,26 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="marry_the_monster-v0", choices=monster_zoo.available())
     parser.add_argument("--num-players", type=int, default=2, help="players (default %(default)s)")
-    parser.add_argument("--opponent", choices=["random", "greedy"], default="random",
-                        help="who plays the other seats (default %(default)s)")
+    parser.add_argument(
+        "--opponent",
+        choices=["random", "greedy"],
+        default="random",
+        help="who plays the other seats (default %(default)s)",
+    )
     parser.add_argument("--total-timesteps", type=int, default=1024, help="learner decisions to train on")
-    parser.add_argument("--n-steps", type=int, default=256, help="decisions per PPO update (default %(default)s)")
+    parser.add_argument(
+        "--n-steps", type=int, default=256, help="decisions per PPO update (default %(default)s)"
+    )
     parser.add_argument("--eval-games", type=int, default=20, help="games played after training")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the network, the games and the evaluation")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch threads; one keeps its speed beside other processes (default %(default)s)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the network, the games and the evaluation"
+    )
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads; one keeps its speed beside other processes (default %(default)s)",
+    )
     return parser.parse_args(argv)
 
 
@@ -62,11 +75,15 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     model.learn(total_timesteps=args.total_timesteps)
     trained = time.perf_counter() - start
-    print(f"{args.game}, {args.num_players} players: trained {args.total_timesteps} timesteps against "
-          f"{args.opponent} in {trained:.1f} s ({args.total_timesteps / trained:,.0f} timesteps/s)")
+    print(
+        f"{args.game}, {args.num_players} players: trained {args.total_timesteps} timesteps against "
+        f"{args.opponent} in {trained:.1f} s ({args.total_timesteps / trained:,.0f} timesteps/s)"
+    )
     rate = win_rate(model, env, args.eval_games, args.seed + 10_000)
-    print(f"win rate of the trained policy against {args.opponent}: {rate:.2f} over {args.eval_games} games "
-          f"(an even share is {1 / args.num_players:.2f})")
+    print(
+        f"win rate of the trained policy against {args.opponent}: {rate:.2f} over {args.eval_games} games "
+        f"(an even share is {1 / args.num_players:.2f})"
+    )
     return 0
 
 

@@ -23,6 +23,7 @@ The defaults are the smallest run whose record says something: with seeds 0 and 
 load 4.5). Fewer simulations do not tell it from random play (25 simulations won 2 of 4 games).
 Needs the ``openspiel`` extra: ``pip install 'monster-zoo[openspiel]'``.
 """
+
 import argparse
 import time
 
@@ -31,9 +32,9 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 import monster_zoo.envs.openspiel  # noqa: F401  (registers the games with OpenSpiel)
-from monster_zoo.evaluation.match import wilson_interval
 from monster_zoo.agents.search.evaluator import rollout_returns, uniform_policy
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.evaluation.match import wilson_interval
 
 
 class KernelRolloutEvaluator(mcts.Evaluator):
@@ -48,8 +49,16 @@ class KernelRolloutEvaluator(mcts.Evaluator):
         engine = state.engine_state()  # a copy: the playout may change it freely
         out = np.zeros(state.num_players(), np.float32)
         rng = make_rng(int(self._random_state.randint(2**31)))
-        rollout_returns(engine, rng, np.zeros(spec.num_actions, np.int8), out,
-                        spec.legal_mask, spec.apply_action, spec.returns, uniform_policy)
+        rollout_returns(
+            engine,
+            rng,
+            np.zeros(spec.num_actions, np.int8),
+            out,
+            spec.legal_mask,
+            spec.apply_action,
+            spec.returns,
+            uniform_policy,
+        )
         return out.astype(np.float64)
 
     def prior(self, state):
@@ -60,16 +69,27 @@ class KernelRolloutEvaluator(mcts.Evaluator):
 
 def parse_args(argv=None):
     """The command line (see the module doc); ``argv`` None reads ``sys.argv``."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--game", default="python_monster_zoo_marry_the_monster", help="OpenSpiel name of the game")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument(
+        "--game", default="python_monster_zoo_marry_the_monster", help="OpenSpiel name of the game"
+    )
     parser.add_argument("--num-players", type=int, default=2, help="seats at the table")
-    parser.add_argument("--games", type=int, default=10, help="games to play (a multiple of --num-players "
-                                                              "plays every deal from every seat)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=10,
+        help="games to play (a multiple of --num-players plays every deal from every seat)",
+    )
     parser.add_argument("--simulations", type=int, default=50, help="IS-MCTS simulations per decision")
     parser.add_argument("--uct-c", type=float, default=2.0, help="UCT exploration constant")
-    parser.add_argument("--evaluator", choices=("kernel", "openspiel"), default="kernel",
-                        help="who runs the random playouts that value the leaves")
+    parser.add_argument(
+        "--evaluator",
+        choices=("kernel", "openspiel"),
+        default="kernel",
+        help="who runs the random playouts that value the leaves",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first deal and of the bots")
     args = parser.parse_args(argv)
     for name in ("num_players", "games", "simulations"):
@@ -82,28 +102,45 @@ def main(argv=None):
     """Play the games and print IS-MCTS's win rate with its 95% interval."""
     args = parse_args(argv)
     random_state = np.random.RandomState(args.seed)
-    evaluator = (KernelRolloutEvaluator(random_state) if args.evaluator == "kernel"
-                 else mcts.RandomRolloutEvaluator(1, random_state))
+    evaluator = (
+        KernelRolloutEvaluator(random_state)
+        if args.evaluator == "kernel"
+        else mcts.RandomRolloutEvaluator(1, random_state)
+    )
     n = args.num_players
     wins, start = 0, time.perf_counter()
     for g in range(args.games):
         game = pyspiel.load_game(args.game, {"num_players": n, "seed": args.seed + g // n})
         seat = g % n
-        searcher = ismcts.ISMCTSBot(game, evaluator, args.uct_c, args.simulations, random_state=random_state,
-                                    use_observation_string=True)
+        searcher = ismcts.ISMCTSBot(
+            game,
+            evaluator,
+            args.uct_c,
+            args.simulations,
+            random_state=random_state,
+            use_observation_string=True,
+        )
         # The bot's own resampler draws from pyspiel.UniformProbabilitySampler(0., 1.), seeded from
         # the clock; drawing from the seeded random_state instead makes a run repeat itself.
-        searcher.set_resampler(lambda state, player: state.resample_from_infostate(player, random_state.uniform))
-        bots = [searcher if p == seat else pyspiel.make_uniform_random_bot(p, args.seed + g) for p in range(n)]
+        searcher.set_resampler(
+            lambda state, player: state.resample_from_infostate(player, random_state.uniform)
+        )
+        bots = [
+            searcher if p == seat else pyspiel.make_uniform_random_bot(p, args.seed + g) for p in range(n)
+        ]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, args.seed + g)
         won = returns[seat] > max(r for p, r in enumerate(returns) if p != seat)
         wins += won
-        print(f"game {g + 1}: deal {args.seed + g // n}, IS-MCTS in seat {seat}, returns "
-              f"{[round(r, 3) for r in returns]}: {'won' if won else 'not won'}")
+        print(
+            f"game {g + 1}: deal {args.seed + g // n}, IS-MCTS in seat {seat}, returns "
+            f"{[round(r, 3) for r in returns]}: {'won' if won else 'not won'}"
+        )
     low, high = wilson_interval(wins, args.games)
-    print(f"IS-MCTS ({args.simulations} simulations, {args.evaluator} playouts) won {wins} of {args.games} games "
-          f"against random bots on {args.game} with {n} players: {wins / args.games:.2f} [{low:.2f}, {high:.2f}] "
-          f"(95% Wilson interval), {time.perf_counter() - start:.1f} s")
+    print(
+        f"IS-MCTS ({args.simulations} simulations, {args.evaluator} playouts) won {wins} of {args.games} games "
+        f"against random bots on {args.game} with {n} players: {wins / args.games:.2f} [{low:.2f}, {high:.2f}] "
+        f"(95% Wilson interval), {time.perf_counter() - start:.1f} s"
+    )
 
 
 if __name__ == "__main__":

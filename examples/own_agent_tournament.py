@@ -11,6 +11,7 @@ Wilson interval.
 
     python examples/own_agent_tournament.py --game monstargh-v0 --games 40 --epsilon 0.1
 """
+
 import argparse
 import itertools
 import time
@@ -50,7 +51,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     """The command line: game, games per pairing, the agent's epsilon, seed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="marry_the_monster-v0", choices=monster_zoo.available())
-    parser.add_argument("--games", type=int, default=6, help="games per pairing, seats rotated (default %(default)s)")
+    parser.add_argument(
+        "--games", type=int, default=6, help="games per pairing, seats rotated (default %(default)s)"
+    )
     parser.add_argument("--epsilon", type=float, default=0.2, help="MostlyGreedy's share of random moves")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals (default %(default)s)")
     return parser.parse_args(argv)
@@ -68,8 +71,11 @@ def main(argv=None) -> int:
     seats = max(2, monster_zoo.spec(args.game).min_players)
     options = {"num_players": seats}
     # One agent per seat: each entry makes a fresh one (a name is built by the match runner).
-    field = {"mostly-greedy": lambda: MostlyGreedy(args.game, args.epsilon, args.seed, options),
-             "greedy": lambda: "greedy", "random": lambda: "random"}
+    field = {
+        "mostly-greedy": lambda: MostlyGreedy(args.game, args.epsilon, args.seed, options),
+        "greedy": lambda: "greedy",
+        "random": lambda: "random",
+    }
     # With two seats one series decides both (A, B) and (B, A); with more, A alone among B's differs.
     pairs = itertools.combinations(field, 2) if seats == 2 else itertools.permutations(field, 2)
     start = time.perf_counter()
@@ -80,9 +86,11 @@ def main(argv=None) -> int:
         cells[row, column] = win_rate(result.stats[0])
         if seats == 2:
             cells[column, row] = win_rate(result.stats[1])
-    print(f"{args.game}, {seats} players, {args.games} games per pairing, seed {args.seed} "
-          f"({time.perf_counter() - start:.1f} s): win rate of the row agent against the column agent"
-          + ("" if seats == 2 else f" in all {seats - 1} other seats"))
+    print(
+        f"{args.game}, {seats} players, {args.games} games per pairing, seed {args.seed} "
+        f"({time.perf_counter() - start:.1f} s): win rate of the row agent against the column agent"
+        + ("" if seats == 2 else f" in all {seats - 1} other seats")
+    )
     print(f"{'':>14} " + " ".join(f"{name:>17}" for name in field))
     for row in field:
         print(f"{row:>14} " + " ".join(f"{cells.get((row, column), '-'):>17}" for column in field))

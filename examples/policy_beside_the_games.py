@@ -10,6 +10,7 @@ where the data lives, not the play.
 
     python examples/policy_beside_the_games.py --device cuda --num-envs 65536 --steps 200
 """
+
 import argparse
 import time
 
@@ -21,10 +22,16 @@ import monster_zoo
 def parse_args(argv=None) -> argparse.Namespace:
     """The command line: device, game, batch size, steps, seed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
-                        help="where the games and the policy run (default %(default)s: cuda if usable)")
+    parser.add_argument(
+        "--device",
+        default="auto",
+        choices=("auto", "cpu", "cuda"),
+        help="where the games and the policy run (default %(default)s: cuda if usable)",
+    )
     parser.add_argument("--game", default="marry_the_monster-v0", choices=monster_zoo.available())
-    parser.add_argument("--num-envs", type=int, default=64, help="games stepped together (default %(default)s)")
+    parser.add_argument(
+        "--num-envs", type=int, default=64, help="games stepped together (default %(default)s)"
+    )
     parser.add_argument("--steps", type=int, default=50, help="steps of every game (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="game i is seeded seed + i (default %(default)s)")
     return parser.parse_args(argv)
@@ -60,11 +67,15 @@ def main(argv=None) -> int:
             logits = policy(as_tensor(obs, device))
             logits = logits.masked_fill(as_tensor(masks, device) == 0, float("-inf"))
             actions = torch.distributions.Categorical(logits=logits).sample()
-            obs, masks, _, terminated, truncated = engine.step(actions if device == "cuda" else actions.numpy())
+            obs, masks, _, terminated, truncated = engine.step(
+                actions if device == "cuda" else actions.numpy()
+            )
             finished += int(as_tensor(terminated, device).sum() + as_tensor(truncated, device).sum())
     seconds = time.perf_counter() - start
-    print(f"{args.game} on {device}: {args.num_envs} games x {args.steps} steps in {seconds:.2f} s "
-          f"({args.num_envs * args.steps / seconds:,.0f} steps/s with the policy), {finished} games finished")
+    print(
+        f"{args.game} on {device}: {args.num_envs} games x {args.steps} steps in {seconds:.2f} s "
+        f"({args.num_envs * args.steps / seconds:,.0f} steps/s with the policy), {finished} games finished"
+    )
     return 0
 
 

@@ -6,6 +6,7 @@ game as text; ``--render`` prints the table after every action instead. Same see
 
     python examples/random_play.py --game monstargh-v0 --num-players 3 --games 5
 """
+
 import argparse
 import time
 

@@ -10,6 +10,7 @@ rate is printed. Needs the ``distributed`` extra.
 
     python examples/rllib_masked_ppo.py --iterations 20 --train-batch 4000 --num-env-runners 2
 """
+
 import argparse
 import time
 
@@ -27,11 +28,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--game", default="marry_the_monster-v0", choices=monster_zoo.available())
     parser.add_argument("--num-players", type=int, default=2, help="players (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=1, help="training iterations (default %(default)s)")
-    parser.add_argument("--train-batch", type=int, default=400, help="decisions per iteration (default %(default)s)")
-    parser.add_argument("--num-env-runners", type=int, default=0,
-                        help="Ray actors playing games; 0: the driver plays them (default %(default)s)")
+    parser.add_argument(
+        "--train-batch", type=int, default=400, help="decisions per iteration (default %(default)s)"
+    )
+    parser.add_argument(
+        "--num-env-runners",
+        type=int,
+        default=0,
+        help="Ray actors playing games; 0: the driver plays them (default %(default)s)",
+    )
     parser.add_argument("--eval-games", type=int, default=10, help="games against greedy after training")
-    parser.add_argument("--address", default=None, help="a running Ray cluster's HOST:PORT (default: a local Ray)")
+    parser.add_argument(
+        "--address", default=None, help="a running Ray cluster's HOST:PORT (default: a local Ray)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="RLlib's seed and the evaluation's deals")
     return parser.parse_args(argv)
 
@@ -41,19 +50,34 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     options = {"num_players": args.num_players}
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
-    config = (ppo_config(args.game, options, train_batch_size_per_learner=args.train_batch,
-                         minibatch_size=max(1, args.train_batch // 4), num_epochs=2)
-              .env_runners(num_env_runners=args.num_env_runners)
-              .debugging(seed=args.seed))
+    config = (
+        ppo_config(
+            args.game,
+            options,
+            train_batch_size_per_learner=args.train_batch,
+            minibatch_size=max(1, args.train_batch // 4),
+            num_epochs=2,
+        )
+        .env_runners(num_env_runners=args.num_env_runners)
+        .debugging(seed=args.seed)
+    )
     algo = config.build_algo()
     start = time.perf_counter()
     for iteration in range(args.iterations):
         algo.train()
         print(f"iteration {iteration + 1}/{args.iterations} done, {time.perf_counter() - start:.1f} s")
-    result = evaluate_against(module_agent(algo), make_agent("greedy", args.game, options=options), args.game,
-                              args.eval_games, args.seed, **options)
-    print(f"{args.game}, {args.num_players} players, {args.iterations} iteration(s) of {args.train_batch} "
-          f"decisions: {result}")
+    result = evaluate_against(
+        module_agent(algo),
+        make_agent("greedy", args.game, options=options),
+        args.game,
+        args.eval_games,
+        args.seed,
+        **options,
+    )
+    print(
+        f"{args.game}, {args.num_players} players, {args.iterations} iteration(s) of {args.train_batch} "
+        f"decisions: {result}"
+    )
     algo.stop()
     ray.shutdown()
     return 0

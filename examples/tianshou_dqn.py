@@ -12,6 +12,7 @@ training, the greedy policy plays ``--eval-games`` games and its win rate is pri
 
     python examples/tianshou_dqn.py --game monstargh-v0 --epochs 10 --epoch-steps 10000
 """
+
 import argparse
 
 import gymnasium as gym
@@ -36,8 +37,9 @@ class MaskInObservation(gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env):
         super().__init__(env)
-        self.observation_space = spaces.Dict({"obs": env.observation_space,
-                                              "mask": spaces.MultiBinary(int(env.action_space.n))})
+        self.observation_space = spaces.Dict(
+            {"obs": env.observation_space, "mask": spaces.MultiBinary(int(env.action_space.n))}
+        )
 
     def observation(self, observation: np.ndarray) -> dict:
         """The observation with the mask of the state it was taken in."""
@@ -49,14 +51,24 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="marry_the_monster-v0", choices=monster_zoo.available())
     parser.add_argument("--num-players", type=int, default=2, help="players (default %(default)s)")
-    parser.add_argument("--opponent", choices=["random", "greedy"], default="random",
-                        help="who plays the other seats (default %(default)s)")
+    parser.add_argument(
+        "--opponent",
+        choices=["random", "greedy"],
+        default="random",
+        help="who plays the other seats (default %(default)s)",
+    )
     parser.add_argument("--epochs", type=int, default=1, help="training epochs (default %(default)s)")
-    parser.add_argument("--epoch-steps", type=int, default=200, help="learner steps per epoch (default %(default)s)")
-    parser.add_argument("--num-envs", type=int, default=4, help="games collected side by side (default %(default)s)")
+    parser.add_argument(
+        "--epoch-steps", type=int, default=200, help="learner steps per epoch (default %(default)s)"
+    )
+    parser.add_argument(
+        "--num-envs", type=int, default=4, help="games collected side by side (default %(default)s)"
+    )
     parser.add_argument("--eval-games", type=int, default=8, help="games played after training")
     parser.add_argument("--hidden", type=int, nargs="*", default=[256, 256], help="hidden layer sizes")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the network, the games and the evaluation")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the network, the games and the evaluation"
+    )
     return parser.parse_args(argv)
 
 
@@ -71,10 +83,20 @@ def build_dqn(args, env: gym.Env) -> DQN:
     """DQN over the observation vector; the mask only chooses among its Q-values."""
     observation_space = env.observation_space["obs"]
     net = Net(state_shape=observation_space.shape, action_shape=env.action_space.n, hidden_sizes=args.hidden)
-    policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, observation_space=observation_space,
-                                     eps_training=0.1, eps_inference=0.0)
-    return DQN(policy=policy, optim=AdamOptimizerFactory(lr=1e-4), gamma=0.99, n_step_return_horizon=3,
-               target_update_freq=500)
+    policy = DiscreteQLearningPolicy(
+        model=net,
+        action_space=env.action_space,
+        observation_space=observation_space,
+        eps_training=0.1,
+        eps_inference=0.0,
+    )
+    return DQN(
+        policy=policy,
+        optim=AdamOptimizerFactory(lr=1e-4),
+        gamma=0.99,
+        n_step_return_horizon=3,
+        target_update_freq=500,
+    )
 
 
 def main(argv=None) -> int:
@@ -88,21 +110,33 @@ def main(argv=None) -> int:
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 10_000)
     dqn = build_dqn(args, make_env(args))
-    train_collector = Collector[CollectStats](dqn, train_envs, VectorReplayBuffer(50_000, args.num_envs),
-                                              exploration_noise=True)
+    train_collector = Collector[CollectStats](
+        dqn, train_envs, VectorReplayBuffer(50_000, args.num_envs), exploration_noise=True
+    )
     test_collector = Collector[CollectStats](dqn, test_envs)
     train_collector.reset()
     train_collector.collect(n_step=64 * args.num_envs)  # a first replay buffer before any update
-    dqn.run_training(OffPolicyTrainerParams(
-        training_collector=train_collector, test_collector=test_collector, max_epochs=args.epochs,
-        epoch_num_steps=args.epoch_steps, collection_step_num_env_steps=2 * args.num_envs,
-        test_step_num_episodes=args.num_envs, batch_size=64, update_step_num_gradient_steps_per_sample=0.5,
-        show_progress=False, verbose=False))
+    dqn.run_training(
+        OffPolicyTrainerParams(
+            training_collector=train_collector,
+            test_collector=test_collector,
+            max_epochs=args.epochs,
+            epoch_num_steps=args.epoch_steps,
+            collection_step_num_env_steps=2 * args.num_envs,
+            test_step_num_episodes=args.num_envs,
+            batch_size=64,
+            update_step_num_gradient_steps_per_sample=0.5,
+            show_progress=False,
+            verbose=False,
+        )
+    )
     stats = test_collector.collect(n_episode=args.eval_games, reset_before_collect=True)
     wins = int(np.count_nonzero(stats.returns > 0))
-    print(f"{args.game}, {args.num_players} players: DQN after {args.epochs} epoch(s) of {args.epoch_steps} "
-          f"steps wins {wins} of {len(stats.returns)} games against {args.opponent} "
-          f"(an even share is {1 / args.num_players:.2f})")
+    print(
+        f"{args.game}, {args.num_players} players: DQN after {args.epochs} epoch(s) of {args.epoch_steps} "
+        f"steps wins {wins} of {len(stats.returns)} games against {args.opponent} "
+        f"(an even share is {1 / args.num_players:.2f})"
+    )
     return 0
 
 

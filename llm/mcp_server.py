@@ -13,12 +13,14 @@ Refusals come back as tool errors with the reason and change nothing. The games 
 The HTTP transport listens on 127.0.0.1 only and checks each request's Host and Origin (DNS
 rebinding protection), as ``monster-zoo serve`` does by default.
 """
+
 import argparse
 import functools
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -34,10 +36,12 @@ from .table import ClientTable
 PROG = "monster-zoo mcp"
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 8766
-INSTRUCTIONS = ("Play monster-zoo's board and card games. list_games names them; read a game's rules at "
-                "monster-zoo://rules/<game>; new_game seats you ('client') among agents; observe shows your "
-                "seat's view and legal moves; act plays one of them (by id or name) and returns once it is "
-                "your turn again or the game is over; get_record after the end; close_game when done.")
+INSTRUCTIONS = (
+    "Play monster-zoo's board and card games. list_games names them; read a game's rules at "
+    "monster-zoo://rules/<game>; new_game seats you ('client') among agents; observe shows your "
+    "seat's view and legal moves; act plays one of them (by id or name) and returns once it is "
+    "your turn again or the game is over; get_record after the end; close_game when done."
+)
 
 
 def answered(call: Callable[[], Any]) -> Any:
@@ -53,46 +57,54 @@ def build_server(table: ClientTable) -> MCPServer:
     server = MCPServer("monster-zoo", instructions=INSTRUCTIONS)
 
     @server.tool()
-    def list_games() -> Dict[str, Any]:
+    def list_games() -> dict[str, Any]:
         """``games``: every game's id, title, player counts, options with defaults, the agents that can sit in."""
         return {"games": table.list_games()}
 
     @server.tool()
-    def new_game(game: str, seats: Optional[List[str]] = None, options: Optional[Dict[str, Any]] = None,
-                 seed: Optional[int] = None) -> Dict[str, Any]:
+    def new_game(
+        game: str,
+        seats: list[str] | None = None,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
         """Start a game. seats: one entry per seat, "client" for you (exactly once) and an agent's name
         (list_games) elsewhere; default you in seat 0 against greedy. Answers game_id, your seat and
         your view (the agents before you have moved)."""
         return answered(lambda: table.new_game(game, options, seats, seed))
 
     @server.tool()
-    def observe(game_id: str) -> Dict[str, Any]:
+    def observe(game_id: str) -> dict[str, Any]:
         """Your seat's view: the table and your own cards in the game's words, your legal moves (id,
         name) when it is your turn, the others' moves since yours, and the result once it is over."""
         return answered(lambda: table.observe(game_id))
 
     @server.tool()
-    def act(game_id: str, move: Union[int, str]) -> Dict[str, Any]:
+    def act(game_id: str, move: int | str) -> dict[str, Any]:
         """Play a move (its id or its name) on your turn; answers your view once the agents have
         moved up to your next turn or the end. A refused move says why and changes nothing."""
         return answered(lambda: table.act(game_id, move))
 
     @server.tool()
-    def get_record(game_id: str) -> Dict[str, Any]:
+    def get_record(game_id: str) -> dict[str, Any]:
         """The match record of a finished game (every move, every secret; refused before the end)."""
         return answered(lambda: table.get_record(game_id))
 
     @server.tool()
-    def close_game(game_id: str) -> Dict[str, Any]:
+    def close_game(game_id: str) -> dict[str, Any]:
         """Forget a game."""
         return answered(lambda: table.close_game(game_id))
 
     for game_id in envs.available():
         name = envs.spec(game_id).name
-        server.resource(f"monster-zoo://rules/{game_id}", name=f"{game_id} rules summary",
-                        mime_type="text/markdown")(functools.partial(rules_summary, name))
-        server.resource(f"monster-zoo://schema/{game_id}", name=f"{game_id} seat view JSON Schema",
-                        mime_type="application/json")(functools.partial(schema_json, name))
+        server.resource(
+            f"monster-zoo://rules/{game_id}", name=f"{game_id} rules summary", mime_type="text/markdown"
+        )(functools.partial(rules_summary, name))
+        server.resource(
+            f"monster-zoo://schema/{game_id}",
+            name=f"{game_id} seat view JSON Schema",
+            mime_type="application/json",
+        )(functools.partial(schema_json, name))
     return server
 
 
@@ -103,39 +115,71 @@ def schema_json(game_name: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """``monster-zoo mcp``'s options."""
-    parser = argparse.ArgumentParser(prog=PROG, description="The games as an MCP server for language-model "
-                                     "clients: stdio by default (an MCP client starts it), or streamable HTTP on "
-                                     f"{LOOPBACK}.")
-    parser.add_argument("--http", action="store_true",
-                        help=f"serve streamable HTTP on {LOOPBACK}:--port (path /mcp) instead of stdio")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"with --http (default {DEFAULT_PORT})")
-    parser.add_argument("--max-games", type=int, default=16, metavar="N",
-                        help="games in progress at once (default 16); a new one beyond is refused")
-    parser.add_argument("--game-ttl", type=float, default=3600.0, metavar="SECONDS",
-                        help="a game unused this long is dropped (default 3600)")
-    parser.add_argument("--agent-time-limit", type=float, default=60.0, metavar="SECONDS",
-                        help="an agent thinking longer stops its game (default 60)")
-    parser.add_argument("--models-dir", type=Path, metavar="DIR",
-                        help="trained models (.npz) offered as agents, by file name, from this folder only")
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="The games as an MCP server for language-model "
+        "clients: stdio by default (an MCP client starts it), or streamable HTTP on "
+        f"{LOOPBACK}.",
+    )
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help=f"serve streamable HTTP on {LOOPBACK}:--port (path /mcp) instead of stdio",
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"with --http (default {DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--max-games",
+        type=int,
+        default=16,
+        metavar="N",
+        help="games in progress at once (default 16); a new one beyond is refused",
+    )
+    parser.add_argument(
+        "--game-ttl",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="a game unused this long is dropped (default 3600)",
+    )
+    parser.add_argument(
+        "--agent-time-limit",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="an agent thinking longer stops its game (default 60)",
+    )
+    parser.add_argument(
+        "--models-dir",
+        type=Path,
+        metavar="DIR",
+        help="trained models (.npz) offered as agents, by file name, from this folder only",
+    )
     return parser
 
 
 def settings_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:
     """The table's settings from checked ``args`` (``parser.error`` names a bad one and its valid values)."""
-    for flag, value, ok, valid in (("--port", args.port, 0 <= args.port <= 65535, "a port from 0 to 65535"),
-                                   ("--max-games", args.max_games, args.max_games >= 1, "at least 1"),
-                                   ("--game-ttl", args.game_ttl, args.game_ttl > 0, "more than 0 seconds"),
-                                   ("--agent-time-limit", args.agent_time_limit, args.agent_time_limit > 0,
-                                    "more than 0 seconds")):
+    for flag, value, ok, valid in (
+        ("--port", args.port, 0 <= args.port <= 65535, "a port from 0 to 65535"),
+        ("--max-games", args.max_games, args.max_games >= 1, "at least 1"),
+        ("--game-ttl", args.game_ttl, args.game_ttl > 0, "more than 0 seconds"),
+        ("--agent-time-limit", args.agent_time_limit, args.agent_time_limit > 0, "more than 0 seconds"),
+    ):
         if not ok:
             parser.error(f"{flag} must be {valid}, got {value}")
     if args.models_dir is not None and not args.models_dir.is_dir():
         parser.error(f"--models-dir {args.models_dir} is not a folder")
-    return Settings(max_sessions=args.max_games, session_ttl_s=args.game_ttl, agent_time_limit_s=args.agent_time_limit,
-                    models_dir=args.models_dir.resolve() if args.models_dir is not None else None)
+    return Settings(
+        max_sessions=args.max_games,
+        session_ttl_s=args.game_ttl,
+        agent_time_limit_s=args.agent_time_limit,
+        models_dir=args.models_dir.resolve() if args.models_dir is not None else None,
+    )
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the server until its client hangs up (stdio) or Ctrl-C (HTTP); the exit status."""
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -145,7 +189,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.http:
             security = TransportSecuritySettings(
                 allowed_hosts=[f"{LOOPBACK}:*", "localhost:*"],
-                allowed_origins=[f"http://{LOOPBACK}:*", "http://localhost:*"])
+                allowed_origins=[f"http://{LOOPBACK}:*", "http://localhost:*"],
+            )
             server.run("streamable-http", host=LOOPBACK, port=args.port, transport_security=security)
         else:
             server.run("stdio")

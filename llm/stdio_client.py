@@ -1,10 +1,12 @@
 """Play games through ``monster-zoo mcp`` as an MCP client does, with the SDK's own stdio client:
 what the MCP test and the example script (``examples/llm_mcp_game.py``) run, and how the
 documentation's transcript was made."""
+
 import json
 import sys
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable, Dict, List, Optional
+from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -17,7 +19,7 @@ class ToolRefused(Exception):
 
 
 @asynccontextmanager
-async def connected(server_args: Optional[List[str]] = None) -> AsyncIterator[ClientSession]:
+async def connected(server_args: list[str] | None = None) -> AsyncIterator[ClientSession]:
     """An initialized client session of a ``monster-zoo mcp`` server started with this Python."""
     params = StdioServerParameters(command=sys.executable, args=["-m", SERVER_MODULE, *(server_args or [])])
     async with stdio_client(params) as (read, write):
@@ -35,16 +37,28 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:
     return json.loads(text)
 
 
-async def play_game(session: ClientSession, game: str, choose: Callable[[Dict], Any], seats: Optional[List[str]] = None,
-                    options: Optional[Dict] = None, seed: int = 0, transcript: Optional[List[str]] = None) -> Dict:
+async def play_game(
+    session: ClientSession,
+    game: str,
+    choose: Callable[[dict], Any],
+    seats: list[str] | None = None,
+    options: dict | None = None,
+    seed: int = 0,
+    transcript: list[str] | None = None,
+) -> dict:
     """One whole game of ``game`` where the client moves ``choose(view)`` (an id or a name); the
     client's last view (its ``result`` filled). Each call and answer is appended to ``transcript``."""
+
     def note(line: str) -> None:
         if transcript is not None:
             transcript.append(line)
 
-    arguments = {"game": game, "seed": seed, **({"seats": seats} if seats is not None else {}),
-                 **({"options": options} if options is not None else {})}
+    arguments = {
+        "game": game,
+        "seed": seed,
+        **({"seats": seats} if seats is not None else {}),
+        **({"options": options} if options is not None else {}),
+    }
     note(f"> new_game {json.dumps(arguments)}")
     started = await call(session, "new_game", **arguments)
     game_id, view = started["game_id"], started["view"]
@@ -59,8 +73,10 @@ async def play_game(session: ClientSession, game: str, choose: Callable[[Dict], 
         view = await call(session, "act", game_id=game_id, move=move)
     for seen in view["last_moves"]:
         note(f"  {seen['player']}: {seen['name']}")
-    note(f"< over: returns {view['result']['returns']}, you {view['result']['outcomes'][view['seat']]}; "
-         f"the table at the end:\n{view['table']}")
+    note(
+        f"< over: returns {view['result']['returns']}, you {view['result']['outcomes'][view['seat']]}; "
+        f"the table at the end:\n{view['table']}"
+    )
     record = await call(session, "get_record", game_id=game_id)
     note(f"> get_record: {len(record['actions'])} actions")
     await call(session, "close_game", game_id=game_id)

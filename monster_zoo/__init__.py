@@ -9,11 +9,20 @@ Everything installs under this one package; the repository's folders are its sub
 >>> monster_zoo.available()[:1]
 ['marry_the_monster-v0']
 """
+
 # The one source of the version: pyproject.toml reads it from here (setuptools' `attr:`).
 __version__ = "0.1.0"
 
-from .envs import (available, config, make, make_batch, make_learner_env, make_vec_env,  # noqa: E402
-                   register, spec)
+from .envs import available, config, make, make_batch, make_learner_env, make_vec_env, register, spec
 
-__all__ = ["__version__", "available", "config", "make", "make_batch", "make_learner_env",
-           "make_vec_env", "register", "spec"]
+__all__ = [
+    "__version__",
+    "available",
+    "config",
+    "make",
+    "make_batch",
+    "make_learner_env",
+    "make_vec_env",
+    "register",
+    "spec",
+]

@@ -1,4 +1,5 @@
 """Rules in our own words and component data, one folder per game (package data)."""
+
 from pathlib import Path
 
 SEEDS_DIR = Path(__file__).resolve().parent

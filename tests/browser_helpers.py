@@ -4,21 +4,33 @@ Playwright's own browser downloads are never used (they cannot be fetched here):
 launch the system chromium that ``.ci/run`` installs with apt-get, and skip, saying why, only
 where no chromium can be found. A test module uses the ``browser`` fixture by importing it.
 """
+
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 NO_CHROMIUM = "no chromium found (install Debian's package: apt-get install chromium; .ci/run does)"
 
 
 def chromium_path():
     """The system chromium: $CHROMIUM, /usr/bin/chromium, or chromium on the PATH."""
-    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
+    for candidate in (
+        os.environ.get("CHROMIUM"),
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
         if candidate and Path(candidate).exists():
             return candidate
     return None
@@ -27,7 +39,9 @@ def chromium_path():
 @pytest.fixture(scope="module")
 def browser():
     """A headless Debian chromium driven by Playwright (skipped, saying why, where there is none)."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (the dev extra)"
+    )
     executable = chromium_path()
     if executable is None:
         pytest.skip(NO_CHROMIUM)

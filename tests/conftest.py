@@ -9,12 +9,13 @@ shipped game is) are registered unlisted and join ``game_id`` and ``case`` in th
 ``conformance``, which check what every game must do; the other modules check the shipped games'
 own artefacts (golden playthroughs, pinned versions, pictures, documentation) and leave them out.
 """
+
 import importlib
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List
 
 import numpy as np
 import pytest
@@ -30,7 +31,8 @@ from monster_zoo import envs
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.rng import make_rng
 
-def register_fixture_games() -> List[str]:
+
+def register_fixture_games() -> list[str]:
     """Register every game declared under ``tests/fixture_games/`` (unlisted); return their ids."""
     ids = []
     for declared in sorted((Path(__file__).resolve().parent / "fixture_games").glob("*/game.py")):
@@ -43,13 +45,15 @@ def register_fixture_games() -> List[str]:
 FIXTURE_GAMES = register_fixture_games()
 
 
-def register_fixture_agent_kinds() -> List[str]:
+def register_fixture_agent_kinds() -> list[str]:
     """Register every kind of agent declared under ``tests/fixture_agents/``; return their names."""
     from monster_zoo.agents.registry import register_kind
 
     names = []
     for declared in sorted((Path(__file__).resolve().parent / "fixture_agents").glob("*/kind.py")):
-        register_kind(declared.parent.name, importlib.import_module(f"fixture_agents.{declared.parent.name}.kind").KIND)
+        register_kind(
+            declared.parent.name, importlib.import_module(f"fixture_agents.{declared.parent.name}.kind").KIND
+        )
         names.append(declared.parent.name)
     return names
 
@@ -68,7 +72,7 @@ class GameCase:
     """One registered game with one option set."""
 
     game_id: str
-    options: Dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
 
     @property
     def spec(self):
@@ -94,7 +98,7 @@ class GameCase:
         return envs.config(self.game_id, self.options)
 
 
-def option_sets(game_id: str) -> List[Dict]:
+def option_sets(game_id: str) -> list[dict]:
     """Option sets a game is tested under, derived from its declared options.
 
     Every player count from ``min_players`` to ``max_players``, then every
@@ -103,8 +107,11 @@ def option_sets(game_id: str) -> List[Dict]:
     """
     s = envs.spec(game_id)
     names = {o.name for o in s.options}
-    sets = [{"num_players": n} for n in range(s.min_players, s.max_players + 1)] \
-        if "num_players" in names else [{}]
+    sets = (
+        [{"num_players": n} for n in range(s.min_players, s.max_players + 1)]
+        if "num_players" in names
+        else [{}]
+    )
     for opt in s.options:
         if opt.name in _NOT_IN_OPTION_SETS or opt.choices is None:
             continue
@@ -112,7 +119,7 @@ def option_sets(game_id: str) -> List[Dict]:
     return sets
 
 
-def all_cases() -> List[GameCase]:
+def all_cases() -> list[GameCase]:
     """Every (game, option set) pair of the registry, the test-only games included."""
     return [GameCase(g, opts) for g in envs.available() + FIXTURE_GAMES for opts in option_sets(g)]
 
@@ -167,18 +174,18 @@ def warm_numba_cache():
 
 
 @pytest.fixture(scope="session")
-def game_ids() -> List[str]:
+def game_ids() -> list[str]:
     """Ids of every registered game."""
     return envs.available()
 
 
 @pytest.fixture(scope="session")
-def game_option_sets() -> Dict[str, List[Dict]]:
+def game_option_sets() -> dict[str, list[dict]]:
     """Option sets per registered game (see :func:`option_sets`)."""
     return {g: option_sets(g) for g in envs.available() + FIXTURE_GAMES}
 
 
-def reachable_state(game_id: str, options: Dict, seed: int, num_steps: int) -> np.ndarray:
+def reachable_state(game_id: str, options: dict, seed: int, num_steps: int) -> np.ndarray:
     """A state reached by ``num_steps`` uniformly random legal actions from ``reset(seed=seed)``.
 
     Uses the engine's own single-state driver, which starts a new game when one ends,
@@ -202,6 +209,9 @@ def redeclare(monkeypatch, game_id: str, **changes):
 
     game = registry.declaration(game_id)
     changed = dataclasses.replace(game, **changes)
-    monkeypatch.setitem(registry._GAMES, game_id, types.SimpleNamespace(
-        GAME=changed, SPEC=game.spec, env=game.env, raw_env=game.raw_env))
+    monkeypatch.setitem(
+        registry._GAMES,
+        game_id,
+        types.SimpleNamespace(GAME=changed, SPEC=game.spec, env=game.env, raw_env=game.raw_env),
+    )
     return changed

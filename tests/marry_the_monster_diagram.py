@@ -14,7 +14,8 @@ everything else (scores, hands, deck, phase, turn flags) is a keyword of :func:`
 The state starts from ``rules.init_state`` (so every field has a valid value) and is then
 overwritten field by field through the offsets of ``state_layout.py``.
 """
-from typing import Iterable, Optional, Sequence, Set
+
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -22,13 +23,44 @@ from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL, REWAR
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.marry_the_monster import rules
 from monster_zoo.envs.marry_the_monster.actions import NUM_ACTIONS, action_to_str, str_to_action
-from monster_zoo.envs.marry_the_monster.components import (CELL_NAMES, COORDS, DECK_COUNTS, MAX_PLAYERS,
-                                               NUM_CARD_TYPES, NUM_CELLS, PIECES, RADIUS, VALUE)
-from monster_zoo.envs.marry_the_monster.state_layout import (BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED,
-                                           DISCARD, FACHAN, FIRST_PLAYER, FREE_HOUSES, FREE_TOWERS,
-                                           HAND, HEIGHT, MOVED, OPP_TARGET_USED, OWNER, PENDING,
-                                           PHASE, PHASE_NAMES, POOL, SCORE, STATE_SIZE, STOMP_N,
-                                           STOMPS, TURN, WINNER)
+from monster_zoo.envs.marry_the_monster.components import (
+    CELL_NAMES,
+    COORDS,
+    DECK_COUNTS,
+    MAX_PLAYERS,
+    NUM_CARD_TYPES,
+    NUM_CELLS,
+    PIECES,
+    RADIUS,
+    VALUE,
+)
+from monster_zoo.envs.marry_the_monster.state_layout import (
+    BUILD_LEFT,
+    BUILD_PLACED,
+    CARDS_PLAYED,
+    DECK,
+    DESTROYED,
+    DISCARD,
+    FACHAN,
+    FIRST_PLAYER,
+    FREE_HOUSES,
+    FREE_TOWERS,
+    HAND,
+    HEIGHT,
+    MOVED,
+    OPP_TARGET_USED,
+    OWNER,
+    PENDING,
+    PHASE,
+    PHASE_NAMES,
+    POOL,
+    SCORE,
+    STATE_SIZE,
+    STOMP_N,
+    STOMPS,
+    TURN,
+    WINNER,
+)
 from monster_zoo.envs.marry_the_monster.text_view import cell_label
 
 HEIGHT_OF = {"h": 1, "m": 2, "t": 3}
@@ -93,8 +125,8 @@ def normalize(board: str) -> str:
     """A diagram in :func:`board_of`'s form (``..`` written as ``.v``), to compare boards."""
     owner, height, fachan = parse_board(board)
     s = np.zeros(STATE_SIZE, np.int32)
-    s[OWNER:OWNER + NUM_CELLS] = owner
-    s[HEIGHT:HEIGHT + NUM_CELLS] = height
+    s[OWNER : OWNER + NUM_CELLS] = owner
+    s[HEIGHT : HEIGHT + NUM_CELLS] = height
     s[FACHAN] = fachan
     return board_of(s)
 
@@ -111,15 +143,33 @@ def _per_seat(values, n: int, default) -> list:
     return values
 
 
-def state_from_diagram(board: str, *, num_players: int = 3, current: int = 0,
-                       first_player: int = 0, turn: Optional[int] = None,
-                       scores=None, hands=None, pools=None, pending=None,
-                       phase: str = "main", deck: Optional[Sequence[int]] = None,
-                       discard: Sequence[int] = (0, 0, 0), stomps: int = 0, moved: int = 0,
-                       cards_played: int = 0, opp_target_used: int = 0, destroyed: int = 0,
-                       free_houses: int = 0, free_towers: int = 0, build_left: int = 0,
-                       build_placed: int = 0, stomp_n: int = 0, max_steps: int = 5000,
-                       reward: str = "win") -> np.ndarray:
+def state_from_diagram(
+    board: str,
+    *,
+    num_players: int = 3,
+    current: int = 0,
+    first_player: int = 0,
+    turn: int | None = None,
+    scores=None,
+    hands=None,
+    pools=None,
+    pending=None,
+    phase: str = "main",
+    deck: Sequence[int] | None = None,
+    discard: Sequence[int] = (0, 0, 0),
+    stomps: int = 0,
+    moved: int = 0,
+    cards_played: int = 0,
+    opp_target_used: int = 0,
+    destroyed: int = 0,
+    free_houses: int = 0,
+    free_towers: int = 0,
+    build_left: int = 0,
+    build_placed: int = 0,
+    stomp_n: int = 0,
+    max_steps: int = 5000,
+    reward: str = "win",
+) -> np.ndarray:
     """A live state with the board of ``board`` and the given fields; seat ``current`` is on move.
 
     ``hands`` are (stomp, build, fortify) counts per seat (default: empty hands); ``scores`` and
@@ -142,24 +192,32 @@ def state_from_diagram(board: str, *, num_players: int = 3, current: int = 0,
     state[TURN] = 2 * n if turn is None else turn
     state[PHASE] = PHASES[phase]
     state[FACHAN] = fachan
-    state[OWNER:OWNER + NUM_CELLS] = owner
-    state[HEIGHT:HEIGHT + NUM_CELLS] = height
+    state[OWNER : OWNER + NUM_CELLS] = owner
+    state[HEIGHT : HEIGHT + NUM_CELLS] = height
     rules.sync_board_bits(state)  # the engine's cell sets follow the hand-written board
-    for field, value in ((MOVED, moved), (CARDS_PLAYED, cards_played), (STOMPS, stomps),
-                         (OPP_TARGET_USED, opp_target_used), (DESTROYED, destroyed),
-                         (FREE_HOUSES, free_houses), (FREE_TOWERS, free_towers),
-                         (BUILD_LEFT, build_left), (BUILD_PLACED, build_placed), (STOMP_N, stomp_n)):
+    for field, value in (
+        (MOVED, moved),
+        (CARDS_PLAYED, cards_played),
+        (STOMPS, stomps),
+        (OPP_TARGET_USED, opp_target_used),
+        (DESTROYED, destroyed),
+        (FREE_HOUSES, free_houses),
+        (FREE_TOWERS, free_towers),
+        (BUILD_LEFT, build_left),
+        (BUILD_PLACED, build_placed),
+        (STOMP_N, stomp_n),
+    ):
         state[field] = value
 
     pending = _per_seat(pending, n, 0)
     on_board = [int(height[owner == p].sum()) for p in range(n)]
     pools = _per_seat(pools, n, None)
     hands = _per_seat(hands, n, (0, 0, 0))
-    state[SCORE:SCORE + MAX_PLAYERS] = 0
-    state[POOL:POOL + MAX_PLAYERS] = 0
-    state[PENDING:PENDING + MAX_PLAYERS] = 0
-    state[HAND:HAND + MAX_PLAYERS * NUM_CARD_TYPES] = 0
-    state[WINNER:WINNER + MAX_PLAYERS] = 0
+    state[SCORE : SCORE + MAX_PLAYERS] = 0
+    state[POOL : POOL + MAX_PLAYERS] = 0
+    state[PENDING : PENDING + MAX_PLAYERS] = 0
+    state[HAND : HAND + MAX_PLAYERS * NUM_CARD_TYPES] = 0
+    state[WINNER : WINNER + MAX_PLAYERS] = 0
     for p, score in enumerate(_per_seat(scores, n, 0)):
         state[SCORE + p] = score
     for p in range(n):
@@ -173,8 +231,8 @@ def state_from_diagram(board: str, *, num_players: int = 3, current: int = 0,
         deck = [int(DECK_COUNTS[t]) - sum(h[t] for h in hands) - discard[t] for t in range(NUM_CARD_TYPES)]
         if min(deck) < 0:
             raise ValueError(f"hands and discard hold more cards than the deck has: {deck}")
-    state[DECK:DECK + NUM_CARD_TYPES] = deck
-    state[DISCARD:DISCARD + NUM_CARD_TYPES] = discard
+    state[DECK : DECK + NUM_CARD_TYPES] = deck
+    state[DISCARD : DISCARD + NUM_CARD_TYPES] = discard
     return state
 
 
@@ -185,7 +243,7 @@ def legal_actions(state) -> np.ndarray:
     return np.flatnonzero(mask)
 
 
-def legal_names(state) -> Set[str]:
+def legal_names(state) -> set[str]:
     """Names (as ``action_to_str`` prints them in this state) of the legal actions."""
     return {action_to_str(a, state) for a in legal_actions(state)}
 
@@ -200,8 +258,10 @@ def apply(state, *action_names: str, seed: int = 0) -> np.ndarray:
     for name in action_names:
         a = str_to_action(name)
         legal = legal_actions(state)
-        assert a in legal, (f"{name!r} is not legal for seat {int(state[H_CURRENT])} in phase "
-                            f"{PHASE_NAMES[int(state[PHASE])]}; legal: {sorted(legal_names(state))}")
+        assert a in legal, (
+            f"{name!r} is not legal for seat {int(state[H_CURRENT])} in phase "
+            f"{PHASE_NAMES[int(state[PHASE])]}; legal: {sorted(legal_names(state))}"
+        )
         rules.apply_action(state, a, rng)
     return state
 
@@ -216,6 +276,6 @@ def pile(state, offset: int) -> tuple:
     return tuple(int(state[offset + t]) for t in range(NUM_CARD_TYPES))
 
 
-def names_starting(names: Iterable[str], prefix: str) -> Set[str]:
+def names_starting(names: Iterable[str], prefix: str) -> set[str]:
     """The names in ``names`` that start with ``prefix`` (``"move"``, ``"stomp"``, ``"target"`` ...)."""
     return {x for x in names if x.startswith(prefix)}

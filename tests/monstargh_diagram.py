@@ -10,7 +10,6 @@ coordinates (x east, y south), which only matter relative to each other.
 state back in the same notation, so a test compares the table before and after a
 play as two pictures.
 """
-from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -20,9 +19,23 @@ from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monstargh import rules
 from monster_zoo.envs.monstargh.actions import NUM_ACTIONS, str_to_action
 from monster_zoo.envs.monstargh.components import NUM_CARDS, NUM_VALUES, SPECIES
-from monster_zoo.envs.monstargh.state_layout import (ACTIVE, CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X,
-                                   CELL_Y, FOCUS, PHASE, PH_CHOOSE, TOKEN, W_DECK, W_OUT, W_TABLE,
-                                   WHERE)
+from monster_zoo.envs.monstargh.state_layout import (
+    ACTIVE,
+    CARD_CELL,
+    CARD_LEVEL,
+    CELL_HEIGHT,
+    CELL_TOP,
+    CELL_X,
+    CELL_Y,
+    FOCUS,
+    PH_CHOOSE,
+    PHASE,
+    TOKEN,
+    W_DECK,
+    W_OUT,
+    W_TABLE,
+    WHERE,
+)
 from monster_zoo.envs.monstargh.text_view import card_label
 
 GAME = "monstargh-v0"
@@ -35,7 +48,7 @@ def card(label: str) -> int:
     return _INITIALS[label[0].upper()] * NUM_VALUES + int(label[1:]) - 1
 
 
-def parse_table(text: str) -> Dict[tuple, List[int]]:
+def parse_table(text: str) -> dict[tuple, list[int]]:
     """``{(x, y): [card ids from the top down]}`` of a table diagram."""
     cells = {}
     rows = [r for r in text.strip("\n").splitlines() if r.strip()]
@@ -46,9 +59,17 @@ def parse_table(text: str) -> Dict[tuple, List[int]]:
     return cells
 
 
-def position(table: str, hands: Dict[int, List[str]], tokens: List[str], num_players: int = 2,
-             species: str = "green,blue,yellow,red", on_move: int = 0, seed: int = 0,
-             focus: Optional[Dict[int, List[int]]] = None, **options) -> np.ndarray:
+def position(
+    table: str,
+    hands: dict[int, list[str]],
+    tokens: list[str],
+    num_players: int = 2,
+    species: str = "green,blue,yellow,red",
+    on_move: int = 0,
+    seed: int = 0,
+    focus: dict[int, list[int]] | None = None,
+    **options,
+) -> np.ndarray:
     """A state with ``table`` on the table, ``hands`` (seat -> card labels), ``tokens`` (species
     per seat), ``on_move`` choosing a card; every other card in play lies in the deck.
 
@@ -78,7 +99,7 @@ def position(table: str, hands: Dict[int, List[str]], tokens: List[str], num_pla
     for seat, name in enumerate(tokens):
         state[TOKEN + seat] = SPECIES.index(name)
     for seat, held in (focus or {}).items():
-        state[FOCUS + 2 * seat: FOCUS + 2 * seat + 2] = held
+        state[FOCUS + 2 * seat : FOCUS + 2 * seat + 2] = held
     state[H_CURRENT] = state[ACTIVE] = on_move
     state[PHASE] = PH_CHOOSE
     rules.recount(state)
@@ -92,7 +113,8 @@ def diagram(state) -> str:
         if state[WHERE + c] == W_TABLE:
             k = int(state[CARD_CELL + c])
             cells.setdefault((int(state[CELL_X + k]), int(state[CELL_Y + k])), []).append(
-                (int(state[CARD_LEVEL + c]), c))
+                (int(state[CARD_LEVEL + c]), c)
+            )
     if not cells:
         return ""
     xs = [x for x, _ in cells]
@@ -112,9 +134,12 @@ def same_table(text: str) -> str:
     cells = parse_table(text)
     xs = [x for x, _ in cells]
     ys = [y for _, y in cells]
-    return "\n".join(" ".join("/".join(card_label(c) for c in cells.get((x, y), [])) or "."
-                              for x in range(min(xs), max(xs) + 1))
-                     for y in range(min(ys), max(ys) + 1))
+    return "\n".join(
+        " ".join(
+            "/".join(card_label(c) for c in cells.get((x, y), [])) or "." for x in range(min(xs), max(xs) + 1)
+        )
+        for y in range(min(ys), max(ys) + 1)
+    )
 
 
 def play(state, *moves: str, seed: int = 1) -> np.ndarray:
@@ -128,7 +153,7 @@ def play(state, *moves: str, seed: int = 1) -> np.ndarray:
     return state
 
 
-def legal(state) -> List[str]:
+def legal(state) -> list[str]:
     """Names of the legal actions of the seat on move."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     rules.legal_mask(state, mask)

@@ -12,8 +12,9 @@ slots must list all of them (the diagram then shows exactly which are empty). Ev
 and are then overwritten field by field through the offsets of ``state_layout.py``; cards the diagram
 does not place stay in the draft deck.
 """
+
 import re
-from typing import Dict, Iterable, Optional
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -21,10 +22,38 @@ from monster_zoo.envs.core.contract import H_CURRENT, REWARD_SCORE, REWARD_WIN
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import queries, rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str, str_to_action
-from monster_zoo.envs.monster_arena.components import CARD_LABEL, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS, card
-from monster_zoo.envs.monster_arena.state_layout import (ALIVE, CHILD, DEALER, ENERGY, FIRST_PLAYER, KNOWN, L_BOX, L_DISCARD,
-                                       L_INV, L_ROW, L_TABLE, LOC, OWNER, PARENT, PH_DEAL, PH_MAIN, PHASE,
-                                       PSLOT, ROUND, STATE_SIZE, TOKENS, TURN_SEAT)
+from monster_zoo.envs.monster_arena.components import (
+    CARD_LABEL,
+    MAX_SLOTS,
+    NUM_CARDS,
+    NUM_TORSOS,
+    SLOTS,
+    card,
+)
+from monster_zoo.envs.monster_arena.state_layout import (
+    ALIVE,
+    CHILD,
+    DEALER,
+    ENERGY,
+    FIRST_PLAYER,
+    KNOWN,
+    L_BOX,
+    L_DISCARD,
+    L_INV,
+    L_ROW,
+    L_TABLE,
+    LOC,
+    OWNER,
+    PARENT,
+    PH_DEAL,
+    PH_MAIN,
+    PHASE,
+    PSLOT,
+    ROUND,
+    STATE_SIZE,
+    TOKENS,
+    TURN_SEAT,
+)
 
 _TOKEN = re.compile(r"\s*(\[|\]|,|\+|-|\w+)")
 
@@ -85,7 +114,9 @@ def place_monster(state: np.ndarray, seat: int, diagram: str) -> None:
     assert halves == 2, "a monster has two torso halves"
 
 
-def base_state(num_players: int, seed: int = 0, reward: str = "win", quiet_ending_rounds: int = 0) -> np.ndarray:
+def base_state(
+    num_players: int, seed: int = 0, reward: str = "win", quiet_ending_rounds: int = 0
+) -> np.ndarray:
     """A freshly initialised state (torso draft) to overwrite."""
     state = np.zeros(STATE_SIZE, np.int32)
     mode = REWARD_WIN if reward == "win" else REWARD_SCORE
@@ -94,9 +125,17 @@ def base_state(num_players: int, seed: int = 0, reward: str = "win", quiet_endin
     return state
 
 
-def arena_state(monsters: Dict[int, str], *, num_players: Optional[int] = None, turn: int = 0,
-                energy: Optional[Dict[int, int]] = None, inventory: Optional[Dict[int, Iterable[str]]] = None,
-                graveyard: Iterable[str] = (), reward: str = "win", quiet_ending_rounds: int = 0) -> np.ndarray:
+def arena_state(
+    monsters: dict[int, str],
+    *,
+    num_players: int | None = None,
+    turn: int = 0,
+    energy: dict[int, int] | None = None,
+    inventory: dict[int, Iterable[str]] | None = None,
+    graveyard: Iterable[str] = (),
+    reward: str = "win",
+    quiet_ending_rounds: int = 0,
+) -> np.ndarray:
     """An arena state: ``monsters`` per seat as diagrams, seat ``turn`` on move in round 1 with
     ``energy`` (default 5 for everybody); unlisted torso halves in the box, other parts in the deck."""
     n = num_players or len(monsters)
@@ -129,16 +168,26 @@ def arena_state(monsters: Dict[int, str], *, num_players: Optional[int] = None, 
     return state
 
 
-def draft_state(num_players: int, row: Iterable[str], *, dealer: int = 0, tokens=None,
-                torsos: Optional[Dict[int, str]] = None, discard: Iterable[str] = ()) -> np.ndarray:
+def draft_state(
+    num_players: int,
+    row: Iterable[str],
+    *,
+    dealer: int = 0,
+    tokens=None,
+    torsos: dict[int, str] | None = None,
+    discard: Iterable[str] = (),
+) -> np.ndarray:
     """A drafting round at the dealer's pick: ``row`` face up, every seat with 15 tokens (or ``tokens``),
     each seat given two torso halves (``torsos``, default U1+L1, U2+L2, ...)."""
     state = base_state(num_players)
     for c in range(NUM_TORSOS):
         state[LOC + c] = L_BOX
     for seat in range(num_players):
-        diagram = (torsos or {}).get(seat) or f"U{seat + 1}[{','.join('-' * int(SLOTS[seat]))}] + " \
+        diagram = (
+            (torsos or {}).get(seat)
+            or f"U{seat + 1}[{','.join('-' * int(SLOTS[seat]))}] + "
             f"L{seat + 1}[{','.join('-' * int(SLOTS[6 + seat]))}]"
+        )
         place_monster(state, seat, diagram)
         state[TOKENS + seat] = 15 if tokens is None else tokens[seat]
     for label in row:
@@ -183,7 +232,10 @@ def where(state: np.ndarray, label: str):
     return int(state[LOC + c]), int(state[OWNER + c])
 
 
-def cards_at(state: np.ndarray, loc: int, owner: Optional[int] = None):
+def cards_at(state: np.ndarray, loc: int, owner: int | None = None):
     """Labels of the cards at ``loc`` (of ``owner`` when given)."""
-    return sorted(CARD_LABEL[c] for c in range(NUM_CARDS) if state[LOC + c] == loc
-                  and (owner is None or state[OWNER + c] == owner))
+    return sorted(
+        CARD_LABEL[c]
+        for c in range(NUM_CARDS)
+        if state[LOC + c] == loc and (owner is None or state[OWNER + c] == owner)
+    )

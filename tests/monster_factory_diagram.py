@@ -18,25 +18,62 @@ the other fields are set through the offsets of ``state_layout.py``. Placements 
 they fill (``place``: beside a seat's tile t on a side), never by the open cells' numbers, which
 depend on the order the cells opened and closed.
 """
-from typing import Dict, Iterable, Optional, Sequence, Tuple
+
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, REWARD_SCORE, REWARD_WIN
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_factory import rules
-from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS, PLACE0, action_to_str, decode_place, place_action
-from monster_zoo.envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES, NUM_KINDS,
-                                             NUM_ROTATIONS, SIDE_NAMES, kind)
-from monster_zoo.envs.monster_factory.state_layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED,
-                                         MON_DONE, MON_OPEN, MON_ORDINAL, MON_OWNER, NUM_CELLS,
-                                         NUM_MONSTERS, NUM_PLACED, PH_PLACE, PH_START, PHASE, SCORE,
-                                         STATE_SIZE, SUPPLY, SUPPLY_LEFT, TILE_MONSTER, TILE_X, TILE_Y)
+from monster_zoo.envs.monster_factory.actions import (
+    NUM_ACTIONS,
+    PLACE0,
+    action_to_str,
+    decode_place,
+    place_action,
+)
+from monster_zoo.envs.monster_factory.components import (
+    DX,
+    DY,
+    EDGES,
+    INVENTORY,
+    KIND_EYE,
+    KIND_NAMES,
+    NUM_KINDS,
+    NUM_ROTATIONS,
+    SIDE_NAMES,
+    kind,
+)
+from monster_zoo.envs.monster_factory.state_layout import (
+    CURRENT_MONSTER,
+    DISCARDED,
+    FIRST_PLAYER,
+    HAND,
+    LAST_PLACED,
+    MON_DONE,
+    MON_OPEN,
+    MON_ORDINAL,
+    MON_OWNER,
+    NUM_CELLS,
+    NUM_MONSTERS,
+    NUM_PLACED,
+    PH_PLACE,
+    PH_START,
+    PHASE,
+    SCORE,
+    STATE_SIZE,
+    SUPPLY,
+    SUPPLY_LEFT,
+    TILE_MONSTER,
+    TILE_X,
+    TILE_Y,
+)
 
 SIDE = {name: i for i, name in enumerate(SIDE_NAMES)}
 
 
-def orientation(token: str) -> Tuple[int, int]:
+def orientation(token: str) -> tuple[int, int]:
     """``(kind, rotation)`` of a tile token such as ``"0220"`` or ``"2000e"`` (edges as laid)."""
     edges = [int(ch) for ch in token[:4]]
     eye = token.endswith("e")
@@ -52,7 +89,7 @@ def orientation(token: str) -> Tuple[int, int]:
 def parse_monster(diagram: str):
     """``[(x, y, kind, rotation), ...]`` in reading order, relative to the first tile."""
     tiles = []
-    for y, line in enumerate(l for l in diagram.strip("\n").splitlines() if l.strip()):
+    for y, line in enumerate(row for row in diagram.strip("\n").splitlines() if row.strip()):
         for x, tok in enumerate(line.split()):
             if tok.strip(".") == "":
                 continue
@@ -64,10 +101,17 @@ def parse_monster(diagram: str):
     return [(x - x0, y - y0, k, r) for x, y, k, r in tiles]
 
 
-def state_from_monsters(monsters: Sequence[Tuple[int, str, bool]], num_players: int = 2,
-                        hand: Optional[str] = None, current: int = 0, first_player: int = 0,
-                        scores: Optional[Dict[int, int]] = None, supply: Optional[Dict[str, int]] = None,
-                        reward: str = "win", max_steps: int = 100) -> np.ndarray:
+def state_from_monsters(
+    monsters: Sequence[tuple[int, str, bool]],
+    num_players: int = 2,
+    hand: str | None = None,
+    current: int = 0,
+    first_player: int = 0,
+    scores: dict[int, int] | None = None,
+    supply: dict[str, int] | None = None,
+    reward: str = "win",
+    max_steps: int = 100,
+) -> np.ndarray:
     """A state in the place phase holding ``monsters``: ``(owner, diagram, complete)`` each.
 
     A seat's first entry is its first monster (slot = seat), later ones its minions in order.
@@ -110,15 +154,16 @@ def state_from_monsters(monsters: Sequence[Tuple[int, str, bool]], num_players: 
     if supply is None:
         left = INVENTORY - used
         if (left < 0).any():
-            raise ValueError(f"the diagram uses more tiles than exist: "
-                             f"{[KIND_NAMES[k] for k in np.flatnonzero(left < 0)]}")
+            raise ValueError(
+                f"the diagram uses more tiles than exist: {[KIND_NAMES[k] for k in np.flatnonzero(left < 0)]}"
+            )
     else:
         left = np.zeros(NUM_KINDS, np.int64)
         for name, count in supply.items():
             left[kind(name)] = count
-    state[SUPPLY:SUPPLY + NUM_KINDS] = left
+    state[SUPPLY : SUPPLY + NUM_KINDS] = left
     state[SUPPLY_LEFT] = left.sum()
-    state[DISCARDED:DISCARDED + NUM_KINDS] = 0
+    state[DISCARDED : DISCARDED + NUM_KINDS] = 0
     for p, s in (scores or {}).items():
         state[SCORE + p] = s
     state[PHASE] = PH_PLACE if hand is not None else PH_START
@@ -137,15 +182,18 @@ def rotation_for(state: np.ndarray, edges: str) -> int:
     raise ValueError(f"the tile in hand ({KIND_NAMES[k]}) cannot show edges {edges}")
 
 
-def tile_cell(state: np.ndarray, seat: int, tile: int) -> Tuple[int, int]:
+def tile_cell(state: np.ndarray, seat: int, tile: int) -> tuple[int, int]:
     """Cell of tile ``tile`` (in the order laid) of ``seat``'s monster in progress."""
     m = int(state[CURRENT_MONSTER + seat])
-    cells = [(int(state[TILE_X + i]), int(state[TILE_Y + i])) for i in range(int(state[NUM_PLACED]))
-             if state[TILE_MONSTER + i] == m]
+    cells = [
+        (int(state[TILE_X + i]), int(state[TILE_Y + i]))
+        for i in range(int(state[NUM_PLACED]))
+        if state[TILE_MONSTER + i] == m
+    ]
     return cells[tile]
 
 
-def open_number(state: np.ndarray, seat: int, x: int, y: int) -> Optional[int]:
+def open_number(state: np.ndarray, seat: int, x: int, y: int) -> int | None:
     """The number of the open cell (x, y) of ``seat``'s monster in progress, None if not open."""
     for j in range(int(state[NUM_CELLS])):
         if tuple(int(v) for v in rules.open_cell(state, j)) == (seat, x, y):
@@ -164,7 +212,7 @@ def place(seat: int, tile: int, side: str, state: np.ndarray, edges: str) -> int
     return place_action(j, rotation_for(state, edges))
 
 
-def describe(state: np.ndarray, action: int) -> Tuple[int, Tuple[int, int], str]:
+def describe(state: np.ndarray, action: int) -> tuple[int, tuple[int, int], str]:
     """A placement as ``(seat, (x, y), edges as laid)``, independent of the cells' numbering."""
     cell, rotation = decode_place(action)
     seat, x, y = (int(v) for v in rules.open_cell(state, cell))
@@ -195,9 +243,9 @@ def legal_names(state: np.ndarray):
 
 def apply(state: np.ndarray, action: int, seed: int = 0) -> np.ndarray:
     """A copy of ``state`` after the legal ``action`` (asserted legal)."""
-    assert reason(state, action) == 0, f"{action_to_str(action, state)} is illegal: " \
-        f"{rules.REASONS.get(reason(state, action))}"
+    assert reason(state, action) == 0, (
+        f"{action_to_str(action, state)} is illegal: {rules.REASONS.get(reason(state, action))}"
+    )
     out = state.copy()
     rules.apply_action(out, action, make_rng(seed))
     return out
-

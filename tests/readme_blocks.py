@@ -1,4 +1,5 @@
 """The README's code blocks, for tests that run them exactly as printed."""
+
 import re
 from pathlib import Path
 

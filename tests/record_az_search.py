@@ -9,9 +9,9 @@ visit counts and the improved policy (their non-zero entries, by action). The sp
 (issue 44 point 2) must leave all of them as they are: re-record only for a change that is meant
 to change the search's decisions, and say so in CHANGELOG.md.
 """
+
 import json
 from pathlib import Path
-from typing import Dict, List
 
 import numpy as np
 
@@ -31,12 +31,12 @@ POSITIONS = 3
 ROLLOUT_WEIGHTS = (0.0, 0.5)
 
 
-def shipped_games() -> List[str]:
+def shipped_games() -> list[str]:
     """The games a network ships for."""
     return [g for g in envs.available() if shipped_network_path(g, FIRST_VERSION).is_file()]
 
 
-def searches(game_id: str) -> List[Dict]:
+def searches(game_id: str) -> list[dict]:
     """The recorded searches of ``game_id``'s shipped network: one per position and rollout weight."""
     spec = envs.spec(game_id)
     network = read_network(shipped_network_path(game_id, FIRST_VERSION))
@@ -50,19 +50,42 @@ def searches(game_id: str) -> List[Dict]:
         if not running.py_func(state):
             continue
         for weight in ROLLOUT_WEIGHTS:
-            settings = SearchSettings(simulations=SIMULATIONS, gumbel_scale=1.0, rollout_weight=weight).as_array()
-            action = gumbel_search(state, settings, spec.determinize is not None, make_rng(seed), network.params,
-                                   network.shapes, children, visits, values, priors, policy, spec.legal_mask,
-                                   spec.apply_action, spec.returns, spec.observe_into,
-                                   spec.determinize or no_determinize, tuned_rollout(game_id))
+            settings = SearchSettings(
+                simulations=SIMULATIONS, gumbel_scale=1.0, rollout_weight=weight
+            ).as_array()
+            action = gumbel_search(
+                state,
+                settings,
+                spec.determinize is not None,
+                make_rng(seed),
+                network.params,
+                network.shapes,
+                children,
+                visits,
+                values,
+                priors,
+                policy,
+                spec.legal_mask,
+                spec.apply_action,
+                spec.returns,
+                spec.observe_into,
+                spec.determinize or no_determinize,
+                tuned_rollout(game_id),
+            )
             tried = np.flatnonzero(children[0] != UNTRIED)
-            out.append({"seed": seed - 1, "rollout_weight": weight, "action": int(action),
-                        "root_visits": {str(a): int(visits[children[0, a]]) for a in tried},
-                        "policy": {str(a): float(policy[a]) for a in np.flatnonzero(policy)}})
+            out.append(
+                {
+                    "seed": seed - 1,
+                    "rollout_weight": weight,
+                    "action": int(action),
+                    "root_visits": {str(a): int(visits[children[0, a]]) for a in tried},
+                    "policy": {str(a): float(policy[a]) for a in np.flatnonzero(policy)},
+                }
+            )
     return out
 
 
-def record() -> Dict[str, List[Dict]]:
+def record() -> dict[str, list[dict]]:
     """Every shipped network's recorded searches, by game."""
     return {game_id: searches(game_id) for game_id in shipped_games()}
 

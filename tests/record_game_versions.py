@@ -17,6 +17,7 @@ after it), its moves drawn by ``random.Random(SEED)`` among the legal ones, for 
 ``MAX_STEPS`` actions. Arrays are hashed as bytes of a fixed dtype and byte order and floats are
 never printed, so the fingerprint is the same in every process and at every thread count.
 """
+
 import hashlib
 import json
 import random
@@ -59,6 +60,7 @@ def describe_space(space) -> str:
     if isinstance(space, spaces.Dict):
         return "Dict(" + ", ".join(f"{k}: {describe_space(v)}" for k, v in sorted(space.spaces.items())) + ")"
     if isinstance(space, spaces.Box):
+
         def bound(values):
             values = np.asarray(values, dtype="<f8")
             if (values == values.flat[0]).all():
@@ -87,8 +89,9 @@ def table_fingerprint(game_id: str, options: dict, seed: int = SEED) -> dict:
     played = hashlib.sha256()
     pick = random.Random(seed)  # random() is the one stream Python promises to keep
     steps = 0
-    while steps < MAX_STEPS and not (env.terminations[env.agent_selection]
-                                     or env.truncations[env.agent_selection]):
+    while steps < MAX_STEPS and not (
+        env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+    ):
         legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
         action = int(legal[int(pick.random() * len(legal))])
         env.step(action)
@@ -96,8 +99,14 @@ def table_fingerprint(game_id: str, options: dict, seed: int = SEED) -> dict:
         _feed(played, [action], "<i8")
         _feed_seats(played, env)
         for agent in env.possible_agents:
-            played.update(struct.pack("<d??", float(env.rewards[agent]), bool(env.terminations[agent]),
-                                      bool(env.truncations[agent])))
+            played.update(
+                struct.pack(
+                    "<d??",
+                    float(env.rewards[agent]),
+                    bool(env.terminations[agent]),
+                    bool(env.truncations[agent]),
+                )
+            )
     over = env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
     return {
         "observation_space": _per_agent(env, env.observation_space),
@@ -114,8 +123,11 @@ def fingerprint(game_id: str) -> dict:
     spec = envs.spec(game_id)
     counts = range(spec.min_players, spec.max_players + 1)
     takes_count = any(option.name == "num_players" for option in spec.options)
-    tables = ({f"{n} players": table_fingerprint(game_id, {"num_players": n}) for n in counts}
-              if takes_count else {"default options": table_fingerprint(game_id, {})})
+    tables = (
+        {f"{n} players": table_fingerprint(game_id, {"num_players": n}) for n in counts}
+        if takes_count
+        else {"default options": table_fingerprint(game_id, {})}
+    )
     return {
         "observation_size": spec.obs_size,
         "observation_version": spec.observation_version,
@@ -153,13 +165,16 @@ def record(game_ids, path: Path = PINS_PATH) -> dict:
     pins = load_pins(path)
     unknown = [g for g in game_ids if g not in envs.available()]
     if unknown:
-        raise ValueError(f"unknown game id(s) {', '.join(unknown)}; registered: {', '.join(envs.available())}")
+        raise ValueError(
+            f"unknown game id(s) {', '.join(unknown)}; registered: {', '.join(envs.available())}"
+        )
     pinned = [g for g in game_ids if g in pins]
     if pinned:
         raise ValueError(
             f"{', '.join(pinned)} already pinned in {path.name}: a pin is never rewritten. If the game "
             f"changed, register it under a new id (<game>-v<N+1>), say what changed in CHANGELOG.md "
-            f"and pin the new id.")
+            f"and pin the new id."
+        )
     new = {g: fingerprint(g) for g in game_ids}
     pins.update(new)
     path.write_text(json.dumps(pins, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -12,6 +12,7 @@ move chosen by ``random.Random(SEED)`` among the legal moves. Every step lists t
 text board (``render_mode="ansi"``), the agent on move, its legal moves and the
 chosen move, all as text; the final board and rewards close the file.
 """
+
 import random
 import sys
 from pathlib import Path
@@ -39,9 +40,11 @@ def playthrough(game_id: str) -> str:
     env.reset(seed=SEED)
     raw = env.unwrapped
     rng = random.Random(SEED)
-    lines = [f"# Golden playthrough of {game_id}: default options, reset(seed={SEED}), "
-             f"moves drawn by random.Random({SEED}) from the legal moves.",
-             f"# Re-record after an intended change: python tests/record_golden.py {game_id}"]
+    lines = [
+        f"# Golden playthrough of {game_id}: default options, reset(seed={SEED}), "
+        f"moves drawn by random.Random({SEED}) from the legal moves.",
+        f"# Re-record after an intended change: python tests/record_golden.py {game_id}",
+    ]
     step = 0
     while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
         agent = env.agent_selection
@@ -52,14 +55,20 @@ def playthrough(game_id: str) -> str:
         if unreadable:
             raise ValueError(f"{game_id}: move names that do not read back: {unreadable}")
         action = rng.choice(legal)
-        lines += [f"=== step {step}: {agent} ===", env.render(),
-                  f"legal ({len(legal)}): {', '.join(names)}",
-                  f"chosen: {raw.action_to_str(action)}"]
+        lines += [
+            f"=== step {step}: {agent} ===",
+            env.render(),
+            f"legal ({len(legal)}): {', '.join(names)}",
+            f"chosen: {raw.action_to_str(action)}",
+        ]
         env.step(action)
         step += 1
     ending = "truncated" if env.truncations[env.agent_selection] else "over"
-    lines += [f"=== game {ending} after {step} steps ===", env.render(),
-              "rewards: " + ", ".join(f"{a} {env.rewards[a]:+.4f}" for a in env.possible_agents)]
+    lines += [
+        f"=== game {ending} after {step} steps ===",
+        env.render(),
+        "rewards: " + ", ".join(f"{a} {env.rewards[a]:+.4f}" for a in env.possible_agents),
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -68,8 +77,9 @@ def main(argv) -> int:
     ids = argv or envs.available()
     unknown = [g for g in ids if g not in envs.available()]
     if unknown:
-        print(f"unknown game(s) {', '.join(unknown)}; available: {', '.join(envs.available())}",
-              file=sys.stderr)
+        print(
+            f"unknown game(s) {', '.join(unknown)}; available: {', '.join(envs.available())}", file=sys.stderr
+        )
         return 2
     GOLDEN_DIR.mkdir(exist_ok=True)
     for game_id in ids:

@@ -13,14 +13,15 @@ state after each call, so a faster kernel must choose the same actions AND draw 
 A greedy agent's id (``<game>-greedy-v1``) promises its play: re-record only after an intended
 change of play, which also bumps the baseline's version (``Baseline.version``) and enters CHANGELOG.md.
 """
+
 import base64
 import hashlib
 import importlib
 import json
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
 
 import numpy as np
 
@@ -37,7 +38,7 @@ POSITIONS = 4000
 GREEDY_SHARE = 0.5
 # (game, options): every game at its smallest and largest count, and with the options that change
 # the positions greedy meets or what it reads (rule variants, setup choices, endings).
-CASES: Tuple[Tuple[str, dict], ...] = (
+CASES: tuple[tuple[str, dict], ...] = (
     ("marry_the_monster-v0", {"num_players": 2}),
     ("marry_the_monster-v0", {"num_players": 5}),
     ("mighty_monsters-v0", {"num_players": 3}),
@@ -65,7 +66,9 @@ def greedy_kernel(game_id: str):
     return importlib.import_module(envs.spec(game_id).baselines["greedy"].module).greedy_action
 
 
-def seeded_positions(game_id: str, options: dict, count: int, seed: int) -> Iterator[Tuple[np.ndarray, np.ndarray]]:
+def seeded_positions(
+    game_id: str, options: dict, count: int, seed: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``count`` (state, legal mask) positions of seeded mixed greedy/random play, each yielded
     before its move is made; the caller's greedy action is played (sent back) or a random one."""
     spec = envs.spec(game_id)
@@ -83,7 +86,9 @@ def seeded_positions(game_id: str, options: dict, count: int, seed: int) -> Iter
             spec.init_state(state, config, game_rng)
 
 
-def decisions(game_id: str, options: dict, count: int = POSITIONS, seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+def decisions(
+    game_id: str, options: dict, count: int = POSITIONS, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Greedy's action at each of ``count`` seeded positions and its generator's state after each."""
     kernel = greedy_kernel(game_id)
     rng = make_rng(seed + 1)
@@ -118,14 +123,20 @@ def rng_digest(rng_states: np.ndarray) -> str:
     return hashlib.sha256(rng_states.astype("<u8").tobytes()).hexdigest()
 
 
-def record_case(game_id: str, options: dict) -> Dict:
+def record_case(game_id: str, options: dict) -> dict:
     """One case's entry in the record."""
     actions, rng_states = decisions(game_id, options)
-    return {"game": game_id, "options": options, "seed": 0, "positions": POSITIONS,
-            "actions": encode_actions(actions), "rng_sha256": rng_digest(rng_states)}
+    return {
+        "game": game_id,
+        "options": options,
+        "seed": 0,
+        "positions": POSITIONS,
+        "actions": encode_actions(actions),
+        "rng_sha256": rng_digest(rng_states),
+    }
 
 
-def record() -> List[Dict]:
+def record() -> list[dict]:
     """Every case's entry."""
     return [record_case(game_id, options) for game_id, options in CASES]
 

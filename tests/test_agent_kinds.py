@@ -5,6 +5,7 @@ The kinds are the registry's own list (``agents/<kind>/kind.py``) plus the test-
 ``tests/fixture_agents/`` (registered by ``conftest.py``), so a new kind is checked here without a
 line in this file; the test-only game joins ``game_id`` (the module is marked ``conformance``).
 """
+
 import ast
 import dataclasses
 import importlib
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import FIXTURE_AGENT_KINDS, FIXTURE_GAMES, redeclare
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
@@ -20,8 +22,6 @@ from monster_zoo.agents.base import Agent
 from monster_zoo.agents.kind import AgentKind, Request
 from monster_zoo.agents.registry import KINDS_DIR, agent_kinds, available_agents, is_model, model_file
 from monster_zoo.envs.registry import declaration
-
-from conftest import FIXTURE_AGENT_KINDS, FIXTURE_GAMES, redeclare
 
 pytestmark = pytest.mark.conformance  # the test-only game of tests/fixture_games/ runs these too
 NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
@@ -41,11 +41,23 @@ def test_the_registry_names_no_kind_and_imports_no_class_from_a_string():
     source = (KINDS_DIR / "registry.py").read_text(encoding="utf-8")
     tree = ast.parse(source)
     docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    strings = " ".join(node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
-                       and isinstance(node.value, str) and id(node) not in docstrings)
-    names = {name for kind in agent_kinds().values() for game_id in envs.available() for name in kind.names(game_id)}
+    strings = " ".join(
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    )
+    names = {
+        name
+        for kind in agent_kinds().values()
+        for game_id in envs.available()
+        for name in kind.names(game_id)
+    }
     prefixes = {prefix.prefix for kind in agent_kinds().values() for prefix in kind.models}
-    assert not [word for word in {*agent_kinds(), *names, *prefixes} if re.search(rf"(?<![\w-]){re.escape(word)}", strings)]
+    assert not [
+        word
+        for word in {*agent_kinds(), *names, *prefixes}
+        if re.search(rf"(?<![\w-]){re.escape(word)}", strings)
+    ]
     assert "getattr(importlib" not in source and "inspect" not in source
 
 
@@ -54,16 +66,22 @@ def test_names_versions_and_prefixes_are_well_formed(game_id):
     for kind in agent_kinds().values():
         for name, versions in kind.names(game_id).items():
             assert NAME.fullmatch(name), name
-            assert list(versions) == sorted(set(versions)) and all(isinstance(v, int) and v >= 1 for v in versions)
+            assert list(versions) == sorted(set(versions)) and all(
+                isinstance(v, int) and v >= 1 for v in versions
+            )
             short_names.append(name)
         prefixes += [prefix.prefix for prefix in kind.models]
         file_prefixes += [prefix.prefix for prefix in kind.models if prefix.reads_file]
         keys += [kind.settings.key] if kind.settings is not None else []
     for found in (short_names, prefixes, keys):
         assert len(found) == len(set(found)), f"claimed twice: {found}"
-    assert all(prefix.endswith(":") and not any(p != prefix and p.startswith(prefix) for p in prefixes)
-               for prefix in prefixes)
-    assert all(is_model(f"{prefix}x.npz") and model_file(f"{prefix}x.npz") == "x.npz" for prefix in file_prefixes)
+    assert all(
+        prefix.endswith(":") and not any(p != prefix and p.startswith(prefix) for p in prefixes)
+        for prefix in prefixes
+    )
+    assert all(
+        is_model(f"{prefix}x.npz") and model_file(f"{prefix}x.npz") == "x.npz" for prefix in file_prefixes
+    )
 
 
 def test_every_declared_setting_is_owned_and_valid(game_id):
@@ -75,7 +93,7 @@ def test_every_declared_setting_is_owned_and_valid(game_id):
 
 
 def test_every_kind_refuses_settings_it_does_not_take():
-    for name, kind in agent_kinds().items():
+    for _name, kind in agent_kinds().items():
         if kind.settings is not None:
             with pytest.raises(ValueError, match="no_such_field"):
                 kind.settings.read({"no_such_field": 1})
@@ -115,8 +133,11 @@ def test_a_new_kind_touches_no_file_outside_its_folder():
     for kind in FIXTURE_AGENT_KINDS:
         folder = ROOT / "tests" / "fixture_agents" / kind
         assert (folder / "kind.py").is_file()
-        text = "".join(path.read_text(encoding="utf-8") for folder in ("agents", "envs")
-                       for path in (ROOT / folder).rglob("*.py"))
+        text = "".join(
+            path.read_text(encoding="utf-8")
+            for folder in ("agents", "envs")
+            for path in (ROOT / folder).rglob("*.py")
+        )
         assert kind not in text and kind.replace("_", "-") not in text
 
 
@@ -132,7 +153,9 @@ def test_every_kind_makes_what_its_names_promise():
     assert (untuned.simulations, tuned.simulations, fast.simulations) == (10_000, 1_200, 120)
     for kind in kinds.values():
         for prefix in kind.models:
-            with pytest.raises(ValueError, match="needs the path of a" if prefix.reads_file else "name the model"):
+            with pytest.raises(
+                ValueError, match="needs the path of a" if prefix.reads_file else "name the model"
+            ):
                 make_agent(prefix.prefix, game_id)
 
 
@@ -146,6 +169,10 @@ def test_a_model_at_an_endpoint_is_no_input_file():
 def test_kind_modules_load_no_kernel():
     """Listing names imports each ``kind.py`` only: none of them imports numba or its agents at the top."""
     for path in sorted(KINDS_DIR.glob("*/kind.py")):
-        top = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith(("import", "from"))]
+        top = [
+            line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith(("import", "from"))
+        ]
         assert not any("numba" in line or ".agent import" in line for line in top), path
     assert dataclasses.is_dataclass(importlib.import_module("monster_zoo.agents.kind").AgentKind)

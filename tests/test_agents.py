@@ -1,4 +1,5 @@
 """Agents and the match runner: seeding, legality, the state contract, strength, the CLI."""
+
 import json
 import subprocess
 import sys
@@ -10,9 +11,20 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
 from monster_zoo.agents.greedy.agent import GreedyAgent
-from monster_zoo.evaluation.match import (DRAW, LOSS, WIN, iter_games, parse_option, play_game, run_match, seat_balanced,
-                          seat_outcome, seated_options, wilson_interval)
 from monster_zoo.agents.random.agent import RandomAgent
+from monster_zoo.evaluation.match import (
+    DRAW,
+    LOSS,
+    WIN,
+    iter_games,
+    parse_option,
+    play_game,
+    run_match,
+    seat_balanced,
+    seat_outcome,
+    seated_options,
+    wilson_interval,
+)
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,10 +109,13 @@ def test_an_agent_without_its_state_says_how_to_pass_it():
     env.reset(seed=0)
     seen = env.observe(env.agent_selection)
     for name in ("greedy", "mcts", "marry_the_monster-mcts-v1"):
-        with pytest.raises(ValueError, match=r"agent.act\(observation, action_mask, env.unwrapped.engine_state\)"):
+        with pytest.raises(
+            ValueError, match=r"agent.act\(observation, action_mask, env.unwrapped.engine_state\)"
+        ):
             make_agent(name, env).act(seen["observation"], seen["action_mask"])
-    assert make_agent("greedy", env).act(seen["observation"], seen["action_mask"], env.unwrapped.engine_state) in \
-        np.flatnonzero(seen["action_mask"])
+    assert make_agent("greedy", env).act(
+        seen["observation"], seen["action_mask"], env.unwrapped.engine_state
+    ) in np.flatnonzero(seen["action_mask"])
 
 
 # --- greedy agent -------------------------------------------------------------------
@@ -108,8 +123,10 @@ def test_greedy_beats_random_in_three_player_games():
     result = run_match(GAME, ["greedy", "random", "random"], games=300, seed=12345, progress=False)
     greedy = result.stats[0]
     low, high = wilson_interval(greedy.wins, greedy.games)
-    print(f"\ngreedy vs 2 random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} "
-          f"[95% Wilson {low:.3f}, {high:.3f}]")
+    print(
+        f"\ngreedy vs 2 random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} "
+        f"[95% Wilson {low:.3f}, {high:.3f}]"
+    )
     assert greedy.games == 300
     assert greedy.win_rate >= 0.80
 
@@ -133,8 +150,11 @@ def test_registry_names():
     assert isinstance(make_agent("marry_the_monster-greedy-v1", GAME, 1), GreedyAgent)
     assert isinstance(make_agent("marry_the_monster-random-v1", GAME, 1), RandomAgent)
     assert make_agent("random", GAME, 5).seed == 5
-    with pytest.raises(ValueError, match=r"valid names: az, az-net, az-timed, champion, greedy, mcts, mcts-fast, random, .* "
-                                         r"or .*ppo:<model.npz>"):  # the model prefixes, in the kinds' order
+    with pytest.raises(
+        ValueError,
+        match=r"valid names: az, az-net, az-timed, champion, greedy, mcts, mcts-fast, random, .* "
+        r"or .*ppo:<model.npz>",
+    ):  # the model prefixes, in the kinds' order
         make_agent("alphazero", GAME, 0)
     # a replaced version stays available by its versioned name
     assert {"marry_the_monster-mcts-v1", "marry_the_monster-mcts-v2"} <= set(names)
@@ -205,8 +225,12 @@ def test_command_line_options_read_ints_bools_and_none():
 def test_play_game_announces_every_action_before_it_is_applied():
     env = envs.make(GAME, num_players=2)
     heard = []
-    outcome = play_game(env, [RandomAgent(0), RandomAgent(1)], seed=2,
-                        on_action=lambda seat, a: heard.append((seat, a, env.unwrapped.action_to_str(a))))
+    outcome = play_game(
+        env,
+        [RandomAgent(0), RandomAgent(1)],
+        seed=2,
+        on_action=lambda seat, a: heard.append((seat, a, env.unwrapped.action_to_str(a))),
+    )
     assert len(heard) == outcome["length"]
     assert {seat for seat, _, _ in heard} == {0, 1}
     replay = envs.make(GAME, num_players=2)
@@ -225,14 +249,35 @@ def test_iter_games_yields_the_records_run_match_keeps():
 def test_match_cli_smoke(tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "monster_zoo.evaluation.match", "--game", GAME, "--agents", "greedy", "random", "random",
-         "--games", "3", "--seed", "0", "--option", "max_steps=3000", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo.evaluation.match",
+            "--game",
+            GAME,
+            "--agents",
+            "greedy",
+            "random",
+            "random",
+            "--games",
+            "3",
+            "--seed",
+            "0",
+            "--option",
+            "max_steps=3000",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("| agent |"))
     assert "win rate [95% CI]" in lines[header] and "mean length" in lines[header]
-    rows = lines[header + 2:header + 5]
+    rows = lines[header + 2 : header + 5]
     assert [r.split("|")[1].strip() for r in rows] == ["greedy", "random #1", "random #2"]
     assert all(r.split("|")[2].strip() == "3" for r in rows)
     assert any(line.startswith("elapsed") for line in lines)
@@ -242,6 +287,11 @@ def test_match_cli_smoke(tmp_path):
 
 
 def test_agents_package_runs_as_a_module():
-    proc = subprocess.run([sys.executable, "-m", "monster_zoo.agents", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.agents", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and "--agents" in proc.stdout and "--option" in proc.stdout

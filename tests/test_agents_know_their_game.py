@@ -6,6 +6,7 @@ models) refuse any other game, player count or rule option as well: the observat
 table means something else even at the same size (the 4-player MONSTArgh! champion once
 played 2-player games without a word, winning 0.200 against greedy instead of 0.885).
 """
+
 import gymnasium
 import numpy as np
 import pytest
@@ -14,15 +15,15 @@ import monster_zoo
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
 from monster_zoo.agents.base import Agent
-from monster_zoo.agents.ppo.champions import champion_games, champion_player_counts, champion_versions
 from monster_zoo.agents.game_rules import GameRules, WrongGameError
-from monster_zoo.evaluation.match import iter_games, run_match
-from monster_zoo.agents.search.agent import MCTSAgent
+from monster_zoo.agents.ppo.champions import champion_games, champion_player_counts, champion_versions
 from monster_zoo.agents.ppo.policy_file import layer_shapes, make_metadata, write_policy
 from monster_zoo.agents.random.agent import RandomAgent
+from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.options import COMMON_OPTIONS
+from monster_zoo.evaluation.match import iter_games, run_match
 
 GAMES = envs.available()
 CHAMPIONS = [(f"{game}-v0", n) for game, counts in champion_games().items() for n in counts]
@@ -104,10 +105,17 @@ def tiny_models(tmp_path_factory):
     rng = np.random.default_rng(0)
     paths = {}
     for game_id in GAMES:
-        metadata = make_metadata(game_id, {"num_players": envs.spec(game_id).min_players}, [8], "tanh",
-                                 f"tiny-{envs.spec(game_id).name}")
-        layers = [(rng.normal(size=w), rng.normal(size=b), "tanh" if k == 0 else None)
-                  for k, (w, b) in enumerate(layer_shapes(metadata))]
+        metadata = make_metadata(
+            game_id,
+            {"num_players": envs.spec(game_id).min_players},
+            [8],
+            "tanh",
+            f"tiny-{envs.spec(game_id).name}",
+        )
+        layers = [
+            (rng.normal(size=w), rng.normal(size=b), "tanh" if k == 0 else None)
+            for k, (w, b) in enumerate(layer_shapes(metadata))
+        ]
         paths[game_id] = write_policy(folder / f"{envs.spec(game_id).name}.npz", layers, metadata)
     return paths
 
@@ -130,7 +138,9 @@ def test_every_agent_refuses_another_game_where_it_acts_and_plays_its_own(game_i
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_a_ppo_model_refuses_another_game(game_id, tiny_models):
-    agent = make_agent(f"ppo:{tiny_models[game_id]}", game_id, options={"num_players": envs.spec(game_id).min_players})
+    agent = make_agent(
+        f"ppo:{tiny_models[game_id]}", game_id, options={"num_players": envs.spec(game_id).min_players}
+    )
     other = other_game(game_id)
     obs, mask, _ = view(other, envs.spec(other).min_players)
     with pytest.raises(WrongGameError, match=f"{other}'s size"):
@@ -143,8 +153,11 @@ def test_a_ppo_model_refuses_another_game(game_id, tiny_models):
 def trained_agents(game_id, tiny_models):
     """``(agent, its player count)``: every champion of the game, and a ``ppo:`` model."""
     game = envs.spec(game_id).name
-    found = [(make_agent(f"{game}-champion-v{v}", game_id, options={"num_players": n}), n)
-             for n in champion_player_counts(game) for v in champion_versions(game, n)]
+    found = [
+        (make_agent(f"{game}-champion-v{v}", game_id, options={"num_players": n}), n)
+        for n in champion_player_counts(game)
+        for v in champion_versions(game, n)
+    ]
     n = envs.spec(game_id).min_players
     return found + [(make_agent(f"ppo:{tiny_models[game_id]}", game_id, options={"num_players": n}), n)]
 
@@ -154,17 +167,26 @@ def test_trained_agents_refuse_another_player_count_where_they_act(game_id, tiny
     for agent, n in trained_agents(game_id, tiny_models):
         wrong = other_count(game_id, n)
         obs, mask, state = view(game_id, wrong)  # same sizes: only the state's header tells
-        with pytest.raises(WrongGameError, match=rf"with .*num_players={n}.*this state is of {game_id} "
-                                                 rf"with num_players={wrong}"):
+        with pytest.raises(
+            WrongGameError,
+            match=rf"with .*num_players={n}.*this state is of {game_id} "
+            rf"with num_players={wrong}",
+        ):
             agent.act(obs, mask, state)
         with pytest.raises(WrongGameError, match=rf"num_players={wrong}"):
             agent.act_batch(np.stack([obs, obs]), np.stack([mask, mask]), np.stack([state, state]))
-        with pytest.raises(WrongGameError, match=rf"num_players={n}\b.*this game is {game_id} with "
-                                                 rf".*num_players={wrong}\b"):
+        with pytest.raises(
+            WrongGameError,
+            match=rf"num_players={n}\b.*this game is {game_id} with "
+            rf".*num_players={wrong}\b",
+        ):
             agent.check_game(game_id, envs.config(game_id, {"num_players": wrong}))
         # from the observation alone: its seat entries tell the table's size (seated_view)
-        with pytest.raises(WrongGameError, match=rf"num_players={n}\b.*this observation is of a {game_id} table "
-                                                 rf"of {wrong} players.*options=\{{'num_players': {wrong}\}}"):
+        with pytest.raises(
+            WrongGameError,
+            match=rf"num_players={n}\b.*this observation is of a {game_id} table "
+            rf"of {wrong} players.*options=\{{'num_players': {wrong}\}}",
+        ):
             agent.act(obs, mask)
         with pytest.raises(WrongGameError, match=rf"table of {wrong} players"):
             agent.act_batch(np.stack([view(game_id, n)[0], obs]), np.stack([mask, mask]))
@@ -172,7 +194,9 @@ def test_trained_agents_refuse_another_player_count_where_they_act(game_id, tiny
         assert mask[agent.act(obs, mask, state)] == 1
         assert mask[agent.act(obs, mask)] == 1
         # options that change neither the rules nor the observation may differ
-        agent.check_game(game_id, envs.config(game_id, {"num_players": n, "max_steps": 50, "reward": "score"}))
+        agent.check_game(
+            game_id, envs.config(game_id, {"num_players": n, "max_steps": 50, "reward": "score"})
+        )
 
 
 def play_by_hand(env, agent, seed: int = 3) -> int:
@@ -180,10 +204,13 @@ def play_by_hand(env, agent, seed: int = 3) -> int:
     and the mask only; returns the moves made."""
     env.reset(seed=seed)
     moves = 0
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         observation, _, termination, truncation, _ = env.last()
-        action = None if termination or truncation else agent.act(observation["observation"],
-                                                                   observation["action_mask"])
+        action = (
+            None
+            if termination or truncation
+            else agent.act(observation["observation"], observation["action_mask"])
+        )
         moves += action is not None
         env.step(action)
     return moves
@@ -196,8 +223,11 @@ def test_four_player_weights_at_a_two_player_table_are_refused_at_the_first_act(
     the 2-player table before their first move, and the same agent made for the table plays it."""
     env = envs.make("monstargh-v0", num_players=2)
     four = make_agent(name, "monstargh-v0", options={"num_players": 4})
-    with pytest.raises(WrongGameError, match=r"num_players=4\b.*table of 2 players, not 4.*make_agent\(name, env\)"
-                                             r".*options=\{'num_players': 2\}"):
+    with pytest.raises(
+        WrongGameError,
+        match=r"num_players=4\b.*table of 2 players, not 4.*make_agent\(name, env\)"
+        r".*options=\{'num_players': 2\}",
+    ):
         play_by_hand(env, four)
     assert env.unwrapped.engine_state[H_STEPS] == 0  # refused before any move
     assert play_by_hand(env, make_agent(name, env)) > 0
@@ -206,7 +236,7 @@ def test_four_player_weights_at_a_two_player_table_are_refused_at_the_first_act(
 
 @pytest.mark.parametrize("game_id", [g for g in GAMES if OTHER_RULES[g]])
 def test_trained_agents_refuse_other_rule_options(game_id, tiny_models):
-    (key, value), = OTHER_RULES[game_id].items()
+    ((key, value),) = OTHER_RULES[game_id].items()
     for agent, n in trained_agents(game_id, tiny_models):
         changed = {"num_players": n, key: value}
         with pytest.raises(WrongGameError, match=rf"this game is {game_id} with .*{key}={value!r}"):
@@ -227,7 +257,9 @@ def test_agents_that_read_the_rules_from_the_state_play_any_player_count(game_id
         for n in range(spec.min_players, spec.max_players + 1):
             obs, mask, state = view(game_id, n, OTHER_RULES[game_id])
             assert mask[agent.act(obs, mask, state)] == 1
-            agent.check_game(game_id, envs.config(game_id, {"num_players": n, **(OTHER_RULES[game_id] or {})}))
+            agent.check_game(
+                game_id, envs.config(game_id, {"num_players": n, **(OTHER_RULES[game_id] or {})})
+            )
 
 
 def test_a_person_at_the_terminal_is_refused_another_game_before_the_prompt():
@@ -265,13 +297,18 @@ def test_make_agent_takes_the_game_from_any_env():
     for kind, env in envs_of_two.items():
         champion = make_agent("champion", env, seed=3)
         assert champion.made_for == GameRules.from_options(game_id, {"num_players": 2}), kind
-        assert champion.name == f"monstargh-champion-v{champion_versions('monstargh', 2)[-1]}", kind  # the newest
+        assert champion.name == f"monstargh-champion-v{champion_versions('monstargh', 2)[-1]}", (
+            kind
+        )  # the newest
         assert make_agent("greedy", env).made_for == GameRules.any_rules(game_id), kind
     env = envs_of_two["AEC env"]
     env.reset(seed=4)
     obs, *_ = env.last()
     champion = make_agent("champion", env)
-    assert obs["action_mask"][champion.act(obs["observation"], obs["action_mask"], env.unwrapped.engine_state)] == 1
+    assert (
+        obs["action_mask"][champion.act(obs["observation"], obs["action_mask"], env.unwrapped.engine_state)]
+        == 1
+    )
 
 
 def test_make_agent_reads_rule_options_from_an_env():
@@ -286,14 +323,21 @@ def test_make_agent_reads_rule_options_from_an_env():
 
 def test_options_given_with_an_env_must_agree_with_it():
     env = envs.make("marry_the_monster-v0", num_players=2)
-    assert make_agent("champion", env, options={"num_players": 2, "max_steps": 30}).name.endswith("champion-v2")
-    with pytest.raises(ValueError, match=r"options=\{\"num_players\": 4\} describe .*num_players=4, but the env "
-                                         r"plays .*num_players=2"):
+    assert make_agent("champion", env, options={"num_players": 2, "max_steps": 30}).name.endswith(
+        "champion-v2"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"options=\{\"num_players\": 4\} describe .*num_players=4, but the env "
+        r"plays .*num_players=2",
+    ):
         make_agent("champion", env, options={"num_players": 4})
     # a config that cannot be read back into options asks for them
     species = {"num_players": 2, "species": ["red", "blue", "pink", "green"]}
     engine = envs.make_batch("monstargh-v0", 2, **species)
-    with pytest.raises(ValueError, match="cannot be read back from its config .* pass the options it was built with"):
+    with pytest.raises(
+        ValueError, match="cannot be read back from its config .* pass the options it was built with"
+    ):
         make_agent("greedy", engine)
     assert make_agent("greedy", engine, options=species).made_for.game_id == "monstargh-v0"
     with pytest.raises(TypeError, match="expected a game id or a monster-zoo env .*got int"):
@@ -309,7 +353,10 @@ def test_a_missing_champion_says_exactly_what_to_type():
     assert "champions ship for 2 and 4 players" in message
     typed = 'make_agent("champion", "marry_the_monster-v0", options={"num_players": 2})'
     assert typed in message
-    assert 'make_agent("champion", env) with env = monster_zoo.make("marry_the_monster-v0", num_players=2)' in message
+    assert (
+        'make_agent("champion", env) with env = monster_zoo.make("marry_the_monster-v0", num_players=2)'
+        in message
+    )
     # and what it says to type works
     assert eval(typed, {"make_agent": make_agent}).made_for.num_players == 2
 
@@ -345,7 +392,9 @@ class CountingChecks(RandomAgent):
 def test_the_match_runner_checks_each_agent_once_per_game():
     agent = CountingChecks(0)
     agent.made_for = GameRules.any_rules("marry_the_monster-v0")
-    records = list(iter_games("marry_the_monster-v0", ["random", "random"], 4, agents=[agent, RandomAgent(1)]))
+    records = list(
+        iter_games("marry_the_monster-v0", ["random", "random"], 4, agents=[agent, RandomAgent(1)])
+    )
     assert len(records) == 4 and agent.checks == 4
 
 
@@ -354,7 +403,9 @@ def test_the_match_runner_checks_each_agent_once_per_game():
 def test_vec_env_refuses_a_champion_of_another_player_count(game_id, n):
     champion = make_agent("champion", game_id, options={"num_players": n})
     wrong = other_count(game_id, n)
-    with pytest.raises(WrongGameError, match=rf"num_players={n}\b.*this game is {game_id} with .*num_players={wrong}"):
+    with pytest.raises(
+        WrongGameError, match=rf"num_players={n}\b.*this game is {game_id} with .*num_players={wrong}"
+    ):
         envs.make_vec_env(game_id, 2, opponents=[champion], num_players=wrong)
     with pytest.raises(WrongGameError):
         monster_zoo.make_learner_env(game_id, opponents=[champion], num_players=wrong)

@@ -5,6 +5,7 @@ is found through the exact returns the search reads at the end of a game, whatev
 says elsewhere, so these positions check the search itself. What training adds is checked by
 the trainer's tests and measured in ``training/AZ.md``.
 """
+
 import json
 import os
 import struct
@@ -13,29 +14,42 @@ import sys
 import zipfile
 from pathlib import Path
 
+import monster_factory_diagram
 import numpy as np
-from numba import njit
 import pytest
+import test_search_positions as positions
+from numba import njit
+from test_hostile_inputs import MB, finishes_within, lying_metadata_zip, peak_bytes, with_entries
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az.network import (GATHERED_LOGIT_COST, MAX_SEATS, NONZERO_BLOCK, _dense, _dense_columns,
-                                           architecture_problem, evaluate, forward, forward_legal, from_layers,
-                                           layer_shapes, network_input, nonzero_indices, random_network,
-                                           read_network, write_network)
+from monster_zoo.agents.az.network import (
+    GATHERED_LOGIT_COST,
+    MAX_SEATS,
+    NONZERO_BLOCK,
+    _dense,
+    _dense_columns,
+    architecture_problem,
+    evaluate,
+    forward,
+    forward_legal,
+    from_layers,
+    layer_shapes,
+    network_input,
+    nonzero_indices,
+    random_network,
+    read_network,
+    write_network,
+)
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
-from monster_zoo.agents.ppo.champions import champion_path
 from monster_zoo.agents.game_rules import WrongGameError
+from monster_zoo.agents.model_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
+from monster_zoo.agents.ppo.champions import champion_path
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.agents.search.tree import no_determinize
-from monster_zoo.agents.model_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-
-import monster_factory_diagram
-import test_search_positions as positions
-from test_hostile_inputs import MB, finishes_within, lying_metadata_zip, peak_bytes, with_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
@@ -43,7 +57,9 @@ MTM = "marry_the_monster-v0"
 
 def reachable(game_id, num_players, seed, steps):
     """A live state after ``steps`` random actions."""
-    return random_playout(envs.spec(game_id), envs.config(game_id, {"num_players": num_players}), steps, seed)[0]
+    return random_playout(
+        envs.spec(game_id), envs.config(game_id, {"num_players": num_players}), steps, seed
+    )[0]
 
 
 def legal(game_id, state):
@@ -72,8 +88,9 @@ def test_numba_forward_pass_equals_torch_for_the_same_weights(game_id):
     net = PolicyValueNet(game_id, (48, 32), spec.num_actions)
     counts = list(range(spec.min_players, spec.max_players + 1))
     network = export(net, game_id, {}, counts, "twin")
-    observations = np.stack([envs.make_batch(game_id, 1, seed=s, num_players=n).reset()[0][0]
-                             for s, n in enumerate(counts)])
+    observations = np.stack(
+        [envs.make_batch(game_id, 1, seed=s, num_players=n).reset()[0][0] for s, n in enumerate(counts)]
+    )
     observations[0, :7] = 0.5  # also a dense row
     logits, values = evaluate(network, observations, np.array(counts))
     with torch.no_grad():
@@ -178,7 +195,7 @@ def test_nonzero_indices_lists_every_nonzero_entry_in_ascending_order(dtype, siz
         assert out[:count].tolist() == np.flatnonzero(values).tolist()
     edges = np.zeros(size, dtype)
     edges[[0, size - 1]] = 1
-    assert out[:nonzero_indices(edges, out)].tolist() == sorted({0, size - 1})
+    assert out[: nonzero_indices(edges, out)].tolist() == sorted({0, size - 1})
 
 
 @pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])
@@ -199,8 +216,16 @@ def test_forward_over_the_legal_actions_gives_their_logits_and_the_values_to_the
         want_logits, want_values = np.zeros(spec.num_actions, np.float32), np.zeros(MAX_SEATS, np.float32)
         forward(network.params, network.shapes, x, network.scratch(), want_logits, want_values)
         logits, values = np.full(spec.num_actions, 7.0, np.float32), np.zeros(MAX_SEATS, np.float32)
-        forward_legal(network.params, network.shapes, x, network.scratch(), legal_actions, len(legal_actions),
-                      logits, values)
+        forward_legal(
+            network.params,
+            network.shapes,
+            x,
+            network.scratch(),
+            legal_actions,
+            len(legal_actions),
+            logits,
+            values,
+        )
         assert np.array_equal(logits[legal_actions].view(np.int32), want_logits[legal_actions].view(np.int32))
         assert np.array_equal(values.view(np.int32), want_values.view(np.int32))
         if len(legal_actions) * GATHERED_LOGIT_COST <= spec.num_actions:
@@ -238,8 +263,15 @@ def test_value_entry_k_is_the_seat_k_places_after_the_mover():
         mask = legal(MTM, state)
         legal_count = int(mask.sum())
         # One simulation per legal action: every child is evaluated once, by the network.
-        agent = AZAgent(seed, network, MTM, {"num_players": 3}, simulations=legal_count, considered=legal_count,
-                        determinize=False)
+        agent = AZAgent(
+            seed,
+            network,
+            MTM,
+            {"num_players": 3},
+            simulations=legal_count,
+            considered=legal_count,
+            determinize=False,
+        )
         agent.act(None, mask, state)
         values = agent.tree.root_values()
         for a in np.flatnonzero(mask):
@@ -259,14 +291,32 @@ def clear_positions():
     """(game, options, state, best move by name) of tests/test_search_positions.py, every game."""
     cases = []
     for n in (2, 4):
-        cases += [(positions.MTM, n, positions.third_tower(n, phase="fortify", hand=(0, 1, 0), cards_played=1),
-                   "fortify A3"),
-                  (positions.MTM, n, positions.third_tower(n), "play fortify"),
-                  (positions.MTM, n, positions.third_tower(n, hand=(0, 0, 2), board=positions.HOUSES_ONLY),
-                   "play fortify")]
+        cases += [
+            (
+                positions.MTM,
+                n,
+                positions.third_tower(n, phase="fortify", hand=(0, 1, 0), cards_played=1),
+                "fortify A3",
+            ),
+            (positions.MTM, n, positions.third_tower(n), "play fortify"),
+            (
+                positions.MTM,
+                n,
+                positions.third_tower(n, hand=(0, 0, 2), board=positions.HOUSES_ONLY),
+                "play fortify",
+            ),
+        ]
         tile = positions.last_tile(n)
-        cases.append((positions.MF, n, tile,
-                      envs.spec(positions.MF).action_to_str(monster_factory_diagram.place(0, 7, "S", tile, "2000"), tile)))
+        cases.append(
+            (
+                positions.MF,
+                n,
+                tile,
+                envs.spec(positions.MF).action_to_str(
+                    monster_factory_diagram.place(0, 7, "S", tile, "2000"), tile
+                ),
+            )
+        )
         cases.append((positions.MA, n, positions.last_card(n), "place west of blue 2"))
         cases.append((positions.AR, n, positions.last_blow(n), "target U4"))
     for n in (3, 4):
@@ -275,9 +325,14 @@ def clear_positions():
 
 
 @pytest.mark.parametrize("rollout_weight", [0.0, 1.0])
-@pytest.mark.parametrize("game_id,num_players,state,best", clear_positions(),
-                         ids=lambda v: v if isinstance(v, (str, int)) else "state")
-def test_search_with_a_random_network_finds_the_clearly_best_move(game_id, num_players, state, best, rollout_weight):
+@pytest.mark.parametrize(
+    "game_id,num_players,state,best",
+    clear_positions(),
+    ids=lambda v: v if isinstance(v, (str, int)) else "state",
+)
+def test_search_with_a_random_network_finds_the_clearly_best_move(
+    game_id, num_players, state, best, rollout_weight
+):
     """Each position of tests/test_search_positions.py (a move that wins at once or within the
     turn whatever the hidden cards; the others lose or share) is solved by the search over an
     untrained network, for several seeds, the state left untouched; with the game's rollouts as
@@ -286,11 +341,18 @@ def test_search_with_a_random_network_finds_the_clearly_best_move(game_id, num_p
     spec = envs.spec(game_id)
     before = state.copy()
     for seed in range(3):
-        agent = AZAgent(seed, network, game_id, {"num_players": num_players}, simulations=400,
-                        rollout_weight=rollout_weight)
+        agent = AZAgent(
+            seed,
+            network,
+            game_id,
+            {"num_players": num_players},
+            simulations=400,
+            rollout_weight=rollout_weight,
+        )
         action, visits, _ = decide(agent, game_id, state)
         assert spec.action_to_str(action, state) == best, {
-            spec.action_to_str(int(a), state): int(visits[a]) for a in np.flatnonzero(legal(game_id, state))}
+            spec.action_to_str(int(a), state): int(visits[a]) for a in np.flatnonzero(legal(game_id, state))
+        }
     assert np.array_equal(state, before)
 
 
@@ -310,14 +372,28 @@ def test_decisions_are_deterministic_for_a_seed(gumbel_scale, rollout_weight):
     state = reachable(MTM, 3, 4, 30)
     results = []
     for seed in (7, 7, 8):
-        agent = AZAgent(seed, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale,
-                        rollout_weight=rollout_weight)
+        agent = AZAgent(
+            seed,
+            network,
+            MTM,
+            {"num_players": 3},
+            simulations=96,
+            gumbel_scale=gumbel_scale,
+            rollout_weight=rollout_weight,
+        )
         results.append(decide(agent, MTM, state))
     (a0, v0, p0), (a1, v1, p1), (_, v2, _) = results
     assert a0 == a1 and np.array_equal(v0, v1) and np.array_equal(p0, p1)
     assert legal(MTM, state)[a0] and abs(p0.sum() - 1) < 1e-5 and np.all(p0[legal(MTM, state) == 0] == 0)
-    agent = AZAgent(7, network, MTM, {"num_players": 3}, simulations=96, gumbel_scale=gumbel_scale,
-                    rollout_weight=rollout_weight)
+    agent = AZAgent(
+        7,
+        network,
+        MTM,
+        {"num_players": 3},
+        simulations=96,
+        gumbel_scale=gumbel_scale,
+        rollout_weight=rollout_weight,
+    )
     decide(agent, MTM, reachable(MTM, 3, 9, 11))  # a search elsewhere first leaves nothing behind
     agent.reset(7)
     assert np.array_equal(decide(agent, MTM, state)[1], v0)
@@ -325,9 +401,12 @@ def test_decisions_are_deterministic_for_a_seed(gumbel_scale, rollout_weight):
 
 
 @pytest.mark.parametrize("rollout_weight", [0.0, 0.5])
-@pytest.mark.parametrize("game_id,num_players,steps", [(MTM, 3, 25), ("mighty_monsters-v0", 4, 9),
-                                                        ("monstargh-v0", 3, 20)])
-def test_decision_is_unchanged_when_only_hidden_information_changes(game_id, num_players, steps, rollout_weight):
+@pytest.mark.parametrize(
+    "game_id,num_players,steps", [(MTM, 3, 25), ("mighty_monsters-v0", 4, 9), ("monstargh-v0", 3, 20)]
+)
+def test_decision_is_unchanged_when_only_hidden_information_changes(
+    game_id, num_players, steps, rollout_weight
+):
     """A twin state redealt by ``determinize`` (others' hands, the deck) gets the same decision,
     root visits and policy, rollouts included (they start from each simulation's redeal);
     searching the true state without redealing gives another policy, so the hidden cards would
@@ -350,8 +429,10 @@ def test_decision_is_unchanged_when_only_hidden_information_changes(game_id, num
             result = decide(AZAgent(seed, network, game_id, options, **settings), game_id, twin)
             assert result[0] == reference[0]
             assert np.array_equal(result[1], reference[1]) and np.array_equal(result[2], reference[2])
-            seeing = [decide(AZAgent(seed, network, game_id, options, determinize=False, **settings), game_id, s)
-                      for s in (state, twin)]
+            seeing = [
+                decide(AZAgent(seed, network, game_id, options, determinize=False, **settings), game_id, s)
+                for s in (state, twin)
+            ]
             differs |= not np.array_equal(seeing[0][2], seeing[1][2])
     assert differs
 
@@ -370,9 +451,25 @@ def test_batched_search_plays_as_the_single_search_does():
         tree = trees(1, settings.simulations + 1, spec.num_actions)
         policy = np.zeros(spec.num_actions, np.float32)
         s, rng = states[i].copy(), search_rngs[i].copy()
-        action = gumbel_search(s, settings.as_array(), True, rng, network.params, network.shapes, tree[0][0],
-                               tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask, spec.apply_action,
-                               spec.returns, spec.observe_into, spec.determinize, uniform_policy)
+        action = gumbel_search(
+            s,
+            settings.as_array(),
+            True,
+            rng,
+            network.params,
+            network.shapes,
+            tree[0][0],
+            tree[1][0],
+            tree[2][0],
+            tree[3][0],
+            policy,
+            spec.legal_mask,
+            spec.apply_action,
+            spec.returns,
+            spec.observe_into,
+            spec.determinize,
+            uniform_policy,
+        )
         after, game_rng = s.copy(), game_rngs[i].copy()
         spec.apply_action(after, action, game_rng)
         expected.append((action, policy, after))
@@ -383,12 +480,35 @@ def test_batched_search_plays_as_the_single_search_does():
     observations = np.zeros((3, spec.obs_size), np.float32)
     masks = np.zeros((3, spec.num_actions), np.int8)
     before = states.copy()
-    search_and_play(states, slots, game_rngs, search_rngs, settings.as_array(), True, network.params, network.shapes,
-                    children, visits, values, priors, policies, actions, observations, masks, spec.legal_mask,
-                    spec.apply_action, spec.returns, spec.observe_into, spec.determinize, uniform_policy)
+    search_and_play(
+        states,
+        slots,
+        game_rngs,
+        search_rngs,
+        settings.as_array(),
+        True,
+        network.params,
+        network.shapes,
+        children,
+        visits,
+        values,
+        priors,
+        policies,
+        actions,
+        observations,
+        masks,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.returns,
+        spec.observe_into,
+        spec.determinize,
+        uniform_policy,
+    )
     for j, i in enumerate(slots):
         action, policy, after = expected[i]
-        assert actions[j] == action and np.array_equal(policies[j], policy) and np.array_equal(states[i], after)
+        assert (
+            actions[j] == action and np.array_equal(policies[j], policy) and np.array_equal(states[i], after)
+        )
         assert np.array_equal(masks[j], legal(MTM, before[i]))
         obs = np.zeros(spec.obs_size, np.float32)
         spec.observe_into(before[i], int(before[i][H_CURRENT]), obs)
@@ -402,14 +522,46 @@ def test_perfect_information_search_needs_no_determinize():
     state = reachable(MTM, 2, 0, 12)
     tree = trees(1, 9, spec.num_actions)
     policy = np.zeros(spec.num_actions, np.float32)
-    action = gumbel_search(state, SearchSettings(simulations=8).as_array(), False, make_rng(0), network.params,
-                           network.shapes, tree[0][0], tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask,
-                           spec.apply_action, spec.returns, spec.observe_into, no_determinize, uniform_policy)
+    action = gumbel_search(
+        state,
+        SearchSettings(simulations=8).as_array(),
+        False,
+        make_rng(0),
+        network.params,
+        network.shapes,
+        tree[0][0],
+        tree[1][0],
+        tree[2][0],
+        tree[3][0],
+        policy,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.returns,
+        spec.observe_into,
+        no_determinize,
+        uniform_policy,
+    )
     assert legal(MTM, state)[action]
     with pytest.raises(ValueError, match="fewer nodes"):
-        gumbel_search(state, SearchSettings(simulations=9).as_array(), False, make_rng(0), network.params,
-                      network.shapes, tree[0][0], tree[1][0], tree[2][0], tree[3][0], policy, spec.legal_mask,
-                      spec.apply_action, spec.returns, spec.observe_into, no_determinize, uniform_policy)
+        gumbel_search(
+            state,
+            SearchSettings(simulations=9).as_array(),
+            False,
+            make_rng(0),
+            network.params,
+            network.shapes,
+            tree[0][0],
+            tree[1][0],
+            tree[2][0],
+            tree[3][0],
+            policy,
+            spec.legal_mask,
+            spec.apply_action,
+            spec.returns,
+            spec.observe_into,
+            no_determinize,
+            uniform_policy,
+        )
 
 
 # --- the agents --------------------------------------------------------------------------------
@@ -448,8 +600,11 @@ def test_agents_refuse_what_they_cannot_play():
     network = random_network(MTM, (16,), seed=0, player_counts=[2, 3])
     agent = AZAgent(0, network, MTM, {"num_players": 2}, simulations=8)
     four = reachable(MTM, 4, 0, 3)
-    with pytest.raises(WrongGameError, match="made for marry_the_monster-v0 with num_players=2; this state is "
-                                             "of marry_the_monster-v0 with num_players=4"):
+    with pytest.raises(
+        WrongGameError,
+        match="made for marry_the_monster-v0 with num_players=2; this state is "
+        "of marry_the_monster-v0 with num_players=4",
+    ):
         agent.act(None, legal(MTM, four), four)
     two = reachable(MTM, 2, 0, 3)
     with pytest.raises(ValueError, match="needs_state"):
@@ -469,8 +624,14 @@ def test_agents_refuse_what_they_cannot_play():
 def test_network_file_round_trip_and_load_by_path(tmp_path):
     """Written and read back, a network is the same arrays and metadata; ``load_az`` plays it
     under its own name, as the search or alone."""
-    network = random_network("mighty_monsters-v0", (24, 16), seed=1, player_counts=[3, 5],
-                             options={"guard_lineup": True}, name="mm-test")
+    network = random_network(
+        "mighty_monsters-v0",
+        (24, 16),
+        seed=1,
+        player_counts=[3, 5],
+        options={"guard_lineup": True},
+        name="mm-test",
+    )
     path = write_network(tmp_path / "mm.npz", network)
     back = read_network(path)
     assert np.array_equal(back.params, network.params) and np.array_equal(back.shapes, network.shapes)
@@ -486,7 +647,9 @@ def test_network_file_round_trip_and_load_by_path(tmp_path):
 def test_network_file_for_another_game_count_or_rule_is_refused(tmp_path):
     """The refusal names the network's game and the one asked for."""
     path = write_network(tmp_path / "mtm.npz", random_network(MTM, (16,), seed=0, player_counts=[2, 3]))
-    with pytest.raises(ModelFileError, match="trained for marry_the_monster-v0.*this game is mighty_monsters-v0"):
+    with pytest.raises(
+        ModelFileError, match="trained for marry_the_monster-v0.*this game is mighty_monsters-v0"
+    ):
         load_az(path, "mighty_monsters-v0", options={"num_players": 3})
     with pytest.raises(ModelFileError, match="with 2, 3 players, not 4"):
         load_az(path, MTM, options={"num_players": 4})
@@ -516,18 +679,30 @@ def test_malformed_network_files_are_refused_with_the_reason(tmp_path):
     metadata = json.loads(zipfile.ZipFile(good).read("metadata.json"))
     cases = {
         "not an az-mlp network": champion_path("marry_the_monster", 2),
-        "object": rewrite(good, tmp_path / "obj.npz", arrays={"value.bias.npy": np.array([None] * 6, object)}),
-        "has shape": rewrite(good, tmp_path / "shape.npz", arrays={"value.bias.npy": np.zeros(5, np.float32)}),
+        "object": rewrite(
+            good, tmp_path / "obj.npz", arrays={"value.bias.npy": np.array([None] * 6, object)}
+        ),
+        "has shape": rewrite(
+            good, tmp_path / "shape.npz", arrays={"value.bias.npy": np.zeros(5, np.float32)}
+        ),
         "NaN": rewrite(good, tmp_path / "nan.npz", arrays={"value.bias.npy": np.full(6, np.nan, np.float32)}),
         "does not have": rewrite(good, tmp_path / "game.npz", {**metadata, "game": "chess-v0"}),
-        "hidden_sizes": rewrite(good, tmp_path / "hidden.npz",
-                                {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [0]}}),
+        "hidden_sizes": rewrite(
+            good,
+            tmp_path / "hidden.npz",
+            {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [0]}},
+        ),
         "holds a layer of 1,048,576 units": rewrite(
-            good, tmp_path / "huge.npz",
-            {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [1 << 20] * 3}}),
-        "player counts \\[7\\]": rewrite(good, tmp_path / "counts.npz", {**metadata, "player_counts": [2, 7]}),
-        "metadata field observation_size must be an integer": rewrite(good, tmp_path / "bool.npz",
-                                                                      {**metadata, "observation_size": True}),
+            good,
+            tmp_path / "huge.npz",
+            {**metadata, "architecture": {**metadata["architecture"], "hidden_sizes": [1 << 20] * 3}},
+        ),
+        "player counts \\[7\\]": rewrite(
+            good, tmp_path / "counts.npz", {**metadata, "player_counts": [2, 7]}
+        ),
+        "metadata field observation_size must be an integer": rewrite(
+            good, tmp_path / "bool.npz", {**metadata, "observation_size": True}
+        ),
         "control characters": rewrite(good, tmp_path / "name.npz", {**metadata, "name": "evil\x1b[2J"}),
         "is a folder": tmp_path,
         "no such file": tmp_path / "missing.npz",
@@ -543,10 +718,12 @@ def test_a_network_declaring_huge_layers_is_refused_before_anything_is_allocated
     before any array is read; the message names the cap."""
     good = write_network(tmp_path / "good.npz", random_network(MTM, (16,), seed=0))
     metadata = json.loads(zipfile.ZipFile(good).read("metadata.json"))
-    cases = {(200_000,): "holds a layer of 200,000 units; the most accepted is 4,096",
-             (8,) * 9: "has 9 layers; the most accepted is 8",
-             (4096,) * 3: f"parameters; the most accepted is {MAX_PARAMETERS:,}",
-             (): "needs at least one layer"}
+    cases = {
+        (200_000,): "holds a layer of 200,000 units; the most accepted is 4,096",
+        (8,) * 9: "has 9 layers; the most accepted is 8",
+        (4096,) * 3: f"parameters; the most accepted is {MAX_PARAMETERS:,}",
+        (): "needs at least one layer",
+    }
     for hidden, message in cases.items():
         arch = {**metadata["architecture"], "hidden_sizes": list(hidden)}
         bad = rewrite(good, tmp_path / "big.npz", {**metadata, "architecture": arch})
@@ -609,7 +786,10 @@ def test_a_network_is_written_atomically_replacing_a_link_rather_than_following_
     write_network(link, random_network(MTM, (16,), seed=0, player_counts=[2]))
     assert target.read_text() == "keep me" and not link.is_symlink()
     assert read_network(link).player_counts == [2]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "net.npz"]  # no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "elsewhere.txt",
+        "net.npz",
+    ]  # no temporary file left
 
 
 def test_a_network_too_large_for_its_file_is_refused_before_writing(tmp_path):
@@ -642,7 +822,9 @@ for alone, settings in ((False, {{"simulations": 8}}), (True, {{}})):
     assert obs["action_mask"][action] == 1
 print("played")
 """
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and "played" in done.stdout, done.stderr[-2000:]
 
 
@@ -654,7 +836,6 @@ def test_no_network_ships_yet_and_the_refusal_says_how_to_get_one():
     if not shipped_network_path(MTM).exists():
         with pytest.raises(ValueError, match="monster_zoo.training.az.trainer"):
             ShippedAZ(0, MTM, {"num_players": 2})
-
 
 
 @pytest.mark.parametrize("min_spread,chosen", [(2.0, 0), (1e-8, 1)])
@@ -677,11 +858,28 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
     sigma, scores, legal = np.zeros(3), np.zeros(3), np.zeros(3, np.int32)
     count = _root_legal(mask, legal, sigma, scores)
     assert count == 2 and list(legal[:2]) == [0, 1]
-    most = _root_scores(legal, count, logits, probs, np.zeros(3), 0.1, 0, settings.c_visit, settings.c_scale,
-                        min_spread, children, visits, values, sigma, scores)
+    most = _root_scores(
+        legal,
+        count,
+        logits,
+        probs,
+        np.zeros(3),
+        0.1,
+        0,
+        settings.c_visit,
+        settings.c_scale,
+        min_spread,
+        children,
+        visits,
+        values,
+        sigma,
+        scores,
+    )
     assert most == 1 and scores[2] == -np.inf
     assert int(np.argmax(scores)) == chosen
-    assert sigma[1] - sigma[0] == pytest.approx((settings.c_visit + 1) * settings.c_scale * 0.01 / max(0.01, min_spread))
+    assert sigma[1] - sigma[0] == pytest.approx(
+        (settings.c_visit + 1) * settings.c_scale * 0.01 / max(0.01, min_spread)
+    )
 
 
 def test_min_spread_must_be_positive():
@@ -724,7 +922,9 @@ def test_a_cpu_time_budget_is_sized_on_the_host_and_its_count_replays_it():
     replay = AZAgent(3, network, MTM, {"num_players": 2}, simulations=small.settings.simulations)
     for state, (action, visits, policy) in zip(states, sized):
         again, again_visits, again_policy = decide(replay, MTM, state)
-        assert action == again and np.array_equal(visits, again_visits) and np.array_equal(policy, again_policy)
+        assert (
+            action == again and np.array_equal(visits, again_visits) and np.array_equal(policy, again_policy)
+        )
 
 
 @pytest.mark.parametrize("budget", [0, -5.0, "fast", True, 1e9])

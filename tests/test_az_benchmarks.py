@@ -1,5 +1,6 @@
 """The learned search's benchmarks run (``--quick``) and refuse bad arguments; their figures are
 measured by hand (training/AZ.md), never asserted."""
+
 import numpy as np
 import pytest
 
@@ -46,8 +47,24 @@ def test_target_benchmark_prints_self_play_and_expert_rates(capsys):
 def test_target_benchmark_times_every_parallel_count_and_may_leave_the_expert_out(capsys):
     """One row per ``--parallel`` count; ``--expert-games 0`` prints a dash for the expert; the tree
     of 9 nodes over Marry the Monster's 99 actions is 99 x 9 x 8 bytes and 9 x 52 bytes a game."""
-    assert az_targets.main(["--quick", "--games", "marry_the_monster-v0", "--threads", "1", "--parallel", "2,3",
-                            "--expert-games", "0", "--rollout-weight", "0.5"]) == 0
+    assert (
+        az_targets.main(
+            [
+                "--quick",
+                "--games",
+                "marry_the_monster-v0",
+                "--threads",
+                "1",
+                "--parallel",
+                "2,3",
+                "--expert-games",
+                "0",
+                "--rollout-weight",
+                "0.5",
+            ]
+        )
+        == 0
+    )
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[-2:]]
     assert [row[2] for row in rows] == ["2", "3"] and all(row[7] == "-" for row in rows)
     assert az_targets.tree_bytes(8, 99) == 9 * (99 * 8 + 4 + 6 * 8)
@@ -82,39 +99,75 @@ def test_the_timed_search_decides_as_the_search(game_id):
     network = read_network(shipped_network_path(game_id))
     roots = az_simulation.positions(game_id, network.player_counts[0], 6)
     settings = SearchSettings(simulations=24, gumbel_scale=1.0).as_array()
-    kernels = (spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, spec.determinize,
-               tuned_rollout(game_id))
+    kernels = (
+        spec.legal_mask,
+        spec.apply_action,
+        spec.returns,
+        spec.observe_into,
+        spec.determinize,
+        tuned_rollout(game_id),
+    )
     ticks, calls = np.zeros(az_in_search.WHOLE + 1, np.int64), np.zeros(len(az_in_search.PIECES), np.int64)
     leaves = np.zeros(az_in_search.L_ROOT_UNITS + 1)
     for p, root in enumerate(roots):
         plain, timed = (trees(1, 25, spec.num_actions), trees(1, 25, spec.num_actions))
         policies = np.zeros((2, spec.num_actions), np.float32)
-        chosen = gumbel_search(root, settings, True, make_rng(p), network.params, network.shapes,
-                               *[a[0] for a in plain], policies[0], *kernels)
-        assert az_in_search.timed_search(root, settings, True, make_rng(p), network.params, network.shapes,
-                                         *[a[0] for a in timed], policies[1], *kernels, ticks, calls,
-                                         leaves) == chosen
+        chosen = gumbel_search(
+            root,
+            settings,
+            True,
+            make_rng(p),
+            network.params,
+            network.shapes,
+            *[a[0] for a in plain],
+            policies[0],
+            *kernels,
+        )
+        assert (
+            az_in_search.timed_search(
+                root,
+                settings,
+                True,
+                make_rng(p),
+                network.params,
+                network.shapes,
+                *[a[0] for a in timed],
+                policies[1],
+                *kernels,
+                ticks,
+                calls,
+                leaves,
+            )
+            == chosen
+        )
         assert np.array_equal(policies[0], policies[1])
         assert all(np.array_equal(a, b) for a, b in zip(plain, timed))
     assert leaves[az_in_search.L_SIMULATIONS] > 0 and (ticks > 0).all()
 
 
-@pytest.mark.parametrize("module,argv,message", [
-    (az_forward, ["--rows", "0"], "at least 1"),
-    (az_forward, ["--batch", "8,x"], "not a comma-separated list"),
-    (az_forward, ["--batch", "0"], "at least 1"),
-    (az_targets, ["--games", "chess-v0"], "unknown game chess-v0"),
-    (az_simulation, ["--games", "chess-v0"], "unknown game chess-v0"),
-    (az_simulation, ["--positions", "0"], "must be at least 1"),
-    (az_in_search, ["--games", "chess-v0"], "unknown game chess-v0"),
-    (az_in_search, ["--simulations", "0"], "must be at least 1"),
-    (az_targets, ["--threads", "one"], "not a comma-separated list"),
-    (az_targets, ["--simulations", "0"], "at least 1"),
-    (az_targets, ["--repeats", "0"], "at least 1"),
-    (az_targets, ["--parallel", "32,0"], "--parallel '32,0' is not a comma-separated list of integers of at least 1"),
-    (az_targets, ["--rollout-weight", "2"], "--rollout-weight must be from 0 to 1"),
-    (az_targets, ["--expert-games", "-1"], "--expert-games at least 0"),
-])
+@pytest.mark.parametrize(
+    "module,argv,message",
+    [
+        (az_forward, ["--rows", "0"], "at least 1"),
+        (az_forward, ["--batch", "8,x"], "not a comma-separated list"),
+        (az_forward, ["--batch", "0"], "at least 1"),
+        (az_targets, ["--games", "chess-v0"], "unknown game chess-v0"),
+        (az_simulation, ["--games", "chess-v0"], "unknown game chess-v0"),
+        (az_simulation, ["--positions", "0"], "must be at least 1"),
+        (az_in_search, ["--games", "chess-v0"], "unknown game chess-v0"),
+        (az_in_search, ["--simulations", "0"], "must be at least 1"),
+        (az_targets, ["--threads", "one"], "not a comma-separated list"),
+        (az_targets, ["--simulations", "0"], "at least 1"),
+        (az_targets, ["--repeats", "0"], "at least 1"),
+        (
+            az_targets,
+            ["--parallel", "32,0"],
+            "--parallel '32,0' is not a comma-separated list of integers of at least 1",
+        ),
+        (az_targets, ["--rollout-weight", "2"], "--rollout-weight must be from 0 to 1"),
+        (az_targets, ["--expert-games", "-1"], "--expert-games at least 0"),
+    ],
+)
 def test_bad_benchmark_arguments_exit_2_with_the_reason(module, argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
         module.main(argv)

@@ -1,5 +1,6 @@
 """The tuned search as the expert of expert iteration (:mod:`monster_zoo.training.az.expert`):
 its policy targets are the ``mcts`` root visit distribution of the very state each decision saw."""
+
 import numba
 import numpy as np
 import pytest
@@ -20,8 +21,12 @@ SIMULATIONS = 40
 def tables(game_id, counts):
     """Running states at the given player counts, each after a different number of random moves."""
     spec = envs.spec(game_id)
-    return np.stack([random_playout(spec, envs.config(game_id, {"num_players": n}), 3 + 7 * k, seed=k)[0]
-                     for k, n in enumerate(counts)])
+    return np.stack(
+        [
+            random_playout(spec, envs.config(game_id, {"num_players": n}), 3 + 7 * k, seed=k)[0]
+            for k, n in enumerate(counts)
+        ]
+    )
 
 
 def mcts_view(game_id, state, rng):
@@ -29,8 +34,9 @@ def mcts_view(game_id, state, rng):
     ``state`` with generator ``rng``: its root visit distribution and its move."""
     spec = envs.spec(game_id)
     config = search_config(game_id)
-    agent = MCTSAgent(0, SIMULATIONS, config.exploration, game_id,
-                      rollout_policy=rollout_kernel(game_id, config.rollout))
+    agent = MCTSAgent(
+        0, SIMULATIONS, config.exploration, game_id, rollout_policy=rollout_kernel(game_id, config.rollout)
+    )
     agent.rng[:] = rng
     obs = np.zeros(spec.obs_size, np.float32)
     mask = np.zeros(spec.num_actions, np.int8)
@@ -84,8 +90,9 @@ def test_expert_games_give_visit_distributions_and_rotated_returns():
     assert np.array_equal(batch.policies, again.policies) and np.array_equal(batch.values, again.values)
     with threads.using(min(2, numba.config.NUMBA_NUM_THREADS), min_batch=2):  # over both cores
         threaded, _ = play_expert_games(MTM, 3, [2, 3], seed=4, simulations=SIMULATIONS, parallel=3)
-    assert np.array_equal(batch.policies, threaded.policies) and np.array_equal(batch.observations,
-                                                                                threaded.observations)
+    assert np.array_equal(batch.policies, threaded.policies) and np.array_equal(
+        batch.observations, threaded.observations
+    )
 
 
 def test_expert_budget_is_mcts_fast_unless_given():

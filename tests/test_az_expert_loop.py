@@ -1,6 +1,7 @@
 """The trainer's expert loop (``--teacher mcts``, ``--expert-switch``): a few-second run in which
 the tuned search's visit distributions teach the network, until an evaluation shows the learned
 search passing ``mcts-fast``; from then on self-play at more simulations makes the targets."""
+
 import json
 
 import pytest
@@ -8,15 +9,54 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from monster_zoo.training.az import evaluation, expert, trainer  # noqa: E402
-from monster_zoo.training.az import selfplay  # noqa: E402
-from monster_zoo.training.learner_eval import WinRate  # noqa: E402
+from monster_zoo.training.az import (
+    evaluation,
+    expert,
+    selfplay,
+    trainer,
+)
+from monster_zoo.training.learner_eval import WinRate
 
-LOOP = ["--rounds", "3", "--games-per-round", "2", "--parallel-games", "2", "--simulations", "4",
-        "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "2000", "--eval-every", "1",
-        "--eval-games", "2", "--eval-simulations", "4", "--eval-opponents", "mcts-fast", "--no-progress",
-        "--no-plot", "--seed", "2", "--teacher", "mcts", "--expert-simulations", "6", "--warm-start-games", "2",
-        "--teacher-share", "0.5", "--expert-switch", "0.6", "--switch-simulations", "12"]
+LOOP = [
+    "--rounds",
+    "3",
+    "--games-per-round",
+    "2",
+    "--parallel-games",
+    "2",
+    "--simulations",
+    "4",
+    "--hidden-sizes",
+    "16",
+    "--batch-size",
+    "32",
+    "--buffer-size",
+    "2000",
+    "--eval-every",
+    "1",
+    "--eval-games",
+    "2",
+    "--eval-simulations",
+    "4",
+    "--eval-opponents",
+    "mcts-fast",
+    "--no-progress",
+    "--no-plot",
+    "--seed",
+    "2",
+    "--teacher",
+    "mcts",
+    "--expert-simulations",
+    "6",
+    "--warm-start-games",
+    "2",
+    "--teacher-share",
+    "0.5",
+    "--expert-switch",
+    "0.6",
+    "--switch-simulations",
+    "12",
+]
 
 
 def test_the_loop_learns_from_the_expert_then_switches_to_its_own_search(tmp_path, monkeypatch):
@@ -52,14 +92,20 @@ def test_the_loop_learns_from_the_expert_then_switches_to_its_own_search(tmp_pat
     assert json.loads((run_dir / "summary.json").read_text())["switched_round"] == 2
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--expert-switch", "0.6"], "--expert-switch"),  # the greedy teacher has no switch
-    (["--teacher", "mcts", "--expert-switch", "0.4"], "--expert-switch"),
-    (["--teacher", "mcts", "--expert-switch", "0.7", "--eval-opponents", "greedy"], "needs mcts-fast"),
-    (["--teacher", "mcts", "--expert-simulations", "-1"], "--expert-simulations"),
-    (["--teacher", "nobody"], "one of greedy, champion, mcts"),
-    (["--teacher", "mcts", "--expert-simulations", "900000", "--games-per-round", "64"], "play fewer games at once"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--expert-switch", "0.6"], "--expert-switch"),  # the greedy teacher has no switch
+        (["--teacher", "mcts", "--expert-switch", "0.4"], "--expert-switch"),
+        (["--teacher", "mcts", "--expert-switch", "0.7", "--eval-opponents", "greedy"], "needs mcts-fast"),
+        (["--teacher", "mcts", "--expert-simulations", "-1"], "--expert-simulations"),
+        (["--teacher", "nobody"], "one of greedy, champion, mcts"),
+        (
+            ["--teacher", "mcts", "--expert-simulations", "900000", "--games-per-round", "64"],
+            "play fewer games at once",
+        ),
+    ],
+)
 def test_bad_expert_flags_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as stop:

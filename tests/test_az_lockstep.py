@@ -1,19 +1,25 @@
 """Batched leaf evaluation (issue 44 point 2): the network's batched pass through BLAS, and the
 lock-step self-play that feeds it, give what the one-row pass and the one-game search give."""
+
 import numpy as np
 import pytest
+from test_az import reachable
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (BATCH_MIN_ROWS, MAX_SEATS, evaluate, forward_batch, network_input,
-                                           read_network)
+from monster_zoo.agents.az.network import (
+    BATCH_MIN_ROWS,
+    MAX_SEATS,
+    evaluate,
+    forward_batch,
+    network_input,
+    read_network,
+)
 from monster_zoo.agents.az.search import SearchSettings, search_and_play_lockstep, trees
 from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.training.az.selfplay import play_games
-
-from test_az import reachable
 
 SHIPPED = [g for g in envs.available() if shipped_network_path(g).is_file()]
 
@@ -57,8 +63,12 @@ def self_play_both_ways(game_id, games, settings, seed):
     """The decisions of ``games`` self-play games of the shipped network at every count it plays,
     searched one game at a time and in lock step."""
     network = read_network(shipped_network_path(game_id))
-    return [play_games(network, games, network.player_counts, settings, seed=seed, parallel=games,
-                       batched_leaves=batched) for batched in (False, True)]
+    return [
+        play_games(
+            network, games, network.player_counts, settings, seed=seed, parallel=games, batched_leaves=batched
+        )
+        for batched in (False, True)
+    ]
 
 
 @pytest.mark.parametrize("game_id", SHIPPED)
@@ -73,8 +83,9 @@ def test_batched_leaf_evaluation_gives_the_same_decisions_as_unbatched_for_a_see
     side by side (the batches go through BLAS until fewer than 16 games are left, then row by
     row), every count the network plays, Gumbel noise at the root as in self-play: over 500
     decisions in all."""
-    (plain, stats), (batched, batched_stats) = self_play_both_ways(game_id, BATCH_MIN_ROWS + 8,
-                                                                   SearchSettings(simulations=8, gumbel_scale=1.0), 5)
+    (plain, stats), (batched, batched_stats) = self_play_both_ways(
+        game_id, BATCH_MIN_ROWS + 8, SearchSettings(simulations=8, gumbel_scale=1.0), 5
+    )
     assert stats.decisions == batched_stats.decisions and stats.decisions >= 500
     for key in ("observations", "counts", "masks", "values"):
         assert np.array_equal(getattr(plain, key), getattr(batched, key)), key
@@ -89,7 +100,9 @@ def test_lock_step_mixes_rollouts_as_the_single_search_does():
     """With rollouts mixed into the leaves (``rollout_weight``), lock step plays the same games."""
     settings = SearchSettings(simulations=12, gumbel_scale=1.0, rollout_weight=0.5)
     (plain, _), (batched, _) = self_play_both_ways("marry_the_monster-v0", BATCH_MIN_ROWS, settings, 2)
-    assert np.array_equal(plain.observations, batched.observations) and np.array_equal(plain.values, batched.values)
+    assert np.array_equal(plain.observations, batched.observations) and np.array_equal(
+        plain.values, batched.values
+    )
 
 
 def test_lock_step_refuses_trees_too_small_for_the_simulations():
@@ -101,13 +114,30 @@ def test_lock_step_refuses_trees_too_small_for_the_simulations():
     before = states.copy()
     children, visits, values, priors = trees(2, settings.simulations, spec.num_actions)
     with pytest.raises(ValueError, match="fewer nodes than simulations"):
-        search_and_play_lockstep(states, np.arange(2), np.stack([make_rng(s) for s in range(2)]),
-                                 np.stack([make_rng(9 + s) for s in range(2)]), settings.as_array(), True,
-                                 network.params, network.shapes, children, visits, values, priors,
-                                 np.zeros((2, spec.num_actions), np.float32), np.zeros(2, np.int64),
-                                 np.zeros((2, spec.obs_size), np.float32), np.zeros((2, spec.num_actions), np.int8),
-                                 spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into,
-                                 spec.determinize, uniform_policy)
+        search_and_play_lockstep(
+            states,
+            np.arange(2),
+            np.stack([make_rng(s) for s in range(2)]),
+            np.stack([make_rng(9 + s) for s in range(2)]),
+            settings.as_array(),
+            True,
+            network.params,
+            network.shapes,
+            children,
+            visits,
+            values,
+            priors,
+            np.zeros((2, spec.num_actions), np.float32),
+            np.zeros(2, np.int64),
+            np.zeros((2, spec.obs_size), np.float32),
+            np.zeros((2, spec.num_actions), np.int8),
+            spec.legal_mask,
+            spec.apply_action,
+            spec.returns,
+            spec.observe_into,
+            spec.determinize,
+            uniform_policy,
+        )
     assert np.array_equal(states, before)
 
 

@@ -1,6 +1,7 @@
 """Pooling ``strength`` reports (``python -m monster_zoo.training.az.pooled``): the games of
 independent series added up, and every report that measured something else, shares deals or does
 not add up refused before anything is written."""
+
 import json
 
 import pytest
@@ -32,12 +33,18 @@ def test_pooling_adds_the_games_and_recomputes_the_interval(reports):
     first, second = (read_report(p) for p in reports)
     result = pool([first, second], [str(p) for p in reports])
     wins = first["wins"] + second["wins"]
-    assert result["games"] == 10 and result["wins"] == wins and result["draws"] == first["draws"] + second["draws"]
+    assert (
+        result["games"] == 10
+        and result["wins"] == wins
+        and result["draws"] == first["draws"] + second["draws"]
+    )
     assert result["win_rate"] == round(wins / 10, 4)
     assert result["interval95"] == [round(x, 4) for x in wilson_interval(wins, 10)]
     assert [row["seed"] for row in result["reports"]] == [3, 4] and result["equal_share"] == 0.5
     moves = first["az"]["moves"] + second["az"]["moves"]
-    expected = (first["az"]["mean_ms"] * first["az"]["moves"] + second["az"]["mean_ms"] * second["az"]["moves"]) / moves
+    expected = (
+        first["az"]["mean_ms"] * first["az"]["moves"] + second["az"]["mean_ms"] * second["az"]["moves"]
+    ) / moves
     assert result["az"]["moves"] == moves and result["az"]["mean_ms"] == pytest.approx(expected, abs=0.01)
 
 
@@ -49,25 +56,31 @@ def _altered(path, tmp_path, name, **changes):
     return out
 
 
-@pytest.mark.parametrize("changes,message", [
-    ({"opponent": "random"}, "its opponent is 'random'"),
-    ({"num_players": 3}, "its num_players is 3"),
-    ({"az_rollout_weight": 1.0}, "its az_rollout_weight is 1.0"),
-    ({"seed": 3}, "share a seed"),
-])
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"opponent": "random"}, "its opponent is 'random'"),
+        ({"num_players": 3}, "its num_players is 3"),
+        ({"az_rollout_weight": 1.0}, "its az_rollout_weight is 1.0"),
+        ({"seed": 3}, "share a seed"),
+    ],
+)
 def test_reports_of_another_comparison_or_the_same_deals_are_refused(reports, tmp_path, changes, message):
     other = _altered(reports[1], tmp_path, "other.json", **changes)
     with pytest.raises(ReportError, match=message):
         pool([read_report(reports[0]), read_report(other)], [str(reports[0]), str(other)])
 
 
-@pytest.mark.parametrize("content,message", [
-    ("not json", "is not JSON"),
-    ("[1, 2]", "is not a JSON object"),
-    ("[" * 50 + "]" * 50, "nests JSON 50 levels deep"),
-    (json.dumps({"games": 2}), "has no 'wins'"),
-    (json.dumps({"games": True, "wins": 0, "draws": 0}), "'games' is bool, not int"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("not json", "is not JSON"),
+        ("[1, 2]", "is not a JSON object"),
+        ("[" * 50 + "]" * 50, "nests JSON 50 levels deep"),
+        (json.dumps({"games": 2}), "has no 'wins'"),
+        (json.dumps({"games": True, "wins": 0, "draws": 0}), "'games' is bool, not int"),
+    ],
+)
 def test_files_that_are_not_reports_are_refused_with_the_reason(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_text(content)

@@ -1,25 +1,25 @@
 """Learned search by name: ``az:<network.npz>``, ``az-net:<network.npz>`` and the shipped kinds
 ``az`` / ``az-net`` in the registry, the match runner and the command line; each az agent knows
 the game, rule options and player count it was made for and refuses any other."""
+
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import redeclare
+from test_agents_know_their_game import other_game, view
 
 from monster_zoo import envs
 from monster_zoo.agents import WrongGameError, available_agents, make_agent
 from monster_zoo.agents.az import agent as az_agent
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
 from monster_zoo.agents.az.network import random_network, write_network
-from monster_zoo.agents.shipped_files import write_manifest
 from monster_zoo.agents.game_rules import GameRules
-from monster_zoo.evaluation.match import run_match
 from monster_zoo.agents.model_file import ModelFileError
 from monster_zoo.agents.registry import agent_labels, is_model, model_file
-
-from conftest import redeclare
-from test_agents_know_their_game import other_game, view
+from monster_zoo.agents.shipped_files import write_manifest
+from monster_zoo.evaluation.match import run_match
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
@@ -47,8 +47,11 @@ def test_az_names_build_the_search_and_the_network_alone(network_file):
 
 def test_a_player_count_the_network_was_not_trained_for_is_refused(network_file):
     for prefix in ("az:", "az-net:"):
-        with pytest.raises(ModelFileError, match=r"plays marry_the_monster-v0 with 2, 3 players, not 4: ask for one "
-                                                 r"of them .*--option num_players=2"):
+        with pytest.raises(
+            ModelFileError,
+            match=r"plays marry_the_monster-v0 with 2, 3 players, not 4: ask for one "
+            r"of them .*--option num_players=2",
+        ):
             make_agent(f"{prefix}{network_file}", MTM, 0, {"num_players": 4})
 
 
@@ -57,7 +60,9 @@ def test_az_agents_refuse_another_game_and_another_count(network_file):
         agent = make_agent(f"{prefix}{network_file}", MTM, 0, TWO)
         other = other_game(MTM)
         obs, mask, state = view(other, envs.spec(other).min_players)
-        with pytest.raises(WrongGameError, match=rf"made for {MTM} with num_players=2; it was shown .*{other}'s size"):
+        with pytest.raises(
+            WrongGameError, match=rf"made for {MTM} with num_players=2; it was shown .*{other}'s size"
+        ):
             agent.act(obs, mask, state)
         with pytest.raises(WrongGameError, match=rf"made for {MTM} with num_players=2; this game is {other}"):
             agent.check_game(other, envs.config(other, {}))
@@ -84,7 +89,9 @@ def test_the_match_runner_plays_az_against_greedy(network_file):
     assert [s.games for s in result.stats] == [2, 2] and result.stats[0].agent == "tiny-az"
     alone = run_match(MTM, [f"az-net:{network_file}", "greedy"], 2, seed=1, options=TWO, progress=False)
     assert [s.games for s in alone.stats] == [2, 2]
-    with pytest.raises(WrongGameError, match="num_players=2.*this game is marry_the_monster-v0 with num_players=3"):
+    with pytest.raises(
+        WrongGameError, match="num_players=2.*this game is marry_the_monster-v0 with num_players=3"
+    ):
         run_match(MTM, [make_agent(f"az:{network_file}", MTM, 0, TWO), "greedy", "greedy"], 3, progress=False)
 
 
@@ -104,8 +111,11 @@ def test_no_network_ships_yet_so_az_is_listed_nowhere_and_asking_says_how_to_tra
     names = available_agents(game_id)
     assert not {"az", "az-net", f"{game}-az-v1", f"{game}-az-net-v1"} & set(names)
     for name in ("az", "az-net", f"{game}-az-v1", f"{game}-az-net-v1"):
-        with pytest.raises(ValueError, match=rf"no az network ships for {game_id} yet.*monster-zoo az --game "
-                                             rf"{game_id}.*az:<run folder>/network.npz"):
+        with pytest.raises(
+            ValueError,
+            match=rf"no az network ships for {game_id} yet.*monster-zoo az --game "
+            rf"{game_id}.*az:<run folder>/network.npz",
+        ):
             make_agent(name, game_id)
 
 
@@ -121,7 +131,6 @@ def shipped_folder(tmp_path, monkeypatch):
     """A champions folder with a network shipped for Marry the Monster (2 and 3 players), listed in
     its manifest, standing in for the package's."""
     import monster_zoo.agents.az.shipped as shipped
-    from monster_zoo.envs.registry import declaration as registry_declaration
 
     monkeypatch.setattr(shipped, "CHAMPION_DIR", tmp_path)
     path = shipped.shipped_network_path(MTM)
@@ -134,8 +143,10 @@ def test_a_shipped_network_is_listed_and_played_by_its_short_and_versioned_names
     names = available_agents(MTM)
     assert {"az", "az-net", "marry_the_monster-az-v1", "marry_the_monster-az-net-v1"} <= set(names)
     assert "az" not in available_agents("monstargh-v0")
-    for name, kind, label in (("az", AZAgent, "marry_the_monster-az-v1"),
-                              ("marry_the_monster-az-net-v1", AZNetAgent, "marry_the_monster-az-net-v1")):
+    for name, kind, label in (
+        ("az", AZAgent, "marry_the_monster-az-v1"),
+        ("marry_the_monster-az-net-v1", AZNetAgent, "marry_the_monster-az-net-v1"),
+    ):
         agent = make_agent(name, MTM, 0, TWO)
         assert isinstance(agent, kind) and agent.name == label and agent.made_for.num_players == 2
         obs, mask, state = view(MTM, 2)
@@ -149,7 +160,9 @@ def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
     from monster_zoo.envs.registry import declaration as registry_declaration
 
     declared = registry_declaration(MTM).agents
-    redeclare(monkeypatch, MTM, agents={key: value for key, value in declared.items() if key != "az"})  # no budget
+    redeclare(
+        monkeypatch, MTM, agents={key: value for key, value in declared.items() if key != "az"}
+    )  # no budget
     default = make_agent("az", MTM, 0, TWO).settings
     assert (default.simulations, default.rollout_weight) == (shipped.DEFAULT_PLAY_SIMULATIONS, 0.0)
     redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37, "rollout_weight": 0.5}})
@@ -157,7 +170,9 @@ def test_the_shipped_search_plays_its_games_budget(shipped_folder, monkeypatch):
     assert (settings.simulations, settings.rollout_weight) == (37, 0.5)
 
 
-def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replays_it(shipped_folder, monkeypatch):
+def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replays_it(
+    shipped_folder, monkeypatch
+):
     """``az-timed`` is the shipped search at the game's declared CPU ms per move: listed only where a
     budget is declared, pending in its repr until its first move sizes the simulations on this host,
     and that count then replays the same move as a plain count would (seeded, host-independent)."""
@@ -167,7 +182,9 @@ def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replay
     redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37, "budget_ms": 4.0}})
     assert {"az-timed", "marry_the_monster-az-timed-v1"} <= set(available_agents(MTM))
     timed = make_agent("az-timed", MTM, 5, TWO)
-    assert timed.name == "marry_the_monster-az-timed-v1" and "budget_ms=4 (sized at its first move)" in repr(timed)
+    assert timed.name == "marry_the_monster-az-timed-v1" and "budget_ms=4 (sized at its first move)" in repr(
+        timed
+    )
     obs, mask, state = view(MTM, 2)
     move = timed.act(obs, mask, state)
     assert mask[move] == 1 and timed.budget_ms is None and "budget_ms" not in repr(timed)
@@ -185,7 +202,9 @@ def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replay
 def test_a_declared_cpu_budget_outside_0_to_100_ms_is_refused(budget):
     from monster_zoo.agents.az.shipped import read_play_settings
 
-    with pytest.raises(ValueError, match="budget_ms must be CPU milliseconds per move above 0 and at most 100"):
+    with pytest.raises(
+        ValueError, match="budget_ms must be CPU milliseconds per move above 0 and at most 100"
+    ):
         read_play_settings({"simulations": 10, "budget_ms": budget})
 
 
@@ -206,14 +225,31 @@ def test_a_shipped_network_missing_from_the_manifest_is_refused(shipped_folder):
 
 # --- the command line ---------------------------------------------------------------------------------
 def run_cli(*args, stdin="", timeout=300):
-    return subprocess.run([sys.executable, "-m", "monster_zoo.training", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "monster_zoo.training", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_evaluate_and_play_take_az_names(network_file, tmp_path):
     pytest.importorskip("openskill")
-    proc = run_cli("evaluate", "--agents", f"az:{network_file}", "greedy", "--games", "2", "--option",
-                   "num_players=2", "--no-progress", "--out", str(tmp_path / "eval"))
+    proc = run_cli(
+        "evaluate",
+        "--agents",
+        f"az:{network_file}",
+        "greedy",
+        "--games",
+        "2",
+        "--option",
+        "num_players=2",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "eval"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "| row vs column | tiny-az | greedy |" in proc.stdout
     proc = run_cli("play", "--agents", f"az-net:{network_file}", "--seed", "1", stdin="quit\n")
@@ -225,7 +261,8 @@ def test_evaluate_and_play_take_az_names(network_file, tmp_path):
 
 def test_an_output_may_never_overwrite_the_network_it_reads(network_file):
     before = network_file.read_bytes()
-    proc = run_cli("play", "--agents", f"az:{network_file}", "--record", str(network_file), "--overwrite",
-                   stdin="quit\n")
+    proc = run_cli(
+        "play", "--agents", f"az:{network_file}", "--record", str(network_file), "--overwrite", stdin="quit\n"
+    )
     assert proc.returncode == 2 and "is the input" in proc.stderr
     assert network_file.read_bytes() == before

@@ -6,11 +6,11 @@ was before those speed-ups. Actions and root visits must be equal; the improved 
 to a millionth (on the recording machine they are equal to the bit: the faster code makes the same
 sums in the same order, but another CPU's ``exp`` or ``tanh`` may round a last bit otherwise).
 """
+
 import json
 
 import numpy as np
 import pytest
-
 from record_az_search import GOLDEN, searches, shipped_games
 
 
@@ -33,5 +33,6 @@ def test_seeded_searches_choose_and_visit_as_recorded(golden, game_id):
         assert got["action"] == want["action"] and got["root_visits"] == want["root_visits"], got["seed"]
         assert sorted(got["policy"]) == sorted(want["policy"]), got["seed"]
         actions = sorted(want["policy"])
-        assert np.allclose([got["policy"][a] for a in actions], [want["policy"][a] for a in actions], rtol=0,
-                           atol=1e-6)
+        assert np.allclose(
+            [got["policy"][a] for a in actions], [want["policy"][a] for a in actions], rtol=0, atol=1e-6
+        )

@@ -1,12 +1,19 @@
 """The equal-budget strength protocol (``python -m monster_zoo.training.az.strength``): the search
 sized to a CPU budget, a seat-rotated series split over workers, the report and its refusals."""
+
 import json
 
 import pytest
 
 from monster_zoo.agents.az.network import random_network, write_network
 from monster_zoo.training.az import strength as az_strength
-from monster_zoo.training.az.strength import Timed, cpu_ms_per_move, measure, sample_positions, size_simulations
+from monster_zoo.training.az.strength import (
+    Timed,
+    cpu_ms_per_move,
+    measure,
+    sample_positions,
+    size_simulations,
+)
 
 MTM = "marry_the_monster-v0"
 
@@ -57,16 +64,19 @@ def test_timed_agents_count_every_move():
     assert agent.name == agent.agent.name  # everything else is the agent's own
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--budget-ms", "150"], "--budget-ms must be a number of milliseconds in (0, 100]"),
-    (["--games", "0"], "--games must be at least 1"),
-    (["--workers", "0"], "--workers must be from 1 to 64"),
-    (["--simulations", "0"], "--simulations must be at least 1"),
-    (["--rollout-weight", "2"], "--rollout-weight must be a number from 0 to 1"),
-    (["--c-puct", "0"], "--c-puct must be a number above 0"),
-    (["--considered", "0"], "--considered must be at least 1"),
-    (["--pilot-games", "-1"], "--pilot-games must be from 0 to 1000"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--budget-ms", "150"], "--budget-ms must be a number of milliseconds in (0, 100]"),
+        (["--games", "0"], "--games must be at least 1"),
+        (["--workers", "0"], "--workers must be from 1 to 64"),
+        (["--simulations", "0"], "--simulations must be at least 1"),
+        (["--rollout-weight", "2"], "--rollout-weight must be a number from 0 to 1"),
+        (["--c-puct", "0"], "--c-puct must be a number above 0"),
+        (["--considered", "0"], "--considered must be at least 1"),
+        (["--pilot-games", "-1"], "--pilot-games must be from 0 to 1000"),
+    ],
+)
 def test_bad_arguments_are_refused_with_the_valid_values(network_file, capsys, extra, message):
     with pytest.raises(SystemExit) as exit_info:
         az_strength.main(["--network", str(network_file), "--players", "2", *extra])
@@ -83,8 +93,26 @@ def test_the_report_never_overwrites_an_input_or_an_existing_file_unasked(networ
     with pytest.raises(SystemExit):
         az_strength.main(["--network", str(network_file), "--players", "2", "--out", str(out)])
     assert out.read_text() == "keep"
-    assert az_strength.main(["--network", str(network_file), "--players", "2", "--opponent", "greedy",
-                             "--games", "2", "--budget-ms", "0.5", "--out", str(out), "--overwrite"]) == 0
+    assert (
+        az_strength.main(
+            [
+                "--network",
+                str(network_file),
+                "--players",
+                "2",
+                "--opponent",
+                "greedy",
+                "--games",
+                "2",
+                "--budget-ms",
+                "0.5",
+                "--out",
+                str(out),
+                "--overwrite",
+            ]
+        )
+        == 0
+    )
     report = json.loads(out.read_text())
     assert report["games"] == 2 and report["opponent"] == "greedy" and report["network"] == "az-random"
     assert report["host"]["cpu"] and report["host"]["cores"] >= 1 and report["host"]["load_1min"] >= 0
@@ -94,8 +122,18 @@ def test_progress_names_the_sized_budget_and_counts_games_unless_silenced(networ
     """A long series says what it plays before its games start and shows a bar of them (standard
     error, so the printed result stays one line); ``--no-progress`` leaves standard error empty."""
     pytest.importorskip("tqdm")
-    argv = ["--network", str(network_file), "--players", "2", "--opponent", "random", "--games", "3",
-            "--simulations", "4"]
+    argv = [
+        "--network",
+        str(network_file),
+        "--players",
+        "2",
+        "--opponent",
+        "random",
+        "--games",
+        "3",
+        "--simulations",
+        "4",
+    ]
     assert az_strength.main(argv) == 0
     captured = capsys.readouterr()
     assert "az at 4 simulations" in captured.err and "vs random" in captured.err and "3 games" in captured.err
@@ -117,8 +155,15 @@ def test_the_search_constants_reach_the_sizing_probe_and_every_game_and_the_repo
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(az_strength, "AZAgent", Recording)
-    report = measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5,
-                     search={"c_puct": 2.5, "considered": 4})
+    report = measure(
+        str(network_file),
+        "random",
+        2,
+        games=2,
+        seed=3,
+        budget_ms=0.5,
+        search={"c_puct": 2.5, "considered": 4},
+    )
     assert len(made) == 3  # the sizing probe, the pilot's agent and the series' agent
     assert all(kw["c_puct"] == 2.5 and kw["considered"] == 4 for kw in made)
     assert report["az_search"] == {"c_puct": 2.5, "considered": 4} and report["games"] == 2
@@ -141,25 +186,59 @@ def az_main_warm_start(out_dir) -> bool:
     pytest.importorskip("torch")
     from monster_zoo.training.az.trainer import main
 
-    return main(["--out-dir", str(out_dir), "--rounds", "1", "--games-per-round", "100", "--parallel-games", "50",
-                 "--simulations", "8", "--hidden-sizes", "64", "--warm-start-games", "300", "--eval-every", "0",
-                 "--eval-games", "2", "--eval-opponents", "greedy", "--no-progress", "--no-plot"]) == 0
+    return (
+        main(
+            [
+                "--out-dir",
+                str(out_dir),
+                "--rounds",
+                "1",
+                "--games-per-round",
+                "100",
+                "--parallel-games",
+                "50",
+                "--simulations",
+                "8",
+                "--hidden-sizes",
+                "64",
+                "--warm-start-games",
+                "300",
+                "--eval-every",
+                "0",
+                "--eval-games",
+                "2",
+                "--eval-opponents",
+                "greedy",
+                "--no-progress",
+                "--no-plot",
+            ]
+        )
+        == 0
+    )
 
 
 def test_the_pilot_rescales_the_sizing_to_the_cpu_time_of_real_moves(monkeypatch):
     """Pilot moves that cost twice the budget halve the simulations; a pilot in which the search
     never moved leaves them as sized."""
-    piece = az_strength.Piece(MTM, "unused.npz", 1000, "mcts", {"num_players": 2}, 0, 2,
-                              az_strength.PILOT_SEED_OFFSET)
-    monkeypatch.setattr(az_strength, "play_piece",
-                        lambda p: {"outcomes": ["win", "loss"], "az_seconds": [0.004, 0.006, 0.005],
-                                   "opponent_seconds": [0.003]})
+    piece = az_strength.Piece(
+        MTM, "unused.npz", 1000, "mcts", {"num_players": 2}, 0, 2, az_strength.PILOT_SEED_OFFSET
+    )
+    monkeypatch.setattr(
+        az_strength,
+        "play_piece",
+        lambda p: {
+            "outcomes": ["win", "loss"],
+            "az_seconds": [0.004, 0.006, 0.005],
+            "opponent_seconds": [0.003],
+        },
+    )
     pilot = az_strength.pilot_simulations(piece, budget_ms=2.5)
     assert pilot["simulations"] == 500 and pilot["simulations_before"] == 1000
     assert pilot["az_ms_per_move"] == 5.0 and pilot["opponent_ms_per_move"] == 3.0 and pilot["games"] == 2
     assert pilot["target_ms"] == 2.5
-    monkeypatch.setattr(az_strength, "play_piece",
-                        lambda p: {"outcomes": [], "az_seconds": [], "opponent_seconds": []})
+    monkeypatch.setattr(
+        az_strength, "play_piece", lambda p: {"outcomes": [], "az_seconds": [], "opponent_seconds": []}
+    )
     assert az_strength.pilot_simulations(piece, budget_ms=2.5)["simulations"] == 1000
 
 
@@ -167,8 +246,9 @@ def test_at_equal_time_the_pilot_sizes_to_the_opponents_time_in_the_same_games(m
     """With ``match_opponent`` the target is what the opponent spent in the pilot's games, not the
     sizing's estimate (which greedy games' positions can misjudge), capped at the protocol's
     100 ms; an opponent that never moved leaves the sizing's estimate as the target."""
-    piece = az_strength.Piece(MTM, "unused.npz", 1000, "mcts", {"num_players": 2}, 0, 2,
-                              az_strength.PILOT_SEED_OFFSET)
+    piece = az_strength.Piece(
+        MTM, "unused.npz", 1000, "mcts", {"num_players": 2}, 0, 2, az_strength.PILOT_SEED_OFFSET
+    )
     seconds = {"az_seconds": [0.004, 0.006], "opponent_seconds": [0.003, 0.003]}
     monkeypatch.setattr(az_strength, "play_piece", lambda p: {"outcomes": [], **seconds})
     pilot = az_strength.pilot_simulations(piece, budget_ms=4.0, match_opponent=True)
@@ -187,7 +267,9 @@ def test_equal_time_against_an_opponent_slower_than_the_cap_plays_at_the_cap(mon
     monkeypatch.setattr(az_strength, "cpu_ms_per_move", lambda agent, positions: 500.0)
     report = measure(str(network_file), "random", 2, games=2, seed=3, pilot_games=0)
     assert report["planned_ms_per_move"] == az_strength.MAX_BUDGET_MS
-    assert report["az_simulations"] == int(az_strength.MAX_BUDGET_MS / (500.0 / az_strength.SIZING_SIMULATIONS))
+    assert report["az_simulations"] == int(
+        az_strength.MAX_BUDGET_MS / (500.0 / az_strength.SIZING_SIMULATIONS)
+    )
 
 
 def test_the_report_plans_the_pilots_target(monkeypatch, network_file):
@@ -215,5 +297,8 @@ def test_the_series_plays_the_pilots_count_on_deals_the_pilot_did_not_see(networ
     pilot = report["pilot"]
     assert pilot["games"] == 2 and pilot["seed"] == 3 + az_strength.PILOT_SEED_OFFSET
     assert report["az_simulations"] == pilot["simulations"] >= 1 and pilot["az_ms_per_move"] > 0
-    assert measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5, pilot_games=0)["pilot"] is None
+    assert (
+        measure(str(network_file), "random", 2, games=2, seed=3, budget_ms=0.5, pilot_games=0)["pilot"]
+        is None
+    )
     assert measure(str(network_file), "random", 2, games=2, seed=3, simulations=5)["pilot"] is None

@@ -1,6 +1,7 @@
 """The strength curves (``python -m monster_zoo.training.az.strength_curve``): ``az`` at multiples
 of its equal-time budget and a training run's networks at equal time, each point a ``strength``
 report that a stopped curve reuses, and the refusals."""
+
 import json
 
 import pytest
@@ -10,8 +11,19 @@ from monster_zoo.training.az import strength_curve
 from monster_zoo.training.az.strength_curve import CurveError, parse_multiples, run_networks
 
 MTM = "marry_the_monster-v0"
-FAST = ["--players", "2", "--opponent", "random", "--games", "2", "--budget-ms", "0.5", "--pilot-games", "0",
-        "--no-progress"]
+FAST = [
+    "--players",
+    "2",
+    "--opponent",
+    "random",
+    "--games",
+    "2",
+    "--budget-ms",
+    "0.5",
+    "--pilot-games",
+    "0",
+    "--no-progress",
+]
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +38,10 @@ def make_run(folder, init, rounds):
     (folder / "networks").mkdir(parents=True)
     (folder / "args.json").write_text(json.dumps({"game": MTM, "init_network": str(init) if init else ""}))
     for k in rounds:
-        write_network(folder / "networks" / f"round_{k:05d}.npz",
-                      random_network(MTM, (16,), seed=10 + k, player_counts=[2, 3]))
+        write_network(
+            folder / "networks" / f"round_{k:05d}.npz",
+            random_network(MTM, (16,), seed=10 + k, player_counts=[2, 3]),
+        )
     return folder
 
 
@@ -52,11 +66,22 @@ def test_a_run_gives_its_first_network_then_every_kth_checkpoint_and_the_last(tm
         run_networks(tmp_path / "junk", every=1)
 
 
-def test_the_budget_curve_scales_the_equal_time_count_and_resumes_without_playing(tmp_path, network_file,
-                                                                                  monkeypatch, capsys):
+def test_the_budget_curve_scales_the_equal_time_count_and_resumes_without_playing(
+    tmp_path, network_file, monkeypatch, capsys
+):
     out = tmp_path / "budget"
-    argv = ["budget", "--network", str(network_file), "--multiples", "1,3", "--target", "0.6", *FAST,
-            "--out-dir", str(out)]
+    argv = [
+        "budget",
+        "--network",
+        str(network_file),
+        "--multiples",
+        "1,3",
+        "--target",
+        "0.6",
+        *FAST,
+        "--out-dir",
+        str(out),
+    ]
     assert strength_curve.main(argv) == 0
     base, triple = (json.loads((out / f"{n}.json").read_text()) for n in ("x1", "x3"))
     assert triple["az_simulations"] == 3 * base["az_simulations"] and base["games"] == triple["games"] == 2
@@ -93,23 +118,42 @@ def test_the_training_curve_plays_every_network_at_the_first_ones_count(tmp_path
     out = tmp_path / "training"
     assert strength_curve.main(["training", "--run", str(run), *FAST, "--out-dir", str(out)]) == 0
     curve = json.loads((out / "curve.json").read_text())
-    assert [(p["name"], p["x"]) for p in curve["points"]] == [("init", 0), ("round_00001", 1), ("round_00002", 2)]
+    assert [(p["name"], p["x"]) for p in curve["points"]] == [
+        ("init", 0),
+        ("round_00001", 1),
+        ("round_00002", 2),
+    ]
     assert len({p["simulations"] for p in curve["points"]}) == 1
-    assert [p["network_file"] for p in curve["points"]] == [str(network_file), *(
-        str(run / "networks" / f"round_{k:05d}.npz") for k in (1, 2))]  # three networks, not one thrice
+    assert [p["network_file"] for p in curve["points"]] == [
+        str(network_file),
+        *(str(run / "networks" / f"round_{k:05d}.npz") for k in (1, 2)),
+    ]  # three networks, not one thrice
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--games", "0"], "--games must be at least 1"),
-    (["--target", "1.5"], "--target must be a win rate in (0, 1)"),
-    (["--budget-ms", "500"], "--budget-ms must be a number of milliseconds in (0, 100]"),
-    (["--pilot-games", "-2"], "--pilot-games must be from 0 to 1000"),
-    (["--multiples", "2,4"], "include 1"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--games", "0"], "--games must be at least 1"),
+        (["--target", "1.5"], "--target must be a win rate in (0, 1)"),
+        (["--budget-ms", "500"], "--budget-ms must be a number of milliseconds in (0, 100]"),
+        (["--pilot-games", "-2"], "--pilot-games must be from 0 to 1000"),
+        (["--multiples", "2,4"], "include 1"),
+    ],
+)
 def test_bad_arguments_are_refused_with_the_valid_values(tmp_path, network_file, capsys, extra, message):
     with pytest.raises(SystemExit) as exit_info:
-        strength_curve.main(["budget", "--network", str(network_file), "--players", "2", "--out-dir",
-                             str(tmp_path / "o"), *extra])
+        strength_curve.main(
+            [
+                "budget",
+                "--network",
+                str(network_file),
+                "--players",
+                "2",
+                "--out-dir",
+                str(tmp_path / "o"),
+                *extra,
+            ]
+        )
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
@@ -117,13 +161,22 @@ def test_an_out_dir_that_is_a_file_is_refused_and_kept(tmp_path, network_file, c
     taken = tmp_path / "taken"
     taken.write_text("keep")
     with pytest.raises(SystemExit):
-        strength_curve.main(["budget", "--network", str(network_file), "--players", "2", "--out-dir", str(taken)])
+        strength_curve.main(
+            ["budget", "--network", str(network_file), "--players", "2", "--out-dir", str(taken)]
+        )
     assert "is a file, not a folder" in capsys.readouterr().err and taken.read_text() == "keep"
 
 
 def test_a_point_gives_the_cpu_time_ratio_as_spent_or_none_where_the_opponent_is_too_fast():
-    report = {"network": "n", "az_simulations": 7, "az": {"mean_ms": 10.0}, "opponent_moves": {"mean_ms": 4.0},
-              "win_rate": 0.5, "interval95": [0.4, 0.6], "games": 100}
+    report = {
+        "network": "n",
+        "az_simulations": 7,
+        "az": {"mean_ms": 10.0},
+        "opponent_moves": {"mean_ms": 4.0},
+        "win_rate": 0.5,
+        "interval95": [0.4, 0.6],
+        "games": 100,
+    }
     made = strength_curve.point("x2", 2.0, "n.npz", report)
     assert made["time_ratio"] == 2.5 and made["report"] == "x2.json" and made["simulations"] == 7
     report["opponent_moves"]["mean_ms"] = 0.0

@@ -1,5 +1,6 @@
 """The expert-iteration trainer (``python -m monster_zoo.training.az``): a few-second run end to
 end, an exact resume, refused arguments, and its parts (self-play, value targets, replay buffer)."""
+
 import csv
 import json
 import subprocess
@@ -14,21 +15,45 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az.agent import AZAgent  # noqa: E402
-from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network  # noqa: E402
-from monster_zoo.agents.az.search import SearchSettings  # noqa: E402
-from monster_zoo.envs.core import threads  # noqa: E402
-from monster_zoo.training.az.trainer import main  # noqa: E402
-from monster_zoo.training.az.learner import Batch, ReplayBuffer, value_targets  # noqa: E402
-from monster_zoo.training.az.selfplay import play_games  # noqa: E402
+from monster_zoo import envs
+from monster_zoo.agents.az.agent import AZAgent
+from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network
+from monster_zoo.agents.az.search import SearchSettings
+from monster_zoo.envs.core import threads
+from monster_zoo.training.az.learner import Batch, ReplayBuffer, value_targets
+from monster_zoo.training.az.selfplay import play_games
+from monster_zoo.training.az.trainer import main
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
-TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
-        "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "2000", "--eval-every", "1",
-        "--eval-games", "2", "--eval-simulations", "8", "--eval-opponents", "greedy,previous", "--no-progress",
-        "--no-plot", "--seed", "3"]
+TINY = [
+    "--rounds",
+    "2",
+    "--games-per-round",
+    "4",
+    "--parallel-games",
+    "3",
+    "--simulations",
+    "8",
+    "--hidden-sizes",
+    "16",
+    "--batch-size",
+    "32",
+    "--buffer-size",
+    "2000",
+    "--eval-every",
+    "1",
+    "--eval-games",
+    "2",
+    "--eval-simulations",
+    "8",
+    "--eval-opponents",
+    "greedy,previous",
+    "--no-progress",
+    "--no-plot",
+    "--seed",
+    "3",
+]
 
 
 def train(out_dir: Path, *extra) -> Path:
@@ -53,11 +78,22 @@ def test_smoke_run_writes_metrics_networks_checkpoint_and_plot(tmp_path):
     assert (game, exp, seed) == (MTM, "az", "3") and stamp.isdigit()
     rows = metric_rows(run_dir)
     names = {r["metric"] for r in rows}
-    assert {"charts/SPS", "rollout/ep_len_mean", "train/policy_loss", "train/value_loss", "train/buffer_size",
-            "eval/winrate_vs_greedy", "eval/winrate_vs_greedy_low95", "eval/winrate_vs_greedy_high95",
-            "eval/winrate_vs_previous", "eval/winrate_net_vs_greedy"} <= names
+    assert {
+        "charts/SPS",
+        "rollout/ep_len_mean",
+        "train/policy_loss",
+        "train/value_loss",
+        "train/buffer_size",
+        "eval/winrate_vs_greedy",
+        "eval/winrate_vs_greedy_low95",
+        "eval/winrate_vs_greedy_high95",
+        "eval/winrate_vs_previous",
+        "eval/winrate_net_vs_greedy",
+    } <= names
     assert all(0.0 <= float(r["value"]) <= 1.0 for r in rows if r["metric"].startswith("eval/"))
-    assert Counter(r["metric"] for r in rows)["eval/winrate_vs_previous"] == 1  # none before the first evaluation
+    assert (
+        Counter(r["metric"] for r in rows)["eval/winrate_vs_previous"] == 1
+    )  # none before the first evaluation
     network = read_network(run_dir / "network.npz")
     assert (network.game_id, network.player_counts, network.name) == (MTM, [2, 3], "az-s3@r2")
     assert sorted(p.name for p in (run_dir / "networks").iterdir()) == ["round_00001.npz", "round_00002.npz"]
@@ -87,34 +123,46 @@ def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
     assert max(Counter((r["step"], r["metric"]) for r in rows).values()) == 1
     assert str(checkpoint_step + 50) not in {r["step"] for r in rows}
     train_steps = sorted({r["step"] for r in rows if r["metric"] == "train/policy_loss"})
-    assert train_steps == sorted({r["step"] for r in metric_rows(straight) if r["metric"] == "train/policy_loss"})
+    assert train_steps == sorted(
+        {r["step"] for r in metric_rows(straight) if r["metric"] == "train/policy_loss"}
+    )
     assert json.loads((split / "args.json").read_text())["rounds"] == 2
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--players", "7"], "valid: 2, 3, 4, 5"),
-    (["--option", "num_players=2"], "--players"),
-    (["--option", "colour=red"], "colour"),
-    (["--eval-opponents", "greedy,nobody"], "unknown agent 'nobody'"),
-    (["--eval-players", "3"], "must be among --players"),
-    (["--hidden-sizes", "0,8"], "--hidden-sizes"),
-    (["--hidden-sizes", "8192"],
-     "--hidden-sizes 8192: the trunk holds a layer of 8,192 units; the most accepted is 4,096"),
-    (["--hidden-sizes", ",".join(["8"] * 9)], "the trunk has 9 layers; the most accepted is 8"),
-    (["--game", "monster_factory-v0", "--hidden-sizes", "4096,4096"], "parameters; the most accepted is 16,000,000"),
-    (["--device", "tpu"], "one of auto, cpu, cuda"),
-    (["--batched-leaves", "yes"], "--batched-leaves must be one of auto, on, off"),
-    (["--parallel-games", "0"], "--parallel-games must be auto or a count of at least 1, got '0'"),
-    (["--parallel-games", "many"], "--parallel-games must be auto or a count of at least 1, got 'many'"),
-    (["--simulations", "0"], "--simulations must be at least 1"),
-    (["--min-spread", "0"], "--min-spread must be a number > 0"),
-    (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
-    (["--search-value-share", "-0.1"], "--search-value-share must be a share from 0 to 1"),
-    (["--teacher-version", "1"], "--teacher-version must be 0 (the newest), or a version of at least 1 with "
-                                 "--teacher champion"),
-    (["--teacher", "champion", "--teacher-version", "-1"], "--teacher-version must be 0"),
-    (["--branch-from", "no-such-run"], "--branch-from no-such-run: not a run folder"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--players", "7"], "valid: 2, 3, 4, 5"),
+        (["--option", "num_players=2"], "--players"),
+        (["--option", "colour=red"], "colour"),
+        (["--eval-opponents", "greedy,nobody"], "unknown agent 'nobody'"),
+        (["--eval-players", "3"], "must be among --players"),
+        (["--hidden-sizes", "0,8"], "--hidden-sizes"),
+        (
+            ["--hidden-sizes", "8192"],
+            "--hidden-sizes 8192: the trunk holds a layer of 8,192 units; the most accepted is 4,096",
+        ),
+        (["--hidden-sizes", ",".join(["8"] * 9)], "the trunk has 9 layers; the most accepted is 8"),
+        (
+            ["--game", "monster_factory-v0", "--hidden-sizes", "4096,4096"],
+            "parameters; the most accepted is 16,000,000",
+        ),
+        (["--device", "tpu"], "one of auto, cpu, cuda"),
+        (["--batched-leaves", "yes"], "--batched-leaves must be one of auto, on, off"),
+        (["--parallel-games", "0"], "--parallel-games must be auto or a count of at least 1, got '0'"),
+        (["--parallel-games", "many"], "--parallel-games must be auto or a count of at least 1, got 'many'"),
+        (["--simulations", "0"], "--simulations must be at least 1"),
+        (["--min-spread", "0"], "--min-spread must be a number > 0"),
+        (["--rollout-weight", "1.5"], "--rollout-weight must be a share from 0 to 1"),
+        (["--search-value-share", "-0.1"], "--search-value-share must be a share from 0 to 1"),
+        (
+            ["--teacher-version", "1"],
+            "--teacher-version must be 0 (the newest), or a version of at least 1 with --teacher champion",
+        ),
+        (["--teacher", "champion", "--teacher-version", "-1"], "--teacher-version must be 0"),
+        (["--branch-from", "no-such-run"], "--branch-from no-such-run: not a run folder"),
+    ],
+)
 def test_bad_arguments_exit_2_with_the_reason_and_write_nothing(tmp_path, capsys, extra, message):
     """Each bad value is named, with the valid ones where there is a list, before any folder exists."""
     out = tmp_path / "runs"
@@ -134,12 +182,18 @@ def test_a_branch_goes_on_from_another_runs_checkpoint_with_its_own_flags(tmp_pa
     source = train(tmp_path / "b", "--rounds", "1")
     before = {p.name: p.read_bytes() for p in source.rglob("*") if p.is_file()}
     same = train(tmp_path / "c", "--branch-from", str(source))
-    assert np.array_equal(read_network(straight / "network.npz").params, read_network(same / "network.npz").params)
-    assert (same / "networks" / "round_00001.npz").read_bytes() == (source / "networks" / "round_00001.npz").read_bytes()
+    assert np.array_equal(
+        read_network(straight / "network.npz").params, read_network(same / "network.npz").params
+    )
+    assert (same / "networks" / "round_00001.npz").read_bytes() == (
+        source / "networks" / "round_00001.npz"
+    ).read_bytes()
     assert json.loads((same / "checkpoint" / "progress.json").read_text())["round"] == 2
     assert {p.name: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
     mixed = train(tmp_path / "d", "--branch-from", str(source), "--rollout-weight", "0.5")
-    assert not np.array_equal(read_network(mixed / "network.npz").params, read_network(same / "network.npz").params)
+    assert not np.array_equal(
+        read_network(mixed / "network.npz").params, read_network(same / "network.npz").params
+    )
     assert json.loads((mixed / "args.json").read_text())["rollout_weight"] == 0.5
     with pytest.raises(SystemExit) as exit_info:
         main(["--out-dir", str(tmp_path / "e"), *TINY, "--branch-from", str(source), "--hidden-sizes", "32"])
@@ -159,9 +213,14 @@ def test_a_branch_never_copies_a_network_named_outside_the_runs(tmp_path):
     (tmp_path / "src" / "bait.npz").write_bytes((source / "networks" / "round_00001.npz").read_bytes())
     out = tmp_path / "deep" / "er" / "runs"
     branched = train(out, "--branch-from", str(source))
-    assert not (tmp_path / "deep" / "er" / "bait.npz").exists() and not list(tmp_path.glob("deep/**/bait.npz"))
+    assert not (tmp_path / "deep" / "er" / "bait.npz").exists() and not list(
+        tmp_path.glob("deep/**/bait.npz")
+    )
     assert sorted(p.name for p in (branched / "networks").iterdir()) == ["round_00002.npz"]
-    assert json.loads((branched / "checkpoint" / "progress.json").read_text())["previous"] == "networks/round_00002.npz"
+    assert (
+        json.loads((branched / "checkpoint" / "progress.json").read_text())["previous"]
+        == "networks/round_00002.npz"
+    )
 
 
 def test_resume_refuses_flags_that_would_change_what_the_run_learns(tmp_path, capsys):
@@ -200,7 +259,9 @@ def test_run_files_are_written_whole(tmp_path, monkeypatch):
 
     written = []
     real = az.write_atomic
-    monkeypatch.setattr(az, "write_atomic", lambda path, data: written.append(Path(path).name) or real(path, data))
+    monkeypatch.setattr(
+        az, "write_atomic", lambda path, data: written.append(Path(path).name) or real(path, data)
+    )
     run_dir = train(tmp_path, "--rounds", "1")
     assert {"args.json", "metrics.csv", "progress.json", "summary.json"} <= set(written)
     assert not [p for p in run_dir.rglob("*") if p.name.endswith(".tmp")]
@@ -209,8 +270,13 @@ def test_run_files_are_written_whole(tmp_path, monkeypatch):
 
 def test_help_runs_as_a_module():
     """``python -m monster_zoo.training.az --help`` lists the flags, --resume among them."""
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.training.az", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.training.az", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and "--resume" in done.stdout and "--simulations" in done.stdout
 
 
@@ -244,7 +310,10 @@ def test_self_play_is_the_same_whatever_the_number_of_parallel_games():
     # win mode (ruling C3): a winner's +1 and the others' -1/(n-1) sum to zero over the table
     for n in (2, 3):
         rows = one.values[one.counts == n]
-        assert np.allclose(rows.sum(axis=1), 0.0, atol=1e-6) and np.isin(rows[:, 0], [1.0, -1.0 / (n - 1), 0.0]).all()
+        assert (
+            np.allclose(rows.sum(axis=1), 0.0, atol=1e-6)
+            and np.isin(rows[:, 0], [1.0, -1.0 / (n - 1), 0.0]).all()
+        )
 
 
 @pytest.mark.parametrize("batched", [False, True])
@@ -254,8 +323,12 @@ def test_search_value_share_mixes_the_chosen_moves_values_into_the_results(batch
     with one legal action keeps the result, and a share in between is the linear mix."""
     network = random_network(MTM, (16,), seed=0, player_counts=[2, 3])
     settings = SearchSettings(simulations=12, gumbel_scale=1.0)
-    runs = {share: play_games(network, 6, [2, 3], settings, seed=5, parallel=3, batched_leaves=batched,
-                              search_value_share=share)[0] for share in (0.0, 0.5, 1.0)}
+    runs = {
+        share: play_games(
+            network, 6, [2, 3], settings, seed=5, parallel=3, batched_leaves=batched, search_value_share=share
+        )[0]
+        for share in (0.0, 0.5, 1.0)
+    }
     results, mixed, searched = runs[0.0], runs[0.5], runs[1.0]
     for key in ("observations", "counts", "masks", "policies"):
         assert np.array_equal(getattr(results, key), getattr(searched, key)), key
@@ -289,11 +362,35 @@ def test_chosen_move_values_are_the_search_trees_values_after_the_chosen_action(
         spec.init_state(states[i], envs.config(MTM, {"num_players": 3, "reward": "win"}), game_rngs[i])
     children, visits, values, priors = trees(2, 25, spec.num_actions)
     slots = np.array([1, 0], np.int64)
-    policies, observations = np.zeros((2, spec.num_actions), np.float32), np.zeros((2, spec.obs_size), np.float32)
+    policies, observations = (
+        np.zeros((2, spec.num_actions), np.float32),
+        np.zeros((2, spec.obs_size), np.float32),
+    )
     actions, masks = np.zeros(2, np.int64), np.zeros((2, spec.num_actions), np.int8)
-    search_and_play(states, slots, game_rngs, search_rngs, settings.as_array(), True, network.params, network.shapes,
-                    children, visits, values, priors, policies, actions, observations, masks, spec.legal_mask,
-                    spec.apply_action, spec.returns, spec.observe_into, spec.determinize, tuned_rollout(MTM))
+    search_and_play(
+        states,
+        slots,
+        game_rngs,
+        search_rngs,
+        settings.as_array(),
+        True,
+        network.params,
+        network.shapes,
+        children,
+        visits,
+        values,
+        priors,
+        policies,
+        actions,
+        observations,
+        masks,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.returns,
+        spec.observe_into,
+        spec.determinize,
+        tuned_rollout(MTM),
+    )
     got = chosen_move_values(children, visits, values, slots, actions, masks)
     for j, i in enumerate(slots):
         tree = AZTree(25, spec.num_actions)
@@ -322,10 +419,20 @@ def spy_on_self_play(monkeypatch, keyword):
     return asked
 
 
-@pytest.mark.parametrize("game_id,flag,batched", [
-    (MTM, [], True), ("monstargh-v0", [], False), ("monster_arena-v0", [], False), (MTM, ["--threads", "2"], False),
-    (MTM, ["--batched-leaves", "off"], False), ("monster_arena-v0", ["--batched-leaves", "on"], True)])
-def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(tmp_path, monkeypatch, game_id, flag, batched):
+@pytest.mark.parametrize(
+    "game_id,flag,batched",
+    [
+        (MTM, [], True),
+        ("monstargh-v0", [], False),
+        ("monster_arena-v0", [], False),
+        (MTM, ["--threads", "2"], False),
+        (MTM, ["--batched-leaves", "off"], False),
+        ("monster_arena-v0", ["--batched-leaves", "on"], True),
+    ],
+)
+def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(
+    tmp_path, monkeypatch, game_id, flag, batched
+):
     """``--batched-leaves auto`` (the default) plays self-play in lock step for a game whose
     network input is at most 512 wide (Marry the Monster) on one thread; not for MONSTArgh!'s 719
     (one search per game measured faster there since the tenth session's one-row pass) or Monster
@@ -335,21 +442,44 @@ def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(tmp_path, m
         pytest.skip("one numba thread on this machine")
 
     asked = spy_on_self_play(monkeypatch, "batched_leaves")
-    train(tmp_path, "--game", game_id, "--rounds", "1", "--eval-every", "0", "--eval-opponents", "greedy", *flag)
+    train(
+        tmp_path, "--game", game_id, "--rounds", "1", "--eval-every", "0", "--eval-opponents", "greedy", *flag
+    )
     assert asked == [batched]
 
 
-@pytest.mark.parametrize("game_id,flag,parallel", [
-    (MTM, [], 64), ("mighty_monsters-v0", ["--players", "3"], 64), ("monstargh-v0", [], 32), ("monster_arena-v0", [], 32),
-    (MTM, ["--batched-leaves", "off"], 32), (MTM, ["--parallel-games", "5"], 5)])
-def test_auto_parallel_games_are_64_where_lock_step_was_measured_to_pay_with_them(tmp_path, monkeypatch, game_id,
-                                                                                  flag, parallel):
+@pytest.mark.parametrize(
+    "game_id,flag,parallel",
+    [
+        (MTM, [], 64),
+        ("mighty_monsters-v0", ["--players", "3"], 64),
+        ("monstargh-v0", [], 32),
+        ("monster_arena-v0", [], 32),
+        (MTM, ["--batched-leaves", "off"], 32),
+        (MTM, ["--parallel-games", "5"], 5),
+    ],
+)
+def test_auto_parallel_games_are_64_where_lock_step_was_measured_to_pay_with_them(
+    tmp_path, monkeypatch, game_id, flag, parallel
+):
     """``--parallel-games auto`` (the default) plays 64 games side by side in lock step, which runs on
     networks of at most 512 inputs (Marry the Monster's 286, Mighty Monsters' 402), 32 with one
     search per game (MONSTArgh!, Monster Arena); a count is kept as given."""
     asked = spy_on_self_play(monkeypatch, "parallel")
-    train(tmp_path, "--game", game_id, "--rounds", "1", "--eval-every", "0", "--eval-opponents", "greedy",
-          "--parallel-games", "auto", *flag)
+    train(
+        tmp_path,
+        "--game",
+        game_id,
+        "--rounds",
+        "1",
+        "--eval-every",
+        "0",
+        "--eval-opponents",
+        "greedy",
+        "--parallel-games",
+        "auto",
+        *flag,
+    )
     assert asked == [parallel]
 
 
@@ -359,10 +489,13 @@ def test_replay_buffer_keeps_the_newest_decisions_and_round_trips(tmp_path):
 
     def batch(first, count):
         rows = np.arange(first, first + count)
-        return Batch(np.repeat(rows[:, None], spec.obs_size, axis=1).astype(np.float16), np.full(count, 2, np.int8),
-                     np.ones((count, spec.num_actions), np.int8),
-                     np.full((count, spec.num_actions), 1 / spec.num_actions, np.float16),
-                     np.zeros((count, MAX_SEATS), np.float32))
+        return Batch(
+            np.repeat(rows[:, None], spec.obs_size, axis=1).astype(np.float16),
+            np.full(count, 2, np.int8),
+            np.ones((count, spec.num_actions), np.int8),
+            np.full((count, spec.num_actions), 1 / spec.num_actions, np.float16),
+            np.zeros((count, MAX_SEATS), np.float32),
+        )
 
     buffer = ReplayBuffer(10, spec.obs_size, spec.num_actions)
     buffer.add(batch(0, 7))
@@ -408,7 +541,9 @@ def test_init_network_starts_from_a_network_files_weights_and_refuses_one_that_d
     load_weights(net, read_network(path))
     assert np.array_equal(export(net, MTM, {}, [2], "x").params, start.params)
     with torch.no_grad():
-        assert not torch.equal(PolicyValueNet(MTM, [16], envs.spec(MTM).num_actions).policy.weight, net.policy.weight)
+        assert not torch.equal(
+            PolicyValueNet(MTM, [16], envs.spec(MTM).num_actions).policy.weight, net.policy.weight
+        )
 
     fresh = train(tmp_path / "a", "--rounds", "1")
     started = train(tmp_path / "b", "--rounds", "1", "--init-network", str(path))
@@ -418,10 +553,12 @@ def test_init_network_starts_from_a_network_files_weights_and_refuses_one_that_d
 
     wide = write_network(tmp_path / "wide.npz", random_network(MTM, (32,), seed=1, player_counts=[2]))
     three = write_network(tmp_path / "three.npz", random_network(MTM, (16,), seed=1, player_counts=[2, 3]))
-    for extra, message in [(["--init-network", str(wide)], "hidden sizes [32] (this run: [16])"),
-                           (["--init-network", str(three)], "player counts [2, 3] (this run: [2])"),
-                           (["--init-network", str(tmp_path / "none.npz")], "--init-network"),
-                           (["--init-network", str(path), "--branch-from", str(fresh)], "give one")]:
+    for extra, message in [
+        (["--init-network", str(wide)], "hidden sizes [32] (this run: [16])"),
+        (["--init-network", str(three)], "player counts [2, 3] (this run: [2])"),
+        (["--init-network", str(tmp_path / "none.npz")], "--init-network"),
+        (["--init-network", str(path), "--branch-from", str(fresh)], "give one"),
+    ]:
         with pytest.raises(SystemExit) as exit_info:
             main(["--out-dir", str(tmp_path / "c"), *TINY, *extra])
         assert exit_info.value.code == 2 and message in capsys.readouterr().err

@@ -5,14 +5,15 @@ files, ``az`` / ``az-net`` / ``az-timed`` play the newest, ``<game>-az-vK`` (and
 
 The champions' folder is a temporary one holding the shipped version 1 of Marry the Monster and a
 stand-in version 2 (a random network of the same architecture), both listed in its own manifest."""
+
 import shutil
 
 import numpy as np
 import pytest
+from conftest import redeclare
 
 from monster_zoo import envs
-from monster_zoo.agents import available_agents, make_agent
-from monster_zoo.agents import shipped_files
+from monster_zoo.agents import available_agents, make_agent, shipped_files
 from monster_zoo.agents.az import agent as az_agent
 from monster_zoo.agents.az import shipped
 from monster_zoo.agents.az.agent import AZAgent, ShippedAZ, ShippedAZNet
@@ -20,8 +21,6 @@ from monster_zoo.agents.az.network import random_network, read_network, write_ne
 from monster_zoo.agents.az.shipped import PlaySettings, play_settings, read_play_settings
 from monster_zoo.agents.model_file import ModelFileError
 from monster_zoo.envs.registry import declaration
-
-from conftest import redeclare
 
 MTM = "marry_the_monster-v0"
 GAME = "marry_the_monster"
@@ -42,12 +41,17 @@ def two_versions(tmp_path, monkeypatch):
     over version 1's flat settings. Returns the folder."""
     monkeypatch.setattr(shipped, "CHAMPION_DIR", tmp_path)
     shutil.copyfile(SHIPPED_V1, tmp_path / SHIPPED_V1.name)
-    write_network(tmp_path / f"{GAME}-az-v2.npz",
-                  random_network(MTM, (256, 256), seed=2, player_counts=[2, 3, 4], name="stand-in-v2"))
+    write_network(
+        tmp_path / f"{GAME}-az-v2.npz",
+        random_network(MTM, (256, 256), seed=2, player_counts=[2, 3, 4], name="stand-in-v2"),
+    )
     shipped_files.write_manifest(tmp_path)
     flat = {key: value for key, value in declaration(MTM).agents["az"].items() if key != "versions"}
-    redeclare(monkeypatch, MTM, agents={**declaration(MTM).agents,
-                                        "az": {**flat, "versions": {2: {"simulations": V2_SIMULATIONS}}}})
+    redeclare(
+        monkeypatch,
+        MTM,
+        agents={**declaration(MTM).agents, "az": {**flat, "versions": {2: {"simulations": V2_SIMULATIONS}}}},
+    )
     return tmp_path
 
 
@@ -72,8 +76,14 @@ def moves_of(agent, game_seed: int = 11, count: int = 8):
 
 # --- the versions are the files present ---------------------------------------------------------
 def test_a_games_versions_are_its_network_files_and_the_newest_is_the_default(two_versions):
-    for stray in (f"{GAME}-az-v02.npz", f"{GAME}-az-vx.npz", f"{GAME}-az-v0.npz", f"{GAME}-az-v5.npz.bak",
-                  f"{GAME}-az-net-v4.npz", f"other_{GAME}-az-v6.npz"):
+    for stray in (
+        f"{GAME}-az-v02.npz",
+        f"{GAME}-az-vx.npz",
+        f"{GAME}-az-v0.npz",
+        f"{GAME}-az-v5.npz.bak",
+        f"{GAME}-az-net-v4.npz",
+        f"other_{GAME}-az-v6.npz",
+    ):
         (two_versions / stray).write_bytes(b"not a network")
     (two_versions / f"{GAME}-az-v7.npz").mkdir()  # a folder is no file
     assert shipped.shipped_versions(MTM) == (1, 2) and shipped.newest_version(MTM) == 2
@@ -130,24 +140,41 @@ def test_the_search_policy_depends_on_the_versions_simulations(two_versions):
 def test_the_network_alone_plays_each_version(two_versions):
     for name, version in (("az-net", 2), (f"{GAME}-az-net-v2", 2), (f"{GAME}-az-net-v1", 1)):
         agent = make_agent(name, MTM, 0, TWO)
-        assert type(agent) is ShippedAZNet and agent.version == version and agent.name == f"{GAME}-az-net-v{version}"
+        assert (
+            type(agent) is ShippedAZNet
+            and agent.version == version
+            and agent.name == f"{GAME}-az-net-v{version}"
+        )
         expected = read_network(two_versions / f"{GAME}-az-v{version}.npz")
         assert np.array_equal(agent.network.params, expected.params)
         assert repr(agent) == f"ShippedAZNet(seed=0, version={version}, network={expected.name!r})"
-    assert moves_of(make_agent(f"{GAME}-az-net-v1", MTM, 0, TWO)) == V1_MOVES  # the search agrees with it here
+    assert (
+        moves_of(make_agent(f"{GAME}-az-net-v1", MTM, 0, TWO)) == V1_MOVES
+    )  # the search agrees with it here
 
 
 def test_az_timed_sizes_each_versions_own_budget(two_versions, monkeypatch):
     flat = declaration(MTM).agents["az"]
-    redeclare(monkeypatch, MTM, agents={**declaration(MTM).agents,
-                                        "az": {**flat, "versions": {2: {"simulations": 40, "budget_ms": 50.0}}}})
+    redeclare(
+        monkeypatch,
+        MTM,
+        agents={
+            **declaration(MTM).agents,
+            "az": {**flat, "versions": {2: {"simulations": 40, "budget_ms": 50.0}}},
+        },
+    )
     newest, first = make_agent("az-timed", MTM, 0, TWO), make_agent(f"{GAME}-az-timed-v1", MTM, 0, TWO)
     assert (newest.name, newest.version, newest.budget_ms) == (f"{GAME}-az-timed-v2", 2, 50.0)
     assert (first.name, first.version, first.budget_ms) == (f"{GAME}-az-timed-v1", 1, 100.0)
     # version 2 without a budget: az-timed plays the newest version that has one
-    redeclare(monkeypatch, MTM, agents={**declaration(MTM).agents,
-                                        "az": {**flat, "versions": {2: {"budget_ms": None}}}})
-    assert f"{GAME}-az-timed-v2" not in available_agents(MTM) and f"{GAME}-az-timed-v1" in available_agents(MTM)
+    redeclare(
+        monkeypatch,
+        MTM,
+        agents={**declaration(MTM).agents, "az": {**flat, "versions": {2: {"budget_ms": None}}}},
+    )
+    assert f"{GAME}-az-timed-v2" not in available_agents(MTM) and f"{GAME}-az-timed-v1" in available_agents(
+        MTM
+    )
     assert make_agent("az-timed", MTM, 0, TWO).name == f"{GAME}-az-timed-v1"
     with pytest.raises(ValueError, match=f"unknown agent '{GAME}-az-timed-v2'"):
         make_agent(f"{GAME}-az-timed-v2", MTM, 0, TWO)
@@ -161,8 +188,11 @@ def test_a_version_that_does_not_ship_is_refused_naming_those_that_do(two_versio
             make_agent(f"{GAME}-{short}-v3", MTM, 0, TWO)
         assert f"{GAME}-{short}-v1, {GAME}-{short}-v2" in str(refused.value)
     for make in (lambda: ShippedAZ(0, MTM, TWO, version=3), lambda: ShippedAZNet(0, MTM, TWO, version=3)):
-        with pytest.raises(ValueError, match=rf"version 3 of the az network does not ship for {MTM}; the versions "
-                                             rf"that ship are 1, 2 \({GAME}-az-v1, {GAME}-az-v2; az plays the newest"):
+        with pytest.raises(
+            ValueError,
+            match=rf"version 3 of the az network does not ship for {MTM}; the versions "
+            rf"that ship are 1, 2 \({GAME}-az-v1, {GAME}-az-v2; az plays the newest",
+        ):
             make()
 
 
@@ -178,8 +208,11 @@ def test_each_version_is_checked_against_the_manifest(two_versions):
 
 
 # --- settings per version --------------------------------------------------------------------------
-DECLARED = {"simulations": 5763, "budget_ms": 100.0,
-            "versions": {2: {"simulations": 9775}, 3: {"rollout_weight": 0.5, "budget_ms": None}}}
+DECLARED = {
+    "simulations": 5763,
+    "budget_ms": 100.0,
+    "versions": {2: {"simulations": 9775}, 3: {"rollout_weight": 0.5, "budget_ms": None}},
+}
 
 
 def test_each_version_reads_its_own_fields_over_the_flat_ones():
@@ -190,27 +223,51 @@ def test_each_version_reads_its_own_fields_over_the_flat_ones():
     assert read_play_settings({"simulations": 12}, 2) == PlaySettings(12)  # the flat form: every version's
 
 
-@pytest.mark.parametrize("declared,message", [
-    ({**DECLARED, "version": {}}, r"the 'az' settings take simulations, rollout_weight, budget_ms, versions; "
-                                  r"unknown: version"),
-    ({"versions": [2]}, r"'versions' map a network version \(an integer >= 2\) to the fields it changes"),
-    ({"versions": {"2": {}}}, r"keyed by network versions 2, 3, \.\.\. \(integers; version 1 plays the flat "
-                              r"fields\), not '2'"),
-    ({"versions": {1: {}}}, r"keyed by network versions 2, 3, .*not 1$"),
-    ({"versions": {0: {}}}, r"keyed by network versions 2, 3, .*not 0$"),
-    ({"versions": {True: {}}}, r"keyed by network versions 2, 3, .*not True$"),
-    ({"versions": {2.0: {}}}, r"keyed by network versions 2, 3, .*not 2\.0$"),
-    ({"versions": {2: 9775}}, r"version 2's 'az' settings must be a mapping of simulations, rollout_weight, "
-                              r"budget_ms; not 9775"),
-    ({"versions": {2: {"simulation": 9775}}}, r"version 2's 'az' settings take simulations, rollout_weight, "
-                                              r"budget_ms; unknown: simulation"),
-    ({"versions": {2: {"versions": {}}}}, r"version 2's 'az' settings take .*; unknown: versions"),
-    ({"versions": {2: {"simulations": 0}}}, r"version 2's 'az' settings: simulations must be an integer >= 1"),
-    ({"versions": {2: {"rollout_weight": 2}}}, r"version 2's 'az' settings: rollout_weight must lie in \[0, 1\]"),
-    ({"versions": {2: {"rollout_weight": "0.5"}}}, r"rollout_weight must lie in \[0, 1\], not '0.5'"),
-    ({"versions": {2: {"budget_ms": 500}}}, r"version 2's 'az' settings: budget_ms must be CPU milliseconds per "
-                                            r"move above 0 and at most 100"),
-])
+@pytest.mark.parametrize(
+    "declared,message",
+    [
+        (
+            {**DECLARED, "version": {}},
+            r"the 'az' settings take simulations, rollout_weight, budget_ms, versions; "
+            r"unknown: version",
+        ),
+        ({"versions": [2]}, r"'versions' map a network version \(an integer >= 2\) to the fields it changes"),
+        (
+            {"versions": {"2": {}}},
+            r"keyed by network versions 2, 3, \.\.\. \(integers; version 1 plays the flat "
+            r"fields\), not '2'",
+        ),
+        ({"versions": {1: {}}}, r"keyed by network versions 2, 3, .*not 1$"),
+        ({"versions": {0: {}}}, r"keyed by network versions 2, 3, .*not 0$"),
+        ({"versions": {True: {}}}, r"keyed by network versions 2, 3, .*not True$"),
+        ({"versions": {2.0: {}}}, r"keyed by network versions 2, 3, .*not 2\.0$"),
+        (
+            {"versions": {2: 9775}},
+            r"version 2's 'az' settings must be a mapping of simulations, rollout_weight, "
+            r"budget_ms; not 9775",
+        ),
+        (
+            {"versions": {2: {"simulation": 9775}}},
+            r"version 2's 'az' settings take simulations, rollout_weight, "
+            r"budget_ms; unknown: simulation",
+        ),
+        ({"versions": {2: {"versions": {}}}}, r"version 2's 'az' settings take .*; unknown: versions"),
+        (
+            {"versions": {2: {"simulations": 0}}},
+            r"version 2's 'az' settings: simulations must be an integer >= 1",
+        ),
+        (
+            {"versions": {2: {"rollout_weight": 2}}},
+            r"version 2's 'az' settings: rollout_weight must lie in \[0, 1\]",
+        ),
+        ({"versions": {2: {"rollout_weight": "0.5"}}}, r"rollout_weight must lie in \[0, 1\], not '0.5'"),
+        (
+            {"versions": {2: {"budget_ms": 500}}},
+            r"version 2's 'az' settings: budget_ms must be CPU milliseconds per "
+            r"move above 0 and at most 100",
+        ),
+    ],
+)
 def test_a_bad_version_entry_is_refused_whichever_version_is_read(declared, message):
     for version in (1, 2):
         with pytest.raises(ValueError, match=message):
@@ -225,8 +282,11 @@ def test_the_version_read_must_be_a_positive_integer(version):
 
 def test_a_bad_declared_version_entry_is_refused_when_az_is_made(two_versions, monkeypatch):
     flat = declaration(MTM).agents["az"]
-    redeclare(monkeypatch, MTM, agents={**declaration(MTM).agents,
-                                        "az": {**flat, "versions": {2: {"simulation": 1}}}})
+    redeclare(
+        monkeypatch,
+        MTM,
+        agents={**declaration(MTM).agents, "az": {**flat, "versions": {2: {"simulation": 1}}}},
+    )
     for name in ("az", f"{GAME}-az-v1"):
         with pytest.raises(ValueError, match="unknown: simulation"):
             make_agent(name, MTM, 0, TWO)

@@ -1,6 +1,7 @@
 """The teachers of expert iteration (``--teacher``, ``--warm-start-games``, ``--teacher-share``):
 games of the greedy kernel or the shipped champions whose decisions teach the network before and
 beside its own search's games (:mod:`monster_zoo.training.az.warmstart`)."""
+
 import csv
 import json
 
@@ -11,28 +12,60 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
-from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az.network import evaluate, masked_argmax, read_network  # noqa: E402
-from monster_zoo.agents.search.tuned import rollout_kernel  # noqa: E402
-from monster_zoo.envs.core import threads  # noqa: E402
-from monster_zoo.envs.core.batch import random_playout  # noqa: E402
-from monster_zoo.agents.ppo.agent import PPOAgent  # noqa: E402
-from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL  # noqa: E402
-from monster_zoo.envs.core.opponents import MLPWeights  # noqa: E402
-from monster_zoo.envs.core.rng import make_rng  # noqa: E402
-from monster_zoo.training.az.trainer import main  # noqa: E402
-from monster_zoo.training.az.selfplay import game_seed  # noqa: E402
-from monster_zoo.training.az.warmstart import (PROBABILITY_SCALE, champion_teacher_versions,  # noqa: E402
-                                                champion_teachers, mlp_teacher_and_play, play_teacher_games,
-                                                teacher_and_play, teacher_names)
+from monster_zoo import envs
+from monster_zoo.agents.az.network import evaluate, masked_argmax, read_network
+from monster_zoo.agents.ppo.agent import PPOAgent
+from monster_zoo.agents.search.tuned import rollout_kernel
+from monster_zoo.envs.core import threads
+from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_STEPS, H_TERMINAL
+from monster_zoo.envs.core.opponents import MLPWeights
+from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.training.az.selfplay import game_seed
+from monster_zoo.training.az.trainer import main
+from monster_zoo.training.az.warmstart import (
+    PROBABILITY_SCALE,
+    champion_teacher_versions,
+    champion_teachers,
+    mlp_teacher_and_play,
+    play_teacher_games,
+    teacher_and_play,
+    teacher_names,
+)
 
 MTM = "marry_the_monster-v0"
 MIGHTY = "mighty_monsters-v0"
 FACTORY = "monster_factory-v0"
-TINY = ["--rounds", "2", "--games-per-round", "4", "--parallel-games", "3", "--simulations", "8",
-        "--hidden-sizes", "16", "--batch-size", "32", "--buffer-size", "4000", "--eval-every", "0",
-        "--eval-games", "2", "--eval-simulations", "8", "--eval-opponents", "greedy", "--no-progress",
-        "--no-plot", "--seed", "5", "--warm-start-games", "10"]
+TINY = [
+    "--rounds",
+    "2",
+    "--games-per-round",
+    "4",
+    "--parallel-games",
+    "3",
+    "--simulations",
+    "8",
+    "--hidden-sizes",
+    "16",
+    "--batch-size",
+    "32",
+    "--buffer-size",
+    "4000",
+    "--eval-every",
+    "0",
+    "--eval-games",
+    "2",
+    "--eval-simulations",
+    "8",
+    "--eval-opponents",
+    "greedy",
+    "--no-progress",
+    "--no-plot",
+    "--seed",
+    "5",
+    "--warm-start-games",
+    "10",
+]
 
 
 def _mid_game_states(game_id: str, count: int):
@@ -66,8 +99,22 @@ def test_the_target_is_the_greedy_kernels_choice_and_the_move_plays_it(game_id):
     masks = np.zeros((k, spec.num_actions), np.int8)
     greedy = rollout_kernel(game_id, "greedy")
     expected_rngs = teacher_rngs.copy()
-    teacher_and_play(states, slots, slots, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
-                     spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
+    teacher_and_play(
+        states,
+        slots,
+        slots,
+        game_rngs,
+        teacher_rngs,
+        0,
+        policies,
+        actions,
+        observations,
+        masks,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.observe_into,
+        greedy,
+    )
     for i in range(k):
         mask = np.zeros(spec.num_actions, np.int8)
         spec.legal_mask(before[i], mask)
@@ -104,7 +151,10 @@ def test_exploration_changes_the_games_but_every_target_stays_one_legal_action()
     assert len(plain) != len(explored) or not np.array_equal(plain.observations, explored.observations)
     for batch in (plain, explored):
         policies = batch.policies.astype(np.float32)
-        assert np.array_equal(policies.sum(axis=1), np.ones(len(batch))) and set(np.unique(policies)) == {0.0, 1.0}
+        assert np.array_equal(policies.sum(axis=1), np.ones(len(batch))) and set(np.unique(policies)) == {
+            0.0,
+            1.0,
+        }
         assert not policies[batch.masks == 0].any()
         assert np.isin(batch.values[:, :2], [1.0, -1.0, 0.0]).all()
     assert PROBABILITY_SCALE >= 1000
@@ -153,7 +203,9 @@ def test_the_trainer_warm_starts_once_and_a_resume_does_not_repeat_it(tmp_path):
     assert main(["--out-dir", str(tmp_path / "b"), *TINY, "--rounds", "1"]) == 0
     (straight,), (split,) = (tmp_path / "a").iterdir(), (tmp_path / "b").iterdir()
     assert main(["--resume", str(split), "--rounds", "2"]) == 0
-    assert np.array_equal(read_network(straight / "network.npz").params, read_network(split / "network.npz").params)
+    assert np.array_equal(
+        read_network(straight / "network.npz").params, read_network(split / "network.npz").params
+    )
     with open(straight / "metrics.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     warm = [r for r in rows if r["metric"].startswith("train/warm_start_")]
@@ -162,13 +214,16 @@ def test_the_trainer_warm_starts_once_and_a_resume_does_not_repeat_it(tmp_path):
     assert json.loads((straight / "args.json").read_text())["warm_start_games"] == 10
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--warm-start-games", "-1"], "--warm-start-games must be at least 0"),
-    (["--warm-start-epsilon", "1.5"], "--warm-start-epsilon must be a probability from 0 to 1"),
-    (["--warm-start-reuse", "0"], "--warm-start-reuse must be a number > 0"),
-    (["--teacher", "ppo"], "--teacher must be one of greedy, champion, mcts, got 'ppo'"),
-    (["--teacher-share", "-1"], "--teacher-share must be a number from 0 to 10"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--warm-start-games", "-1"], "--warm-start-games must be at least 0"),
+        (["--warm-start-epsilon", "1.5"], "--warm-start-epsilon must be a probability from 0 to 1"),
+        (["--warm-start-reuse", "0"], "--warm-start-reuse must be a number > 0"),
+        (["--teacher", "ppo"], "--teacher must be one of greedy, champion, mcts, got 'ppo'"),
+        (["--teacher-share", "-1"], "--teacher-share must be a number from 0 to 10"),
+    ],
+)
 def test_bad_warm_start_arguments_are_refused_before_anything_is_written(tmp_path, capsys, extra, message):
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as exit_info:
@@ -179,8 +234,12 @@ def test_bad_warm_start_arguments_are_refused_before_anything_is_written(tmp_pat
 
 def _decision_arrays(spec, k: int):
     """Empty per-row arrays of ``k`` decisions: policies, actions, observations, masks."""
-    return (np.zeros((k, spec.num_actions), np.float32), np.zeros(k, np.int64),
-            np.zeros((k, spec.obs_size), np.float32), np.zeros((k, spec.num_actions), np.int8))
+    return (
+        np.zeros((k, spec.num_actions), np.float32),
+        np.zeros(k, np.int64),
+        np.zeros((k, spec.obs_size), np.float32),
+        np.zeros((k, spec.num_actions), np.int8),
+    )
 
 
 def _mlp_champion(game_id: str):
@@ -221,9 +280,24 @@ def test_the_champion_teacher_targets_its_distribution_and_plays_its_choice(game
     teacher_rngs = np.array([make_rng(20 + i) for i in range(k)])
     policies, actions, observations, masks = _decision_arrays(spec, k)
     mlp = champion_teachers(game_id, [n])[n]
-    mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, 0, policies, actions, observations, masks,
-                         mlp.params, mlp.shapes, mlp.activations, spec.legal_mask, spec.apply_action,
-                         spec.observe_into)
+    mlp_teacher_and_play(
+        states,
+        slots,
+        rows,
+        game_rngs,
+        teacher_rngs,
+        0,
+        policies,
+        actions,
+        observations,
+        masks,
+        mlp.params,
+        mlp.shapes,
+        mlp.activations,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.observe_into,
+    )
     expected = champion.probabilities(observations[rows], masks[rows])
     assert np.allclose(policies[rows], expected, atol=1e-4)
     assert not policies[masks == 0].any() and np.allclose(policies[rows].sum(axis=1), 1.0, atol=1e-5)
@@ -266,8 +340,9 @@ def test_a_pinned_teacher_version_keeps_the_champions_a_recorded_command_met():
     assert all(isinstance(t, MLPWeights) for t in champion_teachers(MTM, [4], version=2).values())
     with pytest.raises(ValueError, match="at least 1"):
         champion_teachers(MTM, [2], version=0)
-    by_v1, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion",
-                                  teacher_version=1)
+    by_v1, _ = play_teacher_games(
+        MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion", teacher_version=1
+    )
     by_v2, _ = play_teacher_games(MTM, 3, [2], seed=4, epsilon=0.0, parallel=1, teacher="champion")
     assert not np.array_equal(by_v1.policies, by_v2.policies)
 
@@ -280,7 +355,10 @@ def test_teacher_names_say_which_champion_version_taught_each_count():
     assert champion_teacher_versions(MIGHTY, [3, 4, 5], version=2) == {3: 2, 4: 1}
     assert champion_teacher_versions(MIGHTY, [3, 4, 5], version=1) == {3: 1, 4: 1}
     assert teacher_names(MIGHTY, [3, 4, 5], "champion") == {
-        "3": "mighty_monsters-champion-v2", "4": "mighty_monsters-champion-v1", "5": "mighty_monsters-greedy-v1"}
+        "3": "mighty_monsters-champion-v2",
+        "4": "mighty_monsters-champion-v1",
+        "5": "mighty_monsters-greedy-v1",
+    }
     assert set(teacher_names(MIGHTY, [3, 4], "greedy").values()) == {"mighty_monsters-greedy-v1"}
     with pytest.raises(ValueError, match="at least 1"):
         champion_teacher_versions(MIGHTY, [3], version=0)
@@ -289,13 +367,41 @@ def test_teacher_names_say_which_champion_version_taught_each_count():
 def test_a_trained_network_file_names_its_teachers_and_its_start(tmp_path):
     """The network file's training record names each count's teacher (the pinned champion
     version) and the network it started from, so a rerun can meet the same teachers."""
-    assert main(["--out-dir", str(tmp_path / "a"), *TINY, "--teacher", "champion", "--players", "2,3",
-                 "--teacher-version", "1"]) == 0
+    assert (
+        main(
+            [
+                "--out-dir",
+                str(tmp_path / "a"),
+                *TINY,
+                "--teacher",
+                "champion",
+                "--players",
+                "2,3",
+                "--teacher-version",
+                "1",
+            ]
+        )
+        == 0
+    )
     (run,) = (tmp_path / "a").iterdir()
     record = read_network(run / "network.npz").training
     assert record["teachers"] == {"2": "marry_the_monster-champion-v1", "3": "marry_the_monster-greedy-v1"}
-    assert main(["--out-dir", str(tmp_path / "b"), *TINY, "--warm-start-games", "0", "--players", "2,3",
-                 "--init-network", str(run / "network.npz")]) == 0
+    assert (
+        main(
+            [
+                "--out-dir",
+                str(tmp_path / "b"),
+                *TINY,
+                "--warm-start-games",
+                "0",
+                "--players",
+                "2,3",
+                "--init-network",
+                str(run / "network.npz"),
+            ]
+        )
+        == 0
+    )
     (follow,) = (tmp_path / "b").iterdir()
     record = read_network(follow / "network.npz").training
     assert record["init_network"] == str(run / "network.npz") and "teachers" not in record
@@ -314,7 +420,10 @@ def test_a_placement_champion_teaches_through_its_numpy_forward_pass():
     observations = batch.observations.astype(np.float32)
     expected = teachers[2].probabilities(observations, batch.masks)
     assert np.allclose(batch.policies.astype(np.float32), expected, atol=2e-3)
-    assert len(np.unique(batch.policies.argmax(axis=1))) > 1 and (np.count_nonzero(batch.policies, axis=1) > 1).any()
+    assert (
+        len(np.unique(batch.policies.argmax(axis=1))) > 1
+        and (np.count_nonzero(batch.policies, axis=1) > 1).any()
+    )
     # the first game, replayed with the champion's most probable move at every decision, is the one recorded
     spec = envs.spec(FACTORY)
     state = np.zeros(spec.state_size, np.int32)
@@ -341,7 +450,11 @@ def test_a_network_champion_teaches_its_policy_heads_distribution_and_plays_its_
     from monster_zoo.agents.ppo.champions import champion_path
 
     teachers = champion_teachers(MTM, [2, 3, 4])
-    assert sorted(teachers) == [2, 4] and isinstance(teachers[2], AZNetAgent) and isinstance(teachers[4], MLPWeights)
+    assert (
+        sorted(teachers) == [2, 4]
+        and isinstance(teachers[2], AZNetAgent)
+        and isinstance(teachers[4], MLPWeights)
+    )
     four = PPOAgent.load(str(champion_path("marry_the_monster", 4)), MTM, options={"num_players": 4})
     # the weights of version 1's policy file (params hold weights and biases, not activations)
     assert np.array_equal(teachers[4].params, MLPWeights([(w, b, 0) for w, b, _ in four.layers]).params)

@@ -6,6 +6,7 @@ ValueError whose message names the agent (and slot), the action and the reason, 
 the game byte-identical. An adapter joins by writing its :class:`Driver` and adding it to
 ``DRIVERS`` (one line).
 """
+
 import re
 import warnings
 
@@ -30,11 +31,27 @@ def bad_actions():
     (also past int64) and an in-range action that is illegal in the current state."""
     return st.one_of(
         st.floats(allow_nan=True, allow_infinity=True),  # 3.0 too: never converted
-        st.booleans(), st.complex_numbers(), st.text(max_size=3), st.none(),
-        st.integers(max_value=-1), st.integers(min_value=300),  # no game has 300 actions
+        st.booleans(),
+        st.complex_numbers(),
+        st.text(max_size=3),
+        st.none(),
+        st.integers(max_value=-1),
+        st.integers(min_value=300),  # no game has 300 actions
         st.lists(st.integers(0, 5), min_size=1, max_size=2),  # [7] is not 7
-        st.sampled_from([np.float32(1.0), np.float64(2.5), np.bool_(True), np.int64(-1), np.uint64(2**64 - 1),
-                         np.array([1.5]), np.array([[1, 2]]), np.array([True]), np.array("3"), (1,)]),
+        st.sampled_from(
+            [
+                np.float32(1.0),
+                np.float64(2.5),
+                np.bool_(True),
+                np.int64(-1),
+                np.uint64(2**64 - 1),
+                np.array([1.5]),
+                np.array([[1, 2]]),
+                np.array([True]),
+                np.array("3"),
+                (1,),
+            ]
+        ),
         st.just(ILLEGAL),
     )
 
@@ -42,7 +59,11 @@ def bad_actions():
 def bad_seeds():
     """Seeds no entry point may accept (valid: None where a reset allows it, or an integer >= 0)."""
     return st.one_of(
-        st.integers(max_value=-1), st.floats(), st.booleans(), st.text(max_size=3), st.complex_numbers(),
+        st.integers(max_value=-1),
+        st.floats(),
+        st.booleans(),
+        st.text(max_size=3),
+        st.complex_numbers(),
         st.lists(st.integers(0, 5), max_size=2),
         st.sampled_from([np.float64(3.0), np.bool_(False), np.int64(-5), "5", 3.7, True]),
     )
@@ -50,8 +71,13 @@ def bad_seeds():
 
 def bad_num_envs():
     """Batch sizes no batched entry point may accept (valid: an integer >= 1)."""
-    return st.one_of(st.integers(max_value=0), st.floats(), st.booleans(), st.text(max_size=2),
-                     st.sampled_from([2.5, "3", None, np.float64(2.0), [2]]))
+    return st.one_of(
+        st.integers(max_value=0),
+        st.floats(),
+        st.booleans(),
+        st.text(max_size=2),
+        st.sampled_from([2.5, "3", None, np.float64(2.0), [2]]),
+    )
 
 
 # --- the adapters ---------------------------------------------------------------------------
@@ -121,7 +147,7 @@ class BatchDriver(Driver):
         return [int(np.flatnonzero(m)[0]) for m in self.engine.masks]
 
     def submit(self, action):
-        self.submit_batch(self.legal_batch()[:SLOT] + [action] + self.legal_batch()[SLOT + 1:])
+        self.submit_batch(self.legal_batch()[:SLOT] + [action] + self.legal_batch()[SLOT + 1 :])
 
     def submit_batch(self, actions):
         self.engine.step(actions)
@@ -189,8 +215,10 @@ class VecDriver(BatchDriver):
         return [lambda seed: envs.make_vec_env(self.game_id, 2, seed=seed), self.vec.seed]
 
     def num_envs_entry_points(self):
-        return [lambda n: envs.make_vec_env(self.game_id, n),
-                lambda n: LearnerGames(envs.spec(self.game_id), envs.config(self.game_id, {}), n)]
+        return [
+            lambda n: envs.make_vec_env(self.game_id, n),
+            lambda n: LearnerGames(envs.spec(self.game_id), envs.config(self.game_id, {}), n),
+        ]
 
     def reset_with_options(self, options):
         self.vec.set_options(options)
@@ -230,17 +258,35 @@ class RLlibDriver(Driver):
 
 def aec_snapshot(env):
     """The byte image of a raw AEC env: state, generator, selection, rewards and terminations."""
-    return env.state().tobytes(), env._rng.tobytes(), env.agent_selection, repr(env.rewards), repr(env.terminations)
+    return (
+        env.state().tobytes(),
+        env._rng.tobytes(),
+        env.agent_selection,
+        repr(env.rewards),
+        repr(env.terminations),
+    )
 
 
 def games_snapshot(games):
     """The byte image of a LearnerGames: states, every generator, masks and the learner's view."""
-    return tuple(a.tobytes() for a in (games.states, games.game_rngs, games.seat_rngs, games.policy_rngs,
-                                       games.masks, games.observations, games.learner_seats, games.game_seeds))
+    return tuple(
+        a.tobytes()
+        for a in (
+            games.states,
+            games.game_rngs,
+            games.seat_rngs,
+            games.policy_rngs,
+            games.masks,
+            games.observations,
+            games.learner_seats,
+            games.game_seeds,
+        )
+    )
 
 
 try:
     import ray.rllib  # noqa: F401  (the RLlib adapter needs the distributed extra)
+
     _RLLIB = [RLlibDriver]
 except ImportError:
     _RLLIB = []
@@ -279,8 +325,11 @@ def test_every_adapter_refuses_a_bad_action_naming_who_what_and_why(cls, game_id
         assert re.fullmatch(rf"{d.who} is on move and must act; None is only for finished agents", message)
     else:
         shown = re.escape(repr(action.item() if isinstance(action, np.generic) else action))
-        named = shown if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)) \
+        named = (
+            shown
+            if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_))
             else re.escape(str(int(action)))
+        )
         assert re.fullmatch(rf"{d.who}: action {named} {REASON}", message, re.S), message
     assert d.snapshot() == before, f"{cls.__name__} changed the game while refusing {action!r}"
 
@@ -296,8 +345,10 @@ def test_refusals_are_illegal_action_errors_and_integer_arrays_of_one_value_pass
 
 @pytest.mark.parametrize("cls", BATCHED, ids=lambda c: c.__name__)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(shape=st.sampled_from([(NUM_ENVS, 1), (1, NUM_ENVS), (NUM_ENVS + 1,), (NUM_ENVS - 1,), (), (0,)]),
-       container=st.sampled_from(["array", "list", "scalar"]))
+@given(
+    shape=st.sampled_from([(NUM_ENVS, 1), (1, NUM_ENVS), (NUM_ENVS + 1,), (NUM_ENVS - 1,), (), (0,)]),
+    container=st.sampled_from(["array", "list", "scalar"]),
+)
 def test_batched_adapters_refuse_a_batch_of_the_wrong_shape(cls, game_id, shape, container):
     d = driver(cls, game_id)
     batch = np.zeros(shape, np.int64)
@@ -305,11 +356,14 @@ def test_batched_adapters_refuse_a_batch_of_the_wrong_shape(cls, game_id, shape,
     before = d.snapshot()
     message = refusal_of(lambda: d.submit_batch(batch))
     if container == "list" and shape == (NUM_ENVS, 1):  # the right length, but each action is a list
-        assert re.fullmatch(r"slot 0: player_\d( \(the learner\))?: action \[0\] is not an integer action index",
-                            message), message
+        assert re.fullmatch(
+            r"slot 0: player_\d( \(the learner\))?: action \[0\] is not an integer action index", message
+        ), message
     else:
-        assert message.startswith(f"actions: expected {NUM_ENVS} integer action indices (a 1-d array of shape "
-                                  f"({NUM_ENVS},) or a list), got "), message
+        assert message.startswith(
+            f"actions: expected {NUM_ENVS} integer action indices (a 1-d array of shape "
+            f"({NUM_ENVS},) or a list), got "
+        ), message
     assert d.snapshot() == before
 
 
@@ -351,8 +405,12 @@ def test_valid_seeds_mean_the_same_game_in_every_adapter(seed):
     assert learner.game_seed() == seed % 2**63
 
 
-@pytest.mark.parametrize("cls", [d for d in DRIVERS if hasattr(d, "reset_with_options")], ids=lambda c: c.__name__)
-@pytest.mark.parametrize("options", [{"bogus": 1}, {"seed": 3}, {"options": 1, "bogus": 1}, "fast", [("a", 1)]])
+@pytest.mark.parametrize(
+    "cls", [d for d in DRIVERS if hasattr(d, "reset_with_options")], ids=lambda c: c.__name__
+)
+@pytest.mark.parametrize(
+    "options", [{"bogus": 1}, {"seed": 3}, {"options": 1, "bogus": 1}, "fast", [("a", 1)]]
+)
 def test_reset_options_are_never_silently_ignored(cls, game_id, options):
     d = cls(game_id)
     before = d.snapshot()

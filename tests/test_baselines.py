@@ -2,14 +2,15 @@
 short and versioned names, legal, never touching the live state, blind to what its seat cannot
 see, and winning at least 80% of seat-rotated games against random play at the game's
 smallest player count. Game-specific behaviour is tested in each game's own agents file."""
+
 import numpy as np
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import available_agents, make_agent
-from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
+from monster_zoo.evaluation.match import run_match, wilson_interval
 
 pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
 
@@ -22,8 +23,9 @@ def play_with_greedy(game_id, seed, num_players, on_greedy):
     env = envs.make(game_id, num_players=num_players)
     raw = env.unwrapped
     greedy_seat = seed % num_players
-    agents = [make_agent("greedy" if q == greedy_seat else "random", game_id, seed + q)
-              for q in range(num_players)]
+    agents = [
+        make_agent("greedy" if q == greedy_seat else "random", game_id, seed + q) for q in range(num_players)
+    ]
     env.reset(seed=seed)
     for name in env.agent_iter():
         obs, _, termination, truncation, _ = env.last()
@@ -75,8 +77,9 @@ def test_greedy_is_legal_pure_and_blind_to_hidden_information(game_id):
 def test_greedy_beats_random_at_the_smallest_player_count(game_id):
     """Checklist 9: >= 80% of seat-rotated games won against random opponents."""
     n = envs.spec(game_id).min_players
-    result = run_match(game_id, ["greedy"] + ["random"] * (n - 1), games=GAMES_PER_CHECK, seed=4242,
-                       progress=False)
+    result = run_match(
+        game_id, ["greedy"] + ["random"] * (n - 1), games=GAMES_PER_CHECK, seed=4242, progress=False
+    )
     greedy = result.stats[0]
     low, high = wilson_interval(greedy.wins, greedy.games)
     print(f"\n{game_id} greedy vs {n - 1} random: {greedy.win_rate:.3f} [{low:.3f}, {high:.3f}]")

@@ -105,12 +105,19 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
     timings = {r["name"]: r for r in records if r["record"] == "timing" and r["game"] == game_id}
     assert "warm start (import+reset+step)" in timings
     assert all(record["seconds"] > 0 for record in timings.values())
-    ratios = {record["name"]: record for record in records if record["record"] == "ratio" and record["game"] == game_id}
+    ratios = {
+        record["name"]: record
+        for record in records
+        if record["record"] == "ratio" and record["game"] == game_id
+    }
     # --quick measures one thread; the ratios name the thread count their best engine ran at
     ours = "best batched engine (1 thread)"
     pgx_ratio = f"{ours} / best pgx connect_four"
-    assert set(ratios) == {"aec env() / pettingzoo connect_four_v3 env()", f"{ours} / openspiel connect_four",
-                           pgx_ratio}
+    assert set(ratios) == {
+        "aec env() / pettingzoo connect_four_v3 env()",
+        f"{ours} / openspiel connect_four",
+        pgx_ratio,
+    }
     best = max(batched, key=lambda record: record["steps_per_s"])
     assert ratios[pgx_ratio]["detail"] == f"batch {best['batch_size']}, 1 thread"
     if importlib.util.find_spec("pgx") is not None:
@@ -123,8 +130,13 @@ def test_run_with_our_game_writes_every_measurement(tmp_path):
 def test_training_throughput_quick_run_writes_a_record(tmp_path):
     pytest.importorskip("sb3_contrib")
     out = tmp_path / "training.jsonl"
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.training_throughput", "--quick", "--json", str(out)],
-                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.training_throughput", "--quick", "--json", str(out)],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["quick"] and set(record["ratios"]) == {"pure self-play", "default mix"}
@@ -136,9 +148,25 @@ def test_training_throughput_quick_run_writes_a_record(tmp_path):
 def test_training_throughput_versus_device_ppo_alternates_both_trainers(tmp_path):
     pytest.importorskip("monster_zoo.training.device_ppo.torchrl_parts")
     out = tmp_path / "training.jsonl"
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.training_throughput", "--versus-device-ppo",
-                           "0.05", "--repeats", "1", "--versus-opponents", "random:1", "--json", str(out)],
-                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo.benchmarks.training_throughput",
+            "--versus-device-ppo",
+            "0.05",
+            "--repeats",
+            "1",
+            "--versus-opponents",
+            "random:1",
+            "--json",
+            str(out),
+        ],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["trainer"] for r in record["runs"]] == ["sb3 MaskablePPO", "array-side PPO"]
@@ -156,7 +184,9 @@ def test_training_throughput_refuses_negative_versus_minutes():
 def test_side_by_side_times_a_command_alone_and_in_pairs():
     from monster_zoo.benchmarks import side_by_side
 
-    result = side_by_side.side_by_side([sys.executable, "-c", "import time; time.sleep(0.3)"], copies=2, repeats=1)
+    result = side_by_side.side_by_side(
+        [sys.executable, "-c", "import time; time.sleep(0.3)"], copies=2, repeats=1
+    )
     assert result["copies"] == 2 and result["alone_steps_per_s"] > 0
     # sleeping processes do not compete for cores: each keeps most of its speed
     assert 0.5 < result["ratio_per_process"] < 2
@@ -168,8 +198,12 @@ def test_side_by_side_runs_a_workload_that_reports_its_speed_and_cores():
     command = side_by_side.workload_command("batch", "marry_the_monster-v0", seconds=0.05)
     (run,) = side_by_side.run_together(command, 1, timeout=300)
     assert run.speed > 1000 and 0 < run.busy_cores < 4
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.bench", "--side-by-side", "--help"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.bench", "--side-by-side", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "--side-by-side" in done.stdout
 
 
@@ -203,7 +237,6 @@ def test_pgx_batch_plays_the_steps_it_counts_and_auto_resets():
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
-
 def test_ratios_take_the_best_batch_size_at_the_largest_thread_count_and_each_pgx_game():
     from monster_zoo.benchmarks import bench
 
@@ -232,13 +265,33 @@ def test_ratios_take_the_best_batch_size_at_the_largest_thread_count_and_each_pg
     assert {r.detail for r in ratios.values() if r.name.startswith(ours)} == {"batch 1024, 2 threads"}
     # our AEC env was not measured: that ratio reads n/a
     assert ratios["aec env() / pettingzoo connect_four_v3 env()"].value is None
-    report = bench.markdown_report({"run_id": "x", "cpu_model": "cpu", "cores": 2, "load_average_1min": 0.5,
-                                    "python": "3", "numpy": "2", "numba": "0", "pettingzoo": "1", "open_spiel": "2",
-                                    "pgx": "2.6.0", "jax": "0.10.2", "jaxlib": "0.10.2", "pgx_threads": 2,
-                                    "git_revision": None, "git_dirty": None,
-                                    "settings": {"repeats": 5, "seconds": 1.0, "quick": False}},
-                                   measurements, [], list(ratios.values()))
-    assert "| best batched engine (2 threads) / best pgx connect_four | marry_the_monster-v0 | 8.0x | batch 1024" in report
+    report = bench.markdown_report(
+        {
+            "run_id": "x",
+            "cpu_model": "cpu",
+            "cores": 2,
+            "load_average_1min": 0.5,
+            "python": "3",
+            "numpy": "2",
+            "numba": "0",
+            "pettingzoo": "1",
+            "open_spiel": "2",
+            "pgx": "2.6.0",
+            "jax": "0.10.2",
+            "jaxlib": "0.10.2",
+            "pgx_threads": 2,
+            "git_revision": None,
+            "git_dirty": None,
+            "settings": {"repeats": 5, "seconds": 1.0, "quick": False},
+        },
+        measurements,
+        [],
+        list(ratios.values()),
+    )
+    assert (
+        "| best batched engine (2 threads) / best pgx connect_four | marry_the_monster-v0 | 8.0x | batch 1024"
+        in report
+    )
     assert "(load 0.5)" in report and "2 XLA threads" in report
 
 
@@ -253,16 +306,28 @@ def test_ratios_across_runs_are_judged_by_their_median():
 
     engine, aec = "best batched engine (2 threads) / openspiel connect_four", "aec env() / pettingzoo"
     runs = [
-        [fake_ratio(bench, engine, 15.6, detail="batch 4096"), fake_ratio(bench, aec, 3.7, 3.0),
-         fake_ratio(bench, engine, 9.8, game="monster_factory-v0")],
-        [fake_ratio(bench, engine, 12.9, detail="batch 1024"), fake_ratio(bench, aec, 2.5, 3.0),
-         fake_ratio(bench, engine, 10.0, game="monster_factory-v0")],
-        [fake_ratio(bench, engine, 14.3, detail="batch 4096"), fake_ratio(bench, aec, 2.9, 3.0),
-         fake_ratio(bench, engine, 10.6, game="monster_factory-v0")],
+        [
+            fake_ratio(bench, engine, 15.6, detail="batch 4096"),
+            fake_ratio(bench, aec, 3.7, 3.0),
+            fake_ratio(bench, engine, 9.8, game="monster_factory-v0"),
+        ],
+        [
+            fake_ratio(bench, engine, 12.9, detail="batch 1024"),
+            fake_ratio(bench, aec, 2.5, 3.0),
+            fake_ratio(bench, engine, 10.0, game="monster_factory-v0"),
+        ],
+        [
+            fake_ratio(bench, engine, 14.3, detail="batch 4096"),
+            fake_ratio(bench, aec, 2.9, 3.0),
+            fake_ratio(bench, engine, 10.6, game="monster_factory-v0"),
+        ],
     ]
     across = {(r.name, r.game): r for r in bench.ratios_across_runs(runs)}
-    assert list(across) == [(engine, "marry_the_monster-v0"), (aec, "marry_the_monster-v0"),
-                            (engine, "monster_factory-v0")]
+    assert list(across) == [
+        (engine, "marry_the_monster-v0"),
+        (aec, "marry_the_monster-v0"),
+        (engine, "monster_factory-v0"),
+    ]
     mtm = across[engine, "marry_the_monster-v0"]
     assert (mtm.median, mtm.low, mtm.high) == (14.3, 12.9, 15.6) and mtm.passed is True
     assert mtm.details == ["batch 4096", "batch 1024", "batch 4096"]
@@ -282,9 +347,11 @@ def test_ratios_across_runs_with_an_even_count_missing_values_and_no_target():
     from monster_zoo.benchmarks import bench
 
     pgx = "best batched engine (2 threads) / best pgx connect_four"
-    runs = [[fake_ratio(bench, "r", 9.0), fake_ratio(bench, "gone", None), fake_ratio(bench, pgx, 3.0, None)],
-            [fake_ratio(bench, "r", 11.2), fake_ratio(bench, "gone", None), fake_ratio(bench, pgx, 4.0, None)],
-            [fake_ratio(bench, "r", None)]]
+    runs = [
+        [fake_ratio(bench, "r", 9.0), fake_ratio(bench, "gone", None), fake_ratio(bench, pgx, 3.0, None)],
+        [fake_ratio(bench, "r", 11.2), fake_ratio(bench, "gone", None), fake_ratio(bench, pgx, 4.0, None)],
+        [fake_ratio(bench, "r", None)],
+    ]
     across = {r.name: r for r in bench.ratios_across_runs(runs)}
     assert across["r"].median == pytest.approx(10.1) and across["r"].passed is True
     assert across["r"].values == [9.0, 11.2, None]
@@ -301,18 +368,37 @@ def test_runs_report_marks_a_target_met_only_by_the_median_of_runs():
     game = "marry_the_monster-v0"
     engine = bench.Measurement(bench.BATCHED, "ours", game, run=None, batch_size=4096, threads=2)
     engine.run_medians = [9.0e6, 12.0e6, 11.0e6]
-    runs = [[fake_ratio(bench, "engine / openspiel", v, game=game),
-             fake_ratio(bench, "aec / pettingzoo", a, 3.0, game=game)]
-            for v, a in ((15.6, 3.7), (9.4, 2.5), (12.1, 2.9))]
-    header = {"run_id": "x", "cpu_model": "cpu", "cores": 2, "load_average_1min": 0.5, "python": "3",
-              "numpy": "2", "numba": "0", "pettingzoo": "1", "open_spiel": "2", "pgx": None, "jax": None,
-              "jaxlib": None, "git_revision": None, "git_dirty": None,
-              "settings": {"repeats": 5, "runs": 3, "seconds": 1.0, "quick": False}}
+    runs = [
+        [
+            fake_ratio(bench, "engine / openspiel", v, game=game),
+            fake_ratio(bench, "aec / pettingzoo", a, 3.0, game=game),
+        ]
+        for v, a in ((15.6, 3.7), (9.4, 2.5), (12.1, 2.9))
+    ]
+    header = {
+        "run_id": "x",
+        "cpu_model": "cpu",
+        "cores": 2,
+        "load_average_1min": 0.5,
+        "python": "3",
+        "numpy": "2",
+        "numba": "0",
+        "pettingzoo": "1",
+        "open_spiel": "2",
+        "pgx": None,
+        "jax": None,
+        "jaxlib": None,
+        "git_revision": None,
+        "git_dirty": None,
+        "settings": {"repeats": 5, "runs": 3, "seconds": 1.0, "quick": False},
+    }
     report = bench.runs_report(header, [engine], [], bench.ratios_across_runs(runs))
     assert "3 runs, each the median of 5 repeats of 1 s" in report
     assert f"| batched engine | {game} | 4096 | 2 | 11,000,000 | 9,000,000 | 12,000,000 |" in report
     assert f"| engine / openspiel | {game} | 12.1x | 9.4-15.6x | 15.6, 9.4, 12.1 | >= 10x | ✔ |" in report
-    assert f"| aec / pettingzoo | {game} | 2.9x | 2.5-3.7x | 3.7, 2.5, 2.9 | >= 3x | ✘ (median 2.9x) |" in report
+    assert (
+        f"| aec / pettingzoo | {game} | 2.9x | 2.5-3.7x | 3.7, 2.5, 2.9 | >= 3x | ✘ (median 2.9x) |" in report
+    )
 
 
 def test_runs_must_be_at_least_one(capsys):
@@ -345,9 +431,17 @@ def test_torch_threads_table_and_arguments(capsys):
 
     assert torch_threads.thread_counts(2) == [1, 2] and torch_threads.thread_counts(16) == [1, 2, 16]
     times = {1: {"update": [0.5, 0.7, 0.6], "forward": [0.002, 0.004, 0.003], "cycle": [1.0, 2.0, 0.5]}}
-    table = torch_threads.table([{"label": "1 busy process", "load": (2.5, 3.25), "times": times}], rollout=4096)
-    assert "| 1 busy process | 2.50-3.25 | 1 | 0.600 (0.500-0.700) | 3.00 (2.00-4.00) | 4,096 (2,048-8,192) |" in table
-    for argv, message in ((["--repeats", "0"], "--repeats must be at least 1"), (["--busy", "0"], "--busy must be")):
+    table = torch_threads.table(
+        [{"label": "1 busy process", "load": (2.5, 3.25), "times": times}], rollout=4096
+    )
+    assert (
+        "| 1 busy process | 2.50-3.25 | 1 | 0.600 (0.500-0.700) | 3.00 (2.00-4.00) | 4,096 (2,048-8,192) |"
+        in table
+    )
+    for argv, message in (
+        (["--repeats", "0"], "--repeats must be at least 1"),
+        (["--busy", "0"], "--busy must be"),
+    ):
         with pytest.raises(SystemExit):
             torch_threads.parse_args(argv)
         assert message in capsys.readouterr().err
@@ -363,8 +457,12 @@ def test_device_ppo_parts_quick_run_times_every_piece_and_refuses_bad_arguments(
     assert device_ppo_parts.main(["--quick", "--json", str(out)]) == 0
     record = json.loads(out.read_text())
     pieces = record["us_per_decision"]
-    assert {"draw: sample_masked", "policy step, bfloat16", "critic, whole rollout at once",
-            "update, float32, shared trunk"} <= set(pieces)
+    assert {
+        "draw: sample_masked",
+        "policy step, bfloat16",
+        "critic, whole rollout at once",
+        "update, float32, shared trunk",
+    } <= set(pieces)
     assert all(len(v) == 1 and v[0] > 0 for v in pieces.values())
     printed = capsys.readouterr().out
     assert all(f"| {name} |" in printed for name in pieces)
@@ -376,10 +474,17 @@ def test_device_ppo_parts_quick_run_times_every_piece_and_refuses_bad_arguments(
 @pytest.mark.slow
 def test_torch_threads_quick_run_prints_every_row():
     pytest.importorskip("sb3_contrib")
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.torch_threads", "--quick"], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.torch_threads", "--quick"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = [line for line in done.stdout.splitlines() if line.startswith("| none") or line.startswith("| 1 busy")]
+    rows = [
+        line for line in done.stdout.splitlines() if line.startswith("| none") or line.startswith("| 1 busy")
+    ]
     assert len(rows) == 2 * len({1, 2, int(done.stdout.split("torch's default ")[1].split()[0])})
 
 

@@ -1,6 +1,7 @@
 """Trained policies play with numpy's BLAS on one thread (``agents/ppo/agent.one_blas_thread``):
 their matrices are small, and two BLAS threads ran a champion's forward pass 50 times slower
 whenever another process shared the 2-core machine."""
+
 import numpy as np
 from threadpoolctl import threadpool_info
 

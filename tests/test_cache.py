@@ -4,6 +4,7 @@ The in-process tests use a throw-away package folder, so the library's own cache
 never touched; the subprocess tests put a copy's caches in a temporary folder, so a
 damaged cache that crashed the interpreter could not take the test run with it.
 """
+
 import ast
 import os
 import shutil
@@ -16,8 +17,14 @@ import numba
 import pytest
 
 from monster_zoo.envs.core import cache
-from monster_zoo.envs.core.cache import CORE_DIR, cache_folder, clear_stale_cache, damaged_files, kernel_dependencies, \
-    kernel_sources
+from monster_zoo.envs.core.cache import (
+    CORE_DIR,
+    cache_folder,
+    clear_stale_cache,
+    damaged_files,
+    kernel_dependencies,
+    kernel_sources,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = sorted(p for p in (ROOT / "envs").iterdir() if (p / "rules.py").is_file())
@@ -26,13 +33,25 @@ GAMES = sorted(p for p in (ROOT / "envs").iterdir() if (p / "rules.py").is_file(
 def _library_imports(path: Path):
     """Module names of the library that ``path`` imports, as written."""
     tree = ast.parse(path.read_text())
-    return [(n.level, n.module, [a.name for a in n.names]) for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("monster_zoo"))]
+    return [
+        (n.level, n.module, [a.name for a in n.names])
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ImportFrom) and (n.level or (n.module or "").startswith("monster_zoo"))
+    ]
 
 
-@pytest.mark.parametrize("package", [*GAMES, ROOT / "agents" / "search", ROOT / "agents" / "az", CORE_DIR,
-                                     ROOT / "benchmarks", ROOT / "training" / "az"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "package",
+    [
+        *GAMES,
+        ROOT / "agents" / "search",
+        ROOT / "agents" / "az",
+        CORE_DIR,
+        ROOT / "benchmarks",
+        ROOT / "training" / "az",
+    ],
+    ids=lambda p: p.name,
+)
 def test_guard_fingerprints_every_module_the_kernels_import(package):
     """Every library module a kernel file imports, directly or not, is fingerprinted: the core's
     layout (the offsets every game's state is built from) included."""
@@ -45,12 +64,20 @@ def test_guard_fingerprints_every_module_the_kernels_import(package):
             else:
                 target = ROOT.joinpath(*module.split(".")[1:])
             files = [target.with_suffix(".py")] + [target / f"{n}.py" for n in names]
-            assert any(t.resolve() in deps for t in files if t.is_file()) or not any(t.is_file() for t in files), \
-                f"{f.name} imports {module} but the guard misses it"
+            assert any(t.resolve() in deps for t in files if t.is_file()) or not any(
+                t.is_file() for t in files
+            ), f"{f.name} imports {module} but the guard misses it"
     if package in GAMES:
-        assert {CORE_DIR / "state_layout.py", CORE_DIR / "contract.py", CORE_DIR / "rng.py", package / "state_layout.py"} <= deps
+        assert {
+            CORE_DIR / "state_layout.py",
+            CORE_DIR / "contract.py",
+            CORE_DIR / "rng.py",
+            package / "state_layout.py",
+        } <= deps
     if package in GAMES:  # every file with kernels, whichever decorator of envs/core/kernels.py it uses
-        assert {package / "rules.py", package / "observation.py", package / "greedy.py"} <= set(kernel_sources(package))
+        assert {package / "rules.py", package / "observation.py", package / "greedy.py"} <= set(
+            kernel_sources(package)
+        )
     if package.parent.name == "agents":
         assert {CORE_DIR / "contract.py", CORE_DIR / "header.py"} <= deps
     if package.name in ("benchmarks", "az") and package.parent.name != "agents":
@@ -72,11 +99,18 @@ def test_every_folder_with_kernels_guards_its_cache():
     ``__init__``: a timing loop of ``benchmarks/`` (or the expert of ``training/az``) cached before
     an edit to the search it inlines kept running the old search, since numba watches only the
     file a kernel is defined in."""
-    folders = [p for p in ROOT.rglob("*") if p.is_dir() and "tests" not in p.relative_to(ROOT).parts
-               and _in_the_package(p)]
-    unguarded = [str(folder.relative_to(ROOT)) for folder in folders if kernel_sources(folder)
-                 and "guard_package(" not in ((folder / "__init__.py").read_text()
-                                              if (folder / "__init__.py").is_file() else "")]
+    folders = [
+        p
+        for p in ROOT.rglob("*")
+        if p.is_dir() and "tests" not in p.relative_to(ROOT).parts and _in_the_package(p)
+    ]
+    unguarded = [
+        str(folder.relative_to(ROOT))
+        for folder in folders
+        if kernel_sources(folder)
+        and "guard_package("
+        not in ((folder / "__init__.py").read_text() if (folder / "__init__.py").is_file() else "")
+    ]
     assert unguarded == []
 
 
@@ -91,6 +125,7 @@ def _fake_package(where: Path) -> Path:
 def _fake_cache_files(folder: Path):
     folder.mkdir(parents=True, exist_ok=True)
     import pickle
+
     (folder / "kernels.f-1.py311.nbi").write_bytes(pickle.dumps("v") + pickle.dumps(("stamp", {})))
     (folder / "kernels.f-1.py311.1.nbc").write_bytes(pickle.dumps(("data", b"x" * 100)))
 
@@ -108,10 +143,10 @@ def test_stale_guard_clears_the_folder_numba_really_uses(tmp_path, monkeypatch, 
     sources = [package / "kernels.py"]
     clear_stale_cache(package, sources)
     _fake_cache_files(folder)
-    assert not clear_stale_cache(package, sources)            # same sources: the cache stays
+    assert not clear_stale_cache(package, sources)  # same sources: the cache stays
     assert len(list(folder.glob("*.nb?"))) == 2
     (package / "kernels.py").write_text("from numba import njit\nX = 2\n")
-    assert clear_stale_cache(package, sources)                # edited: cleared, in that folder
+    assert clear_stale_cache(package, sources)  # edited: cleared, in that folder
     assert not list(folder.glob("*.nb?"))
 
 
@@ -124,27 +159,34 @@ def test_damaged_cache_files_are_found_and_cleared(tmp_path):
     clear_stale_cache(package, sources)
     _fake_cache_files(folder)
     assert damaged_files(folder) == []
-    for name, cut in [("kernels.f-1.py311.nbi", 0.6), ("kernels.f-1.py311.1.nbc", 0.5),
-                      ("kernels.f-1.py311.nbi", 0.2), ("kernels.f-1.py311.1.nbc", 0.0)]:
+    for name, cut in [
+        ("kernels.f-1.py311.nbi", 0.6),
+        ("kernels.f-1.py311.1.nbc", 0.5),
+        ("kernels.f-1.py311.nbi", 0.2),
+        ("kernels.f-1.py311.1.nbc", 0.0),
+    ]:
         _fake_cache_files(folder)
         data = (folder / name).read_bytes()
-        (folder / name).write_bytes(data[:int(len(data) * cut)])
+        (folder / name).write_bytes(data[: int(len(data) * cut)])
         assert damaged_files(folder) == [folder / name]
         assert clear_stale_cache(package, sources) and not list(folder.glob("*.nb?"))
 
 
 def _python(code: str, env: dict, cwd: Path):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900,
-                          env=env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=900, env=env, cwd=cwd
+    )
 
 
-PLAY = ("import monster_zoo, sys\n"
-        "env = monster_zoo.make('monster_factory-v0', num_players=2)\n"
-        "env.reset(seed=1)\n"
-        "for agent in env.agent_iter(60):\n"
-        "    obs, _, term, trunc, _ = env.last()\n"
-        "    env.step(None if term or trunc else int(obs['action_mask'].argmax()))\n"
-        "print('played', monster_zoo.__file__)\n")
+PLAY = (
+    "import monster_zoo, sys\n"
+    "env = monster_zoo.make('monster_factory-v0', num_players=2)\n"
+    "env.reset(seed=1)\n"
+    "for agent in env.agent_iter(60):\n"
+    "    obs, _, term, trunc, _ = env.last()\n"
+    "    env.step(None if term or trunc else int(obs['action_mask'].argmax()))\n"
+    "print('played', monster_zoo.__file__)\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +209,7 @@ def test_truncated_cache_files_heal_in_a_fresh_process(tmp_path, played_cache):
     assert files
     for k, f in enumerate(files):
         data = f.read_bytes()
-        f.write_bytes(data[:len(data) // (2 + k % 3)])
+        f.write_bytes(data[: len(data) // (2 + k % 3)])
     second = _python(PLAY, env, tmp_path)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "played" in second.stdout
@@ -246,7 +288,9 @@ def test_read_only_install_without_a_writable_home_imports_and_plays():
         assert attacked.returncode == 0, attacked.stderr[-3000:]
         assert "played" in attacked.stdout
         assert not marker.exists(), "a planted cache file ran code"
-        assert attacked.stderr.count("is not used (its cache files could run code as you)") == 1, attacked.stderr
+        assert attacked.stderr.count("is not used (its cache files could run code as you)") == 1, (
+            attacked.stderr
+        )
         assert not list(tmp.glob(f"{cache._FALLBACK_NAME}-private-*"))  # removed at exit
     finally:
         for path in [base, *base.rglob("*")]:
@@ -268,13 +312,22 @@ def test_fallback_folder_is_made_private_and_used(fallback_in):
     assert cache.fallback_problem(fallback_in) is None
 
 
-@pytest.mark.parametrize("setup, problem", [
-    (lambda f: f.symlink_to(f.parent / "elsewhere", target_is_directory=True) or (f.parent / "elsewhere").mkdir(),
-     "symbolic link"),
-    (lambda f: f.write_text(""), "not a folder"),
-    (lambda f: f.mkdir(mode=0o700) or os.chmod(f, 0o777), "written by other users"),
-    (lambda f: f.mkdir(mode=0o700) or os.chmod(f, 0o720), "written by other users"),
-], ids=["symlink", "file", "world_writable", "group_writable"])
+@pytest.mark.parametrize(
+    "setup, problem",
+    [
+        (
+            lambda f: (
+                f.symlink_to(f.parent / "elsewhere", target_is_directory=True)
+                or (f.parent / "elsewhere").mkdir()
+            ),
+            "symbolic link",
+        ),
+        (lambda f: f.write_text(""), "not a folder"),
+        (lambda f: f.mkdir(mode=0o700) or os.chmod(f, 0o777), "written by other users"),
+        (lambda f: f.mkdir(mode=0o700) or os.chmod(f, 0o720), "written by other users"),
+    ],
+    ids=["symlink", "file", "world_writable", "group_writable"],
+)
 def test_unsafe_fallback_is_refused_for_a_private_folder(fallback_in, setup, problem):
     setup(fallback_in)
     assert problem in cache.fallback_problem(fallback_in)
@@ -320,11 +373,14 @@ def _overwrite_machine_code(path: Path, seed: int):
     import random
 
     data = bytearray(path.read_bytes())
-    ops = [(pos, arg) for _, arg, pos in pickletools.genops(io.BytesIO(bytes(data)))
-           if isinstance(arg, (bytes, bytearray))]
+    ops = [
+        (pos, arg)
+        for _, arg, pos in pickletools.genops(io.BytesIO(bytes(data)))
+        if isinstance(arg, (bytes, bytearray))
+    ]
     pos, blob = max(ops, key=lambda op: len(op[1]))
     start = bytes(data).index(bytes(blob), pos)  # after the opcode and its length field
-    data[start:start + len(blob) // 2] = random.Random(seed).randbytes(len(blob) // 2)
+    data[start : start + len(blob) // 2] = random.Random(seed).randbytes(len(blob) // 2)
     path.write_bytes(bytes(data))
 
 

@@ -1,6 +1,7 @@
 """A champion version that is a learned-search network played alone (issue 44): Marry the Monster's
 2-player ``marry_the_monster-champion-v2`` is ``marry_the_monster-az-v2.npz`` alone, while
 ``marry_the_monster-champion-v1`` keeps the PPO policy and 4 players keep version 1."""
+
 import json
 import shutil
 
@@ -80,8 +81,11 @@ def test_version_1_at_two_players_and_the_four_player_champion_stay_the_ppo_poli
     observations, masks = views(4)
     policy = PPOAgent.load(str(DIR / "marry_the_monster-4p.npz"), GAME, options=FOUR)
     assert np.array_equal(four.act_batch(observations, masks), policy.act_batch(observations, masks))
-    with pytest.raises(ValueError, match=r"champion-v2 has no champion for 4 players \(shipped for 4 players: "
-                                         r"marry_the_monster-champion-v1\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"champion-v2 has no champion for 4 players \(shipped for 4 players: "
+        r"marry_the_monster-champion-v1\)",
+    ):
         make_agent("marry_the_monster-champion-v2", GAME, options=FOUR)
 
 
@@ -92,8 +96,12 @@ def test_the_versions_are_listed_and_the_file_is_not_taken_for_another_az_versio
     assert shipped_versions(GAME) == (1, 2)  # the champion's copy is no third az network
     assert CHAMPION_V2.read_bytes() == NETWORK.read_bytes()  # a byte copy: one digest for both names
     listed = shipped_files.read_manifest()["files"]
-    assert listed[CHAMPION_V2.name] == {"game": GAME, "num_players": 2, "version": 2,
-                                        "sha256": listed[NETWORK.name]["sha256"]}
+    assert listed[CHAMPION_V2.name] == {
+        "game": GAME,
+        "num_players": 2,
+        "version": 2,
+        "sha256": listed[NETWORK.name]["sha256"],
+    }
 
 
 def test_a_damaged_network_champion_is_refused_and_version_1_still_plays(copied):
@@ -109,15 +117,24 @@ def test_a_damaged_network_champion_is_refused_and_version_1_still_plays(copied)
 def test_a_network_champion_for_a_count_its_network_does_not_play_is_refused(copied):
     """A network that plays 2 players filed as a 4-player champion: the manifest writer refuses it,
     and were it listed anyway, loading it refuses the count."""
-    path = write_network(copied / "marry_the_monster-4p-v2.npz",
-                         random_network(GAME, (16,), player_counts=[2], name="two-only"))
-    with pytest.raises(ModelFileError, match=r"marry_the_monster-4p-v2.npz holds a learned-search network for "
-                                             r"marry_the_monster-v0 with 2 players, but its name says "
-                                             r"marry_the_monster-v0 with num_players=4"):
+    path = write_network(
+        copied / "marry_the_monster-4p-v2.npz",
+        random_network(GAME, (16,), player_counts=[2], name="two-only"),
+    )
+    with pytest.raises(
+        ModelFileError,
+        match=r"marry_the_monster-4p-v2.npz holds a learned-search network for "
+        r"marry_the_monster-v0 with 2 players, but its name says "
+        r"marry_the_monster-v0 with num_players=4",
+    ):
         shipped_files.build_manifest(copied)
     manifest = json.loads((copied / shipped_files.MANIFEST).read_text(encoding="utf-8"))
-    manifest["files"][path.name] = {"game": GAME, "num_players": 4, "version": 2,
-                                    "sha256": shipped_files.file_digest(path)}
+    manifest["files"][path.name] = {
+        "game": GAME,
+        "num_players": 4,
+        "version": 2,
+        "sha256": shipped_files.file_digest(path),
+    }
     (copied / shipped_files.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(ModelFileError, match="plays marry_the_monster-v0 with 2 players, not 4"):
         make_agent("champion", GAME, options=FOUR)
@@ -149,5 +166,7 @@ def test_the_web_app_seats_both_versions_and_plays_a_whole_game():
         session = answer.json()["session"]
         view = client.get(f"/api/sessions/{session}?viewer=public").json()
         while view["on_move"] is not None:
-            view = client.post(f"/api/sessions/{session}/advance?viewer=public", json={"step": view["step"]}).json()
+            view = client.post(
+                f"/api/sessions/{session}/advance?viewer=public", json={"step": view["step"]}
+            ).json()
         assert view["step"] > 0

@@ -1,5 +1,6 @@
 """The shipped champions' manifest: every file listed with its SHA-256 digest, and a champion
 whose file is not the one that shipped is refused instead of played."""
+
 import json
 import shutil
 import subprocess
@@ -9,8 +10,8 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent, shipped_files
-from monster_zoo.agents.ppo import champions
 from monster_zoo.agents.model_file import ModelFileError, read_metadata
+from monster_zoo.agents.ppo import champions
 from monster_zoo.agents.ppo.policy_file import read_policy, write_policy
 
 GAME = "marry_the_monster-v0"
@@ -88,8 +89,11 @@ def test_a_tampered_copy_that_is_a_valid_policy_file_is_refused(copied):
 def test_a_file_missing_from_the_manifest_is_refused(copied):
     shutil.copy(copied / "marry_the_monster-2p.npz", copied / "marry_the_monster-2p-v3.npz")
     assert champions.champion_versions("marry_the_monster", 2) == [1, 2, 3]
-    with pytest.raises(ModelFileError, match=r"marry_the_monster-2p-v3.npz is not in .*manifest.json.*"
-                                             r"--write-manifest"):
+    with pytest.raises(
+        ModelFileError,
+        match=r"marry_the_monster-2p-v3.npz is not in .*manifest.json.*"
+        r"--write-manifest",
+    ):
         make_agent("champion", GAME, options=TWO)
     # regenerating the manifest (what a developer adding a champion does) lists it
     shipped_files.write_manifest(copied)
@@ -120,8 +124,11 @@ def test_a_manifest_entry_that_contradicts_the_file_name_is_refused(copied):
 
 def test_the_manifest_refuses_a_champion_file_whose_name_lies(copied):
     shutil.copy(copied / "marry_the_monster-4p.npz", copied / "marry_the_monster-3p.npz")
-    with pytest.raises(ModelFileError, match="marry_the_monster-3p.npz holds a policy for marry_the_monster-v0 "
-                                             "with num_players=4, but its name says .* num_players=3"):
+    with pytest.raises(
+        ModelFileError,
+        match="marry_the_monster-3p.npz holds a policy for marry_the_monster-v0 "
+        "with num_players=4, but its name says .* num_players=3",
+    ):
         shipped_files.write_manifest(copied)
 
 
@@ -142,8 +149,9 @@ def test_other_weights_in_the_folder_are_listed_by_digest_alone(copied):
 def test_the_command_line_checks_the_manifest(copied):
     """``python -m monster_zoo.agents.champions`` exits 0 on the shipped folder; the problems of a
     damaged folder are what it would print (checked in-process on the copy)."""
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.agents.champions"], capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.agents.champions"], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and "every champion file matches" in done.stdout, done.stderr
     (copied / "monstargh-2p.npz").unlink()
     assert shipped_files.main([]) == 1

@@ -1,4 +1,5 @@
 """The terminal player (HumanAgent) and the ``monster-zoo`` / ``python -m monster_zoo.training`` command line."""
+
 import importlib.util
 import io
 import subprocess
@@ -10,10 +11,11 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.human.agent import HumanAgent, QuitGame
+from monster_zoo.cli import main as cli
+from monster_zoo.cli import trainers
+from monster_zoo.cli.play import champion_seats
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.cli import main as cli, trainers
-from monster_zoo.cli.play import champion_seats
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,13 +32,21 @@ def first_decision(seed: int = 0, num_players: int = 3):
 def scripted(lines):
     """A HumanAgent reading ``lines`` and writing into a StringIO (returned too)."""
     out = io.StringIO()
-    return HumanAgent(GAME, input_stream=io.StringIO("".join(f"{x}\n" for x in lines)), output_stream=out), out
+    return HumanAgent(
+        GAME, input_stream=io.StringIO("".join(f"{x}\n" for x in lines)), output_stream=out
+    ), out
 
 
 def run_cli(*args, stdin="", timeout=120):
     """``python -m monster_zoo.training ARGS`` in a subprocess, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "monster_zoo.training", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "monster_zoo.training", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # --- HumanAgent ---------------------------------------------------------------------
@@ -115,7 +125,10 @@ def test_train_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
 def test_az_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
     for blocked in trainers.TRAIN_EXTRA:
         monkeypatch.setitem(sys.modules, blocked, None)  # makes `import torch` fail
-    for module in (trainers.AZ_SCRIPT, trainers.TRAIN_SCRIPT):  # the az trainer imports the trainers' shared start (run_start)
+    for module in (
+        trainers.AZ_SCRIPT,
+        trainers.TRAIN_SCRIPT,
+    ):  # the az trainer imports the trainers' shared start (run_start)
         monkeypatch.delitem(sys.modules, module, raising=False)
         parent, _, child = module.rpartition(".")
         monkeypatch.delattr(importlib.import_module(parent), child, raising=False)
@@ -127,20 +140,26 @@ def test_az_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
 
 def test_evaluate_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *rest: None if name == "openskill" else real_find_spec(name, *rest))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "openskill" else real_find_spec(name, *rest),
+    )
     assert cli.main(["evaluate", "--agents", "random", "greedy"]) == 1
     assert "openskill not installed" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["play", "--seat", "3", "--agents", "random"], "--seat must be between 0 and 1"),
-    (["play", "--agents", "nobody"], "valid names"),
-    (["play", "--agents", "random", "--option", "num_players=3"], "num_players=3 but 2 agents"),
-    (["evaluate"], "give --agents"),
-    (["evaluate", "--agents", "random", "greedy", "--curves", "somewhere"], "--curves needs --out"),
-    (["evaluate", "--agents", "random"], "two distinct"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "--seat", "3", "--agents", "random"], "--seat must be between 0 and 1"),
+        (["play", "--agents", "nobody"], "valid names"),
+        (["play", "--agents", "random", "--option", "num_players=3"], "num_players=3 but 2 agents"),
+        (["evaluate"], "give --agents"),
+        (["evaluate", "--agents", "random", "greedy", "--curves", "somewhere"], "--curves needs --out"),
+        (["evaluate", "--agents", "random"], "two distinct"),
+    ],
+)
 def test_bad_command_lines_are_refused_with_a_reason(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(argv)
@@ -176,11 +195,27 @@ def test_evaluate_writes_tables_pictures_and_curves(tmp_path):
     pytest.importorskip("openskill")
     run = tmp_path / f"{GAME}__ppo__1__1700000000"
     run.mkdir()
-    (run / "metrics.csv").write_text("step,wall_time,metric,value\n0,0.0,eval/winrate_vs_random,0.3\n"
-                                     "100,1.0,eval/winrate_vs_random,0.5\n")
+    (run / "metrics.csv").write_text(
+        "step,wall_time,metric,value\n0,0.0,eval/winrate_vs_random,0.3\n100,1.0,eval/winrate_vs_random,0.5\n"
+    )
     out = tmp_path / "eval"
-    proc = run_cli("evaluate", "--agents", "greedy", "random", "--games", "2", "--option", "num_players=2",
-                   "--seed", "1", "--out", str(out), "--curves", str(run), "--no-progress")
+    proc = run_cli(
+        "evaluate",
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--option",
+        "num_players=2",
+        "--seed",
+        "1",
+        "--out",
+        str(out),
+        "--curves",
+        str(run),
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "| row vs column | greedy | random |" in proc.stdout
     for name in ("tournament.md", "tournament.json", "win_rates.png", "learning_curves.png"):
@@ -213,11 +248,28 @@ def test_the_match_command_shows_labels_escaped_and_writes_its_json_whole(tmp_pa
     from monster_zoo.evaluation import match
 
     out = tmp_path / "match.json"
-    assert match.main(["--agents", "evil\x1b[2J=random", "greedy", "--games", "2", "--option", "max_steps=40",
-                       "--no-progress", "--json", str(out)]) == 0
+    assert (
+        match.main(
+            [
+                "--agents",
+                "evil\x1b[2J=random",
+                "greedy",
+                "--games",
+                "2",
+                "--option",
+                "max_steps=40",
+                "--no-progress",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert "\x1b" not in shown and "| evil\\x1b[2J |" in shown
-    assert json.loads(out.read_text())["games"] == 2 and [p.name for p in tmp_path.iterdir()] == ["match.json"]
+    assert json.loads(out.read_text())["games"] == 2 and [p.name for p in tmp_path.iterdir()] == [
+        "match.json"
+    ]
 
 
 def test_bench_help_is_forwarded():
@@ -231,13 +283,38 @@ def test_every_game_plays_in_the_terminal_and_in_a_tournament(game_id, tmp_path)
     """``play`` (a human seat always taking the first listed move) and ``evaluate`` (greedy vs
     random) run to the end for each registered game."""
     others = ["greedy"] * (envs.spec(game_id).min_players - 1)
-    proc = run_cli("play", "--game", game_id, "--agents", *others, "--seat", "1", "--seed", "2",
-                   stdin="1\n" * 5000, timeout=300)
+    proc = run_cli(
+        "play",
+        "--game",
+        game_id,
+        "--agents",
+        *others,
+        "--seat",
+        "1",
+        "--seed",
+        "2",
+        stdin="1\n" * 5000,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "=== game over ===" in proc.stdout, proc.stdout[-2000:]
     pytest.importorskip("openskill")
-    proc = run_cli("evaluate", "--game", game_id, "--agents", "greedy", "random", "--games", "2",
-                   "--seed", "1", "--out", str(tmp_path), "--no-progress", timeout=300)
+    proc = run_cli(
+        "evaluate",
+        "--game",
+        game_id,
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--seed",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "| row vs column | greedy | random |" in proc.stdout
 
@@ -246,8 +323,9 @@ def test_every_game_plays_in_the_terminal_and_in_a_tournament(game_id, tmp_path)
 def test_every_module_a_user_may_run_prints_the_help(module):
     """``python -m`` on the package, the training package or the command line module itself
     answers ``--help`` with the usage (the cli module once ran as a script and did nothing)."""
-    done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and "usage:" in done.stdout and "leaderboard" in done.stdout, done.stderr
 
 
@@ -257,7 +335,9 @@ def test_version_prints_the_package_version(capsys):
 
     with pytest.raises(SystemExit) as stop:
         cli.main(["--version"])
-    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"monster-zoo {monster_zoo.__version__}"
+    assert (
+        stop.value.code == 0 and capsys.readouterr().out.strip() == f"monster-zoo {monster_zoo.__version__}"
+    )
 
 
 def test_replay_gif_without_pillow_names_the_render_extra_before_replaying(tmp_path, monkeypatch, capsys):
@@ -283,8 +363,10 @@ def test_play_against_a_champion_picks_a_player_count_it_ships_for(monkeypatch, 
     assert cli.main(["play", "--game", "mighty_monsters-v0", "--agents", "champion"]) == 0
     out = capsys.readouterr().out
     smallest = champion_player_counts("mighty_monsters")[0]
-    assert f"champion ships for {', '.join(map(str, champion_player_counts('mighty_monsters')))} players, not 2; " \
-           f"playing {smallest} players" in out
+    assert (
+        f"champion ships for {', '.join(map(str, champion_player_counts('mighty_monsters')))} players, not 2; "
+        f"playing {smallest} players" in out
+    )
     assert f"mighty_monsters-v0: {smallest} players, you are player_0" in out
     others, note = champion_seats("marry_the_monster-v0", ["champion"], {})
     assert others == ["champion"] and note is None  # a count it ships for: nothing changes

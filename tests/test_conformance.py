@@ -4,6 +4,7 @@ Nothing here knows a game's rules: each test reads the registry, the GameSpec an
 the env's public API, so a new game gets these tests by being registered. Agents
 are played with a seeded ``random.Random`` over the legal actions.
 """
+
 import pickle
 import random
 
@@ -55,9 +56,17 @@ def snapshot(env):
     for agent in raw.agents:
         obs = raw.observe(agent)
         views[agent] = (obs["observation"].tobytes(), obs["action_mask"].tobytes())
-    return (raw.state().tobytes(), dict(raw.rewards), dict(raw._cumulative_rewards),
-            dict(raw.terminations), dict(raw.truncations), raw.agent_selection, list(raw.agents),
-            repr(raw.infos), views)
+    return (
+        raw.state().tobytes(),
+        dict(raw.rewards),
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        raw.agent_selection,
+        list(raw.agents),
+        repr(raw.infos),
+        views,
+    )
 
 
 def trajectory(env, seed: int, policy_seed: int = 0, num_steps: int = 10**9):
@@ -77,7 +86,7 @@ def text_after(message: str, bad_value) -> str:
     """The part of an error message after the refused value, where the valid values are listed."""
     r = repr(bad_value)
     assert r in message, f"message does not show the refused value {r}: {message}"
-    return message[message.index(r) + len(r):]
+    return message[message.index(r) + len(r) :]
 
 
 # --- PettingZoo's own checks ---------------------------------------------------------
@@ -238,7 +247,7 @@ def test_truncation_at_small_max_steps(case):
 def test_batch_truncation_at_small_max_steps(case):
     engine = envs.make_batch(case.game_id, 4, 0, **{**case.options, "max_steps": 5})
     engine.reset()
-    for step in range(5):
+    for _step in range(5):
         assert not engine.truncated.any()
         _, _, rewards, terminated, truncated = engine.step(engine.random_actions())
     assert truncated.all() and not terminated.any()
@@ -249,8 +258,11 @@ def test_batch_truncation_at_small_max_steps(case):
 # --- options -----------------------------------------------------------------------------
 def test_unknown_option_is_refused_with_the_valid_names(game_id):
     names = [o.name for o in envs.spec(game_id).options]
-    for build in (lambda: envs.make(game_id, foo=1), lambda: envs.make(game_id, wrapped=False, foo=1),
-                  lambda: envs.make_batch(game_id, 2, foo=1)):
+    for build in (
+        lambda: envs.make(game_id, foo=1),
+        lambda: envs.make(game_id, wrapped=False, foo=1),
+        lambda: envs.make_batch(game_id, 2, foo=1),
+    ):
         with pytest.raises(TypeError) as err:
             build()
         msg = str(err.value)
@@ -281,7 +293,7 @@ def test_bad_option_values_are_refused_listing_the_valid_values(game_id):
     cases = bad_values(game_id)
     names = {c[0] for c in cases}
     # The values the project promises to refuse, wherever the game declares the option.
-    for required in ({"num_players", "reward", "max_steps"} & {o.name for o in envs.spec(game_id).options}):
+    for required in {"num_players", "reward", "max_steps"} & {o.name for o in envs.spec(game_id).options}:
         assert required in names
     for name, bad, listed in cases:
         with pytest.raises(ValueError) as err:
@@ -312,8 +324,11 @@ def test_marry_the_monster_named_bad_options():
 
 
 def test_unknown_game_lists_the_available_ids():
-    for call in (lambda: envs.make("nope-v0"), lambda: envs.spec("nope-v0"),
-                 lambda: envs.make_batch("nope-v0", 2)):
+    for call in (
+        lambda: envs.make("nope-v0"),
+        lambda: envs.spec("nope-v0"),
+        lambda: envs.make_batch("nope-v0", 2),
+    ):
         with pytest.raises(ValueError) as err:
             call()
         msg = str(err.value)
@@ -327,9 +342,15 @@ def bad_actions(env):
     s = env.unwrapped.spec
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
-    return [(None, None), (2.5, "2.5"), ("3", "'3'"), (True, "True"), (-1, "-1"),
-            (s.num_actions, str(s.num_actions)),
-            (illegal, s.action_to_str(illegal, env.unwrapped.state()))]
+    return [
+        (None, None),
+        (2.5, "2.5"),
+        ("3", "'3'"),
+        (True, "True"),
+        (-1, "-1"),
+        (s.num_actions, str(s.num_actions)),
+        (illegal, s.action_to_str(illegal, env.unwrapped.state())),
+    ]
 
 
 def test_bad_actions_raise_and_change_nothing(case):
@@ -405,7 +426,8 @@ def test_mask_agrees_with_illegal_reason(case):
             disagree = np.flatnonzero((mask == 1) != (reasons == 0))
             assert not disagree.size, (
                 f"mask and illegal_reason disagree on {[s.action_to_str(a, state) for a in disagree]} "
-                f"(mask {mask[disagree].tolist()}, reasons {reasons[disagree].tolist()})\n{s.to_text(state)}")
+                f"(mask {mask[disagree].tolist()}, reasons {reasons[disagree].tolist()})\n{s.to_text(state)}"
+            )
             assert all(int(r) in s.reasons for r in reasons if r)
             assert s.illegal_reason(state, -1) != 0 and s.illegal_reason(state, s.num_actions) != 0
             assert np.array_equal(state, env.unwrapped.state()), "a query changed the state"

@@ -1,5 +1,6 @@
 """The demo's learning curves and progress bar: one point per evaluation, lines visible at 0
 and 1, 95% intervals shaded, titles in words, and a bar that ends at its total."""
+
 import csv
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from monster_zoo.evaluation import plots  # noqa: E402
+from monster_zoo.evaluation import plots
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "marry_the_monster-v0"
@@ -30,20 +31,35 @@ def evaluations(steps, rates, opponent="random", half=0.1):
     rows = []
     for s, r in zip(steps, rates):
         metric = f"eval/winrate_vs_{opponent}"
-        rows += [(s, metric, r), (s, metric + "_low95", max(0.0, r - half)), (s, metric + "_high95", min(1.0, r + half))]
+        rows += [
+            (s, metric, r),
+            (s, metric + "_low95", max(0.0, r - half)),
+            (s, metric + "_high95", min(1.0, r + half)),
+        ]
     return rows
 
 
 def test_a_step_logged_twice_is_read_once_with_its_last_value(tmp_path):
-    run = write_run(tmp_path, "r", [(100, "eval/winrate_vs_random", 0.2), (200, "eval/winrate_vs_random", 0.4),
-                                    (200, "eval/winrate_vs_random", 0.5)])
+    run = write_run(
+        tmp_path,
+        "r",
+        [
+            (100, "eval/winrate_vs_random", 0.2),
+            (200, "eval/winrate_vs_random", 0.4),
+            (200, "eval/winrate_vs_random", 0.5),
+        ],
+    )
     steps, values = plots.read_metrics(run)["eval/winrate_vs_random"]
     assert steps.tolist() == [100, 200] and values.tolist() == [0.2, 0.5]
 
 
 def test_single_run_curves_show_their_intervals_with_room_at_0_and_1(tmp_path):
-    run = write_run(tmp_path, f"{GAME}__demo__0__1", evaluations([0, 100, 200], [0.0, 0.6, 1.0])
-                    + evaluations([0, 100, 200], [0.0, 0.1, 0.3], opponent="greedy"))
+    run = write_run(
+        tmp_path,
+        f"{GAME}__demo__0__1",
+        evaluations([0, 100, 200], [0.0, 0.6, 1.0])
+        + evaluations([0, 100, 200], [0.0, 0.1, 0.3], opponent="greedy"),
+    )
     figure = plots.learning_curves_figure([run])
     panels = figure.axes
     assert [a.get_title() for a in panels] == ["Win rate against greedy", "Win rate against random"]
@@ -57,19 +73,31 @@ def test_single_run_curves_show_their_intervals_with_room_at_0_and_1(tmp_path):
 
 
 def test_seed_runs_shade_the_95_interval_of_their_mean(tmp_path):
-    runs = [write_run(tmp_path, f"{GAME}__demo__{seed}__1", evaluations([0, 100], [0.2 + 0.1 * seed, 0.5]))
-            for seed in range(3)]
+    runs = [
+        write_run(tmp_path, f"{GAME}__demo__{seed}__1", evaluations([0, 100], [0.2 + 0.1 * seed, 0.5]))
+        for seed in range(3)
+    ]
     figure = plots.learning_curves_figure(runs)
     (axes,) = figure.axes
     band = axes.collections[0].get_paths()[0].vertices[:, 1]
     rates = np.array([0.2, 0.3, 0.4])
     half = plots.t95(2) * rates.std(ddof=1) / np.sqrt(3)
-    assert band.max() == pytest.approx(rates.mean() + half) and band.min() == pytest.approx(rates.mean() - half)
+    assert band.max() == pytest.approx(rates.mean() + half) and band.min() == pytest.approx(
+        rates.mean() - half
+    )
     assert "mean of 3 seeds" in axes.get_legend().get_texts()[0].get_text()
 
 
 def test_t95_matches_the_table_values():
-    for degrees, quantile in {1: 12.706, 2: 4.303, 3: 3.182, 5: 2.571, 10: 2.228, 30: 2.042, 1000: 1.962}.items():
+    for degrees, quantile in {
+        1: 12.706,
+        2: 4.303,
+        3: 3.182,
+        5: 2.571,
+        10: 2.228,
+        30: 2.042,
+        1000: 1.962,
+    }.items():
         assert plots.t95(degrees) == pytest.approx(quantile, abs=0.02)
 
 
@@ -83,10 +111,33 @@ def test_training_bar_ends_at_its_total_and_the_last_evaluation_is_logged_once(t
     pytest.importorskip("sb3_contrib")
     # 8 games x 16 steps per rollout: SB3 stops at 384 for a budget of 300, which the last
     # scheduled evaluation (every 128 steps) already covered
-    cmd = [sys.executable, "-m", "monster_zoo.training", "train", "--out-dir", str(tmp_path), "--option",
-           "num_players=2", "--total-timesteps", "300", "--num-envs", "8", "--num-steps", "16", "--batch-size",
-           "64", "--update-epochs", "1", "--eval-every", "128", "--eval-games", "4", "--checkpoint-every", "0",
-           "--no-plot"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "monster_zoo.training",
+        "train",
+        "--out-dir",
+        str(tmp_path),
+        "--option",
+        "num_players=2",
+        "--total-timesteps",
+        "300",
+        "--num-envs",
+        "8",
+        "--num-steps",
+        "16",
+        "--batch-size",
+        "64",
+        "--update-epochs",
+        "1",
+        "--eval-every",
+        "128",
+        "--eval-games",
+        "4",
+        "--checkpoint-every",
+        "0",
+        "--no-plot",
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "300/300" in done.stderr and "384/300" not in done.stderr

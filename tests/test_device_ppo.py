@@ -1,6 +1,7 @@
 """The array-side PPO trainer (issue 40, point 4): a tiny run end to end in-process (checkpoints,
 policy files that play as ``ppo:``, resume), its rollout read from the engine's arrays, and bad
 flags refused before anything is written."""
+
 import csv
 import json
 import os
@@ -12,12 +13,33 @@ import pytest
 # run's multiprocessing start method to spawn)
 pytest.importorskip("monster_zoo.training.device_ppo.torchrl_parts")
 
-from monster_zoo.agents import make_agent  # noqa: E402
-from monster_zoo.training.device_ppo import trainer  # noqa: E402
+from monster_zoo.agents import make_agent
+from monster_zoo.training.device_ppo import trainer
 
-TINY = ["--total-timesteps", "512", "--num-envs", "16", "--num-steps", "16", "--batch-size", "64",
-        "--snapshot-every", "1", "--eval-every", "256", "--eval-games", "4", "--checkpoint-every", "256",
-        "--opponents", "random:0.3,greedy:0.3,snapshots:0.4", "--no-progress", "--no-plot", "--seed", "5"]
+TINY = [
+    "--total-timesteps",
+    "512",
+    "--num-envs",
+    "16",
+    "--num-steps",
+    "16",
+    "--batch-size",
+    "64",
+    "--snapshot-every",
+    "1",
+    "--eval-every",
+    "256",
+    "--eval-games",
+    "4",
+    "--checkpoint-every",
+    "256",
+    "--opponents",
+    "random:0.3,greedy:0.3,snapshots:0.4",
+    "--no-progress",
+    "--no-plot",
+    "--seed",
+    "5",
+]
 
 
 def run(tmp_path, *extra):
@@ -40,8 +62,12 @@ def test_a_tiny_run_writes_metrics_checkpoints_and_playable_policy_files(first_r
         metrics = {row["metric"] for row in csv.DictReader(f)}
     assert {"charts/SPS", "rollout/ep_rew_mean", "train/pool_size", "eval/winrate_vs_greedy"} <= metrics
     assert (first_run / "curves.png").read_bytes().startswith(b"\x89PNG")  # --plot: the learning curves
-    assert {p.name for p in (first_run / "checkpoints").iterdir()} == {"step_256.pt", "step_256.npz",
-                                                                      "step_512.pt", "step_512.npz"}
+    assert {p.name for p in (first_run / "checkpoints").iterdir()} == {
+        "step_256.pt",
+        "step_256.npz",
+        "step_512.pt",
+        "step_512.npz",
+    }
     agent = make_agent(f"ppo:{first_run / 'final_model.npz'}", "marry_the_monster-v0")
     from monster_zoo import envs
 
@@ -53,23 +79,33 @@ def test_a_tiny_run_writes_metrics_checkpoints_and_playable_policy_files(first_r
 
 
 def test_resume_continues_from_the_checkpoint_timesteps(first_run, tmp_path):
-    resumed = run(tmp_path, "--resume", str(first_run / "checkpoints" / "step_256.pt"),
-                  "--total-timesteps", "768")
+    resumed = run(
+        tmp_path, "--resume", str(first_run / "checkpoints" / "step_256.pt"), "--total-timesteps", "768"
+    )
     assert json.loads((resumed / "summary.json").read_text())["timesteps"] == 768
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--device", "tpu"], "--device 'tpu' is not one of cpu, cuda"),
-    (["--device", "cuda", "--opponents", "mcts:1"], "--device cuda plays the opponents on the GPU, where mcts cannot"),
-    (["--device", "cuda"], "--device cuda: "),  # no GPU here (or no numba-cuda): what to install or check
-    (["--num-envs", "0"], "--num-envs"),
-    (["--net-arch", "64,x"], "--net-arch"),
-    (["--network-dtype", "float16"], "--network-dtype 'float16' is not one of auto, float32, bfloat16"),
-    (["--opponents", "greedy:-1"], "WEIGHT >= 0"),
-    (["--resume", "/nonexistent/step_1.pt"], "is not a file"),
-    (["--game-threads", "-1"], "--game-threads -1: at least 0"),
-    (["--device", "cuda", "--game-threads", "2"], "--game-threads 2: the games on --device cuda are stepped by"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--device", "tpu"], "--device 'tpu' is not one of cpu, cuda"),
+        (
+            ["--device", "cuda", "--opponents", "mcts:1"],
+            "--device cuda plays the opponents on the GPU, where mcts cannot",
+        ),
+        (["--device", "cuda"], "--device cuda: "),  # no GPU here (or no numba-cuda): what to install or check
+        (["--num-envs", "0"], "--num-envs"),
+        (["--net-arch", "64,x"], "--net-arch"),
+        (["--network-dtype", "float16"], "--network-dtype 'float16' is not one of auto, float32, bfloat16"),
+        (["--opponents", "greedy:-1"], "WEIGHT >= 0"),
+        (["--resume", "/nonexistent/step_1.pt"], "is not a file"),
+        (["--game-threads", "-1"], "--game-threads -1: at least 0"),
+        (
+            ["--device", "cuda", "--game-threads", "2"],
+            "--game-threads 2: the games on --device cuda are stepped by",
+        ),
+    ],
+)
 def test_bad_flags_are_refused_before_anything_is_written(tmp_path, capsys, flags, message):
     with pytest.raises(SystemExit) as exit_:
         trainer.main([*TINY, "--out-dir", str(tmp_path), *flags])
@@ -77,12 +113,17 @@ def test_bad_flags_are_refused_before_anything_is_written(tmp_path, capsys, flag
     assert list(tmp_path.iterdir()) == []
 
 
-def test_resume_refuses_another_games_checkpoint_and_files_that_are_not_checkpoints(first_run, tmp_path, capsys):
-    for flags, message in [(["--option", "num_players=3"], "trained marry_the_monster-v0 with options {}"),
-                           (["--net-arch", "32"], "cannot start this run")]:
+def test_resume_refuses_another_games_checkpoint_and_files_that_are_not_checkpoints(
+    first_run, tmp_path, capsys
+):
+    for flags, message in [
+        (["--option", "num_players=3"], "trained marry_the_monster-v0 with options {}"),
+        (["--net-arch", "32"], "cannot start this run"),
+    ]:
         with pytest.raises(SystemExit):
-            trainer.main([*TINY, "--out-dir", str(tmp_path), "--resume",
-                          str(first_run / "final_model.pt"), *flags])
+            trainer.main(
+                [*TINY, "--out-dir", str(tmp_path), "--resume", str(first_run / "final_model.pt"), *flags]
+            )
         assert message in capsys.readouterr().err
     not_a_checkpoint = tmp_path / "x.pt"
     not_a_checkpoint.write_bytes(b"not torch")
@@ -102,7 +143,9 @@ def test_the_rollout_reads_the_engines_arrays_and_acts_only_legally(tmp_path):
     spec = envs.spec(args.game)
     mix, baselines = trainer._opponent_mix(parser, args, {})
     learner = Learner(spec.obs_size, spec.num_actions, [32], 3e-4, 0.2, 0.01)
-    training = trainer.Training(args, {}, new_run(tmp_path, args.game, "t", 5, args), learner, mix, baselines, 0)
+    training = trainer.Training(
+        args, {}, new_run(tmp_path, args.game, "t", 5, args), learner, mix, baselines, 0
+    )
     first = training.games.observations.copy()
     rollout = training.rollout()
     assert np.array_equal(rollout["observations"][0].numpy(), first)
@@ -132,9 +175,11 @@ def test_a_fresh_learner_starts_near_uniform_over_the_legal_actions_as_sb3s_poli
     learner = Learner(spec.obs_size, spec.num_actions, [128, 128], 3e-4, 0.2, 0.01)
     logits = learner.actor_net(observations).detach()
     legal = masks.bool()
-    spread = (logits.masked_fill(~legal, -np.inf).amax(-1) - logits.masked_fill(~legal, np.inf).amin(-1))
+    spread = logits.masked_fill(~legal, -np.inf).amax(-1) - logits.masked_fill(~legal, np.inf).amin(-1)
     assert float(spread.max()) < 0.05, spread.max()  # probabilities within 5% of uniform
-    assert all(float(layer.bias.detach().abs().max()) == 0 for layer in learner.actor_net if hasattr(layer, "bias"))
+    assert all(
+        float(layer.bias.detach().abs().max()) == 0 for layer in learner.actor_net if hasattr(layer, "bias")
+    )
     assert learner.optimizer.defaults["eps"] == 1e-5
 
 
@@ -143,9 +188,13 @@ def masked_rows(seed=0):
     import torch
 
     logits = torch.randn(3, 6, generator=torch.Generator().manual_seed(seed)) * 2
-    masks = torch.tensor([[False, True, False, True, True, False],
-                          [True, False, False, False, False, True],
-                          [False, False, True, False, False, False]])
+    masks = torch.tensor(
+        [
+            [False, True, False, True, True, False],
+            [True, False, False, False, False, True],
+            [False, False, True, False, False, False],
+        ]
+    )
     return logits, masks
 
 
@@ -166,7 +215,9 @@ def test_masked_sampling_draws_the_softmax_over_the_legal_actions_and_never_an_i
     frequencies = torch.stack([torch.bincount(actions[k::3], minlength=6) for k in range(3)]).double() / draws
     expected = torch.softmax(logits.masked_fill(~masks, float("-inf")), -1).double()
     assert float((frequencies - expected).abs().max()) < 0.005, (frequencies, expected)
-    reference = MaskedCategorical(logits=logits.repeat(draws, 1), mask=masks.repeat(draws, 1)).log_prob(actions)
+    reference = MaskedCategorical(logits=logits.repeat(draws, 1), mask=masks.repeat(draws, 1)).log_prob(
+        actions
+    )
     assert torch.allclose(log_probs, reference, atol=1e-5)
 
 
@@ -197,15 +248,25 @@ def tiny_rollout(learner, steps=4, games=8):
     actions, log_probs, values = learner.act(observations.flatten(0, 1), masks.flatten(0, 1))
     assert log_probs.dtype == values.dtype == torch.float32  # whatever the networks' precision
     actions, log_probs, values = (x.view(steps, games).clone() for x in (actions, log_probs, values))
-    return {"observations": observations, "masks": masks, "actions": actions, "log_probs": log_probs,
-            "values": values, "rewards": torch.where(actions == 0, 1.0, -1.0),
-            "dones": torch.ones(steps, games, dtype=torch.bool), "next_value": torch.zeros(games)}
+    return {
+        "observations": observations,
+        "masks": masks,
+        "actions": actions,
+        "log_probs": log_probs,
+        "values": values,
+        "rewards": torch.where(actions == 0, 1.0, -1.0),
+        "dones": torch.ones(steps, games, dtype=torch.bool),
+        "next_value": torch.zeros(games),
+    }
 
 
-@pytest.mark.parametrize("shared_trunk, network_dtype", [(False, "float32"), (False, "bfloat16"), (True, "float32"),
-                                                        (True, "bfloat16")])
-def test_an_update_moves_the_policy_toward_the_rewarded_action_in_every_precision_and_layout(shared_trunk,
-                                                                                             network_dtype):
+@pytest.mark.parametrize(
+    "shared_trunk, network_dtype",
+    [(False, "float32"), (False, "bfloat16"), (True, "float32"), (True, "bfloat16")],
+)
+def test_an_update_moves_the_policy_toward_the_rewarded_action_in_every_precision_and_layout(
+    shared_trunk, network_dtype
+):
     """bfloat16 runs the networks' passes under autocast; the weights stay float32. A shared trunk is one
     set of tensors in both networks and in Adam (once), and the value loss's gradient reaches it
     (TorchRL's ``separate_losses`` left off)."""
@@ -229,8 +290,11 @@ def test_an_update_moves_the_policy_toward_the_rewarded_action_in_every_precisio
     assert first_action_log_prob() > before + 0.05
     assert all(p.dtype == torch.float32 for p in learner.parameters)
     assert (learner.critic_net[0].weight is learner.actor_net[0].weight) == shared_trunk
-    assert len(learner.parameters) == len({id(p) for p in learner.optimizer.param_groups[0]["params"]}) == (
-        6 + 2 if shared_trunk else 12)
+    assert (
+        len(learner.parameters)
+        == len({id(p) for p in learner.optimizer.param_groups[0]["params"]})
+        == (6 + 2 if shared_trunk else 12)
+    )
     learner.optimizer.zero_grad()
     value_loss = learner.loss(_loss_input(learner, rollout))["loss_critic"]
     value_loss.backward()
@@ -243,14 +307,22 @@ def _loss_input(learner, rollout):
     from monster_zoo.training.device_ppo.torchrl_parts import TensorDict
 
     n = rollout["actions"].numel()
-    return TensorDict({"observation": rollout["observations"].flatten(0, 1),
-                       "action_mask": rollout["masks"].flatten(0, 1), "action": rollout["actions"].flatten(),
-                       learner.log_prob_key: rollout["log_probs"].flatten(),
-                       "advantage": rollout["rewards"].reshape(-1, 1),
-                       "value_target": rollout["rewards"].reshape(-1, 1)}, batch_size=[n])
+    return TensorDict(
+        {
+            "observation": rollout["observations"].flatten(0, 1),
+            "action_mask": rollout["masks"].flatten(0, 1),
+            "action": rollout["actions"].flatten(),
+            learner.log_prob_key: rollout["log_probs"].flatten(),
+            "advantage": rollout["rewards"].reshape(-1, 1),
+            "value_target": rollout["rewards"].reshape(-1, 1),
+        },
+        batch_size=[n],
+    )
 
 
-def test_the_command_line_names_the_learners_network_dtypes_and_auto_picks_bfloat16_only_where_native(monkeypatch):
+def test_the_command_line_names_the_learners_network_dtypes_and_auto_picks_bfloat16_only_where_native(
+    monkeypatch,
+):
     """auto: bfloat16 where oneDNN computes it in hardware (this project's AVX512-BF16 EPYC), float32 where
     it would be emulated (slower than float32); a named dtype is kept; a run records the one it used."""
     import torch
@@ -264,8 +336,9 @@ def test_the_command_line_names_the_learners_network_dtypes_and_auto_picks_bfloa
         assert learner.resolve_network_dtype("float32", "cpu") == "float32"
 
 
-def test_a_shared_trunk_run_exports_the_actor_as_a_policy_file_that_plays_and_resumes_only_as_shared(tmp_path,
-                                                                                                    capsys):
+def test_a_shared_trunk_run_exports_the_actor_as_a_policy_file_that_plays_and_resumes_only_as_shared(
+    tmp_path, capsys
+):
     """--shared-trunk: the policy file is the trunk and the policy head as a plain MLP (played by
     ``ppo:`` without torch), a checkpoint resumes a shared-trunk run, and a checkpoint is refused by a
     run whose actor and critic are laid out otherwise, both ways."""
@@ -275,7 +348,9 @@ def test_a_shared_trunk_run_exports_the_actor_as_a_policy_file_that_plays_and_re
 
     shared = run(tmp_path / "shared", "--shared-trunk", "--network-dtype", "bfloat16")
     state = torch.load(shared / "final_model.pt", weights_only=True)
-    assert state["shared_trunk"] is True and torch.equal(state["actor"]["0.weight"], state["critic"]["0.weight"])
+    assert state["shared_trunk"] is True and torch.equal(
+        state["actor"]["0.weight"], state["critic"]["0.weight"]
+    )
     with np.load(shared / "final_model.npz") as policy:
         for k, index in enumerate((0, 2, 4)):  # the actor's Linear layers: trunk, trunk, policy head
             assert np.allclose(policy[f"actor.{k}.weight"], state["actor"][f"{index}.weight"].numpy().T)
@@ -284,11 +359,20 @@ def test_a_shared_trunk_run_exports_the_actor_as_a_policy_file_that_plays_and_re
     env.reset(seed=2)
     seen = env.observe(env.agent_selection)
     assert seen["action_mask"][agent.act(seen["observation"], seen["action_mask"])] == 1
-    resumed = run(tmp_path / "resumed", "--shared-trunk", "--resume", str(shared / "final_model.pt"),
-                  "--total-timesteps", "768")
+    resumed = run(
+        tmp_path / "resumed",
+        "--shared-trunk",
+        "--resume",
+        str(shared / "final_model.pt"),
+        "--total-timesteps",
+        "768",
+    )
     assert json.loads((resumed / "summary.json").read_text())["timesteps"] == 768
     separate = run(tmp_path / "separate")
-    for checkpoint, flags in [(shared / "final_model.pt", []), (separate / "final_model.pt", ["--shared-trunk"])]:
+    for checkpoint, flags in [
+        (shared / "final_model.pt", []),
+        (separate / "final_model.pt", ["--shared-trunk"]),
+    ]:
         with pytest.raises(SystemExit):
             trainer.main([*TINY, "--out-dir", str(tmp_path / "refused"), "--resume", str(checkpoint), *flags])
         assert "a trunk, this run's" in capsys.readouterr().err
@@ -314,15 +398,41 @@ def test_the_command_line_forwards_device_train_and_names_the_missing_extra(tmp_
 
 def test_a_few_seconds_of_training_beat_the_untrained_policy_against_random(tmp_path):
     def win_rate_vs_random(folder, timesteps, num_envs):
-        assert trainer.main(["--option", "num_players=2", "--opponents", "random:1", "--total-timesteps", timesteps,
-                             "--num-envs", num_envs, "--num-steps", "32", "--eval-games", "100", "--eval-every", "0",
-                             "--checkpoint-every", "0", "--no-progress", "--no-plot",
-                             "--out-dir", str(tmp_path / folder)]) == 0
+        assert (
+            trainer.main(
+                [
+                    "--option",
+                    "num_players=2",
+                    "--opponents",
+                    "random:1",
+                    "--total-timesteps",
+                    timesteps,
+                    "--num-envs",
+                    num_envs,
+                    "--num-steps",
+                    "32",
+                    "--eval-games",
+                    "100",
+                    "--eval-every",
+                    "0",
+                    "--checkpoint-every",
+                    "0",
+                    "--no-progress",
+                    "--no-plot",
+                    "--out-dir",
+                    str(tmp_path / folder),
+                ]
+            )
+            == 0
+        )
         (run_dir,) = (tmp_path / folder).iterdir()
         return json.loads((run_dir / "summary.json").read_text())["winrate_vs_random"]
 
     # one update on one game's 32 decisions: next to untrained
-    untrained, trained = win_rate_vs_random("untrained", "1", "1"), win_rate_vs_random("trained", "32768", "256")
+    untrained, trained = (
+        win_rate_vs_random("untrained", "1", "1"),
+        win_rate_vs_random("trained", "32768", "256"),
+    )
     # measured: 0.11 [0.06, 0.19] untrained, 0.79 [0.70, 0.86] after 32,768 decisions (7 s at load 3)
     assert trained["interval"][0] > max(untrained["interval"][1], 0.5), (untrained, trained)
 
@@ -334,10 +444,12 @@ def test_taking_torchrls_parts_leaves_the_multiprocessing_start_method_as_it_was
     import subprocess
     import sys
 
-    probe = ("import multiprocessing as mp; before = mp.get_start_method(allow_none=True); "
-             "import monster_zoo.training.device_ppo.learner; "
-             "assert mp.get_start_method(allow_none=True) == before, mp.get_start_method(allow_none=True); "
-             "import torchrl; print(mp.get_start_method(allow_none=True))")
+    probe = (
+        "import multiprocessing as mp; before = mp.get_start_method(allow_none=True); "
+        "import monster_zoo.training.device_ppo.learner; "
+        "assert mp.get_start_method(allow_none=True) == before, mp.get_start_method(allow_none=True); "
+        "import torchrl; print(mp.get_start_method(allow_none=True))"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
 
@@ -376,8 +488,13 @@ def test_device_train_on_the_gpu_driver_under_the_simulator_trains_as_on_the_cpu
 
     if subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode:
         pytest.skip("numba-cuda is not installed (the gpu extra; make test installs it)")
-    done = subprocess.run([sys.executable, "-c", GPU_RUN, str(tmp_path)], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", GPU_RUN, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     runs = {r["name"]: r for r in map(json.loads, [x for x in done.stdout.splitlines() if x.startswith("{")])}
     for run in runs.values():
@@ -410,8 +527,11 @@ def test_a_mix_with_an_opponent_acting_from_python_keeps_the_games_on_one_thread
             return np.argmax(masks != 0, axis=1).astype(np.int64)
 
     parser = trainer.build_parser()
-    args = trainer.Args(**vars(parser.parse_args([*TINY, "--out-dir", str(tmp_path), "--num-envs", "256",
-                                                  "--game-threads", "2"])))
+    args = trainer.Args(
+        **vars(
+            parser.parse_args([*TINY, "--out-dir", str(tmp_path), "--num-envs", "256", "--game-threads", "2"])
+        )
+    )
     from monster_zoo import envs
     from monster_zoo.training.device_ppo.learner import Learner
     from monster_zoo.training.run_start import new_run
@@ -419,10 +539,14 @@ def test_a_mix_with_an_opponent_acting_from_python_keeps_the_games_on_one_thread
     spec = envs.spec(args.game)
     learner = Learner(spec.obs_size, spec.num_actions, [32], 3e-4, 0.2, 0.01)
     new = new_run(tmp_path, args.game, "t", 5, args)
-    mixes = {"greedy": ({"greedy": 1.0}, trainer._opponent_mix(parser, args, {})[1]),
-             "python": ({"python": 1.0}, {"python": FromPython()})}
-    threads = {k: trainer.Training(args, {}, new, learner, mix, baselines, 0).game_threads
-               for k, (mix, baselines) in mixes.items()}
+    mixes = {
+        "greedy": ({"greedy": 1.0}, trainer._opponent_mix(parser, args, {})[1]),
+        "python": ({"python": 1.0}, {"python": FromPython()}),
+    }
+    threads = {
+        k: trainer.Training(args, {}, new, learner, mix, baselines, 0).game_threads
+        for k, (mix, baselines) in mixes.items()
+    }
     assert threads == {"greedy": 2, "python": 1}
     assert trainer.game_threads(0, 256) == min(len(os.sched_getaffinity(0)), 4)
     assert trainer.game_threads(0, 16) == 1 and trainer.game_threads(8, 5) == 5

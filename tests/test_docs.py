@@ -8,13 +8,13 @@ back: every relative ``href`` and ``src`` must name a file of the site, and ever
 id on its page. The build takes about 30 s on 2 cores (autodoc imports the package; the game
 pages read the leaderboard); it runs by default, since CI must build the site.
 """
+
 import json
 import subprocess
 import sys
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Dict, List, Tuple
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -42,12 +42,12 @@ class Page(HTMLParser):
     def __init__(self, path: Path):
         super().__init__()
         self.path = path
-        self.links: List[Tuple[str, str]] = []   # (attribute, value) of every href and src
+        self.links: list[tuple[str, str]] = []  # (attribute, value) of every href and src
         self.ids = set()
-        self.open_sections: List[str] = []
-        self.section_tags: Dict[str, Counter] = {}
-        self.section_text: Dict[str, List[str]] = {}
-        self.section_sources: Dict[str, List[str]] = {}
+        self.open_sections: list[str] = []
+        self.section_tags: dict[str, Counter] = {}
+        self.section_text: dict[str, list[str]] = {}
+        self.section_sources: dict[str, list[str]] = {}
         self.feed(path.read_text(encoding="utf-8"))
 
     def handle_starttag(self, tag, attrs):
@@ -85,15 +85,32 @@ class Page(HTMLParser):
 def site(tmp_path_factory) -> Path:
     """The site built from ``docs/`` with warnings as errors, as ``make docs`` builds it."""
     out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                           "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-                          cwd=REPOSITORY, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(out / "doctrees"),
+            str(DOCS),
+            str(out / "html"),
+        ],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
     assert done.returncode == 0, f"the site did not build:\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"
     return out / "html"
 
 
 @pytest.fixture(scope="module")
-def pages(site) -> Dict[Path, Page]:
+def pages(site) -> dict[Path, Page]:
     """Every HTML page of the site, read back."""
     return {path: Page(path) for path in site.rglob("*.html")}
 
@@ -118,31 +135,58 @@ def test_internal_links_and_anchors_resolve(site, pages):
             elif parts.fragment and target.suffix == ".html":
                 ids = pages[target].ids if target in pages else Page(target).ids
                 if unquote(parts.fragment) not in ids:
-                    broken.append(f"{path.relative_to(site)}: {attribute}={value!r}: no id {parts.fragment!r} there")
+                    broken.append(
+                        f"{path.relative_to(site)}: {attribute}={value!r}: no id {parts.fragment!r} there"
+                    )
     assert not broken, "\n".join(broken[:40])
 
 
 def test_the_site_has_its_pages(site):
     """Home, installation, quick start, guides, API reference, leaderboard and CHANGELOG are built."""
-    expected = ["index", "installation", "quickstart", "web", "examples", "games/index", "guides/training_sb3",
-                "guides/rllib_league", "guides/evaluation", "guides/own_agent", "guides/adding_a_game",
-                "guides/adding_an_agent",
-                "api/envs", "api/agents", "api/records", "api/rllib", "api/openspiel", "leaderboard", "changelog"]
+    expected = [
+        "index",
+        "installation",
+        "quickstart",
+        "web",
+        "examples",
+        "games/index",
+        "guides/training_sb3",
+        "guides/rllib_league",
+        "guides/evaluation",
+        "guides/own_agent",
+        "guides/adding_a_game",
+        "guides/adding_an_agent",
+        "api/envs",
+        "api/agents",
+        "api/records",
+        "api/rllib",
+        "api/openspiel",
+        "leaderboard",
+        "changelog",
+    ]
     missing = [name for name in expected if not (site / f"{name}.html").is_file()]
     assert not missing, f"pages not built: {missing}"
 
 
 def test_api_reference_documents_the_front_door(pages, site):
     """The API reference has an entry for every function of the front door and the adapters."""
-    ids = set().union(*(pages[site / f"api/{name}.html"].ids for name in ("envs", "agents", "records", "rllib")))
-    for name in ("monster_zoo.envs.registry.make", "monster_zoo.envs.registry.make_batch",
-                 "monster_zoo.envs.registry.make_vec_env", "monster_zoo.envs.registry.make_learner_env",
-                 "monster_zoo.agents.registry.make_agent", "monster_zoo.agents.base.Agent",
-                 "monster_zoo.envs.core.records.record_game", "monster_zoo.envs.rllib_env.RLlibGameEnv"):
+    ids = set().union(
+        *(pages[site / f"api/{name}.html"].ids for name in ("envs", "agents", "records", "rllib"))
+    )
+    for name in (
+        "monster_zoo.envs.registry.make",
+        "monster_zoo.envs.registry.make_batch",
+        "monster_zoo.envs.registry.make_vec_env",
+        "monster_zoo.envs.registry.make_learner_env",
+        "monster_zoo.agents.registry.make_agent",
+        "monster_zoo.agents.base.Agent",
+        "monster_zoo.envs.core.records.record_game",
+        "monster_zoo.envs.rllib_env.RLlibGameEnv",
+    ):
         assert name in ids, f"the API reference has no entry {name}"
 
 
-def pinned_ids(game_id: str) -> List[str]:
+def pinned_ids(game_id: str) -> list[str]:
     """The ids of ``game_id``'s game pinned in tests/game_versions.json."""
     name = envs.spec(game_id).name
     pins = json.loads((REPOSITORY / "tests" / "game_versions.json").read_text(encoding="utf-8"))
@@ -172,9 +216,13 @@ def test_every_game_has_its_page(pages, site, game_id):
     assert tables, f"{game_id}: no leaderboard table in docs/leaderboard"
     for _, table in tables:
         field = json.loads(table.read_text(encoding="utf-8"))["field"]
-        assert all(agent in results for agent in field), f"{game_id}: {table.name}'s agents are not on the page"
+        assert all(agent in results for agent in field), (
+            f"{game_id}: {table.name}'s agents are not on the page"
+        )
         shown = [Path(urlsplit(src).path).name for src in page.section_sources["agents-and-leaderboard"]]
-        assert table.with_suffix(".png").name in shown, f"{game_id}: {table.stem}'s win-rate picture is missing"
+        assert table.with_suffix(".png").name in shown, (
+            f"{game_id}: {table.stem}'s win-rate picture is missing"
+        )
 
 
 @pytest.mark.parametrize("game_id", envs.available())
@@ -187,15 +235,18 @@ def test_game_gif_is_small_and_animated(game_id):
         assert gif.format == "GIF" and gif.n_frames > 10
 
 
-@pytest.mark.parametrize("target, folder, expected", [
-    ("champions/README.md", "agents", "/guides/champions.md"),
-    ("../docs/leaderboard.md", "training", "/leaderboard.md"),
-    ("docs/leaderboard.md#ratings", "", "/leaderboard.md#ratings"),
-    ("../../docs/champion_monstargh_4p.png", "agents/champions", "/champion_monstargh_4p.png"),
-    ("random_play.py", "examples", "/examples.md#random-play"),
-    ("https://pettingzoo.farama.org", "", "https://pettingzoo.farama.org"),
-    ("#game-versions", "", "#game-versions"),
-])
+@pytest.mark.parametrize(
+    "target, folder, expected",
+    [
+        ("champions/README.md", "agents", "/guides/champions.md"),
+        ("../docs/leaderboard.md", "training", "/leaderboard.md"),
+        ("docs/leaderboard.md#ratings", "", "/leaderboard.md#ratings"),
+        ("../../docs/champion_monstargh_4p.png", "agents/champions", "/champion_monstargh_4p.png"),
+        ("random_play.py", "examples", "/examples.md#random-play"),
+        ("https://pettingzoo.farama.org", "", "https://pettingzoo.farama.org"),
+        ("#game-versions", "", "#game-versions"),
+    ],
+)
 def test_included_files_links_point_into_the_site(target, folder, expected):
     """A link written relative to a repository file leads to the page or file of the site."""
     assert site_target(target, REPOSITORY / folder) == expected
@@ -204,8 +255,12 @@ def test_included_files_links_point_into_the_site(target, folder, expected):
 def test_changelog_entries_keep_their_release_and_continuation_lines():
     """CHANGELOG items are read with their release and section, continuation lines joined and
     nested items apart from their parent."""
-    text = ("## [Unreleased]\n\n## [0.2.0] - 2027-01-01\n\n### Changed\n\n- `a-v1`: the first line\n"
-            "  and its continuation.\n- Two games:\n  - `b-v0`: nested.\n")
-    assert changelog_entries(text) == [("0.2.0 - 2027-01-01, Changed", "`a-v1`: the first line and its continuation."),
-                                       ("0.2.0 - 2027-01-01, Changed", "Two games:"),
-                                       ("0.2.0 - 2027-01-01, Changed", "`b-v0`: nested.")]
+    text = (
+        "## [Unreleased]\n\n## [0.2.0] - 2027-01-01\n\n### Changed\n\n- `a-v1`: the first line\n"
+        "  and its continuation.\n- Two games:\n  - `b-v0`: nested.\n"
+    )
+    assert changelog_entries(text) == [
+        ("0.2.0 - 2027-01-01, Changed", "`a-v1`: the first line and its continuation."),
+        ("0.2.0 - 2027-01-01, Changed", "Two games:"),
+        ("0.2.0 - 2027-01-01, Changed", "`b-v0`: nested."),
+    ]

@@ -5,6 +5,7 @@ that seat cannot see, so the seat's picture and the public picture must be the s
 both; the sample for *another* seat resamples this seat's secrets, so where the game has
 any, some seat's picture must change (the seat's view does show its own cards).
 """
+
 import pickle
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -17,7 +18,9 @@ from monster_zoo.envs.core.picture import HEIGHT, WIDTH, fit_transform, rasteriz
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.registry import declaration
 
-pytest.importorskip("resvg_py", reason="the render extra (resvg-py) is not installed: pip install '.[render]'")
+pytest.importorskip(
+    "resvg_py", reason="the render extra (resvg-py) is not installed: pip install '.[render]'"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_STEPS = (0, 12, 40, 90)
@@ -58,7 +61,11 @@ def test_every_view_is_well_formed_svg_of_the_frame_size(game_id):
         for viewer in (None, *seats(raw)):
             svg = raw.draw(viewer)
             root = ET.fromstring(svg)
-            assert root.tag.endswith("svg") and root.get("width") == str(WIDTH) and root.get("height") == str(HEIGHT)
+            assert (
+                root.tag.endswith("svg")
+                and root.get("width") == str(WIDTH)
+                and root.get("height") == str(HEIGHT)
+            )
             text = "".join(root.itertext())
             assert "player_0" in text
             assert ("public view" if viewer is None else f"player_{viewer}'s view") in text
@@ -126,8 +133,9 @@ def test_public_pixels_are_identical_for_states_differing_only_in_hidden_informa
     twin = with_state(raw, sample)
     assert np.array_equal(rasterize(twin.draw(None)), rasterize(raw.draw(None)))
     if game_id in HIDDEN:
-        assert not np.array_equal(rasterize(raw.draw(0)), rasterize(raw.draw(None))), \
+        assert not np.array_equal(rasterize(raw.draw(0)), rasterize(raw.draw(None))), (
             "player_0's view should show what only player_0 sees"
+        )
 
 
 def test_human_still_prints_text_and_ansi_returns_it(game_id, capsys):

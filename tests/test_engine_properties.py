@@ -6,6 +6,7 @@ offsets (conservation of its 25 pieces per seat and its 60 cards, MTM-3, MTM-4,
 MTM-11, MTM-16, MTM-20); the engine-equality, thread and determinize no-leak tests
 are generic and run for every registered game.
 """
+
 import numba
 import numpy as np
 import pytest
@@ -17,11 +18,29 @@ from monster_zoo.envs.core import threads
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_MAX_STEPS, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.marry_the_monster.components import (DECK_COUNTS, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS,
-                                               PIECES, TOWER)
-from monster_zoo.envs.marry_the_monster.state_layout import (BITS_SPLIT, DECK, DISCARD, FACHAN, HAND, HEIGHT,
-                                           OCCUPIED_BITS, OWN_BITS, OWNER, PENDING, POOL, SCORE,
-                                           WINNER)
+from monster_zoo.envs.marry_the_monster.components import (
+    DECK_COUNTS,
+    MAX_PLAYERS,
+    NUM_CARD_TYPES,
+    NUM_CELLS,
+    PIECES,
+    TOWER,
+)
+from monster_zoo.envs.marry_the_monster.state_layout import (
+    BITS_SPLIT,
+    DECK,
+    DISCARD,
+    FACHAN,
+    HAND,
+    HEIGHT,
+    OCCUPIED_BITS,
+    OWN_BITS,
+    OWNER,
+    PENDING,
+    POOL,
+    SCORE,
+    WINNER,
+)
 
 pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
 
@@ -33,7 +52,7 @@ HIDDEN_BLOCKS = (slice(HAND, HAND + MAX_PLAYERS * NUM_CARD_TYPES), slice(DECK, D
 # --- Marry the Monster invariants ---------------------------------------------------------
 def hands(states: np.ndarray) -> np.ndarray:
     """Card counts as ``[game, seat, card type]``."""
-    block = states[:, HAND:HAND + MAX_PLAYERS * NUM_CARD_TYPES]
+    block = states[:, HAND : HAND + MAX_PLAYERS * NUM_CARD_TYPES]
     return block.reshape(len(states), MAX_PLAYERS, NUM_CARD_TYPES)
 
 
@@ -56,10 +75,10 @@ def invariant_violations(states: np.ndarray) -> dict:
     """For a ``[games, state]`` array, a dict ``name -> bool[games]`` flagging each broken invariant."""
     n = states[:, H_NUM_PLAYERS][:, None]
     rows = np.arange(len(states))
-    owner = states[:, OWNER:OWNER + NUM_CELLS]
-    height = states[:, HEIGHT:HEIGHT + NUM_CELLS]
-    pool = states[:, POOL:POOL + MAX_PLAYERS]
-    pending = states[:, PENDING:PENDING + MAX_PLAYERS]
+    owner = states[:, OWNER : OWNER + NUM_CELLS]
+    height = states[:, HEIGHT : HEIGHT + NUM_CELLS]
+    pool = states[:, POOL : POOL + MAX_PLAYERS]
+    pending = states[:, PENDING : PENDING + MAX_PLAYERS]
     seats = np.arange(MAX_PLAYERS)[None, :]
     seated = seats < n
     # Pieces (MTM-20): heights owned on the board + pool + stomped pieces waiting == 25 per seat.
@@ -67,15 +86,18 @@ def invariant_violations(states: np.ndarray) -> dict:
     pieces = on_board + pool + pending
     # Cards (MTM-3, MTM-4): deck + discard + all hands == the printed deck, type by type.
     h = hands(states)
-    per_type = states[:, DECK:DECK + NUM_CARD_TYPES] + states[:, DISCARD:DISCARD + NUM_CARD_TYPES] + h.sum(1)
+    per_type = (
+        states[:, DECK : DECK + NUM_CARD_TYPES] + states[:, DISCARD : DISCARD + NUM_CARD_TYPES] + h.sum(1)
+    )
     live = states[:, H_TERMINAL] == 0
     current = states[:, H_CURRENT]
     return {
         "pieces per seat != 25 (0 for an empty seat)": (pieces != np.where(seated, PIECES, 0)).any(1),
         "negative pool or pending": ((pool < 0) | (pending < 0)).any(1),
         "cards per type != deck counts": (per_type != DECK_COUNTS[None, :]).any(1),
-        "negative card count": (h < 0).any((1, 2)) | (states[:, DECK:DECK + NUM_CARD_TYPES] < 0).any(1)
-        | (states[:, DISCARD:DISCARD + NUM_CARD_TYPES] < 0).any(1),
+        "negative card count": (h < 0).any((1, 2))
+        | (states[:, DECK : DECK + NUM_CARD_TYPES] < 0).any(1)
+        | (states[:, DISCARD : DISCARD + NUM_CARD_TYPES] < 0).any(1),
         "cards for an empty seat": ((h.sum(2) != 0) & ~seated).any(1),
         "height out of 0..3": ((height < 0) | (height > TOWER)).any(1),
         "owner without building or building without owner": ((owner == -1) != (height == 0)).any(1),
@@ -139,13 +161,13 @@ def run_random_games(num_players: int, reward: str, num_games: int, seed: int):
             spec.returns(final, returns)
             assert np.array_equal(returns, rewards[i]), "batch rewards differ from the kernel's returns"
             assert abs(float(rewards[i].sum())) < 1e-4, f"rewards {rewards[i]} do not sum to 0"
-            winners = np.flatnonzero(final[WINNER:WINNER + num_players])
+            winners = np.flatnonzero(final[WINNER : WINNER + num_players])
             assert len(winners) == 1, f"{len(winners)} winners"  # MTM-18: only the mover can win
             if reward == "win":
                 assert rewards[i, winners[0]] == 1.0
                 assert np.allclose(np.delete(rewards[i], winners[0]), -1.0 / (num_players - 1))
             else:
-                scores = final[SCORE:SCORE + num_players]
+                scores = final[SCORE : SCORE + num_players]
                 assert np.allclose(rewards[i], scores - scores.mean(), atol=1e-4)
             lengths.append(int(final[H_STEPS]))
     return lengths
@@ -160,8 +182,10 @@ def _random_games_test(num_games: int, seed: int, record_property):
             # Slots take seeds base..base+127, so bases 1,000 apart never replay a game.
             lengths = run_random_games(n, reward, num_games, seed + 1000 * (2 * n + offset))
             total += len(lengths)
-            report.append(f"{n}p/{reward}: {len(lengths)} games, mean {np.mean(lengths):.0f}, "
-                          f"longest {max(lengths)} steps")
+            report.append(
+                f"{n}p/{reward}: {len(lengths)} games, mean {np.mean(lengths):.0f}, "
+                f"longest {max(lengths)} steps"
+            )
             assert max(lengths) <= MTM_SPEC.max_game_length, report[-1]
     summary = "; ".join(report)
     record_property("random_games", summary)
@@ -194,8 +218,16 @@ def test_batch_engine_matches_aec_env(case):
         actions = engine.random_actions()
         obs, masks, rewards, terminated, truncated = engine.step(actions)
         for i in np.flatnonzero(~finished):
-            records[i].append((int(seats[i]), before_obs[i], before_masks[i], int(actions[i]),
-                               rewards[i].copy(), bool(terminated[i] or truncated[i])))
+            records[i].append(
+                (
+                    int(seats[i]),
+                    before_obs[i],
+                    before_masks[i],
+                    int(actions[i]),
+                    rewards[i].copy(),
+                    bool(terminated[i] or truncated[i]),
+                )
+            )
         finished |= terminated | truncated
     for i, record in enumerate(records):
         env = case.make()
@@ -211,8 +243,9 @@ def test_batch_engine_matches_aec_env(case):
             over = all(env.terminations.values()) or all(env.truncations.values())  # truncated: AR9
             assert over == ended, f"{where}: the game ended in one engine only"
             assert [env.rewards[a] for a in env.possible_agents] == rewards.tolist(), f"{where}: rewards"
-        assert env.terminations[env.agent_selection] or env.truncations[env.agent_selection], \
+        assert env.terminations[env.agent_selection] or env.truncations[env.agent_selection], (
             f"slot {i}: the AEC game did not end"
+        )
 
 
 def test_batch_random_steps_match_the_single_state_driver(case):
@@ -281,11 +314,13 @@ def mask_of(spec, state):
 
 def assert_invisible(spec, before, after, observer, what):
     """``observer``'s observation, and their mask when on move, are the same in both states."""
-    assert np.array_equal(observation(spec, before, observer), observation(spec, after, observer)), \
+    assert np.array_equal(observation(spec, before, observer), observation(spec, after, observer)), (
         f"seat {observer} sees {what}"
+    )
     if before[H_CURRENT] == observer:
-        assert np.array_equal(mask_of(spec, before), mask_of(spec, after)), \
+        assert np.array_equal(mask_of(spec, before), mask_of(spec, after)), (
             f"seat {observer}'s mask depends on {what}"
+        )
 
 
 @st.composite
@@ -300,8 +335,10 @@ def test_determinize_hides_nothing_the_observer_sees(game_id, make_reachable_sta
     spec = envs.spec(game_id)
 
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(state=reachable_states(make_reachable_state, game_id, game_option_sets[game_id]),
-           rng_seed=st.integers(0, 2**40))
+    @given(
+        state=reachable_states(make_reachable_state, game_id, game_option_sets[game_id]),
+        rng_seed=st.integers(0, 2**40),
+    )
     def check(state, rng_seed):
         for observer in range(int(state[H_NUM_PLAYERS])):
             resampled = state.copy()
@@ -317,8 +354,11 @@ def test_determinize_reads_only_what_the_seat_knows(game_id, make_reachable_stat
     spec = envs.spec(game_id)
 
     @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(state=reachable_states(make_reachable_state, game_id, game_option_sets[game_id]),
-           twin_seed=st.integers(0, 2**40), rng_seed=st.integers(0, 2**40))
+    @given(
+        state=reachable_states(make_reachable_state, game_id, game_option_sets[game_id]),
+        twin_seed=st.integers(0, 2**40),
+        rng_seed=st.integers(0, 2**40),
+    )
     def check(state, twin_seed, rng_seed):
         for observer in range(int(state[H_NUM_PLAYERS])):
             twin = state.copy()
@@ -326,7 +366,9 @@ def test_determinize_reads_only_what_the_seat_knows(game_id, make_reachable_stat
             redealt, twin_redealt = state.copy(), twin.copy()
             spec.determinize(redealt, observer, make_rng(rng_seed))
             spec.determinize(twin_redealt, observer, make_rng(rng_seed))
-            assert np.array_equal(redealt, twin_redealt), f"seat {observer}: the redeal depends on hidden cards"
+            assert np.array_equal(redealt, twin_redealt), (
+                f"seat {observer}: the redeal depends on hidden cards"
+            )
 
     check()
 
@@ -338,7 +380,7 @@ def single_card_swaps(state, observer):
     places = [(f"seat {q}'s hand", HAND + q * NUM_CARD_TYPES) for q in range(n) if q != observer]
     places.append(("the deck", DECK))
     for i, (name_a, a) in enumerate(places):
-        for name_b, b in places[i + 1:]:
+        for name_b, b in places[i + 1 :]:
             for t in range(NUM_CARD_TYPES):
                 for u in range(NUM_CARD_TYPES):
                     if t != u and state[a + t] > 0 and state[b + u] > 0:
@@ -376,8 +418,9 @@ def test_changing_own_hand_changes_own_observation(data, make_reachable_state, g
                 swapped[own + u] += 1
                 swapped[DECK + u] -= 1
                 swapped[DECK + t] += 1
-                assert not np.array_equal(observation(MTM_SPEC, state, observer),
-                                          observation(MTM_SPEC, swapped, observer))
+                assert not np.array_equal(
+                    observation(MTM_SPEC, state, observer), observation(MTM_SPEC, swapped, observer)
+                )
                 # ... and the exchange with the deck stays invisible to everyone else.
                 for other in range(n):
                     if other != observer:
@@ -387,8 +430,7 @@ def test_changing_own_hand_changes_own_observation(data, make_reachable_state, g
 # --- determinize keeps what it must ------------------------------------------------------------
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), rng_seed=st.integers(0, 2**40))
-def test_determinize_keeps_card_totals_and_hand_sizes(data, rng_seed, make_reachable_state,
-                                                      game_option_sets):
+def test_determinize_keeps_card_totals_and_hand_sizes(data, rng_seed, make_reachable_state, game_option_sets):
     state = data.draw(reachable_states(make_reachable_state, MTM, game_option_sets[MTM]))
     n = int(state[H_NUM_PLAYERS])
     observer = data.draw(st.integers(0, n - 1))
@@ -398,7 +440,7 @@ def test_determinize_keeps_card_totals_and_hand_sizes(data, rng_seed, make_reach
     assert np.array_equal(before.sum(1), after.sum(1)), "hand sizes changed"
     assert np.array_equal(before[observer], after[observer]), "the observer's own hand changed"
     assert not invariant_violations(resampled[None, :])["cards per type != deck counts"][0]
-    assert (after >= 0).all() and (resampled[DECK:DECK + NUM_CARD_TYPES] >= 0).all()
+    assert (after >= 0).all() and (resampled[DECK : DECK + NUM_CARD_TYPES] >= 0).all()
     untouched = np.ones(len(state), bool)
     for block in HIDDEN_BLOCKS:
         untouched[block] = False

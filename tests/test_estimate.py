@@ -1,4 +1,5 @@
 """``evaluate`` says before it starts how long the field will take (issue 43, point 5)."""
+
 import pytest
 
 from monster_zoo.agents import make_agent
@@ -15,27 +16,47 @@ def test_a_pairing_costs_its_moves_at_each_seats_agent():
     costs = {"slow": 0.3, "fast": 0.0}
     # 10 games of 30 moves: 10 per seat; slow alone: 10 x 10 x 0.3; slow in two seats: 10 x 20 x 0.3
     assert estimate.expected_seconds(plan, 3, 10, 30.0, costs) == pytest.approx(30.0 + 60.0)
-    assert estimate.expected_seconds(pairings_to_play(["a", "b"], 2), 2, 4, 10.0, {"a": 1.0, "b": 1.0}) == 40.0
+    assert (
+        estimate.expected_seconds(pairings_to_play(["a", "b"], 2), 2, 4, 10.0, {"a": 1.0, "b": 1.0}) == 40.0
+    )
 
 
 def test_costs_are_timed_per_agent_and_games_have_a_length():
-    agents = {"random": make_agent("random", GAME, 0, TWO), "greedy": make_agent("greedy", GAME, 0, TWO),
-              "search": make_agent("mcts-fast", GAME, 0, TWO)}
+    agents = {
+        "random": make_agent("random", GAME, 0, TWO),
+        "greedy": make_agent("greedy", GAME, 0, TWO),
+        "search": make_agent("mcts-fast", GAME, 0, TWO),
+    }
     costs = estimate.move_costs(GAME, agents, TWO)
     assert set(costs) == set(agents) and all(cost >= 0 for cost in costs.values())
     assert costs["search"] > costs["random"]  # hundreds of simulations against one draw
     assert estimate.game_length(GAME, TWO) > 10
 
 
-@pytest.mark.parametrize("seconds, shown", [(0.2, "about 1 s"), (45, "about 45 s"), (600, "about 10 min"),
-                                            (9000, "about 2.5 h")])
+@pytest.mark.parametrize(
+    "seconds, shown", [(0.2, "about 1 s"), (45, "about 45 s"), (600, "about 10 min"), (9000, "about 2.5 h")]
+)
 def test_durations_read_in_their_unit(seconds, shown):
     assert estimate.describe_duration(seconds) == shown
 
 
 def test_evaluate_prints_the_expected_duration_first(capsys):
-    assert cli.main(["evaluate", "--agents", "random", "greedy", "--games", "2", "--option", "num_players=2",
-                     "--no-progress"]) == 0
+    assert (
+        cli.main(
+            [
+                "evaluate",
+                "--agents",
+                "random",
+                "greedy",
+                "--games",
+                "2",
+                "--option",
+                "num_players=2",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert err.startswith("expected duration: about ") and "(1 pairing x 2 games of about " in err
     assert "CPU s per move: " in err and "greedy" in err

@@ -6,6 +6,7 @@ numba looks up a dispatcher's compiled version twice on every call of a driver t
 that the lookup is gone, that nothing else changes, and that the long-loop drivers keep the
 dispatchers (whose calls are the cheaper inside a loop).
 """
+
 import numpy as np
 import pytest
 from numba import types
@@ -48,8 +49,9 @@ def test_what_is_not_a_dispatcher_passes_unchanged_and_numba_refuses_it():
     games = selfplay.LearnerGames(envs.spec(GAME), envs.config(GAME, {}), 2, seed=0)
     games.reset()
     with pytest.raises(Exception, match="(?i)type|argument"):
-        selfplay.apply_in_slots(games.states, np.zeros(0, np.int64), np.zeros(0, np.int64), games.game_rngs,
-                                plain)
+        selfplay.apply_in_slots(
+            games.states, np.zeros(0, np.int64), np.zeros(0, np.int64), games.game_rngs, plain
+        )
 
 
 def test_learner_game_steps_look_up_no_compiled_kernel(lookups):
@@ -80,22 +82,40 @@ def test_first_class_arguments_change_no_trajectory():
     spec = envs.spec(GAME)
     runs = []
     for convert in (True, False):
-        driver = kernels.LazyKernel(batch.batch_step.serial.py_func, batch.batch_step.serial.signature,
-                                    first_class_args=convert)
+        driver = kernels.LazyKernel(
+            batch.batch_step.serial.py_func, batch.batch_step.serial.signature, first_class_args=convert
+        )
         engine = envs.make_batch(GAME, num_envs=16, seed=5)
         engine.reset()
         rng = np.random.default_rng(0)
         for _ in range(300):
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in engine._masks])
-            driver(engine._states, engine.config, engine.rngs, actions, engine._masks, engine._counts,
-                   engine._obs, engine._rewards, engine._terminated, engine._truncated, spec.init_state,
-                   spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into)
+            driver(
+                engine._states,
+                engine.config,
+                engine.rngs,
+                actions,
+                engine._masks,
+                engine._counts,
+                engine._obs,
+                engine._rewards,
+                engine._terminated,
+                engine._truncated,
+                spec.init_state,
+                spec.legal_mask,
+                spec.apply_action,
+                spec.returns,
+                spec.observe_into,
+            )
         runs.append(engine._states.copy())
     assert np.array_equal(*runs)
 
 
 def test_only_function_parameters_are_converted():
-    lazy = kernels.LazyKernel(lambda states, n, observe_into: None,
-                              types.void(types.int32[:, ::1], types.int64, OBSERVE_T), first_class_args=True)
+    lazy = kernels.LazyKernel(
+        lambda states, n, observe_into: None,
+        types.void(types.int32[:, ::1], types.int64, OBSERVE_T),
+        first_class_args=True,
+    )
     assert lazy._function_args == [(2, OBSERVE_T)]
     assert kernels.LazyKernel(lazy.py_func, lazy.signature)._function_args == []

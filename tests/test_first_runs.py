@@ -5,6 +5,7 @@ used has one specialisation, not one per literal or per caller.
 Each probe runs in a fresh interpreter (this process has long since loaded everything); it
 counts what numba compiled or loaded from its cache, so a warm cache keeps the test quick.
 """
+
 import json
 import subprocess
 import sys
@@ -38,8 +39,11 @@ def core(report: dict) -> dict:
 def test_import_compiles_and_loads_no_game():
     report = probe("import monster_zoo")
     assert report["compiled"] == {}
-    assert not [m for m in report["modules"] if m.startswith("monster_zoo.envs.") and m.count(".") >= 2
-                and m != "monster_zoo.envs.registry"], report["modules"]
+    assert not [
+        m
+        for m in report["modules"]
+        if m.startswith("monster_zoo.envs.") and m.count(".") >= 2 and m != "monster_zoo.envs.registry"
+    ], report["modules"]
 
 
 def test_an_aec_env_loads_its_game_only_and_no_driver():
@@ -48,7 +52,9 @@ import monster_zoo, numpy as np
 env = monster_zoo.make({GAME!r}); env.reset(seed=0)
 env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
 """)
-    games = {m.split(".")[2] for m in report["modules"] if m.count(".") >= 2 and m.startswith("monster_zoo.envs.")}
+    games = {
+        m.split(".")[2] for m in report["modules"] if m.count(".") >= 2 and m.startswith("monster_zoo.envs.")
+    }
     assert games == {"core", "registry", "marry_the_monster", "marry_the_monster_v0"}
     assert not any(m.endswith((".batch", ".selfplay", ".opponents")) for m in report["modules"])
     assert all(n == 1 for n in core(report).values()), core(report)
@@ -117,9 +123,12 @@ def test_the_shared_drivers_compile_each_kernel_once(tmp_path):
     """Compiled cold, every shared kernel the batched engine uses has one specialisation (the
     random pick was once compiled twice, the second time for a literal count), and no
     parallel build is made with one thread."""
-    code = (f"import os; os.environ['NUMBA_CACHE_DIR'] = {str(tmp_path)!r}\n" + TOY_GAME
-            + "\nimport monster_zoo.envs.core.batch as batch\n"
-            + "assert not any(k.parallel.compiled for k in (batch.batch_reset, batch.batch_random_steps))\n")
+    code = (
+        f"import os; os.environ['NUMBA_CACHE_DIR'] = {str(tmp_path)!r}\n"
+        + TOY_GAME
+        + "\nimport monster_zoo.envs.core.batch as batch\n"
+        + "assert not any(k.parallel.compiled for k in (batch.batch_reset, batch.batch_random_steps))\n"
+    )
     compiled = core(probe(code))
     assert compiled["monster_zoo.envs.core.rng.rng_pick_counted"] == 1
     assert compiled["monster_zoo.envs.core.rng.rng_below"] == 1

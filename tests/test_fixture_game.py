@@ -1,14 +1,15 @@
 """The rules of Monster Noughts, the test-only game of ``tests/fixture_games/noughts/`` (one test per
 rule id NC-n of its ``rules.md``), and that it joins the suite through its declaration alone."""
+
 import random
 
 import numpy as np
 import pytest
-
 from conftest import FIXTURE_GAMES
 from fixture_games.noughts import rules
 from fixture_games.noughts.greedy import greedy_action
 from fixture_games.noughts.state_layout import BOARD, MONSTER, NO_MONSTER, NUM_ROUNDS, ROUND, WINNER, WINS
+
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.greedy.agent import GreedyAgent
@@ -84,10 +85,10 @@ def test_nc_5_a_line_wins_the_round_and_a_full_board_draws_it():
     env = started(7)
     state = with_board(env, "XX.OO....", 0, monster=8)
     env.step(2)
-    assert state[WINS] == 1 and state[ROUND] == 1 and not state[BOARD:BOARD + 9].any()
+    assert state[WINS] == 1 and state[ROUND] == 1 and not state[BOARD : BOARD + 9].any()
     state = with_board(env, "XOXXOOOX.", 0)
     env.step(8)
-    assert list(state[WINS:WINS + 2]) == [1, 0] and state[ROUND] == 2  # drawn: nobody scores
+    assert list(state[WINS : WINS + 2]) == [1, 0] and state[ROUND] == 2  # drawn: nobody scores
 
 
 @pytest.mark.parametrize("wins, winners", [((4, 3), [1, 0]), ((2, 2), [1, 1])])
@@ -99,7 +100,7 @@ def test_nc_6_the_most_round_wins_take_the_match_and_equal_ones_share_it(wins, w
     if wins[0] == 4:
         state[WINS + 1] = wins[1]
     env.step(8)
-    assert state[H_TERMINAL] == 1 and list(state[WINNER:WINNER + 2]) == winners
+    assert state[H_TERMINAL] == 1 and list(state[WINNER : WINNER + 2]) == winners
 
 
 def test_nc_7_rewards_follow_ruling_c3():

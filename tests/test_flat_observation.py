@@ -5,6 +5,7 @@ normalisers) expect a Box per agent; PettingZoo allows the action mask in
 ``infos[agent]["action_mask"]`` instead of a Dict observation. The flat form must show
 exactly what the Dict form shows, and pass PettingZoo's API test, also under such a wrapper.
 """
+
 import numpy as np
 import pytest
 from gymnasium import spaces

@@ -1,5 +1,6 @@
 """Games are declared once (``GAME`` in ``envs/<game>/game.py``) and found by their page modules'
 file names: the registry keeps no list, and every registry reads the declaration."""
+
 import dataclasses
 import importlib
 import pickle
@@ -10,10 +11,10 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
+from monster_zoo.agents.az.shipped import PlaySettings, newest_version, play_settings
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search.settings import SearchConfig
 from monster_zoo.agents.search.tuned import search_config
-from monster_zoo.agents.az.shipped import PlaySettings, newest_version, play_settings
 from monster_zoo.envs import registry
 from monster_zoo.envs.core.game import Baseline, Game
 
@@ -23,8 +24,11 @@ ENVS_DIR = Path(registry.__file__).resolve().parent
 
 
 def test_every_page_file_is_a_registered_game_and_nothing_else():
-    pages = {f"{m['name']}-v{m['version']}" for p in ENVS_DIR.glob("*_v*.py")
-             if (m := re.fullmatch(r"(?P<name>[a-z][a-z0-9_]*)_v(?P<version>\d+)", p.stem))}
+    pages = {
+        f"{m['name']}-v{m['version']}"
+        for p in ENVS_DIR.glob("*_v*.py")
+        if (m := re.fullmatch(r"(?P<name>[a-z][a-z0-9_]*)_v(?P<version>\d+)", p.stem))
+    }
     assert pages and envs.available() == sorted(pages)
 
 
@@ -70,11 +74,15 @@ def test_a_game_registered_unlisted_is_served_but_not_listed(monkeypatch, gymnas
     monkeypatch.setattr(registry, "_GAMES", dict(registry._GAMES))
     monkeypatch.setattr(registry, "_UNLISTED", set(registry._UNLISTED))
     shipped = registry.declaration("marry_the_monster-v0")
-    twin = dataclasses.replace(shipped, name="monster_twin", version=3, title="Twin",
-                               page="monster_zoo.envs.marry_the_monster_v0",
-                               baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy", version=3)},
-                               agents={**shipped.agents, "mcts": {"simulations": 7, "exploration": 1.0,
-                                                                  "rollout": "random"}})
+    twin = dataclasses.replace(
+        shipped,
+        name="monster_twin",
+        version=3,
+        title="Twin",
+        page="monster_zoo.envs.marry_the_monster_v0",
+        baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy", version=3)},
+        agents={**shipped.agents, "mcts": {"simulations": 7, "exploration": 1.0, "rollout": "random"}},
+    )
     envs.register(twin, listed=False)
     assert "monster_twin-v3" not in envs.available()
     env = envs.make("monster_twin-v3", num_players=2)

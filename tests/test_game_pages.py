@@ -1,6 +1,7 @@
 """Every game's page (its page module's docstring) is the page's own text with the shared parts
 filled in by ``envs/core/game_page.py``: the header table from the spec, the action-mask and
 ``observation="flat"`` paragraphs, the options table and the version-history tail."""
+
 import ast
 import dataclasses
 import importlib
@@ -11,8 +12,14 @@ import pytest
 
 from monster_zoo.envs import registry
 from monster_zoo.envs.core.escaping import markdown_cell, markdown_code
-from monster_zoo.envs.core.game_page import (FLAT_PARAGRAPH, MASK_PARAGRAPH, PARTS, game_page, markers,
-                                             version_paragraph)
+from monster_zoo.envs.core.game_page import (
+    FLAT_PARAGRAPH,
+    MASK_PARAGRAPH,
+    PARTS,
+    game_page,
+    markers,
+    version_paragraph,
+)
 
 
 def words(text: str) -> str:
@@ -73,7 +80,9 @@ def test_the_header_table_counts_are_the_specs(game_id):
     default = next(o.default for o in spec.options if o.name == "num_players")
     assert len(values) == len(rows), f"{game_id}: a row name appears twice: {[name for name, _ in rows]}"
     assert values["Agents"] == "`agents= [" + ", ".join(f"'player_{i}'" for i in range(default)) + "]`"
-    assert values["Number of agents"] == f"{default} ({spec.min_players}-{spec.max_players} with `num_players`)"
+    assert (
+        values["Number of agents"] == f"{default} ({spec.min_players}-{spec.max_players} with `num_players`)"
+    )
     assert f"--game {spec.env_id}`" in values["Manual control"]
     imported = re.fullmatch(r"`from (\S+) import (\S+)`", rows[0][1])
     assert importlib.import_module(f"{imported[1]}.{imported[2]}") is registry._module(game_id)
@@ -102,7 +111,9 @@ def test_a_marker_is_replaced_in_place_and_only_a_whole_line_is_one():
 
 def test_an_unknown_or_repeated_marker_is_refused_naming_the_parts():
     game = registry.declaration("marry_the_monster-v0")
-    with pytest.raises(ValueError, match="unknown part.*'option'.*header, action-mask, options, version-history"):
+    with pytest.raises(
+        ValueError, match="unknown part.*'option'.*header, action-mask, options, version-history"
+    ):
         game_page(game, "# T\n\n<!-- generated: option -->\n")
     with pytest.raises(ValueError, match="more than once: header"):
         game_page(game, "<!-- generated: header -->\n\n<!-- generated: header -->\n")

@@ -3,6 +3,7 @@ numba-cuda's simulator in --quick mode: its parity, benchmark and trainer parts 
 with the device facts and versions (the trainer part: the learner-seat games' parity and a tiny
 ``device-train --device cuda`` run), and a bad part or game is refused with the valid ones. The figures
 themselves come from a GPU machine (the script's docstring says how)."""
+
 import json
 import os
 import subprocess
@@ -10,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_gpu_engine import needs_numba_cuda
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,9 +18,14 @@ GAME = "mighty_monsters-v0"  # the shortest games: the simulator runs the rules 
 
 
 def run_check(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.gpu_device_check", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONWARNINGS": "ignore::RuntimeWarning"})
+    return subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.gpu_device_check", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONWARNINGS": "ignore::RuntimeWarning"},
+    )
 
 
 @needs_numba_cuda
@@ -34,12 +39,18 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     assert sorted(r["num_players"] for r in parity) == [3, 6]
     assert all(r["mismatch"] is None and r["games_ended"] >= 2 for r in parity)
     bench = [r for r in rows if r["part"] == "bench"]
-    assert {(r["mode"], r["num_envs"]) for r in bench} == {(m, n) for m in ("python", "launch") for n in (4, 8)}
+    assert {(r["mode"], r["num_envs"]) for r in bench} == {
+        (m, n) for m in ("python", "launch") for n in (4, 8)
+    }
     assert all(r["steps_per_second"] > 0 and r["device"] == "numba-cuda simulator" for r in bench)
     assert rows[-1]["part"] == "done" and rows[-1]["failed_parts"] == []
     learner_parity = [r for r in rows if r["part"] == "trainer_parity"]
     assert sorted((r["pool"], r["illegal_played"] > 0) for r in learner_parity) == [
-        ("greedy", False), ("random", False), ("random", True), ("snapshots", False)]  # the last: penalize
+        ("greedy", False),
+        ("random", False),
+        ("random", True),
+        ("snapshots", False),
+    ]  # the last: penalize
     assert all(r["mismatch"] is None and r["num_players"] == 3 for r in learner_parity), learner_parity
     (trained,) = [r for r in rows if r["part"] == "trainer"]
     assert trained["timesteps"] == 64 and trained["timesteps_per_second"] > 0 and trained["game"] == GAME
@@ -48,8 +59,13 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     assert all(r["versions"]["numba_cuda"] and "git" in r for r in rows)
 
 
-@pytest.mark.parametrize("args, message", [(["--parts", "ptx,fly"], "unknown part(s) fly; valid: ptx, parity"),
-                                           (["--games", "chess-v0"], "unknown game(s) chess-v0; available:")])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--parts", "ptx,fly"], "unknown part(s) fly; valid: ptx, parity"),
+        (["--games", "chess-v0"], "unknown game(s) chess-v0; available:"),
+    ],
+)
 def test_bad_parts_and_games_are_refused_with_the_valid_ones(args, message):
     done = run_check(*args, timeout=120)
     assert done.returncode == 2 and message in done.stderr
@@ -60,8 +76,8 @@ def test_the_wheels_carried_to_a_gpu_machine_satisfy_the_projects_requirements()
     project requires (core or the `gpu` extra) must be a version those requirements accept, or the
     device runs another stack than the one tested (numpy 2.5 on an H200 image broke numba-cuda 0.30.4)."""
     import re
-    import tomllib
 
+    import tomllib
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
@@ -72,8 +88,12 @@ def test_the_wheels_carried_to_a_gpu_machine_satisfy_the_projects_requirements()
         name = canonicalize_name(requirement.name)
         specs[name] = specs.get(name, requirement.specifier) & requirement.specifier
     script = (ROOT / "benchmarks" / "gpu_device_wheels.sh").read_text()
-    pins = {canonicalize_name(n): v for n, v in re.findall(r"([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)", script)}
+    pins = {
+        canonicalize_name(n): v for n, v in re.findall(r"([A-Za-z0-9_.-]+)==([0-9][A-Za-z0-9.]*)", script)
+    }
     checked = {name: version for name, version in pins.items() if name in specs}
     assert {"numpy", "numba-cuda", "gymnasium", "pettingzoo"} <= set(checked), checked
-    bad = {name: (version, str(specs[name])) for name, version in checked.items() if version not in specs[name]}
+    bad = {
+        name: (version, str(specs[name])) for name, version in checked.items() if version not in specs[name]
+    }
     assert not bad, f"pinned for the GPU machine outside the project's requirements: {bad}"

@@ -11,6 +11,7 @@
 * ``device="cuda"`` where numba-cuda or a GPU is missing is refused at once with what to install or
   check; a bad device is refused with the valid ones; the CPU engine never imports numba-cuda.
 """
+
 import json
 import os
 import subprocess
@@ -25,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 COMPILING = tuple(monster_zoo.available())  # the games whose GPU drivers must compile to PTX: every one
 needs_numba_cuda = pytest.mark.skipif(
     subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode != 0,
-    reason="numba-cuda is not installed (the gpu extra; make test installs it)")
+    reason="numba-cuda is not installed (the gpu extra; make test installs it)",
+)
 
 PARITY_SCRIPT = """
 import json, sys, warnings
@@ -45,16 +47,25 @@ for game_id in monster_zoo.available():
 def simulated_parity(num_envs: int, timeout: int) -> list:
     """:func:`monster_zoo.envs.gpu.parity.compare` for every game at both player-count ends, under the
     simulator in a subprocess; one dict per case."""
-    done = subprocess.run([sys.executable, "-c", PARITY_SCRIPT, str(num_envs)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", PARITY_SCRIPT, str(num_envs)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 def check_parity(results: list, num_envs: int) -> None:
     cases = {(r["game_id"], r["num_players"]) for r in results}
-    expected = {(g, n) for g in monster_zoo.available()
-                for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)}
+    expected = {
+        (g, n)
+        for g in monster_zoo.available()
+        for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)
+    }
     assert cases == expected
     for r in results:
         assert r["mismatch"] is None, r
@@ -63,8 +74,13 @@ def check_parity(results: list, num_envs: int) -> None:
 
 def gpu_check(*arguments: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """``monster-zoo gpu check ARGUMENTS`` in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "monster_zoo.training", "gpu", "check", *arguments], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "monster_zoo.training", "gpu", "check", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def check_compiled(done: subprocess.CompletedProcess, games, parts: dict) -> None:
@@ -127,13 +143,18 @@ def test_a_device_other_than_cpu_or_cuda_is_refused_with_the_valid_ones():
 
 @needs_numba_cuda
 def test_cuda_without_a_gpu_is_refused_saying_what_to_check():
-    script = ("import monster_zoo\ntry:\n"
-              "    monster_zoo.make_batch('marry_the_monster-v0', num_envs=2, device='cuda')\n"
-              "except RuntimeError as e:\n    print(e)\n")
+    script = (
+        "import monster_zoo\ntry:\n"
+        "    monster_zoo.make_batch('marry_the_monster-v0', num_envs=2, device='cuda')\n"
+        "except RuntimeError as e:\n    print(e)\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env=env)
-    assert "finds no usable CUDA GPU" in done.stdout and "nvidia-smi" in done.stdout, done.stdout + done.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert "finds no usable CUDA GPU" in done.stdout and "nvidia-smi" in done.stdout, (
+        done.stdout + done.stderr
+    )
 
 
 def test_cuda_without_numba_cuda_is_refused_saying_what_to_install(monkeypatch):
@@ -151,10 +172,14 @@ def test_gpu_check_without_numba_cuda_says_what_to_install(monkeypatch, capsys):
 
 
 def test_the_cpu_engine_never_imports_numba_cuda():
-    script = ("import sys, monster_zoo\nb = monster_zoo.make_batch('marry_the_monster-v0', num_envs=4)\nb.reset()\n"
-              "b.step(b.random_actions()); b.step_random(10)\n"
-              "print(sorted(m for m in sys.modules if m.startswith(('numba_cuda', 'numba.cuda'))))")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    script = (
+        "import sys, monster_zoo\nb = monster_zoo.make_batch('marry_the_monster-v0', num_envs=4)\nb.reset()\n"
+        "b.step(b.random_actions()); b.step_random(10)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('numba_cuda', 'numba.cuda'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr[-2000:]
 
 
@@ -189,8 +214,14 @@ print("stepped", bool((engine.states != before).any()))
 
 @needs_numba_cuda
 def test_simulated_gpu_engine_refuses_bad_actions_changing_nothing():
-    done = subprocess.run([sys.executable, "-c", BAD_ACTIONS_SCRIPT], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", BAD_ACTIONS_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert len([x for x in lines if x.startswith("refused: ")]) == 5, lines

@@ -12,6 +12,7 @@ GPU cannot play (an agent acting from Python) and illegal learner actions are re
 nothing; and ``monster-zoo gpu check --parts learner`` compiles the drivers to PTX for cc 8.0 and 9.0
 without a GPU.
 """
+
 import json
 import os
 import subprocess
@@ -25,10 +26,12 @@ import monster_zoo
 ROOT = Path(__file__).resolve().parents[1]
 needs_numba_cuda = pytest.mark.skipif(
     subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode != 0,
-    reason="numba-cuda is not installed (the gpu extra; make test installs it)")
+    reason="numba-cuda is not installed (the gpu extra; make test installs it)",
+)
 needs_torch = pytest.mark.skipif(
     subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode != 0,
-    reason="torch is not installed (the device-train extra)")
+    reason="torch is not installed (the device-train extra)",
+)
 
 PARITY_SCRIPT = """
 import json, sys, warnings
@@ -45,15 +48,25 @@ for game_id in monster_zoo.available():
 
 
 def simulated_parity(num_envs: int, timeout: int) -> list:
-    done = subprocess.run([sys.executable, "-c", PARITY_SCRIPT, str(num_envs)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", PARITY_SCRIPT, str(num_envs)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 def check_parity(results: list, num_envs: int) -> None:
-    expected = {(g, n, pool) for g in monster_zoo.available() for pool in ("random", "greedy", "snapshots")
-                for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)}
+    expected = {
+        (g, n, pool)
+        for g in monster_zoo.available()
+        for pool in ("random", "greedy", "snapshots")
+        for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)
+    }
     assert {(r["game_id"], r["num_players"], r["pool"]) for r in results} == expected
     for r in results:
         assert r["mismatch"] is None, r
@@ -109,20 +122,32 @@ def test_gpu_learner_games_penalize_illegal_learner_actions_as_the_cpu_games_do(
     range); the GPU driver and the CPU's give the same rewards (-1 to the learner), ends, final views,
     ``illegal`` flags, next games and states after every step, until 3 games have also ended by play.
     A bad option is refused naming the valid ones; a value that is no action at all is penalized too."""
-    done = subprocess.run([sys.executable, "-c", PENALIZE_SCRIPT], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", PENALIZE_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     results = [json.loads(line) for line in lines if line.startswith("{")]
-    expected = {(g, n, pool) for g in monster_zoo.available() for pool in ("random", "greedy")
-                for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)}
+    expected = {
+        (g, n, pool)
+        for g in monster_zoo.available()
+        for pool in ("random", "greedy")
+        for n in (monster_zoo.spec(g).min_players, monster_zoo.spec(g).max_players)
+    }
     assert {(r["game_id"], r["num_players"], r["pool"]) for r in results} == expected
     for r in results:
         assert r["mismatch"] is None, r
         assert r["games_ended"] - r["illegal_played"] >= 3, r
     assert sum(r["illegal_played"] for r in results) >= len(results), results  # about one per case and more
-    assert "option: marry_the_monster-v0: option illegal_action='forfeit' is not valid; valid values: " \
-           "'raise', 'penalize'" in done.stdout, done.stdout
+    assert (
+        "option: marry_the_monster-v0: option illegal_action='forfeit' is not valid; valid values: "
+        "'raise', 'penalize'" in done.stdout
+    ), done.stdout
     assert "host path: [0.0, 0.0, -1.0] [False, False, True]" in done.stdout, done.stdout
 
 
@@ -175,8 +200,14 @@ print("checked again: nothing refused")
 
 @needs_numba_cuda
 def test_gpu_learner_games_refuse_python_opponents_and_illegal_actions_changing_nothing():
-    done = subprocess.run([sys.executable, "-c", REFUSALS_SCRIPT], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", REFUSALS_SCRIPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "mcts: opponent 'mcts' cannot play on the GPU" in out and "the game's greedy kernel" in out, out
@@ -196,10 +227,26 @@ def test_gpu_check_compiles_the_learner_seat_drivers_to_ptx():
     """What the simulator cannot show: that the drivers (greedy's search included) compile for a real
     GPU, through ``monster-zoo gpu check`` for cc 8.0 and 9.0 (one game here, about 20 s; every game in
     ``tests/test_gpu_engine.py``'s slow test)."""
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.training", "gpu", "check", "--parts", "learner",
-                           "marry_the_monster-v0"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo.training",
+            "gpu",
+            "check",
+            "--parts",
+            "learner",
+            "marry_the_monster-v0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     line, summary = done.stdout.splitlines()
     assert line.split()[:3] == ["marry_the_monster-v0", "learner", "ok"], line
-    assert "cc 8.0, 9.0: 2 drivers" in line and float(line.split(", ")[-2].split()[0]) > 0.1, line  # MB of PTX
+    assert "cc 8.0, 9.0: 2 drivers" in line and float(line.split(", ")[-2].split()[0]) > 0.1, (
+        line
+    )  # MB of PTX
     assert summary.startswith("1 of 1 games compile to PTX") and "(learner drivers)" in summary, summary

@@ -6,20 +6,24 @@ positions of seeded mixed greedy/random play and a digest of its generator after
 drawn from it). A greedy agent's id promises its play, so making the kernels faster must change none
 of them: an action differs, or a tie is drawn differently, and this test names the first position.
 """
+
 import json
 
 import numpy as np
 import pytest
-
 from record_greedy_decisions import CASES, GOLDEN, case_name, decisions, decode_actions, rng_digest
 
-RERECORD = ("A greedy agent's id promises its play: a change of play bumps its Baseline.version and enters "
-            "CHANGELOG.md, and only then is the record remade (`python tests/record_greedy_decisions.py`).")
+RERECORD = (
+    "A greedy agent's id promises its play: a change of play bumps its Baseline.version and enters "
+    "CHANGELOG.md, and only then is the record remade (`python tests/record_greedy_decisions.py`)."
+)
 
 
 @pytest.fixture(scope="module")
 def golden() -> dict:
-    return {case_name(c["game"], c["options"]): c for c in json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]}
+    return {
+        case_name(c["game"], c["options"]): c for c in json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
+    }
 
 
 def test_the_record_covers_every_game_at_both_ends_of_its_player_counts(golden):
@@ -38,7 +42,10 @@ def test_greedy_decides_as_recorded(golden, game_id, options):
     actions, rng_states = decisions(game_id, options, expected["positions"], expected["seed"])
     recorded = decode_actions(expected["actions"])
     differ = np.flatnonzero(actions != recorded)
-    assert differ.size == 0, (f"{case_name(game_id, options)}: position {differ[0]} chose {actions[differ[0]]}, "
-                              f"recorded {recorded[differ[0]]} ({differ.size} positions differ). {RERECORD}")
+    assert differ.size == 0, (
+        f"{case_name(game_id, options)}: position {differ[0]} chose {actions[differ[0]]}, "
+        f"recorded {recorded[differ[0]]} ({differ.size} positions differ). {RERECORD}"
+    )
     assert rng_digest(rng_states) == expected["rng_sha256"], (
-        f"{case_name(game_id, options)}: the same actions, but ties were drawn differently. {RERECORD}")
+        f"{case_name(game_id, options)}: the same actions, but ties were drawn differently. {RERECORD}"
+    )

@@ -8,6 +8,7 @@ writeable first, as numpy allows), next to a twin that never sees a scribble: bo
 stay byte-identical. The drive runs in a subprocess, so a segfault or a hang fails the test
 instead of killing pytest.
 """
+
 import subprocess
 import sys
 
@@ -109,7 +110,9 @@ def test_issue_reproduction_is_refused_in_process():
 
 
 def test_scribbling_over_every_handed_out_array_changes_nothing(game_id):
-    run = subprocess.run([sys.executable, "-c", DRIVE, game_id, "150"], capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-c", DRIVE, game_id, "150"], capture_output=True, text=True, timeout=600
+    )
     assert run.returncode == 0 and run.stdout.strip().endswith("ok"), (
-        f"exit {run.returncode} (a negative code is a signal: -11 is a segfault)\n{run.stderr[-3000:]}")
+        f"exit {run.returncode} (a negative code is a signal: -11 is a segfault)\n{run.stderr[-3000:]}"
+    )

@@ -1,4 +1,5 @@
 """The host named beside every measurement (``monster_zoo.evaluation.host``)."""
+
 import subprocess
 
 from monster_zoo.evaluation import host
@@ -8,8 +9,11 @@ def test_the_cpu_is_named_from_lscpu_with_avx512_noted(monkeypatch):
     listing = "Architecture: x86_64\nModel name:   Example CPU 9000\nFlags: fpu sse2 avx512f avx2\n"
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, listing, ""))
     assert host.cpu_name() == "Example CPU 9000 (AVX-512)"
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, listing.replace(
-        "avx512f ", ""), ""))
+    monkeypatch.setattr(
+        subprocess,
+        "run",
+        lambda *a, **k: subprocess.CompletedProcess(a, 0, listing.replace("avx512f ", ""), ""),
+    )
     assert host.cpu_name() == "Example CPU 9000 (no AVX-512)"
 
 

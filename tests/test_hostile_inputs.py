@@ -6,6 +6,7 @@ Memory stays bounded here: the crafted files are small on disk (compressed or sp
 where a reader could still read too much, ``tracemalloc`` or a stream that counts what is
 read shows that the refusal comes before the cap.
 """
+
 import io
 import json
 import os
@@ -21,12 +22,28 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.model_file import (MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_NAME_CHARS, MAX_PARAMETERS,
-                                           METADATA, ModelFileError, is_policy_file)
+from monster_zoo.agents.model_file import (
+    MAX_LAYER_UNITS,
+    MAX_METADATA_BYTES,
+    MAX_NAME_CHARS,
+    MAX_PARAMETERS,
+    METADATA,
+    ModelFileError,
+    is_policy_file,
+)
 from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.envs.core.bounded_reading import BoundedReader, json_depth, read_at_most
-from monster_zoo.envs.core.records import (MAX_AGENT_NAME_CHARS, MAX_RECORD_ACTIONS, MAX_RECORD_BYTES, RecordError,
-                                           RecordWriter, read_record, record_game, save_record, validate_record)
+from monster_zoo.envs.core.records import (
+    MAX_AGENT_NAME_CHARS,
+    MAX_RECORD_ACTIONS,
+    MAX_RECORD_BYTES,
+    RecordError,
+    RecordWriter,
+    read_record,
+    record_game,
+    save_record,
+    validate_record,
+)
 from monster_zoo.envs.replay import replay
 
 GAME = "marry_the_monster-v0"
@@ -40,8 +57,10 @@ def small_model(path: Path, hidden=(16, 8)) -> Path:
     spec = envs.spec(GAME)
     sizes = [spec.obs_size, *hidden, spec.num_actions]
     rng = np.random.default_rng(0)
-    layers = [(rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b), "tanh" if k < len(hidden) else None)
-              for k, (a, b) in enumerate(zip(sizes, sizes[1:]))]
+    layers = [
+        (rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b), "tanh" if k < len(hidden) else None)
+        for k, (a, b) in enumerate(zip(sizes, sizes[1:]))
+    ]
     return write_policy(path, layers, make_metadata(GAME, TWO, list(hidden), "tanh", "small"))
 
 
@@ -66,7 +85,7 @@ def peak_bytes(action) -> int:
     tracemalloc.start()
     try:
         action()
-    except Exception:  # noqa: BLE001 - the refusal itself is checked by the caller
+    except Exception:
         pass
     finally:
         peak = tracemalloc.get_traced_memory()[1]
@@ -81,7 +100,7 @@ def finishes_within(seconds: float, action) -> object:
     def run():
         try:
             outcome["value"] = action()
-        except Exception as err:  # noqa: BLE001 - handed to the test to check
+        except Exception as err:
             outcome["value"] = err
 
     thread = threading.Thread(target=run, daemon=True)
@@ -132,15 +151,26 @@ def test_a_model_with_a_huge_layer_is_refused_before_anything_is_allocated(tmp_p
     """The probe's file: 297 KB declaring a 200,000-unit layer took 868 MB to load."""
     good = small_model(tmp_path / "good.npz")
     for sizes in ([200_000], [MAX_LAYER_UNITS + 1, 8]):
-        meta = {**metadata_of(good), "architecture": {"type": "mlp", "hidden_sizes": sizes, "activation": "tanh"}}
+        meta = {
+            **metadata_of(good),
+            "architecture": {"type": "mlp", "hidden_sizes": sizes, "activation": "tanh"},
+        }
         bad = with_entries(good, tmp_path / "wide.npz", {METADATA: json.dumps(meta)})
-        with pytest.raises(ModelFileError, match=f"holds a layer of {sizes[0]:,} units; the most accepted is"):
+        with pytest.raises(
+            ModelFileError, match=f"holds a layer of {sizes[0]:,} units; the most accepted is"
+        ):
             read_policy(bad)
-    deep = {**metadata_of(good), "architecture": {"type": "mlp", "hidden_sizes": [8] * 9, "activation": "tanh"}}
+    deep = {
+        **metadata_of(good),
+        "architecture": {"type": "mlp", "hidden_sizes": [8] * 9, "activation": "tanh"},
+    }
     with pytest.raises(ModelFileError, match="has 9 layers; the most accepted is 8"):
         read_policy(with_entries(good, tmp_path / "deep.npz", {METADATA: json.dumps(deep)}))
-    many = {**metadata_of(good), "architecture": {"type": "mlp", "hidden_sizes": [4096] * 2, "activation": "tanh"},
-            "observation_size": 10**12}  # a shape larger than any memory
+    many = {
+        **metadata_of(good),
+        "architecture": {"type": "mlp", "hidden_sizes": [4096] * 2, "activation": "tanh"},
+        "observation_size": 10**12,
+    }  # a shape larger than any memory
     with pytest.raises(ModelFileError, match=f"parameters; the most accepted is {MAX_PARAMETERS:,}"):
         read_policy(with_entries(good, tmp_path / "many.npz", {METADATA: json.dumps(many)}))
 
@@ -150,15 +180,16 @@ def test_a_trainer_can_refuse_a_network_too_big_to_save_before_training():
 
     assert policy_size_problem("--net-arch", GAME, [256, 256]) is None
     assert "holds a layer of 8,192 units" in policy_size_problem("--net-arch", GAME, [8192])
-    assert "parameters; the most accepted is" in policy_size_problem("--net-arch", "monster_factory-v0", [4096, 4096])
+    assert "parameters; the most accepted is" in policy_size_problem(
+        "--net-arch", "monster_factory-v0", [4096, 4096]
+    )
     assert policy_size_problem("--net-arch", "monster_factory-v0", [256, 256], item_sizes=[64]) is None
 
 
 def test_the_shipped_champions_fit_well_inside_the_caps():
+    from monster_zoo.agents.az.network import read_network
     from monster_zoo.agents.model_file import read_metadata
     from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE, CHAMPION_DIR
-
-    from monster_zoo.agents.az.network import read_network
 
     for path in sorted(CHAMPION_DIR.glob("*.npz")):
         # a shipped search network (an az version, or a champion version that is one): its own file type, the same caps
@@ -169,7 +200,9 @@ def test_the_shipped_champions_fit_well_inside_the_caps():
             policy = read_policy(path)
             parameters = sum(w.size + b.size for w, b, _ in policy.layers)
             widths = [w.shape[1] for w, _, _ in policy.layers[:-1]]
-        assert parameters * 10 < MAX_PARAMETERS and all(width * 10 < MAX_LAYER_UNITS for width in widths), path
+        assert parameters * 10 < MAX_PARAMETERS and all(width * 10 < MAX_LAYER_UNITS for width in widths), (
+            path
+        )
 
 
 def lying_metadata_zip(path: Path, inflated: int) -> Path:
@@ -267,14 +300,17 @@ def test_a_record_over_the_size_cap_is_refused_without_being_read(tmp_path, monk
     import monster_zoo.envs.core.bounded_reading as bounded
 
     monkeypatch.setattr(bounded, "read_at_most", lambda *a, **k: pytest.fail("the record was read"))
-    with pytest.raises(RecordError, match=f"big.json is {117 * MB:,} bytes; the most accepted is "
-                                          f"{MAX_RECORD_BYTES:,}"):
+    with pytest.raises(
+        RecordError, match=f"big.json is {117 * MB:,} bytes; the most accepted is {MAX_RECORD_BYTES:,}"
+    ):
         read_record(big)
 
 
 def test_the_record_caps_fit_the_longest_real_game():
     """Each game's default truncation limit bounds its real games; the longest must fit twice."""
-    longest = max(next(o.default for o in envs.spec(g).options if o.name == "max_steps") for g in envs.available())
+    longest = max(
+        next(o.default for o in envs.spec(g).options if o.name == "max_steps") for g in envs.available()
+    )
     assert 2 * longest <= MAX_RECORD_ACTIONS
     assert MAX_RECORD_ACTIONS * 200 <= MAX_RECORD_BYTES  # 200 bytes of JSON per action at most
 
@@ -286,12 +322,16 @@ def test_deeply_nested_records_and_long_names_are_refused_naming_the_file(tmp_pa
         read_record(nested)
     long_name = tmp_path / "long.json"
     long_name.write_text(json.dumps({**record, "agents": ["x" * 1_000_000, "random"]}))
-    with pytest.raises(RecordError, match=f"long.json: the agent name of seat 0 is 1,000,000 characters; a record "
-                                          f"keeps names of at most {MAX_AGENT_NAME_CHARS}"):
+    with pytest.raises(
+        RecordError,
+        match=f"long.json: the agent name of seat 0 is 1,000,000 characters; a record "
+        f"keeps names of at most {MAX_AGENT_NAME_CHARS}",
+    ):
         read_record(long_name)
     with pytest.raises(RecordError, match="at most 10,000"):
-        validate_record({**record, "actions": record["actions"] * 1000, "result": {**record["result"],
-                                                                                   "length": 20_000}})
+        validate_record(
+            {**record, "actions": record["actions"] * 1000, "result": {**record["result"], "length": 20_000}}
+        )
     not_utf8 = tmp_path / "latin.json"
     not_utf8.write_bytes(b'{"format": "\xff"}')
     with pytest.raises(RecordError, match="latin.json is not a JSON record"):
@@ -320,26 +360,57 @@ def test_a_tournament_keeping_records_refuses_a_label_too_long_before_playing(mo
 
     monkeypatch.setattr(tournament, "iter_games", lambda *a, **k: pytest.fail("games were played"))
     with pytest.raises(ValueError, match="a match record keeps names of at most 256"):
-        tournament.run_tournament(GAME, ["x" * 300 + "=random", "greedy"], 2, options=TWO, progress=False,
-                                  records_per_pairing=1, play_series=tournament.iter_games)
+        tournament.run_tournament(
+            GAME,
+            ["x" * 300 + "=random", "greedy"],
+            2,
+            options=TWO,
+            progress=False,
+            records_per_pairing=1,
+            play_series=tournament.iter_games,
+        )
 
 
 # --- a leaderboard's earlier results (point 4, --resume) ---------------------------------------
 def table_json(table, seed: int) -> dict:
     """What an earlier leaderboard run would have written for ``table``."""
     names = list(table.field)
-    return {"game": table.game_id, "field": names, "agents": {n: n for n in names},
-            "num_players": table.num_players, "games_per_pairing": table.games, "seed": seed,
-            "options": {"num_players": table.num_players}, "elapsed_s": 1.5,
-            "pairings": [{"agent": a, "opponent": b, "games": 2, "wins": 1, "draws": 0, "losses": 1, "win_rate": 0.5,
-                          "win_rate_low": 0.1, "win_rate_high": 0.9} for a, b in permutations(names, 2)],
-            "ratings": [{"agent": n, "mu": 25.0, "sigma": 8.0, "ordinal": 1.0, "games": 4} for n in names],
-            "rated_games": 8, "settings": json.loads(table.settings)}
+    return {
+        "game": table.game_id,
+        "field": names,
+        "agents": {n: n for n in names},
+        "num_players": table.num_players,
+        "games_per_pairing": table.games,
+        "seed": seed,
+        "options": {"num_players": table.num_players},
+        "elapsed_s": 1.5,
+        "pairings": [
+            {
+                "agent": a,
+                "opponent": b,
+                "games": 2,
+                "wins": 1,
+                "draws": 0,
+                "losses": 1,
+                "win_rate": 0.5,
+                "win_rate_low": 0.1,
+                "win_rate_high": 0.9,
+            }
+            for a, b in permutations(names, 2)
+        ],
+        "ratings": [{"agent": n, "mu": 25.0, "sigma": 8.0, "ordinal": 1.0, "games": 4} for n in names],
+        "rated_games": 8,
+        "settings": json.loads(table.settings),
+    }
 
 
 PLANTED = [
-    (lambda d: d["ratings"].append({"agent": "<img src=x onerror=alert(1)>", "mu": 1.0, "sigma": 1.0,
-                                    "ordinal": 99.0, "games": 1}), "one rating per agent"),
+    (
+        lambda d: d["ratings"].append(
+            {"agent": "<img src=x onerror=alert(1)>", "mu": 1.0, "sigma": 1.0, "ordinal": 99.0, "games": 1}
+        ),
+        "one rating per agent",
+    ),
     (lambda d: d.update(elapsed_s="a while"), "'elapsed_s'"),
     (lambda d: d["pairings"][0].update(wins=-3), "non-negative integers"),
     (lambda d: d["pairings"].pop(), "every ordered pair"),
@@ -351,7 +422,9 @@ PLANTED = [
 
 
 @pytest.mark.parametrize("plant, reason", PLANTED)
-def test_resume_reads_an_earlier_table_strictly_and_plays_a_planted_one_again(tmp_path, capsys, plant, reason):
+def test_resume_reads_an_earlier_table_strictly_and_plays_a_planted_one_again(
+    tmp_path, capsys, plant, reason
+):
     pytest.importorskip("openskill")
     from monster_zoo.evaluation import leaderboard
 

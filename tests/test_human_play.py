@@ -1,5 +1,6 @@
 """Terminal play that explains itself: legends, ``help``, card texts, Ctrl-C, the first
 compile announced once, and ``make play`` that installs only when it must."""
+
 import io
 import os
 import shutil
@@ -12,11 +13,11 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.envs import registry as envs_registry
 from monster_zoo.agents.human.agent import HumanAgent
+from monster_zoo.cli import main as cli
+from monster_zoo.envs import registry as envs_registry
 from monster_zoo.envs.monster_arena.components import CARD_LABEL, CARD_NAME
 from monster_zoo.envs.registry import kernels_cached
-from monster_zoo.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = "monster_arena-v0"
@@ -32,8 +33,9 @@ def first_decision(game_id: str, seed: int = 0):
 def answers(game_id: str, lines):
     """What a HumanAgent prints when a person types ``lines`` and then move 1."""
     out = io.StringIO()
-    agent = HumanAgent(game_id, input_stream=io.StringIO("".join(f"{x}\n" for x in [*lines, "1"])),
-                       output_stream=out)
+    agent = HumanAgent(
+        game_id, input_stream=io.StringIO("".join(f"{x}\n" for x in [*lines, "1"])), output_stream=out
+    )
     obs, mask, state = first_decision(game_id)
     assert agent.act(obs, mask, state) == np.flatnonzero(mask)[0]
     return out.getvalue()
@@ -101,9 +103,15 @@ def test_kernels_cached_looks_beside_the_game_package(monkeypatch, tmp_path):
 def test_ctrl_c_leaves_cleanly_with_status_130():
     # SIGINT back to its default in the child: a test run started in the background inherits it
     # ignored, and Python then installs no Ctrl-C handler at all
-    proc = subprocess.Popen([sys.executable, "-m", "monster_zoo.training", "play", "--agents", "random"],
-                            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "monster_zoo.training", "play", "--agents", "random"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     seen = ""
     while "your move" not in seen:
         char = proc.stdout.read(1)
@@ -125,8 +133,9 @@ def test_make_play_installs_only_when_pyproject_changed(tmp_path):
     python.chmod(0o755)
 
     def planned() -> str:
-        return subprocess.run(["make", "-n", "play"], cwd=tmp_path, capture_output=True, text=True,
-                              check=True).stdout
+        return subprocess.run(
+            ["make", "-n", "play"], cwd=tmp_path, capture_output=True, text=True, check=True
+        ).stdout
 
     assert "pip install" in planned()  # a new venv: install once
     (tmp_path / ".venv" / ".monster-zoo-installed").touch()

@@ -1,12 +1,13 @@
 """Warm start by cloning a teacher (``train --warm-start greedy``): the data and the fitted policy."""
+
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents import make_agent  # noqa: E402
-from monster_zoo.training.ppo import imitation as imitation  # noqa: E402
+from monster_zoo import envs
+from monster_zoo.agents import make_agent
+from monster_zoo.training.ppo import imitation as imitation
 
 GAME = "monster_factory-v0"
 OPTIONS = {"num_players": 2}
@@ -25,9 +26,12 @@ def test_demonstrations_are_the_teachers_legal_choices():
     demos = imitation.collect(GAME, OPTIONS, teacher, 500, seed=2, num_envs=16)
     assert demos.observations.shape == (500, envs.spec(GAME).obs_size) and len(demos.actions) == 500
     assert demos.masks[np.arange(500), demos.actions].all(), "a demonstrated action is not legal"
-    again = imitation.collect(GAME, OPTIONS, make_agent("greedy", GAME, seed=1, options=OPTIONS), 500,
-                              seed=2, num_envs=16)
-    assert np.array_equal(again.actions, demos.actions) and np.array_equal(again.observations, demos.observations)
+    again = imitation.collect(
+        GAME, OPTIONS, make_agent("greedy", GAME, seed=1, options=OPTIONS), 500, seed=2, num_envs=16
+    )
+    assert np.array_equal(again.actions, demos.actions) and np.array_equal(
+        again.observations, demos.observations
+    )
 
 
 def test_a_teacher_that_does_not_read_the_state_is_refused():

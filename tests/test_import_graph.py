@@ -9,11 +9,12 @@ imports at module level and inside functions alike; ``if TYPE_CHECKING:`` blocks
 ``importlib.import_module("<literal>")`` counts as an import inside a function, so it cannot hide
 a cycle either.
 """
+
 import ast
 import importlib.util
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Set, Tuple
+from typing import NamedTuple
 
 import pytest
 
@@ -30,7 +31,7 @@ class Edge(NamedTuple):
     line: int
 
 
-def package_modules(root: Path, package_dir: Dict[str, str]) -> Dict[str, Tuple[Path, bool]]:
+def package_modules(root: Path, package_dir: dict[str, str]) -> dict[str, tuple[Path, bool]]:
     """Dotted module name -> (file, is a package) for every ``.py`` file under the mapped folders."""
     modules = {}
     for package, folder in package_dir.items():
@@ -49,7 +50,7 @@ def _absolute(module: str, is_package: bool, level: int, target: str) -> str:
     if level == 0:
         return target or ""
     base = module.split(".") if is_package else module.split(".")[:-1]
-    base = base[:len(base) - (level - 1)]
+    base = base[: len(base) - (level - 1)]
     return ".".join(base + ([target] if target else []))
 
 
@@ -99,15 +100,19 @@ class _Imports(ast.NodeVisitor):
 
     def visit_Call(self, node):
         func = ast.unparse(node.func)
-        if func in ("importlib.import_module", "import_module") and node.args \
-                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        if (
+            func in ("importlib.import_module", "import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             self.depth += 1
             self._add(node.args[0].value, node)
             self.depth -= 1
         self.generic_visit(node)
 
 
-def import_edges(modules) -> List[Edge]:
+def import_edges(modules) -> list[Edge]:
     """Every import of one of ``modules`` by another, from their source."""
     edges = []
     for name, (path, is_package) in modules.items():
@@ -117,15 +122,15 @@ def import_edges(modules) -> List[Edge]:
     return edges
 
 
-def cycles(edges: List[Edge]) -> List[List[str]]:
+def cycles(edges: list[Edge]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan), each sorted."""
-    graph: Dict[str, Set[str]] = defaultdict(set)
+    graph: dict[str, set[str]] = defaultdict(set)
     for edge in edges:
         graph[edge.source].add(edge.target)
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
     found = []
     for start in sorted(graph):
         if start in index:
@@ -161,9 +166,9 @@ def cycles(edges: List[Edge]) -> List[List[str]]:
     return found
 
 
-def hiding_imports(edges: List[Edge]) -> List[Edge]:
+def hiding_imports(edges: list[Edge]) -> list[Edge]:
     """The imports inside functions whose target imports their source back, directly or not."""
-    graph: Dict[str, Set[str]] = defaultdict(set)
+    graph: dict[str, set[str]] = defaultdict(set)
     for edge in edges:
         graph[edge.source].add(edge.target)
 
@@ -186,7 +191,7 @@ def _where(edge: Edge) -> str:
     return f"{edge.path.relative_to(REPO)}:{edge.line}"
 
 
-def package_dir() -> Dict[str, str]:
+def package_dir() -> dict[str, str]:
     """Package -> folder, as ``setup.py`` installs them (its ``package_layout``)."""
     spec = importlib.util.spec_from_file_location("monster_zoo_setup", REPO / "setup.py")
     setup = importlib.util.module_from_spec(spec)
@@ -194,7 +199,7 @@ def package_dir() -> Dict[str, str]:
     return setup.package_layout()[1]
 
 
-def _package_edges() -> List[Edge]:
+def _package_edges() -> list[Edge]:
     """The imports among the package's own modules."""
     return import_edges(package_modules(REPO, package_dir()))
 
@@ -202,8 +207,12 @@ def _package_edges() -> List[Edge]:
 def test_the_graph_covers_every_source_file():
     folders = package_dir()
     modules = package_modules(REPO, folders)
-    files = {p for folder in folders.values() for p in (REPO / folder).rglob("*.py")
-             if "__pycache__" not in p.parts}
+    files = {
+        p
+        for folder in folders.values()
+        for p in (REPO / folder).rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
     assert {path for path, _ in modules.values()} == files
     assert "monster_zoo.agents.registry" in modules and "monster_zoo.envs.core.aec" in modules
 
@@ -211,32 +220,46 @@ def test_the_graph_covers_every_source_file():
 def test_the_package_has_no_import_cycle():
     edges = _package_edges()
     found = cycles(edges)
-    detail = [f"{' <-> '.join(component)}: " + "; ".join(
-        f"{e.source} imports {e.target} at {_where(e)}" for e in edges
-        if e.source in component and e.target in component) for component in found]
-    assert not found, "import cycles (move the shared code down into a module both can import):\n" + \
-        "\n".join(detail)
+    detail = [
+        f"{' <-> '.join(component)}: "
+        + "; ".join(
+            f"{e.source} imports {e.target} at {_where(e)}"
+            for e in edges
+            if e.source in component and e.target in component
+        )
+        for component in found
+    ]
+    assert not found, (
+        "import cycles (move the shared code down into a module both can import):\n" + "\n".join(detail)
+    )
 
 
 def test_no_import_inside_a_function_hides_a_cycle():
     hiding = hiding_imports(_package_edges())
     assert not hiding, "\n".join(
         f"{_where(e)}: {e.source} imports {e.target} inside a function, and {e.target} imports "
-        f"{e.source} back: move the shared code down instead" for e in hiding)
+        f"{e.source} back: move the shared code down instead"
+        for e in hiding
+    )
 
 
-def package_edges(edges: List[Edge], depth: int = 2) -> List[Edge]:
+def package_edges(edges: list[Edge], depth: int = 2) -> list[Edge]:
     """The imports between packages: each module stands for its package ``depth`` names deep
     (``monster_zoo.agents`` for ``monster_zoo.agents.registry`` at depth 2). Imports within a package
     are left out, and so are those of ``__main__`` modules (an entry point, ``python -m ...``, is
     imported by nothing, so it cannot close a loop) and those of or to a module above ``depth`` (the
     front door ``monster_zoo``, which re-exports ``envs`` and holds the version others read)."""
+
     def package(module: str) -> str:
         return ".".join(module.split(".")[:depth])
 
-    return [edge._replace(source=package(edge.source), target=package(edge.target)) for edge in edges
-            if package(edge.source) != package(edge.target) and edge.source.rpartition(".")[2] != "__main__"
-            and min(len(edge.source.split(".")), len(edge.target.split("."))) >= depth]
+    return [
+        edge._replace(source=package(edge.source), target=package(edge.target))
+        for edge in edges
+        if package(edge.source) != package(edge.target)
+        and edge.source.rpartition(".")[2] != "__main__"
+        and min(len(edge.source.split(".")), len(edge.target.split("."))) >= depth
+    ]
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -247,16 +270,29 @@ def test_no_loop_between_packages(depth):
     modules beside them (the agents' registry, base and model-file opener)."""
     edges = package_edges(_package_edges(), depth)
     found = cycles(edges)
-    detail = [f"{' <-> '.join(component)}: " + "; ".join(sorted({
-        f"{e.source} imports {e.target} at {_where(e)}" for e in edges
-        if e.source in component and e.target in component})) for component in found]
+    detail = [
+        f"{' <-> '.join(component)}: "
+        + "; ".join(
+            sorted(
+                {
+                    f"{e.source} imports {e.target} at {_where(e)}"
+                    for e in edges
+                    if e.source in component and e.target in component
+                }
+            )
+        )
+        for component in found
+    ]
     assert not found, "loops between packages:\n" + "\n".join(detail)
     if depth != 2:
         return
     below = {(e.source, e.target) for e in edges}
     assert ("monster_zoo.envs", "monster_zoo.agents") not in below
     assert not {target for source, target in below if source == "monster_zoo.agents"} & {
-        "monster_zoo.evaluation", "monster_zoo.training", "monster_zoo.cli"}
+        "monster_zoo.evaluation",
+        "monster_zoo.training",
+        "monster_zoo.cli",
+    }
     assert not {source for source, target in below if target == "monster_zoo.cli"}
 
 
@@ -283,9 +319,12 @@ def test_the_checks_find_a_cycle_hidden_in_a_function(tmp_path):
     (package / "__init__.py").write_text("")
     (package / "a.py").write_text("from . import b\n\n\ndef use():\n    return b\n")
     (package / "b.py").write_text("def lazy():\n    from .a import use\n    return use\n")
-    (package / "c.py").write_text("import importlib\n\n\ndef later():\n"
-                                  "    return importlib.import_module('pkg.d')\n")
-    (package / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import c\n")
+    (package / "c.py").write_text(
+        "import importlib\n\n\ndef later():\n    return importlib.import_module('pkg.d')\n"
+    )
+    (package / "d.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import c\n"
+    )
     edges = import_edges(package_modules(tmp_path, {"pkg": "pkg"}))
     assert cycles(edges) == [["pkg.a", "pkg.b"]]
     assert [(e.source, e.target, e.line) for e in hiding_imports(edges)] == [("pkg.b", "pkg.a", 2)]

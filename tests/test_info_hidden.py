@@ -6,6 +6,7 @@ Now ``info`` carries only the seat's own mask and seat, and at a game's end its 
 the seed stays where only the user's own code reads it (``LearnerEnv.game_seed()``,
 ``SelfPlayVecEnv.game_seeds()`` / ``finished_game_seeds()``), and replays work from that.
 """
+
 import numpy as np
 import pytest
 
@@ -17,7 +18,13 @@ pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_gam
 LEARNER_KEYS = {"action_mask", "learner_seat"}
 LEARNER_END_KEYS = LEARNER_KEYS | {"returns", "illegal_move"}
 VEC_KEYS = {"learner_seat"}
-VEC_END_KEYS = VEC_KEYS | {"terminal_observation", "TimeLimit.truncated", "returns", "opponent", "illegal_move"}
+VEC_END_KEYS = VEC_KEYS | {
+    "terminal_observation",
+    "TimeLimit.truncated",
+    "returns",
+    "opponent",
+    "illegal_move",
+}
 
 
 class FirstLegal:

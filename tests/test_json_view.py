@@ -1,14 +1,21 @@
 """The JSON seat view (envs/core/json_view.py): valid against each game's shipped JSON Schema, the same
 from the AEC env and the batched engine, and blind to whatever the seat may not know."""
+
 import jsonschema
 import numpy as np
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_TERMINAL
+from monster_zoo.envs.core.json_view import (
+    MAX_LAST_MOVES,
+    SCHEMA_FILE,
+    rules_summary,
+    schema_text,
+    shipped_schema,
+    since_own_move,
+)
 from monster_zoo.envs.core.rng import make_rng
-from monster_zoo.envs.core.json_view import (MAX_LAST_MOVES, SCHEMA_FILE, rules_summary, schema_text, shipped_schema,
-                                        since_own_move)
 from monster_zoo.envs.registry import declaration
 from monster_zoo.seeds import game_dir
 
@@ -29,7 +36,8 @@ def test_the_shipped_schema_is_the_one_the_code_describes(game_id):
     spec = envs.spec(game_id)
     shipped = (game_dir(spec.name) / SCHEMA_FILE).read_text(encoding="utf-8")
     assert shipped == schema_text(spec, declaration(game_id).max_players), (
-        "regenerate seeds/<game>/seat_view.schema.json with monster_zoo.envs.core.json_view.schema_text")
+        "regenerate seeds/<game>/seat_view.schema.json with monster_zoo.envs.core.json_view.schema_text"
+    )
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -48,7 +56,11 @@ def test_every_seats_view_is_valid_against_its_schema_through_a_whole_game(game_
             assert bool(view["legal_moves"]) == view["your_turn"]
             if view["your_turn"]:
                 assert [m["id"] for m in view["legal_moves"]] == env.unwrapped.legal_actions()
-        if not env.agents or env.unwrapped.engine_state[H_TERMINAL] or len(env.unwrapped._trail.actions) > 400:
+        if (
+            not env.agents
+            or env.unwrapped.engine_state[H_TERMINAL]
+            or len(env.unwrapped._trail.actions) > 400
+        ):
             break
         play(env, 7, rng)
     assert on_move_seen
@@ -90,7 +102,9 @@ def test_a_seats_view_is_the_same_for_any_redeal_of_what_it_cannot_see(game_id):
         for seat in range(len(env.possible_agents)):
             twin = state.copy()
             raw.spec.determinize(twin, seat, make_rng(index))
-            assert raw.spec.describe_action(twin, action, seat) == raw.spec.describe_action(state, action, seat)
+            assert raw.spec.describe_action(twin, action, seat) == raw.spec.describe_action(
+                state, action, seat
+            )
         raw.spec.apply_action(state, action, game_rng)
 
 

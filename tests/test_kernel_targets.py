@@ -1,16 +1,16 @@
 """The decorator convention's two targets (``envs/core/kernels.py``): scratch arrays that are numpy's on the
 CPU and per-thread local memory on a GPU, device versions of every kernel from the same Python
 functions, and the Python reading of the one intrinsic the simulator cannot run."""
+
 import subprocess
 import sys
 
 import numpy as np
 from numba import njit
+from test_gpu_engine import needs_numba_cuda
 
 from monster_zoo.envs.core.kernels import scratch, scratch_empty
 from monster_zoo.envs.core.rng import WORD, _load_word, _load_word_in_python
-
-from test_gpu_engine import needs_numba_cuda
 
 ROWS, COLS = 3, 5
 

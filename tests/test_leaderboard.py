@@ -1,4 +1,5 @@
 """The leaderboard command: its plan, its files, its arguments, and results that do not depend on --jobs."""
+
 import json
 import subprocess
 import sys
@@ -7,13 +8,14 @@ import pytest
 
 pytest.importorskip("openskill")
 
-from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents.az.network import read_network  # noqa: E402
-from monster_zoo.agents.ppo.champions import champion_games, champion_versions  # noqa: E402
-from monster_zoo.agents.az.shipped import network_ships, newest_version, shipped_network_path  # noqa: E402
-from monster_zoo.envs.registry import declaration  # noqa: E402
-from monster_zoo.evaluation import leaderboard  # noqa: E402
 from conftest import redeclare
+
+from monster_zoo import envs
+from monster_zoo.agents.az.network import read_network
+from monster_zoo.agents.az.shipped import network_ships, newest_version, shipped_network_path
+from monster_zoo.agents.ppo.champions import champion_games, champion_versions
+from monster_zoo.envs.registry import declaration
+from monster_zoo.evaluation import leaderboard
 
 GAME = "marry_the_monster-v0"
 
@@ -30,8 +32,13 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
         assert t.field[2:4] == (f"{name}-mcts-v2", f"{name}-mcts-fast-v1")
         has_champion = t.num_players in champion_games().get(name, [])
         newest = champion_versions(name, t.num_players)[-1] if has_champion else None
-        assert [a for a in t.field if "-champion-" in a] == ([f"{name}-champion-v{newest}"] if has_champion else [])
-        plays = network_ships(t.game_id) and t.num_players in read_network(shipped_network_path(t.game_id)).player_counts
+        assert [a for a in t.field if "-champion-" in a] == (
+            [f"{name}-champion-v{newest}"] if has_champion else []
+        )
+        plays = (
+            network_ships(t.game_id)
+            and t.num_players in read_network(shipped_network_path(t.game_id)).player_counts
+        )
         az = f"{name}-az-v{newest_version(t.game_id)}"
         assert [a for a in t.field if "-az-" in a] == ([az] if plays else [])
         asked = leaderboard.GAMES_FOUR if t.num_players == 4 else leaderboard.GAMES_SMALLEST
@@ -45,21 +52,32 @@ def tiny_search(monkeypatch):
     """Marry the Monster's search and learned search (every version of its network) at 20
     simulations, so a whole table plays in seconds."""
     declared = declaration(GAME).agents
-    flat = {key: value for key, value in declared["az"].items() if key != "versions"}  # no version's own count
-    redeclare(monkeypatch, GAME, agents={**declared, "mcts": {**declared["mcts"], "simulations": 20},
-                                         "az": {**flat, "simulations": 20}})
+    flat = {
+        key: value for key, value in declared["az"].items() if key != "versions"
+    }  # no version's own count
+    redeclare(
+        monkeypatch,
+        GAME,
+        agents={
+            **declared,
+            "mcts": {**declared["mcts"], "simulations": 20},
+            "az": {**flat, "simulations": 20},
+        },
+    )
 
 
 def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_path, tiny_search):
     one = leaderboard.run([GAME], tmp_path / "one" / "lb.md", seed=3, scale=0.05, jobs=1, progress=False)
-    two = leaderboard.run([GAME], tmp_path / "two" / "lb.md", seed=3, scale=0.05, jobs=2, progress=False)
+    leaderboard.run([GAME], tmp_path / "two" / "lb.md", seed=3, scale=0.05, jobs=2, progress=False)
     text = one.read_text()
     assert text.startswith("# Leaderboard") and "Seed 3" in text
     for n in (2, 4):
         key = f"marry_the_monster-{n}p"
         assert f"## {GAME}: {n} players" in text and f"(lb/{key}.png)" in text
         assert (tmp_path / "one" / "lb" / f"{key}.png").stat().st_size > 1000
-        first, second = (json.loads((tmp_path / d / "lb" / f"{key}.json").read_text()) for d in ("one", "two"))
+        first, second = (
+            json.loads((tmp_path / d / "lb" / f"{key}.json").read_text()) for d in ("one", "two")
+        )
         for data in (first, second):
             data.pop("elapsed_s")
         assert first == second
@@ -90,14 +108,24 @@ def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path,
     # a damaged file or one with missing fields is played again, not a crash
     (tmp_path / "lb" / "marry_the_monster-2p.json").write_text("{not json")
     (tmp_path / "lb" / "marry_the_monster-4p.json").write_text(
-        json.dumps({"game": GAME, "field": list(leaderboard.leaderboard_field(GAME, 4)), "num_players": 4,
-                    "games_per_pairing": leaderboard.plan([GAME], 0.05)[1].games, "seed": 4}))
+        json.dumps(
+            {
+                "game": GAME,
+                "field": list(leaderboard.leaderboard_field(GAME, 4)),
+                "num_players": 4,
+                "games_per_pairing": leaderboard.plan([GAME], 0.05)[1].games,
+                "seed": 4,
+            }
+        )
+    )
     played.clear()
     leaderboard.run([GAME], out, seed=4, scale=0.05, progress=False, resume=True)
     assert sorted(played) == ["marry_the_monster-2p", "marry_the_monster-4p"]
 
 
-def test_resume_plays_again_a_table_whose_agents_settings_or_files_changed(tmp_path, tiny_search, monkeypatch):
+def test_resume_plays_again_a_table_whose_agents_settings_or_files_changed(
+    tmp_path, tiny_search, monkeypatch
+):
     """A shipped agent keeps its versioned name when its declared settings change (az-v1 after its
     rollout weight moved): --resume must not reuse a table it played with the old ones, nor one
     that recorded no settings, while an unchanged table is still read back."""
@@ -110,7 +138,9 @@ def test_resume_plays_again_a_table_whose_agents_settings_or_files_changed(tmp_p
     assert all(len(digest) == 64 for digest in recorded["files"].values())
     played = []
     real = leaderboard.play_table
-    monkeypatch.setattr(leaderboard, "play_table", lambda table, *args: played.append(table.key) or real(table, *args))
+    monkeypatch.setattr(
+        leaderboard, "play_table", lambda table, *args: played.append(table.key) or real(table, *args)
+    )
     declared = declaration(GAME).agents
     redeclare(monkeypatch, GAME, agents={**declared, "az": {**declared["az"], "rollout_weight": 0.5}})
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
@@ -150,18 +180,27 @@ def test_tables_play_seat_balanced_counts_and_older_json_is_read_back(tmp_path, 
 
 
 def test_bad_arguments_exit_2_with_the_reason(tmp_path):
-    cases = [(["--games", "chess-v0"], "unknown game"), (["--scale", "0"], "--scale"),
-             (["--jobs", "0"], "--jobs"), (["--seed", "-1"], "seed"),
-             (["--out", str(tmp_path / "lb.txt")], "markdown")]
+    cases = [
+        (["--games", "chess-v0"], "unknown game"),
+        (["--scale", "0"], "--scale"),
+        (["--jobs", "0"], "--jobs"),
+        (["--seed", "-1"], "seed"),
+        (["--out", str(tmp_path / "lb.txt")], "markdown"),
+    ]
     for extra, message in cases:
-        done = subprocess.run([sys.executable, "-m", "monster_zoo", "leaderboard", "--no-progress", *extra],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "monster_zoo", "leaderboard", "--no-progress", *extra],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 2 and message in done.stderr, (extra, done.stderr[-500:])
     assert not (tmp_path / "lb").exists()
 
 
 def test_a_table_stopped_mid_way_resumes_its_finished_pairings_and_ends_as_if_played_at_once(
-        tmp_path, tiny_search, monkeypatch):
+    tmp_path, tiny_search, monkeypatch
+):
     from monster_zoo.evaluation import match, pairing_cache
 
     whole = leaderboard.run([GAME], tmp_path / "whole" / "lb.md", seed=3, scale=0.05, progress=False)
@@ -179,16 +218,19 @@ def test_a_table_stopped_mid_way_resumes_its_finished_pairings_and_ends_as_if_pl
         leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
     kept = list((tmp_path / "stopped" / "lb" / ".marry_the_monster-2p.pairings").iterdir())
     assert len(kept) == 2  # the two pairings finished before the stop
-    kept[0].write_text("[{\"game\": 0}]")  # a damaged pairing is played again, not a crash
+    kept[0].write_text('[{"game": 0}]')  # a damaged pairing is played again, not a crash
     replayed = []
     monkeypatch.setattr(pairing_cache, "iter_games", lambda *a, **k: replayed.append(a[1]) or real(*a, **k))
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
-    two_player_pairings = len(leaderboard.leaderboard_field(GAME, 2)) * (len(leaderboard.leaderboard_field(GAME, 2)) - 1) // 2
+    two_player_pairings = (
+        len(leaderboard.leaderboard_field(GAME, 2)) * (len(leaderboard.leaderboard_field(GAME, 2)) - 1) // 2
+    )
     assert len([s for s in replayed if len(s) == 2]) == two_player_pairings - 1  # only the damaged one again
     for n in (2, 4):
         key = f"marry_the_monster-{n}p"
-        first, second = (json.loads((folder / "lb" / f"{key}.json").read_text())
-                         for folder in (whole.parent, out.parent))
+        first, second = (
+            json.loads((folder / "lb" / f"{key}.json").read_text()) for folder in (whole.parent, out.parent)
+        )
         first.pop("elapsed_s"), second.pop("elapsed_s")
         assert first == second
         assert not (out.parent / "lb" / f".{key}.pairings").exists()  # removed once the table is written

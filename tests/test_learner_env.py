@@ -1,5 +1,6 @@
 """The single-agent learner env as users reach it: unseeded resets, illegal actions, the
 gymnasium and SB3 checkers, and ``gymnasium.make("monster_zoo/<game>-learner-v0")``."""
+
 import warnings
 
 import gymnasium
@@ -20,8 +21,8 @@ def first_illegal(mask) -> int:
 
 def test_entropy_seeds_fit_an_int64():
     seeds = [entropy_seed() for _ in range(2000)]
-    assert all(0 <= s < 2 ** 63 for s in seeds)
-    assert max(seeds) > 2 ** 62, "the top bits are never used: the seeds are not spread"
+    assert all(0 <= s < 2**63 for s in seeds)
+    assert max(seeds) > 2**62, "the top bits are never used: the seeds are not spread"
 
 
 def test_unseeded_resets_never_overflow(game_id):
@@ -38,9 +39,9 @@ def test_unseeded_resets_never_overflow(game_id):
 
 def test_huge_seeds_are_reduced_to_a_replayable_game_seed(game_id):
     env = envs.make_learner_env(game_id)
-    env.reset(seed=2 ** 64 - 1)
-    assert env.game_seed() == (2 ** 64 - 1) % 2 ** 63
-    first, again = env.reset(seed=2 ** 64 - 1)[0], env.reset(seed=2 ** 64 - 1)[0]
+    env.reset(seed=2**64 - 1)
+    assert env.game_seed() == (2**64 - 1) % 2**63
+    first, again = env.reset(seed=2**64 - 1)[0], env.reset(seed=2**64 - 1)[0]
     assert np.array_equal(first, again)
 
 
@@ -61,8 +62,11 @@ def test_illegal_action_raises_naming_the_seat_not_a_slot(game_id):
     _, info = env.reset(seed=0)
     seat, bad = info["learner_seat"], first_illegal(env.action_masks())
     state = env.games.states.copy()
-    with pytest.raises(ValueError, match=rf"^player_{seat} \(the learner\): action {bad} \(.+\) is illegal: "
-                                         r".+; legal now: ") as err:
+    with pytest.raises(
+        ValueError,
+        match=rf"^player_{seat} \(the learner\): action {bad} \(.+\) is illegal: "
+        r".+; legal now: ",
+    ) as err:
         env.step(bad)
     assert "slot" not in str(err.value)
     with pytest.raises(ValueError, match=rf"^player_{seat} \(the learner\): action 1.5 is not an integer"):
@@ -97,9 +101,13 @@ def test_vec_env_penalizes_only_the_offending_slot(game_id):
 
 
 def test_illegal_action_option_is_validated(game_id):
-    for make in (lambda: envs.make_learner_env(game_id, illegal_action="ignore"),
-                 lambda: envs.make_vec_env(game_id, 2, illegal_action="ignore")):
-        with pytest.raises(ValueError, match="illegal_action='ignore' is not valid; valid values: 'raise', 'penalize'"):
+    for make in (
+        lambda: envs.make_learner_env(game_id, illegal_action="ignore"),
+        lambda: envs.make_vec_env(game_id, 2, illegal_action="ignore"),
+    ):
+        with pytest.raises(
+            ValueError, match="illegal_action='ignore' is not valid; valid values: 'raise', 'penalize'"
+        ):
             make()
     with pytest.raises(TypeError, match="applies to the AEC env"):
         envs.make_batch(game_id, 2, illegal_action="penalize")

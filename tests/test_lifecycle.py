@@ -4,6 +4,7 @@ The raw env (``make(..., wrapped=False)``) fails before ``reset`` and after ever
 exactly like the wrapped env (PettingZoo's order-enforcing wrapper), instead of errors from
 inside a kernel; numeric options are refused beyond what the int32 state can hold.
 """
+
 import re
 
 import numpy as np
@@ -25,7 +26,7 @@ CALLS = {
 def _error(call):
     try:
         call()
-    except Exception as exc:  # noqa: BLE001 - the test compares whatever each env raises
+    except Exception as exc:
         return type(exc), str(exc)
     return None
 
@@ -46,7 +47,9 @@ def _play_out(env, seed=0):
     rng = np.random.default_rng(seed)
     for agent in env.agent_iter():
         _, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        env.step(
+            None if term or trunc else int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"])))
+        )
 
 
 @pytest.mark.parametrize("wrapped", [False, True])
@@ -71,8 +74,12 @@ def test_observe_of_an_unknown_agent_names_the_agents(game_id):
 def test_max_steps_beyond_the_int32_state_is_refused_everywhere(game_id, bad):
     """Ruling C4's step limit of every game; the header slot that holds it is int32."""
     pattern = re.escape(f"max_steps={bad!r} is not valid; expected an integer from 1 to {MAX_STEPS_LIMIT}")
-    for build in (lambda: envs.make(game_id, max_steps=bad), lambda: envs.make(game_id, wrapped=False, max_steps=bad),
-                  lambda: envs.make_batch(game_id, 2, max_steps=bad), lambda: envs.config(game_id, {"max_steps": bad})):
+    for build in (
+        lambda: envs.make(game_id, max_steps=bad),
+        lambda: envs.make(game_id, wrapped=False, max_steps=bad),
+        lambda: envs.make_batch(game_id, 2, max_steps=bad),
+        lambda: envs.config(game_id, {"max_steps": bad}),
+    ):
         with pytest.raises(ValueError, match=pattern):
             build()
 

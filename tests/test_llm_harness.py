@@ -1,5 +1,6 @@
 """The ``llm:<model>`` harness (agents/llm/, agents/llm/chat.py, agents/llm/prompts.py, agents/llm/moves.py,
 llm/scoring.py) against a local OpenAI-compatible server that answers from a script."""
+
 import socket
 
 import numpy as np
@@ -7,14 +8,17 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.llm import LlmSettings, make
-from monster_zoo.envs.core.illegal import refusal
-from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.agents.llm.chat import ChatEndpoint, ChatError
 from monster_zoo.agents.llm.moves import match_move, read_answer
+from monster_zoo.envs.core.illegal import refusal
+from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.llm.scoring import score_model
 from monster_zoo.llm.scripted_server import ScriptedServer, first_legal, shown_moves, stubborn
 
-MOVES = [{"id": 3, "name": "play red 4", "words": None}, {"id": 7, "name": "place c1 r0", "words": "a thin tile"}]
+MOVES = [
+    {"id": 3, "name": "play red 4", "words": None},
+    {"id": 7, "name": "place c1 r0", "words": "a thin tile"},
+]
 
 
 def agent_at(server, game_id="monster_factory-v0", **settings):
@@ -43,8 +47,9 @@ def test_answers_are_read_by_id_name_or_words_whatever_the_quotes_and_case():
 def test_a_scripted_model_plays_whole_games_and_the_table_counts_its_moves():
     with ScriptedServer(first_legal) as server:
         agent = agent_at(server)
-        score = score_model("monster_factory-v0", agent, ["random", "greedy"], games=2, seed=0,
-                            options={"num_players": 2})
+        score = score_model(
+            "monster_factory-v0", agent, ["random", "greedy"], games=2, seed=0, options={"num_players": 2}
+        )
     table = score.markdown()
     assert "| random | " in table and "| greedy | " in table and "legal moves listed" in table
     for baseline in ("random", "greedy"):
@@ -80,8 +85,10 @@ def test_a_move_still_illegal_after_the_retries_is_counted_and_replaced_by_a_ran
     assert "does not end with a line 'move: <id or name>'" in server.requests[1]["messages"][-1]["content"]
     assert agent.usage.summary()["illegal_rate"] == 1.0
     assert [cost["tries"] for cost in agent.usage.per_move] == [3] * 5
-    assert all(cost["fallback"] and cost["prompt_tokens"] > 0 and cost["latency_s"] > 0
-               for cost in agent.usage.per_move)
+    assert all(
+        cost["fallback"] and cost["prompt_tokens"] > 0 and cost["latency_s"] > 0
+        for cost in agent.usage.per_move
+    )
 
 
 def test_without_the_legal_move_list_the_prompt_omits_it_and_names_still_count():
@@ -114,8 +121,11 @@ def test_an_endpoint_that_cannot_be_reached_stops_the_run_naming_it():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     _, mask, state = on_move("monster_factory-v0", 1)
-    agent = make("monster_factory-v0", "m", settings=LlmSettings(base_url=f"http://127.0.0.1:{port}/v1", retries=1,
-                                                                  timeout_s=5))
+    agent = make(
+        "monster_factory-v0",
+        "m",
+        settings=LlmSettings(base_url=f"http://127.0.0.1:{port}/v1", retries=1, timeout_s=5),
+    )
     with pytest.raises(ChatError, match=f"cannot reach http://127.0.0.1:{port}/v1"):
         agent.act(None, mask, state)
 
@@ -136,8 +146,13 @@ def test_an_evaluate_field_scores_each_model_against_the_other_entries():
     from monster_zoo.llm.scoring import score_named_models
 
     with ScriptedServer(first_legal) as server:
-        scores = score_named_models("monster_factory-v0", ["llm:a", "random", "llm:b"], games=2,
-                                    options={"num_players": 2}, settings=LlmSettings(base_url=server.base_url))
+        scores = score_named_models(
+            "monster_factory-v0",
+            ["llm:a", "random", "llm:b"],
+            games=2,
+            options={"num_players": 2},
+            settings=LlmSettings(base_url=server.base_url),
+        )
     assert list(scores) == ["llm:a", "llm:b"] and all(list(s.pairings) == ["random"] for s in scores.values())
     with pytest.raises(ValueError, match="at least one agent that is not a model"):
         score_named_models("monster_factory-v0", ["llm:a"], games=2)
@@ -149,8 +164,24 @@ def test_evaluate_scores_a_model_against_the_field_with_its_rates(capsys):
     from monster_zoo.cli.main import main
 
     with ScriptedServer(stubborn("move: nothing of the sort", 1)) as server:
-        status = main(["evaluate", "--game", "monstargh-v0", "--option", "num_players=2", "--games", "2",
-                       "--agents", "llm:scripted", "random", "--base-url", server.base_url, "--retries", "1"])
+        status = main(
+            [
+                "evaluate",
+                "--game",
+                "monstargh-v0",
+                "--option",
+                "num_players=2",
+                "--games",
+                "2",
+                "--agents",
+                "llm:scripted",
+                "random",
+                "--base-url",
+                server.base_url,
+                "--retries",
+                "1",
+            ]
+        )
     out = capsys.readouterr().out
     assert status == 0
     assert "random" in out and "retry" in out.lower() and "illegal" in out.lower()
@@ -161,9 +192,11 @@ def test_evaluate_refuses_model_only_fields_and_tournament_outputs(capsys):
     """A field of models only has no baseline to score against; --out belongs to tournaments."""
     from monster_zoo.cli.main import main
 
-    for argv, said in ((["--agents", "llm:a", "llm:b"], "at least one agent that is not a model"),
-                       (["--agents", "llm:a", "random", "--out", "somewhere"], "--out is for tournaments"),
-                       (["--agents", "llm:a", "random", "--retries", "99"], "retries must be")):
+    for argv, said in (
+        (["--agents", "llm:a", "llm:b"], "at least one agent that is not a model"),
+        (["--agents", "llm:a", "random", "--out", "somewhere"], "--out is for tournaments"),
+        (["--agents", "llm:a", "random", "--retries", "99"], "retries must be"),
+    ):
         with pytest.raises(SystemExit) as stopped:
             main(["evaluate", "--game", "monstargh-v0", "--option", "num_players=2", *argv])
         assert stopped.value.code == 2

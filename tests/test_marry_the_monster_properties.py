@@ -3,20 +3,42 @@
 Each property restates a rule as something that must hold for every legal action in
 any state, not just in the hand-drawn positions of ``test_marry_the_monster_rules.py``.
 """
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from monster_zoo import envs
-from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.batch import random_playout
+from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
 from monster_zoo.envs.marry_the_monster import observation, rules
 from monster_zoo.envs.marry_the_monster.actions import END, MOVE0, NUM_ACTIONS, PLAY0
-from monster_zoo.envs.marry_the_monster.components import (CELL_NAMES, LINE_DIR, LINE_DIST, MAX_RAY, NUM_CELLS,
-                                               PLAY_COST, PLAY_KIND, RAY, STOMP)
-from monster_zoo.envs.marry_the_monster.state_layout import (DESTROYED, DISCARD, FACHAN, HAND, HEIGHT, OWNER, PENDING,
-                                           PH_MAIN, PH_STOMP, PHASE, SCORE, STOMP_N)
+from monster_zoo.envs.marry_the_monster.components import (
+    CELL_NAMES,
+    LINE_DIR,
+    LINE_DIST,
+    MAX_RAY,
+    NUM_CELLS,
+    PLAY_COST,
+    PLAY_KIND,
+    RAY,
+    STOMP,
+)
+from monster_zoo.envs.marry_the_monster.state_layout import (
+    DESTROYED,
+    DISCARD,
+    FACHAN,
+    HAND,
+    HEIGHT,
+    OWNER,
+    PENDING,
+    PH_MAIN,
+    PH_STOMP,
+    PHASE,
+    SCORE,
+    STOMP_N,
+)
 
 MTM = "marry_the_monster-v0"
 SPEC = envs.spec(MTM)
@@ -63,7 +85,7 @@ def test_mtm_12_every_stomp_destroys_exactly_the_previewed_line(state):
         fallen = [c for c in range(NUM_CELLS) if state[HEIGHT + c] > 0 and after[HEIGHT + c] == 0]
         d = LINE_DIR[fachan, target]
         assert d >= 0, f"target {CELL_NAMES[target]} is not on a line from the fachan"
-        line = RAY[fachan, d, :LINE_DIST[fachan, target]]  # from the fachan's neighbour to the target
+        line = RAY[fachan, d, : LINE_DIST[fachan, target]]  # from the fachan's neighbour to the target
         expected = []
         stop = fachan
         for c in line:
@@ -95,8 +117,8 @@ def test_mtm_10_card_plays_move_exactly_their_cost_to_the_discard(state):
         play = action - PLAY0
         after = state.copy()
         rules.apply_action(after, int(action), make_rng(0))
-        paid = state[HAND + 3 * p:HAND + 3 * p + 3] - after[HAND + 3 * p:HAND + 3 * p + 3]
-        gained = after[DISCARD:DISCARD + 3] - state[DISCARD:DISCARD + 3]
+        paid = state[HAND + 3 * p : HAND + 3 * p + 3] - after[HAND + 3 * p : HAND + 3 * p + 3]
+        gained = after[DISCARD : DISCARD + 3] - state[DISCARD : DISCARD + 3]
         assert np.array_equal(paid, PLAY_COST[play]), f"{SPEC.action_to_str(action)} paid {paid}"
         assert np.array_equal(gained, PLAY_COST[play])
         if PLAY_KIND[play] == STOMP:
@@ -117,8 +139,8 @@ def test_mtm_9_fachan_moves_only_over_empty_cells(state):
         rules.apply_action(after, int(action), make_rng(0))
         dest = int(after[FACHAN])
         assert LINE_DIR[fachan, dest] == d and LINE_DIST[fachan, dest] == k + 1
-        assert all(state[HEIGHT + c] == 0 for c in RAY[fachan, d, :k + 1])
-        assert np.array_equal(after[OWNER:OWNER + NUM_CELLS], state[OWNER:OWNER + NUM_CELLS])
+        assert all(state[HEIGHT + c] == 0 for c in RAY[fachan, d, : k + 1])
+        assert np.array_equal(after[OWNER : OWNER + NUM_CELLS], state[OWNER : OWNER + NUM_CELLS])
 
 
 @SETTINGS
@@ -128,7 +150,7 @@ def test_mtm_5_scores_never_fall_and_change_only_at_a_turn_start(state):
     for action in legal(state):
         after = state.copy()
         rules.apply_action(after, int(action), make_rng(1))
-        grew = after[SCORE:SCORE + 5] - state[SCORE:SCORE + 5]
+        grew = after[SCORE : SCORE + 5] - state[SCORE : SCORE + 5]
         assert (grew >= 0).all()
         if int(after[H_TERMINAL]) == 0 and int(after[H_CURRENT]) == int(state[H_CURRENT]):
             assert not grew.any(), f"{SPEC.action_to_str(action)} changed a score mid-turn"
@@ -142,8 +164,8 @@ def test_mtm_turn_slots_match_their_documented_meaning(seed, num_players):
     (one awaiting its target included), free houses and towers left (step 3 only), Build houses
     left (while a Build places), pending stomp strength (while a stomp awaits its target)."""
     from monster_zoo.envs.marry_the_monster.components import BUILD, HOUSES_PER_BUILD, PLAY_STRENGTH
-    from monster_zoo.envs.marry_the_monster.state_layout import PH_BUILD, PH_FREE, TURN
     from monster_zoo.envs.marry_the_monster.observation import OBS_TURN
+    from monster_zoo.envs.marry_the_monster.state_layout import PH_BUILD, PH_FREE, TURN
 
     config = envs.config(MTM, {"num_players": num_players})
     state = np.zeros(SPEC.state_size, np.int32)
@@ -161,14 +183,22 @@ def test_mtm_turn_slots_match_their_documented_meaning(seed, num_players):
             stomps, build_left, strength = 0, 0, 0
         phase = int(state[PHASE])
         observation.observe_into(state, max(p, 0), obs)
-        expected = [stomps / 2, None,
-                    free_houses / 3 if phase == PH_FREE else 0.0,
-                    min(free_towers / 3, 1.0) if phase == PH_FREE else 0.0,
-                    build_left / 2 if phase == PH_BUILD else 0.0,
-                    strength / 3 if phase == PH_STOMP else 0.0]
+        expected = [
+            stomps / 2,
+            None,
+            free_houses / 3 if phase == PH_FREE else 0.0,
+            min(free_towers / 3, 1.0) if phase == PH_FREE else 0.0,
+            build_left / 2 if phase == PH_BUILD else 0.0,
+            strength / 3 if phase == PH_STOMP else 0.0,
+        ]
         for k, want in enumerate(expected, start=2):
             if want is not None:
-                assert np.isclose(obs[OBS_TURN + k], want), (k, phase, obs[OBS_TURN:OBS_TURN + 10], expected)
+                assert np.isclose(obs[OBS_TURN + k], want), (
+                    k,
+                    phase,
+                    obs[OBS_TURN : OBS_TURN + 10],
+                    expected,
+                )
         if state[H_TERMINAL]:
             return
         action = rng_pick_counted(mask, rules.legal_mask(state, mask), actions)

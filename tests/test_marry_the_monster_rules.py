@@ -6,10 +6,22 @@ the rules text and rulings, not from running the engine. Positions are drawn as 
 tower of seat 0 / 1 / 2, ``.v`` an empty cell worth v points. Player 0 is on move unless a test
 says otherwise.
 """
+
 from collections import Counter
 
 import numpy as np
 import pytest
+from marry_the_monster_diagram import (
+    apply,
+    board_of,
+    hand,
+    legal_actions,
+    legal_names,
+    names_starting,
+    normalize,
+    pile,
+    state_from_diagram,
+)
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
@@ -17,11 +29,23 @@ from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.marry_the_monster import observation, rules
 from monster_zoo.envs.marry_the_monster.actions import END, NUM_ACTIONS, str_to_action
 from monster_zoo.envs.marry_the_monster.components import CELL_NAMES, VALUE, cell
-from monster_zoo.envs.marry_the_monster.state_layout import (DECK, DESTROYED, DISCARD, FACHAN, FIRST_PLAYER, HEIGHT,
-                                           OWNER, PENDING, PH_FREE, PH_MAIN, PHASE, POOL, SCORE,
-                                           STATE_SIZE, WINNER)
-from marry_the_monster_diagram import (apply, board_of, hand, legal_actions, legal_names, names_starting,
-                         normalize, pile, state_from_diagram)
+from monster_zoo.envs.marry_the_monster.state_layout import (
+    DECK,
+    DESTROYED,
+    DISCARD,
+    FACHAN,
+    FIRST_PLAYER,
+    HEIGHT,
+    OWNER,
+    PENDING,
+    PH_FREE,
+    PH_MAIN,
+    PHASE,
+    POOL,
+    SCORE,
+    STATE_SIZE,
+    WINNER,
+)
 
 ENV_ID = "marry_the_monster-v0"
 ROW_NAMES = "ABCDEFG"
@@ -207,16 +231,20 @@ def test_mtm_3_deck_is_shuffled():
 
 
 # ============================================================ MTM-4 drawing
-@pytest.mark.parametrize("deck, discard, hand0, deck_after, discard_after, hand1", [
-    # the deck is empty: the discard pile becomes the deck; player 1's step-2 draw finds nothing
-    ((0, 0, 0), (1, 2, 0), (1, 2, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)),
-    # one card left: draw it, then reshuffle the discard pile for the other two and for player 1
-    ((1, 0, 0), (0, 0, 5), (1, 0, 2), (0, 0, 2), (0, 0, 0), (0, 0, 1)),
-    # both piles empty: every draw is skipped
-    ((0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)),
-])
-def test_mtm_4_reshuffle_discard_and_skip_when_both_empty(deck, discard, hand0, deck_after,
-                                                          discard_after, hand1):
+@pytest.mark.parametrize(
+    "deck, discard, hand0, deck_after, discard_after, hand1",
+    [
+        # the deck is empty: the discard pile becomes the deck; player 1's step-2 draw finds nothing
+        ((0, 0, 0), (1, 2, 0), (1, 2, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)),
+        # one card left: draw it, then reshuffle the discard pile for the other two and for player 1
+        ((1, 0, 0), (0, 0, 5), (1, 0, 2), (0, 0, 2), (0, 0, 0), (0, 0, 1)),
+        # both piles empty: every draw is skipped
+        ((0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)),
+    ],
+)
+def test_mtm_4_reshuffle_discard_and_skip_when_both_empty(
+    deck, discard, hand0, deck_after, discard_after, hand1
+):
     """MTM-4: an empty deck is refilled from the discard pile; with both empty the draw is skipped.
 
     Player 0 ends step 4 without a card play (draws 3, MTM-15), then player 1 draws 1 in step 2.
@@ -240,19 +268,23 @@ def test_mtm_4_hands_have_no_limit():
 def test_mtm_5_scores_every_building_by_cell_value():
     """MTM-5: at the start of player 1's turn they gain 3 + 2 + 1 for a house on a 3, a manor on
     a 2 and a tower on a 1; nobody else's score moves."""
-    state = state_from_diagram(board(A="1T .1 .1 .1", B=".1 1m .2 .2 .1", D=".1 .2 1h @@ .3 0h .1"),
-                               scores=[7, 10, 20])
+    state = state_from_diagram(
+        board(A="1T .1 .1 .1", B=".1 1m .2 .2 .1", D=".1 .2 1h @@ .3 0h .1"), scores=[7, 10, 20]
+    )
     state = apply(state, "end")
     assert int(state[H_CURRENT]) == 1
     assert [int(state[SCORE + p]) for p in range(3)] == [7, 16, 20]
 
 
 @pytest.mark.parametrize("token", ["1h", "1m", "1T"])
-@pytest.mark.parametrize("where, rows, points", [
-    ("centre", dict(D=".1 .2 .3 {b} .3 .2 @@"), 5),   # a house on the centre is worth 5 ...
-    ("outer ring", dict(A="{b} .1 .1 .1"), 1),         # ... and a tower on a 1 only 1
-    ("middle ring", dict(B=".1 {b} .2 .2 .1"), 2),
-])
+@pytest.mark.parametrize(
+    "where, rows, points",
+    [
+        ("centre", dict(D=".1 .2 .3 {b} .3 .2 @@"), 5),  # a house on the centre is worth 5 ...
+        ("outer ring", dict(A="{b} .1 .1 .1"), 1),  # ... and a tower on a 1 only 1
+        ("middle ring", dict(B=".1 {b} .2 .2 .1"), 2),
+    ],
+)
 def test_mtm_5_height_does_not_matter(token, where, rows, points):
     """MTM-5: a house, a manor and a tower on the same cell score the same, the cell's value."""
     diagram = board(**{k: v.format(b=token) for k, v in rows.items()})
@@ -269,9 +301,15 @@ def test_mtm_6_one_card_per_turn_after_the_first_round(num_players):
     assert int(state[H_CURRENT]) == 1 and hand_size(state, 1) == 1
 
 
-@pytest.mark.parametrize("num_players, extra_first, extra_second", [
-    (2, 0, 0), (3, 0, 0), (4, 1, 0), (5, 2, 1),
-])
+@pytest.mark.parametrize(
+    "num_players, extra_first, extra_second",
+    [
+        (2, 0, 0),
+        (3, 0, 0),
+        (4, 1, 0),
+        (5, 2, 1),
+    ],
+)
 @pytest.mark.parametrize("seed", [0, 5])
 def test_mtm_6_first_turn_extra_draws(num_players, extra_first, extra_second, seed):
     """MTM-6: on their first turn only, 4 players: the first player draws 1 extra;
@@ -324,26 +362,32 @@ def test_mtm_7_free_houses_anywhere_empty_but_not_the_fachans_cell():
 
 
 # ============================================================ MTM-8 move and play
-@pytest.mark.parametrize("actions", [
-    ["move E 1", "play build", "house A1", "house A2"],
-    ["play build", "house A1", "house A2", "move E 1"],
-    ["play build", "house A1", "end", "move E 1", "play build", "house A3", "end"],
-])
+@pytest.mark.parametrize(
+    "actions",
+    [
+        ["move E 1", "play build", "house A1", "house A2"],
+        ["play build", "house A1", "house A2", "move E 1"],
+        ["play build", "house A1", "end", "move E 1", "play build", "house A3", "end"],
+    ],
+)
 def test_mtm_8_move_once_in_any_order_with_plays(actions):
     """MTM-8: the fachan moves at most once, before, between or after card plays."""
     state = state_from_diagram(EMPTY, hands={0: (0, 3, 0)})
     assert moves(state)
     state = apply(state, *actions)
     assert int(state[H_CURRENT]) == 0
-    assert not moves(state)          # the move is spent ...
+    assert not moves(state)  # the move is spent ...
     assert "play build" in plays(state)  # ... but more cards may still be played
     assert int(state[FACHAN]) == cell("D5")
 
 
-@pytest.mark.parametrize("actions, cards_after", [
-    (["move E 1", "end"], 2 + 3),                                  # a move is not a card play
-    (["move E 1", "play build", "house A1", "end", "end"], 2 - 1),  # a Build is
-])
+@pytest.mark.parametrize(
+    "actions, cards_after",
+    [
+        (["move E 1", "end"], 2 + 3),  # a move is not a card play
+        (["move E 1", "play build", "house A1", "end", "end"], 2 - 1),  # a Build is
+    ],
+)
 def test_mtm_8_moving_is_not_a_card_play(actions, cards_after):
     """MTM-8 / MTM-15: a turn with a move but no card play still draws 3 at the end of step 4."""
     state = state_from_diagram(EMPTY, hands={0: (0, 2, 0)})
@@ -357,16 +401,20 @@ def test_mtm_9_fachan_cannot_enter_or_pass_buildings():
     """MTM-9: from D4 the fachan goes along the six lines over empty cells only:
     a house on D6 allows E 1 only (D7 behind it is empty), a house on B2 allows NW 1 only."""
     state = state_from_diagram(board(B=".1 1h .2 .2 .1", D=".1 .2 .3 @@ .3 2h .1"))
-    expected = {"move E 1", "move NW 1"} | {f"move {d} {k}" for d in ("NE", "W", "SW", "SE")
-                                             for k in (1, 2, 3)}
+    expected = {"move E 1", "move NW 1"} | {
+        f"move {d} {k}" for d in ("NE", "W", "SW", "SE") for k in (1, 2, 3)
+    }
     assert moves(state) == expected
 
 
 def test_mtm_9_fachan_cannot_leave_the_board():
     """MTM-9: from the corner A1 he goes east 1-3, south-west 1-3 or south-east 1-6 (to G4)."""
     state = state_from_diagram(board(A="@@ .1 .1 .1"))
-    expected = ({f"move E {k}" for k in (1, 2, 3)} | {f"move SW {k}" for k in (1, 2, 3)}
-                | {f"move SE {k}" for k in range(1, 7)})
+    expected = (
+        {f"move E {k}" for k in (1, 2, 3)}
+        | {f"move SW {k}" for k in (1, 2, 3)}
+        | {f"move SE {k}" for k in range(1, 7)}
+    )
     assert moves(state) == expected
     assert int(apply(state, "move SE 6")[FACHAN]) == cell("G4")
     assert int(apply(state, "move SW 3")[FACHAN]) == cell("D1")
@@ -385,20 +433,41 @@ def test_mtm_9_boxed_in_fachan_cannot_move():
 PLAYABLE = board(D=".1 .2 .3 @@ .3 0h .1")
 
 
-@pytest.mark.parametrize("cards, expected", [
-    ((1, 0, 0), {"stomp 1"}),
-    ((0, 1, 0), {"play build"}),
-    ((0, 0, 1), {"play fortify"}),
-    ((2, 0, 0), {"stomp 1", "stomp 2"}),
-    ((3, 0, 0), {"stomp 1", "stomp 2", "stomp 3", "play build (3 stomp)", "play fortify (3 stomp)"}),
-    ((0, 3, 0), {"play build", "play fortify (3 build)", "stomp 1 (3 build)"}),
-    ((0, 2, 2), {"play build", "play fortify"}),
-    ((0, 6, 0), {"play build", "play fortify (3 build)", "stomp 1 (3 build)", "stomp 2 (6 build)"}),
-    ((1, 3, 0), {"stomp 1", "play build", "play fortify (3 build)", "stomp 1 (3 build)",
-                 "stomp 2 (1 stomp + 3 build)"}),
-    ((0, 3, 3), {"play build", "play fortify", "play build (3 fortify)", "play fortify (3 build)",
-                 "stomp 1 (3 build)", "stomp 1 (3 fortify)", "stomp 2 (3 build + 3 fortify)"}),
-])
+@pytest.mark.parametrize(
+    "cards, expected",
+    [
+        ((1, 0, 0), {"stomp 1"}),
+        ((0, 1, 0), {"play build"}),
+        ((0, 0, 1), {"play fortify"}),
+        ((2, 0, 0), {"stomp 1", "stomp 2"}),
+        ((3, 0, 0), {"stomp 1", "stomp 2", "stomp 3", "play build (3 stomp)", "play fortify (3 stomp)"}),
+        ((0, 3, 0), {"play build", "play fortify (3 build)", "stomp 1 (3 build)"}),
+        ((0, 2, 2), {"play build", "play fortify"}),
+        ((0, 6, 0), {"play build", "play fortify (3 build)", "stomp 1 (3 build)", "stomp 2 (6 build)"}),
+        (
+            (1, 3, 0),
+            {
+                "stomp 1",
+                "play build",
+                "play fortify (3 build)",
+                "stomp 1 (3 build)",
+                "stomp 2 (1 stomp + 3 build)",
+            },
+        ),
+        (
+            (0, 3, 3),
+            {
+                "play build",
+                "play fortify",
+                "play build (3 fortify)",
+                "play fortify (3 build)",
+                "stomp 1 (3 build)",
+                "stomp 1 (3 fortify)",
+                "stomp 2 (3 build + 3 fortify)",
+            },
+        ),
+    ],
+)
 def test_mtm_10_plays_and_triples_offered(cards, expected):
     """MTM-10: a card plays as its own type; three of one type play as one card of either other
     type, also as units of a multi-card stomp (at most 3 units)."""
@@ -424,28 +493,31 @@ def test_mtm_10_triple_as_build():
     assert hand(state, 0) == (0, 0, 0) and pile(state, DISCARD) == (3, 0, 0)
 
 
-@pytest.mark.parametrize("diagram, cards, pools, scores, play, legal", [
-    # Build: needs an empty cell and a free piece
-    (FULL, (0, 1, 0), None, None, "play build", False),
-    (EMPTY, (0, 1, 0), {0: 0}, None, "play build", False),
-    (EMPTY, (0, 1, 0), {0: 1}, None, "play build", True),
-    # Fortify: needs an own house or manor and a free piece
-    (board(A="0T 0T .1 1h"), (0, 0, 1), None, None, "play fortify", False),
-    (board(A="1h 2m .1 .1"), (0, 0, 1), None, None, "play fortify", False),
-    (board(A="0h .1 .1 .1"), (0, 0, 1), {0: 0}, None, "play fortify", False),
-    (board(A="0m .1 .1 .1"), (0, 0, 1), {0: 1}, None, "play fortify", True),
-    (board(A="0h .1 .1 .1"), (0, 0, 1), None, None, "play fortify", True),
-    (board(A="0h .1 .1 .1"), (3, 0, 0), None, None, "play fortify (3 stomp)", True),
-    (board(A="0T .1 .1 .1"), (3, 0, 0), None, None, "play fortify (3 stomp)", False),
-    # Stomp: needs a building the player may target on a line from the fachan (D4)
-    (board(B="0h .2 .2 .2 .1"), (1, 0, 0), None, None, "stomp 1", False),       # B1 not in line
-    (board(B=".1 0h .2 .2 .1"), (1, 0, 0), None, None, "stomp 1", True),        # B2 on NW line
-    (board(D=".1 .2 .3 @@ .3 1h .1"), (1, 0, 0), None, {0: 29}, "stomp 1", False),  # not own
-    (board(D=".1 .2 .3 @@ .3 1h .1"), (1, 0, 0), None, {0: 30}, "stomp 1", True),
-    (board(D=".1 .2 .3 @@ .3 1h .1"), (0, 3, 0), None, {0: 29}, "stomp 1 (3 build)", False),
-    # a stomp with an own target behind a stronger building is still a legal play (MTM-12)
-    (board(D=".1 .2 .3 @@ 1T 0h .1"), (1, 0, 0), None, None, "stomp 1", True),
-])
+@pytest.mark.parametrize(
+    "diagram, cards, pools, scores, play, legal",
+    [
+        # Build: needs an empty cell and a free piece
+        (FULL, (0, 1, 0), None, None, "play build", False),
+        (EMPTY, (0, 1, 0), {0: 0}, None, "play build", False),
+        (EMPTY, (0, 1, 0), {0: 1}, None, "play build", True),
+        # Fortify: needs an own house or manor and a free piece
+        (board(A="0T 0T .1 1h"), (0, 0, 1), None, None, "play fortify", False),
+        (board(A="1h 2m .1 .1"), (0, 0, 1), None, None, "play fortify", False),
+        (board(A="0h .1 .1 .1"), (0, 0, 1), {0: 0}, None, "play fortify", False),
+        (board(A="0m .1 .1 .1"), (0, 0, 1), {0: 1}, None, "play fortify", True),
+        (board(A="0h .1 .1 .1"), (0, 0, 1), None, None, "play fortify", True),
+        (board(A="0h .1 .1 .1"), (3, 0, 0), None, None, "play fortify (3 stomp)", True),
+        (board(A="0T .1 .1 .1"), (3, 0, 0), None, None, "play fortify (3 stomp)", False),
+        # Stomp: needs a building the player may target on a line from the fachan (D4)
+        (board(B="0h .2 .2 .2 .1"), (1, 0, 0), None, None, "stomp 1", False),  # B1 not in line
+        (board(B=".1 0h .2 .2 .1"), (1, 0, 0), None, None, "stomp 1", True),  # B2 on NW line
+        (board(D=".1 .2 .3 @@ .3 1h .1"), (1, 0, 0), None, {0: 29}, "stomp 1", False),  # not own
+        (board(D=".1 .2 .3 @@ .3 1h .1"), (1, 0, 0), None, {0: 30}, "stomp 1", True),
+        (board(D=".1 .2 .3 @@ .3 1h .1"), (0, 3, 0), None, {0: 29}, "stomp 1 (3 build)", False),
+        # a stomp with an own target behind a stronger building is still a legal play (MTM-12)
+        (board(D=".1 .2 .3 @@ 1T 0h .1"), (1, 0, 0), None, None, "stomp 1", True),
+    ],
+)
 def test_mtm_10_play_only_if_it_can_take_effect(diagram, cards, pools, scores, play, legal):
     """MTM-10 (ruling MtM8): a card play is refused when it could not take effect."""
     state = state_from_diagram(diagram, hands={0: cards}, pools=pools, scores=scores)
@@ -505,19 +577,45 @@ def test_mtm_11_fortify_only_own_houses_and_manors():
 
 # ============================================================ MTM-12 stomp lines
 # The fachan stands on D1 at the west end of row D; seat 0 stomps east along the row.
-@pytest.mark.parametrize("before, play, target, after, destroyed", [
-    pytest.param("@@ 0h .3 .5 .3 .2 .1", "stomp 1", "D2", ".1 @@ .3 .5 .3 .2 .1", 1, id="1 unit fells a house"),
-    pytest.param("@@ .2 0m .5 .3 .2 .1", "stomp 1", "D3", ".1 @@ 0m .5 .3 .2 .1", 0, id="1 unit stops before a manor"),
-    pytest.param("@@ .2 0m .5 .3 .2 .1", "stomp 2", "D3", ".1 .2 @@ .5 .3 .2 .1", 1, id="2 units fell a manor"),
-    pytest.param("@@ 0T .3 .5 .3 .2 .1", "stomp 2", "D2", "@@ 0T .3 .5 .3 .2 .1", 0, id="2 units vs tower: nothing"),
-    pytest.param("@@ .2 .3 .5 0T .2 .1", "stomp 3", "D5", ".1 .2 .3 .5 @@ .2 .1", 1, id="3 units fell a tower"),
-    pytest.param("@@ 1h 2m 0T .3 .2 .1", "stomp 3", "D4", ".1 .2 .3 @@ .3 .2 .1", 3, id="3 units fell all"),
-    pytest.param("@@ 1h 2m 1h 0m .2 .1", "stomp 2", "D5", ".1 .2 .3 .5 @@ .2 .1", 4, id="fells every owner's"),
-    pytest.param("@@ 1h 2T 1h 0h .2 .1", "stomp 2", "D5", ".1 @@ 2T 1h 0h .2 .1", 1, id="stops before stronger"),
-    pytest.param("@@ 1h 0h 2h .3 .2 .1", "stomp 1", "D3", ".1 .2 @@ 2h .3 .2 .1", 2, id="ends on target"),
-    pytest.param("@@ .2 .3 .5 .3 .2 0h", "stomp 1", "D7", ".1 .2 .3 .5 .3 .2 @@", 1, id="any distance"),
-    pytest.param("@@ 1m .3 .5 .3 .2 0h", "stomp 1", "D7", "@@ 1m .3 .5 .3 .2 0h", 0, id="blocked at once"),
-])
+@pytest.mark.parametrize(
+    "before, play, target, after, destroyed",
+    [
+        pytest.param(
+            "@@ 0h .3 .5 .3 .2 .1", "stomp 1", "D2", ".1 @@ .3 .5 .3 .2 .1", 1, id="1 unit fells a house"
+        ),
+        pytest.param(
+            "@@ .2 0m .5 .3 .2 .1",
+            "stomp 1",
+            "D3",
+            ".1 @@ 0m .5 .3 .2 .1",
+            0,
+            id="1 unit stops before a manor",
+        ),
+        pytest.param(
+            "@@ .2 0m .5 .3 .2 .1", "stomp 2", "D3", ".1 .2 @@ .5 .3 .2 .1", 1, id="2 units fell a manor"
+        ),
+        pytest.param(
+            "@@ 0T .3 .5 .3 .2 .1", "stomp 2", "D2", "@@ 0T .3 .5 .3 .2 .1", 0, id="2 units vs tower: nothing"
+        ),
+        pytest.param(
+            "@@ .2 .3 .5 0T .2 .1", "stomp 3", "D5", ".1 .2 .3 .5 @@ .2 .1", 1, id="3 units fell a tower"
+        ),
+        pytest.param(
+            "@@ 1h 2m 0T .3 .2 .1", "stomp 3", "D4", ".1 .2 .3 @@ .3 .2 .1", 3, id="3 units fell all"
+        ),
+        pytest.param(
+            "@@ 1h 2m 1h 0m .2 .1", "stomp 2", "D5", ".1 .2 .3 .5 @@ .2 .1", 4, id="fells every owner's"
+        ),
+        pytest.param(
+            "@@ 1h 2T 1h 0h .2 .1", "stomp 2", "D5", ".1 @@ 2T 1h 0h .2 .1", 1, id="stops before stronger"
+        ),
+        pytest.param("@@ 1h 0h 2h .3 .2 .1", "stomp 1", "D3", ".1 .2 @@ 2h .3 .2 .1", 2, id="ends on target"),
+        pytest.param("@@ .2 .3 .5 .3 .2 0h", "stomp 1", "D7", ".1 .2 .3 .5 .3 .2 @@", 1, id="any distance"),
+        pytest.param(
+            "@@ 1m .3 .5 .3 .2 0h", "stomp 1", "D7", "@@ 1m .3 .5 .3 .2 0h", 0, id="blocked at once"
+        ),
+    ],
+)
 def test_mtm_12_stomp_lines(before, play, target, after, destroyed):
     """MTM-12 (ruling MtM6): walking towards the target he fells every building no higher than
     the units played, whoever owns it; the first higher one stops him on the cell before it and
@@ -533,8 +631,9 @@ def test_mtm_12_stomp_lines(before, play, target, after, destroyed):
 def test_mtm_12_target_must_lie_on_a_straight_line():
     """MTM-12 / MTM-9: targets are own buildings on one of the six lines from the fachan, at any
     distance and with buildings in between; C3 and F3 are not on a line from D1."""
-    diagram = board(A="0h .1 .1 .1", C=".1 .2 0h .3 .2 .1", D="@@ 1T .3 .5 .3 .2 0m",
-                    F=".1 .2 0h .2 .1", G="0h .1 .1 .1")
+    diagram = board(
+        A="0h .1 .1 .1", C=".1 .2 0h .3 .2 .1", D="@@ 1T .3 .5 .3 .2 0m", F=".1 .2 0h .2 .1", G="0h .1 .1 .1"
+    )
     state = apply(state_from_diagram(diagram, hands={0: (1, 0, 0)}), "stomp 1")
     assert legal_names(state) == {"target A1", "target D7", "target G1"}
 
@@ -589,7 +688,8 @@ def test_mtm_12_2_rulebook_example_two():
     """MTM-12.2: two Stomps at the player's house, with a house, a manor and a tower on the way
     (here along the south-east line from A1): house and manor fall, the fachan stops beside the
     tower, and the target behind the tower is safe."""
-    state = state_from_diagram("""
+    state = state_from_diagram(
+        """
         A        @@  .1  .1  .1
         B      .1  1h  .2  .2  .1
         C    .1  .2  2m  .3  .2  .1
@@ -597,7 +697,9 @@ def test_mtm_12_2_rulebook_example_two():
         E    .1  .2  .3  0h  .2  .1
         F      .1  .2  .2  .2  .1
         G        .1  .1  .1  .1
-    """, hands={0: (2, 0, 0)})
+    """,
+        hands={0: (2, 0, 0)},
+    )
     assert "target E4" in legal_names(apply(state, "stomp 2"))
     state = apply(state, "stomp 2", "target E4")
     assert board_of(state) == normalize("""
@@ -625,12 +727,15 @@ G        0h  0h  0h  0h
 """
 
 
-@pytest.mark.parametrize("actions", [
-    ["move E 1", "stomp 1", "target D7", "stomp 1", "target C6"],          # move > stomp > stomp
-    ["stomp 1", "target D7", "move W 3", "stomp 1", "target A1"],          # stomp > move > stomp
-    ["stomp 1", "target D7", "stomp 1", "target C6", "move W 1"],          # stomp > stomp > move
-    ["stomp 1", "target D7", "play fortify", "fortify A1", "stomp 1", "target C6"],
-])
+@pytest.mark.parametrize(
+    "actions",
+    [
+        ["move E 1", "stomp 1", "target D7", "stomp 1", "target C6"],  # move > stomp > stomp
+        ["stomp 1", "target D7", "move W 3", "stomp 1", "target A1"],  # stomp > move > stomp
+        ["stomp 1", "target D7", "stomp 1", "target C6", "move W 1"],  # stomp > stomp > move
+        ["stomp 1", "target D7", "play fortify", "fortify A1", "stomp 1", "target C6"],
+    ],
+)
 def test_mtm_13_two_stomps_from_fifteen_points(actions):
     """MTM-13 (ruling MtM7): with 15+ points two stomps per turn, in any order with the move and
     other plays; then no third."""
@@ -659,12 +764,15 @@ def test_mtm_13_one_stomp_below_fifteen_points(first):
 TARGETS = board(A=".1 .1 .1 0h", D=".1 .2 .3 @@ .3 .2 1h", G=".1 .1 .1 2h")
 
 
-@pytest.mark.parametrize("score, expected", [
-    (0, {"target A4"}),
-    (29, {"target A4"}),
-    (30, {"target A4", "target D7", "target G4"}),
-    (55, {"target A4", "target D7", "target G4"}),
-])
+@pytest.mark.parametrize(
+    "score, expected",
+    [
+        (0, {"target A4"}),
+        (29, {"target A4"}),
+        (30, {"target A4", "target D7", "target G4"}),
+        (55, {"target A4", "target D7", "target G4"}),
+    ],
+)
 def test_mtm_14_other_players_buildings_from_thirty_points(score, expected):
     """MTM-14: the target is one's own building; from 30 points another player's too."""
     state = apply(state_from_diagram(TARGETS, scores={0: score}, hands={0: (2, 0, 0)}), "stomp 1")
@@ -689,8 +797,13 @@ def test_mtm_14_opponent_target_still_allowed_after_an_own_target():
 
 def test_mtm_14_opponent_target_allowance_renews_each_turn():
     """MTM-14: the opponent target is once per turn, so the next turn has it again."""
-    state = state_from_diagram(TARGETS.replace("0h", "1h").replace("2h", "0h"), current=2,
-                               opp_target_used=1, scores={0: 30}, hands={0: (2, 0, 0)})
+    state = state_from_diagram(
+        TARGETS.replace("0h", "1h").replace("2h", "0h"),
+        current=2,
+        opp_target_used=1,
+        scores={0: 30},
+        hands={0: (2, 0, 0)},
+    )
     state = apply(state, "end", "end")  # player 2 ends; player 0 skips free houses
     assert int(state[H_CURRENT]) == 0
     targets = legal_names(apply(state, "stomp 1"))
@@ -698,15 +811,29 @@ def test_mtm_14_opponent_target_allowance_renews_each_turn():
 
 
 # ============================================================ MTM-15 no play, draw three
-@pytest.mark.parametrize("cards, actions, hand_after, discard_after", [
-    pytest.param((0, 1, 0), ["end"], (0, 1, 3), (0, 0, 0), id="no play: draw 3"),
-    pytest.param((0, 1, 0), ["play build", "house A1", "house A2", "end"], (0, 0, 0), (0, 1, 0),
-                 id="build played"),
-    pytest.param((3, 0, 0), ["play fortify (3 stomp)", "fortify B2", "end"], (0, 0, 0), (3, 0, 0),
-                 id="triple played"),
-    pytest.param((1, 0, 0), ["stomp 1", "target C3", "end"], (0, 0, 0), (1, 0, 0),
-                 id="stomp that fells nothing is a play"),
-])
+@pytest.mark.parametrize(
+    "cards, actions, hand_after, discard_after",
+    [
+        pytest.param((0, 1, 0), ["end"], (0, 1, 3), (0, 0, 0), id="no play: draw 3"),
+        pytest.param(
+            (0, 1, 0), ["play build", "house A1", "house A2", "end"], (0, 0, 0), (0, 1, 0), id="build played"
+        ),
+        pytest.param(
+            (3, 0, 0),
+            ["play fortify (3 stomp)", "fortify B2", "end"],
+            (0, 0, 0),
+            (3, 0, 0),
+            id="triple played",
+        ),
+        pytest.param(
+            (1, 0, 0),
+            ["stomp 1", "target C3", "end"],
+            (0, 0, 0),
+            (1, 0, 0),
+            id="stomp that fells nothing is a play",
+        ),
+    ],
+)
 def test_mtm_15_draw_three_only_without_a_card_play(cards, actions, hand_after, discard_after):
     """MTM-15 (ruling MtM10): no card played in step 4 -> draw 3; played cards go to the discard."""
     diagram = board(B=".1 0h .2 .2 .1", C=".1 .2 0m .3 .2 .1")  # C3 is next to the fachan on D4
@@ -718,11 +845,14 @@ def test_mtm_15_draw_three_only_without_a_card_play(cards, actions, hand_after, 
 
 
 # ============================================================ MTM-16 / MTM-20 step 5
-@pytest.mark.parametrize("row, play, target, destroyed, pieces", [
-    pytest.param("@@ 1h 2m 0h .3 .2 .1", "stomp 2", "D4", 3, {0: 1, 1: 1, 2: 2}, id="own included"),
-    pytest.param("@@ 1T 0T .5 .3 .2 .1", "stomp 3", "D3", 2, {0: 3, 1: 3}, id="a tower is one card"),
-    pytest.param("@@ 1T 0h .5 .3 .2 .1", "stomp 2", "D3", 0, {}, id="nothing felled"),
-])
+@pytest.mark.parametrize(
+    "row, play, target, destroyed, pieces",
+    [
+        pytest.param("@@ 1h 2m 0h .3 .2 .1", "stomp 2", "D4", 3, {0: 1, 1: 1, 2: 2}, id="own included"),
+        pytest.param("@@ 1T 0T .5 .3 .2 .1", "stomp 3", "D3", 2, {0: 3, 1: 3}, id="a tower is one card"),
+        pytest.param("@@ 1T 0h .5 .3 .2 .1", "stomp 2", "D3", 0, {}, id="nothing felled"),
+    ],
+)
 def test_mtm_16_step_five_draws_and_returns_pieces(row, play, target, destroyed, pieces):
     """MTM-16 / MTM-20 (rulings MtM11, MtM14): one card per felled building, own ones and towers
     counting one each; the pieces wait beside the board until step 5 is over."""
@@ -782,11 +912,14 @@ def test_mtm_17_free_towers_by_score(score, towers):
     assert sum(int(state[HEIGHT + c]) == 3 for c in range(37)) == towers
 
 
-@pytest.mark.parametrize("pool, expected", [
-    (0, set()),
-    (1, {"tower A2"}),               # a manor needs one more piece ...
-    (2, {"tower A1", "tower A2"}),   # ... a house two
-])
+@pytest.mark.parametrize(
+    "pool, expected",
+    [
+        (0, set()),
+        (1, {"tower A2"}),  # a manor needs one more piece ...
+        (2, {"tower A1", "tower A2"}),  # ... a house two
+    ],
+)
 def test_mtm_17_free_towers_need_pieces_and_own_buildings(pool, expected):
     """MTM-17 / MTM-20: a free tower upgrades an own house or manor if the pieces suffice; never
     an empty cell, a tower or another player's building."""
@@ -804,14 +937,17 @@ def test_mtm_17_free_house_may_become_the_free_tower():
 
 
 # ============================================================ MTM-18 winning
-@pytest.mark.parametrize("row_a, score_before, wins", [
-    ("0T 0T 0T .1", 42, True),     # 45 points and 3 towers
-    ("0T 0T 0T .1", 41, False),    # 44 points
-    ("0T 0T 0h .1", 42, False),    # 2 towers
-    ("0T 0T 0T 0T", 50, True),
-    ("0h 0h 0h .1", 87, True),     # 90 points, no towers needed
-    ("0h 0h 0h .1", 86, False),    # 89 points
-])
+@pytest.mark.parametrize(
+    "row_a, score_before, wins",
+    [
+        ("0T 0T 0T .1", 42, True),  # 45 points and 3 towers
+        ("0T 0T 0T .1", 41, False),  # 44 points
+        ("0T 0T 0h .1", 42, False),  # 2 towers
+        ("0T 0T 0T 0T", 50, True),
+        ("0h 0h 0h .1", 87, True),  # 90 points, no towers needed
+        ("0h 0h 0h .1", 86, False),  # 89 points
+    ],
+)
 def test_mtm_18_win_in_step_one(row_a, score_before, wins):
     """MTM-18 (ruling MtM13): 45+ points with 3+ towers, or 90+ points, win at once in step 1."""
     state = state_from_diagram(board(A=row_a), current=2, scores={0: score_before})
@@ -867,8 +1003,9 @@ def test_mtm_19_observation_ignores_other_hands():
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_mtm_21_winner_plus_one_others_share_minus_one(num_players):
     """MTM-21 (ruling C3): the winner gets +1, each other player -1/(n-1)."""
-    state = state_from_diagram(board(A="0T 0T 0m .1"), num_players=num_players, scores={0: 45},
-                               hands={0: (0, 0, 1)})
+    state = state_from_diagram(
+        board(A="0T 0T 0m .1"), num_players=num_players, scores={0: 45}, hands={0: (0, 0, 1)}
+    )
     out = np.zeros(num_players, np.float32)
     rules.returns(state, out)
     assert np.all(out == 0)  # nothing while the game runs
@@ -880,8 +1017,9 @@ def test_mtm_21_winner_plus_one_others_share_minus_one(num_players):
 
 def test_mtm_21_score_mode():
     """MTM-21: with reward="score" each player gets their final score minus the mean score."""
-    state = state_from_diagram(board(A="0T 0T 0m .1"), scores=[45, 12, 3], hands={0: (0, 0, 1)},
-                               reward="score")
+    state = state_from_diagram(
+        board(A="0T 0T 0m .1"), scores=[45, 12, 3], hands={0: (0, 0, 1)}, reward="score"
+    )
     state = apply(state, "play fortify", "fortify A3")
     out = np.zeros(3, np.float32)
     rules.returns(state, out)
@@ -896,7 +1034,7 @@ def test_mtm_21_env_rewards_at_the_end_of_a_played_game(num_players, seed, rewar
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     final = None
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -922,7 +1060,7 @@ def test_mtm_22_truncation_after_max_steps_with_zero_reward():
     """MTM-22 (ruling C4): after max_steps actions every agent is truncated with reward 0."""
     env = envs.make(ENV_ID, max_steps=6)
     env.reset(seed=0)
-    for i in range(6):
+    for _i in range(6):
         assert not any(env.truncations.values())
         agent = env.agent_selection
         mask = env.observe(agent)["action_mask"]
@@ -977,10 +1115,13 @@ def test_mtm_23_a_turn_with_nothing_to_decide_passes_by_itself():
     assert phase_is(state, PH_FREE)
 
 
-@pytest.mark.parametrize("diagram, pools", [
-    pytest.param(FULL.replace("1h  2h  1h  2h\nB", ".1  2h  1h  2h\nB", 1), None, id="one empty cell"),
-    pytest.param(EMPTY, {0: 1}, id="one piece"),
-])
+@pytest.mark.parametrize(
+    "diagram, pools",
+    [
+        pytest.param(FULL.replace("1h  2h  1h  2h\nB", ".1  2h  1h  2h\nB", 1), None, id="one empty cell"),
+        pytest.param(EMPTY, {0: 1}, id="one piece"),
+    ],
+)
 def test_mtm_23_build_without_room_for_a_second_house_ends_by_itself(diagram, pools):
     """MTM-23 / MTM-20: when no cell or no piece is left for a Build's second house, the Build
     ends on its own and step 4 resumes."""
@@ -1002,15 +1143,18 @@ def test_mtm_23_free_houses_skipped_when_every_cell_is_taken():
 
 
 # ============================================================ MTM-24 bad input
-@pytest.mark.parametrize("action, text", [
-    (str_to_action("house D4"), "house D4"),   # the fachan's cell
-    (str_to_action("move E 1"), "move E 1"),   # a move in step 3
-    (99, "99"),
-    (-1, "-1"),
-    (1.5, "1.5"),
-    ("3", "'3'"),
-    (None, "None"),
-])
+@pytest.mark.parametrize(
+    "action, text",
+    [
+        (str_to_action("house D4"), "house D4"),  # the fachan's cell
+        (str_to_action("move E 1"), "move E 1"),  # a move in step 3
+        (99, "99"),
+        (-1, "-1"),
+        (1.5, "1.5"),
+        ("3", "'3'"),
+        (None, "None"),
+    ],
+)
 def test_mtm_24_illegal_action_raises_and_changes_nothing(action, text):
     """MTM-24: an illegal, out-of-range, non-integer or None action raises ValueError naming the
     agent, the action and the reason, and leaves the game exactly as it was."""
@@ -1020,8 +1164,10 @@ def test_mtm_24_illegal_action_raises_and_changes_nothing(action, text):
     agent = env.agent_selection
     assert raw.state()[PHASE] == PH_FREE and raw.state()[FACHAN] == cell("D4")
     before = raw.state()
-    dicts = {k: dict(getattr(raw, k)) for k in ("rewards", "_cumulative_rewards", "terminations",
-                                                "truncations", "infos")}
+    dicts = {
+        k: dict(getattr(raw, k))
+        for k in ("rewards", "_cumulative_rewards", "terminations", "truncations", "infos")
+    }
     with pytest.raises(ValueError) as err:
         env.step(action)
     message = str(err.value)
@@ -1040,19 +1186,33 @@ def test_mtm_24_illegal_action_reason_is_specific():
         env.step(str_to_action("house D4"))
 
 
-@pytest.mark.parametrize("diagram, setup, actions, bad, word", [
-    pytest.param(EMPTY, dict(hands={0: (0, 1, 0)}), ["move E 1"], "move W 1", "already moved", id="MTM-8"),
-    pytest.param(board(D=".1 .2 .3 @@ .3 2h .1"), {}, [], "move E 2", "blocks", id="MTM-9 blocked"),
-    pytest.param(board(A="@@ .1 .1 .1"), {}, [], "move NE 1", "board", id="MTM-9 edge"),
-    pytest.param(EMPTY, dict(hands={0: (2, 1, 0)}), [], "play build (3 stomp)", "cards", id="MTM-10 triple"),
-    pytest.param(PLAYABLE, dict(hands={0: (1, 0, 0)}), [], "stomp 2", "cards", id="MTM-10 units"),
-    pytest.param(FULL, dict(hands={0: (0, 1, 0)}), [], "play build", "empty cell", id="MTM-10 no room"),
-    pytest.param(EMPTY, dict(hands={0: (0, 1, 0)}), ["play build"], "end", "house", id="MTM-11"),
-    pytest.param(RING, dict(hands={0: (2, 0, 0)}, scores={0: 14}), ["stomp 1", "target D7"], "stomp 1",
-                 "stomp", id="MTM-13"),
-    pytest.param(TARGETS, dict(hands={0: (2, 0, 0)}, scores={0: 29}), ["stomp 1"], "target D7", "30",
-                 id="MTM-14"),
-])
+@pytest.mark.parametrize(
+    "diagram, setup, actions, bad, word",
+    [
+        pytest.param(
+            EMPTY, dict(hands={0: (0, 1, 0)}), ["move E 1"], "move W 1", "already moved", id="MTM-8"
+        ),
+        pytest.param(board(D=".1 .2 .3 @@ .3 2h .1"), {}, [], "move E 2", "blocks", id="MTM-9 blocked"),
+        pytest.param(board(A="@@ .1 .1 .1"), {}, [], "move NE 1", "board", id="MTM-9 edge"),
+        pytest.param(
+            EMPTY, dict(hands={0: (2, 1, 0)}), [], "play build (3 stomp)", "cards", id="MTM-10 triple"
+        ),
+        pytest.param(PLAYABLE, dict(hands={0: (1, 0, 0)}), [], "stomp 2", "cards", id="MTM-10 units"),
+        pytest.param(FULL, dict(hands={0: (0, 1, 0)}), [], "play build", "empty cell", id="MTM-10 no room"),
+        pytest.param(EMPTY, dict(hands={0: (0, 1, 0)}), ["play build"], "end", "house", id="MTM-11"),
+        pytest.param(
+            RING,
+            dict(hands={0: (2, 0, 0)}, scores={0: 14}),
+            ["stomp 1", "target D7"],
+            "stomp 1",
+            "stomp",
+            id="MTM-13",
+        ),
+        pytest.param(
+            TARGETS, dict(hands={0: (2, 0, 0)}, scores={0: 29}), ["stomp 1"], "target D7", "30", id="MTM-14"
+        ),
+    ],
+)
 def test_mtm_24_reason_names_the_broken_rule(diagram, setup, actions, bad, word):
     """MTM-24: the engine's reason for refusing an action names the rule it breaks (the text the
     env puts in its error), and the action is missing from the mask."""

@@ -1,6 +1,7 @@
 """``monster-zoo mcp`` (llm/mcp_server.py, llm/table.py): the SDK's own stdio client plays a whole
 game of every game against greedy; refusals say why and change nothing; limits and expiry are the
 web app's."""
+
 import random
 import socket
 import subprocess
@@ -12,17 +13,17 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP server needs the llm extra: pip install -e '.[llm]'")
 
-import anyio  # noqa: E402 - after the extra's check
+import anyio
 
-from monster_zoo import envs  # noqa: E402
-from monster_zoo.envs.core.json_view import rules_summary  # noqa: E402
-from monster_zoo.envs.registry import declaration  # noqa: E402
-from monster_zoo.llm.mcp_server import build_parser, settings_of  # noqa: E402
-from monster_zoo.llm.stdio_client import ToolRefused, call, connected, play_game  # noqa: E402
-from monster_zoo.llm.table import ClientTable  # noqa: E402
-from monster_zoo.cli.main import main  # noqa: E402
-from monster_zoo.web.app import Settings  # noqa: E402
-from monster_zoo.web.refusals import RequestError  # noqa: E402
+from monster_zoo import envs
+from monster_zoo.cli.main import main
+from monster_zoo.envs.core.json_view import rules_summary
+from monster_zoo.envs.registry import declaration
+from monster_zoo.llm.mcp_server import build_parser, settings_of
+from monster_zoo.llm.stdio_client import ToolRefused, call, connected, play_game
+from monster_zoo.llm.table import ClientTable
+from monster_zoo.web.app import Settings
+from monster_zoo.web.refusals import RequestError
 
 
 def test_an_mcp_client_plays_a_whole_game_of_every_game_against_greedy_over_stdio():
@@ -86,10 +87,12 @@ def test_a_refused_move_says_the_rules_reason_and_changes_nothing():
 def test_seats_must_name_the_client_once_and_only_known_agents():
     table = ClientTable()
     try:
-        for seats, message in ((["greedy", "greedy"], "one seat 'client'"),
-                               (["client", "client"], "one seat 'client'"),
-                               (["client", "human"], "not 'human'"),
-                               (["client", "wizard"], "unknown agent 'wizard'")):
+        for seats, message in (
+            (["greedy", "greedy"], "one seat 'client'"),
+            (["client", "client"], "one seat 'client'"),
+            (["client", "human"], "not 'human'"),
+            (["client", "wizard"], "unknown agent 'wizard'"),
+        ):
             with pytest.raises(RequestError, match=message):
                 table.new_game("monster_factory-v0", {"num_players": 2}, seats)
         with pytest.raises(RequestError, match="unknown game"):
@@ -124,9 +127,11 @@ def test_the_table_keeps_the_web_apps_limit_and_expiry():
 
 def test_bad_server_options_are_refused_with_their_valid_values(capsys):
     parser = build_parser()
-    for argv, message in ((["--port", "70000"], "--port must be a port from 0 to 65535"),
-                          (["--max-games", "0"], "--max-games must be at least 1"),
-                          (["--game-ttl", "0"], "--game-ttl must be more than 0 seconds")):
+    for argv, message in (
+        (["--port", "70000"], "--port must be a port from 0 to 65535"),
+        (["--max-games", "0"], "--max-games must be at least 1"),
+        (["--game-ttl", "0"], "--game-ttl must be more than 0 seconds"),
+    ):
         with pytest.raises(SystemExit):
             settings_of(parser.parse_args(argv), parser)
         assert message in capsys.readouterr().err
@@ -148,15 +153,20 @@ def test_over_http_the_server_listens_on_loopback_and_refuses_a_foreign_host_hea
     from mcp.client.streamable_http import streamable_http_client
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "monster_zoo.llm.mcp_server", "--http", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "monster_zoo.llm.mcp_server", "--http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
             with socket.socket() as probe:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
-            assert server.poll() is None and time.monotonic() < deadline, server.stderr.read().decode()[-2000:]
+            assert server.poll() is None and time.monotonic() < deadline, server.stderr.read().decode()[
+                -2000:
+            ]
             time.sleep(0.2)
         url = f"http://127.0.0.1:{port}/mcp"
 
@@ -164,14 +174,26 @@ def test_over_http_the_server_listens_on_loopback_and_refuses_a_foreign_host_hea
             async with streamable_http_client(url) as (read, write, *_):
                 async with ClientSession(read, write) as client:
                     await client.initialize()
-                    return await call(client, "new_game", game="monster_factory-v0",
-                                      options={"num_players": 2}, seats=["client", "random"])
+                    return await call(
+                        client,
+                        "new_game",
+                        game="monster_factory-v0",
+                        options={"num_players": 2},
+                        seats=["client", "random"],
+                    )
 
         started = anyio.run(over_http)
         assert started["view"]["game"] == "monster_factory-v0"
-        foreign = httpx.post(url, headers={"Host": "evil.example", "Content-Type": "application/json",
-                                           "Accept": "application/json, text/event-stream"},
-                             content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}', timeout=10)
+        foreign = httpx.post(
+            url,
+            headers={
+                "Host": "evil.example",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+            content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+            timeout=10,
+        )
         assert foreign.status_code in (400, 403, 421)
     finally:
         server.terminate()

@@ -4,12 +4,13 @@ Positions are Marry the Monster boards drawn as in ``tests/marry_the_monster_dia
 fachan, ``0h`` / ``1m`` / ``2T`` a house / manor / tower of seat 0 / 1 / 2, ``.v`` an
 empty cell worth v points.
 """
+
 import numpy as np
 import pytest
+from marry_the_monster_diagram import legal_actions, state_from_diagram
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.evaluation.match import play_game
 from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
@@ -17,7 +18,7 @@ from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.marry_the_monster.actions import END, NUM_ACTIONS, action_to_str, str_to_action
 from monster_zoo.envs.marry_the_monster.components import NUM_CARD_TYPES, cell
 from monster_zoo.envs.marry_the_monster.state_layout import DECK, HAND, WINNER
-from marry_the_monster_diagram import legal_actions, state_from_diagram
+from monster_zoo.evaluation.match import play_game
 
 GAME = "marry_the_monster-v0"
 SPEC = envs.spec(GAME)
@@ -76,8 +77,9 @@ def play_own_turn(agent, state, seed=0) -> np.ndarray:
 
 def third_tower_position(phase="main", hand=(0, 1, 1), board=THIRD_TOWER, **kwargs):
     """Seat 0 (45 points) to act in a 2-player game that seat 1 wins at its next scoring."""
-    return state_from_diagram(board, num_players=2, scores=[45, 89], phase=phase,
-                              hands=[hand, (1, 1, 1)], **kwargs)
+    return state_from_diagram(
+        board, num_players=2, scores=[45, 89], phase=phase, hands=[hand, (1, 1, 1)], **kwargs
+    )
 
 
 # --- forced wins -------------------------------------------------------------------------------
@@ -123,8 +125,9 @@ def test_maxn_each_seat_picks_its_own_best_line():
     tree chooses the Fortify play and the manor that win for seat 1 (MTM-11, MTM-18), and every
     node holds each seat's returns separately. Searched without determinizing, so seat 1's
     Fortify card is known."""
-    state = state_from_diagram(FULL_VALLEY, num_players=3, scores=[0, 45, 89],
-                               hands=[(0, 0, 1), (0, 0, 1), (1, 1, 1)])
+    state = state_from_diagram(
+        FULL_VALLEY, num_players=3, scores=[0, 45, 89], hands=[(0, 0, 1), (0, 0, 1), (1, 1, 1)]
+    )
     assert {action_to_str(a, state) for a in legal_actions(state)} == {"play fortify", "end"}
     agent = mcts(simulations=3000, determinize=False)
     decide(agent, state)
@@ -137,7 +140,7 @@ def test_maxn_each_seat_picks_its_own_best_line():
     # seat 0 loses in every line, so its value could not have told seat 1's choices apart
     assert tree.root_values()[END, 0] == -0.5
     assert tree.root_values()[END, 1] > 0.5
-    assert np.allclose(tree.values[:tree.size].sum(axis=1), 0.0)  # returns sum to zero (ruling C3)
+    assert np.allclose(tree.values[: tree.size].sum(axis=1), 0.0)  # returns sum to zero (ruling C3)
 
 
 # --- hidden information --------------------------------------------------------------------------
@@ -194,8 +197,10 @@ def test_a_search_that_reads_hidden_cards_would_differ():
     for seed in range(1, 4):
         state = reachable(seed, 20 * seed)
         _, visits = search_result(state, seed, determinize=False)
-        assert any(not np.array_equal(search_result(o, seed, determinize=False)[1], visits)
-                   for o in hidden_variants(state))
+        assert any(
+            not np.array_equal(search_result(o, seed, determinize=False)[1], visits)
+            for o in hidden_variants(state)
+        )
 
 
 # --- determinism and the state contract ----------------------------------------------------------

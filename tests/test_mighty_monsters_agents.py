@@ -1,17 +1,18 @@
 """The Mighty Monsters greedy baseline: legality, the state contract, its heuristic, its strength."""
+
 import numpy as np
 import pytest
+from mighty_monsters_diagram import state_from_castle
 
 from monster_zoo import envs
-from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.agents.greedy.agent import GreedyAgent
-from monster_zoo.envs.mighty_monsters.greedy import greedy_action
 from monster_zoo.agents.random.agent import RandomAgent
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, action_to_str
+from monster_zoo.envs.mighty_monsters.greedy import greedy_action
 from monster_zoo.envs.mighty_monsters.rules import legal_mask
-from mighty_monsters_diagram import state_from_castle
+from monster_zoo.evaluation.match import run_match, wilson_interval
 
 GAME = "mighty_monsters-v0"
 
@@ -37,7 +38,9 @@ def choose(state) -> str:
     return action_to_str(greedy_action(state, mask, make_rng(0)), state)
 
 
-@pytest.mark.parametrize("options", [{}, {"kings_rules": True}, {"guard_lineup": True, "setup_hand": "random"}])
+@pytest.mark.parametrize(
+    "options", [{}, {"kings_rules": True}, {"guard_lineup": True, "setup_hand": "random"}]
+)
 def test_greedy_is_legal_and_never_mutates_the_state(options):
     for seed in range(3):
         agents = [GreedyAgent(seed, GAME), RandomAgent(seed), GreedyAgent(seed + 1, GAME), RandomAgent(1)]
@@ -98,7 +101,9 @@ def test_greedy_beats_random_in_four_player_games():
     result = run_match(GAME, ["greedy", "random", "random", "random"], games=200, seed=12345, progress=False)
     greedy = result.stats[0]
     low, high = wilson_interval(greedy.wins, greedy.games)
-    print(f"\ngreedy vs 3 random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} [95% {low:.3f}, {high:.3f}]")
+    print(
+        f"\ngreedy vs 3 random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} [95% {low:.3f}, {high:.3f}]"
+    )
     assert greedy.win_rate >= 0.80
 
 
@@ -115,9 +120,8 @@ def test_greedy_beats_random_at_other_player_counts(num_players):
 @pytest.mark.slow
 @pytest.mark.parametrize("options", [{"kings_rules": True}, {"guard_lineup": True}, {"setup_hand": "random"}])
 def test_greedy_beats_random_in_the_variants(options):
-    result = run_match(GAME, ["greedy", "random", "random", "random"], games=400, seed=99, progress=False,
-                       options=options)
+    result = run_match(
+        GAME, ["greedy", "random", "random", "random"], games=400, seed=99, progress=False, options=options
+    )
     greedy = result.stats[0]
     assert wilson_interval(greedy.wins, greedy.games)[0] > 0.75
-
-

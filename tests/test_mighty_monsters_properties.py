@@ -5,6 +5,7 @@ Hidden items: another seat's setup choice (which of its unknown cards lie in han
 the values of face-down guards, the guard deck's order and the king tiles' order. Changing only
 one of them must leave the observer's observation and, when on move, its mask unchanged.
 """
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,19 +18,54 @@ from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
 from monster_zoo.envs.mighty_monsters import observation as view
 from monster_zoo.envs.mighty_monsters import rules
 from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0
-from monster_zoo.envs.mighty_monsters.components import (GUARD_LEVEL, GUARD_STRENGTH, LEVEL_STRENGTH, MAX_PLAYERS,
-                                             NUM_CARDS, NUM_GUARDS, NUM_KING_TILES, NUM_SPACES,
-                                             STARTING_GOLD, STRENGTH)
-from monster_zoo.envs.mighty_monsters.state_layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK,
-                                         G_DISCARD_HIDDEN, GOLD, GUARD_STATUS, KING_ORDER, KINGS_FLIPPED,
-                                         KNOWN, LOC_CASTLE, LOC_DOWN, LOC_HAND, PH_PLACE, PH_SETUP, PHASE,
-                                         REVEALED, ROUND, SETUP_DONE, SPACE,
-                                         WINNER)
+from monster_zoo.envs.mighty_monsters.components import (
+    GUARD_LEVEL,
+    GUARD_STRENGTH,
+    LEVEL_STRENGTH,
+    MAX_PLAYERS,
+    NUM_CARDS,
+    NUM_GUARDS,
+    NUM_KING_TILES,
+    NUM_SPACES,
+    STARTING_GOLD,
+    STRENGTH,
+)
+from monster_zoo.envs.mighty_monsters.state_layout import (
+    BANK,
+    CARD_LOC,
+    CASTLE,
+    DECK,
+    DECK_COUNT,
+    G_CASTLE,
+    G_DECK,
+    G_DISCARD_HIDDEN,
+    GOLD,
+    GUARD_STATUS,
+    KING_ORDER,
+    KINGS_FLIPPED,
+    KNOWN,
+    LOC_CASTLE,
+    LOC_DOWN,
+    LOC_HAND,
+    PH_PLACE,
+    PH_SETUP,
+    PHASE,
+    REVEALED,
+    ROUND,
+    SETUP_DONE,
+    SPACE,
+    WINNER,
+)
 
 MM = "mighty_monsters-v0"
 SPEC = envs.spec(MM)
-OPTION_SETS = [{}, {"setup_hand": "random"}, {"guard_lineup": True}, {"kings_rules": True},
-               {"kings_rules": True, "guard_lineup": True, "reward": "score"}]
+OPTION_SETS = [
+    {},
+    {"setup_hand": "random"},
+    {"guard_lineup": True},
+    {"kings_rules": True},
+    {"kings_rules": True, "guard_lineup": True, "reward": "score"},
+]
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEES = {1: (1, 0), 2: (1, 1), 3: (1, 2)}  # MM-8: (treasury, owner) by level, written from the rules
 
@@ -39,37 +75,47 @@ def invariant_violations(states: np.ndarray) -> dict:
     """For ``[games, state]``, a dict ``name -> bool[games]`` flagging each broken invariant."""
     n = states[:, H_NUM_PLAYERS]
     seated = np.arange(MAX_PLAYERS)[None, :] < n[:, None]
-    gold = states[:, GOLD:GOLD + MAX_PLAYERS]
-    locs = states[:, CARD_LOC:CARD_LOC + MAX_PLAYERS * NUM_CARDS].reshape(len(states), MAX_PLAYERS, NUM_CARDS)
+    gold = states[:, GOLD : GOLD + MAX_PLAYERS]
+    locs = states[:, CARD_LOC : CARD_LOC + MAX_PLAYERS * NUM_CARDS].reshape(
+        len(states), MAX_PLAYERS, NUM_CARDS
+    )
     in_castle = (locs == LOC_CASTLE).sum(2)
     in_hand = (locs == LOC_HAND).sum(2)
     down = (locs == LOC_DOWN).sum(2)
-    spaces = states[:, SPACE:SPACE + NUM_SPACES]
-    status = states[:, GUARD_STATUS:GUARD_STATUS + NUM_GUARDS]
-    castle = states[:, CASTLE:CASTLE + MAX_PLAYERS]
+    spaces = states[:, SPACE : SPACE + NUM_SPACES]
+    status = states[:, GUARD_STATUS : GUARD_STATUS + NUM_GUARDS]
+    castle = states[:, CASTLE : CASTLE + MAX_PLAYERS]
     placing = (states[:, PHASE] == PH_PLACE) | (states[:, H_TERMINAL] == 1)
     # every monster on a space is its owner's card marked in the castle, and vice versa
     space_mismatch = np.zeros(len(states), bool)
     for i in range(len(states)):
         on_spaces = sorted(int(x) for x in spaces[i] if x >= 0)
-        marked = sorted(q * NUM_CARDS + k for q in range(MAX_PLAYERS) for k in range(NUM_CARDS)
-                        if locs[i, q, k] == LOC_CASTLE)
-        deck = sorted(int(c) for c in states[i, DECK:DECK + states[i, DECK_COUNT]])
-        space_mismatch[i] = on_spaces != marked or deck != sorted(np.flatnonzero(status[i] == G_DECK).tolist())
+        marked = sorted(
+            q * NUM_CARDS + k
+            for q in range(MAX_PLAYERS)
+            for k in range(NUM_CARDS)
+            if locs[i, q, k] == LOC_CASTLE
+        )
+        deck = sorted(int(c) for c in states[i, DECK : DECK + states[i, DECK_COUNT]])
+        space_mismatch[i] = on_spaces != marked or deck != sorted(
+            np.flatnonzero(status[i] == G_DECK).tolist()
+        )
     guard_cards = np.stack([(status == G_CASTLE).sum(1), ((castle >= 0) & seated).sum(1)], 1)
     live = states[:, H_TERMINAL] == 0
     return {
         "gold + treasury flow != starting gold (MM-2)": gold.sum(1) + states[:, BANK] != STARTING_GOLD * n,
         "negative gold (MM-12)": (gold < 0).any(1),
         "gold for an empty seat": ((gold != 0) & ~seated).any(1),
-        "hand + castle != 3 or face down != 2 in phase 1 (MM-4, MM-13)":
-            (placing[:, None] & seated & ((in_hand + in_castle != 3) | (down != 2))).any(1),
+        "hand + castle != 3 or face down != 2 in phase 1 (MM-4, MM-13)": (
+            placing[:, None] & seated & ((in_hand + in_castle != 3) | (down != 2))
+        ).any(1),
         "more than 2 monsters placed (MM-9)": (in_castle > 2).any(1),
         "castle and cards disagree, or deck and statuses": space_mismatch,
         "guards in the castle != one per seat (MM-5)": (guard_cards[:, 0] != n) | (guard_cards[:, 1] != n),
         "a monster beside a missing guard": ((spaces >= 0) & (np.repeat(castle, 2, axis=1) < 0)).any(1),
-        "seat on move wrong": np.where(live, (states[:, H_CURRENT] < 0) | (states[:, H_CURRENT] >= n),
-                                       states[:, H_CURRENT] != -1),
+        "seat on move wrong": np.where(
+            live, (states[:, H_CURRENT] < 0) | (states[:, H_CURRENT] >= n), states[:, H_CURRENT] != -1
+        ),
         "steps past max_steps": states[:, H_STEPS] > states[:, H_MAX_STEPS],
     }
 
@@ -108,8 +154,8 @@ def run_random_games(options: dict, num_games: int, seed: int):
             SPEC.returns(final, returns)
             assert np.array_equal(returns, rewards[i])
             assert abs(float(rewards[i].sum())) < 1e-4, "rewards do not sum to 0 (MM-15)"
-            gold = final[GOLD:GOLD + n]
-            assert np.array_equal(final[WINNER:WINNER + n], (gold == gold.max()).astype(np.int32)), "MM-14"
+            gold = final[GOLD : GOLD + n]
+            assert np.array_equal(final[WINNER : WINNER + n], (gold == gold.max()).astype(np.int32)), "MM-14"
             assert final[ROUND] == {3: 6, 4: 6, 5: 5, 6: 6}[n], "MM-6"
             lengths.append(int(final[H_STEPS]))
     return lengths
@@ -168,7 +214,7 @@ def test_mm_8_every_legal_replacement_meets_the_conditions_and_pays_the_fees(sta
         occupant = int(state[SPACE + space])
         after = state.copy()
         rules.place_card(after, p, k, space)
-        paid = state[GOLD:GOLD + MAX_PLAYERS] - after[GOLD:GOLD + MAX_PLAYERS]
+        paid = state[GOLD : GOLD + MAX_PLAYERS] - after[GOLD : GOLD + MAX_PLAYERS]
         assert state[CARD_LOC + p * NUM_CARDS + k] == LOC_HAND
         if occupant < 0:
             assert not paid.any()
@@ -205,14 +251,17 @@ def test_mm_11_phase_two_and_three_on_the_filled_castle(state):
         n = int(state[H_NUM_PLAYERS])
         stop = n if lost < 0 else lost
         for g in range(stop):
-            assert rules.pair_strength(full, g) >= rules.fight_strength(full, g, GUARD_STRENGTH[full[CASTLE + g]])
+            assert rules.pair_strength(full, g) >= rules.fight_strength(
+                full, g, GUARD_STRENGTH[full[CASTLE + g]]
+            )
         if lost >= 0:
-            assert rules.pair_strength(full, lost) < rules.fight_strength(full, lost,
-                                                                          GUARD_STRENGTH[full[CASTLE + lost]])
-            assert not fought[REVEALED + lost + 1:REVEALED + n].any()
-        assert (fought[GOLD:GOLD + n] >= full[GOLD:GOLD + n]).all()
+            assert rules.pair_strength(full, lost) < rules.fight_strength(
+                full, lost, GUARD_STRENGTH[full[CASTLE + lost]]
+            )
+            assert not fought[REVEALED + lost + 1 : REVEALED + n].any()
+        assert (fought[GOLD : GOLD + n] >= full[GOLD : GOLD + n]).all()
         rules.heal_monsters(fought, lost)
-        assert (fought[GOLD:GOLD + n] >= 0).all()
+        assert (fought[GOLD : GOLD + n] >= 0).all()
 
 
 # --- no leaks (MM-21) ---------------------------------------------------------------------------
@@ -229,7 +278,9 @@ def mask_of(state):
 
 
 def assert_invisible(before, after, observer, what):
-    assert np.array_equal(observation(before, observer), observation(after, observer)), f"seat {observer} sees {what}"
+    assert np.array_equal(observation(before, observer), observation(after, observer)), (
+        f"seat {observer} sees {what}"
+    )
     if before[H_CURRENT] == observer:
         assert np.array_equal(mask_of(before), mask_of(after)), f"seat {observer}'s mask depends on {what}"
 
@@ -243,7 +294,10 @@ def hand_swaps(state, observer):
         unknown = [k for k in range(NUM_CARDS) if rules.seen_by(state, observer, q, k) < 0]
         for a in unknown:
             for b in unknown:
-                if state[CARD_LOC + q * NUM_CARDS + a] == LOC_HAND and state[CARD_LOC + q * NUM_CARDS + b] == LOC_DOWN:
+                if (
+                    state[CARD_LOC + q * NUM_CARDS + a] == LOC_HAND
+                    and state[CARD_LOC + q * NUM_CARDS + b] == LOC_DOWN
+                ):
                     swapped = state.copy()
                     swapped[CARD_LOC + q * NUM_CARDS + a] = LOC_DOWN
                     swapped[CARD_LOC + q * NUM_CARDS + b] = LOC_HAND
@@ -267,7 +321,7 @@ def guard_swaps(state):
             swapped[GUARD_STATUS + other] = G_CASTLE
             swapped[GUARD_STATUS + card] = status
             if status == G_DECK:
-                deck = swapped[DECK:DECK + NUM_GUARDS]
+                deck = swapped[DECK : DECK + NUM_GUARDS]
                 deck[deck == other] = card
             yield f"the face-down guard at G{g + 1}", swapped
 
@@ -280,7 +334,7 @@ def test_mm_21_hidden_items_are_invisible(state, data):
     n = int(state[H_NUM_PLAYERS])
     perm = data.draw(st.permutations(range(int(state[DECK_COUNT]))))
     deck = state.copy()
-    deck[DECK:DECK + len(perm)] = state[DECK:DECK + len(perm)][list(perm)]
+    deck[DECK : DECK + len(perm)] = state[DECK : DECK + len(perm)][list(perm)]
     flipped = int(state[KINGS_FLIPPED])
     kperm = data.draw(st.permutations(range(NUM_KING_TILES - flipped)))
     kings = state.copy()
@@ -308,8 +362,10 @@ def test_mm_21_setup_choices_are_invisible(state):
             for observer in range(n):
                 if observer != q:
                     assert_invisible(state, other, observer, f"seat {q}'s setup choice")
-            if not np.array_equal(other[CARD_LOC + q * NUM_CARDS:CARD_LOC + (q + 1) * NUM_CARDS],
-                                  state[CARD_LOC + q * NUM_CARDS:CARD_LOC + (q + 1) * NUM_CARDS]):
+            if not np.array_equal(
+                other[CARD_LOC + q * NUM_CARDS : CARD_LOC + (q + 1) * NUM_CARDS],
+                state[CARD_LOC + q * NUM_CARDS : CARD_LOC + (q + 1) * NUM_CARDS],
+            ):
                 assert not np.array_equal(observation(state, q), observation(other, q))
 
 
@@ -339,21 +395,27 @@ def test_mm_21_determinize_keeps_the_public_state_and_the_card_counts(state, rng
     assert_invariants(after[None, :], "after determinize")
     own = slice(CARD_LOC + observer * NUM_CARDS, CARD_LOC + (observer + 1) * NUM_CARDS)
     assert np.array_equal(state[own], after[own])
-    known = state[KNOWN:KNOWN + MAX_PLAYERS * NUM_CARDS] == 1
-    assert np.array_equal(state[CARD_LOC:CARD_LOC + MAX_PLAYERS * NUM_CARDS][known],
-                          after[CARD_LOC:CARD_LOC + MAX_PLAYERS * NUM_CARDS][known])
+    known = state[KNOWN : KNOWN + MAX_PLAYERS * NUM_CARDS] == 1
+    assert np.array_equal(
+        state[CARD_LOC : CARD_LOC + MAX_PLAYERS * NUM_CARDS][known],
+        after[CARD_LOC : CARD_LOC + MAX_PLAYERS * NUM_CARDS][known],
+    )
     for g in range(n):
         assert GUARD_LEVEL[state[CASTLE + g]] == GUARD_LEVEL[after[CASTLE + g]]
         if state[REVEALED + g]:
             assert state[CASTLE + g] == after[CASTLE + g]
     for status in (G_DECK, G_DISCARD_HIDDEN):
         for level in (1, 2, 3):
-            before_count = ((state[GUARD_STATUS:GUARD_STATUS + NUM_GUARDS] == status) & (GUARD_LEVEL == level)).sum()
-            after_count = ((after[GUARD_STATUS:GUARD_STATUS + NUM_GUARDS] == status) & (GUARD_LEVEL == level)).sum()
+            before_count = (
+                (state[GUARD_STATUS : GUARD_STATUS + NUM_GUARDS] == status) & (GUARD_LEVEL == level)
+            ).sum()
+            after_count = (
+                (after[GUARD_STATUS : GUARD_STATUS + NUM_GUARDS] == status) & (GUARD_LEVEL == level)
+            ).sum()
             assert before_count == after_count
-    assert sorted(after[KING_ORDER:KING_ORDER + NUM_KING_TILES]) == list(range(NUM_KING_TILES))
+    assert sorted(after[KING_ORDER : KING_ORDER + NUM_KING_TILES]) == list(range(NUM_KING_TILES))
     flipped = int(state[KINGS_FLIPPED])
-    assert np.array_equal(state[KING_ORDER:KING_ORDER + flipped], after[KING_ORDER:KING_ORDER + flipped])
+    assert np.array_equal(state[KING_ORDER : KING_ORDER + flipped], after[KING_ORDER : KING_ORDER + flipped])
     assert_invisible(state, after, observer, "the determinized state")
 
 
@@ -367,8 +429,10 @@ def test_mm_21_determinize_resamples_every_hidden_item():
         SPEC.determinize(a, 0, make_rng(seed))
         SPEC.determinize(b, 0, make_rng(seed))
         assert np.array_equal(a, b)
-        changed["hands"] += not np.array_equal(a[CARD_LOC:CARD_LOC + 30], state[CARD_LOC:CARD_LOC + 30])
-        changed["castle"] += not np.array_equal(a[CASTLE:CASTLE + 6], state[CASTLE:CASTLE + 6])
-        changed["deck"] += not np.array_equal(a[DECK:DECK + 36], state[DECK:DECK + 36])
-        changed["kings"] += not np.array_equal(a[KING_ORDER:KING_ORDER + 12], state[KING_ORDER:KING_ORDER + 12])
+        changed["hands"] += not np.array_equal(a[CARD_LOC : CARD_LOC + 30], state[CARD_LOC : CARD_LOC + 30])
+        changed["castle"] += not np.array_equal(a[CASTLE : CASTLE + 6], state[CASTLE : CASTLE + 6])
+        changed["deck"] += not np.array_equal(a[DECK : DECK + 36], state[DECK : DECK + 36])
+        changed["kings"] += not np.array_equal(
+            a[KING_ORDER : KING_ORDER + 12], state[KING_ORDER : KING_ORDER + 12]
+        )
     assert min(changed.values()) >= 8, changed

@@ -7,22 +7,64 @@ one line per guard from the main gate, the guard as level stars (optionally with
 ``strength/loot``), then the two monster spaces as ``p<seat>:<strength>`` or ``--``.
 The rulebook's players are seated Inga = 0, Frank = 1, Ani = 2, Jenny = 3 unless a test says otherwise.
 """
+
 import random
 
 import numpy as np
 import pytest
+from mighty_monsters_diagram import (
+    apply,
+    cards_at,
+    golds,
+    legal_names,
+    plays_at,
+    state_from_castle,
+    strength_card,
+)
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.mighty_monsters import observation, rules
-from monster_zoo.envs.mighty_monsters.actions import NUM_ACTIONS, PLAY0, action_to_str, play_action, str_to_action
-from monster_zoo.envs.mighty_monsters.components import GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, KING_NAMES, NUM_GUARDS
-from monster_zoo.envs.mighty_monsters.state_layout import (CASTLE, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN,
-                                         G_DISCARD_SEEN, GOLD, GUARD_STATUS, KING, KINGS_FLIPPED, KNOWN,
-                                         LOC_CASTLE, LOC_DOWN, LOC_HAND, PH_PLACE, PH_SETUP, PHASE,
-                                         REVEALED, ROUND, SPACE, START_PLAYER, STATE_SIZE, WINNER)
-from mighty_monsters_diagram import apply, cards_at, golds, legal_names, plays_at, state_from_castle, strength_card
+from monster_zoo.envs.mighty_monsters.actions import (
+    NUM_ACTIONS,
+    PLAY0,
+    action_to_str,
+    play_action,
+    str_to_action,
+)
+from monster_zoo.envs.mighty_monsters.components import (
+    GUARD_LEVEL,
+    GUARD_LOOT,
+    GUARD_STRENGTH,
+    KING_NAMES,
+    NUM_GUARDS,
+)
+from monster_zoo.envs.mighty_monsters.state_layout import (
+    CASTLE,
+    DECK_COUNT,
+    G_CASTLE,
+    G_DECK,
+    G_DISCARD_HIDDEN,
+    G_DISCARD_SEEN,
+    GOLD,
+    GUARD_STATUS,
+    KING,
+    KINGS_FLIPPED,
+    KNOWN,
+    LOC_CASTLE,
+    LOC_DOWN,
+    LOC_HAND,
+    PH_PLACE,
+    PH_SETUP,
+    PHASE,
+    REVEALED,
+    ROUND,
+    SPACE,
+    START_PLAYER,
+    STATE_SIZE,
+    WINNER,
+)
 
 ENV_ID = "mighty_monsters-v0"
 INGA, FRANK, ANI, JENNY = 0, 1, 2, 3
@@ -121,7 +163,7 @@ def test_mm_4_setup_choice_lays_two_cards_down():
     assert cards_at(state, order[2], LOC_HAND) == [1, 3, 5]
     assert state[PHASE] == PH_PLACE and state[H_CURRENT] == first
     # nobody else learns the choice: the cards stay unknown to the others
-    assert not state[KNOWN:KNOWN + 15].any()
+    assert not state[KNOWN : KNOWN + 15].any()
 
 
 def test_mm_4_random_setup_deals_hands():
@@ -150,9 +192,9 @@ def test_mm_5_castle_deck_and_guard_backs():
         state = new_game(n, seed=2)
         castle = [int(state[CASTLE + g]) for g in range(6)]
         assert all(c >= 0 for c in castle[:n]) and all(c < 0 for c in castle[n:])
-        assert not state[REVEALED:REVEALED + 6].any()
+        assert not state[REVEALED : REVEALED + 6].any()
         assert state[DECK_COUNT] == 36 - n
-        assert (state[SPACE:SPACE + 2 * n] == -1).all()
+        assert (state[SPACE : SPACE + 2 * n] == -1).all()
         assert f"G{n}b" in " ".join(legal_names(apply(state, *["lay down 1+2"] * n)))
 
 
@@ -166,7 +208,7 @@ def test_mm_5_empty_deck_reshuffles_the_discards():
     rules.discard_castle(state)
     rules.deal_guards(state, make_rng(4))
     assert state[DECK_COUNT] == 36 - 3
-    statuses = state[GUARD_STATUS:GUARD_STATUS + NUM_GUARDS]
+    statuses = state[GUARD_STATUS : GUARD_STATUS + NUM_GUARDS]
     assert (statuses == G_CASTLE).sum() == 3 and (statuses == G_DECK).sum() == 33
 
 
@@ -205,27 +247,34 @@ def test_mm_7_1_rulebook_place_and_replace_examples():
 # ============================================================ MM-8 replacing
 def test_mm_8_replacement_conditions():
     """MM-8: strictly stronger, not a 5, pair below the printed maximum, and enough gold."""
-    state = state_from_castle("""
+    state = state_from_castle(
+        """
         G1 *    p1:3  p2:2
         G2 **   p1:5  p2:1
         G3 ***  p2:4  --
-    """, hands={0: [1, 3, 4]})
-    assert plays_at(state, "G1a") == {4}           # 4 beats 3; a 3 is not stronger than 3
-    assert plays_at(state, "G1b") == {3, 4}        # pair 5 < 6
-    assert plays_at(state, "G2a") == set()         # a 5 stays
-    assert plays_at(state, "G2b") == {3, 4}        # pair 6 < 8
+    """,
+        hands={0: [1, 3, 4]},
+    )
+    assert plays_at(state, "G1a") == {4}  # 4 beats 3; a 3 is not stronger than 3
+    assert plays_at(state, "G1b") == {3, 4}  # pair 5 < 6
+    assert plays_at(state, "G2a") == set()  # a 5 stays
+    assert plays_at(state, "G2b") == {3, 4}  # pair 6 < 8
+
     def reason(name):
         return rules.REASONS[int(rules.illegal_reason(state, str_to_action(name)))]
+
     assert "strictly stronger" in reason("play 3 at G1a")
     assert "strength 5" in reason("play 4 at G2a")
     full = state.copy()
-    full[SPACE + 1] = 2 * 5 + strength_card(3)     # G1: 3 + 3 = 6, the level-1 maximum
+    full[SPACE + 1] = 2 * 5 + strength_card(3)  # G1: 3 + 3 = 6, the level-1 maximum
     assert plays_at(full, "G1a") == set() and plays_at(full, "G1b") == set()
-    assert "maximum strength" in rules.REASONS[int(rules.illegal_reason(full, str_to_action("play 4 at G1a")))]
+    assert (
+        "maximum strength" in rules.REASONS[int(rules.illegal_reason(full, str_to_action("play 4 at G1a")))]
+    )
     weak = state.copy()
-    weak[SPACE + 4] = 2 * 5 + strength_card(1)     # G3: seat 2's 1 instead of its 4
+    weak[SPACE + 4] = 2 * 5 + strength_card(1)  # G3: seat 2's 1 instead of its 4
     assert plays_at(weak, "G3a") == {3, 4}
-    weak[GOLD] = 2                                  # level 3 costs 1 + 2
+    weak[GOLD] = 2  # level 3 costs 1 + 2
     assert plays_at(weak, "G3a") == set()
     assert "too little gold" in rules.REASONS[int(rules.illegal_reason(weak, str_to_action("play 4 at G3a")))]
 
@@ -263,12 +312,16 @@ def test_mm_9_order_skips_players_with_two_monsters():
         order.append(int(state[H_CURRENT]))
         state = apply(state, sorted(n for n in legal_names(state) if "replace" not in n)[0])
     assert order == [(start + i) % 4 for i in range(4)]
-    state = state_from_castle("""
+    state = state_from_castle(
+        """
         G1 *    p0:1  p1:4
         G2 *    p2:3  p3:3
         G3 *    p2:1  p3:1
         G4 *    --    --
-    """, current=1, hands={1: [2, 5], 0: [3, 5]})
+    """,
+        current=1,
+        hands={1: [2, 5], 0: [3, 5]},
+    )
     # seats 2 and 3 have placed both monsters: after seat 1 comes seat 0
     after = apply(state, "play 2 at G4a")
     assert after[H_CURRENT] == 0
@@ -283,11 +336,15 @@ def test_mm_9_1_rulebook_three_player_sequence():
     """MM-9.1: Inga replaces Frank's 2 with her 4 (level 1, 1 to the treasury); Frank, on move again,
     replaces Inga's 2 with his 3 (level 2, 1 to the treasury and 1 to Inga); Inga cannot replace
     anything and places her 2 on the last free space, which ends phase 1."""
-    state = state_from_castle("""
+    state = state_from_castle(
+        """
         G1 *    p1:2  p2:2
         G2 **   p0:2  p1:5
         G3 ***  p2:5  --
-    """, current=INGA, hands={INGA: [1, 4], FRANK: [3], ANI: [3]})
+    """,
+        current=INGA,
+        hands={INGA: [1, 4], FRANK: [3], ANI: [3]},
+    )
     state = apply(state, "play 4 at G1a (replace player_1's 2)")
     assert golds(state) == [7, 8, 8]
     assert state[H_CURRENT] == FRANK and cards_at(state, FRANK, LOC_HAND) == [2, 3]
@@ -307,7 +364,7 @@ def test_mm_10_phase_ends_when_the_castle_is_full():
     state = state_from_castle("* p0:1 p1:1\n* p1:2 p2:2\n* p2:3 --", hands={0: [4, 5]})
     assert not rules.castle_full(state)
     after = apply(state, "play 4 at G3b")
-    assert after[ROUND] == 1 and (after[SPACE:SPACE + 6] == -1).all()
+    assert after[ROUND] == 1 and (after[SPACE : SPACE + 6] == -1).all()
     for s in play_random(new_game(5, seed=9)):
         if not s[H_TERMINAL] and s[PHASE] == PH_PLACE:
             assert len(legal_names(s)) > 0 and not rules.castle_full(s)
@@ -325,7 +382,7 @@ def test_mm_11_split_rules():
     after, lost = fight(state)
     assert lost == -1
     assert gains(state, after) == [2 + 1 + 1, 2 + 1, 3]
-    assert after[REVEALED:REVEALED + 3].tolist() == [1, 1, 1]
+    assert after[REVEALED : REVEALED + 3].tolist() == [1, 1, 1]
 
 
 def test_mm_11_1_rulebook_eleven_gold_split_six_five():
@@ -350,7 +407,7 @@ def test_mm_11_2_rulebook_lost_fight_against_nine():
     after, lost = fight(state)
     assert lost == 0
     assert gains(state, after) == [0, 0, 0]
-    assert after[REVEALED:REVEALED + 3].tolist() == [1, 0, 0]
+    assert after[REVEALED : REVEALED + 3].tolist() == [1, 0, 0]
 
 
 # ============================================================ MM-12 healing
@@ -395,12 +452,14 @@ def test_mm_13_round_end_rotation_guards_king_and_start_player():
     assert after[START_PLAYER] == 0 and after[ROUND] == 1 and after[PHASE] == PH_PLACE
     assert after[H_CURRENT] == 0
     assert cards_at(after, 0, LOC_DOWN) == [3, 5] and cards_at(after, 0, LOC_HAND) == [1, 2, 4]
-    assert after[KNOWN:KNOWN + 15].all()
+    assert after[KNOWN : KNOWN + 15].all()
     assert after[GUARD_STATUS + old[0]] == G_DISCARD_SEEN
-    assert after[GUARD_STATUS + old[1]] == G_DISCARD_HIDDEN and after[GUARD_STATUS + old[2]] == G_DISCARD_HIDDEN
+    assert (
+        after[GUARD_STATUS + old[1]] == G_DISCARD_HIDDEN and after[GUARD_STATUS + old[2]] == G_DISCARD_HIDDEN
+    )
     assert all(after[GUARD_STATUS + int(after[CASTLE + g])] == G_CASTLE for g in range(3))
     assert after[DECK_COUNT] == state[DECK_COUNT] - 3
-    assert not after[REVEALED:REVEALED + 3].any() and (after[SPACE:SPACE + 6] == -1).all()
+    assert not after[REVEALED : REVEALED + 3].any() and (after[SPACE : SPACE + 6] == -1).all()
 
 
 def test_mm_13_1_rulebook_hand_rotation():
@@ -417,9 +476,9 @@ def test_mm_14_game_ends_after_the_last_round_with_the_castle_on_view():
     state = state_from_castle("*4/3 p0:5 p1:4\n*3/3 p0:3 p1:2\n*3/4 p2:1 p2:2", round_=6)
     rules.end_round(state, make_rng(0))
     assert state[H_TERMINAL] == 1 and state[PHASE] == 2 and state[H_CURRENT] == -1
-    assert state[REVEALED:REVEALED + 3].all() and (state[SPACE:SPACE + 6] >= 0).all()
+    assert state[REVEALED : REVEALED + 3].all() and (state[SPACE : SPACE + 6] >= 0).all()
     assert golds(state) == [8 + 2 + 2, 8 + 1 + 1, 8 + 4]
-    assert state[WINNER:WINNER + 3].tolist() == [1, 0, 1]
+    assert state[WINNER : WINNER + 3].tolist() == [1, 0, 1]
     mask = np.zeros(NUM_ACTIONS, np.int8)
     assert rules.legal_mask(state, mask) == 0
 
@@ -428,7 +487,7 @@ def test_mm_14_1_rulebook_final_ranking_with_shared_last_place():
     """MM-14.1: Inga 32, Frank 19, Ani 19, Jenny 23: Inga alone wins."""
     state = state_from_castle("* p0:1 p1:1\n* p2:1 p3:1\n* p0:2 p1:2\n* p2:2 p3:2", gold=[32, 19, 19, 23])
     rules.finish_game(state)
-    assert state[WINNER:WINNER + 4].tolist() == [1, 0, 0, 0]
+    assert state[WINNER : WINNER + 4].tolist() == [1, 0, 0, 0]
     out = np.zeros(4, np.float32)
     rules.returns(state, out)
     assert out.tolist() == pytest.approx([1.0, -1 / 3, -1 / 3, -1 / 3])
@@ -587,8 +646,9 @@ def test_mm_20_2_costly_healing():
 
 def test_mm_20_3_equal_pairs_plus_three_loot():
     """MM-20.3: a guard beside two monsters of equal strength has +3 loot."""
-    with_tile, without, _, _ = king_fight("*3/3 p0:2 p1:2\n*3/3 p1:3 p2:1\n***10/14 p0:1 p2:2",
-                                          "equal pairs +3 loot")
+    with_tile, without, _, _ = king_fight(
+        "*3/3 p0:2 p1:2\n*3/3 p1:3 p2:1\n***10/14 p0:1 p2:2", "equal pairs +3 loot"
+    )
     assert without == [1, 1 + 2, 1] and with_tile == [3, 3 + 2, 1]
 
 
@@ -604,12 +664,12 @@ def test_mm_20_5_strong_hand():
     """MM-20.5: at the round's start everyone holds 3, 4, 5 and lays 1, 2 face down, in view."""
     state = state_from_castle("*\n*\n*", known=False, king="strong hand")
     state[KING] = -1
-    state[KINGS_FLIPPED] = 0   # the tile is still on top of the stack: the round is about to begin
+    state[KINGS_FLIPPED] = 0  # the tile is still on top of the stack: the round is about to begin
     rules.start_round(state)
     assert state[KING] == KING_NAMES.index("strong hand")
     for p in range(3):
         assert cards_at(state, p, LOC_HAND) == [3, 4, 5] and cards_at(state, p, LOC_DOWN) == [1, 2]
-    assert state[KNOWN:KNOWN + 15].all()
+    assert state[KNOWN : KNOWN + 15].all()
 
 
 def test_mm_20_6_no_change():
@@ -625,8 +685,7 @@ CASTLE3 = "*3/3 p0:2 p1:3\n*3/4 p1:2 p2:3\n*4/3 p0:4 p2:1"
 
 def test_mm_20_7_first_guard_plus_three_loot():
     """MM-20.7: the first guard has +3 loot."""
-    with_tile, without, _, _ = king_fight(CASTLE3,
-                                          "first guard +3 loot")
+    with_tile, without, _, _ = king_fight(CASTLE3, "first guard +3 loot")
     assert without == [1 + 2, 2 + 2, 2 + 1] and with_tile == [3 + 2, 3 + 2, 2 + 1]
 
 
@@ -642,22 +701,19 @@ def test_mm_20_8_second_guard_plus_two_strength_plus_three_loot():
 
 def test_mm_20_9_first_two_guards_minus_two_loot():
     """MM-20.9: the first two guards have -2 loot."""
-    with_tile, without, _, _ = king_fight(CASTLE3,
-                                          "first two guards -2 loot")
+    with_tile, without, _, _ = king_fight(CASTLE3, "first two guards -2 loot")
     assert without == [1 + 2, 2 + 2, 2 + 1] and with_tile == [0 + 2, 1 + 1, 1 + 1]
 
 
 def test_mm_20_10_last_guard_plus_ten_loot():
     """MM-20.10: the last guard has +10 loot."""
-    with_tile, without, _, _ = king_fight(CASTLE3,
-                                          "last guard +10 loot")
+    with_tile, without, _, _ = king_fight(CASTLE3, "last guard +10 loot")
     assert without == [1 + 2, 2 + 2, 2 + 1] and with_tile == [1 + 7, 2 + 2, 2 + 6]
 
 
 def test_mm_20_11_last_two_guards_plus_four_loot():
     """MM-20.11: the last two guards have +4 loot."""
-    with_tile, without, _, _ = king_fight(CASTLE3,
-                                          "last two guards +4 loot")
+    with_tile, without, _, _ = king_fight(CASTLE3, "last two guards +4 loot")
     assert without == [1 + 2, 2 + 2, 2 + 1] and with_tile == [1 + 4, 2 + 4, 4 + 3]
 
 
@@ -684,7 +740,7 @@ def card_view(state, observer, seat, strength):
     n = int(state[H_NUM_PLAYERS])
     rel = (seat - observer) % n
     base = observation.OBS_CARDS + (rel * 5 + strength_card(strength)) * 4
-    return ("hand", "down", "castle", "unknown")[int(np.argmax(observe(state, observer)[base:base + 4]))]
+    return ("hand", "down", "castle", "unknown")[int(np.argmax(observe(state, observer)[base : base + 4]))]
 
 
 def test_mm_21_what_others_know_of_a_hand():
@@ -700,13 +756,13 @@ def test_mm_21_what_others_know_of_a_hand():
     later = state_from_castle("* p1:2\n*\n*", known=True)
     assert all(card_view(later, 0, 1, s) != "unknown" for s in range(1, 6))
     obs = observe(state, 0)
-    guard = obs[observation.OBS_GUARDS:observation.OBS_GUARDS + 8]
+    guard = obs[observation.OBS_GUARDS : observation.OBS_GUARDS + 8]
     assert guard.tolist() == [1, 1, 0, 0, 0, 0, 0, 0]
 
 
 def test_mm_21_counts_reveal_the_last_unknowns():
     """MM-21: once a seat's hand holds only known cards, its unknown cards must be the face-down pair."""
     state = state_from_castle("* p1:2 p1:4\n*\n*", known=False, hands={1: [1]})
-    state[KNOWN + 5 + strength_card(1)] = 1   # the 1 came back into hand in view
+    state[KNOWN + 5 + strength_card(1)] = 1  # the 1 came back into hand in view
     assert card_view(state, 0, 1, 3) == "down" and card_view(state, 0, 1, 5) == "down"
     assert card_view(state, 0, 1, 1) == "hand"

@@ -4,6 +4,7 @@ their game, and the short labels of agents in tables and plots.
 Most policy files here are written from random layers with :func:`write_policy`, which
 needs no torch; the tests that unpickle a zip on purpose need the ``train`` extra.
 """
+
 import base64
 import io
 import json
@@ -18,11 +19,11 @@ import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.evaluation.match import run_match
 from monster_zoo.agents.model_file import FORMAT_VERSION, METADATA, ModelFileError, is_policy_file
 from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
 from monster_zoo.agents.registry import agent_labels, split_label
 from monster_zoo.cli import main as cli
+from monster_zoo.evaluation.match import run_match
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,8 +35,10 @@ def random_layers(game_id: str, hidden=(16, 8), seed: int = 0, activation: str =
     spec = envs.spec(game_id)
     sizes = [spec.obs_size, *hidden, spec.num_actions]
     rng = np.random.default_rng(seed)
-    return [(rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b), activation if k < len(hidden) else None)
-            for k, (a, b) in enumerate(zip(sizes, sizes[1:]))]
+    return [
+        (rng.normal(0, 0.3, (a, b)), rng.normal(0, 0.1, b), activation if k < len(hidden) else None)
+        for k, (a, b) in enumerate(zip(sizes, sizes[1:]))
+    ]
 
 
 def policy_file(path, game_id=GAME, options=TWO, name="tiny", hidden=(16, 8), seed=0, activation="tanh"):
@@ -68,8 +71,9 @@ def rewrite(src: Path, dst: Path, metadata=None, arrays=None, drop=()):
 def huge_header() -> bytes:
     """The header of a terabyte-sized float32 array, without its data: refused before any allocation."""
     buffer = io.BytesIO()
-    np.lib.format.write_array_header_1_0(buffer, {"descr": "<f4", "fortran_order": False,
-                                                  "shape": (1_000_000, 1_000_000)})
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f4", "fortran_order": False, "shape": (1_000_000, 1_000_000)}
+    )
     return buffer.getvalue()
 
 
@@ -86,7 +90,10 @@ def test_policy_file_round_trip_and_numpy_play(two_player_model):
     meta = loaded.metadata
     assert meta["format_version"] == FORMAT_VERSION and meta["game"] == GAME
     assert meta["options"]["num_players"] == 2 and "max_steps" not in meta["options"]
-    assert (meta["observation_size"], meta["num_actions"]) == (envs.spec(GAME).obs_size, envs.spec(GAME).num_actions)
+    assert (meta["observation_size"], meta["num_actions"]) == (
+        envs.spec(GAME).obs_size,
+        envs.spec(GAME).num_actions,
+    )
     assert meta["architecture"] == {"type": "mlp", "hidden_sizes": [16, 8], "activation": "tanh"}
     expected = random_layers(GAME)
     for (w, b, act), (w0, b0, act0) in zip(loaded.layers, expected):
@@ -111,7 +118,9 @@ from monster_zoo.evaluation.match import run_match
 result = run_match({GAME!r}, ["ppo:{two_player_model}", "random"], games=2, seed=0, progress=False)
 print("played", sum(s.games for s in result.stats), "torch" in sys.modules and sys.modules["torch"] is not None)
 """
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["played", "4", "False"]
 
@@ -139,12 +148,26 @@ BAD_METADATA = [
     (lambda m: {**m, "game": "chess-v0"}, "which this monster-zoo does not have"),
     (lambda m: {**m, "architecture": {**m["architecture"], "hidden_sizes": [16.5, 8]}}, "list of integers"),
     (lambda m: {**m, "architecture": {**m["architecture"], "hidden_sizes": [16, 0]}}, "must be positive"),
-    (lambda m: {**m, "architecture": {**m["architecture"], "activation": "sigmoid"}}, "not one of tanh, relu"),
-    (lambda m: {**m, "architecture": {**m["architecture"], "type": "transformer"}}, "is not one of mlp, placement"),
-    (lambda m: {**m, "architecture": {**m["architecture"], "type": "placement", "item_sizes": [4]}},
-     "marry_the_monster-v0 has no placement actions"),
-    (lambda m: {**m, "architecture": {**m["architecture"], "type": "placement"}}, "item_sizes must be a list"),
-    (lambda m: {**m, "architecture": {**m["architecture"], "hidden_sizes": [16, 9]}}, "the architecture needs (16, 9)"),
+    (
+        lambda m: {**m, "architecture": {**m["architecture"], "activation": "sigmoid"}},
+        "not one of tanh, relu",
+    ),
+    (
+        lambda m: {**m, "architecture": {**m["architecture"], "type": "transformer"}},
+        "is not one of mlp, placement",
+    ),
+    (
+        lambda m: {**m, "architecture": {**m["architecture"], "type": "placement", "item_sizes": [4]}},
+        "marry_the_monster-v0 has no placement actions",
+    ),
+    (
+        lambda m: {**m, "architecture": {**m["architecture"], "type": "placement"}},
+        "item_sizes must be a list",
+    ),
+    (
+        lambda m: {**m, "architecture": {**m["architecture"], "hidden_sizes": [16, 9]}},
+        "the architecture needs (16, 9)",
+    ),
     (lambda m: {**m, "name": ""}, "name is empty"),
     (lambda m: [m], "must be a JSON object"),
 ]
@@ -172,15 +195,21 @@ def test_bad_files_are_refused_with_the_reason(two_player_model, tmp_path):
         with pytest.raises(ModelFileError, match=message):
             read_policy(tmp_path / f"{name}.npz")
     bad_arrays = {
-        "pickled": ({"actor.0.weight.npy": npy_bytes(np.array([{"x": 1}] * 3, dtype=object), True)},
-                    "object arrays would need unpickling"),
-        "integers": ({"actor.0.weight.npy": npy_bytes(np.zeros(shapes["actor.0.weight.npy"], np.int64))},
-                     "not float32 or float64"),
+        "pickled": (
+            {"actor.0.weight.npy": npy_bytes(np.array([{"x": 1}] * 3, dtype=object), True)},
+            "object arrays would need unpickling",
+        ),
+        "integers": (
+            {"actor.0.weight.npy": npy_bytes(np.zeros(shapes["actor.0.weight.npy"], np.int64))},
+            "not float32 or float64",
+        ),
         "shape": ({"actor.0.weight.npy": npy_bytes(np.zeros((3, 16), np.float32))}, r"has shape \(3, 16\)"),
         "huge": ({"actor.0.weight.npy": huge_header()}, r"has shape \(1000000, 1000000\)"),
         "nan": ({"actor.1.bias.npy": npy_bytes(np.full(8, np.nan, np.float32))}, "NaN or infinite"),
-        "cut_array": ({"actor.0.weight.npy": npy_bytes(np.zeros(shapes["actor.0.weight.npy"], np.float32))[:200]},
-                      "is damaged"),
+        "cut_array": (
+            {"actor.0.weight.npy": npy_bytes(np.zeros(shapes["actor.0.weight.npy"], np.float32))[:200]},
+            "is damaged",
+        ),
         "not_npy": ({"actor.0.bias.npy": b"\x80\x04K\x01."}, "is not a .npy array"),
     }
     for name, (arrays, message) in bad_arrays.items():
@@ -218,8 +247,10 @@ class Payload:
 def crafted_zip(path: Path, marker: Path) -> Path:
     """An SB3-style zip whose ``data`` holds a pickled payload in one of its serialized entries."""
     payload = base64.b64encode(pickle.dumps(Payload(marker))).decode()
-    data = {"observation_space": {":type:": "<class 'gymnasium.spaces.box.Box'>", ":serialized:": payload},
-            "n_envs": 1}
+    data = {
+        "observation_space": {":type:": "<class 'gymnasium.spaces.box.Box'>", ":serialized:": payload},
+        "n_envs": 1,
+    }
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("data", json.dumps(data))
         archive.writestr("_stable_baselines3_version", "2.9.2")
@@ -255,8 +286,9 @@ def test_no_entry_point_unpickles_an_untrusted_zip(crafted, tmp_path, capsys):
     with pytest.raises(ModelFileError, match="has no metadata.json"):
         make_agent(f"ppo:{renamed}", GAME)
     # With a metadata.json added the pickled 'data' entry is still never read.
-    disguised = rewrite(renamed, tmp_path / "disguised.npz",
-                        metadata=make_metadata(GAME, TWO, [16, 8], "tanh", "x"))
+    disguised = rewrite(
+        renamed, tmp_path / "disguised.npz", metadata=make_metadata(GAME, TWO, [16, 8], "tanh", "x")
+    )
     assert is_policy_file(disguised)
     with pytest.raises(ModelFileError, match="lacks the array"):
         make_agent(f"ppo:{disguised}", GAME, options=TWO)
@@ -283,8 +315,19 @@ def test_train_refuses_an_untrusted_zip_opponent_before_any_work(crafted, tmp_pa
     path, marker = crafted
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
-        selfplay_ppo.main(["--opponents", f"ppo:{path}:1", "--out-dir", str(out), "--total-timesteps", "64",
-                           "--no-progress", "--option", "num_players=2"])
+        selfplay_ppo.main(
+            [
+                "--opponents",
+                f"ppo:{path}:1",
+                "--out-dir",
+                str(out),
+                "--total-timesteps",
+                "64",
+                "--no-progress",
+                "--option",
+                "num_players=2",
+            ]
+        )
     assert stop.value.code == 2 and not marker.exists() and not out.exists()
 
 
@@ -294,29 +337,50 @@ def test_a_model_refuses_another_player_count_game_or_rule_option(two_player_mod
         make_agent(f"ppo:{two_player_model}", GAME)  # the game's default is 3 players
     text = str(refused.value)
     assert "trained for marry_the_monster-v0 with num_players=2" in text
-    assert "this game is marry_the_monster-v0 with num_players=3" in text and "play it with num_players=2" in text
-    with pytest.raises(ModelFileError, match="trained for marry_the_monster-v0 .* this game is monster_arena-v0"):
+    assert (
+        "this game is marry_the_monster-v0 with num_players=3" in text
+        and "play it with num_players=2" in text
+    )
+    with pytest.raises(
+        ModelFileError, match="trained for marry_the_monster-v0 .* this game is monster_arena-v0"
+    ):
         make_agent(f"ppo:{two_player_model}", "monster_arena-v0", options=TWO)
     kings = policy_file(tmp_path / "kings.npz", "mighty_monsters-v0", {"num_players": 3, "kings_rules": True})
-    with pytest.raises(ModelFileError, match=r"kings_rules=False.*\(differs in kings_rules; play it with kings_rules=true\)"):
+    with pytest.raises(
+        ModelFileError, match=r"kings_rules=False.*\(differs in kings_rules; play it with kings_rules=true\)"
+    ):
         make_agent(f"ppo:{kings}", "mighty_monsters-v0", options={"num_players": 3})
     assert make_agent(f"ppo:{kings}", "mighty_monsters-v0", options={"num_players": 3, "kings_rules": True})
 
 
 def test_options_that_change_neither_rules_nor_observations_are_played_as_asked(two_player_model):
     """max_steps, reward, illegal_action and render_mode adapt: the model plays under any value."""
-    for options in ({"max_steps": 50}, {"reward": "score"}, {"illegal_action": "penalize"},
-                    {"render_mode": "ansi"}):
+    for options in (
+        {"max_steps": 50},
+        {"reward": "score"},
+        {"illegal_action": "penalize"},
+        {"render_mode": "ansi"},
+    ):
         assert make_agent(f"ppo:{two_player_model}", GAME, options={**TWO, **options}).name == "demo-s1"
-    result = run_match(GAME, [f"ppo:{two_player_model}", "random"], games=2, seed=0, progress=False,
-                       options={"max_steps": 10})
+    result = run_match(
+        GAME,
+        [f"ppo:{two_player_model}", "random"],
+        games=2,
+        seed=0,
+        progress=False,
+        options={"max_steps": 10},
+    )
     assert all(record["truncated"] for record in result.records)
 
 
 def test_a_model_whose_game_observation_changed_is_refused(two_player_model, tmp_path):
     meta = read_policy(two_player_model).metadata
-    old = rewrite(two_player_model, tmp_path / "old.npz", metadata={**meta, "observation_size": 100},
-                  arrays={"actor.0.weight.npy": npy_bytes(np.zeros((100, 16), np.float32))})
+    old = rewrite(
+        two_player_model,
+        tmp_path / "old.npz",
+        metadata={**meta, "observation_size": 100},
+        arrays={"actor.0.weight.npy": npy_bytes(np.zeros((100, 16), np.float32))},
+    )
     with pytest.raises(ModelFileError, match="takes 100 observations .*its observation changed"):
         make_agent(f"ppo:{old}", GAME, options=TWO)
 
@@ -327,8 +391,10 @@ def test_a_model_of_an_older_observation_of_the_same_size_is_refused(two_player_
     meta = read_policy(two_player_model).metadata
     assert meta["observation_version"] == envs.spec(GAME).observation_version == 2
     old = rewrite(two_player_model, tmp_path / "old.npz", metadata={**meta, "observation_version": 1})
-    with pytest.raises(ModelFileError, match="trained on version 1 of marry_the_monster-v0's observation; "
-                                             "this monster-zoo has version 2"):
+    with pytest.raises(
+        ModelFileError,
+        match="trained on version 1 of marry_the_monster-v0's observation; this monster-zoo has version 2",
+    ):
         make_agent(f"ppo:{old}", GAME, options=TWO)
 
 
@@ -337,12 +403,37 @@ def test_readme_evaluate_line_refuses_a_two_player_model_in_three_player_games(t
     model in the game's default 3-player games; now it stops and names both."""
     pytest.importorskip("openskill")
     with pytest.raises(SystemExit) as stop:
-        cli.main(["evaluate", "--agents", "random", "greedy", f"ppo:{two_player_model}", "--games", "2",
-                  "--no-progress"])
+        cli.main(
+            [
+                "evaluate",
+                "--agents",
+                "random",
+                "greedy",
+                f"ppo:{two_player_model}",
+                "--games",
+                "2",
+                "--no-progress",
+            ]
+        )
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "num_players=2" in err and "num_players=3" in err
-    assert cli.main(["evaluate", "--agents", "random", "greedy", f"ppo:{two_player_model}", "--games", "2",
-                     "--option", "num_players=2", "--no-progress"]) == 0
+    assert (
+        cli.main(
+            [
+                "evaluate",
+                "--agents",
+                "random",
+                "greedy",
+                f"ppo:{two_player_model}",
+                "--games",
+                "2",
+                "--option",
+                "num_players=2",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "| row vs column | random | greedy | demo-s1 |" in capsys.readouterr().out
 
 
@@ -351,12 +442,17 @@ def test_the_readme_evaluate_line_runs_with_the_demo_model(tmp_path, capsys):
     pytest.importorskip("openskill")
     import shlex
 
-    line = next(x for x in (ROOT / "README.md").read_text().splitlines() if x.startswith("monster-zoo evaluate"))
+    line = next(
+        x for x in (ROOT / "README.md").read_text().splitlines() if x.startswith("monster-zoo evaluate")
+    )
     run = tmp_path / "runs" / f"{GAME}__demo__1__1700000000"
     run.mkdir(parents=True)
     policy_file(run / "final_model.npz", name="demo-s1")
-    argv = [arg.replace("runs/<run>", str(run)).replace("results/", str(tmp_path / "results"))
-            for arg in shlex.split(line.split("#")[0])[1:] if arg != "mcts"]  # MCTS: 45 s of search
+    argv = [
+        arg.replace("runs/<run>", str(run)).replace("results/", str(tmp_path / "results"))
+        for arg in shlex.split(line.split("#")[0])[1:]
+        if arg != "mcts"
+    ]  # MCTS: 45 s of search
     assert cli.main([*argv, "--games", "2", "--no-progress"]) == 0
     assert "| demo-s1 |" in capsys.readouterr().out
 
@@ -368,9 +464,23 @@ def test_play_refuses_a_model_of_another_player_count(two_player_model, capsys):
 
 
 def test_play_against_a_model_names_it_by_its_label(two_player_model):
-    done = subprocess.run([sys.executable, "-m", "monster_zoo.training", "play", "--agents",
-                           f"ppo:{two_player_model}", "--seed", "2"], input="1\n" * 500, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo.training",
+            "play",
+            "--agents",
+            f"ppo:{two_player_model}",
+            "--seed",
+            "2",
+        ],
+        input="1\n" * 500,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "player_1 (demo-s1): return" in done.stdout and str(two_player_model) not in done.stdout
 
@@ -381,8 +491,17 @@ def test_train_refuses_an_opponent_model_of_another_player_count(two_player_mode
 
     out = tmp_path / "runs"
     with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
-        selfplay_ppo.main(["--opponents", f"ppo:{two_player_model}:1", "--out-dir", str(out),
-                           "--option", "num_players=3", "--no-progress"])
+        selfplay_ppo.main(
+            [
+                "--opponents",
+                f"ppo:{two_player_model}:1",
+                "--out-dir",
+                str(out),
+                "--option",
+                "num_players=3",
+                "--no-progress",
+            ]
+        )
     assert stop.value.code == 2 and "num_players=2" in capsys.readouterr().err and not out.exists()
 
 
@@ -440,8 +559,12 @@ def test_win_rate_plot_grows_and_wraps_with_long_names(tmp_path):
     from monster_zoo.evaluation import plots
 
     def results(names):
-        pairings = [{"agent": a, "opponent": b, "win_rate": 0.5, "win_rate_low": 0.2, "win_rate_high": 0.8}
-                    for a in names for b in names if a != b]
+        pairings = [
+            {"agent": a, "opponent": b, "win_rate": 0.5, "win_rate_low": 0.2, "win_rate_high": 0.8}
+            for a in names
+            for b in names
+            if a != b
+        ]
         return {"field": names, "pairings": pairings, "num_players": 2, "game": GAME, "games_per_pairing": 2}
 
     short = imread(plots.plot_win_matrix(results(["a", "b", "c"]), tmp_path / "short.png")).shape

@@ -1,15 +1,16 @@
 """The MONSTArgh! greedy baseline: its value, its steal choice, playing inside numba and its
 strength with more players (the checks shared by every game are in test_baselines.py)."""
+
 import numpy as np
 import pytest
+from monstargh_diagram import play, position
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.agents.greedy.agent import GreedyAgent
 from monster_zoo.envs.monstargh.components import NUM_SPECIES
 from monster_zoo.envs.monstargh.greedy import table_value
-from monstargh_diagram import play, position
+from monster_zoo.evaluation.match import run_match, wilson_interval
 
 GAME = "monstargh-v0"
 SPEC = envs.spec(GAME)

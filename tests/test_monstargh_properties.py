@@ -1,7 +1,9 @@
 """Property tests of MONSTArgh!: invariants over thousands of random games and the no-leak
 property for every hidden item (MA-18), over random reachable states (hypothesis)."""
+
 import numpy as np
 import pytest
+from conftest import reachable_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,12 +11,38 @@ from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monstargh import observation, rules
-from monster_zoo.envs.monstargh.components import (MAX_REACH, NEAR_X, NEAR_Y, NUM_CARDS, NUM_FOCUS, NUM_NEAR,
-                                                  SPECIES_IN_PLAY)
-from monster_zoo.envs.monstargh.state_layout import (CARD_CELL, CARD_LEVEL, CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y,
-                                   CELLS_USED, DECK_LEFT, FOCUS, HELD, IN_PLAY, NEAR, SCENE, STARS, TOKEN, W_DECK, W_OUT, W_PLAYING,
-                                   W_TABLE, WHERE, WINNER)
-from conftest import reachable_state
+from monster_zoo.envs.monstargh.components import (
+    MAX_REACH,
+    NEAR_X,
+    NEAR_Y,
+    NUM_CARDS,
+    NUM_FOCUS,
+    NUM_NEAR,
+    SPECIES_IN_PLAY,
+)
+from monster_zoo.envs.monstargh.state_layout import (
+    CARD_CELL,
+    CARD_LEVEL,
+    CELL_HEIGHT,
+    CELL_TOP,
+    CELL_X,
+    CELL_Y,
+    CELLS_USED,
+    DECK_LEFT,
+    FOCUS,
+    HELD,
+    IN_PLAY,
+    NEAR,
+    SCENE,
+    STARS,
+    TOKEN,
+    W_DECK,
+    W_OUT,
+    W_PLAYING,
+    W_TABLE,
+    WHERE,
+    WINNER,
+)
 
 GAME = "monstargh-v0"
 SPEC = envs.spec(GAME)
@@ -29,7 +57,7 @@ def near_from_scratch(state):
     of the occupied cell at each near offset, ``rules.NO_CARD`` where there is none."""
     reach = MAX_REACH + 2  # room for the near offsets of a cell at the edge of reach
     grid = np.full((2 * reach + 1, 2 * reach + 1), rules.NO_CARD, np.int32)
-    tops = state[CELL_TOP: CELL_TOP + NUM_CARDS]
+    tops = state[CELL_TOP : CELL_TOP + NUM_CARDS]
     used = np.flatnonzero(tops >= 0)
     xs, ys = state[CELL_X + used] + reach, state[CELL_Y + used] + reach
     grid[ys, xs] = tops[used]
@@ -42,16 +70,16 @@ def assert_invariants(state, where):
     """Cards conserved (MA-1, MA-3), stacks consistent, the table within reach of the origin, and
     every count and near cell kept in step in the state equal to its value recomputed from scratch."""
     n = int(state[H_NUM_PLAYERS])
-    species = int(state[IN_PLAY: IN_PLAY + 6].sum())
+    species = int(state[IN_PLAY : IN_PLAY + 6].sum())
     assert species == SPECIES_IN_PLAY[n], where
-    loc = state[WHERE: WHERE + NUM_CARDS]
+    loc = state[WHERE : WHERE + NUM_CARDS]
     assert (loc == W_OUT).sum() == NUM_CARDS - 6 * species, f"{where}: cards of species out of play moved"
     assert np.isin(loc, [W_OUT, W_DECK, W_TABLE, W_PLAYING, *range(n)]).all(), f"{where}: card nowhere"
     assert (loc == W_PLAYING).sum() <= 1, where
     on_table = np.flatnonzero(loc == W_TABLE)
     cells = state[CARD_CELL + on_table]
-    heights = state[CELL_HEIGHT: CELL_HEIGHT + NUM_CARDS]
-    tops = state[CELL_TOP: CELL_TOP + NUM_CARDS]
+    heights = state[CELL_HEIGHT : CELL_HEIGHT + NUM_CARDS]
+    tops = state[CELL_TOP : CELL_TOP + NUM_CARDS]
     assert heights.sum() == len(on_table), f"{where}: stack heights and cards on the table differ"
     coords = set()
     for k in np.flatnonzero(tops >= 0):
@@ -66,17 +94,18 @@ def assert_invariants(state, where):
     assert (heights[tops < 0] == 0).all(), where
     off_table = np.flatnonzero(loc != W_TABLE)
     assert (state[CARD_CELL + off_table] == -1).all(), f"{where}: a card off the table keeps a cell"
-    assert np.array_equal(state[NEAR: NEAR + NUM_CARDS * NUM_NEAR], near_from_scratch(state)), \
+    assert np.array_equal(state[NEAR : NEAR + NUM_CARDS * NUM_NEAR], near_from_scratch(state)), (
         f"{where}: the near cells kept in the state differ from the table"
+    )
     assert state[CELLS_USED] == (tops >= 0).sum(), f"{where}: occupied-cell count out of step"
     assert state[DECK_LEFT] == (loc == W_DECK).sum(), f"{where}: deck count out of step"
     assert all(state[HELD + p] == (loc == p).sum() for p in range(n)), f"{where}: hand count out of step"
     for p in range(n):
         assert (loc == p).sum() <= 3 + NUM_FOCUS, f"{where}: seat {p} holds too many monsters"
-        held = state[FOCUS + p * NUM_FOCUS: FOCUS + (p + 1) * NUM_FOCUS]
+        held = state[FOCUS + p * NUM_FOCUS : FOCUS + (p + 1) * NUM_FOCUS]
         assert set(held.tolist()) <= {0, 1}
     if not state[H_TERMINAL]:
-        tokens = state[TOKEN: TOKEN + n]
+        tokens = state[TOKEN : TOKEN + n]
         assert len(set(tokens.tolist())) == n and all(state[IN_PLAY + t] for t in tokens), where
 
 
@@ -85,7 +114,7 @@ def run_random_games(num_players, options, num_games, seed):
     engine = envs.make_batch(GAME, 64, seed, num_players=num_players, **options)
     engine.reset()
     lengths, scenes = [], []
-    stars = engine.states[:, STARS: STARS + num_players].copy()
+    stars = engine.states[:, STARS : STARS + num_players].copy()
     while len(lengths) < num_games:
         pre = engine.states.copy()
         _, masks, rewards, terminated, truncated = engine.step(engine.random_actions())
@@ -94,7 +123,7 @@ def run_random_games(num_players, options, num_games, seed):
         assert (masks.sum(1) > 0).all(), "a running game offers no legal action"
         for i in range(engine.states.shape[0]):
             assert_invariants(engine.states[i], f"{num_players}p {options} slot {i}")
-        now = engine.states[:, STARS: STARS + num_players]
+        now = engine.states[:, STARS : STARS + num_players]
         assert (now[~ended] >= stars[~ended]).all(), "stars went down (MA-15)"
         stars = now.copy()
         assert not rewards[~ended].any(), "reward before the end (MA-20)"
@@ -108,8 +137,9 @@ def run_random_games(num_players, options, num_games, seed):
     return lengths, scenes
 
 
-@pytest.mark.parametrize("options", [{}, {"tiebreak": "extra_scene", "reward": "score"}],
-                         ids=["share", "extra_scene"])
+@pytest.mark.parametrize(
+    "options", [{}, {"tiebreak": "extra_scene", "reward": "score"}], ids=["share", "extra_scene"]
+)
 def test_invariants_over_random_games(options, record_property):
     """MA-1, MA-3, MA-5, MA-17, MA-20: 1,000+ random games per option set (200 per player count),
     every state checked: cards conserved, stacks consistent, stars never lost, games end."""
@@ -118,8 +148,10 @@ def test_invariants_over_random_games(options, record_property):
     for n in range(2, 7):
         lengths, scenes = run_random_games(n, options, 200, seed=1000 * n)
         total += len(lengths)
-        report.append(f"{n}p: {len(lengths)} games, mean {np.mean(lengths):.0f} steps, longest "
-                      f"{max(lengths)}, {np.mean(scenes):.2f} scenes")
+        report.append(
+            f"{n}p: {len(lengths)} games, mean {np.mean(lengths):.0f} steps, longest "
+            f"{max(lengths)}, {np.mean(scenes):.2f} scenes"
+        )
         assert max(lengths) < SPEC.max_game_length
     record_property("random_games", "; ".join(report))
     assert total >= 1000
@@ -174,8 +206,11 @@ def test_other_hands_and_the_deck_are_invisible(state, data):
     hands, changes nothing the observer sees (the deck has no order to change)."""
     n = int(state[H_NUM_PLAYERS])
     observer = data.draw(st.integers(0, n - 1))
-    hidden = [c for c in range(NUM_CARDS) if state[WHERE + c] == W_DECK
-              or (0 <= state[WHERE + c] < n and state[WHERE + c] != observer)]
+    hidden = [
+        c
+        for c in range(NUM_CARDS)
+        if state[WHERE + c] == W_DECK or (0 <= state[WHERE + c] < n and state[WHERE + c] != observer)
+    ]
     if len(hidden) < 2:
         return
     a, b = data.draw(st.lists(st.sampled_from(hidden), min_size=2, max_size=2, unique=True))
@@ -219,4 +254,4 @@ def test_determinize_keeps_what_is_public(state, seed):
             if state[WHERE + c] in (observer, W_TABLE, W_PLAYING, W_OUT):
                 assert resampled[WHERE + c] == state[WHERE + c]
         assert resampled[TOKEN + observer] == state[TOKEN + observer]
-        assert np.array_equal(resampled[WINNER: WINNER + n], state[WINNER: WINNER + n])
+        assert np.array_equal(resampled[WINNER : WINNER + n], state[WINNER : WINNER + n])

@@ -1,22 +1,55 @@
 """MONSTArgh! rules, one test (or more) per rule id of ``seeds/monstargh/rules.md``, and every
 worked example of the rulebook, built from table diagrams (see ``monstargh_diagram.py``)."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from monstargh_diagram import GAME, SPEC, card, diagram, legal, play, position, same_table
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
 from monster_zoo.envs.monstargh import observation, rules
-from monster_zoo.envs.monstargh.actions import FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0, action_to_str, str_to_action
-from monster_zoo.envs.monstargh.components import (CARD_NAMES, CARD_SPECIES, CARD_VALUE, NUM_CARDS, SPECIES,
-                                       SPECIES_IN_PLAY)
-from monster_zoo.envs.monstargh.state_layout import (FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, PH_CHOOSE,
-                                   PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST,
-                                   SCENE, STARS, STARTER, TOKEN, W_DECK, W_OUT, WHERE,
-                                   WINNER)
-from monstargh_diagram import GAME, SPEC, card, diagram, legal, play, position, same_table
+from monster_zoo.envs.monstargh.actions import (
+    FOCUS0,
+    NUM_ACTIONS,
+    PLACE0,
+    STEAL0,
+    TARGET0,
+    action_to_str,
+    str_to_action,
+)
+from monster_zoo.envs.monstargh.components import (
+    CARD_NAMES,
+    CARD_SPECIES,
+    CARD_VALUE,
+    NUM_CARDS,
+    SPECIES,
+    SPECIES_IN_PLAY,
+)
+from monster_zoo.envs.monstargh.state_layout import (
+    FOCUS,
+    FOCUS_AMOUNT,
+    IN_PLAY,
+    LAST_STARS,
+    LAST_TOKEN,
+    PH_CHOOSE,
+    PH_PLACE,
+    PH_STEAL,
+    PH_TARGET,
+    PHASE,
+    PROT_VALUE,
+    PROTAGONIST,
+    SCENE,
+    STARS,
+    STARTER,
+    TOKEN,
+    W_DECK,
+    W_OUT,
+    WHERE,
+    WINNER,
+)
 
 FIVE = "green,blue,yellow,red,pink,orange"
 
@@ -59,8 +92,7 @@ def test_example_yellow_3_eclipses_yellow_2_before_stealing_red_2():
 def test_example_yellow_3_chooses_pink_2_then_steals_orange_2():
     """MA-11, MA-12, rulebook example 4: the active player picks which of two other-species
     neighbours to steal from; from the new cell the protagonist steals once more."""
-    state = position("O2 P2 . G2", {0: ["Y3", "R6", "R5"]}, ["yellow", "red"], species=FIVE,
-                     num_players=5)
+    state = position("O2 P2 . G2", {0: ["Y3", "R6", "R5"]}, ["yellow", "red"], species=FIVE, num_players=5)
     play(state, "play yellow 3", "place west of green 2")
     assert state[PHASE] == PH_STEAL and state[H_CURRENT] == 0
     assert legal(state) == ["steal east (green 2)", "steal west (pink 2)"]
@@ -76,7 +108,7 @@ def test_example_red_5_focused_plus_2():
     play(state, "focus +2", "target red 5")
     assert diagram(state) == same_table(". Y4 .\n. . R5/R6/Y6")
     assert state[PROTAGONIST] == -1 and state[PROT_VALUE] == 0 and state[FOCUS_AMOUNT] == 0
-    assert list(state[FOCUS: FOCUS + 2]) == [1, 0]
+    assert list(state[FOCUS : FOCUS + 2]) == [1, 0]
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -92,11 +124,17 @@ def test_ma1_card_set():
 def test_ma1_stars_have_no_supply_limit():
     """MA-1: stars are counters; a scene may hand out more than the 30 stars of the printed tokens."""
     table = "G1 G2 G3 G4 G5 G6\nB1 B2 B3 B4 B5 B6"
-    scored = position(table, {}, ["green", "blue", "yellow", "red", "pink", "orange"], num_players=6,
-                      species=FIVE, tiebreak="share")
-    scored[STARS: STARS + 6] = [4, 4, 4, 4, 4, 4]  # 24 stars already handed out
+    scored = position(
+        table,
+        {},
+        ["green", "blue", "yellow", "red", "pink", "orange"],
+        num_players=6,
+        species=FIVE,
+        tiebreak="share",
+    )
+    scored[STARS : STARS + 6] = [4, 4, 4, 4, 4, 4]  # 24 stars already handed out
     rules.end_scene(scored, make_rng(0))
-    assert list(scored[STARS: STARS + 6]) == [10, 10, 4, 4, 4, 4]
+    assert list(scored[STARS : STARS + 6]) == [10, 10, 4, 4, 4, 4]
 
 
 @pytest.mark.parametrize("n", range(2, 7))
@@ -157,13 +195,13 @@ def test_ma4_first_starting_player_is_random():
 def test_ma4_later_scenes_start_with_the_fewest_stars():
     """MA-4: the next scene starts with the seat with the fewest stars; ties at random."""
     state = position("G1 B1", {}, ["green", "blue", "yellow"], num_players=3)
-    state[STARS: STARS + 3] = [2, 0, 1]
+    state[STARS : STARS + 3] = [2, 0, 1]
     rules.end_scene(state, make_rng(0))  # green +1, blue +1: stars 3, 1, 1 -> seats 1 and 2 tie
-    assert list(state[STARS: STARS + 3]) == [3, 1, 1] and state[SCENE] == 2
+    assert list(state[STARS : STARS + 3]) == [3, 1, 1] and state[SCENE] == 2
     starters = set()
     for seed in range(30):
         tied = position("G1 B1", {}, ["green", "blue", "yellow"], num_players=3)
-        tied[STARS: STARS + 3] = [2, 0, 1]
+        tied[STARS : STARS + 3] = [2, 0, 1]
         rules.end_scene(tied, make_rng(seed))
         starters.add(int(tied[STARTER]))
         assert tied[H_CURRENT] == tied[STARTER]
@@ -173,8 +211,13 @@ def test_ma4_later_scenes_start_with_the_fewest_stars():
 # --- a turn -------------------------------------------------------------------------------------
 def test_ma5_empty_hands_are_skipped_and_the_scene_ends_when_all_are_empty():
     """MA-5: the turn passes over empty hands; when the last card is played the scene ends."""
-    state = position("G1", {0: ["B6"], 2: ["R6"]}, ["green", "blue", "red"], num_players=3,
-                     focus={0: [0, 0], 1: [0, 0], 2: [0, 0]})
+    state = position(
+        "G1",
+        {0: ["B6"], 2: ["R6"]},
+        ["green", "blue", "red"],
+        num_players=3,
+        focus={0: [0, 0], 1: [0, 0], 2: [0, 0]},
+    )
     for c in range(NUM_CARDS):  # an empty deck: nobody draws
         if state[WHERE + c] == W_DECK:
             state[WHERE + c] = W_OUT
@@ -183,7 +226,7 @@ def test_ma5_empty_hands_are_skipped_and_the_scene_ends_when_all_are_empty():
     assert state[H_CURRENT] == 2  # seat 1 holds nothing
     play(state, "play red 6", "place west of green 1")
     assert state[SCENE] == 2  # every hand empty: the scene was scored and a new one dealt
-    assert list(state[LAST_STARS: LAST_STARS + 3]) == [1, 1, 1]
+    assert list(state[LAST_STARS : LAST_STARS + 3]) == [1, 1, 1]
 
 
 def test_ma6_first_card_goes_to_the_origin_without_asking():
@@ -292,8 +335,13 @@ def test_ma11_single_candidate_is_stolen_without_asking_and_choice_is_the_player
 
 def test_ma12_the_loop_repeats_from_the_new_cell_until_nothing_qualifies():
     """MA-12: a chain of steals walks the protagonist across the table."""
-    state = position("B4 R4 Y4 G4", {0: ["O5"]}, ["orange", "blue", "green", "red"],
-                     species="green,blue,yellow,red,orange", num_players=4)
+    state = position(
+        "B4 R4 Y4 G4",
+        {0: ["O5"]},
+        ["orange", "blue", "green", "red"],
+        species="green,blue,yellow,red,orange",
+        num_players=4,
+    )
     play(state, "play orange 5", "place north of blue 4")
     assert diagram(state) == same_table("O5/B4/R4/Y4/G4")
     assert rules.cell_at(state, 3, 0) >= 0 and rules.cell_at(state, 0, 0) == -1
@@ -327,8 +375,8 @@ def test_ma15_one_star_per_visible_monster_of_the_seats_species():
     state = position("G1/R2 G6 B3\nY5 Y4/B5 R1", {}, ["green", "blue"])
     rules.end_scene(state, make_rng(0))
     # visible: green 1, green 6, blue 3, yellow 5, yellow 4, red 1; yellow and red are unassigned
-    assert list(state[LAST_STARS: LAST_STARS + 2]) == [2, 1]
-    assert list(state[STARS: STARS + 2]) == [2, 1]
+    assert list(state[LAST_STARS : LAST_STARS + 2]) == [2, 1]
+    assert list(state[STARS : STARS + 2]) == [2, 1]
 
 
 def test_ma16_revealed_species_become_public_history():
@@ -339,19 +387,20 @@ def test_ma16_revealed_species_become_public_history():
     rules.end_scene(state, make_rng(0))
     assert [int(state[LAST_TOKEN + p]) for p in range(3)] == before
     from monster_zoo.envs.monstargh.observation import OBS_SEATS, SEAT_FEATURES
+
     observation.observe_into(state, 0, obs)
     for rel in range(3):
-        row = obs[OBS_SEATS + rel * SEAT_FEATURES + 8: OBS_SEATS + rel * SEAT_FEATURES + 14]
+        row = obs[OBS_SEATS + rel * SEAT_FEATURES + 8 : OBS_SEATS + rel * SEAT_FEATURES + 14]
         assert np.flatnonzero(row).tolist() == [before[rel]]
 
 
 def test_ma17_game_ends_at_five_stars_and_ties_share():
     """MA-17, MA-20: 5+ stars end the game after the scene; the most stars win, ties share."""
     state = position("G1 G2 G3 B1 B2 B3", {}, ["green", "blue", "red"], num_players=3)
-    state[STARS: STARS + 3] = [2, 2, 0]
+    state[STARS : STARS + 3] = [2, 2, 0]
     rules.end_scene(state, make_rng(0))
     assert state[H_TERMINAL] == 1 and state[H_CURRENT] == -1
-    assert list(state[WINNER: WINNER + 3]) == [1, 1, 0]
+    assert list(state[WINNER : WINNER + 3]) == [1, 1, 0]
     out = np.zeros(3, np.float32)
     rules.returns(state, out)
     assert out.tolist() == [0.5, 0.5, -1.0]
@@ -368,13 +417,13 @@ def test_ma17_below_five_stars_another_scene_follows():
 def test_ma17_extra_scene_breaks_ties():
     """MA-17: with ``tiebreak="extra_scene"`` a shared lead plays another scene; a clear lead ends it."""
     state = position("G1 G2 G3 B1 B2 B3", {}, ["green", "blue"], tiebreak="extra_scene")
-    state[STARS: STARS + 2] = [2, 2]
+    state[STARS : STARS + 2] = [2, 2]
     rules.end_scene(state, make_rng(0))
     assert state[H_TERMINAL] == 0 and state[SCENE] == 2
     clear = position("G1 G2 G3 B1 B2", {}, ["green", "blue"], tiebreak="extra_scene")
-    clear[STARS: STARS + 2] = [2, 2]
+    clear[STARS : STARS + 2] = [2, 2]
     rules.end_scene(clear, make_rng(0))
-    assert clear[H_TERMINAL] == 1 and list(clear[WINNER: WINNER + 2]) == [1, 0]
+    assert clear[H_TERMINAL] == 1 and list(clear[WINNER : WINNER + 2]) == [1, 0]
 
 
 def _observed_stars(state, observer, n):
@@ -383,7 +432,7 @@ def _observed_stars(state, observer, n):
 
     obs = np.zeros(SPEC.obs_size, np.float32)
     observation.observe_into(state, observer, obs)
-    rows = [obs[OBS_SEATS + rel * SEAT_FEATURES: OBS_SEATS + (rel + 1) * SEAT_FEATURES] for rel in range(n)]
+    rows = [obs[OBS_SEATS + rel * SEAT_FEATURES : OBS_SEATS + (rel + 1) * SEAT_FEATURES] for rel in range(n)]
     return [(row[6], row[SEAT_FEATURES - 2], row[SEAT_FEATURES - 1]) for row in rows]
 
 
@@ -392,12 +441,12 @@ def test_ma17_ma18_stars_past_twenty_stay_decisive_in_the_observation():
     can no longer tell 21 from 27, but the leaders (who win) and the fewest (who start next)
     still read exactly 0 in the gap features, and the gaps are exact up to 20."""
     state = position("G1 G2", {}, ["green", "blue", "red"], num_players=3, tiebreak="extra_scene")
-    state[STARS: STARS + 3] = [21, 27, 27]
+    state[STARS : STARS + 3] = [21, 27, 27]
     seen = _observed_stars(state, 1, 3)  # relative to player_1: seats 1, 2, 0
     assert [total for total, _, _ in seen] == [1.0, 1.0, 1.0]
     assert [round(behind * 20) for _, behind, _ in seen] == [0, 0, 6]
     assert [round(above * 20) for _, _, above in seen] == [6, 6, 0]
-    state[STARS: STARS + 3] = [48, 20, 47]
+    state[STARS : STARS + 3] = [48, 20, 47]
     seen = _observed_stars(state, 0, 3)
     assert [round(behind * 20) for _, behind, _ in seen] == [0, 20, 1]
     assert [round(above * 20) for _, _, above in seen] == [20, 0, 20]
@@ -409,16 +458,18 @@ def test_ma17_leaders_and_fewest_are_read_back_from_any_star_totals(stars):
     """MA-17, MA-4, property: for any totals the observation names exactly the seats with the most
     stars (the winners, or the tie an extra scene breaks) and those with the fewest (the next starter)."""
     n = len(stars)
-    in_play = list(SPECIES[:SPECIES_IN_PLAY[n]])
+    in_play = list(SPECIES[: SPECIES_IN_PLAY[n]])
     state = position("G1", {}, in_play[:n], num_players=n, species=",".join(in_play), tiebreak="extra_scene")
-    state[STARS: STARS + n] = stars
+    state[STARS : STARS + n] = stars
     for observer in range(n):
         seen = _observed_stars(state, observer, n)
         seats = [(observer + rel) % n for rel in range(n)]
-        assert {p for p, (_, behind, _) in zip(seats, seen) if behind == 0} == \
-            {p for p in range(n) if stars[p] == max(stars)}
-        assert {p for p, (_, _, above) in zip(seats, seen) if above == 0} == \
-            {p for p in range(n) if stars[p] == min(stars)}
+        assert {p for p, (_, behind, _) in zip(seats, seen) if behind == 0} == {
+            p for p in range(n) if stars[p] == max(stars)
+        }
+        assert {p for p, (_, _, above) in zip(seats, seen) if above == 0} == {
+            p for p in range(n) if stars[p] == min(stars)
+        }
 
 
 def test_ma20_rewards_win_and_score_modes():
@@ -487,13 +538,17 @@ def test_ma19_every_empty_neighbour_has_exactly_one_action():
 def _cells(state):
     """Coordinates of the occupied cells."""
     from monster_zoo.envs.monstargh.state_layout import CELL_TOP, CELL_X, CELL_Y
-    return {(int(state[CELL_X + k]), int(state[CELL_Y + k])) for k in range(NUM_CARDS) if state[CELL_TOP + k] >= 0}
+
+    return {
+        (int(state[CELL_X + k]), int(state[CELL_Y + k])) for k in range(NUM_CARDS) if state[CELL_TOP + k] >= 0
+    }
 
 
 def _target_cell(state, t, d):
     """The cell on side ``d`` of card ``t``."""
     from monster_zoo.envs.monstargh.components import DX, DY
     from monster_zoo.envs.monstargh.state_layout import CARD_CELL, CELL_X, CELL_Y
+
     k = int(state[CARD_CELL + t])
     return int(state[CELL_X + k] + DX[d]), int(state[CELL_Y + k] + DY[d])
 
@@ -508,9 +563,13 @@ def test_ma18_observation_shows_own_species_and_hand_only():
     """MA-18: the observer's own species and hand are in its observation; another seat's are not."""
     state = position("G1", {0: ["B6"], 1: ["R6"]}, ["green", "blue"])
     from monster_zoo.envs.monstargh.observation import CARD_FEATURES, F_MINE, F_OWN_HAND, OBS_SPECIES
+
     obs = np.zeros(SPEC.obs_size, np.float32)
     observation.observe_into(state, 0, obs)
-    assert obs[OBS_SPECIES + 6 + SPECIES.index("green")] == 1 and obs[OBS_SPECIES + 6: OBS_SPECIES + 12].sum() == 1
+    assert (
+        obs[OBS_SPECIES + 6 + SPECIES.index("green")] == 1
+        and obs[OBS_SPECIES + 6 : OBS_SPECIES + 12].sum() == 1
+    )
     assert obs[card("B6") * CARD_FEATURES + F_OWN_HAND] == 1
     assert obs[card("R6") * CARD_FEATURES + F_OWN_HAND] == 0
     mine = [c for c in range(NUM_CARDS) if obs[c * CARD_FEATURES + F_MINE]]

@@ -1,14 +1,15 @@
 """The Monster Arena greedy baseline: its arena heuristic on hand-built positions (AR-11, AR-26)
 and its strength with more players (the checks shared by every game are in test_baselines.py)."""
+
 import numpy as np
 import pytest
 
-from monster_zoo.evaluation.match import run_match, wilson_interval
-from monster_zoo.envs.monster_arena.greedy import greedy_action
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str
+from monster_zoo.envs.monster_arena.greedy import greedy_action
 from monster_zoo.envs.monster_arena.state_layout import PH_ATTACK, PHASE
+from monster_zoo.evaluation.match import run_match, wilson_interval
 from tests.monster_arena_diagram import act, arena_state
 
 GAME = "monster_arena-v0"
@@ -44,7 +45,9 @@ def test_greedy_attacks_the_weakest_card_when_torsos_are_covered():
 
 def test_greedy_covers_its_own_exposed_torso_first():
     """An outer torso half of its own is covered from inventory before attacking."""
-    state = arena_state({0: "U3[HO1,-] + L5[HO2,HO3]", 1: "U1[-,-,-] + L1[-,-,-]"}, inventory={0: ["AP1", "BC1"]})
+    state = arena_state(
+        {0: "U3[HO1,-] + L5[HO2,HO3]", 1: "U1[-,-,-] + L1[-,-,-]"}, inventory={0: ["AP1", "BC1"]}
+    )
     assert choose(state) == "attach AP1"
 
 
@@ -54,8 +57,10 @@ def test_greedy_beats_random(num_players):
     result = run_match(GAME, names, games=100 * num_players, seed=4242, progress=False)
     greedy = result.stats[0]
     low, high = wilson_interval(greedy.wins, greedy.games)
-    print(f"\ngreedy vs {num_players - 1} random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} "
-          f"[95% Wilson {low:.3f}, {high:.3f}]")
+    print(
+        f"\ngreedy vs {num_players - 1} random: {greedy.wins}/{greedy.games} = {greedy.win_rate:.3f} "
+        f"[95% Wilson {low:.3f}, {high:.3f}]"
+    )
     assert greedy.win_rate >= 0.80
 
 

@@ -8,6 +8,7 @@ This test compiles from an empty cache in a child process (a warm cache would lo
 and never compile the helpers) and fails on any kernel of the game's modules (``rules``,
 ``queries``, ``fighting``, ``building``, ``drafting``, ``observation``) compiled twice.
 """
+
 import json
 import os
 import subprocess

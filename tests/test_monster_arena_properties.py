@@ -7,6 +7,7 @@
 * Hypothesis properties: the no-leak property for every hidden item (AR-5, AR-19), and
   every legal action of random states keeping the rules' bookkeeping (AR-25, AR-26, AR-29).
 """
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,9 +20,32 @@ from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
 from monster_zoo.envs.monster_arena import fighting, observation, queries, rules
 from monster_zoo.envs.monster_arena.actions import ATTACKER0, NUM_ACTIONS, SLOT0, TAKE0, TARGET0
 from monster_zoo.envs.monster_arena.components import COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS
-from monster_zoo.envs.monster_arena.state_layout import (ALIVE, CHILD, ENERGY, FROZEN, KNOWN, L_BOX, L_DECK, L_GRAVE, L_INV, L_TABLE,
-                                       L_TORSO, LOC, OWNER, PARENT, PH_BUILD, PH_MAIN, PH_PLACE, PH_TORSO, PHASE,
-                                       PSLOT, ROUND, TOKENS, TURN_SEAT, USED)
+from monster_zoo.envs.monster_arena.state_layout import (
+    ALIVE,
+    CHILD,
+    ENERGY,
+    FROZEN,
+    KNOWN,
+    L_BOX,
+    L_DECK,
+    L_GRAVE,
+    L_INV,
+    L_TABLE,
+    L_TORSO,
+    LOC,
+    OWNER,
+    PARENT,
+    PH_BUILD,
+    PH_MAIN,
+    PH_PLACE,
+    PH_TORSO,
+    PHASE,
+    PSLOT,
+    ROUND,
+    TOKENS,
+    TURN_SEAT,
+    USED,
+)
 from tests.monster_arena_diagram import arena_state
 
 AR = "monster_arena-v0"
@@ -33,19 +57,25 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 def check_invariants(states, prev_tokens, where):
     """Vectorised invariants of a batch of states (one row per game); ``prev_tokens`` holds the
     tokens before the step, or 15 where tokens may be handed out or a new game began."""
-    loc = states[:, LOC:LOC + NUM_CARDS]
-    owner = states[:, OWNER:OWNER + NUM_CARDS]
-    parent = states[:, PARENT:PARENT + NUM_CARDS]
+    loc = states[:, LOC : LOC + NUM_CARDS]
+    owner = states[:, OWNER : OWNER + NUM_CARDS]
+    parent = states[:, PARENT : PARENT + NUM_CARDS]
     n = states[:, H_NUM_PLAYERS][:, None]
     assert ((loc >= 0) & (loc <= L_TORSO)).all(), f"{where}: a card in no valid place"
     torso = KIND[None, :] != KIND_PART
-    assert not (torso & ((loc == L_DECK) | (loc == L_INV))).any(), f"{where}: a torso half in deck or inventory"
-    assert not (~torso & ((loc == L_TORSO) | (loc == L_BOX))).any(), f"{where}: a part in the torso pool or box"
+    assert not (torso & ((loc == L_DECK) | (loc == L_INV))).any(), (
+        f"{where}: a torso half in deck or inventory"
+    )
+    assert not (~torso & ((loc == L_TORSO) | (loc == L_BOX))).any(), (
+        f"{where}: a part in the torso pool or box"
+    )
     held = (loc == L_TABLE) | (loc == L_INV)
     assert ((owner >= 0) == held).all(), f"{where}: only monsters and inventories have owners"
     assert (owner[held] < np.broadcast_to(n, owner.shape)[held]).all()
     on_table = loc == L_TABLE
-    assert ((parent >= 0) == (on_table & ~torso)).all(), f"{where}: a table part without parent or a stray parent"
+    assert ((parent >= 0) == (on_table & ~torso)).all(), (
+        f"{where}: a table part without parent or a stray parent"
+    )
     arena = states[:, ROUND] > 0
     for g in np.flatnonzero(arena):
         s = states[g]
@@ -56,9 +86,9 @@ def check_invariants(states, prev_tokens, where):
             par = s[PARENT + c]
             if par >= 0:
                 assert s[CHILD + par * MAX_SLOTS + s[PSLOT + c]] == c and s[OWNER + par] == s[OWNER + c]
-    tokens = states[:, TOKENS:TOKENS + 6]
+    tokens = states[:, TOKENS : TOKENS + 6]
     assert ((tokens >= 0) & (tokens <= 15)).all() and (tokens <= prev_tokens).all(), f"{where}: tokens rose"
-    energy = states[:, ENERGY:ENERGY + 6]
+    energy = states[:, ENERGY : ENERGY + 6]
     assert ((energy >= 0) & (energy <= 6)).all(), f"{where}: energy out of 0..6"
 
 
@@ -84,7 +114,7 @@ def run_random_games(num_players, num_games, seed):
             assert abs(rewards[g].sum()) < 1e-5, f"rewards {rewards[g]} do not sum to zero"
         # tokens are handed out once, when the torso draft ends (AR-12); a finished game restarts
         fresh = terminated | (before[:, PHASE] == PH_TORSO)
-        prev = np.where(fresh[:, None], 15, before[:, TOKENS:TOKENS + 6])
+        prev = np.where(fresh[:, None], 15, before[:, TOKENS : TOKENS + 6])
         check_invariants(engine.states, prev, f"{num_players}p step {step}")
     return lengths, truncations
 
@@ -144,7 +174,9 @@ def views(state):
 def assert_same_view(a, b, seat, what):
     """Seat ``seat`` sees the same observation and mask in states ``a`` and ``b``."""
     (oa, ma), (ob, mb) = views(a)[seat], views(b)[seat]
-    assert np.array_equal(oa, ob), f"seat {seat} sees {what}: observation differs at {np.flatnonzero(oa != ob)}"
+    assert np.array_equal(oa, ob), (
+        f"seat {seat} sees {what}: observation differs at {np.flatnonzero(oa != ob)}"
+    )
     assert np.array_equal(ma, mb), f"seat {seat} sees {what}: mask differs"
 
 
@@ -156,8 +188,11 @@ def test_ar_5_swapping_unseen_cards_is_invisible(state, data):
     n = int(state[H_NUM_PLAYERS])
     observer = data.draw(st.integers(0, n - 1))
     deck = [c for c in range(NUM_CARDS) if state[LOC + c] == L_DECK]
-    secret = [c for c in range(NUM_CARDS) if state[LOC + c] == L_INV and state[KNOWN + c] == 0
-              and state[OWNER + c] != observer]
+    secret = [
+        c
+        for c in range(NUM_CARDS)
+        if state[LOC + c] == L_INV and state[KNOWN + c] == 0 and state[OWNER + c] != observer
+    ]
     if not deck:
         return
     changed = state.copy()

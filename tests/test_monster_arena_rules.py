@@ -1,5 +1,6 @@
 """Monster Arena rules, one test per rule of ``seeds/monster_arena/rules.md`` (ids AR-n), and
 the worked examples AR-47..AR-51, built from monster diagrams (``tests/monster_arena_diagram.py``)."""
+
 import json
 
 import numpy as np
@@ -11,14 +12,63 @@ from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import building, fighting, queries, rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS
 from monster_zoo.envs.monster_arena.components import NUM_CARDS, SEEDS_DIR, card
-from monster_zoo.envs.monster_arena.observation import (CARD_FEATURES, F_INV, F_TABLE, OBS_CARDS, OBS_DONE, OBS_SIZE,
-                                                      observe_into)
-from monster_zoo.envs.monster_arena.state_layout import (ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
-                                       GRAVE_ORDER, HIGH, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE, L_INV,
-                                       L_ROW, L_TABLE, LAST, LOC, OWNER, PH_ATTACK, PH_AUCTION,
-                                       PH_BUILD, PH_DEAL, PH_MAIN, PH_OVER, PH_PRIZE, PH_REACT, PHASE,
-                                       QUIET, ROUND, TOKENS, TURN_SEAT, USED, WINNER)
-from tests.monster_arena_diagram import act, arena_state, base_state, cards_at, draft_state, legal, reason, where
+from monster_zoo.envs.monster_arena.observation import (
+    CARD_FEATURES,
+    F_INV,
+    F_TABLE,
+    OBS_CARDS,
+    OBS_DONE,
+    OBS_SIZE,
+    observe_into,
+)
+from monster_zoo.envs.monster_arena.state_layout import (
+    ALIVE,
+    BID,
+    DEALER,
+    DONE,
+    DRY_ROUNDS,
+    ENERGY,
+    FIRST_PLAYER,
+    FROZEN,
+    GRAVE_ORDER,
+    HIGH,
+    KNOWN,
+    L_BOX,
+    L_DECK,
+    L_DISCARD,
+    L_GRAVE,
+    L_INV,
+    L_ROW,
+    L_TABLE,
+    LAST,
+    LOC,
+    OWNER,
+    PH_ATTACK,
+    PH_AUCTION,
+    PH_BUILD,
+    PH_DEAL,
+    PH_MAIN,
+    PH_OVER,
+    PH_PRIZE,
+    PH_REACT,
+    PHASE,
+    QUIET,
+    ROUND,
+    TOKENS,
+    TURN_SEAT,
+    USED,
+    WINNER,
+)
+from tests.monster_arena_diagram import (
+    act,
+    arena_state,
+    base_state,
+    cards_at,
+    draft_state,
+    legal,
+    reason,
+    where,
+)
 
 GAME = "monster_arena-v0"
 # The kernels leave the step limit to the adapters; random games here stop at the env's default.
@@ -66,14 +116,37 @@ def test_ar_1_player_counts_and_seat_names():
 def test_ar_2_card_list_matches_ruling_ar10():
     """AR-2: 12 torso halves (6 upper, 6 lower) and 48 parts with the stats of ruling AR10."""
     data = json.loads((SEEDS_DIR / "components.json").read_text())
-    assert [t["code"] for t in data["torsos"]] == ["U1", "U2", "U3", "U4", "U5", "U6", "L1", "L2", "L3", "L4", "L5", "L6"]
+    assert [t["code"] for t in data["torsos"]] == [
+        "U1",
+        "U2",
+        "U3",
+        "U4",
+        "U5",
+        "U6",
+        "L1",
+        "L2",
+        "L3",
+        "L4",
+        "L5",
+        "L6",
+    ]
     assert sum(p["count"] for p in data["parts"]) == 48 and NUM_CARDS == 60
     by_name = {p["name"]: p for p in data["parts"] + data["torsos"]}
     # a sample typed in from the ruling: (slots, Defense, cost, dice, mod)
-    expected = {"Ogre Chest": (3, 12, 1, 1, 1), "Crab Shell": (2, 13, None, 0, 0), "Wolf Chest": (3, 10, 2, 2, 0),
-                "Serpent Coil": (2, 12, 1, 1, 2), "Stitched Arm": (1, 6, 1, 1, 1), "Gorilla Arm": (1, 7, 2, 2, 1),
-                "Bone Claw": (0, 4, 1, 1, 2), "Scorpion Tail": (0, 6, 2, 1, 3), "Armor Plate": (2, 9, None, 0, 0),
-                "Saw Arm": (0, 6, 3, 2, 0), "Horn": (0, 5, 1, 1, 3), "Club Tail": (1, 7, 2, 2, 1)}
+    expected = {
+        "Ogre Chest": (3, 12, 1, 1, 1),
+        "Crab Shell": (2, 13, None, 0, 0),
+        "Wolf Chest": (3, 10, 2, 2, 0),
+        "Serpent Coil": (2, 12, 1, 1, 2),
+        "Stitched Arm": (1, 6, 1, 1, 1),
+        "Gorilla Arm": (1, 7, 2, 2, 1),
+        "Bone Claw": (0, 4, 1, 1, 2),
+        "Scorpion Tail": (0, 6, 2, 1, 3),
+        "Armor Plate": (2, 9, None, 0, 0),
+        "Saw Arm": (0, 6, 3, 2, 0),
+        "Horn": (0, 5, 1, 1, 3),
+        "Club Tail": (1, 7, 2, 2, 1),
+    }
     for name, (slots, d, cost, dice, mod) in expected.items():
         p = by_name[name]
         assert (p["slots"], p["defense"], p["cost"], p["dice"], p["mod"]) == (slots, d, cost, dice, mod), name
@@ -116,7 +189,7 @@ def test_ar_5_secret_draws_are_hidden_from_the_others():
     assert obs[OBS_CARDS + c * CARD_FEATURES + F_INV] == 1.0
     for viewer in (1, 2):
         observe_into(state2, viewer, obs)
-        assert not obs[OBS_CARDS + c * CARD_FEATURES: OBS_CARDS + (c + 1) * CARD_FEATURES].any()
+        assert not obs[OBS_CARDS + c * CARD_FEATURES : OBS_CARDS + (c + 1) * CARD_FEATURES].any()
         ho = card("HO1")
         rel = (0 - viewer) % 3
         assert obs[OBS_CARDS + ho * CARD_FEATURES + F_INV + rel] == 1.0
@@ -149,8 +222,14 @@ def test_ar_7_rewards_sum_to_zero():
     queries.finish_game(state, True)
     rules.returns(state, out)
     assert np.allclose(out, [1, -0.5, -0.5])
-    state = arena_state({0: "U3[-,-] + L5[-,-]", 1: "U1[-,-,-] + L1[-,-,-]", 2: "U2[-,-,-] + L2[-,-]",
-                         3: "U4[-,-,-] + L4[-,-,-]"})
+    state = arena_state(
+        {
+            0: "U3[-,-] + L5[-,-]",
+            1: "U1[-,-,-] + L1[-,-,-]",
+            2: "U2[-,-,-] + L2[-,-]",
+            3: "U4[-,-,-] + L4[-,-,-]",
+        }
+    )
     state[ALIVE + 1] = state[ALIVE + 3] = 0
     queries.finish_game(state, True)
     out = np.zeros(4, np.float32)
@@ -185,8 +264,7 @@ def test_ar_9_step_limit_truncates_with_zero_reward():
 # --- monsters ----------------------------------------------------------------------------------
 def test_ar_10_attaching_into_empty_slots_of_ones_own_monster():
     """AR-10: a part goes into an empty slot of a card already in one's monster; the slot is part of the choice."""
-    state = arena_state({0: "U1[SA1[-],-,HO1] + L2[-,-]", 1: "U2[-,-,-] + L1[-,-,-]"},
-                        inventory={0: ["BC1"]})
+    state = arena_state({0: "U1[SA1[-],-,HO1] + L2[-,-]", 1: "U2[-,-,-] + L1[-,-,-]"}, inventory={0: ["BC1"]})
     act(state, "attach BC1")
     slots = [n for n in legal(state)]
     assert slots == ["into U1 slot 2", "into L2 slot 1", "into L2 slot 2", "into SA1 slot 1"]
@@ -289,7 +367,10 @@ def test_ar_17_end_of_drafting():
     act(state, "pass", "pass", "pass")  # round 1: nothing spent
     assert state[DRY_ROUNDS] == 1 and state[PHASE] == PH_DEAL
     act(state, "pass", "pass", "pass")  # round 2 by the other holder: nothing spent -> end
-    assert state[PHASE] == PH_MAIN and [int(state[TOKENS + p]) for p in range(2)] == [0, 0]  # nobody had parts to build
+    assert state[PHASE] == PH_MAIN and [int(state[TOKENS + p]) for p in range(2)] == [
+        0,
+        0,
+    ]  # nobody had parts to build
 
 
 def test_ar_17_ends_when_deck_and_discard_are_empty():
@@ -365,8 +446,10 @@ def test_ar_20_cutting_limbs():
 
 def test_ar_21_a_fallen_torso_half_destroys_the_monster():
     """AR-21: destroying a torso half sends every card of the monster to the graveyard; its player is out."""
-    state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[SA1[TE1[BC1]],HO1,-] + L2[HO3,HO4]",
-                         2: "U3[-,-] + L3[-,-,-]"}, inventory={1: ["HO2"]})
+    state = arena_state(
+        {0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[SA1[TE1[BC1]],HO1,-] + L2[HO3,HO4]", 2: "U3[-,-] + L3[-,-,-]"},
+        inventory={1: ["HO2"]},
+    )
     fighting.destroy(state, card("L2"))
     assert state[ALIVE + 1] == 0
     assert cards_at(state, L_GRAVE) == sorted(["U2", "SA1", "TE1", "BC1", "HO1", "L2", "HO3", "HO4"])
@@ -387,12 +470,16 @@ def test_ar_23_fewest_parts_goes_first_ties_at_random():
     """AR-23: the monster with the fewest parts starts the round; ties are broken at random; then clockwise."""
     starts = set()
     for seed in range(30):
-        state = arena_state({0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"})
+        state = arena_state(
+            {0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"}
+        )
         state[ROUND] = 0
         fighting.start_arena_round(state, make_rng(seed))
         starts.add(int(state[H_CURRENT]))
     assert starts == {1, 2}
-    state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[HO1,HO2,-] + L2[-,-]", 2: "U3[HO3,-] + L3[-,-,-]"})
+    state = arena_state(
+        {0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[HO1,HO2,-] + L2[-,-]", 2: "U3[HO3,-] + L3[-,-,-]"}
+    )
     state[ROUND] = 0
     fighting.start_arena_round(state, make_rng(0))
     seats = [int(state[H_CURRENT])]
@@ -454,14 +541,16 @@ def test_ar_28_dice_are_rolled_only_after_the_commit():
 
 def test_ar_29_attaching_in_the_arena_costs_two_energy():
     """AR-29: on one's turn a part from inventory attaches for 2 energy and may still act."""
-    state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, inventory={0: ["HO1"]},
-                        energy={0: 5})
+    state = arena_state(
+        {0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, inventory={0: ["HO1"]}, energy={0: 5}
+    )
     act(state, "attach HO1", "into U1 slot 1")
     assert state[ENERGY + 0] == 3 and "attack with HO1" not in legal(state)
     act(state, "target L2")
     assert "attack with HO1" in legal(state)
-    state = arena_state({0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, inventory={0: ["HO1"]},
-                        energy={0: 1})
+    state = arena_state(
+        {0: "U1[-,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, inventory={0: ["HO1"]}, energy={0: 1}
+    )
     assert reason(state, "attach HO1") == queries.R_NO_ENERGY
 
 
@@ -553,8 +642,10 @@ def test_ar_38_bat_wings_lower_the_attack():
 
 def test_ar_39_spare_head_roars():
     """AR-39: every opponent still in the game loses 1 energy (not below 0); the head has acted."""
-    state = arena_state({0: "U1[SH1[-],-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"},
-                        energy={1: 3, 2: 0})
+    state = arena_state(
+        {0: "U1[SH1[-],-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"},
+        energy={1: 3, 2: 0},
+    )
     act(state, "use SH1")
     assert [int(state[ENERGY + p]) for p in range(3)] == [4, 2, 0]
     act(state, "target U2")
@@ -586,7 +677,9 @@ def test_ar_41_saw_arm_cuts_covered_cards_alone():
 def test_ar_42_grave_gland_digs_up_the_top_part():
     """AR-42 (ruling AR10): for 3 energy the topmost part of the graveyard goes to the owner's
     inventory; the torso half U4 lying on top of it is passed over, not taken."""
-    state = arena_state({0: "U1[GG1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, graveyard=["HO1", "SA1", "U4"])
+    state = arena_state(
+        {0: "U1[GG1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, graveyard=["HO1", "SA1", "U4"]
+    )
     act(state, "use GG1")
     assert where(state, "SA1") == (L_INV, 0) and state[KNOWN + card("SA1")] == 1 and state[ENERGY + 0] == 2
     state = arena_state({0: "U1[GG1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]"}, graveyard=["U4"])
@@ -673,8 +766,9 @@ def test_ar_45_quiet_ending_option_is_validated(bad):
 
 def test_ar_46_score_reward_counts_cards_on_the_monster():
     """AR-46: reward='score' pays the cards left on one's monster minus the mean."""
-    state = arena_state({0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"},
-                        reward="score")
+    state = arena_state(
+        {0: "U1[HO1,-,-] + L1[-,-,-]", 1: "U2[-,-,-] + L2[-,-]", 2: "U3[-,-] + L3[-,-,-]"}, reward="score"
+    )
     fighting.destroy(state, card("U3"))
     queries.finish_game(state, True)
     out = np.zeros(3, np.float32)
@@ -720,7 +814,14 @@ def test_ar_49_example_cut_limb():
     act(state, "target AP1", "attack with GA1")
     s = next(s for s, dice in roll_outcomes(state) if dice + 1 >= 9)
     assert where(s, "AP1") == (L_GRAVE, -1)
-    assert cards_at(s, L_INV, 1) == ["BC1", "TE1"] and cards_at(s, L_TABLE, 1) == ["HO1", "HO2", "HO3", "HO4", "L2", "U2"]
+    assert cards_at(s, L_INV, 1) == ["BC1", "TE1"] and cards_at(s, L_TABLE, 1) == [
+        "HO1",
+        "HO2",
+        "HO3",
+        "HO4",
+        "L2",
+        "U2",
+    ]
     assert not queries.is_covered(s, card("U2")) and reason(s, "target U2") == 0
 
 
@@ -738,7 +839,9 @@ def test_ar_50_example_reactive_save():
 def test_ar_51_example_elimination():
     """AR-51: a Gorilla Arm's 11 fells the outer Lizard Chest: player_2 is out, skipped, and the
     game goes on until one monster is left."""
-    state = arena_state({0: "U1[GA1[-],-,-] + L1[-,-,-]", 1: "U4[-,-,-] + L4[-,-,-]", 2: "U2[HO1,HO2,-] + L2[HO3,HO4]"})
+    state = arena_state(
+        {0: "U1[GA1[-],-,-] + L1[-,-,-]", 1: "U4[-,-,-] + L4[-,-,-]", 2: "U2[HO1,HO2,-] + L2[HO3,HO4]"}
+    )
     act(state, "target U2", "attack with GA1")
     s = next(s for s, dice in roll_outcomes(state) if dice + 1 >= 11)
     assert s[ALIVE + 2] == 0 and not s[H_TERMINAL]

@@ -1,22 +1,23 @@
 """The Monster Factory greedy baseline: reproducible legal play, its preferences, its strength
 with more players and its statistics entry point (shared checks: test_baselines.py)."""
+
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from monster_factory_diagram import describe, state_from_monsters
 
 from monster_zoo import envs
-from monster_zoo.evaluation.match import run_match, wilson_interval
 from monster_zoo.agents.greedy.agent import GreedyAgent
-from monster_zoo.benchmarks.first_monsters import first_monster_stats
-from monster_zoo.envs.monster_factory.greedy import greedy_action
 from monster_zoo.agents.random.agent import RandomAgent
+from monster_zoo.benchmarks.first_monsters import first_monster_stats
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_factory import rules
 from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS
-from monster_factory_diagram import describe, state_from_monsters
+from monster_zoo.envs.monster_factory.greedy import greedy_action
+from monster_zoo.evaluation.match import run_match, wilson_interval
 
 GAME = "monster_factory-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,8 +70,14 @@ def test_greedy_start_tile_has_the_most_joining_edges():
     env.reset(seed=4)
     agent = GreedyAgent(0, GAME)
     a = agent.act(None, env.observe(env.agent_selection)["action_mask"], env.unwrapped.engine_state)
-    assert env.unwrapped.action_to_str(a) in {"start 2222e", "start 2222", "start 2121e", "start 2121",
-                                              "start 2111", "start 1111"}
+    assert env.unwrapped.action_to_str(a) in {
+        "start 2222e",
+        "start 2222",
+        "start 2121e",
+        "start 2121",
+        "start 2111",
+        "start 1111",
+    }
 
 
 def test_greedy_is_legal_reproducible_and_never_mutates_the_state():
@@ -114,7 +121,12 @@ def test_first_monster_stats():
 
 
 def test_stats_entry_point_runs():
-    out = subprocess.run([sys.executable, "-m", "monster_zoo.benchmarks.first_monsters", "--stats", "--games", "2"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.first_monsters", "--stats", "--games", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("| random |") == 5 and out.stdout.count("| greedy |") == 5

@@ -7,6 +7,7 @@ complete monster shows no thin or thick edge to an empty cell, MF-11; scores add
 open cells the actions number are exactly the empty cells a thin or thick edge of a monster in
 progress faces, each listed once with what lies around it, MF-19).
 """
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,13 +20,45 @@ from monster_zoo.envs.core.rng import make_rng, rng_pick_counted
 from monster_zoo.envs.monster_factory import observation as view
 from monster_zoo.envs.monster_factory import rules
 from monster_zoo.envs.monster_factory.actions import NUM_ACTIONS
-from monster_zoo.envs.monster_factory.components import (DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS,
-                                             MAX_OPEN_CELLS, MAX_PLAYERS, NUM_KINDS, TOTAL_TILES)
-from monster_zoo.envs.monster_factory.state_layout import (CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, HAND,
-                                         MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER, MON_SIZE,
-                                         NUM_CELLS, NUM_PLACED, SCORE, SEAT_TILES, SLOT_BITS, SLOT_SPAN,
-                                         SUPPLY, SUPPLY_LEFT, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X,
-                                         TILE_Y, WINNER)
+from monster_zoo.envs.monster_factory.components import (
+    DX,
+    DY,
+    EDGES,
+    INVENTORY,
+    KIND_EYE,
+    MAX_MONSTERS,
+    MAX_OPEN_CELLS,
+    MAX_PLAYERS,
+    NUM_KINDS,
+    TOTAL_TILES,
+)
+from monster_zoo.envs.monster_factory.state_layout import (
+    CELL_NEEDS,
+    CELL_TILE,
+    CURRENT_MONSTER,
+    DISCARDED,
+    HAND,
+    MON_DONE,
+    MON_EYES,
+    MON_OPEN,
+    MON_ORDINAL,
+    MON_OWNER,
+    MON_SIZE,
+    NUM_CELLS,
+    NUM_PLACED,
+    SCORE,
+    SEAT_TILES,
+    SLOT_BITS,
+    SLOT_SPAN,
+    SUPPLY,
+    SUPPLY_LEFT,
+    TILE_KIND,
+    TILE_MONSTER,
+    TILE_ROT,
+    TILE_X,
+    TILE_Y,
+    WINNER,
+)
 
 GAME = "monster_factory-v0"
 SPEC = envs.spec(GAME)
@@ -37,8 +70,15 @@ def tiles_of(state):
     out = []
     for i in range(int(state[NUM_PLACED])):
         k, r = int(state[TILE_KIND + i]), int(state[TILE_ROT + i])
-        out.append((int(state[TILE_MONSTER + i]), int(state[TILE_X + i]), int(state[TILE_Y + i]),
-                    tuple(int(e) for e in EDGES[k, r]), int(KIND_EYE[k])))
+        out.append(
+            (
+                int(state[TILE_MONSTER + i]),
+                int(state[TILE_X + i]),
+                int(state[TILE_Y + i]),
+                tuple(int(e) for e in EDGES[k, r]),
+                int(KIND_EYE[k]),
+            )
+        )
     return out
 
 
@@ -52,7 +92,7 @@ def violations(state):
     hand = np.zeros(NUM_KINDS, np.int64)
     if state[HAND] >= 0:
         hand[state[HAND]] = 1
-    supply, discarded = state[SUPPLY:SUPPLY + NUM_KINDS], state[DISCARDED:DISCARDED + NUM_KINDS]
+    supply, discarded = state[SUPPLY : SUPPLY + NUM_KINDS], state[DISCARDED : DISCARDED + NUM_KINDS]
     if not np.array_equal(supply + discarded + placed + hand, INVENTORY):
         bad.append("tiles per kind: supply + left the game + placed + hand != inventory (MF-2)")
     if (supply < 0).any() or (discarded < 0).any():
@@ -61,7 +101,7 @@ def violations(state):
         bad.append("the supply's total is not the sum of its kinds")
     tiles = tiles_of(state)
     cells, slots = {}, {}
-    for i, (m, x, y, edges, eye) in enumerate(tiles):
+    for i, (m, x, y, edges, _eye) in enumerate(tiles):
         if (m, x, y) in cells:
             bad.append("two tiles on one cell")
         cells[(m, x, y)] = edges
@@ -72,17 +112,23 @@ def violations(state):
         for d in range(4):
             cell = (m, x + DX[d], y + DY[d])
             if edges[d] != 0 and cell not in cells:
-                around = [(cells[(m, cell[1] + DX[e], cell[2] + DY[e])][(e + 2) % 4],
-                           slots[(m, cell[1] + DX[e], cell[2] + DY[e])])
-                          if (m, cell[1] + DX[e], cell[2] + DY[e]) in cells else (3, -1)
-                          for e in range(4)]
+                around = [
+                    (
+                        cells[(m, cell[1] + DX[e], cell[2] + DY[e])][(e + 2) % 4],
+                        slots[(m, cell[1] + DX[e], cell[2] + DY[e])],
+                    )
+                    if (m, cell[1] + DX[e], cell[2] + DY[e]) in cells
+                    else (3, -1)
+                    for e in range(4)
+                ]
                 expected[cell] = around
     listed = {}
     for j in range(int(state[NUM_CELLS])):
         seat, x, y = (int(v) for v in rules.open_cell(state, j))
         m = int(state[CURRENT_MONSTER + seat])
-        listed[(m, x, y)] = [((int(state[CELL_NEEDS + j]) >> (2 * e)) & 3, int(state[CELL_TILE + 4 * j + e]))
-                             for e in range(4)]
+        listed[(m, x, y)] = [
+            ((int(state[CELL_NEEDS + j]) >> (2 * e)) & 3, int(state[CELL_TILE + 4 * j + e])) for e in range(4)
+        ]
     if len(listed) != state[NUM_CELLS] or listed != expected:
         bad.append("the open cells are not the empty cells thin or thick edges face (MF-19)")
     if state[NUM_CELLS] > MAX_OPEN_CELLS:
@@ -116,18 +162,23 @@ def violations(state):
         if done:
             owner = int(state[MON_OWNER + m])
             score[owner] += len(mine) if state[MON_ORDINAL + m] == 0 else sum(t[4] for t in mine)
-    if not np.array_equal(score[:n], state[SCORE:SCORE + n]):
+    if not np.array_equal(score[:n], state[SCORE : SCORE + n]):
         bad.append("scores are not the sum over complete monsters (MF-15)")
     for q in range(n):
-        open_ones = [m for m in range(MAX_MONSTERS) if state[MON_SIZE + m] > 0 and
-                     state[MON_OWNER + m] == q and not state[MON_DONE + m]]
+        open_ones = [
+            m
+            for m in range(MAX_MONSTERS)
+            if state[MON_SIZE + m] > 0 and state[MON_OWNER + m] == q and not state[MON_DONE + m]
+        ]
         if len(open_ones) > 1 or open_ones != ([int(state[CURRENT_MONSTER + q])] if open_ones else []):
             bad.append("not exactly the monster in progress of CURRENT_MONSTER (MF-13)")
     if state[H_STEPS] > TOTAL_TILES:
         bad.append("more actions than tiles (MF-17)")
     if state[H_TERMINAL]:
-        best = state[SCORE:SCORE + n].max()
-        if not np.array_equal(state[WINNER:WINNER + n], (state[SCORE:SCORE + n] == best).astype(np.int32)):
+        best = state[SCORE : SCORE + n].max()
+        if not np.array_equal(
+            state[WINNER : WINNER + n], (state[SCORE : SCORE + n] == best).astype(np.int32)
+        ):
             bad.append("winners are not the highest scores (MF-16)")
         first_done = all(state[MON_DONE + q] for q in range(n))
         if not first_done and supply.sum() != 0:
@@ -188,10 +239,15 @@ def seat_tile_problems(state):
         if not mine:
             continue
         m = max(mine)
-        listed = sorted((int(v) >> SLOT_BITS, int(v) & (SLOT_SPAN - 1))
-                        for v in state[SEAT_TILES + q * TOTAL_TILES:][:int(state[MON_SIZE + m])])
-        expected = sorted((rules.cell_key(m, int(state[TILE_X + i]), int(state[TILE_Y + i])), i)
-                          for i in range(int(state[NUM_PLACED])) if state[TILE_MONSTER + i] == m)
+        listed = sorted(
+            (int(v) >> SLOT_BITS, int(v) & (SLOT_SPAN - 1))
+            for v in state[SEAT_TILES + q * TOTAL_TILES :][: int(state[MON_SIZE + m])]
+        )
+        expected = sorted(
+            (rules.cell_key(m, int(state[TILE_X + i]), int(state[TILE_Y + i])), i)
+            for i in range(int(state[NUM_PLACED]))
+            if state[TILE_MONSTER + i] == m
+        )
         if listed != expected:
             bad.append(f"seat {q}: the tile list of monster {m} is not its tiles")
     return bad
@@ -217,10 +273,13 @@ def test_batched_engine_keeps_every_incremental_structure(num_players):
 @st.composite
 def live_states(draw):
     """A live state after 0-90 random actions from a random seed, 2-6 players, either start mode."""
-    options = {"num_players": draw(st.integers(2, 6)),
-               "start_tiles": draw(st.sampled_from(["choose", "random"]))}
-    state = random_playout(SPEC, envs.config(GAME, options), draw(st.integers(0, 90)),
-                           draw(st.integers(0, 2**40)))[0]
+    options = {
+        "num_players": draw(st.integers(2, 6)),
+        "start_tiles": draw(st.sampled_from(["choose", "random"])),
+    }
+    state = random_playout(
+        SPEC, envs.config(GAME, options), draw(st.integers(0, 90)), draw(st.integers(0, 2**40))
+    )[0]
     return state
 
 
@@ -255,29 +314,31 @@ def test_observation_is_in_range_and_shows_every_tile(state):
         assert obs.dtype == np.float32 and (obs >= 0).all() and (obs <= 1).all()
         occupied = {(m, x, y) for m, x, y, _, _ in tiles_of(state)}
         for i, (m, x, y, edges, eye) in enumerate(tiles_of(state)):
-            row = obs[view.OBS_TILES + i * f: view.OBS_TILES + (i + 1) * f]
+            row = obs[view.OBS_TILES + i * f : view.OBS_TILES + (i + 1) * f]
             open_sides = [int(edges[d] != 0 and (m, x + DX[d], y + DY[d]) not in occupied) for d in range(4)]
-            assert row[view.F_OPEN:view.F_OPEN + 4].tolist() == open_sides
+            assert row[view.F_OPEN : view.F_OPEN + 4].tolist() == open_sides
             assert row[view.F_PRESENT] == 1 and row[view.F_EYE] == eye
             assert round(row[view.F_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
             assert round(row[view.F_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
             owner = int(state[MON_OWNER + m])
             assert row[view.F_OWNER + (owner - seat) % n] == 1
-            shown = [int(row[view.F_EDGES + 2 * d]) + 2 * int(row[view.F_EDGES + 2 * d + 1]) for d in range(4)]
+            shown = [
+                int(row[view.F_EDGES + 2 * d]) + 2 * int(row[view.F_EDGES + 2 * d + 1]) for d in range(4)
+            ]
             assert tuple(shown) == edges
-        assert obs[view.OBS_TILES + int(state[NUM_PLACED]) * f:view.OBS_CELLS].sum() == 0
+        assert obs[view.OBS_TILES + int(state[NUM_PLACED]) * f : view.OBS_CELLS].sum() == 0
         g = view.CELL_FEATURES
         for j in range(int(state[NUM_CELLS])):
-            row = obs[view.OBS_CELLS + j * g: view.OBS_CELLS + (j + 1) * g]
+            row = obs[view.OBS_CELLS + j * g : view.OBS_CELLS + (j + 1) * g]
             owner, x, y = (int(v) for v in rules.open_cell(state, j))
             assert row[view.G_PRESENT] == 1 and row[view.G_OWNER + (owner - seat) % n] == 1
             assert round(row[view.G_X] * 2 * TOTAL_TILES) - TOTAL_TILES == x
             assert round(row[view.G_Y] * 2 * TOTAL_TILES) - TOTAL_TILES == y
             for d in range(4):
                 across = (int(state[CELL_NEEDS + j]) >> (2 * d)) & 3
-                flags = row[view.G_NEEDS + 3 * d: view.G_NEEDS + 3 * d + 3].tolist()
+                flags = row[view.G_NEEDS + 3 * d : view.G_NEEDS + 3 * d + 3].tolist()
                 assert flags == ([0, 0, 0] if across == 3 else [float(e == across) for e in range(3)])
-        assert obs[view.OBS_CELLS + int(state[NUM_CELLS]) * g:view.OBS_HAND].sum() == 0
+        assert obs[view.OBS_CELLS + int(state[NUM_CELLS]) * g : view.OBS_HAND].sum() == 0
 
 
 @SETTINGS

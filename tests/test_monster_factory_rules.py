@@ -6,33 +6,93 @@ from running the engine. Monsters are drawn as grids of tiles (see ``tests/monst
 each token lists a tile's edges N E S W as laid (0 blank, 1 thin, 2 thick, ``e`` for an eye),
 tiles are numbered in reading order, and ``....`` is an empty cell.
 """
+
 import numpy as np
 import pytest
+from monster_factory_diagram import (
+    apply,
+    describe,
+    legal_actions,
+    legal_names,
+    open_number,
+    place,
+    placements,
+    reason,
+    state_from_monsters,
+)
 
 from monster_zoo import envs
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_factory import observation, rules
-from monster_zoo.envs.monster_factory.actions import (NUM_ACTIONS, PLACE0, action_to_str, decode_place,
-                                         place_action, str_to_action)
-from monster_zoo.envs.monster_factory.components import (ALL_EMPTY, EDGES, INVENTORY, KIND_EYE, KIND_NAMES,
-                                             MAX_MONSTERS, MAX_OPEN_CELLS, ROTATION_NEW, kind)
+from monster_zoo.envs.monster_factory.actions import (
+    NUM_ACTIONS,
+    PLACE0,
+    action_to_str,
+    decode_place,
+    place_action,
+    str_to_action,
+)
+from monster_zoo.envs.monster_factory.components import (
+    ALL_EMPTY,
+    EDGES,
+    INVENTORY,
+    KIND_EYE,
+    KIND_NAMES,
+    MAX_MONSTERS,
+    MAX_OPEN_CELLS,
+    ROTATION_NEW,
+    kind,
+)
 from monster_zoo.envs.monster_factory.game import DEFAULT_MAX_STEPS
+from monster_zoo.envs.monster_factory.state_layout import (
+    CURRENT_MONSTER,
+    DISCARDED,
+    FIRST_PLAYER,
+    HAND,
+    MON_DONE,
+    MON_EYES,
+    MON_ORDINAL,
+    MON_OWNER,
+    MON_SIZE,
+    NUM_CELLS,
+    PH_PLACE,
+    PH_START,
+    PHASE,
+    SCORE,
+    STATE_SIZE,
+    SUPPLY,
+    TILE_KIND,
+    TILE_MONSTER,
+    TILE_ROT,
+    TILE_X,
+    TILE_Y,
+    WINNER,
+)
 from monster_zoo.envs.monster_factory_v0 import SPEC
-from monster_zoo.envs.monster_factory.state_layout import (CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, MON_DONE,
-                                         MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, PH_PLACE,
-                                         PH_START, PHASE, SCORE, STATE_SIZE, SUPPLY, TILE_KIND, TILE_MONSTER,
-                                         TILE_ROT, TILE_X, TILE_Y, WINNER)
-from monster_factory_diagram import (apply, describe, legal_actions, legal_names, open_number, place, placements,
-                        reason, state_from_monsters)
 
 GAME = "monster_factory-v0"
 
 # Ruling MF1's table, copied by hand: edges N E S W -> (count, of which with an eye).
-RULING_MF1 = {"2000": (18, 13), "1000": (16, 4), "2020": (5, 2), "2200": (6, 2), "1010": (4, 0),
-              "1100": (5, 0), "2010": (5, 1), "2100": (5, 1), "2220": (5, 2), "2101": (6, 2),
-              "2110": (3, 0), "2210": (2, 1), "1110": (1, 0), "2222": (2, 1), "2121": (3, 1),
-              "2111": (1, 0), "1111": (1, 0)}
+RULING_MF1 = {
+    "2000": (18, 13),
+    "1000": (16, 4),
+    "2020": (5, 2),
+    "2200": (6, 2),
+    "1010": (4, 0),
+    "1100": (5, 0),
+    "2010": (5, 1),
+    "2100": (5, 1),
+    "2220": (5, 2),
+    "2101": (6, 2),
+    "2110": (3, 0),
+    "2210": (2, 1),
+    "1110": (1, 0),
+    "2222": (2, 1),
+    "2121": (3, 1),
+    "2111": (1, 0),
+    "1111": (1, 0),
+}
 
 # An L of three thick-joined tiles; the cell south of tile 1 (east of tile 2) is open: its north
 # neighbour shows thick, its west neighbour blank.
@@ -70,7 +130,7 @@ def fresh(num_players=2, seed=0, **options):
 
 
 def supply_total(state):
-    return int(state[SUPPLY:SUPPLY + len(KIND_NAMES)].sum())
+    return int(state[SUPPLY : SUPPLY + len(KIND_NAMES)].sum())
 
 
 # --- players and components -------------------------------------------------------------
@@ -121,7 +181,7 @@ def test_mf_4_first_player_is_drawn_by_the_seeded_generator():
     assert all(fresh(4, s)[FIRST_PLAYER] == fresh(4, s)[FIRST_PLAYER] for s in range(5))
     state = fresh(4, 3, start_tiles="random")  # no start-tile decisions: the first player is on move
     assert state[H_CURRENT] == state[FIRST_PLAYER]
-    assert fresh(4, 3)[H_CURRENT] == 0        # start tiles come first, in seat order (MF-5)
+    assert fresh(4, 3)[H_CURRENT] == 0  # start tiles come first, in seat order (MF-5)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -140,8 +200,13 @@ def test_mf_5_start_tiles_are_chosen_in_seat_order(seed):
         assert state[SUPPLY + kind(name)] == INVENTORY[kind(name)] - 1
         assert state[MON_SIZE + seat] == 1 and state[CURRENT_MONSTER + seat] == seat
         slot = i
-        assert (state[TILE_MONSTER + slot], state[TILE_X + slot], state[TILE_Y + slot],
-                state[TILE_KIND + slot], state[TILE_ROT + slot]) == (seat, 0, 0, kind(name), 0)
+        assert (
+            state[TILE_MONSTER + slot],
+            state[TILE_X + slot],
+            state[TILE_Y + slot],
+            state[TILE_KIND + slot],
+            state[TILE_ROT + slot],
+        ) == (seat, 0, 0, kind(name), 0)
     assert state[PHASE] == PH_PLACE and state[H_CURRENT] == first
     assert 0 <= state[HAND] < len(KIND_NAMES)
     # the only 1111 is gone: nobody could have picked it again
@@ -162,7 +227,7 @@ def test_mf_5_random_start_tiles_ask_nobody():
         state = fresh(5, seed, start_tiles="random")
         assert state[PHASE] == PH_PLACE and state[H_CURRENT] == state[FIRST_PLAYER]
         assert all(state[MON_SIZE + q] == 1 for q in range(5))
-        taken = 5 + 1 + int(state[DISCARDED:DISCARDED + 28].sum())
+        taken = 5 + 1 + int(state[DISCARDED : DISCARDED + 28].sum())
         assert supply_total(state) == 88 - taken
 
 
@@ -173,18 +238,19 @@ def test_mf_6_the_drawn_tile_is_public():
     before = supply_total(state)
     after = apply(state, place(0, 0, "E", state, "0002"))
     assert after[H_CURRENT] == 1 and after[HAND] >= 0
-    assert supply_total(after) + int(after[DISCARDED:DISCARDED + 28].sum()) == before - 1
+    assert supply_total(after) + int(after[DISCARDED : DISCARDED + 28].sum()) == before - 1
     for seat in range(2):
         obs = np.zeros(SPEC.obs_size, np.float32)
         observation.observe_into(after, seat, obs)
         assert obs[observation.OBS_HAND + after[HAND]] == 1.0
-        assert obs[observation.OBS_HAND:observation.OBS_HAND + 28].sum() == 1.0
+        assert obs[observation.OBS_HAND : observation.OBS_HAND + 28].sum() == 1.0
 
 
 def test_mf_7_a_tile_that_fits_must_be_placed_and_the_turn_passes():
     """MF-7: every legal action places the tile (there is no pass); then the next seat is on move."""
-    state = state_from_monsters([(0, "0200", False), (1, "0100e", False), (2, "0200e", False)],
-                                num_players=3, hand="2000")
+    state = state_from_monsters(
+        [(0, "0200", False), (1, "0100e", False), (2, "0200e", False)], num_players=3, hand="2000"
+    )
     # Hand-worked: the 2000 fits east of seat 0's and seat 2's tiles turned three times (thick W);
     # seat 1's open edge is thin.
     assert placements(state) == [(0, (1, 0), "0002"), (2, (1, 0), "0002")]
@@ -197,15 +263,15 @@ def test_mf_8_unplaceable_tiles_leave_the_game_and_the_player_draws_again():
     """MF-8: tiles that fit nowhere are discarded face up and drawn again, without a decision."""
     # Every open edge is thin; the supply holds only 2000 tiles (no thin edge): seat 1 draws and
     # discards all three, and the empty supply ends the game (MF-14).
-    state = state_from_monsters([(0, "0100", False), (1, "0100e", False)], hand="1010",
-                                supply={"2000": 3})
+    state = state_from_monsters([(0, "0100", False), (1, "0100e", False)], hand="1010", supply={"2000": 3})
     after = apply(state, place(0, 0, "E", state, "0101"))
     assert after[DISCARDED + kind("2000")] == 3
     assert supply_total(after) == 0
     assert after[H_TERMINAL] == 1 and after[HAND] == -1
     # With one tile that fits among them, the draw ends on it, whatever the order.
-    state = state_from_monsters([(0, "0100", False), (1, "0100e", False)], hand="1010",
-                                supply={"2000": 2, "1000": 1})
+    state = state_from_monsters(
+        [(0, "0100", False), (1, "0100e", False)], hand="1010", supply={"2000": 2, "1000": 1}
+    )
     for seed in range(8):
         after = apply(state, place(0, 0, "E", state, "0101"), seed)
         assert after[HAND] == kind("1000") and after[H_CURRENT] == 1
@@ -215,9 +281,13 @@ def test_mf_8_unplaceable_tiles_leave_the_game_and_the_player_draws_again():
 def test_mf_9_whose_monsters_a_player_may_use():
     """MF-9: own and others' monsters in progress; after one's first monster is complete, only
     minions of others (ruling MF6)."""
-    monsters = [(0, "0200e 0002e", True), (0, "0200", False),   # seat 0: first done, a minion
-                (1, "0200e", False),                            # seat 1: first in progress
-                (2, "0200e 0002e", True), (2, "0200e", False)]  # seat 2: first done, a minion
+    monsters = [
+        (0, "0200e 0002e", True),
+        (0, "0200", False),  # seat 0: first done, a minion
+        (1, "0200e", False),  # seat 1: first in progress
+        (2, "0200e 0002e", True),
+        (2, "0200e", False),
+    ]  # seat 2: first done, a minion
     state = state_from_monsters(monsters, num_players=3, hand="2000", current=0)
     assert placements(state) == [(0, (1, 0), "0002"), (2, (1, 0), "0002")]
     assert reason(state, place(1, 0, "E", state, "0002")) == rules.R_FIRST_LOCKED
@@ -265,12 +335,15 @@ def test_mf_10_4_blank_to_blank_alone_is_refused():
     assert rules.FITS[kind("2000"), west_blank] == 0
 
 
-@pytest.mark.parametrize("monster,hand,side,edges", [
-    ("0200", "1000", "E", "0001"),    # thin against thick
-    ("0100", "2000", "E", "0002"),    # thick against thin
-    (L_SHAPE, "2200", "S", "2002"),   # thick joins north, but thick meets blank west
-    (L_SHAPE, "2101", "S", "2101"),   # thick joins north, but thin meets blank west
-])
+@pytest.mark.parametrize(
+    "monster,hand,side,edges",
+    [
+        ("0200", "1000", "E", "0001"),  # thin against thick
+        ("0100", "2000", "E", "0002"),  # thick against thin
+        (L_SHAPE, "2200", "S", "2002"),  # thick joins north, but thick meets blank west
+        (L_SHAPE, "2101", "S", "2101"),  # thick joins north, but thin meets blank west
+    ],
+)
 def test_mf_10_5_every_mismatch_is_refused(monster, hand, side, edges):
     """MF-10.5 (rulebook example "not OK"): thin-thick, thin-blank and thick-blank are refused,
     also when another side joins properly."""
@@ -296,8 +369,8 @@ def test_mf_10_no_placement_is_refused_for_lack_of_room():
     line = "0202 0202e 0202 0202e 2222 0222 0222e 2202 2202e 2222e 0202"
     state = state_from_monsters([(0, line, False), (1, "1000", False)], hand="2121")
     found = placements(state)
-    assert (0, (-1, 0), "1212") in found     # west of the first tile: x = -1
-    assert (0, (11, 0), "1212") in found     # east of the eleventh: x = 11
+    assert (0, (-1, 0), "1212") in found  # west of the first tile: x = -1
+    assert (0, (11, 0), "1212") in found  # east of the eleventh: x = 11
     after = apply(state, place(0, 0, "W", state, "1212"))
     assert (after[TILE_X + 12], after[TILE_Y + 12]) == (-1, 0)  # slots: 11 line tiles, seat 1's, this
 
@@ -306,15 +379,16 @@ def test_mf_10_no_placement_is_refused_for_lack_of_room():
 def test_mf_11_and_mf_12_completion_at_once_and_a_minion_on_another_players_turn():
     """MF-11: the placement that closes the last open edge completes the monster, whoever laid it;
     MF-12: its owner at once starts a minion from a supply tile, which is not a turn."""
-    state = state_from_monsters([(0, L_SHAPE, False), (1, "0200e", False), (2, "0200", False)],
-                                num_players=3, hand="2000", current=1)
+    state = state_from_monsters(
+        [(0, L_SHAPE, False), (1, "0200e", False), (2, "0200", False)], num_players=3, hand="2000", current=1
+    )
     before = supply_total(state)
     after = apply(state, place(0, 1, "S", state, "2000"))
-    assert after[MON_DONE + 0] == 1 and after[SCORE + 0] == 4      # a 4-tile first monster
+    assert after[MON_DONE + 0] == 1 and after[SCORE + 0] == 4  # a 4-tile first monster
     minion = int(after[CURRENT_MONSTER + 0])
     assert minion >= 3 and after[MON_ORDINAL + minion] == 1 and after[MON_SIZE + minion] == 1
-    assert after[H_CURRENT] == 2                                    # seat 2 plays next, not seat 0
-    assert supply_total(after) + int(after[DISCARDED:DISCARDED + 28].sum()) == before - 2
+    assert after[H_CURRENT] == 2  # seat 2 plays next, not seat 0
+    assert supply_total(after) + int(after[DISCARDED : DISCARDED + 28].sum()) == before - 2
 
 
 def _last_laid(state):
@@ -328,12 +402,15 @@ def _last_laid(state):
 def test_mf_18_last_action_flag_marks_the_laid_tile_after_a_completing_placement():
     """MF-18 observation, MF-11, MF-12: after a placement that completes a monster, 'laid by the last
     action' marks the tile the player laid, not the minion's start tile laid automatically."""
-    state = state_from_monsters([(0, L_SHAPE, False), (1, "0200e", False), (2, "0200", False)],
-                                num_players=3, hand="2000", current=1)
+    state = state_from_monsters(
+        [(0, L_SHAPE, False), (1, "0200e", False), (2, "0200", False)], num_players=3, hand="2000", current=1
+    )
     laid = int(state[rules.NUM_PLACED])
     after = apply(state, place(0, 1, "S", state, "2000"))
     minion = int(after[CURRENT_MONSTER + 0])
-    assert after[TILE_MONSTER + laid] == 0 and after[TILE_MONSTER + laid + 1] == minion  # the minion's tile follows
+    assert (
+        after[TILE_MONSTER + laid] == 0 and after[TILE_MONSTER + laid + 1] == minion
+    )  # the minion's tile follows
     assert _last_laid(after) == [laid]
 
 
@@ -363,8 +440,9 @@ def test_mf_18_last_action_flag_always_marks_the_cell_the_action_named(start_til
 
 def test_mf_11_blank_edges_facing_empty_cells_do_not_keep_a_monster_open():
     """MF-11: only thin or thick edges facing empty cells keep a monster in progress."""
-    state = state_from_monsters([(0, "0200", False), (1, "1000e", False), (2, "1000", False)],
-                                num_players=3, hand="2000")
+    state = state_from_monsters(
+        [(0, "0200", False), (1, "1000e", False), (2, "1000", False)], num_players=3, hand="2000"
+    )
     after = apply(state, place(0, 0, "E", state, "0002"))
     assert after[MON_DONE + 0] == 1 and after[SCORE + 0] == 2
 
@@ -377,8 +455,11 @@ def test_mf_13_a_player_never_has_two_monsters_in_progress():
         rng, pick = make_rng(seed), np.random.default_rng(seed)
         while not state[H_TERMINAL]:
             for q in range(4):
-                own = [m for m in range(MAX_MONSTERS) if state[MON_SIZE + m] > 0 and
-                       state[MON_OWNER + m] == q and not state[MON_DONE + m]]
+                own = [
+                    m
+                    for m in range(MAX_MONSTERS)
+                    if state[MON_SIZE + m] > 0 and state[MON_OWNER + m] == q and not state[MON_DONE + m]
+                ]
                 assert own == ([int(state[CURRENT_MONSTER + q])] if own else [])
                 assert own or state[CURRENT_MONSTER + q] == -1
             rules.legal_mask(state, mask)
@@ -388,8 +469,7 @@ def test_mf_13_a_player_never_has_two_monsters_in_progress():
 # --- end and scoring ------------------------------------------------------------------------
 def test_mf_14_game_ends_when_every_first_monster_is_complete():
     """MF-14: closing the last first monster ends the game at once, tiles left or not; no minion."""
-    state = state_from_monsters([(0, COMB_11, False), (1, "0200e 0002e", True)], hand="2000",
-                                scores={1: 2})
+    state = state_from_monsters([(0, COMB_11, False), (1, "0200e 0002e", True)], hand="2000", scores={1: 2})
     after = apply(state, place(0, 7, "S", state, "2000"))
     assert after[H_TERMINAL] == 1 and after[H_CURRENT] == -1
     assert supply_total(after) > 0 and after[CURRENT_MONSTER + 0] == -1
@@ -398,11 +478,10 @@ def test_mf_14_game_ends_when_every_first_monster_is_complete():
 
 def test_mf_14_game_ends_when_the_supply_is_empty_after_the_last_tile_is_placed():
     """MF-14: the last drawn tile is still placed; the game ends right after, before any draw."""
-    state = state_from_monsters([(0, "0202", False), (1, "0202e", False)], hand="2020",
-                                supply={"2020e": 1})
+    state = state_from_monsters([(0, "0202", False), (1, "0202e", False)], hand="2020", supply={"2020e": 1})
     after = apply(state, place(0, 0, "E", state, "0202"))
     assert after[H_TERMINAL] == 0 and after[HAND] == kind("2020e") and supply_total(after) == 0
-    assert legal_actions(after)                 # seat 1 holds the last tile and places it
+    assert legal_actions(after)  # seat 1 holds the last tile and places it
     final = apply(after, place(1, 0, "E", after, "0202"))
     assert final[H_TERMINAL] == 1 and final[HAND] == -1
 
@@ -410,15 +489,20 @@ def test_mf_14_game_ends_when_the_supply_is_empty_after_the_last_tile_is_placed(
 def test_mf_15_1_anna_scores_twelve():
     """MF-15.1 (rulebook example): a complete 12-tile first monster scores 12; her incomplete
     minion with two eye tiles scores nothing."""
-    state = state_from_monsters([(0, COMB_11, False), (1, "0200e", False), (2, "0200", False)],
-                                num_players=3, hand="2000")
+    state = state_from_monsters(
+        [(0, COMB_11, False), (1, "0200e", False), (2, "0200", False)], num_players=3, hand="2000"
+    )
     after = apply(state, place(0, 7, "S", state, "2000"))
     assert after[SCORE + 0] == 12
     # Later: the game ends (the last first monster closes) with her minion still open.
     minion = "0220e 0002e"  # two eye tiles, thick edge open to the south
-    state = state_from_monsters([(0, COMB_12, True), (0, minion, False), (1, "0200e", False),
-                                 (2, "0200e 0002", True)], num_players=3, hand="2000", current=1,
-                                scores={0: 12, 2: 2})
+    state = state_from_monsters(
+        [(0, COMB_12, True), (0, minion, False), (1, "0200e", False), (2, "0200e 0002", True)],
+        num_players=3,
+        hand="2000",
+        current=1,
+        scores={0: 12, 2: 2},
+    )
     final = apply(state, place(1, 0, "E", state, "0002"))
     assert final[H_TERMINAL] == 1
     assert [int(final[SCORE + q]) for q in range(3)] == [12, 2, 2]
@@ -428,19 +512,23 @@ def test_mf_15_1_anna_scores_twelve():
 def test_mf_15_2_natalie_scores_fourteen():
     """MF-15.2 (rulebook example): a 9-tile first monster (9), a complete minion without eyes (0)
     and a complete minion with 5 eye tiles (5): 14."""
-    no_eyes = "0200 0022"                      # its thick south edge is open
-    state = state_from_monsters([(0, COMB_9, True), (0, no_eyes, False), (1, "0100e", False)],
-                                hand="2000", scores={0: 9})
+    no_eyes = "0200 0022"  # its thick south edge is open
+    state = state_from_monsters(
+        [(0, COMB_9, True), (0, no_eyes, False), (1, "0100e", False)], hand="2000", scores={0: 9}
+    )
     after = apply(state, place(0, 1, "S", state, "2000"))
-    assert after[MON_DONE + 2] == 1 and after[MON_EYES + 2] == 0   # the minion is slot 2
-    assert after[SCORE + 0] == 9                                      # and scored nothing
+    assert after[MON_DONE + 2] == 1 and after[MON_EYES + 2] == 0  # the minion is slot 2
+    assert after[SCORE + 0] == 9  # and scored nothing
     five_eyes = """
 0020e 0020  0020e
 2220  2222e 2022
 2000e 2000e ....
 """
-    state = state_from_monsters([(0, COMB_9, True), (0, no_eyes + "\n.... 2000", True),
-                                 (0, five_eyes, False), (1, "0100e", False)], hand="2000", scores={0: 9})
+    state = state_from_monsters(
+        [(0, COMB_9, True), (0, no_eyes + "\n.... 2000", True), (0, five_eyes, False), (1, "0100e", False)],
+        hand="2000",
+        scores={0: 9},
+    )
     after = apply(state, place(0, 5, "S", state, "2000"))
     assert after[SCORE + 0] == 14
 
@@ -449,8 +537,13 @@ def test_mf_16_highest_score_wins_and_ties_share():
     """MF-16: rewards per ruling C3 (shared wins) and reward="score" (score minus the mean)."""
     out = np.zeros(3, np.float32)
     for mode, expected in (("win", [0.5, 0.5, -1.0]), ("score", [3.0, 3.0, -6.0])):
-        state = state_from_monsters([(0, "0200", False), (1, "0200e", False), (2, "1000", False)],
-                                    num_players=3, hand="2000", scores={0: 12, 1: 12, 2: 3}, reward=mode)
+        state = state_from_monsters(
+            [(0, "0200", False), (1, "0200e", False), (2, "1000", False)],
+            num_players=3,
+            hand="2000",
+            scores={0: 12, 1: 12, 2: 3},
+            reward=mode,
+        )
         rules.end_game(state)
         rules.returns(state, out)
         assert out.tolist() == expected
@@ -485,22 +578,28 @@ def test_mf_18_the_state_holds_no_supply_order():
         assert all(np.array_equal(states[0], s) for s in states)
     obs = np.zeros(SPEC.obs_size, np.float32)
     observation.observe_into(states[0], 0, obs)
-    assert np.allclose(obs[observation.OBS_SUPPLY:observation.OBS_SUPPLY + 28], 1.0)
+    assert np.allclose(obs[observation.OBS_SUPPLY : observation.OBS_SUPPLY + 28], 1.0)
 
 
 def test_mf_18_observation_shows_every_monster_tile_with_its_edges():
     """MF-18: each placed tile appears with its owner seat (relative), cell, edges, eye and open sides."""
     state = state_from_monsters([(0, L_SHAPE, False), (1, "0200e", False)], hand="2000")
     obs = np.zeros(SPEC.obs_size, np.float32)
-    observation.observe_into(state, 1, obs)   # seen from seat 1: seat 0 is relative seat 1
+    observation.observe_into(state, 1, obs)  # seen from seat 1: seat 0 is relative seat 1
     f = observation.TILE_FEATURES
-    tile1 = obs[observation.OBS_TILES + 1 * f: observation.OBS_TILES + 2 * f]
-    assert tile1[observation.F_PRESENT] == 1 and tile1[observation.F_OWNER + 1] == 1 and tile1[observation.F_FIRST] == 1
-    assert tile1[observation.F_X] == pytest.approx((1 + 88) / 176) and tile1[observation.F_Y] == pytest.approx(88 / 176)
+    tile1 = obs[observation.OBS_TILES + 1 * f : observation.OBS_TILES + 2 * f]
+    assert (
+        tile1[observation.F_PRESENT] == 1
+        and tile1[observation.F_OWNER + 1] == 1
+        and tile1[observation.F_FIRST] == 1
+    )
+    assert tile1[observation.F_X] == pytest.approx((1 + 88) / 176) and tile1[
+        observation.F_Y
+    ] == pytest.approx(88 / 176)
     # tile 1 shows 0022: thick S and W; its S faces the empty cell, its W joins tile 0
-    assert tile1[observation.F_EDGES:observation.F_EDGES + 8].tolist() == [0, 0, 0, 0, 0, 1, 0, 1]
-    assert tile1[observation.F_OPEN:observation.F_OPEN + 4].tolist() == [0, 0, 1, 0]
-    seat1 = obs[observation.OBS_TILES + 3 * f: observation.OBS_TILES + 4 * f]
+    assert tile1[observation.F_EDGES : observation.F_EDGES + 8].tolist() == [0, 0, 0, 0, 0, 1, 0, 1]
+    assert tile1[observation.F_OPEN : observation.F_OPEN + 4].tolist() == [0, 0, 1, 0]
+    seat1 = obs[observation.OBS_TILES + 3 * f : observation.OBS_TILES + 4 * f]
     assert seat1[observation.F_OWNER + 0] == 1 and seat1[observation.F_EYE] == 1
     assert obs[observation.OBS_TILES + 4 * f + observation.F_PRESENT] == 0
 

@@ -2,6 +2,7 @@
 name uses codes, told only to a viewer who knows the move, the same in the terminal ``play``,
 the replay viewer and the web page; the names themselves (records) are unchanged.
 """
+
 import io
 import re
 
@@ -11,7 +12,12 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents.human.agent import HumanAgent
 from monster_zoo.envs.core.contract import H_CURRENT
-from monster_zoo.envs.core.move_words import legal_moves_in_words, move_words, named_with_words, text_view_explainer
+from monster_zoo.envs.core.move_words import (
+    legal_moves_in_words,
+    move_words,
+    named_with_words,
+    text_view_explainer,
+)
 from monster_zoo.envs.replay import build_record, pictures
 
 EXPLAINED = ("mighty_monsters-v0", "monster_arena-v0", "monster_factory-v0")
@@ -42,8 +48,9 @@ def test_games_with_coded_names_explain_every_move_to_its_mover_and_only_known_m
                 assert said != spec.action_to_str(action, state), "words say more than the name, or are None"
                 explained += said is not None
                 for viewer in (None, *range(len(raw.possible_agents))):
-                    knows = viewer == mover or spec.describe_action(state, action, viewer) == \
-                        spec.action_to_str(action, state)
+                    knows = viewer == mover or spec.describe_action(
+                        state, action, viewer
+                    ) == spec.action_to_str(action, state)
                     assert move_words(spec, state, action, viewer) == (said if knows else None)
                     hidden += not knows
         assert explained, f"{game_id}: its moves are explained"
@@ -74,7 +81,9 @@ def test_legal_moves_in_words_are_the_movers_moves_with_names_and_words():
     raw = walk("monster_factory-v0", 3, num_players=2)
     listed = legal_moves_in_words(raw.spec, raw.engine_state, raw.legal_actions())
     assert [m["action"] for m in listed] == raw.legal_actions()
-    assert all(m["name"] == raw.spec.action_to_str(m["action"], raw.engine_state) and m["words"] for m in listed)
+    assert all(
+        m["name"] == raw.spec.action_to_str(m["action"], raw.engine_state) and m["words"] for m in listed
+    )
 
 
 # --- the same words in the terminal, the replay viewer, the web app and the record --------------
@@ -93,16 +102,36 @@ def play_in_terminal(monkeypatch, capsys, tmp_path, game_id, agents, seed=3):
 
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 2000))
     path = tmp_path / "game.json"
-    assert cli.main(["play", "--game", game_id, "--agents", *agents, "--seat", "0", "--seed", str(seed),
-                     "--record", str(path)]) == 0
+    assert (
+        cli.main(
+            [
+                "play",
+                "--game",
+                game_id,
+                "--agents",
+                *agents,
+                "--seat",
+                "0",
+                "--seed",
+                str(seed),
+                "--record",
+                str(path),
+            ]
+        )
+        == 0
+    )
     record = read_record(path)
     # an announcement starts its line, or follows the person's prompt (their typing is not echoed)
-    found = [re.search(r"(?:^|\): )player_\d+ \((?:you|greedy[^()]*)\): (.*)$", line)
-             for line in capsys.readouterr().out.splitlines()]
-    return [m.group(1) for m in found if m][:len(record["actions"])], record
+    found = [
+        re.search(r"(?:^|\): )player_\d+ \((?:you|greedy[^()]*)\): (.*)$", line)
+        for line in capsys.readouterr().out.splitlines()
+    ]
+    return [m.group(1) for m in found if m][: len(record["actions"])], record
 
 
-def test_the_terminal_the_replay_viewer_the_web_app_and_the_record_say_each_move_alike(monkeypatch, capsys, tmp_path):
+def test_the_terminal_the_replay_viewer_the_web_app_and_the_record_say_each_move_alike(
+    monkeypatch, capsys, tmp_path
+):
     """Issue 41 point 2: a move's words are the same wherever it is shown - the terminal ``play``,
     its ``--record``, the replay viewer page and the web app's viewer of that record."""
     from monster_zoo.envs.replay import write_html
@@ -130,10 +159,14 @@ def test_the_terminal_names_another_seats_secret_move_as_the_person_knew_it(monk
     knew it, as the replay viewer shows it from that seat."""
     from monster_zoo.envs.replay import pictures
 
-    announced, record = play_in_terminal(monkeypatch, capsys, tmp_path, "mighty_monsters-v0", ["greedy", "greedy"])
+    announced, record = play_in_terminal(
+        monkeypatch, capsys, tmp_path, "mighty_monsters-v0", ["greedy", "greedy"]
+    )
     _, names, _ = pictures(record, only=["player_0"])
     assert announced == names["player_0"]
-    secret = [k for k, a in enumerate(record["actions"]) if a["seat"] != 0 and a["name"].startswith("lay down ")]
+    secret = [
+        k for k, a in enumerate(record["actions"]) if a["seat"] != 0 and a["name"].startswith("lay down ")
+    ]
     assert secret, "the others laid their pairs face down"
     assert all(announced[k] == "lay two cards face down" for k in secret)
     own = next(k for k, a in enumerate(record["actions"]) if a["seat"] == 0)

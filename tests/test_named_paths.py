@@ -6,6 +6,7 @@ match at least one file. Outputs that a command writes (the documentation site) 
 names the CHANGELOG gives in its entries on renames are the exceptions, listed below; a former name
 must be gone.
 """
+
 import re
 from pathlib import Path
 
@@ -13,15 +14,36 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ("README.md", "CHANGELOG.md")
-FOLDERS = ("envs", "agents", "evaluation", "training", "benchmarks", "seeds", "web", "llm", "cli", "docs", "examples",
-           "tests", ".ci")
+FOLDERS = (
+    "envs",
+    "agents",
+    "evaluation",
+    "training",
+    "benchmarks",
+    "seeds",
+    "web",
+    "llm",
+    "cli",
+    "docs",
+    "examples",
+    "tests",
+    ".ci",
+)
 # a folder name at a word's start (after a backtick, bracket, quote or space), then the path's characters
-PATH = re.compile(r"(?:(?<=[`(\"'\s])|^)((?:%s)/[\w<>.*/-]*[\w>*/])" % "|".join(map(re.escape, FOLDERS)), re.M)
+PATH = re.compile(
+    r"(?:(?<=[`(\"'\s])|^)((?:{})/[\w<>.*/-]*[\w>*/])".format("|".join(map(re.escape, FOLDERS))), re.M
+)
 # written by `make docs`, not kept in the repository
 OUTPUTS = ("docs/_build/",)
 # the CHANGELOG's entries on renames name what a file was called before
-FORMER = {"CHANGELOG.md": ("agents/<game>_greedy.py", "agents/seat_values.py", "seeds/monster_arena/cards.json",
-                          "agents/agent_names.py")}
+FORMER = {
+    "CHANGELOG.md": (
+        "agents/<game>_greedy.py",
+        "agents/seat_values.py",
+        "seeds/monster_arena/cards.json",
+        "agents/agent_names.py",
+    )
+}
 
 
 def named_paths(text: str) -> list:
@@ -36,11 +58,19 @@ def matches(path: str) -> list:
 
 
 def test_paths_are_found_in_the_forms_the_documents_use():
-    text = ("the kernel in `envs/<game>/greedy.py` (was `agents/<game>_greedy.py`); see "
-            "[the board](docs/leaderboard.md), <img src=\"docs/pictures/monstargh.png\"> and .ci/run.\n"
-            "envs/README.md lists them; monster_zoo.envs and `monster_zoo/x-learner-v0` are not paths")
-    assert named_paths(text) == ["envs/<game>/greedy.py", "agents/<game>_greedy.py", "docs/leaderboard.md",
-                                 "docs/pictures/monstargh.png", ".ci/run", "envs/README.md"]
+    text = (
+        "the kernel in `envs/<game>/greedy.py` (was `agents/<game>_greedy.py`); see "
+        '[the board](docs/leaderboard.md), <img src="docs/pictures/monstargh.png"> and .ci/run.\n'
+        "envs/README.md lists them; monster_zoo.envs and `monster_zoo/x-learner-v0` are not paths"
+    )
+    assert named_paths(text) == [
+        "envs/<game>/greedy.py",
+        "agents/<game>_greedy.py",
+        "docs/leaderboard.md",
+        "docs/pictures/monstargh.png",
+        ".ci/run",
+        "envs/README.md",
+    ]
     assert matches("envs/<game>/greedy.py") and matches("envs/<name>_v<N>.py")
     assert not matches("envs/<game>/drawing.py")
 
@@ -48,8 +78,11 @@ def test_paths_are_found_in_the_forms_the_documents_use():
 @pytest.mark.parametrize("document", DOCUMENTS)
 def test_every_path_a_document_names_exists(document):
     former = FORMER.get(document, ())
-    named = [p for p in named_paths((ROOT / document).read_text(encoding="utf-8"))
-             if p not in former and not p.startswith(OUTPUTS)]
+    named = [
+        p
+        for p in named_paths((ROOT / document).read_text(encoding="utf-8"))
+        if p not in former and not p.startswith(OUTPUTS)
+    ]
     assert named, f"{document} names no path: the pattern no longer finds them"
     missing = [path for path in named if not matches(path)]
     assert not missing, f"{document} names paths that do not exist (renamed or removed?): {missing}"

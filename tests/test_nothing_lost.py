@@ -5,15 +5,17 @@ name the registry offers per game, every command's and subcommand's ``--help`` t
 every shipped model file and a few seeded matches' results, recorded before the agents were
 reorganised by kind. Moving code must change none of them.
 """
+
 import difflib
 import json
 
 import pytest
-
 from record_nothing_lost import GOLDEN, agent_names, help_texts, match_results, shipped_digests
 
-RERECORD = ("If the change is intended, re-record with `python tests/record_nothing_lost.py` and review "
-            "`git diff tests/golden/nothing_lost.json`.")
+RERECORD = (
+    "If the change is intended, re-record with `python tests/record_nothing_lost.py` and review "
+    "`git diff tests/golden/nothing_lost.json`."
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +31,11 @@ def test_every_help_text_is_the_same(golden):
     texts = help_texts()
     assert sorted(texts) == sorted(golden["help"])
     for command, expected in golden["help"].items():
-        diff = "\n".join(difflib.unified_diff(expected.splitlines(), texts[command].splitlines(),
-                                              "recorded", "now", lineterm=""))
+        diff = "\n".join(
+            difflib.unified_diff(
+                expected.splitlines(), texts[command].splitlines(), "recorded", "now", lineterm=""
+            )
+        )
         assert texts[command] == expected, f"{command} changed:\n{diff}\n{RERECORD}"
 
 

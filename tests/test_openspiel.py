@@ -1,14 +1,16 @@
 """Every game as an OpenSpiel game (monster_zoo.envs.openspiel): the same games as the AEC env for the
 same seed and actions, observations blind to hidden information, and OpenSpiel's own tools running
 on it (random simulations, its playthrough generator, IS-MCTS and MCTS bots, rl_environment)."""
+
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (open_spiel) is not installed: "
-                                                "pip install '.[openspiel]'")
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="the openspiel extra (open_spiel) is not installed: pip install '.[openspiel]'"
+)
 
 from monster_zoo import envs  # noqa: E402
 from monster_zoo.envs import openspiel as mz_openspiel  # noqa: E402  (registers the games)
@@ -44,12 +46,14 @@ def player_counts(game_id: str):
 
 def test_importing_the_package_leaves_openspiel_alone():
     """monster_zoo and monster_zoo.envs never import pyspiel, and the adapter without it says what to install."""
-    code = ("import sys, monster_zoo, monster_zoo.envs\n"
-            "assert 'pyspiel' not in sys.modules, 'pyspiel was imported'\n"
-            "sys.modules['pyspiel'] = None\n"
-            "try:\n    import monster_zoo.envs.openspiel\n"
-            "except ImportError as error:\n    print(error)\n"
-            "else:\n    raise SystemExit('imported without pyspiel')\n")
+    code = (
+        "import sys, monster_zoo, monster_zoo.envs\n"
+        "assert 'pyspiel' not in sys.modules, 'pyspiel was imported'\n"
+        "sys.modules['pyspiel'] = None\n"
+        "try:\n    import monster_zoo.envs.openspiel\n"
+        "except ImportError as error:\n    print(error)\n"
+        "else:\n    raise SystemExit('imported without pyspiel')\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "pip install 'monster-zoo[openspiel]'" in done.stdout
@@ -66,8 +70,11 @@ def test_every_registered_game_is_an_openspiel_game(game_id):
     assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
     assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM and game.utility_sum() == 0.0
-    assert kind.information == (pyspiel.GameType.Information.IMPERFECT_INFORMATION if spec.determinize
-                                else pyspiel.GameType.Information.PERFECT_INFORMATION)
+    assert kind.information == (
+        pyspiel.GameType.Information.IMPERFECT_INFORMATION
+        if spec.determinize
+        else pyspiel.GameType.Information.PERFECT_INFORMATION
+    )
     assert (kind.provides_observation_tensor, kind.provides_observation_string) == (True, True)
     assert (kind.provides_information_state_tensor, kind.provides_information_state_string) == (False, False)
     aec_only = {"illegal_action", "observation", "render_mode"}
@@ -180,7 +187,7 @@ def test_observations_never_change_with_hidden_information(game_id):
     """resample_from_infostate redeals what a seat cannot see (the game's determinize) and draws a new
     future; the seat's observation tensor and string, its legal actions when on move and the seat on
     move stay the same, and the state resampled from is untouched."""
-    spec = envs.spec(game_id)
+    envs.spec(game_id)
     sampler = np.random.default_rng(5).random
     state = dealt(load(game_id, seed=9))
     rng = np.random.default_rng(6)
@@ -214,7 +221,7 @@ def test_serialize_replays_the_game(game_id):
     state = dealt(game)
     play_random(state, 25, rng)
     text = state.serialize()
-    assert text.startswith(mz_openspiel.SERIAL_FORMAT) and f"\nseed 77\n" in text
+    assert text.startswith(mz_openspiel.SERIAL_FORMAT) and "\nseed 77\n" in text
     for reader in (game, pyspiel.load_game(str(game))):
         copy = reader.deserialize_state(text)
         assert str(copy) == str(state) and copy.history() == state.history()
@@ -283,10 +290,13 @@ def test_observers_serve_the_types_without_perfect_recall():
     play_random(state, 10, np.random.default_rng(3))
     engine = state.engine_state()
     kinds = pyspiel.PrivateInfoType
-    public = make_observation(game, pyspiel.IIGObservationType(public_info=True, perfect_recall=False,
-                                                               private_info=kinds.NONE))
-    private = make_observation(game, pyspiel.IIGObservationType(public_info=False, perfect_recall=False,
-                                                                private_info=kinds.SINGLE_PLAYER))
+    public = make_observation(
+        game, pyspiel.IIGObservationType(public_info=True, perfect_recall=False, private_info=kinds.NONE)
+    )
+    private = make_observation(
+        game,
+        pyspiel.IIGObservationType(public_info=False, perfect_recall=False, private_info=kinds.SINGLE_PLAYER),
+    )
     default = make_observation(game)
     assert public.tensor is None and private.tensor is None
     for seat in range(game.num_players()):
@@ -297,8 +307,15 @@ def test_observers_serve_the_types_without_perfect_recall():
         assert default.string_from(state, seat) == state.observation_string(seat)
     assert state.observation_string(0) != state.observation_string(1)
     assert make_observation(game, pyspiel.IIGObservationType(perfect_recall=True)) is None
-    assert make_observation(game, pyspiel.IIGObservationType(public_info=True, perfect_recall=False,
-                                                             private_info=kinds.ALL_PLAYERS)) is None
+    assert (
+        make_observation(
+            game,
+            pyspiel.IIGObservationType(
+                public_info=True, perfect_recall=False, private_info=kinds.ALL_PLAYERS
+            ),
+        )
+        is None
+    )
     for ask in (state.information_state_string, state.information_state_tensor):
         with pytest.raises(ValueError, match="no information state"):
             ask(0)
@@ -315,7 +332,9 @@ def test_openspiel_playthrough_replays(tmp_path, game_id):
     if not flags.FLAGS.is_parsed():  # replay reads one of its absl flags, which a test run never parses
         flags.FLAGS.mark_as_parsed()
     spec = envs.spec(game_id)
-    game_string = f"{mz_openspiel.openspiel_name(game_id)}(num_players={spec.min_players},seed=2,max_steps=12)"
+    game_string = (
+        f"{mz_openspiel.openspiel_name(game_id)}(num_players={spec.min_players},seed=2,max_steps=12)"
+    )
     text = generate_playthrough.playthrough(game_string, None, seed=5)
     assert "SerializeState()" in text and 'StringLegalActions() = ["deal"]' in text
     path = tmp_path / "playthrough.txt"
@@ -335,11 +354,16 @@ def test_ismcts_and_mcts_bots_play_every_game(game_id):
     evaluator = mcts.RandomRolloutEvaluator(1, random_state)
     # ISMCTSBot refuses perfect-information games, which need no resampling.
     imperfect = game.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
-    searchers = [ismcts.ISMCTSBot(game, evaluator, 2.0, 3, random_state=random_state, use_observation_string=True)
-                 if imperfect else mcts.MCTSBot(game, 2.0, 3, evaluator, random_state=random_state),
-                 mcts.MCTSBot(game, 2.0, 3, evaluator, random_state=random_state)]
+    searchers = [
+        ismcts.ISMCTSBot(game, evaluator, 2.0, 3, random_state=random_state, use_observation_string=True)
+        if imperfect
+        else mcts.MCTSBot(game, 2.0, 3, evaluator, random_state=random_state),
+        mcts.MCTSBot(game, 2.0, 3, evaluator, random_state=random_state),
+    ]
     if imperfect:  # resample from the seeded generator, not OpenSpiel's clock-seeded sampler
-        searchers[0].set_resampler(lambda state, player: state.resample_from_infostate(player, random_state.uniform))
+        searchers[0].set_resampler(
+            lambda state, player: state.resample_from_infostate(player, random_state.uniform)
+        )
     bots = searchers + [pyspiel.make_uniform_random_bot(p, p) for p in range(2, game.num_players())]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
     assert len(returns) == game.num_players() and sum(returns) == pytest.approx(0.0, abs=1e-12)
@@ -350,8 +374,10 @@ def test_openspiels_cpp_mcts_bot_plays_through_evaluate_bots():
     """pyspiel.MCTSBot (C++) searches the Python game when pyspiel.evaluate_bots steps it (its own
     step() releases the GIL, which no Python game survives)."""
     game = load("marry_the_monster-v0", num_players=2, seed=1)
-    bots = [pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 5, 50, False, 0, False),
-            pyspiel.make_uniform_random_bot(1, 0)]
+    bots = [
+        pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 0), 2.0, 5, 50, False, 0, False),
+        pyspiel.make_uniform_random_bot(1, 0),
+    ]
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
     assert sorted(returns) == [-1.0, 1.0] or returns == [0.0, 0.0]
 
@@ -366,7 +392,9 @@ def test_rl_environment_trains_tabular_q_learners():
     env = rl_environment.Environment(game)
     env.seed(0)
     assert env.observation_spec()["info_state"] == (envs.spec("marry_the_monster-v0").obs_size,)
-    agents = [tabular_qlearner.QLearner(player_id=p, num_actions=game.num_distinct_actions()) for p in range(2)]
+    agents = [
+        tabular_qlearner.QLearner(player_id=p, num_actions=game.num_distinct_actions()) for p in range(2)
+    ]
     for _ in range(3):
         time_step = env.reset()
         state = env.get_state
@@ -387,8 +415,13 @@ def test_readme_openspiel_snippet_runs(tmp_path):
     a random bot on a registered game prints both seats' returns, which sum to zero."""
     from tests.readme_blocks import readme_block
 
-    done = subprocess.run([sys.executable, "-c", readme_block("# README: openspiel")], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", readme_block("# README: openspiel")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     returns = [float(x) for x in done.stdout.strip().strip("[]").split(",")]
     assert len(returns) == 2 and sum(returns) == pytest.approx(0.0) and set(returns) <= {-1.0, 1.0}

@@ -7,6 +7,7 @@ fresh virtual environment beside a package that owns a top-level ``envs`` module
 that the core dependencies alone run every core feature. The license (MIT, ``LICENSE``) travels
 in the metadata of both the sdist and the wheel.
 """
+
 import importlib.metadata
 import importlib.util
 import re
@@ -14,12 +15,12 @@ import subprocess
 import sys
 import tarfile
 import textwrap
-import tomllib
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import monster_zoo
 
@@ -126,8 +127,9 @@ def test_citation_and_changelog_name_this_version():
     assert re.search(rf'^version: "{version}"$', citation, re.M), "CITATION.cff: version is not __version__"
     assert re.search(r"^license: MIT$", citation, re.M)
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    assert re.search(rf"^## \[{version}\] - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.M), \
+    assert re.search(rf"^## \[{version}\] - \d{{4}}-\d{{2}}-\d{{2}}$", changelog, re.M), (
         f"CHANGELOG.md has no section for {monster_zoo.__version__}"
+    )
 
 
 # A Python warning as the build prints it: "<file>.py:<line>: <Category>: <message>"; setuptools
@@ -151,11 +153,13 @@ def test_a_build_warning_is_recognised():
     """The pattern the builds are checked with matches the warning that data given as a pattern of
     the folder above raised (setuptools 84, directly and through pip 26), and not setuptools' own
     log lines."""
-    printed = ("/venv/lib/python3.11/site-packages/setuptools/command/build_py.py:215: _Warning: Package "
-               "'monster_zoo.web.static' is absent from the `packages` configuration.\n"
-               "warning: build_py: byte-compiling is disabled, skipping.\n"
-               "  /tmp/pip-build-env/overlay/setuptools/command/build_py.py:215: BuildBackendWarning: Package "
-               "'monster_zoo.web.static' is absent from the `packages` configuration.\n")
+    printed = (
+        "/venv/lib/python3.11/site-packages/setuptools/command/build_py.py:215: _Warning: Package "
+        "'monster_zoo.web.static' is absent from the `packages` configuration.\n"
+        "warning: build_py: byte-compiling is disabled, skipping.\n"
+        "  /tmp/pip-build-env/overlay/setuptools/command/build_py.py:215: BuildBackendWarning: Package "
+        "'monster_zoo.web.static' is absent from the `packages` configuration.\n"
+    )
     absent = "Package 'monster_zoo.web.static' is absent from the `packages` configuration."
     assert BUILD_WARNING.findall(printed) == [("_Warning", absent), ("BuildBackendWarning", absent)]
 
@@ -178,7 +182,9 @@ def test_sdist_and_its_wheel_carry_the_license(tmp_path):
 
 def _run(cmd, **kwargs):
     done = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=900, **kwargs)
-    assert done.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, cmd))} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
     return done
 
 
@@ -187,7 +193,8 @@ def _tiny_envs_project(where: Path) -> Path:
     project = where / "tiny-envs"
     (project / "envs").mkdir(parents=True)
     (project / "envs" / "__init__.py").write_text("def get(name, default=None):\n    return f'tiny:{name}'\n")
-    (project / "pyproject.toml").write_text(textwrap.dedent("""\
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent("""\
         [build-system]
         requires = ["setuptools>=61"]
         build-backend = "setuptools.build_meta"
@@ -196,7 +203,8 @@ def _tiny_envs_project(where: Path) -> Path:
         version = "1.0"
         [tool.setuptools]
         packages = ["envs"]
-        """))
+        """)
+    )
     return project
 
 
@@ -223,13 +231,47 @@ def _core_install_runs_every_core_feature(py, where):
         print("core ok")
         """)
     assert "core ok" in _run([py, "-c", core], cwd=where).stdout
-    _run([py, "-m", "monster_zoo.evaluation.match", "--game", "monster_factory-v0", "--agents", "greedy", "random",
-          "--games", "2", "--no-progress"], cwd=where)
+    _run(
+        [
+            py,
+            "-m",
+            "monster_zoo.evaluation.match",
+            "--game",
+            "monster_factory-v0",
+            "--agents",
+            "greedy",
+            "random",
+            "--games",
+            "2",
+            "--no-progress",
+        ],
+        cwd=where,
+    )
     # a shipped champion plays from the installed package data with numpy alone
-    _run([py, "-m", "monster_zoo.evaluation.match", "--game", "marry_the_monster-v0", "--agents",
-          "marry_the_monster-champion-v1", "random", "--games", "2", "--no-progress"], cwd=where)
-    play = subprocess.run([str(py.parent / "monster-zoo"), "play", "--game", "monster_factory-v0", "--seed", "1"],
-                          input="1\nboard\nquit\n", capture_output=True, text=True, timeout=900, cwd=where)
+    _run(
+        [
+            py,
+            "-m",
+            "monster_zoo.evaluation.match",
+            "--game",
+            "marry_the_monster-v0",
+            "--agents",
+            "marry_the_monster-champion-v1",
+            "random",
+            "--games",
+            "2",
+            "--no-progress",
+        ],
+        cwd=where,
+    )
+    play = subprocess.run(
+        [str(py.parent / "monster-zoo"), "play", "--game", "monster_factory-v0", "--seed", "1"],
+        input="1\nboard\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=where,
+    )
     assert play.returncode == 0 and "game abandoned" in play.stdout, play.stdout[-2000:] + play.stderr[-2000:]
 
 
@@ -256,8 +298,19 @@ def test_wheel_installs_beside_a_top_level_envs_package(tmp_path):
     py = tmp_path / "venv" / "bin" / "python"
     _run([py, "-m", "pip", "install", "-q", wheel])
     _core_install_runs_every_core_feature(py, tmp_path)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path / "other",
-          _tiny_envs_project(tmp_path)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            tmp_path / "other",
+            _tiny_envs_project(tmp_path),
+        ]
+    )
     _run([py, "-m", "pip", "install", "-q", next((tmp_path / "other").glob("tiny_envs-*.whl"))])
     _run([py, "-m", "pip", "check"])
     use_both = textwrap.dedent("""\

@@ -1,4 +1,5 @@
 """The MaskablePPO agent wrapper: numpy scoring, masks, seeding, saving and loading."""
+
 import json
 
 import numpy as np
@@ -6,14 +7,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import gymnasium as gym  # noqa: E402
-from sb3_contrib import MaskablePPO  # noqa: E402
+import gymnasium as gym
+from sb3_contrib import MaskablePPO
 
-from monster_zoo import envs  # noqa: E402
-from monster_zoo.agents import make_agent  # noqa: E402
-from monster_zoo.agents.model_file import ModelFileError  # noqa: E402
-from monster_zoo.agents.ppo.agent import PPOAgent, save_policy  # noqa: E402
-from monster_zoo.cli import main as cli  # noqa: E402
+from monster_zoo import envs
+from monster_zoo.agents import make_agent
+from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.ppo.agent import PPOAgent, save_policy
+from monster_zoo.cli import main as cli
 
 GAME = "marry_the_monster-v0"
 TWO = {"num_players": 2}
@@ -104,7 +105,9 @@ def training_run(tmp_path, model, options=("num_players=2",)):
     """A run folder as the trainer leaves it: args.json and final_model.zip (no policy file)."""
     run = tmp_path / f"{GAME}__demo__1__1700000000"
     run.mkdir()
-    (run / "args.json").write_text(json.dumps({"game": GAME, "option": list(options), "exp_name": "demo", "seed": 1}))
+    (run / "args.json").write_text(
+        json.dumps({"game": GAME, "option": list(options), "exp_name": "demo", "seed": 1})
+    )
     model.save(run / "final_model.zip")
     return run
 
@@ -112,11 +115,16 @@ def training_run(tmp_path, model, options=("num_players=2",)):
 def test_trusted_zips_are_checked_against_their_training_run(model, tmp_path):
     run = training_run(tmp_path, model)
     assert make_agent(f"ppo-trusted:{run / 'final_model.zip'}", GAME, options=TWO).name == "demo-s1"
-    with pytest.raises(ModelFileError, match="with num_players=2; this game is marry_the_monster-v0 with num_players=3"):
+    with pytest.raises(
+        ModelFileError, match="with num_players=2; this game is marry_the_monster-v0 with num_players=3"
+    ):
         make_agent(f"ppo-trusted:{run / 'final_model.zip'}", GAME)
     (run / "checkpoints").mkdir()
     model.save(run / "checkpoints" / "step_256.zip")
-    assert make_agent(f"ppo-trusted:{run / 'checkpoints' / 'step_256.zip'}", GAME, options=TWO).name == "demo-s1@256"
+    assert (
+        make_agent(f"ppo-trusted:{run / 'checkpoints' / 'step_256.zip'}", GAME, options=TWO).name
+        == "demo-s1@256"
+    )
 
 
 def test_export_model_converts_a_trusted_zip(model, views, tmp_path, capsys):
@@ -127,32 +135,63 @@ def test_export_model_converts_a_trusted_zip(model, views, tmp_path, capsys):
     agent = make_agent(f"ppo:{out}", GAME, options=TWO)
     obs, masks = views
     assert agent.name == "demo-s1"
-    assert np.allclose(agent.probabilities(obs, masks), PPOAgent(0, model.policy).probabilities(obs, masks), atol=1e-5)
+    assert np.allclose(
+        agent.probabilities(obs, masks), PPOAgent(0, model.policy).probabilities(obs, masks), atol=1e-5
+    )
     lone = tmp_path / "lone.zip"
     model.save(lone)
     refusals = [
         (["export-model", "--trust-model", str(lone), str(tmp_path / "a.npz")], "say which game it plays"),
-        (["export-model", "--trust-model", str(lone), str(tmp_path / "a.npz"), "--game", "monstargh-v0"],
-         "monstargh-v0 needs"),
+        (
+            ["export-model", "--trust-model", str(lone), str(tmp_path / "a.npz"), "--game", "monstargh-v0"],
+            "monstargh-v0 needs",
+        ),
         (["export-model", "--trust-model", str(run / "final_model.zip"), str(out)], "exists"),
         (["export-model", "--trust-model", str(lone), str(tmp_path / "a.zip")], "must end in .npz"),
-        (["export-model", "--trust-model", str(run / "final_model.zip"), str(tmp_path / "b.npz"),
-          "--game", GAME, "--option", "num_players=4"], "num_players=2"),
-        (["export-model", "--trust-model", str(tmp_path / "none.zip"), str(tmp_path / "a.npz")], "no model file"),
+        (
+            [
+                "export-model",
+                "--trust-model",
+                str(run / "final_model.zip"),
+                str(tmp_path / "b.npz"),
+                "--game",
+                GAME,
+                "--option",
+                "num_players=4",
+            ],
+            "num_players=2",
+        ),
+        (
+            ["export-model", "--trust-model", str(tmp_path / "none.zip"), str(tmp_path / "a.npz")],
+            "no model file",
+        ),
     ]
     for argv, message in refusals:
         with pytest.raises(SystemExit) as stop:
             cli.main(argv)
         assert stop.value.code == 2 and message in capsys.readouterr().err, argv
     assert not (tmp_path / "a.npz").exists() and not (tmp_path / "b.npz").exists()
-    assert cli.main(["export-model", "--trust-model", str(lone), str(tmp_path / "c.npz"), "--game", GAME,
-                     "--option", "num_players=2"]) == 0
+    assert (
+        cli.main(
+            [
+                "export-model",
+                "--trust-model",
+                str(lone),
+                str(tmp_path / "c.npz"),
+                "--game",
+                GAME,
+                "--option",
+                "num_players=2",
+            ]
+        )
+        == 0
+    )
     assert make_agent(f"ppo:{tmp_path / 'c.npz'}", GAME, options=TWO).name == "lone"
 
 
 def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
-    from monster_zoo.envs.core.rng import make_rng
     from monster_zoo.envs.core.opponents import _sample_masked, mlp_logits_rows
+    from monster_zoo.envs.core.rng import make_rng
 
     snap = PPOAgent.snapshot(model.policy, 0, "s")
     mlp = snap.policy_mlp
@@ -162,10 +201,10 @@ def test_snapshots_play_inside_numba_with_the_policy_distribution(model, views):
     # Four inputs in one pass, in a scrambled order: each row's logits are its own.
     logits = np.empty((4, max(mlp.width, masks.shape[1])), np.float32)
     xs = np.zeros((4, mlp.width), np.float32)
-    xs[:, :obs.shape[1]] = obs[:4]
+    xs[:, : obs.shape[1]] = obs[:4]
     mlp_logits_rows(mlp.params, mlp.shapes, mlp.activations, np.array([2, 0, 3, 1]), xs, logits)
     for row in range(4):
-        z = np.where(masks[row] != 0, logits[row, :masks.shape[1]], -np.inf)
+        z = np.where(masks[row] != 0, logits[row, : masks.shape[1]], -np.inf)
         assert np.allclose(np.exp(z - z.max()) / np.exp(z - z.max()).sum(), probs[row], atol=1e-6)
     # Draws follow the distribution: 4,000 samples of the first row, within 0.03 per action.
     rng = make_rng(5)

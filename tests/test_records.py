@@ -1,7 +1,8 @@
 """Match records (monster_zoo.envs.core.records), their replay and the replay viewer's files."""
+
 import copy
-import re
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,15 @@ import pytest
 
 from monster_zoo import __version__, envs
 from monster_zoo.agents.registry import make_agent
-from monster_zoo.envs.core.records import (FORMAT_VERSION, RecordError, RecordWriter, read_record, record_game,
-                                           save_record, validate_record)
+from monster_zoo.envs.core.records import (
+    FORMAT_VERSION,
+    RecordError,
+    RecordWriter,
+    read_record,
+    record_game,
+    save_record,
+    validate_record,
+)
 from monster_zoo.envs.replay import build_record, load, pictures, replay, views, write_gif, write_html
 
 pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
@@ -49,8 +57,9 @@ def test_a_record_replays_exactly_through_the_aec_env(game_id, tmp_path):
 
 def test_a_game_kept_as_actions_becomes_the_same_record(game_id):
     record, _ = played(game_id, seed=2)
-    rebuilt = build_record(game_id, record["options"], record["seed"], [s["action"] for s in record["actions"]],
-                           record["agents"])
+    rebuilt = build_record(
+        game_id, record["options"], record["seed"], [s["action"] for s in record["actions"]], record["agents"]
+    )
     assert rebuilt == record
 
 
@@ -173,11 +182,15 @@ def test_record_game_asks_every_agent_about_the_game_once_before_playing():
     env = envs.make("marry_the_monster-v0", num_players=3, max_steps=30)
     counting = Counting(0)
     two = make_agent("champion", "marry_the_monster-v0", options={"num_players": 2})
-    with pytest.raises(WrongGameError, match="num_players=2.*this game is marry_the_monster-v0 with num_players=3"):
+    with pytest.raises(
+        WrongGameError, match="num_players=2.*this game is marry_the_monster-v0 with num_players=3"
+    ):
         record_game(env, [counting, two, random_policy(1)], seed=0)
     assert (counting.asked, counting.acted) == (1, 0)
     counting = Counting(0)
-    record = record_game(env, [counting, make_agent("greedy", "marry_the_monster-v0"), random_policy(1)], seed=0)
+    record = record_game(
+        env, [counting, make_agent("greedy", "marry_the_monster-v0"), random_policy(1)], seed=0
+    )
     assert counting.asked == 1 and record["actions"]
 
 
@@ -217,14 +230,30 @@ def test_gif_animates_every_step(tmp_path):
 
 
 def run_cli(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "monster_zoo.training", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "monster_zoo.training", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_play_records_and_replay_writes_the_viewer(tmp_path):
     record_path = tmp_path / "mine.json"
-    proc = run_cli("play", "--game", "monstargh-v0", "--agents", "random", "--seed", "2", "--record",
-                   str(record_path), stdin="1\n" * 500)
+    proc = run_cli(
+        "play",
+        "--game",
+        "monstargh-v0",
+        "--agents",
+        "random",
+        "--seed",
+        "2",
+        "--record",
+        str(record_path),
+        stdin="1\n" * 500,
+    )
     assert proc.returncode == 0, proc.stderr
     record = read_record(record_path)
     assert record["agents"] == ["you", "random"] and record["seed"] == 2
@@ -241,9 +270,23 @@ def test_cli_play_records_and_replay_writes_the_viewer(tmp_path):
 
 def test_cli_evaluate_saves_a_sample_of_replayable_records(tmp_path):
     pytest.importorskip("openskill")
-    proc = run_cli("evaluate", "--game", "monstargh-v0", "--agents", "greedy", "random", "--games", "3",
-                   "--option", "num_players=2", "--save-records", str(tmp_path), "--records-per-pairing", "1",
-                   "--no-progress")
+    proc = run_cli(
+        "evaluate",
+        "--game",
+        "monstargh-v0",
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        "3",
+        "--option",
+        "num_players=2",
+        "--save-records",
+        str(tmp_path),
+        "--records-per-pairing",
+        "1",
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stderr
     saved = sorted(tmp_path.glob("game_*.json"))
     assert len(saved) == 1 and "wrote 1 match records" in proc.stdout
@@ -264,7 +307,9 @@ def test_a_record_keeps_every_moves_words_as_the_game_says_them(game_id):
         explain = text_view_explainer(envs.spec(game_id))
         for raw, step in zip(replay(record), record["actions"]):
             state = raw.engine_state
-            expected = explain(state, step["action"]) if explain else raw.spec.action_to_str(step["action"], state)
+            expected = (
+                explain(state, step["action"]) if explain else raw.spec.action_to_str(step["action"], state)
+            )
             assert step["words"] == expected and 0 < len(step["words"]) <= 200
 
 
@@ -294,8 +339,11 @@ def test_words_that_are_not_the_games_are_refused_and_nothing_is_written(good, t
     k = next(i for i, step in enumerate(good["actions"]) if step["words"] != step["name"])
     lying = broken(good, lambda r: r["actions"][k].update(words="take every monster and win"))
     validate_record(lying)  # well formed: the words are checked against the game while replaying
-    with pytest.raises(RecordError, match=rf"action {k} .*'take every monster and win' but the game says "
-                                          rf"{re.escape(repr(good['actions'][k]['words'])[:40])}.*cannot put words"):
+    with pytest.raises(
+        RecordError,
+        match=rf"action {k} .*'take every monster and win' but the game says "
+        rf"{re.escape(repr(good['actions'][k]['words'])[:40])}.*cannot put words",
+    ):
         list(replay(lying))
     page = tmp_path / "lying.html"
     with pytest.raises(RecordError, match="cannot put words"):
@@ -305,12 +353,15 @@ def test_words_that_are_not_the_games_are_refused_and_nothing_is_written(good, t
         list(replay(broken(good, lambda r: r["actions"][k].update(words=r["actions"][k]["name"]))))
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda r: r["actions"][2].pop("words"), "action 2 must have its 'words'"),
-    (lambda r: r["actions"][2].update(words=7), "action 2 must have its 'words'"),
-    (lambda r: r["actions"][2].update(words="x" * 401), "at most 400 characters"),
-    (lambda r: r.update(format_version=True), "format version True"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda r: r["actions"][2].pop("words"), "action 2 must have its 'words'"),
+        (lambda r: r["actions"][2].update(words=7), "action 2 must have its 'words'"),
+        (lambda r: r["actions"][2].update(words="x" * 401), "at most 400 characters"),
+        (lambda r: r.update(format_version=True), "format version True"),
+    ],
+)
 def test_a_record_of_format_version_2_needs_every_moves_words(good, change, message):
     with pytest.raises(RecordError, match=message):
         validate_record(broken(good, change))

@@ -4,6 +4,7 @@ Playwright's own browser downloads are never used (they cannot be fetched here):
 launches the system chromium that ``.ci/run`` installs with apt-get, and is skipped, saying
 why, only where no chromium can be found.
 """
+
 import numpy as np
 import pytest
 
@@ -19,12 +20,14 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 def page_file(tmp_path_factory):
     env = envs.make("marry_the_monster-v0", num_players=3, max_steps=12)
     rng = np.random.default_rng(0)
-    record = record_game(env, [lambda o, m: int(rng.choice(np.flatnonzero(m)))] * 3, seed=1, names=["random"] * 3)
+    record = record_game(
+        env, [lambda o, m: int(rng.choice(np.flatnonzero(m)))] * 3, seed=1, names=["random"] * 3
+    )
     path = write_html(record, tmp_path_factory.mktemp("viewer") / "replay.html")
     return path, record
 
 
-def test_controls_step_through_the_game_in_a_real_browser(browser, page_file):
+def test_controls_step_through_the_game_in_a_real_browser(browser, page_file):  # noqa: F811
     path, record = page_file
     page = browser.new_page()
     errors = []
@@ -60,7 +63,7 @@ def test_controls_step_through_the_game_in_a_real_browser(browser, page_file):
     assert errors == []
 
 
-def test_the_seat_selector_shows_each_seats_own_view(browser, page_file):
+def test_the_seat_selector_shows_each_seats_own_view(browser, page_file):  # noqa: F811
     path, _ = page_file
     page = browser.new_page()
     page.goto(path.as_uri())
@@ -75,7 +78,7 @@ def test_the_seat_selector_shows_each_seats_own_view(browser, page_file):
     assert options == ["public", "player_0", "player_1", "player_2"]
 
 
-def test_the_address_names_the_step_shown_and_opens_there(browser, page_file):
+def test_the_address_names_the_step_shown_and_opens_there(browser, page_file):  # noqa: F811
     """``replay.html#step=5`` opens at step 5, stepping keeps the address up to date (so a link
     to a moment can be shared) without filling the history, and editing it jumps there."""
     path, record = page_file

@@ -1,5 +1,6 @@
 """The seeds report of training/README.md (``monster_zoo.training.report``): a tiny run over two
 run folders, rows of 0 games left out, and refused arguments."""
+
 import json
 import shutil
 from pathlib import Path
@@ -16,16 +17,36 @@ def run_folder(root: Path, seed: int) -> Path:
     folder = root / f"marry_the_monster-v0__seeds3__{seed}__0"
     folder.mkdir()
     shutil.copy(CHAMPION, folder / "final_model.npz")
-    (folder / "summary.json").write_text(json.dumps({"timesteps": 1000, "train_seconds": 60.0,
-                                                     "timesteps_per_second": 16.7}))
+    (folder / "summary.json").write_text(
+        json.dumps({"timesteps": 1000, "train_seconds": 60.0, "timesteps_per_second": 16.7})
+    )
     return folder
 
 
 def test_rows_per_seed_with_the_search_row_and_without_mcts_vs_greedy(tmp_path, capsys):
     runs = [str(run_folder(tmp_path, seed)) for seed in (1, 2)]
     out = tmp_path / "rows.json"
-    assert report.main(["--option", "num_players=2", "--runs", *runs, "--games", "4", "--mcts-games", "0",
-                        "--search-games", "2", "--mcts", "mcts-fast", "--json", str(out)]) == 0
+    assert (
+        report.main(
+            [
+                "--option",
+                "num_players=2",
+                "--runs",
+                *runs,
+                "--games",
+                "4",
+                "--mcts-games",
+                "0",
+                "--search-games",
+                "2",
+                "--mcts",
+                "mcts-fast",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = {r["matchup"]: r for r in json.loads(out.read_text())}
     assert set(rows) == {"greedy vs random", "PPO vs random", "PPO vs greedy", "PPO vs mcts-fast"}
     for r in rows.values():

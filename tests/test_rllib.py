@@ -4,6 +4,7 @@ Needs the ``distributed`` extra (skipped without Ray, except the check that the 
 it). Ray runs locally here on the loopback address; the two-node cluster is in
 ``tests/test_ray_cluster.py`` (slow).
 """
+
 import json
 import os
 import subprocess
@@ -22,8 +23,10 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 def test_core_imports_without_ray():
     """``monster_zoo``, its envs and a game run without importing Ray (it is an extra)."""
-    code = ("import sys, monster_zoo, monster_zoo.envs as e; env = e.make('marry_the_monster-v0'); "
-            "env.reset(seed=0); assert 'ray' not in sys.modules, 'ray was imported'")
+    code = (
+        "import sys, monster_zoo, monster_zoo.envs as e; env = e.make('marry_the_monster-v0'); "
+        "env.reset(seed=0); assert 'ray' not in sys.modules, 'ray was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -69,7 +72,7 @@ def test_turns_rewards_and_end_match_the_aec_env(case):
         aec_returns = dict.fromkeys(env.possible_agents, 0.0)
         while True:
             assert list(obs) == [aec.agent_selection] and list(infos) == list(obs)
-            (agent, view), = obs.items()
+            ((agent, view),) = obs.items()
             expected = aec.observe(agent)
             assert space.contains(view)
             np.testing.assert_array_equal(view["observations"], expected["observation"])
@@ -87,9 +90,14 @@ def test_turns_rewards_and_end_match_the_aec_env(case):
         assert set(obs) == set(env.possible_agents)
         assert all(not view["action_mask"].any() for view in obs.values())
         ended_by_rules = any(aec.terminations.values())
-        assert terminateds == {**dict.fromkeys(env.possible_agents, ended_by_rules), "__all__": ended_by_rules}
-        assert truncateds == {**dict.fromkeys(env.possible_agents, not ended_by_rules),
-                              "__all__": not ended_by_rules}
+        assert terminateds == {
+            **dict.fromkeys(env.possible_agents, ended_by_rules),
+            "__all__": ended_by_rules,
+        }
+        assert truncateds == {
+            **dict.fromkeys(env.possible_agents, not ended_by_rules),
+            "__all__": not ended_by_rules,
+        }
         assert returns == pytest.approx(aec_returns)
 
 
@@ -97,7 +105,7 @@ def test_bad_actions_are_refused_and_change_nothing():
     """An action for an agent not on move, or an illegal one, is refused with the agent named."""
     env = RLlibGameEnv({"game": "marry_the_monster-v0", "num_players": 3})
     obs, _ = env.reset(seed=3)
-    (agent, view), = obs.items()
+    ((agent, view),) = obs.items()
     other = next(a for a in env.possible_agents if a != agent)
     before = env.raw_env.state()
     with pytest.raises(ValueError, match=f"expected an action for {agent}"):
@@ -117,7 +125,7 @@ def test_options_pass_through():
         RLlibGameEnv({"game": "marry_the_monster-v0", "num_players": 9})
     penalized = RLlibGameEnv({"game": "marry_the_monster-v0", "illegal_action": "penalize"})
     obs, _ = penalized.reset(seed=0)
-    (agent, view), = obs.items()
+    ((agent, view),) = obs.items()
     _, rewards, terminateds, _, _ = penalized.step({agent: int(np.flatnonzero(view["action_mask"] == 0)[0])})
     assert terminateds["__all__"] and rewards[agent] == -1.0
 
@@ -131,7 +139,7 @@ def test_action_space_samples_legal_actions_and_copies_plainly():
 
     env = RLlibGameEnv({"game": "monstargh-v0"})
     obs, _ = env.reset(seed=1)
-    (agent, view), = obs.items()
+    ((agent, view),) = obs.items()
     space = env.action_spaces[agent]
     assert all(view["action_mask"][space.sample()] == 1 for _ in range(200))
     for clone in (copy.deepcopy(space), pickle.loads(pickle.dumps(space))):
@@ -140,8 +148,12 @@ def test_action_space_samples_legal_actions_and_copies_plainly():
 
 def masked_module(env, hidden=(64, 64)) -> MaskedPPOTorchRLModule:
     agent = env.possible_agents[0]
-    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=env.observation_spaces[agent],
-                        action_space=env.action_spaces[agent], model_config={"fcnet_hiddens": list(hidden)}).build()
+    return RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        observation_space=env.observation_spaces[agent],
+        action_space=env.action_spaces[agent],
+        model_config={"fcnet_hiddens": list(hidden)},
+    ).build()
 
 
 def test_masked_module_never_samples_an_illegal_action(game_id):
@@ -153,7 +165,7 @@ def test_masked_module_never_samples_an_illegal_action(game_id):
     torch.manual_seed(0)
     obs, _ = env.reset(seed=0)
     for _ in range(3000):
-        (agent, view), = obs.items()
+        ((agent, view),) = obs.items()
         batch = {Columns.OBS: {k: torch.from_numpy(v)[None] for k, v in view.items()}}
         logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
         probs = torch.softmax(logits, dim=-1)[0].numpy()
@@ -173,8 +185,12 @@ def test_masked_module_leaves_the_batch_alone_and_stays_finite():
     obs, _ = env.reset(seed=0)
     view = next(iter(obs.values()))
     mask = torch.from_numpy(np.stack([view["action_mask"], np.zeros_like(view["action_mask"])]))
-    batch = {Columns.OBS: {"observations": torch.from_numpy(np.stack([view["observations"]] * 2)),
-                           "action_mask": mask}}
+    batch = {
+        Columns.OBS: {
+            "observations": torch.from_numpy(np.stack([view["observations"]] * 2)),
+            "action_mask": mask,
+        }
+    }
     out = module.forward_train(batch)
     assert set(batch[Columns.OBS]) == {"observations", "action_mask"}
     dist = module.get_train_action_dist_cls().from_logits(out[Columns.ACTION_DIST_INPUTS])
@@ -211,8 +227,13 @@ def test_module_agent_plays_only_legal_actions_in_the_evaluator():
     from monster_zoo.training.learner_eval import evaluate_against
 
     env = RLlibGameEnv({"game": "mighty_monsters-v0"})
-    result = evaluate_against(ModuleAgent(masked_module(env)), make_agent("random", "mighty_monsters-v0"),
-                              "mighty_monsters-v0", 8, seed=0)
+    result = evaluate_against(
+        ModuleAgent(masked_module(env)),
+        make_agent("random", "mighty_monsters-v0"),
+        "mighty_monsters-v0",
+        8,
+        seed=0,
+    )
     assert result.games == 8
 
 
@@ -221,8 +242,14 @@ def test_league_env_deals_roles_to_random_seats(num_players):
     """The learner always plays, at a seat drawn per episode; baseline seats never appear as agents;
     the learner's final infos say whether it won, from every seat's returns."""
     game = "monstargh-v0" if num_players == 6 else "marry_the_monster-v0"
-    env = LeagueEnv({"game": game, "num_players": num_players, "league": {"greedy": 0.5, "snapshots": 0.5},
-                     "league_seed": 4})
+    env = LeagueEnv(
+        {
+            "game": game,
+            "num_players": num_players,
+            "league": {"greedy": 0.5, "snapshots": 0.5},
+            "league_seed": 4,
+        }
+    )
     assert env.possible_agents == [LEARNER] + [f"opponent_{k}" for k in range(1, num_players)]
     rng = np.random.default_rng(1)
     learner_seats, exposed_counts = set(), set()
@@ -230,9 +257,10 @@ def test_league_env_deals_roles_to_random_seats(num_players):
         obs, _ = env.reset(seed=episode)
         seen = set(obs)
         while True:
-            (agent, view), = obs.items()
+            ((agent, view),) = obs.items()
             obs, rewards, terminateds, truncateds, infos = env.step(
-                {agent: int(rng.choice(np.flatnonzero(view["action_mask"])))})
+                {agent: int(rng.choice(np.flatnonzero(view["action_mask"])))}
+            )
             seen |= set(obs)
             if is_over(terminateds, truncateds):
                 break
@@ -265,8 +293,13 @@ def test_league_env_deals_by_its_seeds():
 
 
 def test_league_env_passes_the_rllib_check():
-    env = LeagueEnv({"game": "marry_the_monster-v0", "num_players": 4,
-                     "league": {"greedy": 0.3, "mcts": 0.1, "random": 0.1, "snapshots": 0.5}})
+    env = LeagueEnv(
+        {
+            "game": "marry_the_monster-v0",
+            "num_players": 4,
+            "league": {"greedy": 0.3, "mcts": 0.1, "random": 0.1, "snapshots": 0.5},
+        }
+    )
     for _ in range(5):
         check_multiagent_environments(env)
 
@@ -276,20 +309,51 @@ def test_tiny_league_run(tmp_path):
     iteration (margin -1), evaluation, checkpoint and the SB3 trainer's metric names."""
     from monster_zoo.training.rllib import league as rllib_league
 
-    code = rllib_league.main([
-        "--option", "num_players=2", "--total-timesteps", "200", "--train-batch-size", "128",
-        "--minibatch-size", "64", "--num-epochs", "1", "--net-arch", "16", "--eval-every", "0",
-        "--eval-games", "4", "--checkpoint-every", "0", "--snapshot-margin", "-1", "--snapshot-min-episodes", "1",
-        "--league", "random:0.3,greedy:0.3,snapshots:0.4", "--out-dir", str(tmp_path), "--no-progress"])
+    code = rllib_league.main(
+        [
+            "--option",
+            "num_players=2",
+            "--total-timesteps",
+            "200",
+            "--train-batch-size",
+            "128",
+            "--minibatch-size",
+            "64",
+            "--num-epochs",
+            "1",
+            "--net-arch",
+            "16",
+            "--eval-every",
+            "0",
+            "--eval-games",
+            "4",
+            "--checkpoint-every",
+            "0",
+            "--snapshot-margin",
+            "-1",
+            "--snapshot-min-episodes",
+            "1",
+            "--league",
+            "random:0.3,greedy:0.3,snapshots:0.4",
+            "--out-dir",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
     assert code == 0
-    run_dir, = tmp_path.iterdir()
+    (run_dir,) = tmp_path.iterdir()
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["timesteps"] >= 200 and summary["league_size"] >= 2
     assert summary["winrate_vs_random"]["games"] == 4 and summary["winrate_vs_greedy"]["games"] == 4
     assert (run_dir / "checkpoints" / "final").is_dir()
     metrics = (run_dir / "metrics.csv").read_text()
-    for name in ("charts/SPS", "eval/winrate_vs_random", "eval/winrate_vs_greedy", "rollout/ep_rew_mean",
-                 "train/pool_size"):
+    for name in (
+        "charts/SPS",
+        "eval/winrate_vs_random",
+        "eval/winrate_vs_greedy",
+        "rollout/ep_rew_mean",
+        "train/pool_size",
+    ):
         assert name in metrics
     assert any(p.name.startswith("events.out.tfevents") for p in run_dir.iterdir())
 
@@ -297,8 +361,10 @@ def test_tiny_league_run(tmp_path):
 def test_league_refuses_bad_arguments(capsys):
     from monster_zoo.training.rllib import league as rllib_league
 
-    for argv, message in ((["--league", "nobody:1"], "unknown agent 'nobody'"),
-                          (["--option", "num_players=9"], "num_players=9")):
+    for argv, message in (
+        (["--league", "nobody:1"], "unknown agent 'nobody'"),
+        (["--option", "num_players=9"], "num_players=9"),
+    ):
         with pytest.raises(SystemExit) as stop:  # argparse's exit for bad arguments
             rllib_league.main(argv)
         assert stop.value.code == 2 and message in capsys.readouterr().err
@@ -308,8 +374,21 @@ def test_evaluate_on_ray_gives_the_local_results(tmp_path):
     """``evaluate --ray`` writes the same tournament.json (timing aside) as the local run."""
     from monster_zoo.cli import main as cli
 
-    common = ["evaluate", "--game", "marry_the_monster-v0", "--option", "num_players=3", "--agents",
-              "greedy", "random", "--games", "9", "--seed", "5", "--no-progress"]
+    common = [
+        "evaluate",
+        "--game",
+        "marry_the_monster-v0",
+        "--option",
+        "num_players=3",
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        "9",
+        "--seed",
+        "5",
+        "--no-progress",
+    ]
     assert cli.main(common + ["--out", str(tmp_path / "local")]) == 0
     assert cli.main(common + ["--ray", "--out", str(tmp_path / "ray")]) == 0
     local, on_ray = (json.loads((tmp_path / d / "tournament.json").read_text()) for d in ("local", "ray"))
@@ -333,8 +412,12 @@ def test_stock_module_error_names_the_config_helper():
 
     env = RLlibGameEnv({"game": "monstargh-v0"})
     agent = env.possible_agents[0]
-    stock = RLModuleSpec(module_class=DefaultPPOTorchRLModule, observation_space=env.observation_spaces[agent],
-                         action_space=env.action_spaces[agent], model_config={})
+    stock = RLModuleSpec(
+        module_class=DefaultPPOTorchRLModule,
+        observation_space=env.observation_spaces[agent],
+        action_space=env.action_spaces[agent],
+        model_config={},
+    )
     with pytest.raises(ValueError, match="No default encoder config") as error:
         stock.build()
     assert f"{CONFIG_HELPER}(game_id, options)" in str(error.value)
@@ -344,9 +427,14 @@ def test_stock_module_error_names_the_config_helper():
 def test_ppo_config_trains_one_masked_module_on_every_seat():
     """The helper's config: the game and options in the env config, every seat mapped to the one
     self-play module, that module the masking one, the model and training arguments passed on."""
-    config = ppo_config("mighty_monsters-v0", {"num_players": 5}, {"fcnet_hiddens": [32]}, lr=1e-3, num_epochs=2)
+    config = ppo_config(
+        "mighty_monsters-v0", {"num_players": 5}, {"fcnet_hiddens": [32]}, lr=1e-3, num_epochs=2
+    )
     config.validate()
-    assert config.env is RLlibGameEnv and config.env_config == {"game": "mighty_monsters-v0", "num_players": 5}
+    assert config.env is RLlibGameEnv and config.env_config == {
+        "game": "mighty_monsters-v0",
+        "num_players": 5,
+    }
     assert config.is_multi_agent and set(config.policies) == {SELF_PLAY_MODULE}
     env = RLlibGameEnv(config.env_config)
     assert {config.policy_mapping_fn(agent, None) for agent in env.possible_agents} == {SELF_PLAY_MODULE}
@@ -358,13 +446,16 @@ def test_ppo_config_trains_one_masked_module_on_every_seat():
     assert isinstance(spec.build(), MaskedPPOTorchRLModule)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"game_id": "nope-v0"}, "unknown game 'nope-v0'; available: marry_the_monster-v0"),
-    ({"options": {"num_players": 9}}, "num_players=9 is not valid; valid values: 2, 3, 4, 5"),
-    ({"options": {"game": "monstargh-v0"}}, "the game is the argument game_id"),
-    ({"learning_rate": 0.1}, "takes no argument learning_rate; it takes .*\\blr\\b"),
-    ({"options": {"observation": "flat"}}, "leave out the option observation='flat'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"game_id": "nope-v0"}, "unknown game 'nope-v0'; available: marry_the_monster-v0"),
+        ({"options": {"num_players": 9}}, "num_players=9 is not valid; valid values: 2, 3, 4, 5"),
+        ({"options": {"game": "monstargh-v0"}}, "the game is the argument game_id"),
+        ({"learning_rate": 0.1}, "takes no argument learning_rate; it takes .*\\blr\\b"),
+        ({"options": {"observation": "flat"}}, "leave out the option observation='flat'"),
+    ],
+)
 def test_ppo_config_refuses_bad_input_before_ray_starts(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ppo_config(**kwargs)
@@ -373,8 +464,14 @@ def test_ppo_config_refuses_bad_input_before_ray_starts(kwargs, message):
 def test_readme_rllib_snippet_runs(tmp_path):
     """The README's RLlib example, exactly as printed, in a fresh interpreter (one training
     iteration on the driver, then the trained module evaluated against greedy)."""
-    done = subprocess.run([sys.executable, "-c", readme_block(README_MARKER)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+    done = subprocess.run(
+        [sys.executable, "-c", readme_block(README_MARKER)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "vs greedy" in done.stdout
 
@@ -388,7 +485,9 @@ def test_rllib_throughput_quick_run_writes_a_record(tmp_path):
     assert rllib_throughput.main(["--quick", "--env-runners", "0,1", "--json", str(out)]) == 0
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert [s["env_runners"] for s in record["setups"]] == [0, 1]
-    assert all(s["sampling_steps_per_s"][0] > 0 and s["training_steps_per_s"][0] > 0 for s in record["setups"])
+    assert all(
+        s["sampling_steps_per_s"][0] > 0 and s["training_steps_per_s"][0] > 0 for s in record["setups"]
+    )
 
 
 def test_league_opponents_are_built_for_the_league_game():
@@ -403,5 +502,8 @@ def test_league_opponents_are_built_for_the_league_game():
     four.reset(seed=0)
     state = four.unwrapped.engine_state
     with pytest.raises(WrongGameError, match="num_players=4"):
-        champion.act(four.observe(four.agent_selection)["observation"],
-                     four.observe(four.agent_selection)["action_mask"], state)
+        champion.act(
+            four.observe(four.agent_selection)["observation"],
+            four.observe(four.agent_selection)["action_mask"],
+            state,
+        )

@@ -2,6 +2,7 @@
 entry a generator state picks, so the word-reading pick must equal the plain scan it replaced,
 draw for draw, for every mask (any length; 0/1 entries for ``rng_pick_counted``, any non-zero
 values for ``rng_pick_set``) and every count."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,8 @@ def reference_pick(mask: np.ndarray, count: int, rng: np.ndarray) -> int:
 def mask_lists(values):
     """Masks of any length up to five blocks and a few entries beyond, holding ``values``."""
     return st.lists(st.sampled_from(values), max_size=5 * PICK_BLOCK + 11).map(
-        lambda entries: np.array(entries, np.int8))
+        lambda entries: np.array(entries, np.int8)
+    )
 
 
 legal_masks = mask_lists([0, 0, 0, 0, 0, 1])
@@ -91,8 +93,9 @@ def test_consecutive_rngs_are_the_rows_of_each_seed_and_of_its_action_generator(
     from monster_zoo.envs.core.batch import ACTION_SEED_SALT, action_rng
     from monster_zoo.envs.core.rng import SEED_MASK, consecutive_rngs, make_rngs
 
-    for first in (0, 7, SEED_MASK - 2, 2 ** 62 + 1):  # SEED_MASK - 2: the seeds wrap to 0 as make_batch's do
+    for first in (0, 7, SEED_MASK - 2, 2**62 + 1):  # SEED_MASK - 2: the seeds wrap to 0 as make_batch's do
         seeds = [(first + i) & SEED_MASK for i in range(5)]
         assert np.array_equal(consecutive_rngs(first, 5), make_rngs(seeds))
-        assert np.array_equal(consecutive_rngs(first, 5, salt=ACTION_SEED_SALT),
-                              np.stack([action_rng(s) for s in seeds]))
+        assert np.array_equal(
+            consecutive_rngs(first, 5, salt=ACTION_SEED_SALT), np.stack([action_rng(s) for s in seeds])
+        )

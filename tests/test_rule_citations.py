@@ -3,6 +3,7 @@
 that game's package ``envs/<game>/``. The worked examples of a rules file are exempt (they are
 tests, named by ``tests/``, see ``test_rule_coverage.py``); sub-ids (``MM-20.3``) may be cited
 through their parent."""
+
 import re
 from pathlib import Path
 
@@ -20,8 +21,10 @@ def defined_ids(rules_md: str, prefix: str):
     """The top-level ids the rules text defines (``- **<prefix>-<n> Title.**``), worked examples
     left out."""
     rules = WORKED_EXAMPLES.split(rules_md)[0]
-    return sorted(set(re.findall(rf"^- \*\*({re.escape(prefix)}-\d+)\b(?!\.\d)", rules, re.MULTILINE)),
-                  key=lambda r: int(r.split("-")[1]))
+    return sorted(
+        set(re.findall(rf"^- \*\*({re.escape(prefix)}-\d+)\b(?!\.\d)", rules, re.MULTILINE)),
+        key=lambda r: int(r.split("-")[1]),
+    )
 
 
 def cited_ids(package: Path, prefix: str):
@@ -40,7 +43,9 @@ def test_every_rule_is_cited_where_it_is_applied(game_id):
 
 
 def test_the_check_finds_an_uncited_rule(tmp_path):
-    rules = "- **XY-1 One.** a\n- **XY-2 Two.** b\n- **XY-2.1 Part.** c\n## Worked examples\n- **XY-3 E.** d\n"
+    rules = (
+        "- **XY-1 One.** a\n- **XY-2 Two.** b\n- **XY-2.1 Part.** c\n## Worked examples\n- **XY-3 E.** d\n"
+    )
     assert defined_ids(rules, "XY") == ["XY-1", "XY-2"]
     (tmp_path / "rules.py").write_text("# applies XY-1\n")
     assert cited_ids(tmp_path, "XY") == {"XY-1"}

@@ -1,4 +1,5 @@
 """Every rule id of every game's ``seeds/<game>/rules.md`` is named by at least one test."""
+
 import re
 from pathlib import Path
 
@@ -23,7 +24,8 @@ def test_every_game_has_a_rules_file():
 def test_every_rule_id_is_named_by_a_test(rules_md):
     ids = sorted(set(RULE_ID.findall(rules_md.read_text(encoding="utf-8"))))
     assert ids, f"{rules_md} has no rule ids"
-    tests = "\n".join(p.read_text(encoding="utf-8") for p in TESTS_DIR.glob("test_*.py")
-                      if p.name != Path(__file__).name)
+    tests = "\n".join(
+        p.read_text(encoding="utf-8") for p in TESTS_DIR.glob("test_*.py") if p.name != Path(__file__).name
+    )
     missing = [r for r in ids if not re.search(rf"\b{re.escape(r)}\b", tests)]
     assert not missing, f"{rules_md.parent.name}: rule ids no test names: {', '.join(missing)}"

@@ -2,19 +2,25 @@
 bad flag or game option refused with the reason before anything is written, the run folder's name
 and its ``args.json``, and the evaluation against the baselines (random alone where a game has no
 greedy)."""
+
 import json
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List
 
 import pytest
 
 from monster_zoo.training import run_start
-from monster_zoo.training.run_start import (baseline_rates, build_parser, check_arguments, flag, game_options,
-                                            new_run)
+from monster_zoo.training.run_start import (
+    baseline_rates,
+    build_parser,
+    check_arguments,
+    flag,
+    game_options,
+    new_run,
+)
 
 GAME = "marry_the_monster-v0"
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +31,7 @@ class Args:
     """A small trainer's knobs, declared as the trainers declare theirs."""
 
     game: str = flag(GAME, "registry id of the game")
-    option: List[str] = field(default_factory=list, metadata={"help": "game option KEY=VALUE, repeatable"})
+    option: list[str] = field(default_factory=list, metadata={"help": "game option KEY=VALUE, repeatable"})
     exp_name: str = flag("tiny", "experiment name, part of the run name")
     seed: int = flag(1, "seed of everything")
     learning_rate: float = flag(3e-4, "Adam learning rate")
@@ -43,15 +49,26 @@ def parsed(*argv) -> Args:
 
 
 def test_flags_come_from_the_fields_with_their_help_and_defaults(capsys):
-    args = parsed("--exp-name", "x", "--seed", "7", "--option", "num_players=3", "--option", "max_steps=99",
-                  "--no-progress")
+    args = parsed(
+        "--exp-name",
+        "x",
+        "--seed",
+        "7",
+        "--option",
+        "num_players=3",
+        "--option",
+        "max_steps=99",
+        "--no-progress",
+    )
     assert args == Args(GAME, ["num_players=3", "max_steps=99"], "x", 7, 3e-4, False)
     assert parsed() == Args()
     with pytest.raises(SystemExit):
         parser().parse_args(["--help"])
     help_text = capsys.readouterr().out
     assert help_text.startswith("usage: tiny-trainer") and "A trainer for the tests." in help_text
-    assert "--learning-rate LEARNING_RATE" in help_text and "Adam learning rate (default: 0.0003)" in help_text
+    assert (
+        "--learning-rate LEARNING_RATE" in help_text and "Adam learning rate (default: 0.0003)" in help_text
+    )
     assert "--option KEY=VALUE" in help_text and "--progress, --no-progress" in help_text
 
 
@@ -61,8 +78,10 @@ def test_a_bad_option_is_refused_with_the_valid_values(capsys):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith("usage: tiny-trainer")
     assert "option num_players=9 is not valid; valid values: 2, 3, 4, 5" in err
-    for pairs, reason in ((["colour=red"], "unknown option(s) colour; valid options: num_players"),
-                          (["num_players"], "option 'num_players' is not of the form key=value")):
+    for pairs, reason in (
+        (["colour=red"], "unknown option(s) colour; valid options: num_players"),
+        (["num_players"], "option 'num_players' is not of the form key=value"),
+    ):
         with pytest.raises(SystemExit):
             game_options(parser(), GAME, pairs)
         assert reason in capsys.readouterr().err
@@ -81,7 +100,9 @@ def test_the_first_problem_found_is_the_one_reported(capsys):
     check_arguments(parser(), Args(), check("a", None), check("b", None))
     assert checked == ["a", "b"]
     with pytest.raises(SystemExit) as stop:
-        check_arguments(parser(), Args(), check("c", None), check("d", "--seed must be 0"), check("e", "later"))
+        check_arguments(
+            parser(), Args(), check("c", None), check("d", "--seed must be 0"), check("e", "later")
+        )
     assert stop.value.code == 2 and checked[2:] == ["c", "d"]  # a check after the first problem never runs
     err = capsys.readouterr().err
     assert "tiny-trainer: error: --seed must be 0" in err and "later" not in err
@@ -103,8 +124,14 @@ def test_args_json_holds_every_flag_in_declaration_order(tmp_path):
     args = parsed("--option", "num_players=3", "--learning-rate", "0.01", "--no-progress")
     run = new_run(tmp_path, args.game, args.exp_name, args.seed, args)
     text = (run.dir / "args.json").read_text()
-    assert list(json.loads(text).items()) == [("game", GAME), ("option", ["num_players=3"]), ("exp_name", "tiny"),
-                                              ("seed", 1), ("learning_rate", 0.01), ("progress", False)]
+    assert list(json.loads(text).items()) == [
+        ("game", GAME),
+        ("option", ["num_players=3"]),
+        ("exp_name", "tiny"),
+        ("seed", 1),
+        ("learning_rate", 0.01),
+        ("progress", False),
+    ]
     assert text.startswith('{\n  "game": ')  # indented by two, as the trainers always wrote it
 
 
@@ -123,16 +150,34 @@ def test_the_evaluation_measures_random_and_greedy_and_logs_each():
 
     learner = make_agent("random", GAME, seed=3, options={"num_players": 2})
     logged = []
-    rates = baseline_rates(learner, GAME, {"num_players": 2}, seed=1, games=4,
-                           log=lambda metric, value: logged.append(metric), intervals=True)
+    rates = baseline_rates(
+        learner,
+        GAME,
+        {"num_players": 2},
+        seed=1,
+        games=4,
+        log=lambda metric, value: logged.append(metric),
+        intervals=True,
+    )
     assert list(rates) == ["random", "greedy"] and all(rate.games == 4 for rate in rates.values())
-    assert logged == [f"eval/winrate_vs_{name}{suffix}" for name in ("random", "greedy")
-                      for suffix in ("", "_low95", "_high95")]
+    assert logged == [
+        f"eval/winrate_vs_{name}{suffix}"
+        for name in ("random", "greedy")
+        for suffix in ("", "_low95", "_high95")
+    ]
     logged.clear()
-    again = baseline_rates(learner, GAME, {"num_players": 2}, seed=1, games=4,
-                           log=lambda metric, value: logged.append((metric, value)))
+    again = baseline_rates(
+        learner,
+        GAME,
+        {"num_players": 2},
+        seed=1,
+        games=4,
+        log=lambda metric, value: logged.append((metric, value)),
+    )
     assert logged == [(f"eval/winrate_vs_{name}", again[name].rate) for name in ("random", "greedy")]
-    assert {name: rate.rate for name, rate in again.items()} == {name: rate.rate for name, rate in rates.items()}
+    assert {name: rate.rate for name, rate in again.items()} == {
+        name: rate.rate for name, rate in rates.items()
+    }
 
 
 def test_a_game_without_greedy_is_evaluated_against_random_alone(monkeypatch):
@@ -147,16 +192,24 @@ def test_a_game_without_greedy_is_evaluated_against_random_alone(monkeypatch):
 
     monkeypatch.setattr(agents, "make_agent", no_greedy)
     logged = []
-    rates = baseline_rates(real("random", GAME, seed=3), GAME, {"num_players": 2}, seed=1, games=2,
-                           log=lambda metric, value: logged.append(metric))
+    rates = baseline_rates(
+        real("random", GAME, seed=3),
+        GAME,
+        {"num_players": 2},
+        seed=1,
+        games=2,
+        log=lambda metric, value: logged.append(metric),
+    )
     assert list(rates) == ["random"] and logged == ["eval/winrate_vs_random"]
 
 
 def test_the_shared_start_needs_no_training_library():
     """The trainers' ``--help`` and their argument checks run without torch, SB3 or Ray."""
-    code = ("import sys; import monster_zoo.training.run_start, monster_zoo.training.ppo.trainer, "
-            "monster_zoo.training.az.trainer; "
-            "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules))")
+    code = (
+        "import sys; import monster_zoo.training.run_start, monster_zoo.training.ppo.trainer, "
+        "monster_zoo.training.az.trainer; "
+        "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"

@@ -2,6 +2,7 @@
 atomically and never through a link, a person's game is never lost, and text from users is
 escaped for the medium it lands in (markdown, matplotlib, the terminal, HTML).
 """
+
 import errno
 import json
 import os
@@ -14,16 +15,24 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
+from monster_zoo.cli import main as cli
 from monster_zoo.envs.core import safe_writing
 from monster_zoo.envs.core.escaping import html_text, markdown_cell, markdown_code, plot_text, visible
 from monster_zoo.envs.core.records import read_record, record_game, save_record
 from monster_zoo.envs.core.safe_writing import open_atomic, output_problem, write_atomic
-from monster_zoo.cli import main as cli
 from monster_zoo.evaluation import match, tournament
 
 GAME = "marry_the_monster-v0"
-HOSTILE = ["x$^$y", "a|b<!--", "line\nbreak", "\x1b[2J\x1b[31mred", "<script>alert(1)</script>", "back\\slash|",
-           "`code` [link](javascript:x) *bold*", "&amp;"]
+HOSTILE = [
+    "x$^$y",
+    "a|b<!--",
+    "line\nbreak",
+    "\x1b[2J\x1b[31mred",
+    "<script>alert(1)</script>",
+    "back\\slash|",
+    "`code` [link](javascript:x) *bold*",
+    "&amp;",
+]
 
 
 def exit_code(argv, capsys):
@@ -139,13 +148,17 @@ def test_every_writer_of_user_visible_files_replaces_a_planted_link(tmp_path, re
         return link
 
     spec = envs.spec(GAME)
-    layers = [(np.zeros((spec.obs_size, 4)), np.zeros(4), "tanh"), (np.zeros((4, spec.num_actions)),
-                                                                     np.zeros(spec.num_actions), None)]
+    layers = [
+        (np.zeros((spec.obs_size, 4)), np.zeros(4), "tanh"),
+        (np.zeros((4, spec.num_actions)), np.zeros(spec.num_actions), None),
+    ]
     write_policy(planted("m.npz"), layers, make_metadata(GAME, {"num_players": 2}, [4], "tanh", "m"))
     record = load(record_file)
     write_html(record, planted("r.html"))
     write_gif(record, planted("r.gif"))
-    result = tournament.run_tournament(GAME, ["random", "greedy"], 2, options={"num_players": 2}, progress=False)
+    result = tournament.run_tournament(
+        GAME, ["random", "greedy"], 2, options={"num_players": 2}, progress=False
+    )
     planted("tournament.md"), planted("tournament.json")
     result.write(tmp_path)
     plots.plot_win_matrix(result.to_json(), planted("w.png"))
@@ -169,7 +182,7 @@ def test_each_medium_gets_text_it_shows_and_never_runs():
         assert "`" not in cell.replace("\\`", "")
         code = markdown_code(text)
         fence = re.match("`+", code).group()
-        assert code.endswith(fence) and fence not in code[len(fence):-len(fence)].strip(), text
+        assert code.endswith(fence) and fence not in code[len(fence) : -len(fence)].strip(), text
         from matplotlib.cbook import is_math_text
 
         assert not is_math_text(plot_text(text)), text
@@ -184,14 +197,24 @@ def test_labels_with_dollars_draw_literally_and_plots_never_parse_math(tmp_path)
     from monster_zoo.evaluation import plots
 
     names = ["x$^$y", "$\\frac{$", "a\nb"]
-    results = {"field": names, "num_players": 2, "game": GAME, "games_per_pairing": 2,
-               "pairings": [{"agent": a, "opponent": b, "win_rate": 0.5, "win_rate_low": 0.2, "win_rate_high": 0.8}
-                            for a in names for b in names if a != b]}
+    results = {
+        "field": names,
+        "num_players": 2,
+        "game": GAME,
+        "games_per_pairing": 2,
+        "pairings": [
+            {"agent": a, "opponent": b, "win_rate": 0.5, "win_rate_low": 0.2, "win_rate_high": 0.8}
+            for a in names
+            for b in names
+            if a != b
+        ],
+    }
     assert plots.plot_win_matrix(results, tmp_path / "w.png").stat().st_size > 0
     run = tmp_path / "exp$^$1"
     run.mkdir()
-    (run / "metrics.csv").write_text("step,wall_time,metric,value\n0,0,eval/winrate_vs_$x$,0.3\n"
-                                     "10,1,eval/winrate_vs_$x$,0.5\n")
+    (run / "metrics.csv").write_text(
+        "step,wall_time,metric,value\n0,0,eval/winrate_vs_$x$,0.3\n10,1,eval/winrate_vs_$x$,0.5\n"
+    )
     assert plots.plot_learning_curves([run], tmp_path / "c.png").stat().st_size > 0
     assert "\n" not in plots.wrap_label("a\nb") and plots.wrap_label("x$y") == "x\\$y"
 
@@ -201,8 +224,23 @@ def test_evaluate_with_hostile_labels_finishes_and_escapes_every_output(tmp_path
     pytest.importorskip("openskill")
     out, records = tmp_path / "out", tmp_path / "records"
     labels = ["x$^$y=random", "a|b<!--\n\x1b[31m=greedy"]
-    code, stdout, err = exit_code(["evaluate", "--agents", *labels, "--games", "2", "--option", "num_players=2",
-                                   "--out", str(out), "--save-records", str(records), "--no-progress"], capsys)
+    code, stdout, err = exit_code(
+        [
+            "evaluate",
+            "--agents",
+            *labels,
+            "--games",
+            "2",
+            "--option",
+            "num_players=2",
+            "--out",
+            str(out),
+            "--save-records",
+            str(records),
+            "--no-progress",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert (out / "win_rates.png").stat().st_size > 0 and len(list(records.glob("game_*.json"))) == 2
     assert "\x1b" not in stdout
@@ -222,9 +260,24 @@ def test_a_failing_plot_is_a_warning_after_the_results_and_records_are_written(t
 
     monkeypatch.setattr(plots, "plot_win_matrix", broken)
     out, records = tmp_path / "out", tmp_path / "records"
-    code, stdout, err = exit_code(["evaluate", "--agents", "random", "greedy", "--games", "2", "--option",
-                                   "num_players=2", "--out", str(out), "--save-records", str(records),
-                                   "--no-progress"], capsys)
+    code, stdout, err = exit_code(
+        [
+            "evaluate",
+            "--agents",
+            "random",
+            "greedy",
+            "--games",
+            "2",
+            "--option",
+            "num_players=2",
+            "--out",
+            str(out),
+            "--save-records",
+            str(records),
+            "--no-progress",
+        ],
+        capsys,
+    )
     assert code == 0 and "warning: the win-rate plot was not written (ValueError: mathtext" in err
     assert json.loads((out / "tournament.json").read_text())["field"] == ["random", "greedy"]
     assert (out / "tournament.md").exists() and len(list(records.glob("game_*.json"))) == 2
@@ -237,7 +290,9 @@ def test_evaluate_refuses_outputs_that_exist_before_playing(tmp_path, capsys, no
     records = tmp_path / "records"
     records.mkdir()
     (records / "game_000.json").symlink_to(tmp_path / "victim.txt")
-    code, _, err = exit_code(["evaluate", "--agents", "random", "greedy", "--save-records", str(records)], capsys)
+    code, _, err = exit_code(
+        ["evaluate", "--agents", "random", "greedy", "--save-records", str(records)], capsys
+    )
     assert code == 2 and "already holds match records (game_000.json, ...)" in err
 
 
@@ -248,9 +303,25 @@ def test_save_records_replaces_a_planted_link_and_never_writes_through_it(tmp_pa
     records = tmp_path / "records"
     records.mkdir()
     (records / "game_000.json").symlink_to("../victim.txt")
-    code, _, err = exit_code(["evaluate", "--agents", "random", "greedy", "--games", "2", "--option",
-                              "num_players=2", "--save-records", str(records), "--records-per-pairing", "1",
-                              "--no-progress", "--overwrite"], capsys)
+    code, _, err = exit_code(
+        [
+            "evaluate",
+            "--agents",
+            "random",
+            "greedy",
+            "--games",
+            "2",
+            "--option",
+            "num_players=2",
+            "--save-records",
+            str(records),
+            "--records-per-pairing",
+            "1",
+            "--no-progress",
+            "--overwrite",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert victim.read_text() == "precious"
     assert not (records / "game_000.json").is_symlink() and read_record(records / "game_000.json")
@@ -259,8 +330,11 @@ def test_save_records_replaces_a_planted_link_and_never_writes_through_it(tmp_pa
 # --- replay -----------------------------------------------------------------------------------
 def test_replay_never_writes_over_its_record_or_an_existing_page(tmp_path, record_file, capsys):
     kept = record_file.read_bytes()
-    for argv in (["--html", str(record_file)], ["--gif", str(record_file)],
-                 ["--html", str(tmp_path / "a"), "--gif", str(tmp_path / "a")]):
+    for argv in (
+        ["--html", str(record_file)],
+        ["--gif", str(record_file)],
+        ["--html", str(tmp_path / "a"), "--gif", str(tmp_path / "a")],
+    ):
         code, _, err = exit_code(["replay", str(record_file), *argv], capsys)
         assert code == 2 and ("is the input" in err or "name the same file" in err), argv
     assert record_file.read_bytes() == kept
@@ -272,7 +346,9 @@ def test_replay_never_writes_over_its_record_or_an_existing_page(tmp_path, recor
     assert code == 0 and page.read_text().startswith("<!DOCTYPE html>")
 
 
-def test_unwritable_folders_are_refused_before_the_work(tmp_path, record_file, capsys, read_only, monkeypatch):
+def test_unwritable_folders_are_refused_before_the_work(
+    tmp_path, record_file, capsys, read_only, monkeypatch
+):
     locked = tmp_path / "locked"
     locked.mkdir()
     read_only(locked)
@@ -310,13 +386,19 @@ def first_moves(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 2000))
 
 
-def test_play_refuses_an_existing_record_before_the_game_and_replaces_a_link_when_told(tmp_path, capsys,
-                                                                                      first_moves):
+def test_play_refuses_an_existing_record_before_the_game_and_replaces_a_link_when_told(
+    tmp_path, capsys, first_moves
+):
     mine = tmp_path / "mine.json"
     mine.write_text("yesterday's game")
     argv = ["play", "--game", "monstargh-v0", "--agents", "random", "--seed", "2", "--record", str(mine)]
     code, out, err = exit_code(argv, capsys)
-    assert code == 2 and "already exists" in err and "game over" not in out and mine.read_text() == "yesterday's game"
+    assert (
+        code == 2
+        and "already exists" in err
+        and "game over" not in out
+        and mine.read_text() == "yesterday's game"
+    )
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     link = tmp_path / "link.json"
@@ -326,15 +408,27 @@ def test_play_refuses_an_existing_record_before_the_game_and_replaces_a_link_whe
     assert victim.read_text() == "precious" and read_record(link)["agents"] == ["you", "random"]
 
 
-def test_a_record_that_cannot_be_written_at_the_end_is_kept_elsewhere(tmp_path, capsys, first_moves, monkeypatch):
+def test_a_record_that_cannot_be_written_at_the_end_is_kept_elsewhere(
+    tmp_path, capsys, first_moves, monkeypatch
+):
     """The probe's 45-move game was lost to a read-only folder: now it lands in a private file."""
+
     def read_only_disk(path, data):
         raise OSError(errno.EROFS, "Read-only file system", str(path))
 
     monkeypatch.setattr(safe_writing, "write_atomic", read_only_disk)
     monkeypatch.setattr(safe_writing.tempfile, "tempdir", str(tmp_path))
-    argv = ["play", "--game", "monstargh-v0", "--agents", "random", "--seed", "2", "--record",
-            str(tmp_path / "g.json")]
+    argv = [
+        "play",
+        "--game",
+        "monstargh-v0",
+        "--agents",
+        "random",
+        "--seed",
+        "2",
+        "--record",
+        str(tmp_path / "g.json"),
+    ]
     code, out, err = exit_code(argv, capsys)
     assert code == 1 and "could not write" in err and "Read-only file system" in err
     kept = Path(re.search(r"kept in (\S+) instead", err).group(1))
@@ -347,7 +441,7 @@ def test_a_record_that_cannot_be_written_at_the_end_is_kept_elsewhere(tmp_path, 
     monkeypatch.setattr(safe_writing.tempfile, "mkstemp", no_temporary_folder)
     code, out, err = exit_code(argv, capsys)
     assert code == 1 and "the game's match record follows" in err
-    printed = json.loads(out[out.index('{\n "format"'):])
+    printed = json.loads(out[out.index('{\n "format"') :])
     assert printed["agents"] == ["you", "random"] and printed["result"]["length"] == len(printed["actions"])
 
 
@@ -362,9 +456,17 @@ def test_the_leaderboard_markdown_escapes_names_and_links(tmp_path):
     pytest.importorskip("openskill")
     from monster_zoo.evaluation import leaderboard
 
-    summary = {"key": "k", "markdown": "## table", "picture": "k (1).png", "elapsed_s": 60.0, "games": 2,
-               "game_id": GAME, "num_players": 2, "reused": False,
-               "ranking": [{"agent": "<img src=x onerror=alert(1)>|", "ordinal": 1.0}]}
+    summary = {
+        "key": "k",
+        "markdown": "## table",
+        "picture": "k (1).png",
+        "elapsed_s": 60.0,
+        "games": 2,
+        "game_id": GAME,
+        "num_players": 2,
+        "reused": False,
+        "ranking": [{"agent": "<img src=x onerror=alert(1)>|", "ordinal": 1.0}],
+    }
     text = leaderboard.render([summary], "my board", 0, 1, 60.0)
     assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;\\|" in text
     assert "(my%20board/k%20%281%29.png)" in text

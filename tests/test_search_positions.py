@@ -9,10 +9,16 @@ real kernels and determinizes what the seat on move cannot see, so a position is
 "clear" if the best move stays best whatever the hidden cards are; each docstring says
 why it does.
 """
-from typing import Dict, List, Optional
 
+import marry_the_monster_diagram
+import mighty_monsters_diagram
+import monstargh_diagram
+import monster_arena_diagram
+import monster_factory_diagram
 import numpy as np
 import pytest
+from test_mcts import HOUSES_ONLY, THIRD_TOWER
+from test_monster_factory_agents import COMB_11, THEIR_PAIR
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
@@ -20,14 +26,6 @@ from monster_zoo.agents.search.tuned import TunedMCTS
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monstargh.state_layout import STARS
-
-import monster_arena_diagram
-import monstargh_diagram
-import monster_factory_diagram
-import mighty_monsters_diagram
-import marry_the_monster_diagram
-from test_mcts import HOUSES_ONLY, THIRD_TOWER
-from test_monster_factory_agents import COMB_11, THEIR_PAIR
 
 SEEDS = (0, 1, 2)
 
@@ -41,7 +39,7 @@ def legal(game_id: str, state: np.ndarray) -> np.ndarray:
     return mask
 
 
-def names(game_id: str, state: np.ndarray) -> List[str]:
+def names(game_id: str, state: np.ndarray) -> list[str]:
     """The legal actions of the seat on move, by name."""
     spec = envs.spec(game_id)
     return [spec.action_to_str(int(a), state) for a in np.flatnonzero(legal(game_id, state))]
@@ -71,7 +69,7 @@ def finish_turn(game_id: str, state: np.ndarray, first: str, then=(), seed: int 
     return state
 
 
-def search(game_id: str, state: np.ndarray, seed: int, options: Optional[Dict] = None):
+def search(game_id: str, state: np.ndarray, seed: int, options: dict | None = None):
     """The tuned search's choice in ``state`` by name, and the agent (its tree holds the search)."""
     agent = make_agent("mcts", game_id, seed=seed, options=options)
     assert isinstance(agent, TunedMCTS) and type(agent).fraction == 1  # the full budget
@@ -79,24 +77,26 @@ def search(game_id: str, state: np.ndarray, seed: int, options: Optional[Dict] =
     return envs.spec(game_id).action_to_str(action, state), agent
 
 
-def visits_by_name(game_id: str, state: np.ndarray, agent) -> Dict[str, int]:
+def visits_by_name(game_id: str, state: np.ndarray, agent) -> dict[str, int]:
     """The root visit count of every legal action (what to report when the search misses)."""
     visits = agent.tree.root_visits()
     spec = envs.spec(game_id)
     return {spec.action_to_str(int(a), state): int(visits[a]) for a in np.flatnonzero(legal(game_id, state))}
 
 
-def assert_search_picks(game_id: str, state: np.ndarray, best: str, options: Optional[Dict] = None):
+def assert_search_picks(game_id: str, state: np.ndarray, best: str, options: dict | None = None):
     """The full-budget search chooses ``best`` for every seed of SEEDS (and leaves the state alone)."""
     before = state.copy()
     for seed in SEEDS:
         chosen, agent = search(game_id, state, seed, options)
-        assert chosen == best, (f"seed {seed}: the search chose {chosen!r}, not {best!r}; "
-                                f"root visits {visits_by_name(game_id, state, agent)}")
+        assert chosen == best, (
+            f"seed {seed}: the search chose {chosen!r}, not {best!r}; "
+            f"root visits {visits_by_name(game_id, state, agent)}"
+        )
     assert np.array_equal(state, before)
 
 
-def play_own_turn(game_id: str, state: np.ndarray, seed: int, options: Optional[Dict] = None) -> np.ndarray:
+def play_own_turn(game_id: str, state: np.ndarray, seed: int, options: dict | None = None) -> np.ndarray:
     """The search (seeded ``seed``) plays the seat on move until its turn or the game ends."""
     state = state.copy()
     seat = int(state[H_CURRENT])
@@ -117,14 +117,20 @@ def assert_no_win(game_id: str, state: np.ndarray, seat: int):
 MTM = "marry_the_monster-v0"
 
 
-def third_tower(num_players: int, phase: str = "main", hand=(0, 1, 1), board: str = THIRD_TOWER,
-                **kwargs) -> np.ndarray:
+def third_tower(
+    num_players: int, phase: str = "main", hand=(0, 1, 1), board: str = THIRD_TOWER, **kwargs
+) -> np.ndarray:
     """The position of tests/test_mcts.py: seat 0 (45 points, towers on A1 and A2, a manor on A3)
     to act; seat 1 (89 points) wins when it scores at the start of its turn; the fachan is walled in."""
     hands = [hand, (1, 1, 1)] + [(0, 0, 0)] * (num_players - 2)
     return marry_the_monster_diagram.state_from_diagram(
-        board, num_players=num_players, scores=[45, 89] + [0] * (num_players - 2), phase=phase,
-        hands=hands, **kwargs)
+        board,
+        num_players=num_players,
+        scores=[45, 89] + [0] * (num_players - 2),
+        phase=phase,
+        hands=hands,
+        **kwargs,
+    )
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -238,10 +244,15 @@ STARS_BEFORE = {2: [0, 3], 4: [1, 3, 0, 0]}
 def last_card(num_players: int) -> np.ndarray:
     """Seat 0 has chosen its green 3 (MA-19) and picks its cell."""
     tokens = ["green", "blue", "yellow", "red"][:num_players]
-    state = monstargh_diagram.position(CHAIN[num_players], {0: ["G3"]}, tokens, num_players=num_players,
-                                species=SPECIES[num_players],
-                                focus={p: [0, 0] for p in range(num_players)})
-    state[STARS:STARS + num_players] = STARS_BEFORE[num_players]
+    state = monstargh_diagram.position(
+        CHAIN[num_players],
+        {0: ["G3"]},
+        tokens,
+        num_players=num_players,
+        species=SPECIES[num_players],
+        focus={p: [0, 0] for p in range(num_players)},
+    )
+    state[STARS : STARS + num_players] = STARS_BEFORE[num_players]
     assert names(MA, state) == ["play green 3"]
     return monstargh_diagram.play(state, "play green 3")
 
@@ -280,9 +291,14 @@ def last_tile(num_players: int) -> np.ndarray:
     first monster is complete with 2 tiles (2 points), and seat 1's minion is open under both
     its tiles."""
     monsters = [(0, COMB_11, False), (1, "0200 0002", True), (1, THEIR_PAIR, False)]
-    others = [(2, "0100 0001", True), (3, "0010\n1000", True)][:num_players - 2]
-    return monster_factory_diagram.state_from_monsters(monsters + others, num_players=num_players, hand="2000",
-                                          supply={}, scores={p: 2 for p in range(1, num_players)})
+    others = [(2, "0100 0001", True), (3, "0010\n1000", True)][: num_players - 2]
+    return monster_factory_diagram.state_from_monsters(
+        monsters + others,
+        num_players=num_players,
+        hand="2000",
+        supply={},
+        scores={p: 2 for p in range(1, num_players)},
+    )
 
 
 @pytest.mark.parametrize("num_players", [2, 4])

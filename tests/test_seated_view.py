@@ -7,6 +7,7 @@ and 0 beyond the count. Trained agents refuse a view of another count by it
 step: at every decision of random games of every game under every option set, at each game's
 last state, and after the batched engine's auto-reset.
 """
+
 import numpy as np
 import pytest
 

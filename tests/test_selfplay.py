@@ -6,6 +6,7 @@ final observation, game after game. Opponents here pick the first legal action,
 once as a Python object (the ``act_batch`` path) and once as a numba policy (the
 in-kernel path), so the AEC replay can reproduce their moves.
 """
+
 import numba
 import numpy as np
 import pytest
@@ -15,8 +16,8 @@ from monster_zoo import envs
 from monster_zoo.envs.core import threads
 from monster_zoo.envs.core.contract import POLICY_SIG
 from monster_zoo.envs.core.opponents import RandomOpponent
-from monster_zoo.envs.core.selfplay import LearnerGames
 from monster_zoo.envs.core.sb3_vec_env import SelfPlayVecEnv
+from monster_zoo.envs.core.selfplay import LearnerGames
 
 pytestmark = pytest.mark.conformance  # the test-only games of tests/fixture_games/ run these too
 
@@ -51,14 +52,17 @@ def play_vec(game_id, options, opponent, num_envs=3, steps=250, seed=11):
     vec = SelfPlayVecEnv(spec, envs.config(game_id, options), num_envs, [opponent], seed=seed)
     obs = vec.reset()
     rng = np.random.default_rng(seed)
-    records = [[] for _ in range(num_envs)]  # per slot: (game_seed, seat, obs, mask, action, reward, done, final)
+    records = [
+        [] for _ in range(num_envs)
+    ]  # per slot: (game_seed, seat, obs, mask, action, reward, done, final)
     infos = vec.reset_infos
     for _ in range(steps):
         masks = vec.action_masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         seeds = vec.game_seeds()  # not in infos: a seed reveals the hidden deal
-        before = [(seeds[i], infos[i]["learner_seat"], obs[i].copy(), masks[i].copy())
-                  for i in range(num_envs)]
+        before = [
+            (seeds[i], infos[i]["learner_seat"], obs[i].copy(), masks[i].copy()) for i in range(num_envs)
+        ]
         obs, rewards, dones, infos = vec.step(actions)
         for i in range(num_envs):
             final = infos[i].get("terminal_observation")
@@ -131,7 +135,9 @@ def test_illegal_learner_action_raises_and_changes_nothing(game_id):
     bad = int(np.flatnonzero(masks[1] == 0)[0])
     actions[1] = bad
     before = vec.games.states.copy()
-    with pytest.raises(ValueError, match=rf"slot 1: player_\d \(the learner\): action {bad} \(.+\) is illegal: "):
+    with pytest.raises(
+        ValueError, match=rf"slot 1: player_\d \(the learner\): action {bad} \(.+\) is illegal: "
+    ):
         vec.step(actions)
     assert np.array_equal(before, vec.games.states)
     actions[1] = spec_actions = envs.spec(game_id).num_actions
@@ -190,7 +196,9 @@ def test_sb3_recognises_masks_and_maskable_ppo_learns_a_rollout(game_id):
     assert is_masking_supported(vec)
     vec.reset()
     masks = get_action_masks(vec)
-    assert masks.shape == (8, envs.spec(game_id).num_actions) and masks.dtype == bool and masks.any(axis=1).all()
+    assert (
+        masks.shape == (8, envs.spec(game_id).num_actions) and masks.dtype == bool and masks.any(axis=1).all()
+    )
     model = MaskablePPO("MlpPolicy", vec, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(8 * 16)
     assert model.num_timesteps == 128
@@ -211,7 +219,9 @@ def test_gymnasium_env_passes_the_checks_and_replays_from_a_seed(game_id):
         done = False
         while not done:
             assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
-            obs, reward, terminated, truncated, info = env.step(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, reward, terminated, truncated, info = env.step(
+                rng.choice(np.flatnonzero(env.action_masks()))
+            )
             trace.append(obs)
             done = terminated or truncated
         return np.array(trace), reward, info

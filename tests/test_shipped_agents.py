@@ -6,19 +6,20 @@ env (which refuses anything else), decides the same for the same seed, decides t
 when only what its seat cannot see changes, and beats random players. Beating greedy is
 measured by the slow tests at the end (``pytest -m slow``).
 """
+
 import numpy as np
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
-from monster_zoo.agents.ppo.champions import champion_games, champion_name, champion_versions
-from monster_zoo.evaluation.match import play_game, run_match
-from monster_zoo.agents.search.tuned import FastTunedMCTS, TunedMCTS, search_names
 from monster_zoo.agents.az.shipped import network_ships, shipped_versions
+from monster_zoo.agents.ppo.champions import champion_games, champion_name, champion_versions
+from monster_zoo.agents.search.tuned import FastTunedMCTS, TunedMCTS, search_names
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.registry import declaration
+from monster_zoo.evaluation.match import play_game, run_match
 
 GAMES = envs.available()
 HIDES_NOTHING = {g for g in envs.available() if not declaration(g).hides_information}  # e.g. MF-18
@@ -42,7 +43,9 @@ def az_names(game_id: str):
     """The versioned names of the shipped learned search and its network alone, at every version
     shipped (none where no network ships)."""
     game = envs.spec(game_id).name
-    return [f"{game}-{short}-v{version}" for version in shipped_versions(game_id) for short in ("az", "az-net")]
+    return [
+        f"{game}-{short}-v{version}" for version in shipped_versions(game_id) for short in ("az", "az-net")
+    ]
 
 
 def champion_names(game_id: str, num_players: int):
@@ -55,10 +58,15 @@ def newest_champion(game_id: str, num_players: int) -> str:
     return champion_names(game_id, num_players)[-1]
 
 
-AGENTS = [(game_id, name, options) for game_id in GAMES
-          for name, options in shipped(game_id, smallest(game_id))]
-AGENTS += [(game_id, name, {"num_players": n}) for game_id, n in CHAMPIONS if n != smallest(game_id)
-           for name in champion_names(game_id, n)]
+AGENTS = [
+    (game_id, name, options) for game_id in GAMES for name, options in shipped(game_id, smallest(game_id))
+]
+AGENTS += [
+    (game_id, name, {"num_players": n})
+    for game_id, n in CHAMPIONS
+    if n != smallest(game_id)
+    for name in champion_names(game_id, n)
+]
 
 
 def agent_id(params):
@@ -163,9 +171,11 @@ def difference_margin(a: int, b: int, games: int) -> float:
     return 1.96 * np.sqrt((p * (1 - p) + q * (1 - q)) / games) * games
 
 
-@pytest.mark.parametrize("game_id,name,options",
-                         [a for a in AGENTS if "mcts-v" not in a[1] and "-az-v" not in a[1]],
-                         ids=lambda p: agent_id(p))
+@pytest.mark.parametrize(
+    "game_id,name,options",
+    [a for a in AGENTS if "mcts-v" not in a[1] and "-az-v" not in a[1]],
+    ids=lambda p: agent_id(p),
+)
 def test_beats_random_players(game_id, name, options):
     """At least 90 of 100 seat-rotated games against random players in every other seat
     (the full-budget searches, ``mcts`` and ``az``, are measured by the slow tests; the tenth-budget
@@ -224,17 +234,24 @@ def test_versions_are_per_player_count_and_the_short_name_plays_the_newest(tmp_p
     assert "marry_the_monster-champion-v2" in registry.available_agents(game_id)
     assert make_agent("champion", game_id, options=two).name == "marry_the_monster-champion-v2"
     assert make_agent("champion", game_id, options=four).name == "marry_the_monster-champion-v1"
-    assert make_agent("marry_the_monster-champion-v1", game_id, options=two).name == "marry_the_monster-champion-v1"
-    with pytest.raises(ValueError, match=r"champion-v2 has no champion for 4 players \(shipped for 4 players: "
-                                         r"marry_the_monster-champion-v1\)"):
+    assert (
+        make_agent("marry_the_monster-champion-v1", game_id, options=two).name
+        == "marry_the_monster-champion-v1"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"champion-v2 has no champion for 4 players \(shipped for 4 players: "
+        r"marry_the_monster-champion-v1\)",
+    ):
         make_agent("marry_the_monster-champion-v2", game_id, options=four)
 
 
 # --- against greedy (slow: the issue's targets) ---------------------------------------------------
 def greedy_rate(game_id: str, name: str, n: int, games: int, seed: int = 0):
     """Win rate and its 95% interval's lower bound of ``name`` in one seat, greedy in the others."""
-    result = run_match(game_id, [name] + ["greedy"] * (n - 1), games, seed=seed,
-                       options={"num_players": n}, progress=False)
+    result = run_match(
+        game_id, [name] + ["greedy"] * (n - 1), games, seed=seed, options={"num_players": n}, progress=False
+    )
     summary = result.stats[0].summary()
     return summary["win_rate"], summary["win_rate_low"]
 
@@ -295,8 +312,25 @@ def test_a_person_plays_against_the_champion(game_id, n):
     import sys
 
     others = ["champion"] + ["random"] * (n - 2)
-    done = subprocess.run([sys.executable, "-m", "monster_zoo", "play", "--game", game_id, "--seat", "1",
-                           "--seed", "2", "--agents", *others], input="quit\n", capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo",
+            "play",
+            "--game",
+            game_id,
+            "--seat",
+            "1",
+            "--seed",
+            "2",
+            "--agents",
+            *others,
+        ],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "player_0 (champion):" in done.stdout and "game abandoned" in done.stdout

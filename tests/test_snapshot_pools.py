@@ -5,6 +5,7 @@ steps. A network retired from the pool and freed may leave its ``id`` to the nex
 stack must never be reused for the newcomer (it once was: the newcomer played a retired
 snapshot's weights).
 """
+
 import gc
 
 import numpy as np
@@ -24,9 +25,12 @@ class Snapshot:
 
     def __init__(self, spec, seed: int):
         draw = np.random.default_rng(seed)
-        self.policy_mlp = MLPWeights([
-            (draw.normal(0, 0.5, (spec.obs_size, 8)), draw.normal(0, 0.5, 8), ACT_TANH),
-            (draw.normal(0, 0.5, (8, spec.num_actions)), draw.normal(0, 0.5, spec.num_actions), ACT_NONE)])
+        self.policy_mlp = MLPWeights(
+            [
+                (draw.normal(0, 0.5, (spec.obs_size, 8)), draw.normal(0, 0.5, 8), ACT_TANH),
+                (draw.normal(0, 0.5, (8, spec.num_actions)), draw.normal(0, 0.5, spec.num_actions), ACT_NONE),
+            ]
+        )
 
     def act_batch(self, observations, masks, states=None):
         raise NotImplementedError("played inside numba")

@@ -2,6 +2,7 @@
 one ``LearnerGames`` for every game and option set, every part's actions checked before any part
 moves, opponents acting from Python kept on one thread, and the drivers that let the parts run
 side by side releasing the GIL."""
+
 import threading
 
 import numpy as np
@@ -18,15 +19,30 @@ from tests.test_selfplay import FirstLegal, FirstLegalKernel
 
 pytestmark = pytest.mark.conformance
 
-COMPARED = ("observations", "masks", "rewards", "terminated", "truncated", "illegal", "final_observations",
-            "final_returns", "final_seats", "final_game_seeds", "learner_seats", "game_seeds", "states")
+COMPARED = (
+    "observations",
+    "masks",
+    "rewards",
+    "terminated",
+    "truncated",
+    "illegal",
+    "final_observations",
+    "final_returns",
+    "final_seats",
+    "final_game_seeds",
+    "learner_seats",
+    "game_seeds",
+    "states",
+)
 
 
 def mlp_opponent(spec, seed=3):
     """A PPO policy of random weights: an opponent stepped inside numba as an MLP."""
     rng = np.random.default_rng(seed)
-    layers = [(rng.normal(size=(spec.obs_size, 8)), np.zeros(8), "tanh"),
-              (rng.normal(size=(8, spec.num_actions)), np.zeros(spec.num_actions), None)]
+    layers = [
+        (rng.normal(size=(spec.obs_size, 8)), np.zeros(8), "tanh"),
+        (rng.normal(size=(8, spec.num_actions)), np.zeros(spec.num_actions), None),
+    ]
     return PPOAgent(seed, layers=layers, deterministic=False, name="random-weights")
 
 
@@ -68,10 +84,14 @@ def test_an_illegal_action_in_any_part_names_its_slot_among_all_and_changes_noth
     actions = np.array([np.flatnonzero(m)[0] for m in games.masks])
     actions[6] = bad = int(np.flatnonzero(games.masks[6] == 0)[0])
     before = games.states
-    with pytest.raises(ValueError, match=rf"slot 6: player_\d \(the learner\): action {bad} \(.+\) is illegal"):
+    with pytest.raises(
+        ValueError, match=rf"slot 6: player_\d \(the learner\): action {bad} \(.+\) is illegal"
+    ):
         games.step(actions)
     assert np.array_equal(before, games.states)  # the first part, whose actions were legal, did not move
-    with pytest.raises(ValueError, match=r"expected 8 integer action indices .* got an array of shape \(7,\)"):
+    with pytest.raises(
+        ValueError, match=r"expected 8 integer action indices .* got an array of shape \(7,\)"
+    ):
         games.step(actions[:7])
     with pytest.raises(ValueError, match="slots must lie in 0..7"):
         games.restart([8])
@@ -118,7 +138,9 @@ def test_parts_with_opponents_in_numba_step_on_the_worker_threads(game_id, monke
     seen = set()
     for part in games.parts:
         step = part.apply_checked
-        monkeypatch.setattr(part, "apply_checked", lambda *a, step=step: (seen.add(threading.get_ident()), step(*a)))
+        monkeypatch.setattr(
+            part, "apply_checked", lambda *a, step=step: (seen.add(threading.get_ident()), step(*a))
+        )
     games.step(np.array([np.flatnonzero(m)[0] for m in games.masks]))
     # the last part on this thread, the others on workers (an idle worker may take two parts)
     assert len(seen) >= 2 and threading.get_ident() in seen
@@ -140,10 +162,18 @@ def test_one_thread_is_one_part_and_plays_on_the_calling_thread():
     assert_same_view(one, games, "with one thread")
 
 
-@pytest.mark.parametrize("driver", [selfplay.apply_in_slots, selfplay.learner_view, selfplay.view_of_mover,
-                                    selfplay.opponents_on_move, opponent_drivers.advance_with_policy.serial,
-                                    opponent_drivers.advance_with_mlps.serial],
-                         ids=lambda d: d.__name__)
+@pytest.mark.parametrize(
+    "driver",
+    [
+        selfplay.apply_in_slots,
+        selfplay.learner_view,
+        selfplay.view_of_mover,
+        selfplay.opponents_on_move,
+        opponent_drivers.advance_with_policy.serial,
+        opponent_drivers.advance_with_mlps.serial,
+    ],
+    ids=lambda d: d.__name__,
+)
 def test_the_drivers_of_a_step_release_the_gil(driver):
     # without it the parts take turns on one core (measured: no gain from a second thread)
     assert driver.dispatcher.targetoptions.get("nogil") is True

@@ -4,6 +4,7 @@ numba's default GNU OpenMP layer both spins (two processes slow each other down 
 times over) and aborts a forked child that runs a parallel region; these tests pin the
 choices that avoid it: one thread by default, serial small batches, the workqueue layer.
 """
+
 import json
 import multiprocessing
 import os
@@ -21,7 +22,9 @@ from monster_zoo.envs.registry import gymnasium_id
 
 GAME = "marry_the_monster-v0"
 needs_two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
-needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork() here")
+needs_fork = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork() here"
+)
 
 # Run in a fresh interpreter, since this test process may already have started numba's pool.
 POOL_PROBE = """
@@ -51,8 +54,13 @@ print(json.dumps({"threads": threads.get_num_threads(), "started": started,
 def probe(**environment) -> dict:
     """The pool probe's report, run with ``environment`` added to ours."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MONSTER_ZOO_", "NUMBA_THREADING"))}
-    out = subprocess.run([sys.executable, "-c", POOL_PROBE % {"game": GAME}], env={**env, **environment},
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", POOL_PROBE % {"game": GAME}],
+        env={**env, **environment},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -123,7 +131,9 @@ def run_vector_env(vector_env, steps: int = 30):
     obs, infos = vector_env.reset(seed=7)
     trace = [obs.copy()]
     for _ in range(steps):
-        obs, rewards, terminated, truncated, infos = vector_env.step(legal_actions(infos, vector_env.num_envs))
+        obs, rewards, terminated, truncated, infos = vector_env.step(
+            legal_actions(infos, vector_env.num_envs)
+        )
         trace += [obs.copy(), rewards.copy()]
     vector_env.close()
     return trace

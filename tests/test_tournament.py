@@ -1,4 +1,5 @@
 """The tournament (pairings, counts, intervals, ratings, files) and the plots drawn from results."""
+
 import json
 
 import numpy as np
@@ -6,9 +7,9 @@ import pytest
 
 pytest.importorskip("openskill", reason="the tournament rates with openskill")
 
-from monster_zoo.evaluation.match import wilson_interval  # noqa: E402
-from monster_zoo.evaluation import plots  # noqa: E402
-from monster_zoo.evaluation.tournament import pairings_to_play, rate_games, run_tournament, seat_ranks  # noqa: E402
+from monster_zoo.evaluation import plots
+from monster_zoo.evaluation.match import wilson_interval
+from monster_zoo.evaluation.tournament import pairings_to_play, rate_games, run_tournament, seat_ranks
 
 GAME = "marry_the_monster-v0"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -22,8 +23,9 @@ def without_timing(data: dict) -> dict:
 @pytest.fixture(scope="module")
 def two_player():
     """greedy vs random, two players, 5 games asked (6 played so both seats are even)."""
-    return run_tournament(GAME, ["greedy", "random"], games=5, seed=2, options={"num_players": 2},
-                          progress=False)
+    return run_tournament(
+        GAME, ["greedy", "random"], games=5, seed=2, options={"num_players": 2}, progress=False
+    )
 
 
 def test_two_player_pairing_counts_and_intervals(two_player):
@@ -44,8 +46,9 @@ def test_two_player_pairing_counts_and_intervals(two_player):
 
 
 def test_tournament_is_deterministic_given_the_seed(two_player):
-    again = run_tournament(GAME, ["greedy", "random"], games=5, seed=2, options={"num_players": 2},
-                           progress=False)
+    again = run_tournament(
+        GAME, ["greedy", "random"], games=5, seed=2, options={"num_players": 2}, progress=False
+    )
     assert without_timing(again.to_json()) == without_timing(two_player.to_json())
 
 
@@ -58,10 +61,15 @@ def test_three_player_pairings_put_one_agent_against_the_rest():
         lone, other = record["pairing"]
         assert sorted(record["seat_agents"]) == sorted([lone, other, other])
     # each pairing plays the same deals: seeds are paired across pairings too
-    deals = [[r["seed"] for r in result.records if r["pairing"] == list(p)] for p in pairings_to_play(result.field, 3)]
+    deals = [
+        [r["seed"] for r in result.records if r["pairing"] == list(p)]
+        for p in pairings_to_play(result.field, 3)
+    ]
     assert deals[0] == deals[1] == [0, 0, 0]
-    assert {(p.agent, p.opponent, p.games) for p in result.pairings.values()} == \
-        {("random", "greedy", 3), ("greedy", "random", 3)}
+    assert {(p.agent, p.opponent, p.games) for p in result.pairings.values()} == {
+        ("random", "greedy", 3),
+        ("greedy", "random", 3),
+    }
     assert result.ratings["greedy"]["games"] == result.ratings["random"]["games"] == 6
     assert "all 2 other seats" in result.markdown()
 
@@ -93,8 +101,9 @@ def test_ratings_reward_the_winner_and_average_repeated_seats():
 
 
 def test_greedy_rates_above_random():
-    result = run_tournament(GAME, ["random", "greedy"], games=40, seed=5, options={"num_players": 2},
-                            progress=False)
+    result = run_tournament(
+        GAME, ["random", "greedy"], games=40, seed=5, options={"num_players": 2}, progress=False
+    )
     assert result.ranking() == ["greedy", "random"]
     assert result.ratings["greedy"]["ordinal"] > result.ratings["random"]["ordinal"]
     assert result.pairings["greedy", "random"].summary()["win_rate_low"] > 0.8
@@ -133,17 +142,31 @@ def seed_runs(tmp_path):
         rows = []
         for k in range(5):
             step = 1000 * k + offset
-            rows += [(step, "charts/SPS", 900.0), (step, "eval/winrate_vs_random", step / 10000 + 0.01 * seed),
-                     (step, "eval/winrate_vs_greedy", 0.05 * k), (step, "rollout/ep_rew_mean", -0.2)]
+            rows += [
+                (step, "charts/SPS", 900.0),
+                (step, "eval/winrate_vs_random", step / 10000 + 0.01 * seed),
+                (step, "eval/winrate_vs_greedy", 0.05 * k),
+                (step, "rollout/ep_rew_mean", -0.2),
+            ]
         runs.append(write_run(tmp_path, f"{GAME}__ppo__{seed}__170000000{seed}", rows))
-    runs.append(write_run(tmp_path, "baseline", [(0, "eval/winrate_vs_random", 0.5),
-                                                 (4000, "eval/winrate_vs_random", 0.6)]))
+    runs.append(
+        write_run(
+            tmp_path, "baseline", [(0, "eval/winrate_vs_random", 0.5), (4000, "eval/winrate_vs_random", 0.6)]
+        )
+    )
     return runs
 
 
 def test_metrics_are_read_per_metric_sorted_by_step(tmp_path):
-    run = write_run(tmp_path, "r", [(200, "eval/winrate_vs_random", 0.4), (100, "eval/winrate_vs_random", 0.3),
-                                     (100, "charts/SPS", 50.0)])
+    run = write_run(
+        tmp_path,
+        "r",
+        [
+            (200, "eval/winrate_vs_random", 0.4),
+            (100, "eval/winrate_vs_random", 0.3),
+            (100, "charts/SPS", 50.0),
+        ],
+    )
     curves = plots.read_metrics(run)
     steps, values = curves["eval/winrate_vs_random"]
     assert steps.tolist() == [100, 200] and values.tolist() == [0.3, 0.4]
@@ -165,8 +188,9 @@ def test_learning_curves_png(seed_runs, tmp_path):
     png = plots.plot_learning_curves(seed_runs, tmp_path / "curves" / "learning_curves.png")
     assert png.read_bytes()[:8] == PNG_MAGIC
     with pytest.raises(ValueError, match="no eval/winrate_"):
-        plots.plot_learning_curves([write_run(tmp_path, "sps_only", [(0, "charts/SPS", 1.0)])],
-                                   tmp_path / "none.png")
+        plots.plot_learning_curves(
+            [write_run(tmp_path, "sps_only", [(0, "charts/SPS", 1.0)])], tmp_path / "none.png"
+        )
 
 
 def test_the_games_bar_shows_a_slow_game_after_many_quick_ones(capsys):

@@ -2,6 +2,7 @@
 refused with a clear 4xx message and changes nothing; a seat is sent only what it may see;
 agents think off the request path within a time limit; sessions are bounded and expire.
 """
+
 import json
 import re
 import shutil
@@ -25,14 +26,14 @@ with warnings.catch_warnings():  # Starlette announces a successor of httpx for 
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from monster_zoo.cli.main import main  # noqa: E402 - after the extra's check
-from monster_zoo.web.app import Settings, build_session, create_app  # noqa: E402
-from monster_zoo.web.catalogue import APP_OPTIONS, LEARNER_OPTIONS  # noqa: E402
-from monster_zoo.web.game_session import GameSession  # noqa: E402
-from monster_zoo.web.new_game import check_setup  # noqa: E402
-from monster_zoo.web.refusals import MAX_BODY_BYTES, RequestError  # noqa: E402
-from monster_zoo.web.store import ExpiringStore  # noqa: E402
-from monster_zoo.web.views import seat_view  # noqa: E402
+from monster_zoo.cli.main import main
+from monster_zoo.web.app import Settings, build_session, create_app
+from monster_zoo.web.catalogue import APP_OPTIONS, LEARNER_OPTIONS
+from monster_zoo.web.game_session import GameSession
+from monster_zoo.web.new_game import check_setup
+from monster_zoo.web.refusals import MAX_BODY_BYTES, RequestError
+from monster_zoo.web.store import ExpiringStore
+from monster_zoo.web.views import seat_view
 
 ROOT = Path(__file__).resolve().parents[1]
 MTM = "marry_the_monster-v0"
@@ -50,8 +51,15 @@ def client():
 
 
 def new_game(client, game=MTM, seats=("human", "random"), seed=1, **options) -> str:
-    answer = client.post("/api/sessions", json={"game": game, "seats": list(seats), "seed": seed,
-                                                "options": {"num_players": len(seats), **options}})
+    answer = client.post(
+        "/api/sessions",
+        json={
+            "game": game,
+            "seats": list(seats),
+            "seed": seed,
+            "options": {"num_players": len(seats), **options},
+        },
+    )
     assert answer.status_code == 201, answer.text
     return answer.json()["session"]
 
@@ -69,21 +77,30 @@ def turn_of_seat(client, session, seat=0) -> dict:
     viewer = "public" if seat is None else seat
     view = client.get(f"/api/sessions/{session}?viewer={viewer}").json()
     while view["on_move"] not in (seat, None):
-        view = client.post(f"/api/sessions/{session}/advance?viewer={viewer}", json={"step": view["step"]}).json()
+        view = client.post(
+            f"/api/sessions/{session}/advance?viewer={viewer}", json={"step": view["step"]}
+        ).json()
     return view
 
 
 def test_the_catalogue_lists_every_game_its_options_and_agents(client):
     catalogue = client.get("/api/games").json()
-    assert catalogue["limits"] == {"max_sessions": 16, "session_ttl_s": 3600.0, "agent_time_limit_s": 60.0,
-                                   "records_saved": False}
+    assert catalogue["limits"] == {
+        "max_sessions": 16,
+        "session_ttl_s": 3600.0,
+        "agent_time_limit_s": 60.0,
+        "records_saved": False,
+    }
     games = catalogue["games"]
     assert [g["id"] for g in games] == envs.available()
     for game in games:
         spec = envs.spec(game["id"])
-        assert [o["name"] for o in game["options"]] == [o.name for o in spec.options
-                                                        if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS]
-        assert not {"max_steps", "reward"} & {o["name"] for o in game["options"]}, "a person is not asked RL words"
+        assert [o["name"] for o in game["options"]] == [
+            o.name for o in spec.options if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS
+        ]
+        assert not {"max_steps", "reward"} & {o["name"] for o in game["options"]}, (
+            "a person is not asked RL words"
+        )
         assert {"random", "greedy"} <= set(game["agents"]) and not any(":" in a for a in game["agents"])
         assert (game["min_players"], game["max_players"]) == (spec.min_players, spec.max_players)
 
@@ -92,15 +109,32 @@ BAD_GAMES = [
     ({"game": "chess-v0", "seats": ["human"]}, 404, "unknown game", "marry_the_monster-v0"),
     ({"game": 7, "seats": ["human"]}, 400, "game id"),
     ({"game": MTM, "seats": ["human", "random"], "colour": "red"}, 400, "unknown field", "'colour'"),
-    ({"game": MTM, "options": {"num_players": 9}, "seats": ["human"] * 9}, 422, "num_players=9", "valid values"),
+    (
+        {"game": MTM, "options": {"num_players": 9}, "seats": ["human"] * 9},
+        422,
+        "num_players=9",
+        "valid values",
+    ),
     ({"game": MTM, "options": {"num_players": 2.0}, "seats": ["human"] * 2}, 422, "num_players=2.0"),
     ({"game": MTM, "options": {"board": "big"}, "seats": ["human"] * 3}, 422, "unknown option", "max_steps"),
-    ({"game": MTM, "options": {"render_mode": "human"}, "seats": ["human"] * 3}, 422, "render_mode", "set by the app"),
+    (
+        {"game": MTM, "options": {"render_mode": "human"}, "seats": ["human"] * 3},
+        422,
+        "render_mode",
+        "set by the app",
+    ),
     ({"game": MTM, "options": {"max_steps": {"a": 1}}, "seats": ["human"] * 3}, 400, "max_steps"),
-    ({"game": "monstargh-v0", "options": {"num_players": 2, "species": "red,red"}, "seats": ["human"] * 2}, 422,
-     "species"),
+    (
+        {"game": "monstargh-v0", "options": {"num_players": 2, "species": "red,red"}, "seats": ["human"] * 2},
+        422,
+        "species",
+    ),
     ({"game": MTM, "options": [1], "seats": ["human"] * 3}, 400, "'options' must be an object"),
-    ({"game": MTM, "options": {f"o{k}": 1 for k in range(40)}, "seats": ["human"] * 3}, 400, "at most 32 options"),
+    (
+        {"game": MTM, "options": {f"o{k}": 1 for k in range(40)}, "seats": ["human"] * 3},
+        400,
+        "at most 32 options",
+    ),
     ({"game": MTM, "seats": ["human", "random"]}, 422, "names 2 seats", "3 players"),
     ({"game": MTM, "seats": "human"}, 400, "'seats' must be a list"),
     ({"game": MTM, "seats": ["human", "random", "alphazero"]}, 422, "seat 2", "unknown agent", "greedy"),
@@ -116,17 +150,39 @@ def test_bad_new_games_are_refused_and_make_no_game():
     with client_for(max_sessions=1) as client:
         for body, status, *words in BAD_GAMES:
             refused(client.post("/api/sessions", json=body), status, *words)
-        refused(client.post("/api/sessions", content=b"{nope", headers={"content-type": "application/json"}),
-                400, "not JSON")
-        refused(client.post("/api/sessions", content=b"game=x", headers={"content-type": "text/plain"}), 415,
-                "application/json")
-        refused(client.post("/api/sessions", content=b"[" * 10 + b"]" * 10,
-                            headers={"content-type": "application/json"}), 400, "nests JSON 10 levels")
-        refused(client.post("/api/sessions", content=b" " * (MAX_BODY_BYTES + 1),
-                            headers={"content-type": "application/json"}), 413, "larger than")
+        refused(
+            client.post("/api/sessions", content=b"{nope", headers={"content-type": "application/json"}),
+            400,
+            "not JSON",
+        )
+        refused(
+            client.post("/api/sessions", content=b"game=x", headers={"content-type": "text/plain"}),
+            415,
+            "application/json",
+        )
+        refused(
+            client.post(
+                "/api/sessions", content=b"[" * 10 + b"]" * 10, headers={"content-type": "application/json"}
+            ),
+            400,
+            "nests JSON 10 levels",
+        )
+        refused(
+            client.post(
+                "/api/sessions",
+                content=b" " * (MAX_BODY_BYTES + 1),
+                headers={"content-type": "application/json"},
+            ),
+            413,
+            "larger than",
+        )
         new_game(client)  # the one game this server holds room for: no refusal above made one
-        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 429, "1 games in progress",
-                "close one")
+        refused(
+            client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}),
+            429,
+            "1 games in progress",
+            "close one",
+        )
 
 
 def test_unknown_sessions_and_pages_are_404(client):
@@ -185,8 +241,11 @@ def test_advancing_moves_one_agent_at_a_time_and_never_a_person(client):
     stale = client.post(f"/api/sessions/{session}/advance?viewer=1&since=1", json={"step": 0}).json()
     assert stale["step"] == 1 and stale["events"] == [], "a page that is behind only looks"
     view = turn_of_seat(client, session, 1)
-    refused(client.post(f"/api/sessions/{session}/advance?viewer=1", json={"step": view["step"]}), 409,
-            "by a person's choice")
+    refused(
+        client.post(f"/api/sessions/{session}/advance?viewer=1", json={"step": view["step"]}),
+        409,
+        "by a person's choice",
+    )
     refused(client.post(f"/api/sessions/{session}/advance", json={"step": "x"}), 400, "'step'")
 
 
@@ -197,7 +256,9 @@ def test_a_move_or_advance_with_a_bad_since_is_refused_before_anything_moves(cli
     move = {"seat": 0, "step": view["step"], "action": view["moves"][0]["action"]}
     for since in ("-1", "０", "x"):
         refused(client.post(f"/api/sessions/{session}/moves?since={since}", json=move), 400, "since")
-        assert client.get(f"/api/sessions/{session}?viewer=0").json() == view, "a refused move changed the game"
+        assert client.get(f"/api/sessions/{session}?viewer=0").json() == view, (
+            "a refused move changed the game"
+        )
     watched = new_game(client, seats=("random", "human"), seed=4)
     before = client.get(f"/api/sessions/{watched}").json()
     refused(client.post(f"/api/sessions/{watched}/advance?since=-1", json={"step": 0}), 400, "since")
@@ -225,7 +286,9 @@ def play_out(client, session, seat=0, rng=None) -> dict:
     view = turn_of_seat(client, session, seat)
     while view["result"] is None:
         action = int(rng.choice([m["action"] for m in view["moves"]]))
-        client.post(f"/api/sessions/{session}/moves", json={"seat": seat, "step": view["step"], "action": action})
+        client.post(
+            f"/api/sessions/{session}/moves", json={"seat": seat, "step": view["step"], "action": action}
+        )
         view = turn_of_seat(client, session, seat)
     return view
 
@@ -238,10 +301,16 @@ def test_moves_against_quick_agents_answer_within_100_ms(client):
     while len(times) < 40 and view["result"] is None:
         started = time.perf_counter()
         if view["on_move"] == 0:
-            body = {"seat": 0, "step": view["step"], "action": int(rng.choice([m["action"] for m in view["moves"]]))}
+            body = {
+                "seat": 0,
+                "step": view["step"],
+                "action": int(rng.choice([m["action"] for m in view["moves"]])),
+            }
             view = client.post(f"/api/sessions/{session}/moves", json=body).json()
         else:
-            view = client.post(f"/api/sessions/{session}/advance?viewer=0", json={"step": view["step"]}).json()
+            view = client.post(
+                f"/api/sessions/{session}/advance?viewer=0", json={"step": view["step"]}
+            ).json()
         times.append(time.perf_counter() - started)
     assert sorted(times)[len(times) // 2] < 0.1, f"median answer {sorted(times)[len(times) // 2]:.3f} s"
 
@@ -257,8 +326,9 @@ def test_a_finished_game_gives_its_record_and_replay_page(client):
     record = validate_record(answer.json())
     assert record["seed"] == 4 and record["agents"] == ["human", "random"]
     assert record["result"]["returns"] == final["result"]["returns"]
-    assert [e["name"] for e in client.get(f"/api/sessions/{session}?viewer=1").json()["events"]] == \
-        [a["name"] for a in record["actions"]], "every view is open once the game is over"
+    assert [e["name"] for e in client.get(f"/api/sessions/{session}?viewer=1").json()["events"]] == [
+        a["name"] for a in record["actions"]
+    ], "every view is open once the game is over"
     last = None
     for raw in replay(record):
         last = raw
@@ -266,8 +336,11 @@ def test_a_finished_game_gives_its_record_and_replay_page(client):
     page = client.get(f"/sessions/{session}/replay")
     assert page.status_code == 200 and "Marry the Monster replay" in page.text
     assert "'unsafe-inline'" in page.headers["content-security-policy"]
-    refused(client.post(f"/api/sessions/{session}/moves", json={"seat": 0, "step": final["step"], "action": 0}),
-            409, "the game is over")
+    refused(
+        client.post(f"/api/sessions/{session}/moves", json={"seat": 0, "step": final["step"], "action": 0}),
+        409,
+        "the game is over",
+    )
 
 
 def test_the_same_seed_and_moves_play_the_same_game(client):
@@ -281,8 +354,9 @@ def test_the_same_seed_and_moves_play_the_same_game(client):
 
 def setup(game_id, seats, seed=3):
     """A checked request for a game of ``game_id`` with ``seats``."""
-    return check_setup({"game": game_id, "options": {"num_players": len(seats)}, "seats": list(seats),
-                        "seed": seed}, None)
+    return check_setup(
+        {"game": game_id, "options": {"num_players": len(seats)}, "seats": list(seats), "seed": seed}, None
+    )
 
 
 def play_until(session: GameSession, steps: int, executor, rng) -> None:
@@ -330,7 +404,9 @@ def test_a_seats_answers_are_the_same_for_any_redeal_of_what_it_cannot_see(game_
                 session.spec.determinize(twin, 0, make_rng(steps))
                 changed |= not np.array_equal(twin, real)
                 session.raw.engine_state[:] = twin
-                assert answers_of_seat(session, viewer) == seen, f"{viewer}'s answers show something hidden from it"
+                assert answers_of_seat(session, viewer) == seen, (
+                    f"{viewer}'s answers show something hidden from it"
+                )
                 session.raw.engine_state[:] = real
     assert changed, "the redeals changed hidden cards"
     assert on_move, "refusals were compared on the seat's turn"
@@ -401,12 +477,18 @@ def test_an_agent_thinks_off_the_request_path_within_its_time_limit():
         late_move = late.start_agent_move(executor)
         time.sleep(0.2)
         stopped = seat_view(late, None)
-        assert stopped["stopped"] and "time limit of 0.1 s" in stopped["stopped"] and stopped["result"] is not None
+        assert (
+            stopped["stopped"]
+            and "time limit of 0.1 s" in stopped["stopped"]
+            and stopped["result"] is not None
+        )
         late_move.result()
         assert late.step == 0, "a move that came too late is dropped"
 
-        for agent, words in ((SlowAgent(0, RuntimeError("boom")), "RuntimeError: boom"),
-                             (SlowAgent(0, 10_000), "out of range")):
+        for agent, words in (
+            (SlowAgent(0, RuntimeError("boom")), "RuntimeError: boom"),
+            (SlowAgent(0, 10_000), "out of range"),
+        ):
             failing = agent_game(agent, limit=5.0)
             failing.start_agent_move(executor).result()
             assert words in failing.stopped and failing.step == 0 and failing.finished
@@ -415,8 +497,12 @@ def test_an_agent_thinks_off_the_request_path_within_its_time_limit():
 def test_sessions_are_bounded_and_closed_ones_are_gone():
     with client_for(max_sessions=2) as client:
         first, _ = new_game(client), new_game(client)
-        refused(client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}), 429, "its limit",
-                "new game")
+        refused(
+            client.post("/api/sessions", json={"game": MTM, "seats": ["human"] * 3}),
+            429,
+            "its limit",
+            "new game",
+        )
         assert client.delete(f"/api/sessions/{first}").status_code == 204
         refused(client.get(f"/api/sessions/{first}"), 404)
         new_game(client)
@@ -474,33 +560,55 @@ def test_opening_a_record_checks_it_and_serves_its_viewer(client):
     # the download says every move in the words its mover's view of the replay shows
     shown = json.loads(re.search(r"const DATA = (.*);\n", page.text).group(1))["actions"]
     explained = [(k, a) for k, a in enumerate(record["actions"]) if a["words"] != a["name"]]
-    assert explained and all(shown[f"player_{a['seat']}"][k] == f"{a['name']} ({a['words']})" for k, a in explained)
+    assert explained and all(
+        shown[f"player_{a['seat']}"][k] == f"{a['name']} ({a['words']})" for k, a in explained
+    )
     assert client.delete("/api" + opened.json()["page"]).status_code == 204
     refused(client.get(opened.json()["page"]), 404, "no such replay page")
-    for field, value, words in (("seed", -1, "'seed' must be an integer >= 0"),
-                                ("options", {**record["options"], "render_mode": "human"}, "render_mode")):
+    for field, value, words in (
+        ("seed", -1, "'seed' must be an integer >= 0"),
+        ("options", {**record["options"], "render_mode": "human"}, "render_mode"),
+    ):
         refused(client.post("/api/records", json={**record, field: value}), 422, *words.split(" | "))
     tampered = json.loads(json.dumps(record))
-    tampered["actions"][3]["action"] = (tampered["actions"][3]["action"] + 1) % envs.spec("monster_arena-v0").num_actions
+    tampered["actions"][3]["action"] = (tampered["actions"][3]["action"] + 1) % envs.spec(
+        "monster_arena-v0"
+    ).num_actions
     refused(client.post("/api/records", json=tampered), 422, "action 3")
     lying = json.loads(json.dumps(record))  # a record cannot put words in a move's mouth
     k = next(i for i, step in enumerate(record["actions"]) if step["words"] != step["name"])
     lying["actions"][k]["words"] = "<b>the row is free today</b>"
     refused(client.post("/api/records", json=lying), 422, f"action {k}", "cannot put words")
-    refused(client.post("/api/records", json={**record, "format": "other"}), 422, "not a monster-zoo match record")
+    refused(
+        client.post("/api/records", json={**record, "format": "other"}), 422, "not a monster-zoo match record"
+    )
     refused(client.post("/api/records", json={**record, "game": "chess-v0"}), 422, "unknown game")
-    refused(client.post("/api/records", content=b"[" * 40 + b"]" * 40, headers={"content-type": "application/json"}),
-            400, "nests JSON")
-    refused(client.post("/api/records", content=json.dumps(record), headers={"content-type": "text/plain"}), 415)
-    refused(client.post("/api/records", content=b" " * (4 << 20) + b"{}",
-                        headers={"content-type": "application/json"}), 413, "larger than")
+    refused(
+        client.post(
+            "/api/records", content=b"[" * 40 + b"]" * 40, headers={"content-type": "application/json"}
+        ),
+        400,
+        "nests JSON",
+    )
+    refused(
+        client.post("/api/records", content=json.dumps(record), headers={"content-type": "text/plain"}), 415
+    )
+    refused(
+        client.post(
+            "/api/records", content=b" " * (4 << 20) + b"{}", headers={"content-type": "application/json"}
+        ),
+        413,
+        "larger than",
+    )
 
 
 def test_responses_forbid_other_sites_and_other_hosts(client):
     answer = client.get("/")
     assert answer.status_code == 200 and "monster-zoo" in answer.text
     policy = answer.headers["content-security-policy"]
-    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
+    assert (
+        "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
+    )
     assert answer.headers["x-content-type-options"] == "nosniff"
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/../app.py").status_code == 404
@@ -527,16 +635,34 @@ def test_model_files_come_only_from_the_models_folder(tmp_path):
         session = new_game(client, seats=("human", "ppo:mine.npz"))
         assert client.get(f"/api/sessions/{session}?viewer=0").json()["seats"][1]["name"] == "ppo:mine.npz"
         for name in ("ppo:../mine.npz", "ppo:link.npz", "ppo:" + str(tmp_path / "mine.npz")):
-            refused(client.post("/api/sessions", json={"game": MTM, "options": {"num_players": 2},
-                                                       "seats": ["human", name]}), 422, "unknown agent")
-        message = refused(client.post("/api/sessions", json={"game": MTM, "options": {"num_players": 3},
-                                                             "seats": ["human", "random", "ppo:mine.npz"]}), 422)
+            refused(
+                client.post(
+                    "/api/sessions",
+                    json={"game": MTM, "options": {"num_players": 2}, "seats": ["human", name]},
+                ),
+                422,
+                "unknown agent",
+            )
+        message = refused(
+            client.post(
+                "/api/sessions",
+                json={
+                    "game": MTM,
+                    "options": {"num_players": 3},
+                    "seats": ["human", "random", "ppo:mine.npz"],
+                },
+            ),
+            422,
+        )
         assert str(tmp_path) not in message, "the server's folders are not shown to the page"
 
 
 def test_serve_needs_the_web_extra_and_checks_its_arguments(monkeypatch, capsys):
-    for argv, words in ((["serve", "--port", "70000"], "--port"), (["serve", "--max-sessions", "0"], "--max-sessions"),
-                        (["serve", "--models-dir", "/no/such/folder"], "not a folder")):
+    for argv, words in (
+        (["serve", "--port", "70000"], "--port"),
+        (["serve", "--max-sessions", "0"], "--max-sessions"),
+        (["serve", "--models-dir", "/no/such/folder"], "not a folder"),
+    ):
         with pytest.raises(SystemExit) as err:
             main(argv)
         assert err.value.code == 2 and words in capsys.readouterr().err
@@ -550,9 +676,18 @@ def test_serve_needs_the_web_extra_and_checks_its_arguments(monkeypatch, capsys)
 def test_no_answer_carries_the_seed_before_the_end(client):
     """The seed determines every hidden card: creation answers the same whatever the seed, and no
     answer a seat gets (views, moves, advances, refusals) holds it until the record is given."""
-    made = [client.post("/api/sessions", json={"game": "monstargh-v0", "options": {"num_players": 2},
-                                               "seats": ["human", "greedy"], **seed}) for seed in
-            ({}, {"seed": 1}, {"seed": 2})]
+    made = [
+        client.post(
+            "/api/sessions",
+            json={
+                "game": "monstargh-v0",
+                "options": {"num_players": 2},
+                "seats": ["human", "greedy"],
+                **seed,
+            },
+        )
+        for seed in ({}, {"seed": 1}, {"seed": 2})
+    ]
     assert all(m.status_code == 201 for m in made)
     assert len({json.dumps({k: v for k, v in m.json().items() if k != "session"}) for m in made}) == 1
     assert "seed" not in made[0].json()
@@ -564,10 +699,19 @@ def test_no_answer_carries_the_seed_before_the_end(client):
         texts += [view.text, client.get(f"{url}/record").text, client.get(f"/sessions/{session}/replay").text]
         if view.json()["on_move"] == 0:
             moves = view.json()["moves"]
-            texts.append(client.post(f"{url}/moves", json={"seat": 0, "step": view.json()["step"],
-                                                           "name": "no such move"}).text)
-            view = client.post(f"{url}/moves", json={"seat": 0, "step": view.json()["step"],
-                                                     "action": int(rng.choice([m["action"] for m in moves]))})
+            texts.append(
+                client.post(
+                    f"{url}/moves", json={"seat": 0, "step": view.json()["step"], "name": "no such move"}
+                ).text
+            )
+            view = client.post(
+                f"{url}/moves",
+                json={
+                    "seat": 0,
+                    "step": view.json()["step"],
+                    "action": int(rng.choice([m["action"] for m in moves])),
+                },
+            )
         else:
             view = client.post(f"{url}/advance?viewer=0", json={"step": view.json()["step"]})
     seed = client.get(f"{url}/record").json()["seed"]
@@ -594,21 +738,27 @@ def test_monster_factorys_tiles_are_chosen_on_the_picture_and_previewed_where_th
         start = seat_view(session, session.on_move)
     placements = start["moves"]
     assert all(m["place"].startswith("cell-") and m["preview"].startswith("<svg") for m in placements)
-    assert len({m["preview"] for m in placements}) == len(placements), "each turn of the tile drawn as it lies"
+    assert len({m["preview"] for m in placements}) == len(placements), (
+        "each turn of the tile drawn as it lies"
+    )
     assert "tile in hand:" in start["svg"]
 
 
 def test_moves_named_in_codes_are_explained_in_words():
     """Monster Factory's tiles, Mighty Monsters' spaces and Monster Arena's cards are said in words
     beside each move's name; the name itself (records, typed moves) is unchanged."""
-    words = {"monster_factory-v0": ("start your monster with tile",), "mighty_monsters-v0": ("face down",),
-             "monster_arena-v0": ("Defense",)}
+    words = {
+        "monster_factory-v0": ("start your monster with tile",),
+        "mighty_monsters-v0": ("face down",),
+        "monster_arena-v0": ("Defense",),
+    }
     for game_id, expected in words.items():
         session = build_session(setup(game_id, ["human"] * envs.spec(game_id).min_players), Settings())
         moves = seat_view(session, session.on_move)["moves"]
         assert all(m["words"] and m["words"] != m["name"] for m in moves)
         assert all(any(w in m["words"] for w in expected) for m in moves), moves[0]["words"]
-        assert [m["name"] for m in moves] == [session.spec.action_to_str(m["action"], session.raw.engine_state)
-                                              for m in moves]
+        assert [m["name"] for m in moves] == [
+            session.spec.action_to_str(m["action"], session.raw.engine_state) for m in moves
+        ]
     session = build_session(setup(MTM, ["human"] * 2), Settings())
     assert all(m["words"] is None for m in seat_view(session, session.on_move)["moves"]), "names say enough"

@@ -13,6 +13,7 @@ advances, pauses and steps; a match record opens in the replay viewer.
 ``MONSTER_ZOO_WEB_PICTURES=docs/pictures pytest tests/test_web_browser.py`` also saves a
 screenshot of each game's play page there (``web_<game>.png``, the README's pictures).
 """
+
 import json
 import os
 import queue
@@ -37,27 +38,44 @@ pytest.importorskip("playwright.sync_api", reason="playwright is not installed (
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
 pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install '.[web]'")
 
-from monster_zoo.web.app import Settings, build_session  # noqa: E402 - after the extra's check
-from monster_zoo.web.new_game import check_setup  # noqa: E402
-from monster_zoo.web.views import seat_view  # noqa: E402
+from monster_zoo.web.app import Settings, build_session
+from monster_zoo.web.new_game import check_setup
+from monster_zoo.web.views import seat_view
 
 SERVER_START_S = 300  # a first run compiles every game's kernels before the address is printed
 PICTURES = os.environ.get("MONSTER_ZOO_WEB_PICTURES")
-PICTURE_MOVE = 6      # the screenshot: the first turn from the person's 6th on with moves on the picture
+PICTURE_MOVE = 6  # the screenshot: the first turn from the person's 6th on with moves on the picture
 CLICK_MS = 5_000
 # Each game at its smallest and its largest table.
-TABLES = [(game_id, players) for game_id in envs.available()
-          for players in sorted({envs.spec(game_id).min_players, envs.spec(game_id).max_players})]
+TABLES = [
+    (game_id, players)
+    for game_id in envs.available()
+    for players in sorted({envs.spec(game_id).min_players, envs.spec(game_id).max_players})
+]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The address of ``monster-zoo serve --port 0`` running in a subprocess (stopped afterwards)."""
     records = tmp_path_factory.mktemp("records")
-    process = subprocess.Popen([sys.executable, "-m", "monster_zoo.training", "serve", "--port", "0",
-                                "--max-sessions", "64", "--records-dir", str(records)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: "queue.Queue[str]" = queue.Queue()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo.training",
+            "serve",
+            "--port",
+            "0",
+            "--max-sessions",
+            "64",
+            "--records-dir",
+            str(records),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
     seen = []
     try:
@@ -76,7 +94,7 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture
-def page(browser, server):
+def page(browser, server):  # noqa: F811
     """A fresh page of the app at 1300 x 820, failing the test on any script error."""
     tab = browser.new_page(viewport={"width": 1300, "height": 820})
     errors = []
@@ -107,8 +125,11 @@ def view(page) -> dict:
 
 def wait_for_turn_or_end(page) -> dict:
     """Wait until the person is on move (the moves are shown) or the game has ended."""
-    page.wait_for_function("() => page.view && !page.busy && (page.view.result || (page.view.moves.length && "
-                           "page.view.on_move === page.viewer))", timeout=30_000)
+    page.wait_for_function(
+        "() => page.view && !page.busy && (page.view.result || (page.view.moves.length && "
+        "page.view.on_move === page.viewer))",
+        timeout=30_000,
+    )
     return view(page)
 
 
@@ -147,7 +168,9 @@ def names_for(record, seat):
         if k == len(record["actions"]):
             break
         step = record["actions"][k]
-        who = f"player_{step['seat']}" + (" (you)" if step["seat"] == seat else f" ({record['agents'][step['seat']]})")
+        who = f"player_{step['seat']}" + (
+            " (you)" if step["seat"] == seat else f" ({record['agents'][step['seat']]})"
+        )
         names.append(f"{who}: {named_with_words(raw.spec, raw.engine_state, step['action'], seat)}")
     return names
 
@@ -161,7 +184,12 @@ def test_a_person_plays_a_whole_game_by_clicking(page, server, game_id, players)
     pictured = not PICTURES
     while not wait_for_turn_or_end(page)["result"]:
         on_picture = any(m["place"] is not None for m in view(page)["moves"])
-        if not pictured and on_picture and clicks >= PICTURE_MOVE and players == envs.spec(game_id).min_players:
+        if (
+            not pictured
+            and on_picture
+            and clicks >= PICTURE_MOVE
+            and players == envs.spec(game_id).min_players
+        ):
             page.screenshot(path=str(Path(PICTURES) / f"web_{envs.spec(game_id).name}.png"))
             pictured = True
         placed += on_picture
@@ -211,8 +239,10 @@ def test_a_seats_page_shows_only_what_that_seat_may_see(page):
     shown = wait_for_turn_or_end(page)
 
     # The same game in this process: same seed and agents, the same moves of player_0.
-    session = build_session(check_setup({"game": game_id, "options": {"num_players": 3}, "seats": seats,
-                                         "seed": seed}, None), Settings())
+    session = build_session(
+        check_setup({"game": game_id, "options": {"num_players": 3}, "seats": seats, "seed": seed}, None),
+        Settings(),
+    )
     with ThreadPoolExecutor(1) as executor:
         while session.step < shown["step"]:
             if session.on_move == 0:
@@ -226,15 +256,22 @@ def test_a_seats_page_shows_only_what_that_seat_may_see(page):
     session.raw.engine_state[:] = twin_state
     twin = seat_view(session, 0)
     assert twin == real
-    shown_svg = page.evaluate("() => { const p = document.getElementById('picture').cloneNode(true); "
-                              "p.querySelectorAll('.legal').forEach(e => e.removeAttribute('class')); "
-                              "return p.innerHTML; }")
-    parsed_twin = page.evaluate("(svg) => { const d = document.createElement('div'); d.innerHTML = svg; "
-                                "return d.innerHTML; }", twin["svg"])
+    shown_svg = page.evaluate(
+        "() => { const p = document.getElementById('picture').cloneNode(true); "
+        "p.querySelectorAll('.legal').forEach(e => e.removeAttribute('class')); "
+        "return p.innerHTML; }"
+    )
+    parsed_twin = page.evaluate(
+        "(svg) => { const d = document.createElement('div'); d.innerHTML = svg; return d.innerHTML; }",
+        twin["svg"],
+    )
     assert shown_svg == parsed_twin
-    shown_moves = page.eval_on_selector_all("#moves-box button[data-action] .move-name", "ns => ns.map(n => n.textContent)")
-    assert shown_moves == [m["name"] for m in twin["moves"] if m["place"] is None] + \
-        [m["name"] for m in twin["moves"] if m["place"]]
+    shown_moves = page.eval_on_selector_all(
+        "#moves-box button[data-action] .move-name", "ns => ns.map(n => n.textContent)"
+    )
+    assert shown_moves == [m["name"] for m in twin["moves"] if m["place"] is None] + [
+        m["name"] for m in twin["moves"] if m["place"]
+    ]
     assert "lay two cards face down" in " ".join(shown_names(page)), "the others' setup stays secret"
 
 
@@ -279,10 +316,12 @@ def test_a_match_record_opens_in_the_replay_viewer(page):
     page.click("#nav-record")
     page.wait_for_function("() => page.sessionId === null")
     assert page.request.get(game).status == 404, "leaving a finished game closes it on the server"
-    page.fill("#record-text", "{\"format\": \"something else\"}")
+    page.fill("#record-text", '{"format": "something else"}')
     page.click("#record-open")
-    page.wait_for_function("() => document.getElementById('record-message').textContent.includes('not a "
-                           "monster-zoo match record')")
+    page.wait_for_function(
+        "() => document.getElementById('record-message').textContent.includes('not a "
+        "monster-zoo match record')"
+    )
     page.fill("#record-text", record)
     page.click("#record-open")
     frame = page.frame_locator("#record-frame")
@@ -297,9 +336,9 @@ def test_a_match_record_opens_in_the_replay_viewer(page):
     assert page.request.get(opened).status == 404, "a closed record's page is gone from the server"
 
 
-
 def test_the_seat_menu_offers_agents_only_where_they_play(page):
     """The champion of Monster Factory ships for 2 players and plays chosen start tiles only."""
+
     def offered():
         return page.eval_on_selector_all('[data-seat="1"] option', "os => os.map(o => o.value)")
 

@@ -3,40 +3,56 @@ a refused request changes no game (property test, Hypothesis): random bytes, ran
 valid bodies with one field replaced by random JSON, at every route of the web app, with random
 query parameters, at the ids of live games, finished games, replay pages and ids that are none.
 """
+
 import json
 import warnings
 
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install '.[web]'")
 with warnings.catch_warnings():  # Starlette announces a successor of httpx for its test client
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
+    from starlette.testclient import TestClient
 
 from monster_zoo.web.app import Settings, create_app  # noqa: E402
 
 MTM = "marry_the_monster-v0"
 ROUTES = [  # method, path with {id}, whether it reads a body
-    ("GET", "/", False), ("GET", "/api/games", False), ("GET", "/api/games/{id}/help", False),
+    ("GET", "/", False),
+    ("GET", "/api/games", False),
+    ("GET", "/api/games/{id}/help", False),
     ("POST", "/api/sessions", True),
-    ("GET", "/api/sessions/{id}", False), ("DELETE", "/api/sessions/{id}", False),
-    ("POST", "/api/sessions/{id}/moves", True), ("POST", "/api/sessions/{id}/advance", True),
-    ("GET", "/api/sessions/{id}/record", False), ("GET", "/sessions/{id}/replay", False),
-    ("POST", "/api/records", True), ("GET", "/records/{id}", False), ("DELETE", "/api/records/{id}", False),
+    ("GET", "/api/sessions/{id}", False),
+    ("DELETE", "/api/sessions/{id}", False),
+    ("POST", "/api/sessions/{id}/moves", True),
+    ("POST", "/api/sessions/{id}/advance", True),
+    ("GET", "/api/sessions/{id}/record", False),
+    ("GET", "/sessions/{id}/replay", False),
+    ("POST", "/api/records", True),
+    ("GET", "/records/{id}", False),
+    ("DELETE", "/api/records/{id}", False),
     ("GET", "/static/{id}", False),
 ]
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
-                    | st.text(max_size=30),
-                    lambda inner: (st.lists(inner, max_size=4)
-                                   | st.dictionaries(st.text(max_size=12), inner, max_size=4)),
-                    max_leaves=12)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
 # Mostly the values that once got past the checks (str.isdigit takes "²", "١" and "０"), then any text.
-QUERY_VALUES = st.one_of(st.sampled_from(["0", "1", "public", "-1", "²", "١", "０", "99999999999", ""]),
-                         st.text(max_size=12))
-QUERIES = st.fixed_dictionaries({}, optional={"viewer": QUERY_VALUES, "since": QUERY_VALUES, "x": QUERY_VALUES})
+QUERY_VALUES = st.one_of(
+    st.sampled_from(["0", "1", "public", "-1", "²", "١", "０", "99999999999", ""]), st.text(max_size=12)
+)
+QUERIES = st.fixed_dictionaries(
+    {}, optional={"viewer": QUERY_VALUES, "since": QUERY_VALUES, "x": QUERY_VALUES}
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +60,12 @@ def table():
     """A server holding two live games of people (nothing moves unless a request moves it), a
     finished game and an opened record's page; the valid bodies of each route."""
     with TestClient(create_app(Settings(allowed_hosts=["testserver"], max_sessions=10_000))) as client:
+
         def made(seats, seed):
-            answer = client.post("/api/sessions", json={"game": MTM, "options": {"num_players": len(seats)},
-                                                        "seats": seats, "seed": seed})
+            answer = client.post(
+                "/api/sessions",
+                json={"game": MTM, "options": {"num_players": len(seats)}, "seats": seats, "seed": seed},
+            )
             return answer.json()["session"]
 
         live = [made(["human", "human"], 1), made(["human", "human", "human"], 2)]
@@ -56,9 +75,17 @@ def table():
             view = client.post(f"/api/sessions/{done}/advance", json={"step": view["step"]}).json()
         record = client.get(f"/api/sessions/{done}/record").json()
         page = client.post("/api/records", json=record).json()["page"].rsplit("/", 1)[1]
-        bodies = {"/api/sessions": {"game": MTM, "options": {"num_players": 2}, "seats": ["human", "random"],
-                                    "seed": 5},
-                  "/moves": {"seat": 0, "step": 0, "action": 0}, "/advance": {"step": 0}, "/api/records": record}
+        bodies = {
+            "/api/sessions": {
+                "game": MTM,
+                "options": {"num_players": 2},
+                "seats": ["human", "random"],
+                "seed": 5,
+            },
+            "/moves": {"seat": 0, "step": 0, "action": 0},
+            "/advance": {"step": 0},
+            "/api/records": record,
+        }
         yield client, live, [done, page, "A" * 22], bodies
 
 
@@ -77,17 +104,27 @@ def random_body(draw, base: dict) -> bytes:
         return json.dumps(draw(JSON)).encode()
     hot = [f for f in ("seed", "options", "seat", "step", "action") if f in base]  # once let 500s through
     field = draw(st.sampled_from([*base, "extra"]) | st.sampled_from(hot or ["extra"]))
-    value = draw(st.one_of(JSON, st.integers(-5, 5), st.sampled_from([{"render_mode": "human"}, "human", []])))
+    value = draw(
+        st.one_of(JSON, st.integers(-5, 5), st.sampled_from([{"render_mode": "human"}, "human", []]))
+    )
     return json.dumps({**base, field: value}).encode()
 
 
 @pytest.mark.parametrize("method,template,has_body", ROUTES, ids=[f"{m} {p}" for m, p, _ in ROUTES])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
-@given(which=st.integers(0, 4), query=QUERIES, data=st.data(),
-       content_type=st.sampled_from(["application/json", "application/json; charset=utf-8", "text/plain", None]))
-def test_any_request_is_answered_4xx_or_success_and_a_refusal_changes_nothing(table, method, template, has_body,
-                                                                              which, query, data, content_type):
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    which=st.integers(0, 4),
+    query=QUERIES,
+    data=st.data(),
+    content_type=st.sampled_from(["application/json", "application/json; charset=utf-8", "text/plain", None]),
+)
+def test_any_request_is_answered_4xx_or_success_and_a_refusal_changes_nothing(
+    table, method, template, has_body, which, query, data, content_type
+):
     client, live, others, bodies = table
     ids = live + others
     path = template.format(id=ids[which])

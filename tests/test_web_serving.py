@@ -4,6 +4,7 @@ in time is dropped or refused; connections are capped; a client leaving mid-body
 line; agents are offered only at the player counts they play, and made to move once before
 the server says it is ready.
 """
+
 import logging
 import socket
 import threading
@@ -18,14 +19,14 @@ with warnings.catch_warnings():  # Starlette announces a successor of httpx for 
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-import uvicorn  # noqa: E402
+import uvicorn
 
-from monster_zoo.agents.ppo.champions import champion_player_counts  # noqa: E402
-from monster_zoo.cli.main import main  # noqa: E402
-from monster_zoo.web import refusals, server  # noqa: E402
-from monster_zoo.web.app import Settings, create_app, for_the_page  # noqa: E402
-from monster_zoo.web.catalogue import agent_player_counts  # noqa: E402
-from monster_zoo.web.connections import BoundedH11Protocol  # noqa: E402
+from monster_zoo.agents.ppo.champions import champion_player_counts
+from monster_zoo.cli.main import main
+from monster_zoo.web import refusals, server
+from monster_zoo.web.app import Settings, create_app, for_the_page
+from monster_zoo.web.catalogue import agent_player_counts
+from monster_zoo.web.connections import BoundedH11Protocol
 
 MTM = "marry_the_monster-v0"
 
@@ -62,7 +63,7 @@ def answer(conn):
     while True:
         try:
             part = conn.recv(65536)
-        except socket.timeout:
+        except TimeoutError:
             return None
         if not part:
             return got
@@ -95,8 +96,10 @@ def test_a_request_head_that_does_not_arrive_is_dropped(address):
 
 def test_a_request_body_that_does_not_arrive_is_refused_in_time(address):
     conn = connect(address)
-    conn.sendall(b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: 100\r\n\r\n{\"game\"")
+    conn.sendall(
+        b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"game"'
+    )
     got = answer(conn)  # was None under load: the connection was held until the keep-alive timeout (5 s)
     assert got is not None, "the connection is closed after the 408, not held open"
     assert got.startswith(b"HTTP/1.1 408") and b"did not arrive within 0.5 s" in got
@@ -108,8 +111,9 @@ def test_connections_are_capped(address):
     time.sleep(0.1)
     started = time.monotonic()
     one_too_many = connect(address)
-    assert answer(one_too_many) == b"" and time.monotonic() - started < QuickProtocol.head_timeout_s / 2, \
+    assert answer(one_too_many) == b"" and time.monotonic() - started < QuickProtocol.head_timeout_s / 2, (
         "the connection past the cap is closed at once, not at the head's deadline"
+    )
     for conn in held:
         conn.close()
 
@@ -117,8 +121,10 @@ def test_connections_are_capped(address):
 def test_a_client_leaving_mid_body_is_one_log_line(address, caplog):
     caplog.set_level(logging.WARNING)
     conn = connect(address)
-    conn.sendall(b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: 100\r\n\r\n{\"game\"")
+    conn.sendall(
+        b"POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 100\r\n\r\n{"game"'
+    )
     time.sleep(0.1)
     conn.close()
     time.sleep(0.3)
@@ -134,8 +140,10 @@ def test_each_agent_is_offered_only_at_the_player_counts_it_plays():
     with TestClient(create_app(Settings(allowed_hosts=["testserver"]))) as client:
         game = next(g for g in client.get("/api/games").json()["games"] if g["id"] == MTM)
         assert game["agent_players"]["champion"] == [2, 4]
-        refusal = client.post("/api/sessions", json={"game": MTM, "options": {"num_players": 3},
-                                                     "seats": ["human", "random", "champion"]})
+        refusal = client.post(
+            "/api/sessions",
+            json={"game": MTM, "options": {"num_players": 3}, "seats": ["human", "random", "champion"]},
+        )
         assert refusal.status_code == 422
         message = refusal.json()["error"]
         assert "player_2: champion plays this game with 2 or 4 players only, not 3" in message
@@ -150,24 +158,37 @@ def test_each_agent_is_offered_only_with_the_options_it_plays():
         game = next(g for g in client.get("/api/games").json()["games"] if g["id"] == factory)
         assert game["agent_options"]["champion"]["start_tiles"] == ["choose"]
         assert game["agent_options"]["random"]["start_tiles"] == ["choose", "random"]
-        refusal = client.post("/api/sessions", json={"game": factory, "options": {"num_players": 2,
-                                                                                   "start_tiles": "random"},
-                                                     "seats": ["human", "champion"]})
+        refusal = client.post(
+            "/api/sessions",
+            json={
+                "game": factory,
+                "options": {"num_players": 2, "start_tiles": "random"},
+                "seats": ["human", "champion"],
+            },
+        )
         assert refusal.status_code == 422
-        assert "player_1: champion does not play this game with start_tiles 'random'" in refusal.json()["error"]
+        assert (
+            "player_1: champion does not play this game with start_tiles 'random'" in refusal.json()["error"]
+        )
 
 
 def test_registry_messages_reach_the_page_in_a_browser_users_words():
-    python = ('marry_the_monster-champion-v1 has no champion for 3 players (marry_the_monster-v0\'s champions ship '
-              'for 2 and 4 players). Ask for one by its player count: make_agent("champion", "x", options={}), or so')
+    python = (
+        "marry_the_monster-champion-v1 has no champion for 3 players (marry_the_monster-v0's champions ship "
+        'for 2 and 4 players). Ask for one by its player count: make_agent("champion", "x", options={}), or so'
+    )
     said = for_the_page(python)
     assert "make_agent" not in said and said.startswith("marry_the_monster-champion-v1 has no champion for 3")
     assert "Choose another player for that seat" in said
     assert for_the_page("plain words.") == "plain words."
-    assert for_the_page("model '/srv/x/agents/champions/m-2p.npz' was trained for m") == \
-        "model 'm-2p.npz' was trained for m", "the server's folders are not shown"
-    assert for_the_page("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=") == \
-        "the az agent needs a network. Choose another player for that seat, or other options."
+    assert (
+        for_the_page("model '/srv/x/agents/champions/m-2p.npz' was trained for m")
+        == "model 'm-2p.npz' was trained for m"
+    ), "the server's folders are not shown"
+    assert (
+        for_the_page("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
+        == "the az agent needs a network. Choose another player for that seat, or other options."
+    )
 
 
 def test_every_kind_of_agent_moves_once_before_the_server_is_ready(monkeypatch):

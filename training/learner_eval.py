@@ -7,13 +7,14 @@ side on the batched kernels and the agent scores every slot in one call, which
 is what makes evaluating a neural policy during training cheap. For the full,
 paired and rated comparison of a field of agents use :mod:`monster_zoo.evaluation.tournament`.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.evaluation.match import DRAW, LOSS, WIN, seat_outcome, wilson_interval
 from monster_zoo.envs.core.selfplay import LearnerGames
+from monster_zoo.evaluation.match import DRAW, LOSS, WIN, seat_outcome, wilson_interval
 
 
 @dataclass
@@ -64,5 +65,6 @@ def evaluate_against(agent, opponent, game_id: str, games: int, seed: int = 0, *
         for i in np.flatnonzero((terminated | truncated) & (result == -2)):
             outcome = seat_outcome(play.final_returns[i].tolist(), int(play.learner_seats[i]))
             result[i] = {WIN: 1, DRAW: 0, LOSS: -1}[outcome]
-    return WinRate(getattr(opponent, "name", repr(opponent)), games,
-                   int((result == 1).sum()), int((result == 0).sum()))
+    return WinRate(
+        getattr(opponent, "name", repr(opponent)), games, int((result == 1).sum()), int((result == 0).sum())
+    )

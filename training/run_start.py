@@ -12,14 +12,16 @@ While training they log to ``metrics.csv`` (:class:`MetricsLog`), show a progres
 Nothing here imports torch, Stable-Baselines3 or Ray: ``--help`` and bad arguments are answered
 without them.
 """
+
 import argparse
 import csv
 import dataclasses
 import json
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Union
+from typing import NamedTuple
 
 from monster_zoo import envs
 from monster_zoo.envs.core.options import parse_option
@@ -42,21 +44,26 @@ def build_parser(args_class, prog: str, description: str) -> argparse.ArgumentPa
     """An argparse parser with one flag per field of the dataclass ``args_class``: ``--total-timesteps``
     for ``total_timesteps``, typed as its default, helped by its :func:`flag` help; a ``bool`` field
     gives ``--x``/``--no-x``, the field ``option`` a repeatable ``--option KEY=VALUE``."""
-    parser = argparse.ArgumentParser(prog=prog, description=description,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     for f in dataclasses.fields(args_class):
         name = "--" + f.name.replace("_", "-")
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default
         if f.type is bool or f.type == "bool":
-            parser.add_argument(name, action=argparse.BooleanOptionalAction, default=default, help=f.metadata["help"])
+            parser.add_argument(
+                name, action=argparse.BooleanOptionalAction, default=default, help=f.metadata["help"]
+            )
         elif f.name == "option":
-            parser.add_argument(name, action="append", default=default, metavar="KEY=VALUE", help=f.metadata["help"])
+            parser.add_argument(
+                name, action="append", default=default, metavar="KEY=VALUE", help=f.metadata["help"]
+            )
         else:
             parser.add_argument(name, type=type(default), default=default, help=f.metadata["help"])
     return parser
 
 
-def check_arguments(parser: argparse.ArgumentParser, args, *checks: Callable[..., Optional[str]]) -> None:
+def check_arguments(parser: argparse.ArgumentParser, args, *checks: Callable[..., str | None]) -> None:
     """Exit through ``parser.error`` (status 2, the usage and the message) with the first problem
     that one of ``checks`` finds in ``args``. Each check returns a message or None; they run in
     order, each only when those before it found nothing, so a later check may rely on what an
@@ -152,8 +159,14 @@ def args_json(args) -> str:
     return json.dumps(dataclasses.asdict(args), indent=2)
 
 
-def new_run(out_dir: Union[str, Path], game_id: str, exp_name: str, seed: int, args=None,
-            subdirs: Iterable[str] = ("checkpoints",)) -> Run:
+def new_run(
+    out_dir: str | Path,
+    game_id: str,
+    exp_name: str,
+    seed: int,
+    args=None,
+    subdirs: Iterable[str] = ("checkpoints",),
+) -> Run:
     """Create the folder of a new run under ``out_dir`` with its ``subdirs``, and write ``args``
     (an ``Args`` dataclass) into its ``args.json``, atomically, so an interruption never leaves half
     of it; ``args=None`` leaves that to the caller. A folder of that name that already holds one of
@@ -170,8 +183,15 @@ def new_run(out_dir: Union[str, Path], game_id: str, exp_name: str, seed: int, a
     return run
 
 
-def baseline_rates(learner, game_id: str, options: dict, seed: int, games: int,
-                   log: Optional[Callable[[str, float], None]] = None, intervals: bool = False) -> Dict:
+def baseline_rates(
+    learner,
+    game_id: str,
+    options: dict,
+    seed: int,
+    games: int,
+    log: Callable[[str, float], None] | None = None,
+    intervals: bool = False,
+) -> dict:
     """The win rates (:class:`~monster_zoo.training.learner_eval.WinRate`) of ``learner`` against the
     :data:`BASELINES`, ``games`` games each (seats rotated), by name; a game without a greedy
     baseline is measured against random alone. Each rate is passed to ``log(metric, value)`` as soon

@@ -15,4 +15,5 @@ what that seat may see.
 - :mod:`~monster_zoo.web.server`: running it with uvicorn, its connections bounded by
   :mod:`~monster_zoo.web.connections`.
 """
+
 WEB_EXTRA = "pip install 'monster-zoo[web]'"

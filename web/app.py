@@ -19,14 +19,15 @@ Requests must name this server as their host (a page elsewhere cannot reach it t
 DNS name that points here), every response forbids other sites to frame it, and the app's
 page runs no script but its own file.
 """
+
 import asyncio
 import os
 import re
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -39,16 +40,25 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from monster_zoo.evaluation.match import agent_seed, check_field
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.records import MAX_RECORD_BYTES, MAX_RECORD_DEPTH, record_text
+from monster_zoo.evaluation.match import agent_seed, check_field
 
 from .catalogue import HUMAN, catalogue
 from .game_session import GameSession
 from .help import game_help
 from .new_game import GameSetup, agent_path_name, check_setup
-from .refusals import RequestError, bad_request, conflict, integer_field, json_object, query_number, read_body, \
-    text_field, unprocessable
+from .refusals import (
+    RequestError,
+    bad_request,
+    conflict,
+    integer_field,
+    json_object,
+    query_number,
+    read_body,
+    text_field,
+    unprocessable,
+)
 from .replays import checked_record, viewer_page
 from .store import ExpiringStore
 from .views import check_viewer, parse_viewer, seat_view
@@ -57,14 +67,22 @@ STATIC = Path(__file__).resolve().parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 BODY_NOT_READ = (408, 413)  # refusals sent before the request body was read to its end
 ADVANCE_WAIT_S = 1.0  # how long an advance waits for the agent before answering "still thinking"
-MAX_PAGES = 8         # opened records' viewer pages kept at once
-APP_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-              "frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+MAX_PAGES = 8  # opened records' viewer pages kept at once
+APP_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 # The replay viewer is one self-contained page with its script and style inline, and nothing else.
-VIEWER_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
-                 "base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
-HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
-           "Content-Security-Policy": APP_POLICY}
+VIEWER_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+)
+HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": APP_POLICY,
+}
 
 
 @dataclass(frozen=True)
@@ -74,9 +92,9 @@ class Settings:
     max_sessions: int = 16
     session_ttl_s: float = 3600.0
     agent_time_limit_s: float = 60.0
-    agent_threads: int = 2             # agents thinking at once, over all games
-    records_dir: Optional[Path] = None  # finished games' records are written here when given
-    models_dir: Optional[Path] = None   # the only folder model files are offered from
+    agent_threads: int = 2  # agents thinking at once, over all games
+    records_dir: Path | None = None  # finished games' records are written here when given
+    models_dir: Path | None = None  # the only folder model files are offered from
     allowed_hosts: Sequence[str] = field(default=LOOPBACK_HOSTS)
 
 
@@ -103,8 +121,16 @@ def build_session(setup: GameSetup, settings: Settings) -> GameSession:
     agents, labels = [], []
     try:
         for seat, name in enumerate(setup.seats):
-            agent = None if name == HUMAN else make_agent(agent_path_name(name, settings.models_dir), setup.game_id,
-                                                          agent_seed(setup.seed, 0, seat), setup.options)
+            agent = (
+                None
+                if name == HUMAN
+                else make_agent(
+                    agent_path_name(name, settings.models_dir),
+                    setup.game_id,
+                    agent_seed(setup.seed, 0, seat),
+                    setup.options,
+                )
+            )
             agents.append(agent)
             labels.append(name)
         check_field(setup.game_id, setup.options, [a for a in agents if a is not None])
@@ -113,8 +139,15 @@ def build_session(setup: GameSetup, settings: Settings) -> GameSession:
         if settings.models_dir is not None:  # the page names model files by their names alone
             message = message.replace(str(settings.models_dir) + os.sep, "")
         raise unprocessable(for_the_page(message)) from None
-    return GameSession(setup.game_id, setup.options, setup.seed, agents, labels, settings.agent_time_limit_s,
-                       settings.records_dir)
+    return GameSession(
+        setup.game_id,
+        setup.options,
+        setup.seed,
+        agents,
+        labels,
+        settings.agent_time_limit_s,
+        settings.records_dir,
+    )
 
 
 def for_the_page(message: str) -> str:
@@ -126,7 +159,7 @@ def for_the_page(message: str) -> str:
     if cut < 0:
         return message
     end = message.rfind(". ", 0, cut)
-    said = message[:end + 1] if end >= 0 else message[:cut].rstrip(" :;,(") + "."
+    said = message[: end + 1] if end >= 0 else message[:cut].rstrip(" :;,(") + "."
     return said + " Choose another player for that seat, or other options."
 
 
@@ -142,20 +175,25 @@ def create_app(settings: Settings = Settings()) -> Starlette:
     # Only games in progress count against the limit: a finished one stays for its record and replay
     # until it is closed, expires or is the oldest of too many finished ones.
     sessions: ExpiringStore[GameSession] = ExpiringStore(
-        settings.max_sessions, settings.session_ttl_s, "game", on_drop=GameSession.close,
+        settings.max_sessions,
+        settings.session_ttl_s,
+        "game",
+        on_drop=GameSession.close,
         is_live=lambda session: not session.finished,
-        full="finish or close one of them (\"new game\" on a game's page closes it)")
+        full='finish or close one of them ("new game" on a game\'s page closes it)',
+    )
     # A replay page can always be built again from its record: the oldest goes when there are too many.
-    pages: ExpiringStore[str] = ExpiringStore(MAX_PAGES, settings.session_ttl_s, "replay page",
-                                              is_live=lambda html: False)
+    pages: ExpiringStore[str] = ExpiringStore(
+        MAX_PAGES, settings.session_ttl_s, "replay page", is_live=lambda html: False
+    )
 
     def session_of(request: Request) -> GameSession:
         return sessions.get(request.path_params["session"])
 
-    def named_viewer(request: Request, session: GameSession) -> Optional[int]:
+    def named_viewer(request: Request, session: GameSession) -> int | None:
         return parse_viewer(request.query_params.get("viewer"), len(session.labels))
 
-    def look(session: GameSession, viewer: Optional[int], since: int) -> Response:
+    def look(session: GameSession, viewer: int | None, since: int) -> Response:
         check_viewer(session, viewer)
         return JSONResponse(seat_view(session, viewer, since))
 
@@ -167,16 +205,25 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
     async def games(request: Request) -> Response:
         listing = await run_in_threadpool(catalogue, settings.models_dir)
-        return JSONResponse({"games": listing, "limits": {
-            "max_sessions": settings.max_sessions, "session_ttl_s": settings.session_ttl_s,
-            "agent_time_limit_s": settings.agent_time_limit_s, "records_saved": settings.records_dir is not None}})
+        return JSONResponse(
+            {
+                "games": listing,
+                "limits": {
+                    "max_sessions": settings.max_sessions,
+                    "session_ttl_s": settings.session_ttl_s,
+                    "agent_time_limit_s": settings.agent_time_limit_s,
+                    "records_saved": settings.records_dir is not None,
+                },
+            }
+        )
 
     async def rules(request: Request) -> Response:
         return JSONResponse(game_help(request.path_params["game"]))
 
     async def new_session(request: Request) -> Response:
-        setup = check_setup(await read_body(request.headers.get("content-type"), request.stream()),
-                            settings.models_dir)
+        setup = check_setup(
+            await read_body(request.headers.get("content-type"), request.stream()), settings.models_dir
+        )
         sessions.check_room()  # before the agents are built; add() checks again
         session = await run_in_threadpool(build_session, setup, settings)
         try:
@@ -206,7 +253,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             except ValueError as err:
                 raise unprocessable(str(err)) from None
         else:
-            action = integer_field(body, "action", -2**31, 2**31 - 1)  # out of range: the rules' message
+            action = integer_field(body, "action", -(2**31), 2**31 - 1)  # out of range: the rules' message
         session.human_move(seat, action, step)
         return look(session, seat, since)
 
@@ -220,7 +267,9 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         if step == session.step:  # a page that is behind only looks: it never moves twice
             future = session.start_agent_move(executor)
             if future is None and session.on_move is not None:
-                raise conflict(f"player_{session.on_move} is played from the page: it moves by a person's choice")
+                raise conflict(
+                    f"player_{session.on_move} is played from the page: it moves by a person's choice"
+                )
             if future is not None:
                 await asyncio.wait([asyncio.wrap_future(future)], timeout=ADVANCE_WAIT_S)
         return look(session, viewer, since)
@@ -237,8 +286,11 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         session = session_of(request)
         finished(session)
         name = f"{session.spec.name}_seed{session.seed}.json"
-        return Response(record_text(session.record()), media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return Response(
+            record_text(session.record()),
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     async def session_replay(request: Request) -> Response:
         session = session_of(request)
@@ -247,14 +299,17 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         return HTMLResponse(html, headers={"Content-Security-Policy": VIEWER_POLICY})
 
     async def open_record(request: Request) -> Response:
-        data = await read_body(request.headers.get("content-type"), request.stream(), MAX_RECORD_BYTES,
-                               MAX_RECORD_DEPTH)
+        data = await read_body(
+            request.headers.get("content-type"), request.stream(), MAX_RECORD_BYTES, MAX_RECORD_DEPTH
+        )
         record_data = checked_record(data, "the opened record")
         html = await run_in_threadpool(viewer_page, record_data, "the opened record")
         return JSONResponse({"page": f"/records/{pages.add(html)}"}, status_code=201)
 
     async def record_page(request: Request) -> Response:
-        return HTMLResponse(pages.get(request.path_params["page"]), headers={"Content-Security-Policy": VIEWER_POLICY})
+        return HTMLResponse(
+            pages.get(request.path_params["page"]), headers={"Content-Security-Policy": VIEWER_POLICY}
+        )
 
     async def close_record(request: Request) -> Response:
         pages.remove(request.path_params["page"])
@@ -290,7 +345,13 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         Route("/api/records/{page}", close_record, methods=["DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
-                  Middleware(SecurityHeaders)]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
-                     exception_handlers={RequestError: refused, HTTPException: http_error})
+    middleware = [
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts)),
+        Middleware(SecurityHeaders),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={RequestError: refused, HTTPException: http_error},
+    )

@@ -6,11 +6,11 @@ models are offered only from the folder named on the command line (``--models-di
 file names: a page can choose one of those files and nothing else, so no request can make the
 server read a file of its choosing.
 """
+
 import os
 import stat
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Dict, List, Optional
 
 from monster_zoo import envs
 from monster_zoo.agents.az.kind import AZ_NET_PREFIX, AZ_PREFIX
@@ -31,7 +31,7 @@ MODEL_PREFIXES = (PPO_PREFIX, AZ_PREFIX, AZ_NET_PREFIX)
 MAX_MODEL_FILES = 200
 
 
-def option_entry(option) -> Dict:
+def option_entry(option) -> dict:
     """One option as the setup form shows it: its name, text, default and either its choices
     or the kind of value it takes (an integer or text, checked by the game when the game starts)."""
     entry = {"name": option.name, "doc": option.doc, "default": option.default}
@@ -44,7 +44,7 @@ def option_entry(option) -> Dict:
     return entry
 
 
-def model_files(models_dir: Optional[Path]) -> List[str]:
+def model_files(models_dir: Path | None) -> list[str]:
     """The names of the model files (``.npz``, regular files, not links) directly in ``models_dir``,
     sorted; none without a folder."""
     if models_dir is None:
@@ -57,13 +57,13 @@ def model_files(models_dir: Optional[Path]) -> List[str]:
     return sorted(names)[:MAX_MODEL_FILES]
 
 
-@lru_cache(maxsize=None)
+@cache
 def registered_agents(game_id: str) -> tuple:
     """``available_agents(game_id)``, asked once per server (it checks the shipped files' hashes)."""
     return tuple(available_agents(game_id))
 
 
-def plays(name: str, game_id: str, options: Dict) -> bool:
+def plays(name: str, game_id: str, options: dict) -> bool:
     """Whether agent ``name`` plays ``game_id`` with ``options`` (the others at their defaults), as
     the registry and the agent's own check of its game say (a trained agent plays the options it
     was trained with)."""
@@ -75,49 +75,77 @@ def plays(name: str, game_id: str, options: Dict) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
-def agent_player_counts(game_id: str) -> Dict[str, List[int]]:
+@cache
+def agent_player_counts(game_id: str) -> dict[str, list[int]]:
     """The player counts each registered agent of ``game_id`` plays with the game's other options at
     their defaults, asked of the registry itself (a champion plays the counts its manifest ships)."""
     spec = envs.spec(game_id)
-    return {name: [n for n in range(spec.min_players, spec.max_players + 1) if plays(name, game_id, {"num_players": n})]
-            for name in registered_agents(game_id)}
+    return {
+        name: [
+            n
+            for n in range(spec.min_players, spec.max_players + 1)
+            if plays(name, game_id, {"num_players": n})
+        ]
+        for name in registered_agents(game_id)
+    }
 
 
 def form_choices(spec) -> list:
     """The options with a list of choices that the setup form shows, but the player count."""
-    return [o for o in spec.options if o.choices is not None and o.name != "num_players"
-            and o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS]
+    return [
+        o
+        for o in spec.options
+        if o.choices is not None
+        and o.name != "num_players"
+        and o.name not in APP_OPTIONS
+        and o.name not in LEARNER_OPTIONS
+    ]
 
 
-@lru_cache(maxsize=None)
-def agent_option_values(game_id: str) -> Dict[str, Dict[str, list]]:
+@cache
+def agent_option_values(game_id: str) -> dict[str, dict[str, list]]:
     """For each registered agent of ``game_id`` that plays some player count: the values of each of
     the form's choice options it plays (the other options at their defaults)."""
     spec = envs.spec(game_id)
-    return {name: {o.name: [v for v in o.choices if plays(name, game_id, {"num_players": counts[0], o.name: v})]
-                   for o in form_choices(spec)}
-            for name, counts in agent_player_counts(game_id).items() if counts}
+    return {
+        name: {
+            o.name: [v for v in o.choices if plays(name, game_id, {"num_players": counts[0], o.name: v})]
+            for o in form_choices(spec)
+        }
+        for name, counts in agent_player_counts(game_id).items()
+        if counts
+    }
 
 
-def agent_choices(game_id: str, models_dir: Optional[Path]) -> List[str]:
+def agent_choices(game_id: str, models_dir: Path | None) -> list[str]:
     """The names a seat of ``game_id`` may take: the registered agents, then each model file of
     ``models_dir`` under each model prefix (``ppo:NAME``, ``az:NAME``, ``az-net:NAME``)."""
-    return [*registered_agents(game_id)] + [prefix + name for name in model_files(models_dir)
-                                            for prefix in MODEL_PREFIXES]
+    return [*registered_agents(game_id)] + [
+        prefix + name for name in model_files(models_dir) for prefix in MODEL_PREFIXES
+    ]
 
 
-def catalogue(models_dir: Optional[Path]) -> List[Dict]:
+def catalogue(models_dir: Path | None) -> list[dict]:
     """Every game with its title, player range, options (those a person at the table chooses), agent
     names, and the player counts and option values each registered agent plays (model files:
     checked when a game starts), for the setup form."""
     games = []
     for game_id in envs.available():
         spec = envs.spec(game_id)
-        games.append({"id": game_id, "title": spec.title, "min_players": spec.min_players,
-                      "max_players": spec.max_players,
-                      "options": [option_entry(o) for o in spec.options
-                                  if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS],
-                      "agents": agent_choices(game_id, models_dir), "agent_players": agent_player_counts(game_id),
-                      "agent_options": agent_option_values(game_id)})
+        games.append(
+            {
+                "id": game_id,
+                "title": spec.title,
+                "min_players": spec.min_players,
+                "max_players": spec.max_players,
+                "options": [
+                    option_entry(o)
+                    for o in spec.options
+                    if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS
+                ],
+                "agents": agent_choices(game_id, models_dir),
+                "agent_players": agent_player_counts(game_id),
+                "agent_options": agent_option_values(game_id),
+            }
+        )
     return games

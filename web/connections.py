@@ -8,9 +8,9 @@ any number of connections: 300 clients sending half a request head each were hel
 are open; each in one line of the server's log. The request body has its own deadline
 (:data:`~monster_zoo.web.refusals.BODY_TIMEOUT_S`, a 408 from the app).
 """
+
 import asyncio
 import logging
-from typing import Optional
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -28,11 +28,13 @@ class BoundedH11Protocol(H11Protocol):
     max_connections = MAX_CONNECTIONS
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        self._head_deadline: Optional[asyncio.TimerHandle] = None
+        self._head_deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)
         if len(self.connections) > self.max_connections:
-            LOG.warning("monster-zoo serve: %d connections open, the most accepted; closed a new one",
-                        self.max_connections)
+            LOG.warning(
+                "monster-zoo serve: %d connections open, the most accepted; closed a new one",
+                self.max_connections,
+            )
             transport.close()
             return
         self._wait_for_head()
@@ -44,7 +46,7 @@ class BoundedH11Protocol(H11Protocol):
         else:
             self._head_arrived()
 
-    def connection_lost(self, exc: Optional[Exception]) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         self._head_arrived()
         super().connection_lost(exc)
 
@@ -60,6 +62,8 @@ class BoundedH11Protocol(H11Protocol):
     def _head_late(self) -> None:
         self._head_deadline = None
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            LOG.warning("monster-zoo serve: closed a connection whose request head did not arrive within %g s",
-                        self.head_timeout_s)
+            LOG.warning(
+                "monster-zoo serve: closed a connection whose request head did not arrive within %g s",
+                self.head_timeout_s,
+            )
             self.transport.close()

@@ -11,22 +11,23 @@ request path: it gets a copy of what it may read, and its move is applied under 
 lock when it answers, if the game is still waiting for it. A move that takes longer than the
 time limit stops the game (a thread cannot be stopped, so the late answer is dropped).
 """
+
 import secrets
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.evaluation.match import seat_outcome
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.illegal import refusal
 from monster_zoo.envs.core.move_words import move_words
 from monster_zoo.envs.core.records import RecordWriter, game_result, save_record
+from monster_zoo.evaluation.match import seat_outcome
 
 from .refusals import conflict, unprocessable
 
@@ -42,8 +43,8 @@ class Move:
 
     seat: int
     action: int
-    names: Dict[Optional[int], str]
-    words: Dict[Optional[int], Optional[str]]
+    names: dict[int | None, str]
+    words: dict[int | None, str | None]
 
 
 @dataclass
@@ -60,8 +61,16 @@ class GameSession:
     """A game of ``game_id`` with ``options`` and ``seed``: ``agents[s]`` plays seat ``s``, or a
     person where it is None; ``labels[s]`` names the seat (its record entry)."""
 
-    def __init__(self, game_id: str, options: dict, seed: int, agents: Sequence, labels: Sequence[str],
-                 time_limit_s: float, records_dir: Optional[Path] = None):
+    def __init__(
+        self,
+        game_id: str,
+        options: dict,
+        seed: int,
+        agents: Sequence,
+        labels: Sequence[str],
+        time_limit_s: float,
+        records_dir: Path | None = None,
+    ):
         self.env = envs.make(game_id, **options)
         self.raw = self.env.unwrapped
         self.spec = self.raw.spec
@@ -74,10 +83,10 @@ class GameSession:
         self.records_dir = records_dir
         self.writer = RecordWriter(self.env, seed, self.labels)
         self.env.reset(seed=seed)
-        self.moves: List[Move] = []
-        self.thinking: Optional[Thinking] = None
-        self.stopped: Optional[str] = None     # why the game stopped before its end
-        self.record_note: Optional[str] = None  # where --records-dir got its record, or why not
+        self.moves: list[Move] = []
+        self.thinking: Thinking | None = None
+        self.stopped: str | None = None  # why the game stopped before its end
+        self.record_note: str | None = None  # where --records-dir got its record, or why not
         self.closed = False
         self.lock = threading.RLock()
 
@@ -99,23 +108,26 @@ class GameSession:
         return self.over or self.stopped is not None
 
     @property
-    def on_move(self) -> Optional[int]:
+    def on_move(self) -> int | None:
         """The seat on move, or None once the game is finished."""
         seat = int(self.raw.engine_state[H_CURRENT])
         return None if self.finished or seat < 0 else seat
 
-    def legal_actions(self) -> List[int]:
+    def legal_actions(self) -> list[int]:
         """The legal actions of the seat on move (none once finished)."""
         return [] if self.on_move is None else self.raw.legal_actions()
 
-    def result(self) -> Optional[dict]:
+    def result(self) -> dict | None:
         """Returns, each seat's outcome (win, draw, loss) and how it ended, once finished."""
         if not self.finished:
             return None
         result = game_result(self.raw)
         returns = result["returns"]
-        return {**result, "outcomes": [seat_outcome(returns, s) for s in range(len(returns))],
-                "stopped": self.stopped}
+        return {
+            **result,
+            "outcomes": [seat_outcome(returns, s) for s in range(len(returns))],
+            "stopped": self.stopped,
+        }
 
     def record(self) -> dict:
         """The match record of the game so far (ask only once it is finished: it tells every secret)."""
@@ -128,7 +140,9 @@ class GameSession:
         with self.lock:
             self._check_time_limit()
             if self.finished:
-                raise conflict("the game is over" if self.stopped is None else f"the game stopped: {self.stopped}")
+                raise conflict(
+                    "the game is over" if self.stopped is None else f"the game stopped: {self.stopped}"
+                )
             if seat not in self.humans:
                 raise conflict(f"player_{seat} is played by {self.labels[seat]}, not from this page")
             if self.on_move != seat:
@@ -140,7 +154,7 @@ class GameSession:
                 raise unprocessable(reason)
             self._apply(action)
 
-    def start_agent_move(self, executor: Executor) -> Optional[Future]:
+    def start_agent_move(self, executor: Executor) -> Future | None:
         """The future of the move of the agent on move, started in ``executor`` unless it is under
         way already; None when nobody or a person is on move."""
         with self.lock:
@@ -152,12 +166,18 @@ class GameSession:
                 agent = self.agents[seat]
                 observation = self.raw.observe(self.raw.possible_agents[seat])
                 state = self.raw.engine_state.copy() if getattr(agent, "needs_state", False) else None
-                future = executor.submit(self._think, seat, observation["observation"],
-                                         observation["action_mask"], state, self.step)
+                future = executor.submit(
+                    self._think,
+                    seat,
+                    observation["observation"],
+                    observation["action_mask"],
+                    state,
+                    self.step,
+                )
                 self.thinking = Thinking(seat, time.monotonic(), self.step, future)
             return self.thinking.future
 
-    def thinking_seconds(self) -> Optional[float]:
+    def thinking_seconds(self) -> float | None:
         """How long the agent on move has been thinking, or None."""
         with self.lock:
             self._check_time_limit()
@@ -169,15 +189,18 @@ class GameSession:
             self.closed = True
             self.thinking = None
 
-    def _think(self, seat: int, observation: np.ndarray, mask: np.ndarray, state: Optional[np.ndarray],
-               step: int) -> None:
+    def _think(
+        self, seat: int, observation: np.ndarray, mask: np.ndarray, state: np.ndarray | None, step: int
+    ) -> None:
         """Ask the agent of ``seat`` for its move (in a worker thread, without the lock) and apply it
         if the game still waits for it; an agent that fails or answers an illegal move stops the game."""
         agent = self.agents[seat]
         try:
-            action = agent.act(observation, mask, state) if state is not None else agent.act(observation, mask)
+            action = (
+                agent.act(observation, mask, state) if state is not None else agent.act(observation, mask)
+            )
             failure = None
-        except Exception as err:  # noqa: BLE001 - whatever an agent raises ends its game, not the server
+        except Exception as err:
             action, failure = None, f"{type(err).__name__}: {err}"
         with self.lock:
             if self.closed or self.thinking is None or self.thinking.step != step:
@@ -195,8 +218,10 @@ class GameSession:
         if self.thinking is not None and time.monotonic() - self.thinking.started > self.time_limit_s:
             seat = self.thinking.seat
             self.thinking = None
-            self._stop(f"player_{seat} ({self.labels[seat]}) did not move within the time limit of "
-                       f"{self.time_limit_s:g} s")
+            self._stop(
+                f"player_{seat} ({self.labels[seat]}) did not move within the time limit of "
+                f"{self.time_limit_s:g} s"
+            )
 
     def _mask(self) -> np.ndarray:
         """The private legal mask of the seat on move."""
@@ -226,7 +251,9 @@ class GameSession:
         """Write the finished game's record into the records folder, when the server has one."""
         if self.records_dir is None:
             return
-        name = f"{self.spec.name}_{time.strftime('%Y%m%d-%H%M%S')}_seed{self.seed}_{secrets.token_hex(3)}.json"
+        name = (
+            f"{self.spec.name}_{time.strftime('%Y%m%d-%H%M%S')}_seed{self.seed}_{secrets.token_hex(3)}.json"
+        )
         try:
             path = save_record(self.record(), self.records_dir / name)
             self.record_note = f"the match record was saved on the server as {path.name}"

@@ -2,9 +2,9 @@
 rules the kernels implement, with their ids) and a short "how to play here" saying what to click
 (the ``HOW_TO_PLAY`` text of the game's drawing module, which knows where its moves are made).
 """
+
 import inspect
-from functools import lru_cache
-from typing import Dict
+from functools import cache
 
 from monster_zoo import envs
 from monster_zoo.seeds import game_dir
@@ -12,8 +12,8 @@ from monster_zoo.seeds import game_dir
 from .refusals import not_found, shown
 
 
-@lru_cache(maxsize=None)
-def game_help(game_id: str) -> Dict[str, str]:
+@cache
+def game_help(game_id: str) -> dict[str, str]:
     """``{"title", "rules", "how_to_play"}`` of ``game_id``; 404 for a game that is not listed."""
     if game_id not in envs.available():
         raise not_found(f"unknown game {shown(game_id)}; available: {', '.join(envs.available())}")

@@ -9,6 +9,7 @@ Every request is timed from sending it to reading the whole answer (the view: pi
 log); the table gives the median, 95th percentile and worst of each kind, with the machine's
 load average beside it, since the answer time depends on what else the machine runs.
 """
+
 import argparse
 import os
 import queue
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Dict, List, Sequence
+from collections.abc import Sequence
 
 from monster_zoo import envs
 
@@ -28,9 +29,12 @@ SERVER_START_S = 300
 
 def start_server() -> "tuple[subprocess.Popen, str]":
     """``monster-zoo serve --port 0`` in a subprocess and the address it printed."""
-    process = subprocess.Popen([sys.executable, "-m", "monster_zoo.training", "serve", "--port", "0",
-                                "--max-sessions", "64"], stdout=subprocess.PIPE, text=True)
-    lines: "queue.Queue[str]" = queue.Queue()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "monster_zoo.training", "serve", "--port", "0", "--max-sessions", "64"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
     while True:
         found = re.search(r"open (http://\S+/)", lines.get(timeout=SERVER_START_S))
@@ -38,14 +42,20 @@ def start_server() -> "tuple[subprocess.Popen, str]":
             return process, found.group(1)
 
 
-def play(client, game_id: str, agent: str, requests: int, rng: random.Random) -> Dict[str, List[float]]:
+def play(client, game_id: str, agent: str, requests: int, rng: random.Random) -> dict[str, list[float]]:
     """Seconds per request kind (``move``, ``advance``) over games of seat 0 against ``agent``."""
-    times: Dict[str, List[float]] = {"move": [], "advance": []}
+    times: dict[str, list[float]] = {"move": [], "advance": []}
     players = envs.spec(game_id).min_players
     while sum(map(len, times.values())) < requests:
-        made = client.post("/api/sessions", json={"game": game_id, "options": {"num_players": players},
-                                                  "seats": ["human"] + [agent] * (players - 1),
-                                                  "seed": rng.randrange(1 << 30)})
+        made = client.post(
+            "/api/sessions",
+            json={
+                "game": game_id,
+                "options": {"num_players": players},
+                "seats": ["human"] + [agent] * (players - 1),
+                "seed": rng.randrange(1 << 30),
+            },
+        )
         session = made.json()["session"]
         view = client.get(f"/api/sessions/{session}?viewer=0").json()
         while view["result"] is None and sum(map(len, times.values())) < requests:
@@ -53,7 +63,10 @@ def play(client, game_id: str, agent: str, requests: int, rng: random.Random) ->
                 kind, url = "move", f"/api/sessions/{session}/moves?since={view['events_total']}"
                 body = {"seat": 0, "step": view["step"], "action": rng.choice(view["moves"])["action"]}
             else:
-                kind, url = "advance", f"/api/sessions/{session}/advance?viewer=0&since={view['events_total']}"
+                kind, url = (
+                    "advance",
+                    f"/api/sessions/{session}/advance?viewer=0&since={view['events_total']}",
+                )
                 body = {"step": view["step"]}
             started = time.perf_counter()
             answer = client.post(url, json=body)
@@ -87,7 +100,9 @@ def main(argv=None) -> int:
         with httpx.Client(base_url=address, timeout=60) as client:
             client.get("/api/games")
             print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-            print("| game | opponents | request | n | median ms | p95 ms | max ms |\n|---|---|---|---:|---:|---:|---:|")
+            print(
+                "| game | opponents | request | n | median ms | p95 ms | max ms |\n|---|---|---|---:|---:|---:|---:|"
+            )
             for game_id in args.games:
                 for agent in args.agents:
                     times = play(client, game_id, agent, args.requests, rng)

@@ -8,12 +8,14 @@ recurses). Only ``application/json`` is accepted: a page on another site can sub
 this server but cannot send JSON to it without the browser asking first (CORS), which this
 server never allows.
 """
+
 import asyncio
 import json
 import logging
 import numbers
 import re
-from typing import Any, AsyncIterator, Dict, Optional, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from starlette.requests import ClientDisconnect
 
@@ -21,11 +23,13 @@ from monster_zoo.envs.core.bounded_reading import check_json_depth
 
 LOG = logging.getLogger("monster_zoo.web")
 
-MAX_BODY_BYTES = 64 << 10      # a new game or a move; records have their own cap
+MAX_BODY_BYTES = 64 << 10  # a new game or a move; records have their own cap
 MAX_BODY_DEPTH = 8
-MAX_TEXT_CHARS = 200           # a typed move, an agent's name, an option's text
-BODY_TIMEOUT_S = 30.0          # a request body still arriving after this long is refused (408)
-ASCII_NUMBER = re.compile(r"[0-9]{1,9}")  # str.isdigit also takes "²" and Arabic-Indic digits, which int() refuses
+MAX_TEXT_CHARS = 200  # a typed move, an agent's name, an option's text
+BODY_TIMEOUT_S = 30.0  # a request body still arriving after this long is refused (408)
+ASCII_NUMBER = re.compile(
+    r"[0-9]{1,9}"
+)  # str.isdigit also takes "²" and Arabic-Indic digits, which int() refuses
 
 
 class RequestError(Exception):
@@ -70,8 +74,12 @@ class TooDeep(RequestError):
         super().__init__(400, message)
 
 
-async def read_body(content_type: Optional[str], chunks: AsyncIterator[bytes], max_bytes: int = MAX_BODY_BYTES,
-                    max_depth: int = MAX_BODY_DEPTH) -> Any:
+async def read_body(
+    content_type: str | None,
+    chunks: AsyncIterator[bytes],
+    max_bytes: int = MAX_BODY_BYTES,
+    max_depth: int = MAX_BODY_DEPTH,
+) -> Any:
     """The JSON value of a request body streamed as ``chunks``, read within ``max_bytes``,
     :data:`BODY_TIMEOUT_S` and ``max_depth``; RequestError (413, 408, 415, 400) otherwise."""
     if (content_type or "").split(";")[0].strip().lower() != "application/json":
@@ -83,18 +91,25 @@ async def read_body(content_type: Optional[str], chunks: AsyncIterator[bytes], m
         async for chunk in chunks:
             total += len(chunk)
             if total > max_bytes:
-                raise RequestError(413, f"the request body is larger than {max_bytes:,} bytes, the most accepted")
+                raise RequestError(
+                    413, f"the request body is larger than {max_bytes:,} bytes, the most accepted"
+                )
             parts.append(chunk)
 
     try:
         await asyncio.wait_for(collect(), BODY_TIMEOUT_S)  # asyncio.timeout is Python 3.11+
     except asyncio.TimeoutError:
-        LOG.warning("monster-zoo serve: a request body took more than %g s (%d bytes read)", BODY_TIMEOUT_S,
-                    sum(map(len, parts)))
+        LOG.warning(
+            "monster-zoo serve: a request body took more than %g s (%d bytes read)",
+            BODY_TIMEOUT_S,
+            sum(map(len, parts)),
+        )
         raise RequestError(408, f"the request body did not arrive within {BODY_TIMEOUT_S:g} s") from None
     except ClientDisconnect:  # nobody hears the answer: one line in the server's log, no traceback
-        LOG.warning("monster-zoo serve: a client went away while sending a request body (%d bytes read)",
-                    sum(map(len, parts)))
+        LOG.warning(
+            "monster-zoo serve: a client went away while sending a request body (%d bytes read)",
+            sum(map(len, parts)),
+        )
         raise bad_request("the client went away before sending the whole request body") from None
     try:
         text = b"".join(parts).decode("utf-8")
@@ -107,19 +122,21 @@ async def read_body(content_type: Optional[str], chunks: AsyncIterator[bytes], m
         raise bad_request(f"the request body is not JSON: {err}") from None
 
 
-def json_object(value: Any, allowed: Sequence[str]) -> Dict[str, Any]:
+def json_object(value: Any, allowed: Sequence[str]) -> dict[str, Any]:
     """``value`` if it is a JSON object whose keys are among ``allowed``, else 400 naming them."""
     if not isinstance(value, dict):
         raise bad_request(f"the request body must be a JSON object, not {type(value).__name__}")
     unknown = sorted(set(value) - set(allowed))
     if unknown:
-        raise bad_request(f"unknown field(s) {', '.join(shown(k) for k in unknown[:5])}; valid fields: "
-                          f"{', '.join(allowed)}")
+        raise bad_request(
+            f"unknown field(s) {', '.join(shown(k) for k in unknown[:5])}; valid fields: {', '.join(allowed)}"
+        )
     return value
 
 
-def integer_field(body: Dict[str, Any], name: str, low: int, high: int, default: Optional[int] = None,
-                  required: bool = False) -> Optional[int]:
+def integer_field(
+    body: dict[str, Any], name: str, low: int, high: int, default: int | None = None, required: bool = False
+) -> int | None:
     """``body[name]`` as an integer from ``low`` to ``high`` (bools and floats refused), or 400."""
     if name not in body or body[name] is None:
         if required:
@@ -131,7 +148,7 @@ def integer_field(body: Dict[str, Any], name: str, low: int, high: int, default:
     return int(value)
 
 
-def text_field(body: Dict[str, Any], name: str, most: int = MAX_TEXT_CHARS) -> Optional[str]:
+def text_field(body: dict[str, Any], name: str, most: int = MAX_TEXT_CHARS) -> str | None:
     """``body[name]`` as a string of at most ``most`` characters (None when absent), or 400."""
     value = body.get(name)
     if value is None:

@@ -10,6 +10,7 @@ Building it draws every step from every view, so a record is refused when that w
 more than :data:`MAX_VIEWER_PICTURES` pictures (the command line builds any), and one page is
 built at a time.
 """
+
 import tempfile
 import threading
 from pathlib import Path
@@ -38,9 +39,11 @@ def viewer_page(record: dict, where: str) -> str:
     does not replay or is too long to draw here, 429 while another page is being built."""
     pictures = (len(record["actions"]) + 1) * (len(record["agents"]) + 1)
     if pictures > MAX_VIEWER_PICTURES:
-        raise unprocessable(f"{where} would take {pictures:,} pictures ({len(record['actions']):,} steps, "
-                            f"{len(record['agents'])} seats and the public view); the app draws at most "
-                            f"{MAX_VIEWER_PICTURES:,}: use 'monster-zoo replay RECORD --html PAGE' instead")
+        raise unprocessable(
+            f"{where} would take {pictures:,} pictures ({len(record['actions']):,} steps, "
+            f"{len(record['agents'])} seats and the public view); the app draws at most "
+            f"{MAX_VIEWER_PICTURES:,}: use 'monster-zoo replay RECORD --html PAGE' instead"
+        )
     if not _BUILDING.acquire(blocking=False):
         raise too_many("another replay page is being built; open this one again in a moment")
     try:

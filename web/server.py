@@ -13,11 +13,12 @@ Connections are bounded (:mod:`~monster_zoo.web.connections`): a request head mu
 10 s, a body within 30 s, a connection left idle between requests closes after
 :data:`KEEP_ALIVE_S`, and at most 100 connections are open at once.
 """
+
 import dataclasses
 import ipaddress
 import socket
 import sys
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import uvicorn
 
@@ -48,10 +49,12 @@ def allowed_hosts(host: str, named: Sequence[str] = ()) -> list:
     bound address itself (unless a wildcard) and the ``named`` ones (``--allowed-hosts``, which a
     server bound off loopback needs: ValueError saying why without them)."""
     if not is_loopback(host) and not named:
-        raise ValueError(f"--host {host} needs --allowed-hosts: the names or addresses this machine is reached "
-                         "by (e.g. --allowed-hosts mybox.local 192.168.1.20). Requests naming any other host are "
-                         "refused, so that a page on another site cannot reach this server through a DNS name "
-                         "that points here (DNS rebinding)")
+        raise ValueError(
+            f"--host {host} needs --allowed-hosts: the names or addresses this machine is reached "
+            "by (e.g. --allowed-hosts mybox.local 192.168.1.20). Requests naming any other host are "
+            "refused, so that a page on another site cannot reach this server through a DNS name "
+            "that points here (DNS rebinding)"
+        )
     bound = [] if host in WILDCARDS or is_loopback(host) else [f"[{host}]" if ":" in host else host]
     return [*LOOPBACK_HOSTS, *bound, *named]
 
@@ -59,7 +62,11 @@ def allowed_hosts(host: str, named: Sequence[str] = ()) -> list:
 def address(host: str, port: int) -> str:
     """The URL of the app bound to ``host``:``port``."""
     shown = "127.0.0.1" if host == "0.0.0.0" else "[::1]" if host == "::" else host
-    return f"http://[{shown}]:{port}/" if ":" in shown and not shown.startswith("[") else f"http://{shown}:{port}/"
+    return (
+        f"http://[{shown}]:{port}/"
+        if ":" in shown and not shown.startswith("[")
+        else f"http://{shown}:{port}/"
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -82,7 +89,9 @@ def warm_agents(game_id: str, say: Callable[[str], None]) -> None:
     compiled (or loaded from the cache) now rather than while the first game with it waits; an
     agent that fails is said in one line (its games will stop with the same failure)."""
     for name, counts in agent_player_counts(game_id).items():
-        if counts and not name.startswith(envs.spec(game_id).name + "-"):  # versioned names share the kinds' kernels
+        if counts and not name.startswith(
+            envs.spec(game_id).name + "-"
+        ):  # versioned names share the kinds' kernels
             env = envs.make(game_id, num_players=counts[0])
             env.reset(seed=0)
             raw = env.unwrapped
@@ -91,7 +100,7 @@ def warm_agents(game_id: str, say: Callable[[str], None]) -> None:
                 seen = raw.observe(raw.agent_selection)
                 extra = (raw.engine_state.copy(),) if getattr(agent, "needs_state", False) else ()
                 agent.act(seen["observation"], seen["action_mask"], *extra)
-            except Exception as err:  # noqa: BLE001 - one agent's failure must not keep the server from starting
+            except Exception as err:
                 say(f"warning: agent {name} of {game_id} failed its first move: {type(err).__name__}: {err}")
 
 
@@ -100,8 +109,10 @@ def warm(settings: Settings, say: Callable[[str], None]) -> None:
     run, which takes a while: said first), so that the first page and the first game start at once."""
     cold = [game_id for game_id in envs.available() if not kernels_cached(game_id)]
     if cold:
-        say(f"compiling the kernels of {', '.join(cold)} and their agents (first run only, up to a minute "
-            "each)...")
+        say(
+            f"compiling the kernels of {', '.join(cold)} and their agents (first run only, up to a minute "
+            "each)..."
+        )
     catalogue(settings.models_dir)
     for game_id in envs.available():
         warm_agents(game_id, say)
@@ -109,15 +120,28 @@ def warm(settings: Settings, say: Callable[[str], None]) -> None:
 
 def uvicorn_config(app) -> uvicorn.Config:
     """uvicorn's settings for ``app``: bounded connections, and only warnings in the log."""
-    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", http=BoundedH11Protocol,
-                          timeout_keep_alive=KEEP_ALIVE_S, limit_concurrency=MAX_CONNECTIONS)
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        http=BoundedH11Protocol,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        limit_concurrency=MAX_CONNECTIONS,
+    )
 
 
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 0,
-          say: Optional[Callable[[str], None]] = None, named_hosts: Sequence[str] = ()) -> None:
+def serve(
+    settings: Settings,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    say: Callable[[str], None] | None = None,
+    named_hosts: Sequence[str] = (),
+) -> None:
     """Serve the app on ``host``:``port`` until interrupted, announcing its address through ``say``
     (default: a line on stdout) once it is bound and its agents are ready; ``named_hosts`` are the
     names requests may also carry (needed off loopback: ValueError without them)."""
+
     def default_say(line: str) -> None:
         print(line, flush=True)
 
@@ -125,8 +149,12 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 0,
     hosts = allowed_hosts(host, named_hosts)
     sock = bind(host, port)
     if not is_loopback(host):
-        print(f"warning: serving on {host}: anyone who can reach this address can play and watch the games "
-              f"held here; requests must name one of: {', '.join(hosts)}", file=sys.stderr, flush=True)
+        print(
+            f"warning: serving on {host}: anyone who can reach this address can play and watch the games "
+            f"held here; requests must name one of: {', '.join(hosts)}",
+            file=sys.stderr,
+            flush=True,
+        )
     warm(settings, say)
     app = create_app(dataclasses.replace(settings, allowed_hosts=hosts))
     say(f"monster-zoo serve: open {address(host, sock.getsockname()[1])} (Ctrl-C stops)")

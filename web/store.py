@@ -8,11 +8,13 @@ built again from its record) never count against the limit: beyond ``capacity`` 
 least recently used is dropped. Ids are 128 random bits, so an id is the key to its entry: pages
 and games of other people cannot be found by trying ids.
 """
+
 import re
 import secrets
 import threading
 import time
-from typing import Callable, Dict, Generic, Optional, Tuple, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from .refusals import not_found, too_many
 
@@ -26,12 +28,19 @@ class ExpiringStore(Generic[Value]):
     hears each dropped value, ``is_live`` says whether a value counts against the limit (every
     value, by default), ``full`` is the refusal's advice when the live ones fill the store."""
 
-    def __init__(self, capacity: int, ttl_s: float, what: str, clock: Callable[[], float] = time.monotonic,
-                 on_drop: Optional[Callable[[Value], None]] = None,
-                 is_live: Callable[[Value], bool] = lambda value: True, full: str = "close one"):
+    def __init__(
+        self,
+        capacity: int,
+        ttl_s: float,
+        what: str,
+        clock: Callable[[], float] = time.monotonic,
+        on_drop: Callable[[Value], None] | None = None,
+        is_live: Callable[[Value], bool] = lambda value: True,
+        full: str = "close one",
+    ):
         self.capacity, self.ttl_s, self.what, self.clock = capacity, ttl_s, what, clock
         self.on_drop, self.is_live, self.full = on_drop, is_live, full
-        self._entries: Dict[str, Tuple[Value, float]] = {}
+        self._entries: dict[str, tuple[Value, float]] = {}
         self._lock = threading.RLock()
 
     def __len__(self) -> int:
@@ -44,8 +53,10 @@ class ExpiringStore(Generic[Value]):
         with self._lock:
             self._sweep()
             if sum(self.is_live(value) for value, _ in self._entries.values()) >= self.capacity:
-                raise too_many(f"this server already holds {self.capacity} {self.what}s in progress, its limit: "
-                               f"{self.full}, or wait for one left idle {self.ttl_s / 60:.0f} minutes to expire")
+                raise too_many(
+                    f"this server already holds {self.capacity} {self.what}s in progress, its limit: "
+                    f"{self.full}, or wait for one left idle {self.ttl_s / 60:.0f} minutes to expire"
+                )
 
     def add(self, value: Value) -> str:
         """Keep ``value``; its new id. 429 when the store is full of live entries; the least recently
@@ -55,7 +66,7 @@ class ExpiringStore(Generic[Value]):
             key = secrets.token_urlsafe(16)
             self._entries[key] = (value, self.clock())
             others = sorted((used, k) for k, (v, used) in self._entries.items() if not self.is_live(v))
-            for _, old in others[:max(0, len(others) - self.capacity)]:
+            for _, old in others[: max(0, len(others) - self.capacity)]:
                 self._dropped(self._entries.pop(old)[0])
             return key
 
@@ -64,8 +75,10 @@ class ExpiringStore(Generic[Value]):
         with self._lock:
             self._sweep()
             if not ID_PATTERN.fullmatch(key) or key not in self._entries:
-                raise not_found(f"no such {self.what}: it never existed, was closed or expired after "
-                                f"{self.ttl_s:.0f} s without use")
+                raise not_found(
+                    f"no such {self.what}: it never existed, was closed or expired after "
+                    f"{self.ttl_s:.0f} s without use"
+                )
             value = self._entries[key][0]
             self._entries[key] = (value, self.clock())
             return value

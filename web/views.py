@@ -15,9 +15,10 @@ e.g. a tile turned on its cell), shown beside the move's name when a place holds
 A game whose move names use codes (a tile's edges, a card's label) explains each move in words
 (:mod:`monster_zoo.envs.core.move_words`): the page shows those words with the name.
 """
+
 import inspect
-from functools import lru_cache
-from typing import Callable, Dict, List, Optional
+from collections.abc import Callable
+from functools import cache
 
 from monster_zoo.envs.core.move_words import legal_moves_in_words
 
@@ -28,14 +29,14 @@ PUBLIC = "public"
 MAX_EVENTS = 500  # moves sent in one view; the page asks again from where it stopped
 
 
-@lru_cache(maxsize=None)
-def drawing_helper(draw: Callable, name: str) -> Optional[Callable]:
+@cache
+def drawing_helper(draw: Callable, name: str) -> Callable | None:
     """The function ``name`` (``action_place``, ``move_preview``) of the drawing module that holds
     ``draw`` (the game's ``spec.draw``), or None where a game's drawing has none."""
     return getattr(inspect.getmodule(draw), name, None)
 
 
-def places(spec, state, legal: List[int], svg: str) -> Dict[int, str]:
+def places(spec, state, legal: list[int], svg: str) -> dict[int, str]:
     """The place on ``svg`` of each of the ``legal`` actions that has one drawn."""
     finder = drawing_helper(spec.draw, "action_place")
     if finder is None:
@@ -48,7 +49,7 @@ def places(spec, state, legal: List[int], svg: str) -> Dict[int, str]:
     return found
 
 
-def parse_viewer(text: Optional[str], seats: int) -> Optional[int]:
+def parse_viewer(text: str | None, seats: int) -> int | None:
     """The viewer a query names: ``public`` (None, also when absent) or a seat number; 400 otherwise."""
     if text is None or text == PUBLIC:
         return None
@@ -59,16 +60,19 @@ def parse_viewer(text: Optional[str], seats: int) -> Optional[int]:
     raise RequestError(400, f"viewer must be {what}, got {text!r}")
 
 
-def check_viewer(session: GameSession, viewer: Optional[int]) -> None:
+def check_viewer(session: GameSession, viewer: int | None) -> None:
     """403 unless ``viewer`` may look: the public always; a person's seat; any seat of a game that is
     only watched, or finished (its record tells everything anyway)."""
     if viewer is None or viewer in session.humans or session.mode != "play" or session.finished:
         return
-    raise RequestError(403, f"player_{viewer} is played by {session.labels[viewer]}: its view is not shown "
-                            "while the game goes on")
+    raise RequestError(
+        403,
+        f"player_{viewer} is played by {session.labels[viewer]}: its view is not shown "
+        "while the game goes on",
+    )
 
 
-def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> dict:
+def seat_view(session: GameSession, viewer: int | None, since: int = 0) -> dict:
     """Everything the page shows ``viewer`` (a seat, or None for the public), with the moves from
     number ``since`` on (at most :data:`MAX_EVENTS`)."""
     with session.lock:
@@ -82,21 +86,42 @@ def seat_view(session: GameSession, viewer: Optional[int], since: int = 0) -> di
             legal = session.legal_actions()
             where = places(spec, state, legal, svg)
             preview = drawing_helper(spec.draw, "move_preview")
-            moves = [{**move, "place": where.get(move["action"]),
-                      "preview": None if preview is None or move["action"] not in where
-                      else preview(state, move["action"])} for move in legal_moves_in_words(spec, state, legal)]
+            moves = [
+                {
+                    **move,
+                    "place": where.get(move["action"]),
+                    "preview": None
+                    if preview is None or move["action"] not in where
+                    else preview(state, move["action"]),
+                }
+                for move in legal_moves_in_words(spec, state, legal)
+            ]
         start = max(0, min(since, len(session.moves)))
-        events = [{"index": i, "seat": m.seat, "name": m.names[viewer], "words": m.words[viewer]}
-                  for i, m in enumerate(session.moves[start:start + MAX_EVENTS], start)]
+        events = [
+            {"index": i, "seat": m.seat, "name": m.names[viewer], "words": m.words[viewer]}
+            for i, m in enumerate(session.moves[start : start + MAX_EVENTS], start)
+        ]
         return {
-            "game": spec.env_id, "title": spec.title, "mode": session.mode,
+            "game": spec.env_id,
+            "title": spec.title,
+            "mode": session.mode,
             "viewer": PUBLIC if viewer is None else viewer,
-            "seats": [{"seat": s, "name": label, "human": s in session.humans}
-                      for s, label in enumerate(session.labels)],
-            "step": session.step, "on_move": on_move, "over": session.over, "stopped": session.stopped,
+            "seats": [
+                {"seat": s, "name": label, "human": s in session.humans}
+                for s, label in enumerate(session.labels)
+            ],
+            "step": session.step,
+            "on_move": on_move,
+            "over": session.over,
+            "stopped": session.stopped,
             "thinking": None if thinking is None else {"seat": on_move, "seconds": round(thinking, 1)},
             "time_limit_s": session.time_limit_s,
-            "svg": svg, "moves": moves, "events": events, "events_total": len(session.moves),
-            "scores": spec.public_scores(state), "score_label": spec.score_label,
-            "result": session.result(), "record_note": session.record_note,
+            "svg": svg,
+            "moves": moves,
+            "events": events,
+            "events_total": len(session.moves),
+            "scores": spec.public_scores(state),
+            "score_label": spec.score_label,
+            "result": session.result(),
+            "record_note": session.record_note,
         }

@@ -3,6 +3,7 @@ kernels inline the engines' kernels and read their tables, so their numba cache 
 whenever those sources change (numba only watches the file a kernel is defined in) or a cache
 file is damaged: guarded here, before any of them loads.
 """
+
 from pathlib import Path
 
 from monster_zoo.envs.core.cache import guard_package

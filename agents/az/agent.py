@@ -24,32 +24,37 @@ version of the network shipped for a game lies at :func:`shipped_network_path` a
 champions' manifest lists it with its SHA-256 digest
 (:func:`monster_zoo.agents.shipped_files.verify_shipped`).
 """
+
 import dataclasses
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import List, Mapping, Optional, Union
 
 import numpy as np
 
 from monster_zoo import envs
-
 from monster_zoo.agents.az.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
 from monster_zoo.agents.az.search import AZTree, SearchSettings, gumbel_search
+from monster_zoo.agents.az.shipped import (
+    network_ships,
+    newest_version,
+    play_settings,
+    shipped_network_path,
+    shipped_versions,
+)
 from monster_zoo.agents.base import Agent, state_needed
 from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.agents.shipped_files import verify_shipped
-from monster_zoo.agents.az.shipped import (network_ships, newest_version, play_settings, shipped_network_path,
-                                           shipped_versions)
 
 DEFAULT_SIMULATIONS = 200
-PROBE_SIMULATIONS = 200    # the timed search that sizes a budget_ms agent's simulations
-MAX_BUDGET_MS = 60_000.0   # a budget per move above a minute is a mistake
+PROBE_SIMULATIONS = 200  # the timed search that sizes a budget_ms agent's simulations
+MAX_BUDGET_MS = 60_000.0  # a budget per move above a minute is a mistake
 MAX_SIZED_SIMULATIONS = 1_000_000  # the tree a sized search may allocate
 
 
-def _network(network: Union[AZNetwork, str, Path], game_id: Optional[str], options: Optional[Mapping]):
+def _network(network: AZNetwork | str | Path, game_id: str | None, options: Mapping | None):
     """``(network, game_id, num_players, made_for)`` for a network or the path of its file, checked
     against ``game_id`` with ``options`` (default: the network's own game)."""
     source = repr(str(network)) if not isinstance(network, AZNetwork) else repr(network.name)
@@ -76,24 +81,45 @@ class AZAgent(Agent):
 
     name = "az"
     needs_state = True
-    version: Optional[int] = None  # the version of a shipped network (ShippedAZ); None: a network file
+    version: int | None = None  # the version of a shipped network (ShippedAZ); None: a network file
 
-    def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
-                 game_id: Optional[str] = None, options: Optional[Mapping] = None,
-                 simulations: int = DEFAULT_SIMULATIONS, considered: int = 16, gumbel_scale: float = 0.0,
-                 c_puct: float = 1.25, determinize: bool = True, min_spread: float = SearchSettings.min_spread,
-                 rollout_weight: float = 0.0, budget_ms: Optional[float] = None):
-        if budget_ms is not None and (isinstance(budget_ms, bool) or not isinstance(budget_ms, (int, float))
-                                      or not 0 < budget_ms <= MAX_BUDGET_MS):
-            raise ValueError(f"budget_ms must be a number of CPU milliseconds per move above 0 and at most "
-                             f"{MAX_BUDGET_MS:,.0f}, or None (the simulations as given); got {budget_ms!r}")
+    def __init__(
+        self,
+        seed: int = 0,
+        network: AZNetwork | str | Path | None = None,
+        game_id: str | None = None,
+        options: Mapping | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        considered: int = 16,
+        gumbel_scale: float = 0.0,
+        c_puct: float = 1.25,
+        determinize: bool = True,
+        min_spread: float = SearchSettings.min_spread,
+        rollout_weight: float = 0.0,
+        budget_ms: float | None = None,
+    ):
+        if budget_ms is not None and (
+            isinstance(budget_ms, bool)
+            or not isinstance(budget_ms, (int, float))
+            or not 0 < budget_ms <= MAX_BUDGET_MS
+        ):
+            raise ValueError(
+                f"budget_ms must be a number of CPU milliseconds per move above 0 and at most "
+                f"{MAX_BUDGET_MS:,.0f}, or None (the simulations as given); got {budget_ms!r}"
+            )
         self.budget_ms = None if budget_ms is None else float(budget_ms)
         if network is None:
             raise ValueError("the az agent needs a network: make_agent('az:<network.npz>', ...) or network=")
         self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
         self.spec = envs.spec(game_id)
-        self.settings = SearchSettings(int(simulations), int(considered), float(gumbel_scale), float(c_puct),
-                                       min_spread=float(min_spread), rollout_weight=float(rollout_weight))
+        self.settings = SearchSettings(
+            int(simulations),
+            int(considered),
+            float(gumbel_scale),
+            float(c_puct),
+            min_spread=float(min_spread),
+            rollout_weight=float(rollout_weight),
+        )
         self.rollout = tuned_rollout(game_id)
         self.determinize = bool(determinize)
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
@@ -101,8 +127,7 @@ class AZAgent(Agent):
         self._settings = self.settings.as_array()
         super().__init__(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The search's choice for the seat on move in ``state`` (left unmodified); WrongGameError
         for a state, mask or observation of a game it was not made for."""
         if state is None:
@@ -110,8 +135,10 @@ class AZAgent(Agent):
         self.check_view(observation, action_mask, state)
         root = np.array(state, dtype=np.int32)  # a copy: the live state is never touched
         if root.shape != (self.spec.state_size,):  # even made for no game: the kernels index it unchecked
-            raise ValueError(f"the az agent plays {self.spec.env_id}, whose state has {self.spec.state_size} "
-                             f"entries; this one has shape {root.shape}")
+            raise ValueError(
+                f"the az agent plays {self.spec.env_id}, whose state has {self.spec.state_size} "
+                f"entries; this one has shape {root.shape}"
+            )
         if not np.any(action_mask):
             raise ValueError("the action mask allows no action: this agent is not on move")
         if self.budget_ms is not None:
@@ -122,10 +149,25 @@ class AZAgent(Agent):
         """One search of ``root`` with the settings vector ``settings`` and generator ``rng``."""
         s = self.spec
         hidden = self.determinize and s.determinize is not None
-        return gumbel_search(root, settings, hidden, rng, self.network.params, self.network.shapes,
-                             self.tree.children, self.tree.visits, self.tree.values, self.tree.priors,
-                             self.policy, s.legal_mask, s.apply_action, s.returns, s.observe_into,
-                             s.determinize if hidden else no_determinize, self.rollout)
+        return gumbel_search(
+            root,
+            settings,
+            hidden,
+            rng,
+            self.network.params,
+            self.network.shapes,
+            self.tree.children,
+            self.tree.visits,
+            self.tree.values,
+            self.tree.priors,
+            self.policy,
+            s.legal_mask,
+            s.apply_action,
+            s.returns,
+            s.observe_into,
+            s.determinize if hidden else no_determinize,
+            self.rollout,
+        )
 
     def _size_to_budget(self, root: np.ndarray) -> None:
         """Set the simulations that make a move cost ``budget_ms`` CPU milliseconds here, timed on
@@ -133,7 +175,9 @@ class AZAgent(Agent):
         probe = dataclasses.replace(self.settings, simulations=PROBE_SIMULATIONS)
         if not self.tree.fits(PROBE_SIMULATIONS, self.spec.num_actions):
             self.tree = AZTree(PROBE_SIMULATIONS + 1, self.spec.num_actions)
-        self._search(root, dataclasses.replace(probe, simulations=2).as_array(), self.rng.copy())  # loaded, warm
+        self._search(
+            root, dataclasses.replace(probe, simulations=2).as_array(), self.rng.copy()
+        )  # loaded, warm
         start = time.process_time()
         self._search(root, probe.as_array(), self.rng.copy())
         per_simulation_ms = 1000 * (time.process_time() - start) / PROBE_SIMULATIONS
@@ -145,28 +189,40 @@ class AZAgent(Agent):
         self.budget_ms = None
 
     def __repr__(self) -> str:
-        pending = "" if self.budget_ms is None else f", budget_ms={self.budget_ms:g} (sized at its first move)"
+        pending = (
+            "" if self.budget_ms is None else f", budget_ms={self.budget_ms:g} (sized at its first move)"
+        )
         shipped = "" if self.version is None else f"version={self.version}, "
-        return (f"{type(self).__name__}(seed={self.seed}, {shipped}network={self.network.name!r}, "
-                f"{self.settings}{pending})")
+        return (
+            f"{type(self).__name__}(seed={self.seed}, {shipped}network={self.network.name!r}, "
+            f"{self.settings}{pending})"
+        )
 
 
 class AZNetAgent(Agent):
     """The network alone: the legal action of highest logit (the policy head's argmax)."""
 
     name = "az-net"
-    version: Optional[int] = None  # the version of a shipped network (ShippedAZNet); None: a network file
+    version: int | None = None  # the version of a shipped network (ShippedAZNet); None: a network file
 
-    def __init__(self, seed: int = 0, network: Union[AZNetwork, str, Path, None] = None,
-                 game_id: Optional[str] = None, options: Optional[Mapping] = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        network: AZNetwork | str | Path | None = None,
+        game_id: str | None = None,
+        options: Mapping | None = None,
+    ):
         if network is None:
-            raise ValueError("the az-net agent needs a network: make_agent('az-net:<network.npz>', ...) or network=")
+            raise ValueError(
+                "the az-net agent needs a network: make_agent('az-net:<network.npz>', ...) or network="
+            )
         self.network, game_id, self.num_players, self.made_for = _network(network, game_id, options)
         self.spec = envs.spec(game_id)
         super().__init__(seed)
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
-                  states: Optional[np.ndarray] = None) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None
+    ) -> np.ndarray:
         """The argmax of the masked logits for every row; WrongGameError for rows of a game it was
         not made for."""
         self.check_view(observations, masks, states)
@@ -176,8 +232,7 @@ class AZNetAgent(Agent):
         logits, _ = evaluate(self.network, observations, self.num_players)
         return np.array([masked_argmax(logits[r], masks[r]) for r in range(len(masks))], np.int64)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The legal action of highest logit."""
         states = None if state is None else np.asarray(state)[None]
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], states)[0])
@@ -203,37 +258,45 @@ class AZNetAgent(Agent):
         return f"{type(self).__name__}(seed={self.seed}, {shipped}network={self.network.name!r})"
 
 
-def load_az(path, game_id: str, seed: int = 0, options: Optional[Mapping] = None, alone: bool = False,
-            **settings) -> Agent:
+def load_az(
+    path, game_id: str, seed: int = 0, options: Mapping | None = None, alone: bool = False, **settings
+) -> Agent:
     """The search (or with ``alone`` the network alone) over the network file ``path``, checked
     against ``game_id`` with ``options``; ``settings`` go to :class:`AZAgent`."""
     network = read_network(path)
-    agent = AZNetAgent(seed, network, game_id, options) if alone else AZAgent(seed, network, game_id, options,
-                                                                             **settings)
+    agent = (
+        AZNetAgent(seed, network, game_id, options)
+        if alone
+        else AZAgent(seed, network, game_id, options, **settings)
+    )
     agent.name = f"{network.name}-net" if alone else network.name  # tables name a model by its file's name
     return agent
 
 
-def _shipped(game_id: str, version: Optional[int] = None) -> AZNetwork:
+def _shipped(game_id: str, version: int | None = None) -> AZNetwork:
     """Version ``version`` (None: the newest) of the network shipped for ``game_id``, checked against
     the champions' manifest first; ValueError when none ships yet (saying how to train one) or that
     version does not (naming those that do), ModelFileError when its file is not the one that shipped."""
     shipped = shipped_versions(game_id)
     if not shipped:
-        raise ValueError(f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "
-                         f"one with 'monster-zoo az --game {game_id}' (python -m monster_zoo.training.az) and "
-                         f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz")
+        raise ValueError(
+            f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "
+            f"one with 'monster-zoo az --game {game_id}' (python -m monster_zoo.training.az) and "
+            f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz"
+        )
     path = shipped_network_path(game_id, version)
     if version is not None and version not in shipped:
         game = envs.spec(game_id).name
-        raise ValueError(f"version {version} of the az network does not ship for {game_id}; the versions that "
-                         f"ship are {', '.join(map(str, shipped))} ({', '.join(f'{game}-az-v{v}' for v in shipped)};"
-                         f" az plays the newest, {shipped[-1]})")
+        raise ValueError(
+            f"version {version} of the az network does not ship for {game_id}; the versions that "
+            f"ship are {', '.join(map(str, shipped))} ({', '.join(f'{game}-az-v{v}' for v in shipped)};"
+            f" az plays the newest, {shipped[-1]})"
+        )
     verify_shipped(path)
     return read_network(path)
 
 
-def shipped_player_counts(game_id: str, version: Optional[int] = None) -> List[int]:
+def shipped_player_counts(game_id: str, version: int | None = None) -> list[int]:
     """The player counts version ``version`` (None: the newest) of the network shipped for
     ``game_id`` plays (empty when none ships)."""
     return list(_shipped(game_id, version).player_counts) if network_ships(game_id) else []
@@ -250,8 +313,14 @@ class ShippedAZ(AZAgent):
     sized (``settings.simulations``, in its ``repr``) replays them on any machine as
     ``AZAgent(seed, network, simulations=that count)``."""
 
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None,
-                 timed: bool = False, version: Optional[int] = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        game_id: str | None = None,
+        options: Mapping | None = None,
+        timed: bool = False,
+        version: int | None = None,
+    ):
         kind = "az-timed" if timed else "az"
         if game_id is None:
             raise ValueError(f"the shipped {kind} agent plays one game: pass game_id")
@@ -259,19 +328,33 @@ class ShippedAZ(AZAgent):
         self.version = newest_version(game_id) if version is None else version
         budget = play_settings(game_id, self.version)
         if timed and budget.budget_ms is None:
-            raise ValueError(f"{game_id} declares no CPU-time budget for its az version {self.version} "
-                             f"(agents={{'az': {{'budget_ms': ...}}}}, or the version's own under 'versions'), so "
-                             f"az-timed has nothing to size; play az (a fixed simulation count)")
-        super().__init__(seed, network, game_id, options, simulations=budget.simulations,
-                         rollout_weight=budget.rollout_weight, budget_ms=budget.budget_ms if timed else None)
+            raise ValueError(
+                f"{game_id} declares no CPU-time budget for its az version {self.version} "
+                f"(agents={{'az': {{'budget_ms': ...}}}}, or the version's own under 'versions'), so "
+                f"az-timed has nothing to size; play az (a fixed simulation count)"
+            )
+        super().__init__(
+            seed,
+            network,
+            game_id,
+            options,
+            simulations=budget.simulations,
+            rollout_weight=budget.rollout_weight,
+            budget_ms=budget.budget_ms if timed else None,
+        )
         self.name = f"{self.spec.name}-{kind}-v{self.version}"
 
 
 class ShippedAZNet(AZNetAgent):
     """``"az-net"``: version ``version`` (None: the newest) of the network shipped for the game, alone."""
 
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None, options: Optional[Mapping] = None,
-                 version: Optional[int] = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        game_id: str | None = None,
+        options: Mapping | None = None,
+        version: int | None = None,
+    ):
         if game_id is None:
             raise ValueError("the shipped az-net agent plays one game: pass game_id")
         network = _shipped(game_id, version)

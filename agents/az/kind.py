@@ -5,8 +5,15 @@ ships; ``az-timed`` / ``<game>-az-timed-vK`` its search at a CPU time per move s
 for the versions whose settings give one. Per-game settings: the shipped search's budget,
 ``agents={"az": {"simulations": ..., "rollout_weight": ..., "budget_ms": ..., "versions": {K: {...}}}}``
 (:mod:`monster_zoo.agents.az.shipped`)."""
-from monster_zoo.agents.az.shipped import (FIRST_VERSION, SETTINGS_KEY, network_ships, play_settings,
-                                           read_play_settings, shipped_versions)
+
+from monster_zoo.agents.az.shipped import (
+    FIRST_VERSION,
+    SETTINGS_KEY,
+    network_ships,
+    play_settings,
+    read_play_settings,
+    shipped_versions,
+)
 from monster_zoo.agents.kind import AgentKind, AgentSettings, ModelPrefix, Request
 
 AZ_PREFIX = "az:"
@@ -30,8 +37,13 @@ def make(request: Request):
     version = request.version if request.version is not None else names(request.game_id)[request.name][-1]
     if request.name == "az-net":
         return ShippedAZNet(request.seed, game_id=request.game_id, options=request.options, version=version)
-    return ShippedAZ(request.seed, game_id=request.game_id, options=request.options, timed=request.name == "az-timed",
-                     version=version)
+    return ShippedAZ(
+        request.seed,
+        game_id=request.game_id,
+        options=request.options,
+        timed=request.name == "az-timed",
+        version=version,
+    )
 
 
 def _load(request: Request, alone: bool):
@@ -40,8 +52,10 @@ def _load(request: Request, alone: bool):
 
     prefix = AZ_NET_PREFIX if alone else AZ_PREFIX
     if not request.path:
-        raise ValueError(f"agent {prefix} needs the path of a network file: {prefix}<network.npz> (a training "
-                         f"run of monster-zoo az writes runs/<run>/network.npz)")
+        raise ValueError(
+            f"agent {prefix} needs the path of a network file: {prefix}<network.npz> (a training "
+            f"run of monster-zoo az writes runs/<run>/network.npz)"
+        )
     return load_az(request.path, request.game_id, request.seed, request.options, alone=alone)
 
 
@@ -57,7 +71,12 @@ def read_network_alone(request: Request):
 
 KIND = AgentKind(
     summary="search guided by a network (priors and per-seat values), or the network alone",
-    names=names, make=make, listed=network_ships,
-    models=(ModelPrefix(AZ_PREFIX, f"{AZ_PREFIX}<network.npz> (learned search)", read_search),
-            ModelPrefix(AZ_NET_PREFIX, f"{AZ_NET_PREFIX}<network.npz> (its network alone)", read_network_alone)),
-    settings=AgentSettings(SETTINGS_KEY, read_play_settings))
+    names=names,
+    make=make,
+    listed=network_ships,
+    models=(
+        ModelPrefix(AZ_PREFIX, f"{AZ_PREFIX}<network.npz> (learned search)", read_search),
+        ModelPrefix(AZ_NET_PREFIX, f"{AZ_NET_PREFIX}<network.npz> (its network alone)", read_network_alone),
+    ),
+    settings=AgentSettings(SETTINGS_KEY, read_play_settings),
+)

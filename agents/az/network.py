@@ -31,29 +31,40 @@ bytes its checked shape needs. The networks trained here have two layers of 128 
 (under a million parameters). A file is written atomically (a new file beside it, then moved
 into place), so a reader or an interrupted run never sees half a file.
 """
+
 import json
 import zipfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.envs.core.kernels import copy_vector
+from monster_zoo.agents.model_file import (
+    FORMAT,
+    FORMAT_VERSION,
+    METADATA,
+    ModelFileError,
+    describe,
+    fail,
+    layer_sizes_problem,
+    name_problem,
+    parameters_problem,
+    read_model,
+    rule_options,
+    sizes_problem,
+)
+from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE
 from monster_zoo.envs.core.contract import FLOATS, MASK
+from monster_zoo.envs.core.kernels import copy_vector
 from monster_zoo.envs.core.safe_writing import open_atomic
 
-from monster_zoo.agents.model_file import (FORMAT, FORMAT_VERSION, METADATA, ModelFileError, describe, fail,
-                                           layer_sizes_problem, name_problem, parameters_problem, read_model,
-                                           rule_options, sizes_problem)
-from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE
-
-MAX_SEATS = 6            # value entries and player-count inputs: the most seats any game has
+MAX_SEATS = 6  # value entries and player-count inputs: the most seats any game has
 ARCHITECTURE = AZ_ARCHITECTURE  # named where files are read without compiling these kernels
-ACTIVATION = "relu"      # of the trunk; the policy head gives logits, the value head tanh
-KIND = "network file"    # what the file is, in messages
+ACTIVATION = "relu"  # of the trunk; the policy head gives logits, the value head tanh
+KIND = "network file"  # what the file is, in messages
 
 PARAMS = types.float32[::1]
 SHAPES = types.int64[:, ::1]
@@ -74,15 +85,15 @@ class AZNetwork:
     """
 
     game_id: str
-    options: Dict
-    player_counts: List[int]
+    options: dict
+    player_counts: list[int]
     params: np.ndarray
     shapes: np.ndarray
     name: str = "az"
-    training: Dict = field(default_factory=dict)
+    training: dict = field(default_factory=dict)
 
     @property
-    def hidden_sizes(self) -> List[int]:
+    def hidden_sizes(self) -> list[int]:
         """Widths of the trunk's layers."""
         return [int(out) for _, out in self.shapes[:-2]]
 
@@ -91,14 +102,14 @@ class AZNetwork:
         """The widest layer input or output: the size of the forward pass's scratch rows."""
         return int(self.shapes.max())
 
-    def layers(self) -> List[Tuple[np.ndarray, np.ndarray]]:
+    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(weight [in, out], bias [out])`` of every layer, trunk first, then the policy and
         value heads (views of ``params``)."""
         out, offset = [], 0
         for n_in, n_out in self.shapes:
-            weight = self.params[offset:offset + n_in * n_out].reshape(n_in, n_out)
+            weight = self.params[offset : offset + n_in * n_out].reshape(n_in, n_out)
             offset += n_in * n_out
-            out.append((weight, self.params[offset:offset + n_out]))
+            out.append((weight, self.params[offset : offset + n_out]))
             offset += n_out
         return out
 
@@ -120,9 +131,14 @@ def layer_shapes(game_id: str, hidden_sizes: Sequence[int]) -> np.ndarray:
     return np.array(shapes, np.int64)
 
 
-def from_layers(game_id: str, options: Optional[Mapping], player_counts: Sequence[int],
-                layers: Sequence[Tuple[np.ndarray, np.ndarray]], name: str = "az",
-                training: Optional[Mapping] = None) -> AZNetwork:
+def from_layers(
+    game_id: str,
+    options: Mapping | None,
+    player_counts: Sequence[int],
+    layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    name: str = "az",
+    training: Mapping | None = None,
+) -> AZNetwork:
     """An :class:`AZNetwork` from ``(weight [in, out], bias)`` pairs (trunk, policy head, value
     head), checked against the game; ``options`` are validated and ``num_players`` dropped."""
     counts = check_player_counts(game_id, player_counts)
@@ -131,15 +147,24 @@ def from_layers(game_id: str, options: Optional[Mapping], player_counts: Sequenc
     expected = layer_shapes(game_id, hidden)
     found = [(np.shape(w), np.shape(b)) for w, b in layers]
     if found != [((i, o), (o,)) for i, o in expected]:
-        raise ModelFileError(f"layers {found} do not make an {ARCHITECTURE} network for {game_id} "
-                             f"(expected {[((int(i), int(o)), (int(o),)) for i, o in expected]})")
-    params = np.concatenate([np.concatenate([np.ravel(w), np.ravel(b)]) for w, b in layers]).astype(np.float32)
+        raise ModelFileError(
+            f"layers {found} do not make an {ARCHITECTURE} network for {game_id} "
+            f"(expected {[((int(i), int(o)), (int(o),)) for i, o in expected]})"
+        )
+    params = np.concatenate([np.concatenate([np.ravel(w), np.ravel(b)]) for w, b in layers]).astype(
+        np.float32
+    )
     return AZNetwork(game_id, bound, counts, params, expected, name, dict(training or {}))
 
 
-def random_network(game_id: str, hidden_sizes: Sequence[int] = (128, 128), seed: int = 0,
-                   player_counts: Optional[Sequence[int]] = None, options: Optional[Mapping] = None,
-                   name: str = "az-random") -> AZNetwork:
+def random_network(
+    game_id: str,
+    hidden_sizes: Sequence[int] = (128, 128),
+    seed: int = 0,
+    player_counts: Sequence[int] | None = None,
+    options: Mapping | None = None,
+    name: str = "az-random",
+) -> AZNetwork:
     """An untrained network (torch's default initialisation: uniform within ``1/sqrt(in)``):
     what training starts from, and what tests search with."""
     spec = envs.spec(game_id)
@@ -148,11 +173,13 @@ def random_network(game_id: str, hidden_sizes: Sequence[int] = (128, 128), seed:
     layers = []
     for n_in, n_out in layer_shapes(game_id, hidden_sizes):
         bound = 1.0 / np.sqrt(n_in)
-        layers.append((generator.uniform(-bound, bound, (n_in, n_out)), generator.uniform(-bound, bound, n_out)))
+        layers.append(
+            (generator.uniform(-bound, bound, (n_in, n_out)), generator.uniform(-bound, bound, n_out))
+        )
     return from_layers(game_id, options, counts, layers, name)
 
 
-def network_options(game_id: str, options: Optional[Mapping]) -> Dict:
+def network_options(game_id: str, options: Mapping | None) -> dict:
     """The rule options a network is bound to: ``options`` validated over the game's defaults,
     without the play-time options and without ``num_players`` (a network plays several counts)."""
     bound = rule_options(game_id, options)
@@ -160,17 +187,20 @@ def network_options(game_id: str, options: Optional[Mapping]) -> Dict:
     return bound
 
 
-def check_player_counts(game_id: str, counts: Sequence[int]) -> List[int]:
+def check_player_counts(game_id: str, counts: Sequence[int]) -> list[int]:
     """``counts`` sorted, each a player count ``game_id`` allows; ValueError listing the valid ones."""
     spec = envs.spec(game_id)
     valid = list(range(spec.min_players, spec.max_players + 1))
     counts = sorted({int(c) for c in counts})
     wrong = [c for c in counts if c not in valid]
     if not counts or wrong:
-        raise ValueError(f"player counts {wrong or 'none'} for {game_id}; valid: {', '.join(map(str, valid))}")
+        raise ValueError(
+            f"player counts {wrong or 'none'} for {game_id}; valid: {', '.join(map(str, valid))}"
+        )
     if spec.max_players > MAX_SEATS:
-        raise ValueError(f"{game_id} seats up to {spec.max_players} players; {ARCHITECTURE} networks hold "
-                         f"{MAX_SEATS}")
+        raise ValueError(
+            f"{game_id} seats up to {spec.max_players} players; {ARCHITECTURE} networks hold {MAX_SEATS}"
+        )
     return counts
 
 
@@ -328,7 +358,7 @@ def _layer(params, offset, n_in, n_out):
     """``(weight [n_in, n_out], bias [n_out], next offset)`` of the layer at ``offset`` of the
     flat parameters: views, nothing copied."""
     end = offset + n_in * n_out
-    return params[offset:end].reshape((n_in, n_out)), params[end:end + n_out], end + n_out
+    return params[offset:end].reshape((n_in, n_out)), params[end : end + n_out], end + n_out
 
 
 # A logit made alone (its weights gathered from each row) cost about as much as 16 made together
@@ -404,7 +434,9 @@ def _blas_rows(weight, bias, source, out):
             out[r, o] += bias[o]
 
 
-@njit(cache=True, nogil=True)  # compiled at its first call: numba's BLAS needs scipy, which only training installs
+@njit(
+    cache=True, nogil=True
+)  # compiled at its first call: numba's BLAS needs scipy, which only training installs
 def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logits, values):
     """:func:`forward` of the first ``rows`` inputs of ``xs`` at once, into the first ``rows`` rows
     of ``logits`` and ``values``: each layer one matrix product through BLAS (``sgemm``), which
@@ -421,7 +453,7 @@ def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logi
     for layer in range(trunk):
         n_out = shapes[layer, 1]
         buffer = trunk_a if layer % 2 == 0 else trunk_b
-        out = buffer[:rows * n_out].reshape((rows, n_out))
+        out = buffer[: rows * n_out].reshape((rows, n_out))
         weight, bias, offset = _layer(params, offset, shapes[layer, 0], n_out)
         if layer == 0 and sparse_input:
             _sparse_rows(weight, bias, source, rows, out)
@@ -478,7 +510,7 @@ def masked_argmax(logits, mask):
     return best
 
 
-def evaluate(network: AZNetwork, observations: np.ndarray, num_players) -> Tuple[np.ndarray, np.ndarray]:
+def evaluate(network: AZNetwork, observations: np.ndarray, num_players) -> tuple[np.ndarray, np.ndarray]:
     """``(logits [rows, actions], values [rows, MAX_SEATS])`` of the network for observation rows
     at tables of ``num_players`` (one count, or one per row)."""
     obs = np.ascontiguousarray(np.atleast_2d(observations), dtype=np.float32)
@@ -490,13 +522,13 @@ def evaluate(network: AZNetwork, observations: np.ndarray, num_players) -> Tuple
 
 
 # --- network files -----------------------------------------------------------------------------
-def array_names(layers: int) -> List[Tuple[str, str]]:
+def array_names(layers: int) -> list[tuple[str, str]]:
     """``(weight, bias)`` member names of a network file with ``layers`` layers, in order."""
     actor = [(f"actor.{k}.weight.npy", f"actor.{k}.bias.npy") for k in range(layers - 1)]
     return actor + [("value.weight.npy", "value.bias.npy")]
 
 
-def architecture_problem(game_id: str, hidden_sizes, where: str = "architecture.hidden_sizes") -> Optional[str]:
+def architecture_problem(game_id: str, hidden_sizes, where: str = "architecture.hidden_sizes") -> str | None:
     """Why a network with trunk ``hidden_sizes`` for ``game_id`` is not one a network file may hold
     (the caps of the module doc), or None; ``where`` names the sizes in the message."""
     problem = layer_sizes_problem(where, hidden_sizes)
@@ -515,14 +547,25 @@ def metadata_of(network: AZNetwork) -> dict:
     if problem:
         raise ModelFileError(f"network {network.name!r} cannot be written: {problem}")
     spec = envs.spec(network.game_id)
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": network.game_id,
-            "options": network.options, "player_counts": list(network.player_counts),
-            "observation_size": spec.obs_size, "observation_version": spec.observation_version,
-            "num_actions": spec.num_actions,
-            "architecture": {"type": ARCHITECTURE, "hidden_sizes": network.hidden_sizes, "activation": ACTIVATION,
-                             "seat_values": MAX_SEATS, "count_inputs": MAX_SEATS},
-            "name": network.name,
-            "training": {"monster_zoo_version": monster_zoo.__version__, **network.training}}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": network.game_id,
+        "options": network.options,
+        "player_counts": list(network.player_counts),
+        "observation_size": spec.obs_size,
+        "observation_version": spec.observation_version,
+        "num_actions": spec.num_actions,
+        "architecture": {
+            "type": ARCHITECTURE,
+            "hidden_sizes": network.hidden_sizes,
+            "activation": ACTIVATION,
+            "seat_values": MAX_SEATS,
+            "count_inputs": MAX_SEATS,
+        },
+        "name": network.name,
+        "training": {"monster_zoo_version": monster_zoo.__version__, **network.training},
+    }
 
 
 def write_network(path, network: AZNetwork) -> Path:
@@ -531,7 +574,10 @@ def write_network(path, network: AZNetwork) -> Path:
     path = Path(path)
     metadata = metadata_of(network)
     layers = network.layers()
-    with open_atomic(path) as stream, zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with (
+        open_atomic(path) as stream,
+        zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED) as archive,
+    ):
         archive.writestr(METADATA, json.dumps(metadata, indent=1))
         for (weight, bias), names in zip(layers, array_names(len(layers))):
             for array, member in zip((weight, bias), names):
@@ -540,21 +586,30 @@ def write_network(path, network: AZNetwork) -> Path:
     return path
 
 
-def network_architecture(metadata: Mapping, label: str) -> List[Tuple[str, tuple]]:
+def network_architecture(metadata: Mapping, label: str) -> list[tuple[str, tuple]]:
     """ModelFileError unless the checked ``metadata`` describes an :data:`ARCHITECTURE` network for
     player counts its game has, within the caps of the module doc, and fits its game's observation
     as it is now; ``(member, shape)`` of its arrays, in order (the opener's ``arrays``)."""
     arch = metadata["architecture"]
     if arch.get("type") != ARCHITECTURE:
-        fail(label, f"is a {repr(arch.get('type'))[:60]} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)")
+        fail(
+            label,
+            f"is a {repr(arch.get('type'))[:60]} policy, not an {ARCHITECTURE} network (play it as ppo:<path>)",
+        )
     game, hidden = metadata["game"], arch.get("hidden_sizes")
     problem = architecture_problem(game, hidden)
     if problem:
         fail(label, problem)
-    if (arch.get("activation"), arch.get("seat_values"), arch.get("count_inputs")) != (ACTIVATION, MAX_SEATS,
-                                                                                       MAX_SEATS):
-        fail(label, f"architecture {json.dumps(arch)[:200]} is not the one this monster-zoo plays (activation "
-             f"{ACTIVATION}, {MAX_SEATS} seat values and count inputs)")
+    if (arch.get("activation"), arch.get("seat_values"), arch.get("count_inputs")) != (
+        ACTIVATION,
+        MAX_SEATS,
+        MAX_SEATS,
+    ):
+        fail(
+            label,
+            f"architecture {json.dumps(arch)[:200]} is not the one this monster-zoo plays (activation "
+            f"{ACTIVATION}, {MAX_SEATS} seat values and count inputs)",
+        )
     counts = metadata.get("player_counts")
     if not isinstance(counts, list):
         fail(label, "metadata field player_counts must be a list")
@@ -568,8 +623,11 @@ def network_architecture(metadata: Mapping, label: str) -> List[Tuple[str, tuple
     if problem:
         fail(label, f"{problem} (retrain it)")
     shapes = layer_shapes(game, hidden)
-    return [(member, shape) for (n_in, n_out), names in zip(shapes, array_names(len(shapes)))
-            for member, shape in zip(names, ((int(n_in), int(n_out)), (int(n_out),)))]
+    return [
+        (member, shape)
+        for (n_in, n_out), names in zip(shapes, array_names(len(shapes)))
+        for member, shape in zip(names, ((int(n_in), int(n_out)), (int(n_out),)))
+    ]
 
 
 def read_network(path) -> AZNetwork:
@@ -577,26 +635,38 @@ def read_network(path) -> AZNetwork:
     (:func:`monster_zoo.agents.model_file.read_model`, within the bounds of the module doc);
     ModelFileError with the reason if it is not a valid one (nothing in it is executed: JSON and
     plain arrays only)."""
-    metadata, arrays = read_model(path, "network", KIND, "network file", "network.npz", None, network_architecture)
+    metadata, arrays = read_model(
+        path, "network", KIND, "network file", "network.npz", None, network_architecture
+    )
     layers = list(zip(arrays[::2], arrays[1::2]))
     try:
-        return from_layers(metadata["game"], metadata["options"], metadata["player_counts"], layers,
-                           metadata["name"], metadata["training"])
+        return from_layers(
+            metadata["game"],
+            metadata["options"],
+            metadata["player_counts"],
+            layers,
+            metadata["name"],
+            metadata["training"],
+        )
     except (ValueError, TypeError) as err:
         fail(f"network {str(path)!r}", str(err))
 
 
-def check_fits(network: AZNetwork, source: str, game_id: str, options: Optional[Mapping] = None) -> int:
+def check_fits(network: AZNetwork, source: str, game_id: str, options: Mapping | None = None) -> int:
     """Refuse (ModelFileError) a network for another game, rule option or player count; return
     the player count of ``options`` (the game's default if they name none)."""
     wanted = rule_options(game_id, options)
     num_players = wanted.pop("num_players", envs.spec(game_id).min_players)
     if network.game_id != game_id or network.options != wanted:
-        raise ModelFileError(f"network {source} was trained for {describe(network.game_id, network.options)}; "
-                             f"this game is {describe(game_id, wanted)}")
+        raise ModelFileError(
+            f"network {source} was trained for {describe(network.game_id, network.options)}; "
+            f"this game is {describe(game_id, wanted)}"
+        )
     if num_players not in network.player_counts:
         counts = network.player_counts
-        raise ModelFileError(f"network {source} plays {game_id} with {', '.join(map(str, counts))} players, not "
-                             f"{num_players}: ask for one of them (options={{\"num_players\": {counts[0]}}}; on the "
-                             f"command line --option num_players={counts[0]})")
+        raise ModelFileError(
+            f"network {source} plays {game_id} with {', '.join(map(str, counts))} players, not "
+            f'{num_players}: ask for one of them (options={{"num_players": {counts[0]}}}; on the '
+            f"command line --option num_players={counts[0]})"
+        )
     return int(num_players)

@@ -39,26 +39,46 @@ The loops over a node's actions run over the list of its legal actions
 a test of the mask: most actions are illegal in most states (Monster Arena: about 6 of 437 in
 play), and the same actions in the same order give the same sums and choices to the bit.
 """
+
 import math
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange, types
 
-from monster_zoo.envs.core.kernels import copy_vector, lazy_njit
+from monster_zoo.agents.az.network import (
+    MAX_SEATS,
+    PARAMS,
+    SHAPES,
+    count_input,
+    forward,
+    forward_legal,
+    forward_many,
+    network_input,
+    nonzero_indices,
+)
+from monster_zoo.agents.search.evaluator import rollout_returns
+from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, FLOATS, H_CURRENT, H_NUM_PLAYERS,
-                                            H_TERMINAL, LEGAL_MASK_T, OBSERVE_T, POLICY_T, RETURNS_T, RNG,
-                                            STATE)
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    DETERMINIZE_T,
+    FLOATS,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_TERMINAL,
+    LEGAL_MASK_T,
+    OBSERVE_T,
+    POLICY_T,
+    RETURNS_T,
+    RNG,
+    STATE,
+)
 from monster_zoo.envs.core.header import running, truncated
+from monster_zoo.envs.core.kernels import copy_vector, lazy_njit
 from monster_zoo.envs.core.opponents import masked_exp
 from monster_zoo.envs.core.rng import rng_next
 from monster_zoo.envs.core.threads import batch_kernel
-
-from monster_zoo.agents.az.network import (MAX_SEATS, PARAMS, SHAPES, count_input, forward, forward_legal,
-                                           forward_many, network_input, nonzero_indices)
-from monster_zoo.agents.search.evaluator import rollout_returns
-from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 
 CHILDREN = types.int32[:, ::1]
 COUNTS = types.int32[::1]
@@ -94,22 +114,38 @@ class SearchSettings:
     rollout_weight: float = 0.0
 
     def __post_init__(self):
-        problems = [f"{name} must be {what}, got {value!r}" for name, value, ok, what in (
-            ("simulations", self.simulations, self.simulations >= 1, "at least 1"),
-            ("considered", self.considered, self.considered >= 1, "at least 1"),
-            ("gumbel_scale", self.gumbel_scale, self.gumbel_scale >= 0, ">= 0"),
-            ("c_puct", self.c_puct, self.c_puct > 0, "> 0"),
-            ("c_visit", self.c_visit, self.c_visit >= 0, ">= 0"),
-            ("c_scale", self.c_scale, self.c_scale > 0, "> 0"),
-            ("min_spread", self.min_spread, self.min_spread > 0, "> 0"),
-            ("rollout_weight", self.rollout_weight, 0 <= self.rollout_weight <= 1, "from 0 to 1")) if not ok]
+        problems = [
+            f"{name} must be {what}, got {value!r}"
+            for name, value, ok, what in (
+                ("simulations", self.simulations, self.simulations >= 1, "at least 1"),
+                ("considered", self.considered, self.considered >= 1, "at least 1"),
+                ("gumbel_scale", self.gumbel_scale, self.gumbel_scale >= 0, ">= 0"),
+                ("c_puct", self.c_puct, self.c_puct > 0, "> 0"),
+                ("c_visit", self.c_visit, self.c_visit >= 0, ">= 0"),
+                ("c_scale", self.c_scale, self.c_scale > 0, "> 0"),
+                ("min_spread", self.min_spread, self.min_spread > 0, "> 0"),
+                ("rollout_weight", self.rollout_weight, 0 <= self.rollout_weight <= 1, "from 0 to 1"),
+            )
+            if not ok
+        ]
         if problems:
             raise ValueError("; ".join(problems))
 
     def as_array(self) -> np.ndarray:
         """The settings vector the numba search reads."""
-        return np.array([self.simulations, self.considered, self.gumbel_scale, self.c_puct, self.c_visit,
-                         self.c_scale, self.min_spread, self.rollout_weight], np.float64)
+        return np.array(
+            [
+                self.simulations,
+                self.considered,
+                self.gumbel_scale,
+                self.c_puct,
+                self.c_visit,
+                self.c_scale,
+                self.min_spread,
+                self.rollout_weight,
+            ],
+            np.float64,
+        )
 
 
 class AZTree:
@@ -146,8 +182,12 @@ class AZTree:
 
 def trees(count: int, capacity: int, num_actions: int):
     """``count`` trees' arrays stacked (children, visits, values, priors), for :func:`search_and_play`."""
-    return (np.full((count, capacity, num_actions), UNTRIED, np.int32), np.zeros((count, capacity), np.int32),
-            np.zeros((count, capacity, MAX_SEATS), np.float64), np.zeros((count, capacity, num_actions), np.float32))
+    return (
+        np.full((count, capacity, num_actions), UNTRIED, np.int32),
+        np.zeros((count, capacity), np.int32),
+        np.zeros((count, capacity, MAX_SEATS), np.float64),
+        np.zeros((count, capacity, num_actions), np.float32),
+    )
 
 
 # --- pieces of the search -----------------------------------------------------------------------
@@ -268,8 +308,23 @@ def considered_visits(considered, simulations, out):
 
 
 @njit(cache=True)
-def _root_scores(legal, count, logits, probs, noise, raw_value, seat, c_visit, c_scale, min_spread, children,
-                 visits, values, sigma, scores):
+def _root_scores(
+    legal,
+    count,
+    logits,
+    probs,
+    noise,
+    raw_value,
+    seat,
+    c_visit,
+    c_scale,
+    min_spread,
+    children,
+    visits,
+    values,
+    sigma,
+    scores,
+):
     """``sigma(completed Q)`` of each of the ``count`` ``legal`` root actions into ``sigma`` and
     ``noise + logits + sigma`` into ``scores`` (the illegal actions' entries are left as they are:
     ``-inf`` from :func:`_root_legal`); return the most visits of a root action.
@@ -331,8 +386,21 @@ def _gumbel(rng):
 
 
 @njit(cache=True)
-def _root_prepare(settings, legal, rng, root_mask, root_logits, probs, noise, schedule, policy, children, visits,
-                  values, priors):
+def _root_prepare(
+    settings,
+    legal,
+    rng,
+    root_mask,
+    root_logits,
+    probs,
+    noise,
+    schedule,
+    policy,
+    children,
+    visits,
+    values,
+    priors,
+):
     """Start a search from the root's ``legal`` count, mask and logits: its prior into ``probs``;
     with one legal action, the prior into ``policy`` and that action returned; else the Gumbel
     noise drawn from ``rng`` (the searcher's), the halving ``schedule`` and node 0 made, and -1."""
@@ -366,16 +434,57 @@ def _root_legal(root_mask, root_legal, sigma, scores):
 
 
 @njit(cache=True)
-def _descend(root, k, resample, rng, settings, root_legal, root_count, root_logits, probs, noise, raw_value, schedule,
-             sigma, scores, sim, sim_rng, mask, legal, path, size, children, visits, values, priors, apply_action,
-             legal_mask, determinize):
+def _descend(
+    root,
+    k,
+    resample,
+    rng,
+    settings,
+    root_legal,
+    root_count,
+    root_logits,
+    probs,
+    noise,
+    raw_value,
+    schedule,
+    sigma,
+    scores,
+    sim,
+    sim_rng,
+    mask,
+    legal,
+    path,
+    size,
+    children,
+    visits,
+    values,
+    priors,
+    apply_action,
+    legal_mask,
+    determinize,
+):
     """Simulation ``k`` from ``root`` down to its leaf: the root action by sequential halving, PUCT
     below, a new node for the first untried action. Return ``(leaf node, path depth, tree size)``,
     the leaf's state in ``sim``; the leaf is -1 when the schedule asks for a visit count no root
     action has (the budget is spent evenly: the search stops)."""
     player = root[H_CURRENT]
-    _root_scores(root_legal, root_count, root_logits, probs, noise, raw_value, player, settings[S_C_VISIT],
-                 settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values, sigma, scores)
+    _root_scores(
+        root_legal,
+        root_count,
+        root_logits,
+        probs,
+        noise,
+        raw_value,
+        player,
+        settings[S_C_VISIT],
+        settings[S_C_SCALE],
+        settings[S_MIN_SPREAD],
+        children,
+        visits,
+        values,
+        sigma,
+        scores,
+    )
     action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
     if action < 0:
         return -1, 0, size
@@ -398,13 +507,28 @@ def _descend(root, k, resample, rng, settings, root_legal, root_count, root_logi
             return node, depth, size
         legal_mask(sim, mask)
         count = nonzero_indices(mask, legal)
-        action = _puct_action(node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values,
-                              priors)
+        action = _puct_action(
+            node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values, priors
+        )
 
 
 @njit(cache=True)
-def _finish_simulation(sim, sim_rng, weight, mask, rolled, result, path, depth, visits, values, legal_mask,
-                       apply_action, returns, rollout):
+def _finish_simulation(
+    sim,
+    sim_rng,
+    weight,
+    mask,
+    rolled,
+    result,
+    path,
+    depth,
+    visits,
+    values,
+    legal_mask,
+    apply_action,
+    returns,
+    rollout,
+):
     """Mix a rollout into a live leaf's ``result`` (``weight`` its share) and back the result up
     the simulation's ``path``."""
     if weight > 0.0 and running(sim):
@@ -415,13 +539,42 @@ def _finish_simulation(sim, sim_rng, weight, mask, rolled, result, path, depth, 
 
 
 @njit(cache=True)
-def _root_finish(root, settings, root_mask, root_legal, root_count, root_logits, probs, noise, raw_value, sigma, scores,
-                 policy, children, visits, values):
+def _root_finish(
+    root,
+    settings,
+    root_mask,
+    root_legal,
+    root_count,
+    root_logits,
+    probs,
+    noise,
+    raw_value,
+    sigma,
+    scores,
+    policy,
+    children,
+    visits,
+    values,
+):
     """End a search: the improved policy into ``policy`` (0 for illegal actions); return the
     chosen action, the best of the most visited."""
-    most = _root_scores(root_legal, root_count, root_logits, probs, noise, raw_value, root[H_CURRENT],
-                        settings[S_C_VISIT], settings[S_C_SCALE], settings[S_MIN_SPREAD], children, visits, values,
-                        sigma, scores)
+    most = _root_scores(
+        root_legal,
+        root_count,
+        root_logits,
+        probs,
+        noise,
+        raw_value,
+        root[H_CURRENT],
+        settings[S_C_VISIT],
+        settings[S_C_SCALE],
+        settings[S_MIN_SPREAD],
+        children,
+        visits,
+        values,
+        sigma,
+        scores,
+    )
     # The improved policy leaves the noise out: it is what the network should learn.
     num_actions = root_mask.shape[0]
     for a in range(num_actions):
@@ -438,11 +591,48 @@ def _root_finish(root, settings, root_mask, root_legal, root_count, root_logits,
     return _root_action(root_legal, root_count, most, scores, children, visits)
 
 
-@njit(types.int64(STATE, SETTINGS, types.boolean, RNG, PARAMS, SHAPES, CHILDREN, COUNTS, VALUES, PRIORS, FLOATS,
-                  LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T),
-      cache=True, nogil=True)  # a search thinking in one thread leaves others (a web server) running
-def gumbel_search(root, settings, resample, rng, params, shapes, children, visits, values, priors, policy,
-                  legal_mask, apply_action, returns, observe_into, determinize, rollout):
+@njit(
+    types.int64(
+        STATE,
+        SETTINGS,
+        types.boolean,
+        RNG,
+        PARAMS,
+        SHAPES,
+        CHILDREN,
+        COUNTS,
+        VALUES,
+        PRIORS,
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    cache=True,
+    nogil=True,
+)  # a search thinking in one thread leaves others (a web server) running
+def gumbel_search(
+    root,
+    settings,
+    resample,
+    rng,
+    params,
+    shapes,
+    children,
+    visits,
+    values,
+    priors,
+    policy,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+):
     """Search from ``root`` (not modified) for its seat on move; return the chosen action and write
     the improved policy into ``policy`` (0 for illegal actions).
 
@@ -478,8 +668,21 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     probs = np.zeros(num_actions, np.float32)
     noise = np.zeros(num_actions, np.float64)
     schedule = np.zeros(simulations, np.int64)
-    only = _root_prepare(settings, legal, rng, root_mask, root_logits, probs, noise, schedule, policy, children,
-                         visits, values, priors)
+    only = _root_prepare(
+        settings,
+        legal,
+        rng,
+        root_mask,
+        root_logits,
+        probs,
+        noise,
+        schedule,
+        policy,
+        children,
+        visits,
+        values,
+        priors,
+    )
     if only >= 0:
         return only
     sigma = np.zeros(num_actions, np.float64)
@@ -491,30 +694,128 @@ def gumbel_search(root, settings, resample, rng, params, shapes, children, visit
     path = np.zeros(simulations + 1, np.int64)  # path[0] is the root, node 0
     size = 1
     for k in range(simulations):
-        leaf, depth, size = _descend(root, k, resample, rng, settings, root_legal, root_count, root_logits, probs,
-                                     noise, raw_value, schedule, sigma, scores, sim, sim_rng, mask, legal_actions,
-                                     path, size, children, visits, values, priors, apply_action, legal_mask,
-                                     determinize)
+        leaf, depth, size = _descend(
+            root,
+            k,
+            resample,
+            rng,
+            settings,
+            root_legal,
+            root_count,
+            root_logits,
+            probs,
+            noise,
+            raw_value,
+            schedule,
+            sigma,
+            scores,
+            sim,
+            sim_rng,
+            mask,
+            legal_actions,
+            path,
+            size,
+            children,
+            visits,
+            values,
+            priors,
+            apply_action,
+            legal_mask,
+            determinize,
+        )
         if leaf < 0:
             break
         count = _leaf_input(sim, mask, legal_actions, x, result, legal_mask, returns, observe_into)
         if count > 0:
             forward_legal(params, shapes, x, scratch, legal_actions, count, logits, relative)
             _leaf_output(sim, leaf, legal_actions, count, logits, relative, result, priors)
-        _finish_simulation(sim, sim_rng, settings[S_ROLLOUT], mask, rolled, result, path, depth, visits, values,
-                           legal_mask, apply_action, returns, rollout)
-    return _root_finish(root, settings, root_mask, root_legal, root_count, root_logits, probs, noise, raw_value,
-                        sigma, scores, policy, children, visits, values)
+        _finish_simulation(
+            sim,
+            sim_rng,
+            settings[S_ROLLOUT],
+            mask,
+            rolled,
+            result,
+            path,
+            depth,
+            visits,
+            values,
+            legal_mask,
+            apply_action,
+            returns,
+            rollout,
+        )
+    return _root_finish(
+        root,
+        settings,
+        root_mask,
+        root_legal,
+        root_count,
+        root_logits,
+        probs,
+        noise,
+        raw_value,
+        sigma,
+        scores,
+        policy,
+        children,
+        visits,
+        values,
+    )
 
 
 # --- many games at once (self-play) -------------------------------------------------------------
-@batch_kernel(types.void(STATES, INTS, RNGS, RNGS, SETTINGS, types.boolean, PARAMS, SHAPES,
-                         types.int32[:, :, ::1], types.int32[:, ::1], types.float64[:, :, ::1],
-                         types.float32[:, :, ::1], FLOATS2, INTS, FLOATS2, MASKS,
-                         LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T), batch_arg=1)
-def search_and_play(states, slots, game_rngs, search_rngs, settings, resample, params, shapes,
-                    children, visits, values, priors, policies, actions, observations, masks,
-                    legal_mask, apply_action, returns, observe_into, determinize, rollout):
+@batch_kernel(
+    types.void(
+        STATES,
+        INTS,
+        RNGS,
+        RNGS,
+        SETTINGS,
+        types.boolean,
+        PARAMS,
+        SHAPES,
+        types.int32[:, :, ::1],
+        types.int32[:, ::1],
+        types.float64[:, :, ::1],
+        types.float32[:, :, ::1],
+        FLOATS2,
+        INTS,
+        FLOATS2,
+        MASKS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    batch_arg=1,
+)
+def search_and_play(
+    states,
+    slots,
+    game_rngs,
+    search_rngs,
+    settings,
+    resample,
+    params,
+    shapes,
+    children,
+    visits,
+    values,
+    priors,
+    policies,
+    actions,
+    observations,
+    masks,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+):
     """In each game ``i = slots[j]``: record the mover's observation and mask (row ``j`` of
     ``observations`` and ``masks``), search with tree ``i`` and generator ``search_rngs[i]``, write
     the improved policy and the action into row ``j`` of ``policies`` and ``actions``, and apply the
@@ -527,21 +828,81 @@ def search_and_play(states, slots, game_rngs, search_rngs, settings, resample, p
         s = states[i]
         observe_into(s, s[H_CURRENT], observations[j])
         legal_mask(s, masks[j])
-        action = gumbel_search(s, settings, resample, search_rngs[i], params, shapes, children[i], visits[i],
-                               values[i], priors[i], policies[j], legal_mask, apply_action, returns,
-                               observe_into, determinize, rollout)
+        action = gumbel_search(
+            s,
+            settings,
+            resample,
+            search_rngs[i],
+            params,
+            shapes,
+            children[i],
+            visits[i],
+            values[i],
+            priors[i],
+            policies[j],
+            legal_mask,
+            apply_action,
+            returns,
+            observe_into,
+            determinize,
+            rollout,
+        )
         actions[j] = action
         apply_action(s, action, game_rngs[i])
 
 
 # Compiled at its first call (a LazyKernel): the batched pass's BLAS needs scipy, which only training installs.
-@lazy_njit(types.void(STATES, INTS, RNGS, RNGS, SETTINGS, types.boolean, PARAMS, SHAPES,
-                      types.int32[:, :, ::1], types.int32[:, ::1], types.float64[:, :, ::1],
-                      types.float32[:, :, ::1], FLOATS2, INTS, FLOATS2, MASKS,
-                      LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T, DETERMINIZE_T, POLICY_T), nogil=True)
-def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, resample, params, shapes,
-                             children, visits, values, priors, policies, actions, observations, masks,
-                             legal_mask, apply_action, returns, observe_into, determinize, rollout):
+@lazy_njit(
+    types.void(
+        STATES,
+        INTS,
+        RNGS,
+        RNGS,
+        SETTINGS,
+        types.boolean,
+        PARAMS,
+        SHAPES,
+        types.int32[:, :, ::1],
+        types.int32[:, ::1],
+        types.float64[:, :, ::1],
+        types.float32[:, :, ::1],
+        FLOATS2,
+        INTS,
+        FLOATS2,
+        MASKS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    nogil=True,
+)
+def search_and_play_lockstep(
+    states,
+    slots,
+    game_rngs,
+    search_rngs,
+    settings,
+    resample,
+    params,
+    shapes,
+    children,
+    visits,
+    values,
+    priors,
+    policies,
+    actions,
+    observations,
+    masks,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+):
     """:func:`search_and_play` with the games' searches in lock step, on one thread: the roots,
     then each simulation's leaves of every game, go through the network as one batch
     (:func:`~monster_zoo.agents.az.network.forward_many`: BLAS from 16 leaves up), then every game
@@ -596,8 +957,21 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
         i = slots[j]
         raw_values[j] = out_values[j, 0]
         legal = legal_mask(states[i], masks[j])
-        actions[j] = _root_prepare(settings, legal, search_rngs[i], masks[j], root_logits[j], probs[j], noise[j],
-                                   schedules[j], policies[j], children[i], visits[i], values[i], priors[i])
+        actions[j] = _root_prepare(
+            settings,
+            legal,
+            search_rngs[i],
+            masks[j],
+            root_logits[j],
+            probs[j],
+            noise[j],
+            schedules[j],
+            policies[j],
+            children[i],
+            visits[i],
+            values[i],
+            priors[i],
+        )
         searching[j] = actions[j] < 0
         root_counts[j] = _root_legal(masks[j], root_legal[j], sigma[j], scores[j])
     searched = searching.copy()
@@ -609,17 +983,42 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
                 continue
             i = slots[j]
             n = states[i][H_NUM_PLAYERS]
-            result = results[j * MAX_SEATS:j * MAX_SEATS + n]
+            result = results[j * MAX_SEATS : j * MAX_SEATS + n]
             leaves[j], depths[j], sizes[j] = _descend(
-                states[i], k, resample, search_rngs[i], settings, root_legal[j], root_counts[j], root_logits[j],
-                probs[j], noise[j], raw_values[j], schedules[j], sigma[j], scores[j], sims[j], sim_rngs[j],
-                leaf_masks[j], leaf_legal[j], paths[j], sizes[j], children[i], visits[i], values[i], priors[i],
-                apply_action, legal_mask, determinize)
+                states[i],
+                k,
+                resample,
+                search_rngs[i],
+                settings,
+                root_legal[j],
+                root_counts[j],
+                root_logits[j],
+                probs[j],
+                noise[j],
+                raw_values[j],
+                schedules[j],
+                sigma[j],
+                scores[j],
+                sims[j],
+                sim_rngs[j],
+                leaf_masks[j],
+                leaf_legal[j],
+                paths[j],
+                sizes[j],
+                children[i],
+                visits[i],
+                values[i],
+                priors[i],
+                apply_action,
+                legal_mask,
+                determinize,
+            )
             if leaves[j] < 0:
                 searching[j] = False
                 continue
-            leaf_counts[j] = _leaf_input(sims[j], leaf_masks[j], leaf_legal[j], xs[rows], result, legal_mask, returns,
-                                         observe_into)
+            leaf_counts[j] = _leaf_input(
+                sims[j], leaf_masks[j], leaf_legal[j], xs[rows], result, legal_mask, returns, observe_into
+            )
             if leaf_counts[j] > 0:
                 row_game[rows] = j
                 rows += 1
@@ -627,21 +1026,56 @@ def search_and_play_lockstep(states, slots, game_rngs, search_rngs, settings, re
         for r in range(rows):
             j = row_game[r]
             n = sims[j][H_NUM_PLAYERS]
-            _leaf_output(sims[j], leaves[j], leaf_legal[j], leaf_counts[j], out_logits[r], out_values[r],
-                         results[j * MAX_SEATS:j * MAX_SEATS + n], priors[slots[j]])
+            _leaf_output(
+                sims[j],
+                leaves[j],
+                leaf_legal[j],
+                leaf_counts[j],
+                out_logits[r],
+                out_values[r],
+                results[j * MAX_SEATS : j * MAX_SEATS + n],
+                priors[slots[j]],
+            )
         for j in range(games):
             if leaves[j] >= 0:
                 i = slots[j]
                 n = sims[j][H_NUM_PLAYERS]
-                _finish_simulation(sims[j], sim_rngs[j], settings[S_ROLLOUT], leaf_masks[j], rolled[:n],
-                                   results[j * MAX_SEATS:j * MAX_SEATS + n], paths[j], depths[j], visits[i],
-                                   values[i], legal_mask, apply_action, returns, rollout)
+                _finish_simulation(
+                    sims[j],
+                    sim_rngs[j],
+                    settings[S_ROLLOUT],
+                    leaf_masks[j],
+                    rolled[:n],
+                    results[j * MAX_SEATS : j * MAX_SEATS + n],
+                    paths[j],
+                    depths[j],
+                    visits[i],
+                    values[i],
+                    legal_mask,
+                    apply_action,
+                    returns,
+                    rollout,
+                )
     for j in range(games):
         i = slots[j]
         if searched[j]:
-            actions[j] = _root_finish(states[i], settings, masks[j], root_legal[j], root_counts[j], root_logits[j],
-                                      probs[j], noise[j], raw_values[j], sigma[j], scores[j], policies[j],
-                                      children[i], visits[i], values[i])
+            actions[j] = _root_finish(
+                states[i],
+                settings,
+                masks[j],
+                root_legal[j],
+                root_counts[j],
+                root_logits[j],
+                probs[j],
+                noise[j],
+                raw_values[j],
+                sigma[j],
+                scores[j],
+                policies[j],
+                children[i],
+                visits[i],
+                values[i],
+            )
         apply_action(states[i], actions[j], game_rngs[i])
 
 

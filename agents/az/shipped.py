@@ -27,10 +27,11 @@ A flat field is thus every version's that does not set it itself: to change how 
 give it its own value under ``versions``. An unknown field, a bad version key or a bad value is
 refused with a ValueError naming the valid ones (:func:`read_play_settings`).
 """
+
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Mapping, Optional, Tuple
 
 from monster_zoo import envs
 from monster_zoo.agents.shipped_files import CHAMPION_DIR
@@ -54,7 +55,7 @@ class PlaySettings:
 
     simulations: int = DEFAULT_PLAY_SIMULATIONS
     rollout_weight: float = 0.0
-    budget_ms: Optional[float] = None
+    budget_ms: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.simulations, int) or self.simulations < 1:
@@ -63,13 +64,18 @@ class PlaySettings:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 <= weight <= 1.0:
             raise ValueError(f"rollout_weight must lie in [0, 1], not {self.rollout_weight!r}")
         budget = self.budget_ms
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float))
-                                   or not 0 < budget <= MAX_PLAY_BUDGET_MS):
-            raise ValueError(f"budget_ms must be CPU milliseconds per move above 0 and at most "
-                             f"{MAX_PLAY_BUDGET_MS:.0f}, or None; not {self.budget_ms!r}")
+        if budget is not None and (
+            isinstance(budget, bool)
+            or not isinstance(budget, (int, float))
+            or not 0 < budget <= MAX_PLAY_BUDGET_MS
+        ):
+            raise ValueError(
+                f"budget_ms must be CPU milliseconds per move above 0 and at most "
+                f"{MAX_PLAY_BUDGET_MS:.0f}, or None; not {self.budget_ms!r}"
+            )
 
 
-def _read_fields(settings: Mapping, where: str, also: Tuple[str, ...] = ()) -> dict:
+def _read_fields(settings: Mapping, where: str, also: tuple[str, ...] = ()) -> dict:
     """``settings`` as a dict of :class:`PlaySettings` fields; ValueError naming the valid fields
     (and ``also``, the other fields the mapping may hold) when it is no mapping or holds another."""
     valid = [f.name for f in fields(PlaySettings)] + list(also)
@@ -91,16 +97,20 @@ def read_play_settings(settings: Mapping, version: int = FIRST_VERSION) -> PlayS
     flat = _read_fields(settings, f"the {SETTINGS_KEY!r} settings", also=(VERSIONS_FIELD,))
     declared = flat.pop(VERSIONS_FIELD, {})
     if not isinstance(declared, Mapping):
-        raise ValueError(f"the {SETTINGS_KEY!r} settings' {VERSIONS_FIELD!r} map a network version (an integer "
-                         f">= {FIRST_VERSION + 1}) to the fields it changes, e.g. {{2: {{'simulations': 9775}}}}; "
-                         f"not {declared!r}")
+        raise ValueError(
+            f"the {SETTINGS_KEY!r} settings' {VERSIONS_FIELD!r} map a network version (an integer "
+            f">= {FIRST_VERSION + 1}) to the fields it changes, e.g. {{2: {{'simulations': 9775}}}}; "
+            f"not {declared!r}"
+        )
     read = {FIRST_VERSION: PlaySettings(**flat)}
     for key, own in declared.items():
         # version 1 is the flat fields: a second place to give them would let the two disagree
         if isinstance(key, bool) or not isinstance(key, int) or key <= FIRST_VERSION:
-            raise ValueError(f"the {SETTINGS_KEY!r} settings' {VERSIONS_FIELD!r} are keyed by network versions "
-                             f"{FIRST_VERSION + 1}, {FIRST_VERSION + 2}, ... (integers; version {FIRST_VERSION} "
-                             f"plays the flat fields), not {key!r}")
+            raise ValueError(
+                f"the {SETTINGS_KEY!r} settings' {VERSIONS_FIELD!r} are keyed by network versions "
+                f"{FIRST_VERSION + 1}, {FIRST_VERSION + 2}, ... (integers; version {FIRST_VERSION} "
+                f"plays the flat fields), not {key!r}"
+            )
         where = f"version {key}'s {SETTINGS_KEY!r} settings"
         changed = _read_fields(own, where)
         try:
@@ -110,12 +120,14 @@ def read_play_settings(settings: Mapping, version: int = FIRST_VERSION) -> PlayS
     return read.get(version, read[FIRST_VERSION])
 
 
-def shipped_versions(game_id: str) -> Tuple[int, ...]:
+def shipped_versions(game_id: str) -> tuple[int, ...]:
     """The versions of the networks shipped for ``game_id``, oldest first: the ``K`` of every file
     ``<game>-az-v<K>.npz`` in the champions' folder (empty where none ships)."""
     name = envs.spec(game_id).name
     pattern = re.compile(rf"{re.escape(name)}-az-v([1-9][0-9]*)\.npz")
-    found = (pattern.fullmatch(path.name) for path in CHAMPION_DIR.glob(f"{name}-az-v*.npz") if path.is_file())
+    found = (
+        pattern.fullmatch(path.name) for path in CHAMPION_DIR.glob(f"{name}-az-v*.npz") if path.is_file()
+    )
     return tuple(sorted(int(match.group(1)) for match in found if match))
 
 
@@ -126,7 +138,7 @@ def newest_version(game_id: str) -> int:
     return versions[-1] if versions else FIRST_VERSION
 
 
-def shipped_network_path(game_id: str, version: Optional[int] = None) -> Path:
+def shipped_network_path(game_id: str, version: int | None = None) -> Path:
     """Where version ``version`` (None: the newest) of the network shipped for ``game_id`` lies,
     whether or not it does."""
     if version is None:
@@ -141,7 +153,7 @@ def network_ships(game_id: str) -> bool:
     return bool(shipped_versions(game_id))
 
 
-def play_settings(game_id: str, version: Optional[int] = None) -> PlaySettings:
+def play_settings(game_id: str, version: int | None = None) -> PlaySettings:
     """How version ``version`` (None: the newest) of the ``az`` shipped for ``game_id`` searches."""
     game = declaration(game_id)
     declared = game.agents.get(SETTINGS_KEY, {}) if game is not None else {}

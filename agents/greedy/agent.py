@@ -6,12 +6,11 @@ declaration) as a numba ``greedy_action(state, mask, rng)`` (``contract.POLICY_S
 training vec env can play it inside numba; this class runs it on the live state under the state
 contract of :mod:`monster_zoo.agents.base`.
 """
-import importlib
-from typing import Optional
 
-from monster_zoo.envs.registry import declaration
+import importlib
 
 from monster_zoo.agents.base import StateKernelAgent
+from monster_zoo.envs.registry import declaration
 
 
 def greedy_kernel(game_id: str):
@@ -29,7 +28,7 @@ class GreedyAgent(StateKernelAgent):
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None):
+    def __init__(self, seed: int = 0, game_id: str | None = None):
         if game_id is None:
             raise ValueError("a greedy baseline plays one game's kernel: pass game_id")
         self.policy_kernel = greedy_kernel(game_id)  # the training vec env runs it inside numba

@@ -1,5 +1,6 @@
 """Every game's greedy baseline (``greedy`` / ``<game>-greedy-v<version>``): the greedy kernel the game
 declares with its own code (``baselines={"greedy": Baseline(module, version)}``), played on the state."""
+
 from monster_zoo.agents.kind import AgentKind, Request
 from monster_zoo.envs.registry import declaration
 
@@ -18,5 +19,6 @@ def make(request: Request):
     return GreedyAgent(request.seed, game_id=request.game_id)
 
 
-KIND = AgentKind(summary="the game's greedy kernel on the state (what the seat may know only)",
-                 names=names, make=make)
+KIND = AgentKind(
+    summary="the game's greedy kernel on the state (what the seat may know only)", names=names, make=make
+)

@@ -10,18 +10,19 @@ card's text (in games whose cards have names and texts, e.g. ``help SA3`` in Mon
 Arena), ``board`` shows the board again. ``quit`` or the end of input raises
 :class:`QuitGame`, which the caller turns into a clean exit.
 """
+
 import sys
-from typing import Optional, Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 import numpy as np
 
 from monster_zoo import envs
+from monster_zoo.agents.base import Agent, state_needed
+from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.move_words import move_words
 from monster_zoo.seeds import game_dir
-
-from monster_zoo.agents.base import Agent, state_needed
-from monster_zoo.agents.game_rules import GameRules
 
 QUIT_WORDS = ("quit", "exit", "q")
 SHOW_WORDS = ("board", "moves")
@@ -44,16 +45,20 @@ class HumanAgent(Agent):
     name = "human"
     needs_state = True
 
-    def __init__(self, game_id: str, seed: int = 0, input_stream: Optional[TextIO] = None,
-                 output_stream: Optional[TextIO] = None):
+    def __init__(
+        self,
+        game_id: str,
+        seed: int = 0,
+        input_stream: TextIO | None = None,
+        output_stream: TextIO | None = None,
+    ):
         self.spec = envs.spec(game_id)
         self.made_for = GameRules.any_rules(game_id)  # its board and move names are this game's
         self.input = input_stream if input_stream is not None else sys.stdin
         self.output = output_stream if output_stream is not None else sys.stdout
         super().__init__(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """Show the seat's view and legal moves, then read moves until one is legal."""
         if state is None:
             raise state_needed("HumanAgent", "needs the engine state to show the board")
@@ -115,17 +120,22 @@ class HumanAgent(Agent):
                 return self.spec.card_text(topic)
             except ValueError as err:
                 return str(err)
-        card_help = ("\n  help CARD   a card's name, numbers and ability (e.g. 'help SA3')"
-                     if self.spec.card_text is not None else "")
-        return (f"How to move: type a move's number from the list (1-{len(names)}) or its name, "
-                f"e.g. '{names[0]}'.\n"
-                f"Commands:\n"
-                f"  board       show the board and your legal moves again\n"
-                f"  legend      what the board's symbols mean{card_help}\n"
-                f"  quit        leave the game (Ctrl-D and Ctrl-C do too)\n"
-                f"The rules, in full: {game_dir(self.spec.name) / 'rules.md'}")
+        card_help = (
+            "\n  help CARD   a card's name, numbers and ability (e.g. 'help SA3')"
+            if self.spec.card_text is not None
+            else ""
+        )
+        return (
+            f"How to move: type a move's number from the list (1-{len(names)}) or its name, "
+            f"e.g. '{names[0]}'.\n"
+            f"Commands:\n"
+            f"  board       show the board and your legal moves again\n"
+            f"  legend      what the board's symbols mean{card_help}\n"
+            f"  quit        leave the game (Ctrl-D and Ctrl-C do too)\n"
+            f"The rules, in full: {game_dir(self.spec.name) / 'rules.md'}"
+        )
 
-    def show(self, state: np.ndarray, names: list, words: Sequence[Optional[str]] = ()) -> None:
+    def show(self, state: np.ndarray, names: list, words: Sequence[str | None] = ()) -> None:
         """Print the public board, the seat's own view and the numbered legal moves (with the game's
         ``words`` for each, where its names use codes)."""
         seat = int(state[H_CURRENT])
@@ -135,7 +145,9 @@ class HumanAgent(Agent):
             self._say(self.spec.private_text(state, seat))
         self._say("legal moves:")
         if any(words):  # names in codes: one move a line, with the game's words for it
-            self._say("\n".join(f"{k:>3}. {name} ({said})" for k, (name, said) in enumerate(zip(names, words), 1)))
+            self._say(
+                "\n".join(f"{k:>3}. {name} ({said})" for k, (name, said) in enumerate(zip(names, words), 1))
+            )
         else:
             self._say(numbered_columns(names))
 
@@ -150,5 +162,7 @@ def numbered_columns(names: list, width: int = LINE_WIDTH) -> str:
     items = [f"{k:>3}. {name}" for k, name in enumerate(names, 1)]
     cell = max(len(item) for item in items) + 2
     per_line = max(1, width // cell)
-    return "\n".join("".join(f"{item:<{cell}}" for item in items[i:i + per_line]).rstrip()
-                     for i in range(0, len(items), per_line))
+    return "\n".join(
+        "".join(f"{item:<{cell}}" for item in items[i : i + per_line]).rstrip()
+        for i in range(0, len(items), per_line)
+    )

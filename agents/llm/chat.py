@@ -4,13 +4,13 @@ vLLM, llama.cpp's server, Ollama and the hosted APIs all speak, over the standar
 The API key is read from the environment (``MONSTER_ZOO_LLM_API_KEY``, else ``OPENAI_API_KEY``),
 never from a command line where other users of the machine could read it; a local server needs none.
 """
+
 import json
 import os
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Dict, List, Optional
 
 KEY_VARIABLES = ("MONSTER_ZOO_LLM_API_KEY", "OPENAI_API_KEY")
 MAX_REPLY_BYTES = 1 << 20  # an answer is a few hundred bytes; a server sending more is cut off here
@@ -26,8 +26,8 @@ class ChatReply:
     long the request took."""
 
     text: str
-    prompt_tokens: Optional[int]
-    completion_tokens: Optional[int]
+    prompt_tokens: int | None
+    completion_tokens: int | None
     latency_s: float
 
 
@@ -43,15 +43,23 @@ class ChatEndpoint:
 
     def __post_init__(self):
         if not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"the base URL must start with http:// or https://, got {self.base_url!r} "
-                             "(e.g. http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:11434/v1 for Ollama)")
+            raise ValueError(
+                f"the base URL must start with http:// or https://, got {self.base_url!r} "
+                "(e.g. http://127.0.0.1:8000/v1 for vLLM, http://127.0.0.1:11434/v1 for Ollama)"
+            )
         if not self.model:
             raise ValueError("name the model the endpoint serves: llm:<model>")
 
-    def complete(self, messages: List[Dict[str, str]]) -> ChatReply:
+    def complete(self, messages: list[dict[str, str]]) -> ChatReply:
         """The model's answer to ``messages`` (``[{"role", "content"}, ...]``); ChatError if none came."""
-        body = json.dumps({"model": self.model, "messages": messages, "temperature": self.temperature,
-                           "max_tokens": self.max_tokens}).encode()
+        body = json.dumps(
+            {
+                "model": self.model,
+                "messages": messages,
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+            }
+        ).encode()
         headers = {"Content-Type": "application/json"}
         key = next((os.environ[name] for name in KEY_VARIABLES if os.environ.get(name)), None)
         if key:
@@ -59,11 +67,12 @@ class ChatEndpoint:
         request = urllib.request.Request(self.base_url.rstrip("/") + "/chat/completions", body, headers)
         start = time.perf_counter()
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:  # noqa: S310 - http(s) only
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 raw = response.read(MAX_REPLY_BYTES + 1)
         except urllib.error.HTTPError as err:
-            raise ChatError(f"{self.base_url} answered HTTP {err.code}: {err.read(300).decode(errors='replace')}") \
-                from None
+            raise ChatError(
+                f"{self.base_url} answered HTTP {err.code}: {err.read(300).decode(errors='replace')}"
+            ) from None
         except (urllib.error.URLError, OSError) as err:
             raise ChatError(f"cannot reach {self.base_url}: {getattr(err, 'reason', err)}") from None
         latency = time.perf_counter() - start
@@ -75,8 +84,10 @@ class ChatEndpoint:
         except (ValueError, KeyError, IndexError, TypeError):
             raise ChatError(f"{self.base_url} did not answer a chat completion: {raw[:200]!r}") from None
         usage = data.get("usage") or {}
-        return ChatReply(str(text), _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), latency)
+        return ChatReply(
+            str(text), _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")), latency
+        )
 
 
-def _count(value) -> Optional[int]:
+def _count(value) -> int | None:
     return value if isinstance(value, int) and value >= 0 else None

@@ -1,6 +1,7 @@
 """The ``llm:<model>`` kind: a chat model at an OpenAI-compatible endpoint (``--base-url``, or
 ``MONSTER_ZOO_LLM_BASE_URL``), any game, any seat. Nothing is listed by short name: the model is named
 after the prefix, as a model file is after ``ppo:``."""
+
 from monster_zoo.agents.kind import AgentKind, ModelPrefix, Request
 
 
@@ -16,5 +17,8 @@ def read(request: Request):
     return make(request.game_id, request.path or "", request.seed, request.options)
 
 
-KIND = AgentKind(summary="a language model at an OpenAI-compatible chat endpoint, any game", names=names,
-                 models=(ModelPrefix("llm:", "llm:<model> (a chat model at --base-url)", read, reads_file=False),))
+KIND = AgentKind(
+    summary="a language model at an OpenAI-compatible chat endpoint, any game",
+    names=names,
+    models=(ModelPrefix("llm:", "llm:<model> (a chat model at --base-url)", read, reads_file=False),),
+)

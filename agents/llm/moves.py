@@ -1,7 +1,8 @@
 """A move as a client or a model gives it (an id, or a name) read against the legal moves of a
 seat's JSON view, with the rules' reason when it is not one of them."""
+
 import re
-from typing import Iterable, List, Optional, Union
+from collections.abc import Iterable
 
 QUOTES = "`'\"*"
 
@@ -12,7 +13,7 @@ def normalized(text: str) -> str:
     return text.strip(QUOTES).lower()
 
 
-def match_move(given: Union[int, str], legal_moves: List[dict]) -> Optional[int]:
+def match_move(given: int | str, legal_moves: list[dict]) -> int | None:
     """The id of the legal move ``given`` names (its id as a number or digits, its name or its words,
     case and surrounding quotes ignored), or None where it names none of ``legal_moves``."""
     ids = {m["id"] for m in legal_moves}
@@ -42,7 +43,7 @@ def answer_candidates(answer: str) -> Iterable[str]:
         yield lines[-1].rpartition(":")[2]
 
 
-def read_answer(answer: str, legal_moves: List[dict]) -> Optional[int]:
+def read_answer(answer: str, legal_moves: list[dict]) -> int | None:
     """The legal move a model's ``answer`` names (see :func:`answer_candidates`), or None."""
     for candidate in answer_candidates(answer):
         move = match_move(candidate, legal_moves)

@@ -12,25 +12,32 @@ self-play pool) in the same class. Observations are scored in batches (one forwa
 pass for every slot of the training vec env), and sampling uses the agent's own
 seeded generator, never torch's global one, so a match stays reproducible from its seed.
 """
+
 import argparse
 import json
 import re
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import List, Mapping, Optional
 
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.envs.core.options import parse_option
-from monster_zoo.envs.core.rng import rng_next
-
 from monster_zoo.agents.base import Agent
 from monster_zoo.agents.game_rules import GameRules
-from monster_zoo.agents.ppo.placement import PlacementLayout, placement_layout, placement_logits
 from monster_zoo.agents.model_file import ModelFileError, rule_options
-from monster_zoo.agents.ppo.policy_file import (ACTIVATIONS, Layer, check_fits, check_sizes, make_metadata,
-                                                read_policy, write_policy)
+from monster_zoo.agents.ppo.placement import PlacementLayout, placement_layout, placement_logits
+from monster_zoo.agents.ppo.policy_file import (
+    ACTIVATIONS,
+    Layer,
+    check_fits,
+    check_sizes,
+    make_metadata,
+    read_policy,
+    write_policy,
+)
+from monster_zoo.envs.core.options import parse_option
+from monster_zoo.envs.core.rng import rng_next
 
 UNIT = 1.0 / 9007199254740992.0  # 2**-53: turns 53 random bits into a float in [0, 1)
 _NUMPY_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0), None: None}
@@ -51,10 +58,12 @@ def one_blas_thread():
 
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=1, user_api="blas")
+
+
 RUN_ARGS = "args.json"  # the trainer's arguments, beside its models
 
 
-def numpy_actor(policy) -> Optional[List[Layer]]:
+def numpy_actor(policy) -> list[Layer] | None:
     """The actor of an SB3 MLP or placement policy as numpy layers ``[(weight, bias, activation)]``
     (a placement policy's in the policy file's order), or None.
 
@@ -74,8 +83,13 @@ def numpy_actor(policy) -> Optional[List[Layer]]:
     layers = []
     for module in [*policy.mlp_extractor.policy_net, policy.action_net]:
         if isinstance(module, nn.Linear):
-            layers.append([np.ascontiguousarray(module.weight.detach().numpy().T, dtype=np.float64),
-                           module.bias.detach().numpy().astype(np.float64), None])
+            layers.append(
+                [
+                    np.ascontiguousarray(module.weight.detach().numpy().T, dtype=np.float64),
+                    module.bias.detach().numpy().astype(np.float64),
+                    None,
+                ]
+            )
         elif type(module) in names and layers and layers[-1][2] is None:
             layers[-1][2] = names[type(module)]
         else:
@@ -102,12 +116,21 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, seed: int = 0, policy=None, deterministic: bool = True, name: str = "ppo",
-                 frozen: bool = False, layers: Optional[List[Layer]] = None,
-                 placement: Optional[PlacementLayout] = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        policy=None,
+        deterministic: bool = True,
+        name: str = "ppo",
+        frozen: bool = False,
+        layers: list[Layer] | None = None,
+        placement: PlacementLayout | None = None,
+    ):
         super().__init__(seed)
         if policy is None and layers is None:
-            raise ValueError("PPOAgent needs a policy: use make_agent('ppo:<model.npz>', ...) or pass policy=")
+            raise ValueError(
+                "PPOAgent needs a policy: use make_agent('ppo:<model.npz>', ...) or pass policy="
+            )
         self.policy = policy
         self.deterministic = deterministic
         self.name = name
@@ -125,8 +148,14 @@ class PPOAgent(Agent):
             self.policy_mlp = MLPWeights([(w, b, codes[act]) for w, b, act in self.layers])
 
     @classmethod
-    def load(cls, path: str, game_id: str, seed: int = 0, deterministic: bool = True,
-             options: Optional[Mapping] = None) -> "PPOAgent":
+    def load(
+        cls,
+        path: str,
+        game_id: str,
+        seed: int = 0,
+        deterministic: bool = True,
+        options: Mapping | None = None,
+    ) -> "PPOAgent":
         """Play the policy file ``path`` in ``game_id`` with ``options`` (defaults: the game's).
 
         ModelFileError (a ValueError) if the file is not a valid policy file or was
@@ -135,14 +164,24 @@ class PPOAgent(Agent):
         policy = read_policy(path)
         check_fits(policy.metadata, repr(str(path)), game_id, options)
         check_sizes(policy.metadata, repr(str(path)), game_id)
-        placement = placement_layout(game_id) if policy.metadata["architecture"]["type"] == "placement" else None
-        agent = cls(seed, deterministic=deterministic, name=policy.name, layers=policy.layers, placement=placement)
+        placement = (
+            placement_layout(game_id) if policy.metadata["architecture"]["type"] == "placement" else None
+        )
+        agent = cls(
+            seed, deterministic=deterministic, name=policy.name, layers=policy.layers, placement=placement
+        )
         agent.made_for = GameRules.from_options(game_id, policy.metadata["options"])
         return agent
 
     @classmethod
-    def load_trusted_zip(cls, path: str, game_id: str, seed: int = 0, deterministic: bool = True,
-                         options: Optional[Mapping] = None) -> "PPOAgent":
+    def load_trusted_zip(
+        cls,
+        path: str,
+        game_id: str,
+        seed: int = 0,
+        deterministic: bool = True,
+        options: Mapping | None = None,
+    ) -> "PPOAgent":
         """Unpickle the SB3 ``.zip`` ``path`` (which can run code: only for files you trust).
 
         The game is checked against the trainer's ``args.json`` beside the zip (or
@@ -152,14 +191,20 @@ class PPOAgent(Agent):
         _check_zip_sizes(model, path, game_id)
         trained = training_game(path)
         if trained is None:
-            warnings.warn(f"model {str(path)!r} has no {RUN_ARGS} beside it: only its sizes were checked "
-                          f"against {game_id}, not its player count or options", stacklevel=2)
+            warnings.warn(
+                f"model {str(path)!r} has no {RUN_ARGS} beside it: only its sizes were checked "
+                f"against {game_id}, not its player count or options",
+                stacklevel=2,
+            )
         else:
             check_fits(trained, repr(str(path)), game_id, options)
-        agent = cls(seed, model.policy, deterministic, name=trained["name"] if trained else "ppo", frozen=True)
+        agent = cls(
+            seed, model.policy, deterministic, name=trained["name"] if trained else "ppo", frozen=True
+        )
         # Without the run's arguments only the game is known, not its player count or options.
-        agent.made_for = (GameRules.from_options(game_id, trained["options"]) if trained
-                          else GameRules.any_rules(game_id))
+        agent.made_for = (
+            GameRules.from_options(game_id, trained["options"]) if trained else GameRules.any_rules(game_id)
+        )
         return agent
 
     @classmethod
@@ -195,8 +240,9 @@ class PPOAgent(Agent):
             dist = self.policy.get_distribution(obs, action_masks=np.asarray(masks, bool))
             return dist.distribution.probs.numpy().astype(np.float64)
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray,
-                  states: Optional[np.ndarray] = None) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None
+    ) -> np.ndarray:
         """One action per row: the argmax, or a draw from the agent's generator."""
         self.check_view(observations, masks, states)
         masks = np.asarray(masks)
@@ -211,8 +257,7 @@ class PPOAgent(Agent):
         actions[stray] = probs[stray].argmax(axis=1)
         return actions.astype(np.int64)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The policy's action for one observation (``state``, when given, is only checked: see
         :meth:`~monster_zoo.agents.base.Agent.check_view`)."""
         if not np.any(action_mask):
@@ -221,26 +266,42 @@ class PPOAgent(Agent):
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None], states)[0])
 
 
-def save_policy(policy, path, game_id: str, options: Optional[Mapping], name: str,
-                training: Optional[Mapping] = None) -> Path:
+def save_policy(
+    policy, path, game_id: str, options: Mapping | None, name: str, training: Mapping | None = None
+) -> Path:
     """Write the actor of the SB3 MLP or placement ``policy`` as a policy file (see :mod:`.policy_file`)."""
     layers = numpy_actor(policy)
     if hasattr(policy, "actor_layers"):
         trunk = placement_trunk(policy)
-        metadata = make_metadata(game_id, options, [m.out_features for m in trunk], "tanh", name, training,
-                                 item_sizes=[m.out_features for m in policy.action_net.item[:-1]])
+        metadata = make_metadata(
+            game_id,
+            options,
+            [m.out_features for m in trunk],
+            "tanh",
+            name,
+            training,
+            item_sizes=[m.out_features for m in policy.action_net.item[:-1]],
+        )
         return write_policy(path, layers, metadata)
     if layers is None or any(act not in ACTIVATIONS for _, _, act in layers[:-1]) or layers[-1][2]:
-        raise ModelFileError("only MLP policies with tanh or relu hidden layers can be written as policy files")
+        raise ModelFileError(
+            "only MLP policies with tanh or relu hidden layers can be written as policy files"
+        )
     activations = {act for _, _, act in layers[:-1]}
     if len(activations) > 1:
         raise ModelFileError(f"the policy mixes activations {sorted(activations)}; a policy file has one")
-    metadata = make_metadata(game_id, options, [w.shape[1] for w, _, _ in layers[:-1]],
-                             activations.pop() if activations else "tanh", name, training)
+    metadata = make_metadata(
+        game_id,
+        options,
+        [w.shape[1] for w, _, _ in layers[:-1]],
+        activations.pop() if activations else "tanh",
+        name,
+        training,
+    )
     return write_policy(path, layers, metadata)
 
 
-def training_game(zip_path) -> Optional[dict]:
+def training_game(zip_path) -> dict | None:
     """``{"game", "options", "name"}`` from the trainer's ``args.json`` beside an SB3 zip (or
     one folder up, for ``checkpoints/``), or None when there is none."""
     zip_path = Path(zip_path)
@@ -256,22 +317,28 @@ def training_game(zip_path) -> Optional[dict]:
     return None
 
 
-def _game_of_run(args, args_file: Path, step: Optional[int]) -> dict:
+def _game_of_run(args, args_file: Path, step: int | None) -> dict:
     """The game, rule options and model name (of the checkpoint at ``step``, if any) recorded by a
     training run's ``args.json``."""
-    if not isinstance(args, dict) or not isinstance(args.get("game"), str) \
-            or not isinstance(args.get("option", []), list):
+    if (
+        not isinstance(args, dict)
+        or not isinstance(args.get("game"), str)
+        or not isinstance(args.get("option", []), list)
+    ):
         raise ModelFileError(f"{args_file} is not the args.json of a monster-zoo training run")
     try:
         options = dict(parse_option(str(pair)) for pair in args.get("option", []))
         trained = rule_options(args["game"], options)
     except (ValueError, TypeError, argparse.ArgumentTypeError) as err:
         raise ModelFileError(f"{args_file}: {err}") from None
-    return {"game": args["game"], "options": trained,
-            "name": run_model_name(str(args.get("exp_name", "ppo")), args.get("seed"), step)}
+    return {
+        "game": args["game"],
+        "options": trained,
+        "name": run_model_name(str(args.get("exp_name", "ppo")), args.get("seed"), step),
+    }
 
 
-def run_model_name(exp_name: str, seed, step: Optional[int] = None) -> str:
+def run_model_name(exp_name: str, seed, step: int | None = None) -> str:
     """The short name of a training run's model in tables: ``demo-s1`` (``demo-s1@250000`` for a checkpoint)."""
     return f"{exp_name}-s{seed}" + (f"@{step}" if step is not None else "")
 
@@ -281,11 +348,15 @@ def _load_sb3_zip(path):
     from sb3_contrib import MaskablePPO
 
     if not Path(path).is_file():
-        raise ModelFileError(f"model {str(path)!r}: " + ("is not a file" if Path(path).exists() else "no such file"))
+        raise ModelFileError(
+            f"model {str(path)!r}: " + ("is not a file" if Path(path).exists() else "no such file")
+        )
     try:
         return MaskablePPO.load(path, device="cpu")
     except Exception as err:  # SB3 raises anything from KeyError to pickle errors for a bad zip
-        raise ModelFileError(f"model {str(path)!r} is not a MaskablePPO zip ({type(err).__name__}: {err})") from None
+        raise ModelFileError(
+            f"model {str(path)!r} is not a MaskablePPO zip ({type(err).__name__}: {err})"
+        ) from None
 
 
 def _check_zip_sizes(model, path, game_id: str) -> None:
@@ -294,11 +365,13 @@ def _check_zip_sizes(model, path, game_id: str) -> None:
     obs_shape = getattr(model.observation_space, "shape", None)
     n_actions = getattr(model.action_space, "n", None)
     if obs_shape != (spec.obs_size,) or n_actions != spec.num_actions:
-        raise ModelFileError(f"model {str(path)!r} has observations {obs_shape} and {n_actions} actions; "
-                             f"{game_id} needs ({spec.obs_size},) and {spec.num_actions}")
+        raise ModelFileError(
+            f"model {str(path)!r} has observations {obs_shape} and {n_actions} actions; "
+            f"{game_id} needs ({spec.obs_size},) and {spec.num_actions}"
+        )
 
 
-def export_policy(zip_path, out_path, game_id: Optional[str] = None, options: Optional[Mapping] = None) -> Path:
+def export_policy(zip_path, out_path, game_id: str | None = None, options: Mapping | None = None) -> Path:
     """Convert a trusted SB3 zip into a policy file; the zip IS unpickled (it can run code).
 
     The game and options come from the run's ``args.json`` when there is one (and must
@@ -306,8 +379,10 @@ def export_policy(zip_path, out_path, game_id: Optional[str] = None, options: Op
     """
     trained = training_game(zip_path)
     if trained is None and game_id is None:
-        raise ModelFileError(f"{str(zip_path)!r} has no {RUN_ARGS} beside it: say which game it plays "
-                             "(--game, and --option for each option it was trained with)")
+        raise ModelFileError(
+            f"{str(zip_path)!r} has no {RUN_ARGS} beside it: say which game it plays "
+            "(--game, and --option for each option it was trained with)"
+        )
     if trained is not None and game_id is not None:
         check_fits(trained, repr(str(zip_path)), game_id, options)
     game = trained["game"] if trained else game_id
@@ -315,6 +390,15 @@ def export_policy(zip_path, out_path, game_id: Optional[str] = None, options: Op
     model = _load_sb3_zip(zip_path)
     _check_zip_sizes(model, zip_path, game)
     name = trained["name"] if trained else Path(zip_path).stem
-    return save_policy(model.policy, out_path, game, bound, name,
-                       {"algorithm": "MaskablePPO", "timesteps": int(model.num_timesteps),
-                        "converted_from": Path(zip_path).name})
+    return save_policy(
+        model.policy,
+        out_path,
+        game,
+        bound,
+        name,
+        {
+            "algorithm": "MaskablePPO",
+            "timesteps": int(model.num_timesteps),
+            "converted_from": Path(zip_path).name,
+        },
+    )

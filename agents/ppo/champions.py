@@ -31,17 +31,15 @@ the next version) means regenerating the manifest::
 
 (the manifest's command and functions: :mod:`monster_zoo.agents.shipped_files`)
 """
+
 import re
 from pathlib import Path
-from typing import Dict, List, Optional
 
 from monster_zoo import envs
-
 from monster_zoo.agents.base import Agent
 from monster_zoo.agents.model_file import read_metadata
 from monster_zoo.agents.ppo.agent import PPOAgent
 from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE, CHAMPION_DIR, CHAMPION_FILE, verify_shipped
-
 
 
 def champion_name(game_id: str, version: int = 1) -> str:
@@ -49,7 +47,7 @@ def champion_name(game_id: str, version: int = 1) -> str:
     return f"{envs.spec(game_id).name}-champion-v{version}"
 
 
-def champion_version(game_id: str, name: str) -> Optional[int]:
+def champion_version(game_id: str, name: str) -> int | None:
     """The version a ``<game>-champion-vK`` name asks for (None for any other name)."""
     match = re.fullmatch(rf"{re.escape(envs.spec(game_id).name)}-champion-v(\d+)", name)
     return int(match.group(1)) if match else None
@@ -61,9 +59,9 @@ def champion_path(game_name: str, num_players: int, version: int = 1) -> Path:
     return CHAMPION_DIR / f"{game_name}-{num_players}p{suffix}.npz"
 
 
-def _shipped(game_name: str) -> Dict[int, List[int]]:
+def _shipped(game_name: str) -> dict[int, list[int]]:
     """Player count -> versions shipped for ``game_name``, ascending."""
-    found: Dict[int, List[int]] = {}
+    found: dict[int, list[int]] = {}
     for path in CHAMPION_DIR.glob(f"{game_name}-*p*.npz"):
         match = CHAMPION_FILE.fullmatch(path.stem)
         if match and match["game"] == game_name:
@@ -71,17 +69,17 @@ def _shipped(game_name: str) -> Dict[int, List[int]]:
     return {n: sorted(v) for n, v in sorted(found.items())}
 
 
-def champion_player_counts(game_name: str) -> List[int]:
+def champion_player_counts(game_name: str) -> list[int]:
     """The player counts of ``game_name`` that have a shipped champion, ascending."""
     return list(_shipped(game_name))
 
 
-def champion_versions(game_name: str, num_players: int) -> List[int]:
+def champion_versions(game_name: str, num_players: int) -> list[int]:
     """The versions of ``game_name``'s champion shipped for ``num_players``, ascending."""
     return _shipped(game_name).get(num_players, [])
 
 
-def champion_games() -> Dict[str, List[int]]:
+def champion_games() -> dict[str, list[int]]:
     """Every game name with a shipped champion, and its player counts."""
     found = {}
     for game_id in envs.available():
@@ -92,13 +90,14 @@ def champion_games() -> Dict[str, List[int]]:
     return found
 
 
-def all_champion_versions(game_name: str) -> List[int]:
+def all_champion_versions(game_name: str) -> list[int]:
     """Every version shipped for some player count of ``game_name``, ascending."""
     return sorted({v for versions in _shipped(game_name).values() for v in versions})
 
 
-def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optional[Dict] = None,
-                  version: Optional[int] = None) -> Agent:
+def load_champion(
+    seed: int = 0, game_id: str | None = None, options: dict | None = None, version: int | None = None
+) -> Agent:
     """Version ``version`` (None: the newest) of ``game_id``'s champion for the player count of
     ``options``, seeded ``seed``; its file is checked against the manifest first. A policy file plays
     as a :class:`~monster_zoo.agents.ppo.agent.PPOAgent`, a learned-search network file as an
@@ -118,9 +117,11 @@ def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optiona
     if version is None:
         version = versions[-1]
     elif version not in versions:
-        raise ValueError(f"{champion_name(game_id, version)} has no champion for {num_players} players "
-                         f"(shipped for {num_players} players: "
-                         f"{', '.join(champion_name(game_id, v) for v in versions)})")
+        raise ValueError(
+            f"{champion_name(game_id, version)} has no champion for {num_players} players "
+            f"(shipped for {num_players} players: "
+            f"{', '.join(champion_name(game_id, v) for v in versions)})"
+        )
     path = champion_path(name, num_players, version)
     verify_shipped(path)
     if read_metadata(path)["architecture"].get("type") == AZ_ARCHITECTURE:
@@ -128,7 +129,9 @@ def load_champion(seed: int = 0, game_id: Optional[str] = None, options: Optiona
         from monster_zoo.agents.az.agent import AZNetAgent
         from monster_zoo.agents.az.network import read_network
 
-        agent = AZNetAgent(seed, read_network(path), game_id, options)  # refuses a count the network does not play
+        agent = AZNetAgent(
+            seed, read_network(path), game_id, options
+        )  # refuses a count the network does not play
     else:
         agent = PPOAgent.load(str(path), game_id, seed, options=options)
     agent.name = champion_name(game_id, version)
@@ -143,7 +146,9 @@ def _no_champion(game_id: str, version: int, num_players: int) -> str:
         return f"{problem} (none shipped yet for {game_id})"
     listed = " and ".join(str(n) for n in counts)
     n = counts[0]
-    return (f"{problem} ({game_id}'s champions ship for {listed} players). Ask for one by its player count: "
-            f"make_agent(\"champion\", \"{game_id}\", options={{\"num_players\": {n}}}), or make_agent(\"champion\", "
-            f"env) with env = monster_zoo.make(\"{game_id}\", num_players={n}); on the command line: "
-            f"--option num_players={n}")
+    return (
+        f"{problem} ({game_id}'s champions ship for {listed} players). Ask for one by its player count: "
+        f'make_agent("champion", "{game_id}", options={{"num_players": {n}}}), or make_agent("champion", '
+        f'env) with env = monster_zoo.make("{game_id}", num_players={n}); on the command line: '
+        f"--option num_players={n}"
+    )

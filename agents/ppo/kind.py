@@ -3,6 +3,7 @@
 ``<game>-champion-v<version>``). Per-game settings: the placement layout of a game whose moves
 place things on cells (``agents={"ppo": {"placement": {...}}}``), read by
 :func:`monster_zoo.agents.ppo.placement.read_ppo_settings`."""
+
 import zipfile
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def make(request: Request):
     """The champion of the request's game and player count, at ``request.version`` (None: the newest)."""
     from monster_zoo.agents.ppo.champions import load_champion
 
-    return load_champion(request.seed, game_id=request.game_id, options=request.options, version=request.version)
+    return load_champion(
+        request.seed, game_id=request.game_id, options=request.options, version=request.version
+    )
 
 
 def _is_sb3_zip(path: str) -> bool:
@@ -63,7 +66,8 @@ def _load(request: Request, trusted: bool):
             f"model {path!r} is a Stable-Baselines3 zip, and loading one unpickles its contents, which can "
             f"run any code. Play a policy file instead (.npz, plain data).{beside} For a zip you trust: "
             f"convert it once with 'monster-zoo export-model --trust-model {path} OUT.npz', or load it "
-            f"as {TRUSTED_PREFIX}{path}")
+            f"as {TRUSTED_PREFIX}{path}"
+        )
     return PPOAgent.load(path, game_id, seed, options=options)  # refuses it with the reason
 
 
@@ -78,8 +82,14 @@ def read_trusted_zip(request: Request):
 
 
 KIND = AgentKind(
-    summary="PPO policies: policy files, trusted SB3 zips and the shipped champions", names=names, make=make,
-    listed=listed, any_version=True,
-    models=(ModelPrefix(PPO_PREFIX, f"{PPO_PREFIX}<model.npz>", read_policy_file),
-            ModelPrefix(TRUSTED_PREFIX, f"{TRUSTED_PREFIX}<sb3.zip>", read_trusted_zip)),
-    settings=AgentSettings(SETTINGS_KEY, read_ppo_settings))
+    summary="PPO policies: policy files, trusted SB3 zips and the shipped champions",
+    names=names,
+    make=make,
+    listed=listed,
+    any_version=True,
+    models=(
+        ModelPrefix(PPO_PREFIX, f"{PPO_PREFIX}<model.npz>", read_policy_file),
+        ModelPrefix(TRUSTED_PREFIX, f"{TRUSTED_PREFIX}<sb3.zip>", read_trusted_zip),
+    ),
+    settings=AgentSettings(SETTINGS_KEY, read_ppo_settings),
+)

@@ -20,15 +20,17 @@ Shapes, with ``H`` the trunk's hidden sizes and ``K`` the item network's:
 :func:`placement_logits` is the numpy forward pass that plays a policy file of this kind
 (``architecture.type == "placement"``); the trainer's torch module computes the same.
 """
+
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
 from monster_zoo.envs.registry import declaration
 
 SETTINGS_KEY = "ppo"  # the PPO policy's settings in a game declaration's agents mapping: {"placement": {...}}
+
 
 @dataclass(frozen=True)
 class PlacementLayout:
@@ -54,8 +56,12 @@ class PlacementLayout:
     @property
     def item_size(self) -> int:
         """Inputs of the item network per placement."""
-        return (self.cell_features + len(self.cell_extras) + self.rotations * self.edge_values
-                + len(self.hand_extras))
+        return (
+            self.cell_features
+            + len(self.cell_extras)
+            + self.rotations * self.edge_values
+            + len(self.hand_extras)
+        )
 
     @cached_property  # read on every forward pass of a snapshot opponent: built once
     def turned_edges(self) -> np.ndarray:
@@ -70,7 +76,7 @@ class PlacementLayout:
         return index
 
 
-def read_ppo_settings(settings: Mapping) -> Optional[PlacementLayout]:
+def read_ppo_settings(settings: Mapping) -> PlacementLayout | None:
     """A game's declared ``"ppo"`` settings: the placement layout of its observation (None without
     one); ValueError naming an unknown or missing field."""
     unknown = sorted(set(settings) - {"placement"})
@@ -82,12 +88,13 @@ def read_ppo_settings(settings: Mapping) -> Optional[PlacementLayout]:
     valid = [f.name for f in fields(PlacementLayout)]
     wrong = sorted(set(layout) ^ set(valid))
     if wrong:
-        raise ValueError(f"a placement layout has the fields {', '.join(valid)}; unknown or missing: "
-                         f"{', '.join(wrong)}")
+        raise ValueError(
+            f"a placement layout has the fields {', '.join(valid)}; unknown or missing: {', '.join(wrong)}"
+        )
     return PlacementLayout(**layout)
 
 
-def placement_layout(game_id: str) -> Optional[PlacementLayout]:
+def placement_layout(game_id: str) -> PlacementLayout | None:
     """The placement layout of ``game_id``'s observation, as its declaration gives it
     (``agents={"ppo": {"placement": {...}}}``), or None for games without one."""
     game = declaration(game_id)
@@ -99,12 +106,17 @@ def split_inputs(layout: PlacementLayout, observations: np.ndarray):
     item network are its cell's ``n`` values followed by its turn's ``m`` (the hand turned by r)."""
     b = observations.shape[0]
     c, rot = layout.cells, layout.rotations
-    cells = observations[:, layout.cell_block:layout.cell_block + c * layout.cell_features]
-    per_cell = np.concatenate([cells.reshape(b, c, layout.cell_features)]
-                              + [observations[:, o:o + c][:, :, None] for o in layout.cell_extras], axis=2)
-    edges = observations[:, layout.hand_edges:layout.hand_edges + rot * layout.edge_values]
+    cells = observations[:, layout.cell_block : layout.cell_block + c * layout.cell_features]
+    per_cell = np.concatenate(
+        [cells.reshape(b, c, layout.cell_features)]
+        + [observations[:, o : o + c][:, :, None] for o in layout.cell_extras],
+        axis=2,
+    )
+    edges = observations[:, layout.hand_edges : layout.hand_edges + rot * layout.edge_values]
     extras = observations[:, list(layout.hand_extras)]
-    per_turn = np.concatenate([edges[:, layout.turned_edges], np.repeat(extras[:, None, :], rot, axis=1)], axis=2)
+    per_turn = np.concatenate(
+        [edges[:, layout.turned_edges], np.repeat(extras[:, None, :], rot, axis=1)], axis=2
+    )
     return per_cell, per_turn
 
 
@@ -112,12 +124,16 @@ def layer_sizes(layout: PlacementLayout, obs_size: int, hidden: Sequence[int], i
     """``[(inputs, outputs)]`` of every layer in the policy file's order: the trunk's layers,
     ``start``, ``context``, then the item network's layers."""
     trunk = list(zip([obs_size, *hidden], hidden))
-    return (trunk + [(hidden[-1], layout.first_action), (hidden[-1], item[0])]
-            + list(zip([layout.item_size, *item], [*item, 1])))
+    return (
+        trunk
+        + [(hidden[-1], layout.first_action), (hidden[-1], item[0])]
+        + list(zip([layout.item_size, *item], [*item, 1]))
+    )
 
 
-def placement_logits(layout: PlacementLayout, layers, trunk_depth: int, observations: np.ndarray,
-                     activation) -> np.ndarray:
+def placement_logits(
+    layout: PlacementLayout, layers, trunk_depth: int, observations: np.ndarray, activation
+) -> np.ndarray:
     """Action logits ``[batch, actions]`` of a placement policy: ``layers`` in the policy file's order
     (see :func:`layer_sizes`; ``(weight [in, out], bias, ...)``), ``trunk_depth`` trunk layers,
     ``activation`` the hidden layers' function."""
@@ -127,7 +143,7 @@ def placement_logits(layout: PlacementLayout, layers, trunk_depth: int, observat
         h = activation(h @ weight + bias)
     start = h @ layers[trunk_depth][0] + layers[trunk_depth][1]
     context = h @ layers[trunk_depth + 1][0] + layers[trunk_depth + 1][1]
-    item = layers[trunk_depth + 2:]
+    item = layers[trunk_depth + 2 :]
     per_cell, per_turn = split_inputs(layout, x)
     first, bias = item[0][0], item[0][1]
     split = per_cell.shape[2]

@@ -1,12 +1,10 @@
 """The uniform random baseline: any game, any seat."""
-from typing import Optional
 
 import numpy as np
 
-from monster_zoo.envs.core.rng import rng_pick_set
-from monster_zoo.envs.core.opponents import random_policy
-
 from monster_zoo.agents.base import Agent
+from monster_zoo.envs.core.opponents import random_policy
+from monster_zoo.envs.core.rng import rng_pick_set
 
 
 class RandomAgent(Agent):
@@ -15,8 +13,7 @@ class RandomAgent(Agent):
     name = "random"
     policy_kernel = staticmethod(random_policy)  # lets the training vec env run it inside numba
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """A uniformly random legal action; ValueError if the mask allows none."""
         self.check_view(observation, action_mask, state)
         # rng_pick_set is compiled for int8 masks, the dtype every env hands out.

@@ -1,4 +1,5 @@
 """The uniform random baseline (``random`` / ``<game>-random-v1``): any game, any seat."""
+
 from monster_zoo.agents.kind import AgentKind, Request
 
 

@@ -10,18 +10,18 @@ depend on other players' hands or the deck's composition.
 The game is named by ``game_id`` or, when the registry builds the agent from a seed
 alone, recognised at the first move from the sizes of the state and the action mask.
 """
-from typing import Callable, Optional
+
+from collections.abc import Callable
 
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.envs.core.contract import H_NUM_PLAYERS
-from monster_zoo.envs.core.rng import rng_below
-
 from monster_zoo.agents.base import Agent, state_needed
 from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.agents.search.tree import SearchTree, no_determinize, search
+from monster_zoo.envs.core.contract import H_NUM_PLAYERS
+from monster_zoo.envs.core.rng import rng_below
 
 DEFAULT_SIMULATIONS = 10000
 DEFAULT_EXPLORATION = 1.0
@@ -39,9 +39,15 @@ class MCTSAgent(Agent):
     name = "mcts"
     needs_state = True
 
-    def __init__(self, seed: int = 0, simulations: int = DEFAULT_SIMULATIONS,
-                 exploration: float = DEFAULT_EXPLORATION, game_id: Optional[str] = None,
-                 determinize: bool = True, rollout_policy: Callable = uniform_policy):
+    def __init__(
+        self,
+        seed: int = 0,
+        simulations: int = DEFAULT_SIMULATIONS,
+        exploration: float = DEFAULT_EXPLORATION,
+        game_id: str | None = None,
+        determinize: bool = True,
+        rollout_policy: Callable = uniform_policy,
+    ):
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
         self.simulations = int(simulations)
@@ -52,11 +58,10 @@ class MCTSAgent(Agent):
             raise ValueError("a search plays one game with that game's kernels: pass game_id")
         self.spec = envs.spec(game_id)
         self.made_for = GameRules.any_rules(game_id)  # it refuses any other game's states
-        self.tree: Optional[SearchTree] = None
+        self.tree: SearchTree | None = None
         super().__init__(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray,
-            state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The most visited root action after the search (ties broken with the agent's generator)."""
         if state is None:
             raise state_needed("the MCTS agent")
@@ -74,10 +79,22 @@ class MCTSAgent(Agent):
         s = self.spec
         tree = self._tree(s.num_actions, int(root[H_NUM_PLAYERS]))
         hidden = self.determinize and s.determinize is not None
-        tree.size = search(root, self.simulations, self.exploration, hidden, self.rng,
-                           tree.children, tree.visits, tree.available, tree.values,
-                           s.legal_mask, s.apply_action, s.returns,
-                           s.determinize if hidden else no_determinize, self.rollout_policy)
+        tree.size = search(
+            root,
+            self.simulations,
+            self.exploration,
+            hidden,
+            self.rng,
+            tree.children,
+            tree.visits,
+            tree.available,
+            tree.values,
+            s.legal_mask,
+            s.apply_action,
+            s.returns,
+            s.determinize if hidden else no_determinize,
+            self.rollout_policy,
+        )
         return tree.root_visits()
 
     def _tree(self, num_actions: int, num_players: int) -> SearchTree:
@@ -88,5 +105,7 @@ class MCTSAgent(Agent):
         return self.tree
 
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}(seed={self.seed}, simulations={self.simulations}, "
-                f"exploration={self.exploration}, determinize={self.determinize})")
+        return (
+            f"{type(self).__name__}(seed={self.seed}, simulations={self.simulations}, "
+            f"exploration={self.exploration}, determinize={self.determinize})"
+        )

@@ -5,10 +5,21 @@ evaluator replaces this one without touching the search. The evaluator only call
 the game's kernels and a rollout policy, all as first-class numba functions, so it
 knows no game.
 """
+
 from numba import njit, types
 
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, FLOATS, H_TERMINAL, LEGAL_MASK_T, MASK,
-                                            POLICY_SIG, POLICY_T, RETURNS_T, RNG, STATE)
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    FLOATS,
+    H_TERMINAL,
+    LEGAL_MASK_T,
+    MASK,
+    POLICY_SIG,
+    POLICY_T,
+    RETURNS_T,
+    RNG,
+    STATE,
+)
 from monster_zoo.envs.core.header import running
 from monster_zoo.envs.core.rng import rng_pick_set
 
@@ -19,8 +30,7 @@ def uniform_policy(state, mask, rng):
     return rng_pick_set(mask, rng)
 
 
-@njit(types.void(STATE, RNG, MASK, FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, POLICY_T),
-      cache=True)
+@njit(types.void(STATE, RNG, MASK, FLOATS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, POLICY_T), cache=True)
 def rollout_returns(state, rng, mask, out, legal_mask, apply_action, returns, policy):
     """Play ``state`` to its end with ``policy`` in every seat; write each seat's return into ``out``.
 

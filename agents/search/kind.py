@@ -1,6 +1,7 @@
 """The rollout search (``mcts`` / ``<game>-mcts-v2``, ``mcts-fast`` / ``<game>-mcts-fast-v1``, and the
 untuned ``<game>-mcts-v1``), tuned per game by the ``"mcts"`` settings of its declaration:
 ``agents={"mcts": {"simulations": ..., "exploration": ..., "rollout": "random" or "greedy"}}``."""
+
 from monster_zoo.agents.kind import AgentKind, AgentSettings, Request
 from monster_zoo.agents.search.settings import SETTINGS_KEY, UNTUNED_VERSION, VERSIONS, read_search_config
 
@@ -21,5 +22,9 @@ def make(request: Request):
     return tuned(request.seed, game_id=request.game_id)
 
 
-KIND = AgentKind(summary="information-set MCTS with rollouts, tuned per game", names=names, make=make,
-                 settings=AgentSettings(SETTINGS_KEY, read_search_config))
+KIND = AgentKind(
+    summary="information-set MCTS with rollouts, tuned per game",
+    names=names,
+    make=make,
+    settings=AgentSettings(SETTINGS_KEY, read_search_config),
+)

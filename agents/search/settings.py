@@ -1,8 +1,9 @@
 """The search's names and per-game settings: the versions of ``mcts`` and ``mcts-fast``, and how a
 game's tuned search plays it, declared with the game under the key ``"mcts"`` of its declaration's
 ``agents`` mapping and read (and checked) here."""
+
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Mapping, Optional
 
 from monster_zoo.envs.registry import declaration
 
@@ -37,13 +38,15 @@ def read_search_config(settings: Mapping) -> SearchConfig:
     unknown = sorted(set(settings) - set(valid))
     missing = [name for name in valid if name not in settings]
     if unknown or missing:
-        raise ValueError(f"the {SETTINGS_KEY!r} settings take {', '.join(valid)}"
-                         + (f"; unknown: {', '.join(unknown)}" if unknown else "")
-                         + (f"; missing: {', '.join(missing)}" if missing else ""))
+        raise ValueError(
+            f"the {SETTINGS_KEY!r} settings take {', '.join(valid)}"
+            + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+        )
     return SearchConfig(**settings)
 
 
-def declared_search(game_id: str) -> Optional[SearchConfig]:
+def declared_search(game_id: str) -> SearchConfig | None:
     """The tuned search's configuration ``game_id`` declares (None: it declares none)."""
     game = declaration(game_id)
     settings = game.agents.get(SETTINGS_KEY) if game is not None else None

@@ -18,16 +18,26 @@ always suffice. The whole search is one numba function that takes the game's
 kernels as first-class functions with the contract's signatures, so one compiled
 search, cached on disk, serves every game.
 """
+
 import numpy as np
 from numba import njit, types
 
-from monster_zoo.envs.core.kernels import copy_vector
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_SIG, DETERMINIZE_T, H_CURRENT,
-                                            H_NUM_PLAYERS, LEGAL_MASK_T, POLICY_T, RETURNS_T, RNG, STATE)
-from monster_zoo.envs.core.header import running
-from monster_zoo.envs.core.rng import rng_below, rng_next
-
 from monster_zoo.agents.search.evaluator import rollout_returns
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    DETERMINIZE_SIG,
+    DETERMINIZE_T,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    LEGAL_MASK_T,
+    POLICY_T,
+    RETURNS_T,
+    RNG,
+    STATE,
+)
+from monster_zoo.envs.core.header import running
+from monster_zoo.envs.core.kernels import copy_vector
+from monster_zoo.envs.core.rng import rng_below, rng_next
 
 CHILDREN = types.int32[:, ::1]
 COUNTS = types.int32[::1]
@@ -52,8 +62,11 @@ class SearchTree:
 
     def fits(self, capacity: int, num_actions: int, num_players: int) -> bool:
         """Whether these arrays hold a search of ``capacity`` nodes over these actions and seats."""
-        return (self.children.shape[0] >= capacity and self.children.shape[1] == num_actions
-                and self.values.shape[1] == num_players)
+        return (
+            self.children.shape[0] >= capacity
+            and self.children.shape[1] == num_actions
+            and self.values.shape[1] == num_players
+        )
 
     def child_visits(self, node: int) -> np.ndarray:
         """Simulations through each action of ``node`` (0 for actions never tried there)."""
@@ -158,11 +171,42 @@ def backup(path, depth, result, visits, values):
             values[node, seat] += result[seat]
 
 
-@njit(types.int64(STATE, types.int64, types.float64, types.boolean, RNG, CHILDREN, COUNTS, COUNTS,
-                  VALUES, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, DETERMINIZE_T, POLICY_T),
-      cache=True, nogil=True)  # a search thinking in one thread leaves others (a web server) running
-def search(root, simulations, exploration, resample, rng, children, visits, available, values,
-           legal_mask, apply_action, returns, determinize, policy):
+@njit(
+    types.int64(
+        STATE,
+        types.int64,
+        types.float64,
+        types.boolean,
+        RNG,
+        CHILDREN,
+        COUNTS,
+        COUNTS,
+        VALUES,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    cache=True,
+    nogil=True,
+)  # a search thinking in one thread leaves others (a web server) running
+def search(
+    root,
+    simulations,
+    exploration,
+    resample,
+    rng,
+    children,
+    visits,
+    available,
+    values,
+    legal_mask,
+    apply_action,
+    returns,
+    determinize,
+    policy,
+):
     """Run ``simulations`` simulations from ``root`` (not modified); return the number of nodes used.
 
     Each simulation draws its own generator from ``rng`` (the agent's), so the live
@@ -191,8 +235,9 @@ def search(root, simulations, exploration, resample, rng, children, visits, avai
             if untried > 0:
                 action = pick_untried(node, mask, untried, children, sim_rng)
             else:
-                action = best_ucb(node, mask, sim[H_CURRENT], exploration, children, visits,
-                                  available, values)
+                action = best_ucb(
+                    node, mask, sim[H_CURRENT], exploration, children, visits, available, values
+                )
             apply_action(sim, action, sim_rng)
             child = children[node, action]
             if child == UNTRIED:

@@ -12,7 +12,6 @@ search with a tenth of the simulations: the leaderboard's second budget.
 exploration 1.0, random rollouts in every game). How each configuration was chosen,
 and what it scores against greedy, is in ``agents/README.md``.
 """
-from typing import List, Optional
 
 from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.agent import MCTSAgent
@@ -28,12 +27,14 @@ def search_config(game_id: str) -> SearchConfig:
     (``agents={"mcts": {...}}``); ValueError for a game without one."""
     config = declared_search(game_id)
     if config is None:
-        raise ValueError(f"{game_id} declares no tuned search (agents={{{SETTINGS_KEY!r}: {{...}}}} in its "
-                         f"Game declaration)")
+        raise ValueError(
+            f"{game_id} declares no tuned search (agents={{{SETTINGS_KEY!r}: {{...}}}} in its "
+            f"Game declaration)"
+        )
     return config
 
 
-def search_names(game_id: str) -> List[str]:
+def search_names(game_id: str) -> list[str]:
     """The versioned names of ``game_id``'s search baseline at its two budgets, full budget first."""
     return [f"{spec(game_id).name}-{name}-v{VERSIONS[name][-1]}" for name in ("mcts", "mcts-fast")]
 
@@ -58,13 +59,17 @@ class TunedMCTS(MCTSAgent):
 
     fraction = 1
 
-    def __init__(self, seed: int = 0, game_id: Optional[str] = None):
+    def __init__(self, seed: int = 0, game_id: str | None = None):
         if game_id is None:
             raise ValueError("a tuned search plays one game: pass game_id")
         config = search_config(game_id)
-        super().__init__(seed, simulations=max(1, config.simulations // self.fraction),
-                         exploration=config.exploration, game_id=game_id,
-                         rollout_policy=rollout_kernel(game_id, config.rollout))
+        super().__init__(
+            seed,
+            simulations=max(1, config.simulations // self.fraction),
+            exploration=config.exploration,
+            game_id=game_id,
+            rollout_policy=rollout_kernel(game_id, config.rollout),
+        )
         self.rollout = config.rollout
 
 

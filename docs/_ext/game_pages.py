@@ -20,11 +20,11 @@ as Sphinx reads it, the marker becomes the page (``source-read``), in markdown:
 The games index (``<!-- game-index -->``) becomes a table of every registered game. A registered
 game without a page, or a page of no registered game, is a warning: ``make docs`` fails on it.
 """
+
 import importlib
 import json
 import re
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 from sphinx.util import logging
 
@@ -61,7 +61,7 @@ def game_module(game_id: str):
     return importlib.import_module(f"monster_zoo.envs.{spec.name}_v{spec.version}")
 
 
-def split_sections(text: str) -> Tuple[str, List[Tuple[str, str]]]:
+def split_sections(text: str) -> tuple[str, list[tuple[str, str]]]:
     """A markdown text as its head (before the first ``## `` heading) and its ``(heading, body)``
     sections of level 2, in order."""
     parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
@@ -75,18 +75,27 @@ def pictures_block(game_id: str) -> str:
     spec = envs.spec(game_id)
     blocks = []
     for suffix, alt, caption in (
-            ("png", f"{spec.title} part-way through a game", "The public view part-way through a game between "
-             "greedy agents."),
-            ("gif", f"a whole game of {spec.title}", "A whole game between greedy agents at the smallest player "
-             "count, one frame per action.")):
+        (
+            "png",
+            f"{spec.title} part-way through a game",
+            "The public view part-way through a game between greedy agents.",
+        ),
+        (
+            "gif",
+            f"a whole game of {spec.title}",
+            "A whole game between greedy agents at the smallest player count, one frame per action.",
+        ),
+    ):
         if not (PICTURES / f"{spec.name}.{suffix}").is_file():
-            logger.warning(f"{game_id}: docs/pictures/{spec.name}.{suffix} is missing; `make pictures` draws it")
+            logger.warning(
+                f"{game_id}: docs/pictures/{spec.name}.{suffix} is missing; `make pictures` draws it"
+            )
             continue
         blocks.append(f"```{{figure}} /pictures/{spec.name}.{suffix}\n:alt: {alt}\n\n{caption}\n```")
     return "\n\n".join(blocks)
 
 
-def read_version_pins() -> Dict[str, dict]:
+def read_version_pins() -> dict[str, dict]:
     """``tests/game_versions.json``: every pinned game id's fingerprint."""
     text = read_regular_file(VERSION_PINS, MAX_PINS_BYTES, str(VERSION_PINS)).decode("utf-8")
     check_json_depth(text, MAX_PINS_DEPTH, str(VERSION_PINS))
@@ -105,21 +114,25 @@ def pins_table(game_id: str) -> str:
     if not pins:
         logger.warning(f"{game_id}: no id of this game is pinned in tests/game_versions.json")
         return ""
-    lines = ["Each id is held to its fingerprint by `tests/test_game_versions.py` "
-             "(`tests/game_versions.json`):", "",
-             "| id | observation version | observation size | actions | default `max_steps` | player counts |",
-             "|---|---:|---:|---:|---:|---|"]
+    lines = [
+        "Each id is held to its fingerprint by `tests/test_game_versions.py` (`tests/game_versions.json`):",
+        "",
+        "| id | observation version | observation size | actions | default `max_steps` | player counts |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
     for pinned, pin in sorted(pins.items()):
         counts = ", ".join(table.split()[0] for table in pin["tables"])
-        lines.append(f"| `{pinned}` | {pin['observation_version']} | {pin['observation_size']} | "
-                     f"{pin['num_actions']} | {pin['default_max_steps']} | {counts} |")
+        lines.append(
+            f"| `{pinned}` | {pin['observation_version']} | {pin['observation_size']} | "
+            f"{pin['num_actions']} | {pin['default_max_steps']} | {counts} |"
+        )
     return "\n".join(lines)
 
 
-def changelog_entries(text: str) -> List[Tuple[str, str]]:
+def changelog_entries(text: str) -> list[tuple[str, str]]:
     """The list items of a CHANGELOG as ``(where, text)``: ``where`` names the release and
     section (``0.1.0 - 2026-11-27, Added``), ``text`` is the item without its nested items."""
-    entries: List[Tuple[str, str, int]] = []  # (where, text, indent)
+    entries: list[tuple[str, str, int]] = []  # (where, text, indent)
     release = section = ""
     for line in text.splitlines():
         if line.startswith("## "):
@@ -142,8 +155,11 @@ def changelog_entries(text: str) -> List[Tuple[str, str]]:
 def changelog_lines(game_id: str) -> str:
     """Every CHANGELOG entry naming an id of the game, with its release."""
     ids = game_ids_pattern(game_id)
-    found = [(where, body) for where, body in changelog_entries(CHANGELOG.read_text(encoding="utf-8"))
-             if ids.search(body)]
+    found = [
+        (where, body)
+        for where, body in changelog_entries(CHANGELOG.read_text(encoding="utf-8"))
+        if ids.search(body)
+    ]
     if not found:
         return ""
     # The CHANGELOG's own anchors lead to its page here.
@@ -157,7 +173,7 @@ def version_history(game_id: str, written: str) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def leaderboard_tables(game_id: str) -> List[Tuple[int, Path]]:
+def leaderboard_tables(game_id: str) -> list[tuple[int, Path]]:
     """The game's leaderboard tables as ``(player count, JSON path)``, fewest players first."""
     found = []
     for path in LEADERBOARD.glob(f"{envs.spec(game_id).name}-*p.json"):
@@ -182,12 +198,16 @@ def leaderboard_table(path: Path) -> str:
 def leaderboard_section(game_id: str) -> str:
     """The game's agents and their results on the leaderboard."""
     names = ", ".join(f"`{name}`" for name in available_agents(game_id))
-    parts = [f"Agents by name (`monster_zoo.agents.make_agent(name, env)`): {names}, and trained policy "
-             "files as `ppo:<file.npz>`. The tables below are this game's part of the "
-             "[leaderboard](/leaderboard.md) (`monster-zoo leaderboard`)."]
+    parts = [
+        f"Agents by name (`monster_zoo.agents.make_agent(name, env)`): {names}, and trained policy "
+        "files as `ppo:<file.npz>`. The tables below are this game's part of the "
+        "[leaderboard](/leaderboard.md) (`monster-zoo leaderboard`)."
+    ]
     tables = leaderboard_tables(game_id)
     if not tables:
-        logger.warning(f"{game_id}: no leaderboard table in docs/leaderboard/; `monster-zoo leaderboard` plays them")
+        logger.warning(
+            f"{game_id}: no leaderboard table in docs/leaderboard/; `monster-zoo leaderboard` plays them"
+        )
     for _, path in tables:
         try:
             parts.append(leaderboard_table(path))
@@ -207,8 +227,10 @@ def game_page(game_id: str) -> str:
     written = dict(sections)
     for heading, text in sections:
         if heading == OPTIONS_HEADING and options_table(envs.spec(game_id)) not in text:
-            logger.warning(f"{game_id}: its Options section lacks the table generated from its spec; "
-                           "put the line '<!-- generated: options -->' there (envs/core/game_page.py)")
+            logger.warning(
+                f"{game_id}: its Options section lacks the table generated from its spec; "
+                "put the line '<!-- generated: options -->' there (envs/core/game_page.py)"
+            )
         elif heading == HISTORY_HEADING:
             text = version_history(game_id, text)
         body.append(f"## {heading}\n\n{text}")
@@ -231,7 +253,7 @@ def summary(game_id: str) -> str:
     return sentence.group(1) if sentence else prose[0]
 
 
-def page_names() -> Dict[str, str]:
+def page_names() -> dict[str, str]:
     """Registered game id -> the docname of its page (``games/<game>``), from the markers."""
     pages = {}
     for path in sorted((DOCS / GAMES_FOLDER).glob("*.md")):
@@ -247,18 +269,20 @@ def games_index() -> str:
     for game_id in envs.available():
         spec = envs.spec(game_id)
         link = f"[{spec.title}](/{pages[game_id]}.md)" if game_id in pages else spec.title
-        lines.append(f"| {link} | `{game_id}` | {spec.min_players}-{spec.max_players} | {spec.num_actions} | "
-                     f"{spec.obs_size} | {summary(game_id)} |")
+        lines.append(
+            f"| {link} | `{game_id}` | {spec.min_players}-{spec.max_players} | {spec.num_actions} | "
+            f"{spec.obs_size} | {summary(game_id)} |"
+        )
     return "\n".join(lines)
 
 
-def dependencies(game_id: str) -> List[Path]:
+def dependencies(game_id: str) -> list[Path]:
     """The files a game's page is generated from: a change to any of them rebuilds it."""
     tables = [path for _, path in leaderboard_tables(game_id)]
     return [Path(game_module(game_id).__file__), CHANGELOG, VERSION_PINS] + tables
 
 
-def on_source_read(app, docname: str, source: List[str]) -> None:
+def on_source_read(app, docname: str, source: list[str]) -> None:
     """``source-read``: a game page's or the index's marker becomes its generated markdown."""
     text = source[0]
     for game_id in GAME_MARKER.findall(text):
@@ -280,12 +304,16 @@ def on_builder_inited(app) -> None:
     for game_id in envs.available():
         if game_id not in pages:
             name = envs.spec(game_id).name
-            logger.warning(f"{game_id} has no page: add docs/{GAMES_FOLDER}/{name}.md holding only "
-                           f"'<!-- game-page: {game_id} -->'")
+            logger.warning(
+                f"{game_id} has no page: add docs/{GAMES_FOLDER}/{name}.md holding only "
+                f"'<!-- game-page: {game_id} -->'"
+            )
     for game_id, docname in pages.items():
         if game_id not in envs.available():
-            logger.warning(f"docs/{docname}.md is the page of {game_id!r}, which is not a registered game; "
-                           f"registered: {', '.join(envs.available())}")
+            logger.warning(
+                f"docs/{docname}.md is the page of {game_id!r}, which is not a registered game; "
+                f"registered: {', '.join(envs.available())}"
+            )
 
 
 def setup(app):

@@ -14,11 +14,11 @@ the site has it:
 It also lists the example scripts on the examples page (``examples/*.py``, each with its
 docstring and its source), so an example added to the folder needs no edit here.
 """
+
 import ast
 import os
 import re
 from pathlib import Path
-from typing import Dict, List
 
 DOCS = Path(__file__).resolve().parents[1]
 REPOSITORY = DOCS.parent
@@ -27,7 +27,7 @@ EXAMPLES_PAGE = "examples"
 
 # Repository files that a page includes whole -> that page. Links to these files anywhere in an
 # included file lead to the page instead.
-PAGES: Dict[str, str] = {
+PAGES: dict[str, str] = {
     "README.md": "index",
     "CHANGELOG.md": "changelog",
     "CONTRIBUTING.md": "contributing",
@@ -67,13 +67,14 @@ def site_target(target: str, folder: Path) -> str:
 def rewrite_links(text: str, folder: Path) -> str:
     """``text`` of a markdown file of ``folder`` with every relative link and image made
     site-rooted (:func:`site_target`)."""
+
     def fix(match: re.Match) -> str:
         return match.group(1) + site_target(match.group(2), folder) + match.group(3)
 
     return _HTML_SOURCE.sub(fix, _MARKDOWN_LINK.sub(fix, text))
 
 
-def on_include_read(app, relative_path, parent_docname, content: List[str]) -> None:
+def on_include_read(app, relative_path, parent_docname, content: list[str]) -> None:
     """``include-read``: rewrite the links of an included repository file (see the module doc)."""
     folder = (Path(app.srcdir) / relative_path).resolve().parent
     content[0] = rewrite_links(content[0], folder)
@@ -89,13 +90,20 @@ def examples_section(docs: Path) -> str:
     parts = []
     for script in sorted(EXAMPLES.glob("*.py")):
         source = os.path.relpath(script, docs).replace(os.sep, "/")
-        parts += [f"## {script.stem.replace('_', ' ')}", "",
-                  f"`examples/{script.name}`: {example_summary(script)}", "",
-                  f"```{{literalinclude}} {source}", ":language: python", "```", ""]
+        parts += [
+            f"## {script.stem.replace('_', ' ')}",
+            "",
+            f"`examples/{script.name}`: {example_summary(script)}",
+            "",
+            f"```{{literalinclude}} {source}",
+            ":language: python",
+            "```",
+            "",
+        ]
     return "\n".join(parts)
 
 
-def on_source_read(app, docname: str, source: List[str]) -> None:
+def on_source_read(app, docname: str, source: list[str]) -> None:
     """``source-read``: fill the examples page's marker with the scripts of ``examples/``."""
     if EXAMPLES_MARKER not in source[0]:
         return

@@ -9,7 +9,6 @@ deterministic in ``(state, rng)``, so a replay from copies taken when the game s
 the states the game met. A checkpoint follows the game forward: drawing after every step replays
 one action a step, and a first drawing after ``n`` steps replays ``n``.
 """
-from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -19,7 +18,7 @@ class ActionTrail:
 
     def __init__(self, state: np.ndarray, rng: np.ndarray):
         """Begin the trail of the game that starts in ``state`` with generator ``rng`` (both copied)."""
-        self.actions: List[Tuple[int, int]] = []
+        self.actions: list[tuple[int, int]] = []
         # the checkpoint: the state and generator after the first self._done actions (actions are
         # only ever appended, so it never has to go back)
         self._done, self._state, self._rng = 0, state.copy(), rng.copy()
@@ -29,7 +28,7 @@ class ActionTrail:
         """Note that ``seat`` took ``action`` (call before the action is applied to the game)."""
         self.actions.append((seat, action))
 
-    def last(self, apply_action) -> Optional[Tuple[int, int, np.ndarray]]:
+    def last(self, apply_action) -> tuple[int, int, np.ndarray] | None:
         """``(seat, action, the state it applied to)`` of the last action, None before the first;
         ``apply_action`` is the game's kernel. The state is the trail's own: read it, do not change it."""
         if not self.actions:
@@ -41,7 +40,9 @@ class ActionTrail:
         seat, action = self.actions[target]
         return seat, action, self._state
 
-    def named(self, apply_action, describe_action, viewer: Optional[int], first: int = 0) -> List[Tuple[int, str]]:
+    def named(
+        self, apply_action, describe_action, viewer: int | None, first: int = 0
+    ) -> list[tuple[int, str]]:
         """``(seat, name as viewer knew it)`` of the actions from number ``first`` on, replayed from the
         start of the game (the JSON view asks this once a move, where replaying costs nothing to notice)."""
         state, rng = self._start[0].copy(), self._start[1].copy()

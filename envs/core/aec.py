@@ -4,6 +4,7 @@ Each game's ``raw_env`` is a subclass of :class:`KernelAECEnv` made from its dec
 (:class:`monster_zoo.envs.core.game.Game`), which sets ``spec`` and ``metadata``; everything
 else (validation, illegal actions, rewards, rendering, pickling) lives here once.
 """
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -18,7 +19,6 @@ from .illegal import IllegalActionError, checked_action
 from .inputs import PETTINGZOO_PROBE, check_reset_options, check_seed
 from .options import resolve_options
 from .rng import entropy_seed, make_rng
-
 
 # "rgb_array" pictures are the game's SVG drawing rasterised (envs/core/picture.py); a replay
 # shows RENDER_FPS actions a second.
@@ -49,8 +49,13 @@ class KernelAECEnv(AECEnv, EzPickle):
         # observation="flat": the Box alone, the mask in infos (PettingZoo allows either place)
         self._flat = self.options["observation"] == "flat"
         box = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
-        self._obs_space = box if self._flat else spaces.Dict({
-            "observation": box, "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8)})
+        self._obs_space = (
+            box
+            if self._flat
+            else spaces.Dict(
+                {"observation": box, "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8)}
+            )
+        )
         self._act_space = spaces.Discrete(spec.num_actions)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
@@ -113,7 +118,9 @@ class KernelAECEnv(AECEnv, EzPickle):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
-                raise IllegalActionError(f"{agent} has finished; the only valid action is None, got {action!r}")
+                raise IllegalActionError(
+                    f"{agent} has finished; the only valid action is None, got {action!r}"
+                )
             self._was_dead_step(action)
             return
         index, reason = self._check_action(agent, action)
@@ -147,8 +154,9 @@ class KernelAECEnv(AECEnv, EzPickle):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
-                                  "or 'rgb_array'.")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'."
+            )
             return None
         if self.render_mode == "rgb_array":
             from .picture import rasterize
@@ -192,8 +200,10 @@ class KernelAECEnv(AECEnv, EzPickle):
             raise RuntimeError("there is no game to draw yet: call reset() first")
         viewer = self._seat[seat] if isinstance(seat, str) else seat
         if viewer is not None and not 0 <= viewer < len(self.possible_agents):
-            raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{len(self.possible_agents) - 1} "
-                             f"or the names {self.possible_agents}")
+            raise ValueError(
+                f"seat {seat!r} is not at this table; seats are 0..{len(self.possible_agents) - 1} "
+                f"or the names {self.possible_agents}"
+            )
         last, named = None, self.last_action()
         if named is not None:
             from .picture import LastAction
@@ -278,9 +288,22 @@ class KernelAECEnv(AECEnv, EzPickle):
     def __getstate__(self):
         live = None
         if self._rng is not None and hasattr(self, "agents"):
-            live = {k: getattr(self, k) for k in (
-                "_state", "_rng", "agents", "rewards", "_cumulative_rewards", "terminations",
-                "truncations", "infos", "agent_selection", "_mask", "_trail")}
+            live = {
+                k: getattr(self, k)
+                for k in (
+                    "_state",
+                    "_rng",
+                    "agents",
+                    "rewards",
+                    "_cumulative_rewards",
+                    "terminations",
+                    "truncations",
+                    "infos",
+                    "agent_selection",
+                    "_mask",
+                    "_trail",
+                )
+            }
             live = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in live.items()}
         return {"ezpickle": EzPickle.__getstate__(self), "live": live}
 
@@ -293,6 +316,7 @@ class KernelAECEnv(AECEnv, EzPickle):
 
 def _forwarded(name: str) -> property:
     """The wrapped env's attribute ``name``, refused before reset as PettingZoo's wrapper refuses it."""
+
     def get(self):
         if not self._has_reset:
             raise AttributeError(f"{name} cannot be accessed before reset")

@@ -9,15 +9,25 @@ rewards are reported in the step that ended them. Each driver is built serial an
 parallel and picks per call (:mod:`monster_zoo.envs.core.threads`: one thread and small
 batches stay serial).
 """
+
 import numpy as np
 from numba import njit, prange, types
 
-from .kernels import copy_vector, inlined
-from .contract import (APPLY_ACTION_T, CONFIG, H_CURRENT, H_TERMINAL, INIT_STATE_T, LEGAL_MASK_T, OBSERVE_T,
-                       RETURNS_T)
-from .header import running, truncated as truncated_game
+from .contract import (
+    APPLY_ACTION_T,
+    CONFIG,
+    H_CURRENT,
+    H_TERMINAL,
+    INIT_STATE_T,
+    LEGAL_MASK_T,
+    OBSERVE_T,
+    RETURNS_T,
+)
+from .header import running
+from .header import truncated as truncated_game
 from .illegal import IllegalActionError, batch_refusals
 from .inputs import check_num_envs, check_seed
+from .kernels import copy_vector, inlined
 from .rng import SEED_MASK, make_rng, make_rngs, rng_pick_counted
 from .threads import batch_kernel
 
@@ -38,10 +48,43 @@ def batch_reset(states, config, rngs, masks, counts, obs, init_state, legal_mask
         observe_into(states[i], states[i, H_CURRENT], obs[i])
 
 
-@batch_kernel(types.int64(STATES, CONFIG, RNGS, INTS, MASKS, INTS, FLOATS2, FLOATS2, BOOLS, BOOLS,
-                          INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T), first_class_args=True)
-def batch_step(states, config, rngs, actions, masks, counts, obs, rewards, terminated, truncated,
-               init_state, legal_mask, apply_action, returns, observe_into):
+@batch_kernel(
+    types.int64(
+        STATES,
+        CONFIG,
+        RNGS,
+        INTS,
+        MASKS,
+        INTS,
+        FLOATS2,
+        FLOATS2,
+        BOOLS,
+        BOOLS,
+        INIT_STATE_T,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+    ),
+    first_class_args=True,
+)
+def batch_step(
+    states,
+    config,
+    rngs,
+    actions,
+    masks,
+    counts,
+    obs,
+    rewards,
+    terminated,
+    truncated,
+    init_state,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+):
     """Apply one action per slot and auto-reset finished games.
 
     ``masks`` holds the legal actions of the state being stepped; an action it
@@ -82,16 +125,16 @@ def batch_random_actions(masks, counts, rngs, out):
 
 # No signature: compiled (and cached) as part of batch_random_steps, its one caller.
 @njit(cache=True)
-def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask,
-                 apply_action):
+def random_steps(state, config, rng, action_rng, mask, num_steps, init_state, legal_mask, apply_action):
     """Play ``num_steps`` random legal actions on one state (auto-reset); return games finished."""
     # The slot's rows are views of the batch's arrays, which share one reference count: every
     # kernel call that counts a reference would bounce that count's cache line between the
     # threads. Copies of its own (written back at the end) keep a thread's counting local.
     work, work_mask = state.copy(), mask.copy()
     work_rng, work_action_rng = rng.copy(), action_rng.copy()
-    finished = play_random(work, config, work_rng, work_action_rng, work_mask, num_steps, init_state, legal_mask,
-                           apply_action)
+    finished = play_random(
+        work, config, work_rng, work_action_rng, work_mask, num_steps, init_state, legal_mask, apply_action
+    )
     copy_vector(state, work)
     copy_vector(mask, work_mask)
     copy_vector(rng, work_rng)
@@ -113,10 +156,14 @@ def play_random(state, config, rng, action_rng, mask, num_steps, init_state, leg
     return finished
 
 
-@batch_kernel(types.int64(STATES, CONFIG, RNGS, RNGS, MASKS, INTS, types.int64,
-                          INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T))
-def batch_random_steps(states, config, rngs, action_rngs, masks, counts, num_steps,
-                       init_state, legal_mask, apply_action):
+@batch_kernel(
+    types.int64(
+        STATES, CONFIG, RNGS, RNGS, MASKS, INTS, types.int64, INIT_STATE_T, LEGAL_MASK_T, APPLY_ACTION_T
+    )
+)
+def batch_random_steps(
+    states, config, rngs, action_rngs, masks, counts, num_steps, init_state, legal_mask, apply_action
+):
     """Play ``num_steps`` random legal actions in every slot; return games finished.
 
     The pure engine loop used by the benchmarks: no observations, auto-reset.
@@ -125,8 +172,17 @@ def batch_random_steps(states, config, rngs, action_rngs, masks, counts, num_ste
     # much more to compile.
     finished = 0
     for i in prange(states.shape[0]):
-        finished += random_steps(states[i], config, rngs[i], action_rngs[i], masks[i], num_steps,
-                                 init_state, legal_mask, apply_action)
+        finished += random_steps(
+            states[i],
+            config,
+            rngs[i],
+            action_rngs[i],
+            masks[i],
+            num_steps,
+            init_state,
+            legal_mask,
+            apply_action,
+        )
         counts[i] = legal_mask(states[i], masks[i])
     return finished
 
@@ -173,15 +229,16 @@ class BatchEngine:
         self.num_players = int(self.config[0])
         self._states = np.zeros((num_envs, spec.state_size), np.int32)
         self._masks = np.zeros((num_envs, spec.num_actions), np.int8)  # the engine's own: legality
-        self._counts = np.zeros(num_envs, np.int64)                    # legal actions in each mask
-        self._shown_masks = np.zeros_like(self._masks)                 # the caller's copy
+        self._counts = np.zeros(num_envs, np.int64)  # legal actions in each mask
+        self._shown_masks = np.zeros_like(self._masks)  # the caller's copy
         self._obs = np.zeros((num_envs, spec.obs_size), np.float32)
         self._rewards = np.zeros((num_envs, self.num_players), np.float32)
         self._terminated = np.zeros(num_envs, np.bool_)
         self._truncated = np.zeros(num_envs, np.bool_)
         self.masks, self.obs = read_only(self._shown_masks), read_only(self._obs)
         self.rewards, self.terminated, self.truncated = (
-            read_only(a) for a in (self._rewards, self._terminated, self._truncated))
+            read_only(a) for a in (self._rewards, self._terminated, self._truncated)
+        )
         self._actions = np.zeros(num_envs, np.int64)
         self.seed(seed)
 
@@ -195,8 +252,17 @@ class BatchEngine:
     def reset(self):
         """Start every game; return ``(obs, masks)`` of the seat on move (read-only views)."""
         s = self.spec
-        batch_reset(self._states, self.config, self.rngs, self._masks, self._counts, self._obs,
-                    s.init_state, s.legal_mask, s.observe_into)
+        batch_reset(
+            self._states,
+            self.config,
+            self.rngs,
+            self._masks,
+            self._counts,
+            self._obs,
+            s.init_state,
+            s.legal_mask,
+            s.observe_into,
+        )
         self._shown_masks[:] = self._masks
         return self.obs, self.masks
 
@@ -230,14 +296,33 @@ class BatchEngine:
         array or a list). Raises IllegalActionError (a ValueError) naming the slot, the
         player, the action and the reason, changing nothing, if any action is refused.
         """
-        acts, refused = batch_refusals(self.spec, self._states, self._masks, actions,
-                                       lambda i: f"slot {i}: player_{int(self._states[i, H_CURRENT])}")
+        acts, refused = batch_refusals(
+            self.spec,
+            self._states,
+            self._masks,
+            actions,
+            lambda i: f"slot {i}: player_{int(self._states[i, H_CURRENT])}",
+        )
         if refused:
             raise IllegalActionError(next(iter(refused.values())))
         s = self.spec
-        batch_step(self._states, self.config, self.rngs, acts, self._masks, self._counts, self._obs, self._rewards,
-                   self._terminated, self._truncated,
-                   s.init_state, s.legal_mask, s.apply_action, s.returns, s.observe_into)
+        batch_step(
+            self._states,
+            self.config,
+            self.rngs,
+            acts,
+            self._masks,
+            self._counts,
+            self._obs,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            s.init_state,
+            s.legal_mask,
+            s.apply_action,
+            s.returns,
+            s.observe_into,
+        )
         self._shown_masks[:] = self._masks
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated
 
@@ -249,9 +334,20 @@ class BatchEngine:
     def step_random(self, num_steps: int) -> int:
         """Run ``num_steps`` random steps per slot inside numba; return games finished."""
         s = self.spec
-        finished = int(batch_random_steps(self._states, self.config, self.rngs, self.action_rngs,
-                                          self._masks, self._counts, int(num_steps),
-                                          s.init_state, s.legal_mask, s.apply_action))
+        finished = int(
+            batch_random_steps(
+                self._states,
+                self.config,
+                self.rngs,
+                self.action_rngs,
+                self._masks,
+                self._counts,
+                int(num_steps),
+                s.init_state,
+                s.legal_mask,
+                s.apply_action,
+            )
+        )
         self._shown_masks[:] = self._masks
         return finished
 
@@ -271,6 +367,16 @@ def random_playout(spec, config: np.ndarray, num_steps: int, seed: int = 0):
     rngs, actions = make_rng(seed)[None], action_rng(seed)[None]
     spec.init_state(states[0], config, rngs[0])
     # The batched loop on a batch of one, always its serial build: one kernel for both loops.
-    finished = batch_random_steps.serial(states, config, rngs, actions, masks, counts, int(num_steps),
-                                         spec.init_state, spec.legal_mask, spec.apply_action)
+    finished = batch_random_steps.serial(
+        states,
+        config,
+        rngs,
+        actions,
+        masks,
+        counts,
+        int(num_steps),
+        spec.init_state,
+        spec.legal_mask,
+        spec.apply_action,
+    )
     return states[0], rngs[0], int(finished)

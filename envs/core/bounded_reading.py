@@ -13,10 +13,11 @@ earlier results) goes through these helpers, which refuse, with an error naming 
 Each helper takes the exception class to raise (the caller's own ``ValueError`` subclass, such
 as ``RecordError`` or ``ModelFileError``), so a refusal reads like the caller's other errors.
 """
+
 import os
 import re
 import stat
-from typing import BinaryIO, Type
+from typing import BinaryIO
 
 import numpy as np
 
@@ -29,14 +30,19 @@ _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 def _kind(mode: int) -> str:
     """What a non-regular file is, in words."""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return "a special file"
 
 
-def read_at_most(stream: BinaryIO, max_bytes: int, what: str, error: Type[Exception] = ValueError) -> bytes:
+def read_at_most(stream: BinaryIO, max_bytes: int, what: str, error: type[Exception] = ValueError) -> bytes:
     """Everything ``stream`` holds, read in chunks; ``error`` naming ``what`` as soon as it gives
     more than ``max_bytes`` (at most ``max_bytes + 1`` bytes are ever read)."""
     chunks, total = [], 0
@@ -50,7 +56,7 @@ def read_at_most(stream: BinaryIO, max_bytes: int, what: str, error: Type[Except
             raise error(f"{what} is larger than {max_bytes:,} bytes, the most accepted")
 
 
-def open_regular_file(path, max_bytes: int, what: str, error: Type[Exception] = ValueError) -> BinaryIO:
+def open_regular_file(path, max_bytes: int, what: str, error: type[Exception] = ValueError) -> BinaryIO:
     """``path`` opened for binary reading if it is a regular file of at most ``max_bytes``, else
     ``error`` naming it (``what`` says what the file should be, e.g. ``"record 'game.json'"``).
     It is opened without blocking, so a FIFO is refused at once instead of waiting for a writer."""
@@ -60,15 +66,20 @@ def open_regular_file(path, max_bytes: int, what: str, error: Type[Exception] = 
     except OSError as err:
         raise error(f"cannot read {what}: {err.strerror or err}") from None
     info = os.fstat(fd)
-    problem = (f"is {_kind(info.st_mode)}, not a regular file" if not stat.S_ISREG(info.st_mode) else
-               f"is {info.st_size:,} bytes; the most accepted is {max_bytes:,}" if info.st_size > max_bytes else None)
+    problem = (
+        f"is {_kind(info.st_mode)}, not a regular file"
+        if not stat.S_ISREG(info.st_mode)
+        else f"is {info.st_size:,} bytes; the most accepted is {max_bytes:,}"
+        if info.st_size > max_bytes
+        else None
+    )
     if problem:
         os.close(fd)
         raise error(f"{what} {problem}")
     return os.fdopen(fd, "rb")
 
 
-def read_regular_file(path, max_bytes: int, what: str, error: Type[Exception] = ValueError) -> bytes:
+def read_regular_file(path, max_bytes: int, what: str, error: type[Exception] = ValueError) -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` (see
     :func:`open_regular_file`), else ``error`` naming it."""
     with open_regular_file(path, max_bytes, what, error) as stream:
@@ -82,8 +93,14 @@ class BoundedReader:
     """A read-only view of a binary stream that raises ``error`` once more than ``max_bytes`` are
     asked of it: for readers such as ``numpy.lib.format.read_array`` that read a stream themselves."""
 
-    def __init__(self, stream: BinaryIO, max_bytes: int, what: str, error: Type[Exception] = ValueError):
-        self.stream, self.left, self.max_bytes, self.what, self.error = stream, max_bytes, max_bytes, what, error
+    def __init__(self, stream: BinaryIO, max_bytes: int, what: str, error: type[Exception] = ValueError):
+        self.stream, self.left, self.max_bytes, self.what, self.error = (
+            stream,
+            max_bytes,
+            max_bytes,
+            what,
+            error,
+        )
 
     def read(self, size: int = -1) -> bytes:
         """Up to ``size`` bytes (all that is left within the cap when ``size`` is negative)."""
@@ -103,14 +120,16 @@ def json_depth(text: str) -> int:
     without recursion; text that is not JSON gets a depth too, and json.loads will refuse it."""
     skeleton = _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass")
     codes = np.frombuffer(skeleton, np.uint8)
-    brackets = np.flatnonzero((codes == ord("[")) | (codes == ord("{")) | (codes == ord("]")) | (codes == ord("}")))
+    brackets = np.flatnonzero(
+        (codes == ord("[")) | (codes == ord("{")) | (codes == ord("]")) | (codes == ord("}"))
+    )
     if not len(brackets):
         return 0
     steps = np.where((codes[brackets] == ord("[")) | (codes[brackets] == ord("{")), 1, -1).astype(np.int32)
     return int(np.cumsum(steps).max())
 
 
-def check_json_depth(text: str, max_depth: int, what: str, error: Type[Exception] = ValueError) -> None:
+def check_json_depth(text: str, max_depth: int, what: str, error: type[Exception] = ValueError) -> None:
     """``error`` naming ``what`` if the JSON ``text`` nests deeper than ``max_depth`` levels."""
     depth = json_depth(text)
     if depth > max_depth:

@@ -24,6 +24,7 @@ machine-code cache behind. Each package that defines kernels calls
   is checked against it before loading (altered machine code could crash the
   process), and a cache entry that fails to load is deleted and recompiled.
 """
+
 import ast
 import atexit
 import hashlib
@@ -34,22 +35,24 @@ import shutil
 import stat
 import tempfile
 import warnings
+from collections.abc import Iterable
 from io import BytesIO
 from pathlib import Path
-from typing import Iterable, List, Optional
 
 _FINGERPRINT = "numba_sources.sha1"
 CORE_DIR = Path(__file__).resolve().parent
 # Holds envs/, agents/, seeds/ ... both in the repository and in an installed monster_zoo.
 _LIBRARY_ROOT = CORE_DIR.parents[1]
 _FALLBACK_NAME = "monster_zoo-numba-cache"
-_CHECKSUM = ".sha1"               # beside each data file: the SHA-1 of its bytes when saved
-_GUARDED_FOLDERS = set()          # cache folders of the library's packages (as str)
+_CHECKSUM = ".sha1"  # beside each data file: the SHA-1 of its bytes when saved
+_GUARDED_FOLDERS = set()  # cache folders of the library's packages (as str)
 
 
 # A file defines kernels when it calls numba's njit or decorates with one of the decorators of
 # envs/core/kernels.py (or the drivers' lazy and batch forms).
-_KERNEL_MARK = re.compile(r"\bnjit\b|^@(?:kernel|helper|inlined|on_demand|lazy_njit|batch_kernel)\b", re.MULTILINE)
+_KERNEL_MARK = re.compile(
+    r"\bnjit\b|^@(?:kernel|helper|inlined|on_demand|lazy_njit|batch_kernel)\b", re.MULTILINE
+)
 
 
 def kernel_sources(folder: Path) -> list:
@@ -61,7 +64,7 @@ def kernel_sources(folder: Path) -> list:
     return sorted(f for f in Path(folder).glob("*.py") if _KERNEL_MARK.search(f.read_text()))
 
 
-def _imported_files(path: Path) -> List[Path]:
+def _imported_files(path: Path) -> list[Path]:
     """The library's own modules that ``path`` imports (relative or ``monster_zoo.*``)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
@@ -103,8 +106,11 @@ def fingerprint(paths: Iterable[Path]) -> str:
     files = []
     for p in paths:
         p = Path(p)
-        files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in (".py", ".json", ".csv")) \
-            if p.is_dir() else [p]
+        files += (
+            sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in (".py", ".json", ".csv"))
+            if p.is_dir()
+            else [p]
+        )
     for f in files:
         if "__pycache__" in f.parts:
             continue
@@ -117,11 +123,11 @@ def _locator_classes():
     """numba's cache locators, in the order numba tries them."""
     from numba.core import caching
 
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
     return impl._locator_classes
 
 
-def cache_folder(package_dir: Path) -> Optional[Path]:
+def cache_folder(package_dir: Path) -> Path | None:
     """The folder numba caches the kernels of ``package_dir``'s modules in, found by numba's
     own locators (``NUMBA_CACHE_DIR``, then ``__pycache__``, then the user cache); None when
     none of them is writable."""
@@ -142,7 +148,7 @@ def fallback_cache_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"{_FALLBACK_NAME}-{_uid()}"
 
 
-def fallback_problem(folder: Path) -> Optional[str]:
+def fallback_problem(folder: Path) -> str | None:
     """Why ``folder`` must not hold our numba cache, or None when it is safe.
 
     Safe means: a real folder (not a link), owned by the current user, that neither the
@@ -174,10 +180,13 @@ def _private_cache_dir(reason: str) -> Path:
     """A fresh folder only this process knows, removed at exit: numba compiles as if uncached."""
     private = Path(tempfile.mkdtemp(prefix=f"{_FALLBACK_NAME}-private-"))  # mode 0700, a new name
     atexit.register(shutil.rmtree, private, ignore_errors=True)
-    warnings.warn(f"monster_zoo: numba has no writable cache location and the fallback {fallback_cache_dir()} "
-                  f"{reason}, so it is not used (its cache files could run code as you); compiled kernels are "
-                  f"not kept between runs. Set NUMBA_CACHE_DIR to a folder of your own to keep them.",
-                  RuntimeWarning, stacklevel=2)
+    warnings.warn(
+        f"monster_zoo: numba has no writable cache location and the fallback {fallback_cache_dir()} "
+        f"{reason}, so it is not used (its cache files could run code as you); compiled kernels are "
+        f"not kept between runs. Set NUMBA_CACHE_DIR to a folder of your own to keep them.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
     return private
 
 
@@ -195,7 +204,7 @@ def _safe_fallback() -> Path:
     return folder if problem is None else _private_cache_dir(problem)
 
 
-def ensure_cache_location(package_dir: Path = CORE_DIR) -> Optional[Path]:
+def ensure_cache_location(package_dir: Path = CORE_DIR) -> Path | None:
     """Make sure numba can cache ``package_dir``'s kernels; return the folder.
 
     With no writable location (a read-only install and no writable home) numba refuses
@@ -311,8 +320,12 @@ def _install_heal_hooks() -> None:
         try:
             return load_overload(self, sig, target_context)
         except Exception as error:  # any unreadable entry: recompile rather than fail the import
-            warnings.warn(f"monster_zoo: numba cache entry of {self._name} could not be loaded "
-                          f"({type(error).__name__}: {error}); recompiling it", RuntimeWarning)
+            warnings.warn(
+                f"monster_zoo: numba cache entry of {self._name} could not be loaded "
+                f"({type(error).__name__}: {error}); recompiling it",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             Path(self._cache_file._index_path).unlink(missing_ok=True)
             return None
 

@@ -10,17 +10,18 @@ receive them as first-class numba functions, so one driver serves every game and
 its machine code stays in numba's on-disk cache (a driver specialised on a
 dispatcher object would be recompiled in every process).
 """
+
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Sequence
 
 from numba import types
 
 # --- shared state header -------------------------------------------------------
 H_NUM_PLAYERS = 0
-H_CURRENT = 1      # seat on move; -1 once the game is over
-H_TERMINAL = 2     # 1 when the rules ended the game
-H_STEPS = 3        # actions applied since reset
-H_MAX_STEPS = 4    # truncation limit (ruling C4)
+H_CURRENT = 1  # seat on move; -1 once the game is over
+H_TERMINAL = 2  # 1 when the rules ended the game
+H_STEPS = 3  # actions applied since reset
+H_MAX_STEPS = 4  # truncation limit (ruling C4)
 H_REWARD_MODE = 5  # REWARD_WIN or REWARD_SCORE (ruling C3)
 HEADER_SIZE = 6
 
@@ -70,43 +71,43 @@ class GameSpec:
     game registered by a module of its own, and for tests' toy games.
     """
 
-    name: str                     # e.g. "marry_the_monster"
-    version: int                  # the module suffix: monster_zoo.envs.<name>_v<version>
-    title: str                    # human name for tables and renders
+    name: str  # e.g. "marry_the_monster"
+    version: int  # the module suffix: monster_zoo.envs.<name>_v<version>
+    title: str  # human name for tables and renders
     min_players: int
     max_players: int
     state_size: int
     obs_size: int
     num_actions: int
-    max_game_length: int          # default truncation limit in actions (C4)
+    max_game_length: int  # default truncation limit in actions (C4)
     init_state: Callable
     legal_mask: Callable
     apply_action: Callable
     returns: Callable
-    observe_into: Callable        # (state, seat, out): writes every entry of out, whatever it held
-    illegal_reason: Callable      # 0 when legal, else a key of ``reasons``
-    determinize: Callable         # resample what ``player`` cannot see (None: nothing is hidden)
-    reasons: Dict[int, str]
-    options: Sequence             # monster_zoo.envs.core.options.Option entries
-    make_config: Callable         # validated options dict -> int64 config vector
-    to_text: Callable             # state -> str (public view)
-    action_to_str: Callable       # (action, state=None) -> str
-    str_to_action: Callable       # text -> action index
+    observe_into: Callable  # (state, seat, out): writes every entry of out, whatever it held
+    illegal_reason: Callable  # 0 when legal, else a key of ``reasons``
+    determinize: Callable  # resample what ``player`` cannot see (None: nothing is hidden)
+    reasons: dict[int, str]
+    options: Sequence  # monster_zoo.envs.core.options.Option entries
+    make_config: Callable  # validated options dict -> int64 config vector
+    to_text: Callable  # state -> str (public view)
+    action_to_str: Callable  # (action, state=None) -> str
+    str_to_action: Callable  # text -> action index
     private_text: Callable = None  # (state, player) -> str: what only that player sees
-    legend: str = ""              # what the symbols of ``to_text`` mean, for people at a terminal
-    card_text: Callable = None    # card name -> its text, for games whose cards have names and texts
+    legend: str = ""  # what the symbols of ``to_text`` mean, for people at a terminal
+    card_text: Callable = None  # card name -> its text, for games whose cards have names and texts
     # The picture (envs/<game>/picture.py): SVG of the state as a seat (or the public) sees it,
     # an action's name as a seat may know it, and the public score per seat.
-    draw: Callable = None             # (state, viewer=None, last=None) -> SVG text
+    draw: Callable = None  # (state, viewer=None, last=None) -> SVG text
     describe_action: Callable = None  # (state before, action, viewer=None) -> str
-    public_scores: Callable = None    # state -> list of int, one per seat
-    score_label: str = "score"        # what public_scores counts (points, gold, stars...)
+    public_scores: Callable = None  # state -> list of int, one per seat
+    score_label: str = "score"  # what public_scores counts (points, gold, stars...)
     # Bumped whenever the observation's meaning changes, even at the same size, so that a policy
     # file trained on an older observation is refused instead of playing on misread inputs.
     observation_version: int = 1
     # The observation's entry of each relative seat that reads 1 while that seat is at the table and
     # 0 beyond the player count (None: the view does not say its player count).
-    seated_slots: Optional[Sequence[int]] = None
+    seated_slots: Sequence[int] | None = None
 
     @property
     def env_id(self) -> str:

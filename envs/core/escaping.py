@@ -6,6 +6,7 @@ splits cells at ``|`` and renders HTML, matplotlib parses text between ``$`` sig
 raises on what it cannot parse), a web page runs HTML. Every such text passes through one of
 these before it is written; each takes any string and shows it, never runs it.
 """
+
 import html
 import re
 

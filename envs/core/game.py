@@ -13,10 +13,11 @@ settings all come from here.
 >>> declaration("marry_the_monster-v0").title
 'Marry the Monster'
 """
+
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
-from typing import Callable, Mapping, Optional, Sequence
 
 from .aec import RENDER_FPS, RENDER_MODES, KernelAECEnv, wrap
 
@@ -35,15 +36,15 @@ class Baseline:
 @dataclass(frozen=True, eq=False)
 class Game:
     """One game's declaration. ``rules`` holds the contract's kernels, ``REASONS`` and
-    ``OBS_SIZE``; ``observation``, where a game declares one, holds ``observe_into``,
-    ``determinize`` and ``OBS_SIZE`` instead of ``rules``; ``actions`` holds ``NUM_ACTIONS``,
-    ``action_to_str`` and ``str_to_action``; ``text_view`` holds ``to_text`` (and ``private_text``, ``LEGEND``, ``card_text`` where the
-    game has them); ``picture`` holds ``draw``, ``describe_action``, ``public_scores`` and
-    ``SCORE_LABEL``. ``baselines`` are the policy kernels written for this game by name
-(``"greedy"``). ``agents`` holds per-game settings of kinds of agent, keyed by the key a kind owns
-(``{"mcts": {...}, "az": {...}}``): plain data this module never reads, checked by the kind that
-owns the key (``monster_zoo.agents``), so a new kind of agent with per-game settings touches no
-file of ``envs/``."""
+        ``OBS_SIZE``; ``observation``, where a game declares one, holds ``observe_into``,
+        ``determinize`` and ``OBS_SIZE`` instead of ``rules``; ``actions`` holds ``NUM_ACTIONS``,
+        ``action_to_str`` and ``str_to_action``; ``text_view`` holds ``to_text`` (and ``private_text``, ``LEGEND``, ``card_text`` where the
+        game has them); ``picture`` holds ``draw``, ``describe_action``, ``public_scores`` and
+        ``SCORE_LABEL``. ``baselines`` are the policy kernels written for this game by name
+    (``"greedy"``). ``agents`` holds per-game settings of kinds of agent, keyed by the key a kind owns
+    (``{"mcts": {...}, "az": {...}}``): plain data this module never reads, checked by the kind that
+    owns the key (``monster_zoo.agents``), so a new kind of agent with per-game settings touches no
+    file of ``envs/``."""
 
     name: str
     version: int
@@ -58,14 +59,14 @@ file of ``envs/``."""
     options: Sequence
     make_config: Callable
     default_max_steps: int
-    observation_version: int      # what each version changed: CHANGELOG.md
-    rule_prefix: str              # rule ids in seeds/<name>/rules.md read <rule_prefix>-<n>
+    observation_version: int  # what each version changed: CHANGELOG.md
+    rule_prefix: str  # rule ids in seeds/<name>/rules.md read <rule_prefix>-<n>
     baselines: Mapping[str, Baseline] = field(default_factory=dict)
     agents: Mapping[str, Mapping] = field(default_factory=dict)  # per-game settings by kind of agent
-    page: Optional[str] = None    # its documentation page (default monster_zoo.envs.<name>_v<version>)
-    observation: Optional[ModuleType] = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
+    page: str | None = None  # its documentation page (default monster_zoo.envs.<name>_v<version>)
+    observation: ModuleType | None = None  # holds observe_into, determinize, OBS_SIZE (default: rules)
     hides_information: bool = True  # False where every seat sees the whole state (determinize is a no-op)
-    picture_share: float = 0.6    # how far into a game the documentation's sample picture is taken
+    picture_share: float = 0.6  # how far into a game the documentation's sample picture is taken
 
     @property
     def id(self) -> str:
@@ -102,7 +103,7 @@ file of ``envs/``."""
         return self._observer.OBS_SIZE
 
     @property
-    def seated_slots(self) -> Optional[Sequence[int]]:
+    def seated_slots(self) -> Sequence[int] | None:
         """The observation's entry of each relative seat that reads 1 while that seat is at the table
         and 0 beyond the player count (``SEATED_SLOTS`` beside ``observe_into``), from which the player
         count a view was written for is read; None where the game declares none."""
@@ -164,7 +165,7 @@ file of ``envs/``."""
         return self.text_view.to_text
 
     @property
-    def private_text(self) -> Optional[Callable]:
+    def private_text(self) -> Callable | None:
         """What only one seat sees, as text (None: nothing is private)."""
         return getattr(self.text_view, "private_text", None)
 
@@ -174,7 +175,7 @@ file of ``envs/``."""
         return getattr(self.text_view, "LEGEND", "")
 
     @property
-    def card_text(self) -> Optional[Callable]:
+    def card_text(self) -> Callable | None:
         """A card's text by its name, for games whose cards have names and texts."""
         return getattr(self.text_view, "card_text", None)
 
@@ -211,11 +212,23 @@ file of ``envs/``."""
     @cached_property
     def raw_env(self) -> type:
         """The game's AEC env class without wrappers (PettingZoo's ``raw_env``)."""
-        metadata = {"name": f"{self.name}_v{self.version}", "render_modes": RENDER_MODES,
-                    "render_fps": RENDER_FPS, "is_parallelizable": False}
-        return type("raw_env", (KernelAECEnv,), {
-            "spec": self.spec, "metadata": metadata, "__module__": self.page_module, "__qualname__": "raw_env",
-            "__doc__": f"{self.title} without wrappers; see ``{self.page_module}`` for the docs."})
+        metadata = {
+            "name": f"{self.name}_v{self.version}",
+            "render_modes": RENDER_MODES,
+            "render_fps": RENDER_FPS,
+            "is_parallelizable": False,
+        }
+        return type(
+            "raw_env",
+            (KernelAECEnv,),
+            {
+                "spec": self.spec,
+                "metadata": metadata,
+                "__module__": self.page_module,
+                "__qualname__": "raw_env",
+                "__doc__": f"{self.title} without wrappers; see ``{self.page_module}`` for the docs.",
+            },
+        )
 
     def env(self, **options):
         """The game's AEC env wrapped like PettingZoo's classic envs; ``options`` are the game's."""

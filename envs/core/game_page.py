@@ -29,8 +29,9 @@ comments are left alone.
 This module is imported whenever a game is made: it reads only the declaration and imports no
 kernels, no registry and nothing of the docs.
 """
+
 import re
-from typing import Callable, Dict, List, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from .escaping import markdown_cell, markdown_code
 
@@ -39,12 +40,14 @@ MARKER = re.compile(r"^[ \t]*<!--[ \t]*generated:[ \t]*(?P<part>\S*)[ \t]*-->[ \
 # The shared paragraphs of every page's "Action mask" section.
 MASK_PARAGRAPH = (
     "`action_mask` is 1 for every legal action of the agent on move and all zeros for every other\n"
-    "agent and once the game is over.")
+    "agent and once the game is over."
+)
 FLAT_PARAGRAPH = (
-    "With `observation=\"flat\"`, `observe()` returns the observation Box alone and the same mask is\n"
-    "in `infos[agent][\"action_mask\"]` for every agent (zeros off-turn), as PettingZoo allows: the\n"
+    'With `observation="flat"`, `observe()` returns the observation Box alone and the same mask is\n'
+    'in `infos[agent]["action_mask"]` for every agent (zeros off-turn), as PettingZoo allows: the\n'
     "form for wrappers and libraries that expect a Box (SuperSuit's observation wrappers, frame\n"
-    "stacking, normalisers).")
+    "stacking, normalisers)."
+)
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -73,14 +76,20 @@ def header_table(game) -> str:
     package, _, module = game.page_module.rpartition(".")
     players = _option(spec, "num_players")
     default = players.default if players is not None else spec.min_players
-    counts = f"{default}" if spec.min_players == spec.max_players else \
-        f"{default} ({spec.min_players}-{spec.max_players} with `num_players`)"
+    counts = (
+        f"{default}"
+        if spec.min_players == spec.max_players
+        else f"{default} ({spec.min_players}-{spec.max_players} with `num_players`)"
+    )
     agents = ", ".join(f"'player_{seat}'" for seat in range(default))
     rows = [
         ("Import", f"`from {package} import {module}`"),
         ("Actions", "Discrete"),
         ("Parallel API", "No"),
-        ("Manual control", f"Yes: `monster-zoo play --game {spec.env_id}` (or `python -m monster_zoo.training play`)"),
+        (
+            "Manual control",
+            f"Yes: `monster-zoo play --game {spec.env_id}` (or `python -m monster_zoo.training play`)",
+        ),
         ("Agents", f"`agents= [{agents}]`"),
         ("Number of agents", counts),
         ("Action shape", "(1,)"),
@@ -107,10 +116,19 @@ def option_values(option) -> str:
 def options_table(spec) -> str:
     """Every option of the game's spec: name, default, valid values and what it does, after a
     sentence on how ``make`` takes them."""
-    rows = [(f"`{option.name}`", markdown_code(repr(option.default)), option_values(option), markdown_cell(option.doc))
-            for option in spec.options]
-    lead = (f"Every option of `{spec.env_id}`, as `monster_zoo.make(\"{spec.env_id}\", **options)` takes it\n"
-            "(generated from the game's spec; a bad value is refused with the valid values listed).")
+    rows = [
+        (
+            f"`{option.name}`",
+            markdown_code(repr(option.default)),
+            option_values(option),
+            markdown_cell(option.doc),
+        )
+        for option in spec.options
+    ]
+    lead = (
+        f'Every option of `{spec.env_id}`, as `monster_zoo.make("{spec.env_id}", **options)` takes it\n'
+        "(generated from the game's spec; a bad value is refused with the valid values listed)."
+    )
     return lead + "\n\n" + markdown_table(("option", "default", "values", "what it does"), rows)
 
 
@@ -122,14 +140,16 @@ def options_section(game) -> str:
 def version_paragraph(game) -> str:
     """The observation's version and the rule that a changed game registers under the next id."""
     spec = game.spec
-    return (f"The observation is at version {spec.observation_version} (`SPEC.observation_version`, recorded in "
-            "policy files): what\nchanged under this id before release 0.1.0 is in `CHANGELOG.md`, \"Pre-release "
-            "history\". From\n0.1.0 on, any change to the rules, observation, action space or rewards registers "
-            f"the game\nunder the next id (`{spec.name}-v{spec.version + 1}`) with a CHANGELOG entry; "
-            "`tests/test_game_versions.py` holds\neach id to its fingerprint.")
+    return (
+        f"The observation is at version {spec.observation_version} (`SPEC.observation_version`, recorded in "
+        'policy files): what\nchanged under this id before release 0.1.0 is in `CHANGELOG.md`, "Pre-release '
+        'history". From\n0.1.0 on, any change to the rules, observation, action space or rewards registers '
+        f"the game\nunder the next id (`{spec.name}-v{spec.version + 1}`) with a CHANGELOG entry; "
+        "`tests/test_game_versions.py` holds\neach id to its fingerprint."
+    )
 
 
-PARTS: Dict[str, Callable] = {
+PARTS: dict[str, Callable] = {
     "header": header_table,
     "action-mask": action_mask_paragraphs,
     "options": options_section,
@@ -137,12 +157,12 @@ PARTS: Dict[str, Callable] = {
 }
 
 
-def markers(text: str) -> List[str]:
+def markers(text: str) -> list[str]:
     """The parts marked in ``text``, in order (unknown names included)."""
     return [found.group("part") for found in MARKER.finditer(text)]
 
 
-def game_page(game, text: Optional[str]) -> Optional[str]:
+def game_page(game, text: str | None) -> str | None:
     """The full page of ``game`` (its :class:`~monster_zoo.envs.core.game.Game` declaration) from
     its page's own ``text``: each marker line replaced by its part (see the module doc). A text
     without markers, or None, is returned as it is; an unknown or repeated marker raises ValueError."""
@@ -152,8 +172,11 @@ def game_page(game, text: Optional[str]) -> Optional[str]:
     unknown = sorted({part for part in marked if part not in PARTS})
     repeated = sorted({part for part in marked if marked.count(part) > 1})
     if unknown or repeated:
-        problems = ([f"unknown part(s) {', '.join(repr(p) for p in unknown)}"] if unknown else []) + \
-            ([f"part(s) marked more than once: {', '.join(repeated)}"] if repeated else [])
-        raise ValueError(f"{game.id}'s page ({game.page_module}): {'; '.join(problems)}; a marker is a line "
-                         f"'<!-- generated: <part> -->' with <part> one of {', '.join(PARTS)}, each at most once")
+        problems = ([f"unknown part(s) {', '.join(repr(p) for p in unknown)}"] if unknown else []) + (
+            [f"part(s) marked more than once: {', '.join(repeated)}"] if repeated else []
+        )
+        raise ValueError(
+            f"{game.id}'s page ({game.page_module}): {'; '.join(problems)}; a marker is a line "
+            f"'<!-- generated: <part> -->' with <part> one of {', '.join(PARTS)}, each at most once"
+        )
     return MARKER.sub(lambda found: PARTS[found.group("part")](game), text)

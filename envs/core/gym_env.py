@@ -25,7 +25,8 @@ and, when a game ends, ``returns`` (and ``illegal_move``). The game's seed, from
 the hidden deal could be rebuilt, is never in ``info``: the user's own code reads it from
 :meth:`LearnerEnv.game_seed` to replay a game in the AEC env.
 """
-from typing import Optional, Sequence
+
+from collections.abc import Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -42,22 +43,29 @@ class LearnerEnv(gym.Env):
     # render_fps: gymnasium's checker asks for it; "human" prints one board per step
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, spec, config: np.ndarray, opponents: Sequence,
-                 weights: Optional[Sequence[float]] = None, render_mode: Optional[str] = None,
-                 illegal_action: str = "raise"):
+    def __init__(
+        self,
+        spec,
+        config: np.ndarray,
+        opponents: Sequence,
+        weights: Sequence[float] | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of None, 'ansi', 'human'; got {render_mode!r}")
         self.game_spec = spec
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
         self.action_space = spaces.Discrete(spec.num_actions)
-        self.games = LearnerGames(spec, config, 1, opponents, weights, seed=entropy_seed(),
-                                  illegal_action=illegal_action)
+        self.games = LearnerGames(
+            spec, config, 1, opponents, weights, seed=entropy_seed(), illegal_action=illegal_action
+        )
         self._started = False
         self._fresh = False  # the current game has not seen a learner action yet
         self._seed_of_last_view = None
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start a game; with ``seed`` the game and the learner's seat are reproducible.
 
         Without a seed the next game of the current seed sequence is played (a game in
@@ -91,8 +99,11 @@ class LearnerEnv(gym.Env):
         info = self._info()
         if terminated or truncated:
             obs = g.final_observations[0].copy()
-            info.update(returns=g.final_returns[0].copy(), action_mask=np.zeros_like(g.masks[0]),
-                        learner_seat=int(g.final_seats[0]))
+            info.update(
+                returns=g.final_returns[0].copy(),
+                action_mask=np.zeros_like(g.masks[0]),
+                learner_seat=int(g.final_seats[0]),
+            )
             if g.illegal[0]:
                 info["illegal_move"] = True
             self._seed_of_last_view = int(g.final_game_seeds[0])
@@ -116,7 +127,7 @@ class LearnerEnv(gym.Env):
         """Legal actions of the learner now (``bool[num_actions]``)."""
         return self.games.masks[0].astype(bool)
 
-    def set_opponents(self, opponents: Sequence, weights: Optional[Sequence[float]] = None) -> None:
+    def set_opponents(self, opponents: Sequence, weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool (from the next game on); an opponent made for another game,
         player count or rule options is refused, changing nothing."""
         self.games.set_opponents(opponents, weights)

@@ -7,11 +7,20 @@ config when the game starts; ruling C4). Kernels call :func:`running` and :func:
 (inlined); Python calls their ``py_func`` (the same source, without numba's dispatch), and whole
 batches of states :func:`running_rows` and :func:`truncated_rows`.
 """
+
 import numpy as np
 from numba import njit
 
-from .contract import (C_MAX_STEPS, C_NUM_PLAYERS, C_REWARD_MODE, H_MAX_STEPS, H_NUM_PLAYERS, H_REWARD_MODE,
-                       H_STEPS, H_TERMINAL)
+from .contract import (
+    C_MAX_STEPS,
+    C_NUM_PLAYERS,
+    C_REWARD_MODE,
+    H_MAX_STEPS,
+    H_NUM_PLAYERS,
+    H_REWARD_MODE,
+    H_STEPS,
+    H_TERMINAL,
+)
 
 
 @njit(cache=True)

@@ -17,8 +17,8 @@ The input contract, the same in every adapter:
 Legality is always checked against the adapter's private copy of the mask, never against an
 array it handed to the caller.
 """
+
 import numbers
-from typing import Optional, Tuple
 
 import numpy as np
 
@@ -42,7 +42,9 @@ def action_index(action):
     return None
 
 
-def checked_action(spec, state: np.ndarray, mask: np.ndarray, who: str, action) -> Tuple[Optional[int], Optional[str]]:
+def checked_action(
+    spec, state: np.ndarray, mask: np.ndarray, who: str, action
+) -> tuple[int | None, str | None]:
     """``(index, None)`` if ``action`` is legal for ``who`` (the seat on move in ``state``, legal
     actions ``mask``), else ``(None, the error message)``."""
     a = action_index(action)
@@ -55,11 +57,13 @@ def checked_action(spec, state: np.ndarray, mask: np.ndarray, who: str, action) 
         return a, None
     code = int(spec.illegal_reason(state, a))
     why = spec.reasons.get(code, "it is not among the legal moves")
-    return None, (f"{who}: action {a} ({spec.action_to_str(a, state)}) is illegal: {why}; "
-                  f"legal now: {legal_summary(spec, state, mask)}")
+    return None, (
+        f"{who}: action {a} ({spec.action_to_str(a, state)}) is illegal: {why}; "
+        f"legal now: {legal_summary(spec, state, mask)}"
+    )
 
 
-def refusal(spec, state: np.ndarray, mask: np.ndarray, who: str, action) -> Optional[str]:
+def refusal(spec, state: np.ndarray, mask: np.ndarray, who: str, action) -> str | None:
     """None if ``action`` is legal for ``who`` (the seat on move in ``state``, legal
     actions ``mask``), else the error message."""
     return checked_action(spec, state, mask, who, action)[1]
@@ -81,8 +85,10 @@ def batch_actions(actions, num_envs: int):
         got = f"a {type(actions).__name__} of {len(actions)}"
     else:
         got = repr(actions)
-    raise IllegalActionError(f"actions: expected {num_envs} integer action indices (a 1-d array of shape "
-                             f"({num_envs},) or a list), got {got}")
+    raise IllegalActionError(
+        f"actions: expected {num_envs} integer action indices (a 1-d array of shape "
+        f"({num_envs},) or a list), got {got}"
+    )
 
 
 def batch_refusals(spec, states: np.ndarray, masks: np.ndarray, actions, who):

@@ -16,8 +16,9 @@ The contract (the AEC env, the batched engine, the learner env and the SB3 vec e
 
 Every refusal is a ``ValueError`` whose message names the entry point, the value and what is valid.
 """
+
 import numbers
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -34,7 +35,7 @@ def _is_integer(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def check_seed(seed, where: str, allow_none: bool = True) -> Optional[int]:
+def check_seed(seed, where: str, allow_none: bool = True) -> int | None:
     """``seed`` reduced modulo 2**63 (None stays None where allowed), else ValueError."""
     if seed is None and allow_none:
         return None
@@ -58,9 +59,13 @@ def check_reset_options(options, where: str, valid: Sequence[str] = (), taken: S
     if options is None:
         return {}
     if not isinstance(options, dict):
-        raise ValueError(f"{where}: reset options {options!r} are not valid; expected None or a dict; "
-                         f"valid reset options: {listed}")
+        raise ValueError(
+            f"{where}: reset options {options!r} are not valid; expected None or a dict; "
+            f"valid reset options: {listed}"
+        )
     unknown = sorted(map(repr, set(options) - set(valid) - set(taken)))
     if unknown:
-        raise ValueError(f"{where}: unknown reset option(s) {', '.join(unknown)}; valid reset options: {listed}")
+        raise ValueError(
+            f"{where}: unknown reset option(s) {', '.join(unknown)}; valid reset options: {listed}"
+        )
     return {k: v for k, v in options.items() if k in valid}

@@ -25,8 +25,9 @@ Every field is read from the kernels' state through the game's own text view, na
 helpers, so no rule is written twice; a seat's view is the same for every state that differs only
 in what it cannot see (``tests/test_json_view.py`` checks it with ``determinize``).
 """
+
 import json
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 from monster_zoo.seeds import game_dir
 
@@ -40,8 +41,14 @@ SCHEMA_FILE = "seat_view.schema.json"
 SUMMARY_FILE = "summary.md"
 
 
-def seat_view(spec, state, seat: int, legal: Sequence[int], last_moves: Sequence[Tuple[int, str]] = (),
-              result: Optional[dict] = None) -> dict:
+def seat_view(
+    spec,
+    state,
+    seat: int,
+    legal: Sequence[int],
+    last_moves: Sequence[tuple[int, str]] = (),
+    result: dict | None = None,
+) -> dict:
     """The JSON view of ``seat`` in ``state``: ``legal`` are the legal actions of the seat on move,
     ``last_moves`` the ``(seat, name as this seat knew it)`` of the moves so far (the latest since this
     seat's own last move are kept), ``result`` the game's result once it is over (None before)."""
@@ -53,19 +60,38 @@ def seat_view(spec, state, seat: int, legal: Sequence[int], last_moves: Sequence
     your_turn = on_move == seat
     private = spec.private_text(state, seat) if spec.private_text is not None else None
     phase = text_view_helper(spec, "phase_text")
-    moves = [{"id": m["action"], "name": m["name"], "words": m["words"]}
-             for m in legal_moves_in_words(spec, state, legal)] if your_turn else []
+    moves = (
+        [
+            {"id": m["action"], "name": m["name"], "words": m["words"]}
+            for m in legal_moves_in_words(spec, state, legal)
+        ]
+        if your_turn
+        else []
+    )
     return {
-        "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "game": spec.env_id, "title": spec.title,
-        "seat": seat, "you": f"player_{seat}", "num_players": num_players, "step": int(state[H_STEPS]),
-        "on_move": on_move, "your_turn": your_turn, "over": over,
-        "phase": None if phase is None else phase(state), "table": spec.to_text(state), "yours": private,
-        "scores": [int(s) for s in spec.public_scores(state)], "score_label": spec.score_label,
-        "legal_moves": moves, "last_moves": since_own_move(last_moves, seat), "result": result,
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "game": spec.env_id,
+        "title": spec.title,
+        "seat": seat,
+        "you": f"player_{seat}",
+        "num_players": num_players,
+        "step": int(state[H_STEPS]),
+        "on_move": on_move,
+        "your_turn": your_turn,
+        "over": over,
+        "phase": None if phase is None else phase(state),
+        "table": spec.to_text(state),
+        "yours": private,
+        "scores": [int(s) for s in spec.public_scores(state)],
+        "score_label": spec.score_label,
+        "legal_moves": moves,
+        "last_moves": since_own_move(last_moves, seat),
+        "result": result,
     }
 
 
-def since_own_move(named: Sequence[Tuple[int, str]], seat: int) -> List[dict]:
+def since_own_move(named: Sequence[tuple[int, str]], seat: int) -> list[dict]:
     """The moves after ``seat``'s own last one (all of them before it first moved), at most
     :data:`MAX_LAST_MOVES`, as ``{"seat", "player", "name"}``."""
     start = 0
@@ -80,41 +106,74 @@ def schema_of(spec, max_players: int) -> dict:
     """The JSON Schema of ``spec``'s seat views (what ``seeds/<game>/seat_view.schema.json`` holds)."""
     seat = {"type": "integer", "minimum": 0, "maximum": max_players - 1}
     text_or_null = {"type": ["string", "null"]}
-    move = {"type": "object", "additionalProperties": False, "required": ["id", "name", "words"],
-            "properties": {"id": {"type": "integer", "minimum": 0, "maximum": spec.num_actions - 1},
-                           "name": {"type": "string", "description": "the move's name: typed moves and "
-                                                                      "records use it"},
-                           "words": {**text_or_null, "description": "the move in words where its name "
-                                                                     "uses codes"}}}
-    seen = {"type": "object", "additionalProperties": False, "required": ["seat", "player", "name"],
-            "properties": {"seat": seat, "player": {"type": "string", "pattern": "^player_[0-9]+$"},
-                           "name": {"type": "string", "description": "the move as this seat knew it"}}}
+    move = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "name", "words"],
+        "properties": {
+            "id": {"type": "integer", "minimum": 0, "maximum": spec.num_actions - 1},
+            "name": {"type": "string", "description": "the move's name: typed moves and records use it"},
+            "words": {**text_or_null, "description": "the move in words where its name uses codes"},
+        },
+    }
+    seen = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["seat", "player", "name"],
+        "properties": {
+            "seat": seat,
+            "player": {"type": "string", "pattern": "^player_[0-9]+$"},
+            "name": {"type": "string", "description": "the move as this seat knew it"},
+        },
+    }
     fields = {
-        "schema": {"const": SCHEMA}, "schema_version": {"const": SCHEMA_VERSION},
-        "game": {"const": spec.env_id}, "title": {"const": spec.title},
+        "schema": {"const": SCHEMA},
+        "schema_version": {"const": SCHEMA_VERSION},
+        "game": {"const": spec.env_id},
+        "title": {"const": spec.title},
         "seat": {**seat, "description": "the seat this view is for"},
         "you": {"type": "string", "pattern": "^player_[0-9]+$", "description": "this seat's agent name"},
         "num_players": {"type": "integer", "minimum": 1, "maximum": max_players},
         "step": {"type": "integer", "minimum": 0, "description": "moves made so far"},
         "on_move": {"anyOf": [seat, {"type": "null"}], "description": "the seat on move; null once over"},
-        "your_turn": {"type": "boolean"}, "over": {"type": "boolean"},
+        "your_turn": {"type": "boolean"},
+        "over": {"type": "boolean"},
         "phase": {"type": ["string", "null"], "description": "the phase the game is in, in its own words"},
-        "table": {"type": "string", "description": "the public table in the game's words"
-                                                     + (f"; its symbols:\n{spec.legend}" if spec.legend else "")},
+        "table": {
+            "type": "string",
+            "description": "the public table in the game's words"
+            + (f"; its symbols:\n{spec.legend}" if spec.legend else ""),
+        },
         "yours": {**text_or_null, "description": "what only this seat sees"},
         "scores": {"type": "array", "items": {"type": "integer"}, "description": "each seat's public score"},
         "score_label": {"const": spec.score_label},
         "legal_moves": {"type": "array", "items": move, "description": "this seat's moves when on move"},
-        "last_moves": {"type": "array", "items": seen, "maxItems": MAX_LAST_MOVES,
-                       "description": "the moves since this seat's own last move"},
-        "result": {"anyOf": [{"type": "null"}, {"type": "object", "required": ["returns"],
-                                                 "properties": {"returns": {"type": "array",
-                                                                            "items": {"type": "number"}}}}]},
+        "last_moves": {
+            "type": "array",
+            "items": seen,
+            "maxItems": MAX_LAST_MOVES,
+            "description": "the moves since this seat's own last move",
+        },
+        "result": {
+            "anyOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "required": ["returns"],
+                    "properties": {"returns": {"type": "array", "items": {"type": "number"}}},
+                },
+            ]
+        },
     }
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": f"https://monster-zoo.invalid/schemas/{spec.name}/seat_view.schema.json",
-            "title": f"{spec.title}: a seat's JSON view (schema version {SCHEMA_VERSION})",
-            "type": "object", "additionalProperties": False, "required": list(fields), "properties": fields}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"https://monster-zoo.invalid/schemas/{spec.name}/seat_view.schema.json",
+        "title": f"{spec.title}: a seat's JSON view (schema version {SCHEMA_VERSION})",
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(fields),
+        "properties": fields,
+    }
 
 
 def schema_text(spec, max_players: int) -> str:

@@ -50,9 +50,10 @@ GPU per-thread local memory, whose shape and dtype must be constants (module-lev
 ``MAX_PLAYERS``). A function that returns such an array to its caller must be ``@inlined``: a GPU
 thread's local array lives in the frame that made it.
 """
+
 import inspect
 import types as pytypes
-from typing import Callable, Dict, Iterable, List
+from collections.abc import Callable, Iterable
 
 import numba
 import numpy as np
@@ -122,7 +123,7 @@ class FirstClassKernel:
         return self._address
 
 
-_first_class: Dict[tuple, FirstClassKernel] = {}
+_first_class: dict[tuple, FirstClassKernel] = {}
 
 
 def first_class(kernel, function_type: types.FunctionType):
@@ -150,8 +151,11 @@ class LazyKernel:
     def __init__(self, func: Callable, signature, first_class_args: bool = False, **options):
         self.py_func, self.signature, self._options = func, signature, options
         self._dispatcher = None
-        self._function_args = [(k, t) for k, t in enumerate(signature.args)
-                               if first_class_args and isinstance(t, types.FunctionType)]
+        self._function_args = [
+            (k, t)
+            for k, t in enumerate(signature.args)
+            if first_class_args and isinstance(t, types.FunctionType)
+        ]
         self.__doc__, self.__name__, self.__qualname__ = func.__doc__, func.__name__, func.__qualname__
         self.__module__ = func.__module__
 
@@ -208,7 +212,8 @@ def _constant_shape(shape) -> tuple:
     if isinstance(shape, types.BaseTuple) and all(isinstance(t, types.IntegerLiteral) for t in shape.types):
         return tuple(t.literal_value for t in shape.types)
     raise numba.core.errors.TypingError(
-        f"scratch arrays need a constant shape on a GPU (a module-level integer or a tuple of them), got {shape}")
+        f"scratch arrays need a constant shape on a GPU (a module-level integer or a tuple of them), got {shape}"
+    )
 
 
 def _local_array_maker(zeroed: bool):
@@ -225,7 +230,9 @@ def _local_array_maker(zeroed: bool):
                 for i in range(size):
                     flat[i] = 0
             return flat.reshape(dims)
+
         return make
+
     return typer
 
 
@@ -239,32 +246,38 @@ def use_cuda_target() -> None:
     if _CUDA_READY:
         return
     from numba.cuda.extending import overload as cuda_overload
+
     cuda_overload(scratch, target="cuda", prefer_literal=True, inline="always")(_local_array_maker(True))
-    cuda_overload(scratch_empty, target="cuda", prefer_literal=True, inline="always")(_local_array_maker(False))
+    cuda_overload(scratch_empty, target="cuda", prefer_literal=True, inline="always")(
+        _local_array_maker(False)
+    )
     _CUDA_READY = True
 
 
-_PYTHON_TWINS: Dict[int, Callable] = {}  # id(numba intrinsic) -> Python function doing the same
+_PYTHON_TWINS: dict[int, Callable] = {}  # id(numba intrinsic) -> Python function doing the same
 
 
 def python_twin(intrinsic) -> Callable[[Callable], Callable]:
     """Decorator of the Python function that does what ``intrinsic`` (a ``numba.extending.intrinsic``,
     which has no Python body) does, for numba-cuda's simulator, which runs kernels as Python."""
+
     def register(func: Callable) -> Callable:
         _PYTHON_TWINS[id(intrinsic)] = func
         return func
+
     return register
 
 
 def _simulating() -> bool:
     from numba import config
+
     return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
-def _reachable(roots: Iterable[Callable]) -> List[CPUDispatcher]:
+def _reachable(roots: Iterable[Callable]) -> list[CPUDispatcher]:
     """Every numba dispatcher reachable from ``roots`` through the globals and closures of their
     Python functions (roots included)."""
-    seen: Dict[int, CPUDispatcher] = {}
+    seen: dict[int, CPUDispatcher] = {}
     pending = [r for r in roots if isinstance(r, CPUDispatcher)]
     while pending:
         dispatcher = pending.pop()
@@ -277,16 +290,17 @@ def _reachable(roots: Iterable[Callable]) -> List[CPUDispatcher]:
     return list(seen.values())
 
 
-def _python_versions(dispatchers: List[CPUDispatcher]) -> Dict[int, Callable]:
+def _python_versions(dispatchers: list[CPUDispatcher]) -> dict[int, Callable]:
     """For the simulator: each dispatcher's Python function, re-bound so that the numba functions and
     intrinsics it calls are Python too (numba-cuda's simulator cannot pass its arrays to compiled
     code)."""
-    made: Dict[int, Callable] = {}
+    made: dict[int, Callable] = {}
     for dispatcher in dispatchers:
         func = dispatcher.py_func
         cells = tuple(pytypes.CellType(c.cell_contents) for c in (func.__closure__ or ()))
-        made[id(dispatcher)] = pytypes.FunctionType(func.__code__, dict(func.__globals__), func.__name__,
-                                                    func.__defaults__, cells or None)
+        made[id(dispatcher)] = pytypes.FunctionType(
+            func.__code__, dict(func.__globals__), func.__name__, func.__defaults__, cells or None
+        )
 
     def python_version(value):
         return made.get(id(value), _PYTHON_TWINS.get(id(value), value))
@@ -300,7 +314,7 @@ def _python_versions(dispatchers: List[CPUDispatcher]) -> Dict[int, Callable]:
     return made
 
 
-def device_functions(roots: Iterable[Callable]) -> Dict[int, Callable]:
+def device_functions(roots: Iterable[Callable]) -> dict[int, Callable]:
     """The CUDA device version of every numba function reachable from ``roots`` (through the
     globals and closures of their Python source), compiled from the same Python function and inlined
     where the CPU build inlines; returned by ``id`` of the CPU dispatcher. Under numba-cuda's
@@ -316,8 +330,9 @@ def device_functions(roots: Iterable[Callable]) -> Dict[int, Callable]:
     if _simulating():
         return _python_versions(dispatchers)
     from numba import cuda
+
     use_cuda_target()
-    made: Dict[int, Callable] = {}
+    made: dict[int, Callable] = {}
     for dispatcher in dispatchers:
         device = getattr(dispatcher, "_CUDATypingContext__dispatcher", None)
         if device is None:

@@ -7,6 +7,7 @@ are that one way, compiled by numba for the CPU and, from the same Python source
 functions (:func:`monster_zoo.envs.core.kernels.device_functions`), so for the same seeds both
 drivers play the same games.
 """
+
 import numpy as np
 from numba import njit
 

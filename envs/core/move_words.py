@@ -8,25 +8,26 @@ beside the name in match records (:func:`recorded_words`, checked against the ga
 whose name is the same for every viewer (``describe_action``), so the words reveal nothing a
 seat may not see.
 """
+
 import inspect
-from typing import Callable, Dict, List, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from .contract import H_CURRENT
 
 
-def text_view_helper(spec, name: str) -> Optional[Callable]:
+def text_view_helper(spec, name: str) -> Callable | None:
     """The function ``name`` of ``spec``'s text view (the module of its ``to_text``), or None where
     it has none. Found from the spec, not the registry, so that the engines' JSON view
     (:mod:`~monster_zoo.envs.core.json_view`) can use this module without importing the registry back."""
     return getattr(inspect.getmodule(spec.to_text), name, None)
 
 
-def text_view_explainer(spec) -> Optional[Callable]:
+def text_view_explainer(spec) -> Callable | None:
     """The ``explain_action`` of ``spec``'s text view, or None where its move names say enough."""
     return text_view_helper(spec, "explain_action")
 
 
-def move_words(spec, state, action: int, viewer: Optional[int]) -> Optional[str]:
+def move_words(spec, state, action: int, viewer: int | None) -> str | None:
     """``action`` (legal in ``state``, about to be taken by the seat on move) in words for
     ``viewer`` (a seat, or None for the public); None where the game has no words for it beyond
     its name, or the viewer does not know which move it is."""
@@ -49,16 +50,18 @@ def recorded_words(spec, state, action: int) -> str:
     return explain(state, action) if explain is not None else spec.action_to_str(action, state)
 
 
-def named_with_words(spec, state, action: int, viewer: Optional[int]) -> str:
+def named_with_words(spec, state, action: int, viewer: int | None) -> str:
     """The move's name as ``viewer`` knew it, followed by its words where it has some."""
     name = spec.describe_action(state, action, viewer)
     words = move_words(spec, state, action, viewer)
     return name if words is None else f"{name} ({words})"
 
 
-def legal_moves_in_words(spec, state, legal: Sequence[int]) -> List[Dict]:
+def legal_moves_in_words(spec, state, legal: Sequence[int]) -> list[dict]:
     """The seat on move's ``legal`` actions as ``{"action", "name", "words"}``: what a person or a
     language model choosing among them is shown (the web page adds where each is drawn)."""
     mover = int(state[H_CURRENT])
-    return [{"action": int(a), "name": spec.action_to_str(a, state), "words": move_words(spec, state, a, mover)}
-            for a in legal]
+    return [
+        {"action": int(a), "name": spec.action_to_str(a, state), "words": move_words(spec, state, a, mover)}
+        for a in legal
+    ]

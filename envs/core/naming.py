@@ -1,9 +1,9 @@
 """Reading action names typed by people: the part every game's ``str_to_action`` shares."""
+
 import re
-from typing import Optional, Tuple
 
 
-def read_action_text(text, num_actions: int) -> Tuple[str, Optional[int]]:
+def read_action_text(text, num_actions: int) -> tuple[str, int | None]:
     """``text`` in lower case with single spaces, and the action index when it is a plain number.
 
     A number outside ``0..num_actions-1`` raises ValueError naming the valid range.

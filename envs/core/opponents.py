@@ -4,15 +4,16 @@ Both kinds play every seat but the learner's, whole turns at a time, with the
 slot's own generator (so results do not depend on the thread count). See
 :mod:`monster_zoo.envs.core.selfplay` for how opponents are chosen per game.
 """
+
 import math
 
 import numpy as np
 from numba import njit, prange, types
 
-from .kernels import copy_vector
 from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from .contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T, POLICY_SIG, POLICY_T
 from .header import running
+from .kernels import copy_vector
 from .rng import make_rng, rng_next, rng_pick_set
 from .threads import batch_kernel
 
@@ -34,8 +35,9 @@ class RandomOpponent:
 
     def act_batch(self, observations, masks, states=None) -> np.ndarray:
         """A random legal action per row (used when called outside the numba path)."""
-        return np.array([rng_pick_set(np.ascontiguousarray(m, dtype=np.int8), self.rng) for m in masks],
-                        dtype=np.int64)
+        return np.array(
+            [rng_pick_set(np.ascontiguousarray(m, dtype=np.int8), self.rng) for m in masks], dtype=np.int64
+        )
 
 
 @njit(cache=True, inline="always")
@@ -45,10 +47,15 @@ def opponent_on_move(s, learner):
 
 
 # Whole opponent turns are worth threads (unlike the per-round helpers of selfplay.py).
-@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
-              batch_arg=1, first_class_args=True, nogil=True)
-def advance_with_policy(states, slots, learner, game_rngs, policy_rngs, masks, policy,
-                        legal_mask, apply_action):
+@batch_kernel(
+    types.void(STATES, INTS, INTS, RNGS, RNGS, MASKS, POLICY_T, LEGAL_MASK_T, APPLY_ACTION_T),
+    batch_arg=1,
+    first_class_args=True,
+    nogil=True,
+)
+def advance_with_policy(
+    states, slots, learner, game_rngs, policy_rngs, masks, policy, legal_mask, apply_action
+):
     """Let ``policy`` play every seat but the learner's in ``slots`` until the learner is on
     move or the game ends."""
     for j in prange(slots.shape[0]):
@@ -77,8 +84,9 @@ class MLPWeights:
         # Weights are stored transposed (out x in), so each output is one contiguous dot
         # product, and in float32: half the memory traffic of a forward pass, which
         # measured 3x faster for a pool of 8 snapshots.
-        self.params = np.concatenate([np.concatenate([np.ravel(np.transpose(w)), np.ravel(b)])
-                                      for w, b, _ in layers]).astype(np.float32)
+        self.params = np.concatenate(
+            [np.concatenate([np.ravel(np.transpose(w)), np.ravel(b)]) for w, b, _ in layers]
+        ).astype(np.float32)
         self.shapes = np.array([w.shape for w, _, _ in layers], np.int64)
         self.activations = np.array([a for _, _, a in layers], np.int64)
         self.width = int(self.shapes.max())
@@ -103,7 +111,7 @@ def mlp_logits_rows(params, shapes, activations, rows, xs, outs):
         bias = offset + n_in * n_out
         act = activations[layer]
         for o in range(n_out):
-            weights = params[offset + o * n_in:offset + (o + 1) * n_in]
+            weights = params[offset + o * n_in : offset + (o + 1) * n_in]
             for r in rows:
                 total = params[bias + o]
                 for k in range(n_in):
@@ -152,11 +160,43 @@ def _sample_masked(logits, mask, rng):
     return last
 
 
-@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, INTS, types.float32[:, ::1], types.int64[:, ::1],
-                         INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T, APPLY_ACTION_T), batch_arg=1,
-              first_class_args=True, nogil=True)
-def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, params, shapes,
-                      activations, masks, obs, legal_mask, observe_into, apply_action):
+@batch_kernel(
+    types.void(
+        STATES,
+        INTS,
+        INTS,
+        RNGS,
+        RNGS,
+        INTS,
+        types.float32[:, ::1],
+        types.int64[:, ::1],
+        INTS,
+        MASKS,
+        FLOATS2,
+        LEGAL_MASK_T,
+        OBSERVE_T,
+        APPLY_ACTION_T,
+    ),
+    batch_arg=1,
+    first_class_args=True,
+    nogil=True,
+)
+def advance_with_mlps(
+    states,
+    slots,
+    learner,
+    game_rngs,
+    policy_rngs,
+    members,
+    params,
+    shapes,
+    activations,
+    masks,
+    obs,
+    legal_mask,
+    observe_into,
+    apply_action,
+):
     """Let slot ``slots[j]``'s MLP (row ``members[j]`` of ``params``) play every seat but the
     learner's until the learner is on move or the game ends.
 
@@ -195,7 +235,7 @@ def advance_with_mlps(states, slots, learner, game_rngs, policy_rngs, members, p
                 order[filled[members[j]]] = j
                 filled[members[j]] += 1
         for m in prange(pool):
-            mlp_logits_rows(params[m], shapes, activations, order[starts[m]:starts[m + 1]], xs, logits)
+            mlp_logits_rows(params[m], shapes, activations, order[starts[m] : starts[m + 1]], xs, logits)
         for j in prange(n):
             if moving[j]:
                 i = slots[j]

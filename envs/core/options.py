@@ -1,7 +1,9 @@
 """Declared constructor options with validation that names the valid values."""
+
 import argparse
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -19,8 +21,8 @@ class Option:
     name: str
     default: Any
     doc: str
-    choices: Optional[Tuple[Any, ...]] = None
-    check: Optional[Callable[[Any], bool]] = None
+    choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], bool] | None = None
     valid: str = ""
 
     def validate(self, value: Any, game: str) -> Any:
@@ -63,27 +65,49 @@ MAX_STEPS_LIMIT = 2**31 - 1
 
 def max_steps_option(default: int) -> Option:
     """The ``max_steps`` option (ruling C4): a positive integer the int32 header can hold."""
-    return Option("max_steps", default, "Actions before the game is truncated with reward 0 (ruling C4).",
-                  check=int_between(1, MAX_STEPS_LIMIT),
-                  valid=f"an integer from 1 to {MAX_STEPS_LIMIT} (the state holds it as int32)")
+    return Option(
+        "max_steps",
+        default,
+        "Actions before the game is truncated with reward 0 (ruling C4).",
+        check=int_between(1, MAX_STEPS_LIMIT),
+        valid=f"an integer from 1 to {MAX_STEPS_LIMIT} (the state holds it as int32)",
+    )
 
 
 COMMON_OPTIONS = (
-    Option("reward", "win", "'win': +1/k to the k winners, -1/(n-k) to the others (ruling C3); "
-           "'score': final score minus the mean final score.", choices=("win", "score")),
-    Option("illegal_action", "raise", "'raise': an illegal action raises ValueError and changes nothing; "
-           "'penalize': it ends the game with -1 for the offender and 0 for the others.",
-           choices=("raise", "penalize")),
-    Option("observation", "dict", "'dict': observe() gives {'observation': Box, 'action_mask': Box(int8)}; "
-           "'flat': observe() gives the Box alone and infos[agent]['action_mask'] holds the mask (for "
-           "wrappers and libraries that expect a Box observation).", choices=("dict", "flat")),
-    Option("render_mode", None, "None, 'ansi' (render() returns text), 'human' (render() prints) or "
-           "'rgb_array' (render() returns the public picture as an H x W x 3 uint8 array; render extra).",
-           choices=(None, "ansi", "human", "rgb_array")),
+    Option(
+        "reward",
+        "win",
+        "'win': +1/k to the k winners, -1/(n-k) to the others (ruling C3); "
+        "'score': final score minus the mean final score.",
+        choices=("win", "score"),
+    ),
+    Option(
+        "illegal_action",
+        "raise",
+        "'raise': an illegal action raises ValueError and changes nothing; "
+        "'penalize': it ends the game with -1 for the offender and 0 for the others.",
+        choices=("raise", "penalize"),
+    ),
+    Option(
+        "observation",
+        "dict",
+        "'dict': observe() gives {'observation': Box, 'action_mask': Box(int8)}; "
+        "'flat': observe() gives the Box alone and infos[agent]['action_mask'] holds the mask (for "
+        "wrappers and libraries that expect a Box observation).",
+        choices=("dict", "flat"),
+    ),
+    Option(
+        "render_mode",
+        None,
+        "None, 'ansi' (render() returns text), 'human' (render() prints) or "
+        "'rgb_array' (render() returns the public picture as an H x W x 3 uint8 array; render extra).",
+        choices=(None, "ansi", "human", "rgb_array"),
+    ),
 )
 
 
-def common_config(options: Dict[str, Any], *extra: int) -> np.ndarray:
+def common_config(options: dict[str, Any], *extra: int) -> np.ndarray:
     """The kernel config vector from validated options: the entries every game reads
     (``num_players``, ``max_steps``, the reward mode; see ``contract.C_*``), then the game's own
     ``extra`` entries in the order its kernels read them."""
@@ -91,12 +115,14 @@ def common_config(options: Dict[str, Any], *extra: int) -> np.ndarray:
     return np.array([options["num_players"], options["max_steps"], reward, *extra], dtype=np.int64)
 
 
-def resolve_options(game: str, declared: Sequence[Option], given: Dict[str, Any]) -> Dict[str, Any]:
+def resolve_options(game: str, declared: Sequence[Option], given: dict[str, Any]) -> dict[str, Any]:
     """Merge ``given`` over the defaults of ``declared``, refusing unknown names and bad values."""
     by_name = {o.name: o for o in declared}
     unknown = sorted(set(given) - set(by_name))
     if unknown:
-        raise TypeError(f"{game}: unknown option(s) {', '.join(unknown)}; valid options: {', '.join(by_name)}")
+        raise TypeError(
+            f"{game}: unknown option(s) {', '.join(unknown)}; valid options: {', '.join(by_name)}"
+        )
     resolved = {}
     for name, opt in by_name.items():
         resolved[name] = opt.validate(given[name], game) if name in given else opt.default

@@ -11,21 +11,22 @@ A picture is drawn for a *viewer*: a seat (that seat's hand shown, nothing hidde
 or ``None`` for the public view (nothing any seat hides). Rasterising (:func:`rasterize`)
 needs the ``render`` extra (``resvg-py`` and Pillow); drawing SVG text needs nothing.
 """
+
 import textwrap
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-WIDTH = 960           # frame size in SVG units (= pixels at zoom 1)
+WIDTH = 960  # frame size in SVG units (= pixels at zoom 1)
 HEIGHT = 600
 TITLE_H = 34
 CAPTION_H = 30
-PANEL_W = 270         # the players' panel on the right
-PANEL_LINE = 34       # characters of 12-px text that fit on one line of the panel
+PANEL_W = 270  # the players' panel on the right
+PANEL_LINE = 34  # characters of 12-px text that fit on one line of the panel
 MARGIN = 8
 # The game's own area: everything left of the panel, between the title and the caption.
 AREA = (MARGIN, TITLE_H + MARGIN, WIDTH - PANEL_W - 3 * MARGIN, HEIGHT - TITLE_H - CAPTION_H - 2 * MARGIN)
@@ -52,42 +53,55 @@ def _attrs(**attrs) -> str:
 class Svg:
     """A small SVG builder: shapes and text appended in drawing order."""
 
-    def __init__(self, width: int = WIDTH, height: int = HEIGHT, background: Optional[str] = PAPER):
+    def __init__(self, width: int = WIDTH, height: int = HEIGHT, background: str | None = PAPER):
         self.width, self.height = width, height
-        self.parts: List[str] = []
+        self.parts: list[str] = []
         if background is not None:
             self.rect(0, 0, width, height, fill=background)
 
     def rect(self, x, y, w, h, fill="none", stroke=None, stroke_width=None, rx=None, **extra) -> None:
         """A rectangle with its top-left corner at ``(x, y)``."""
-        self.parts.append(f"<rect{_attrs(x=_n(x), y=_n(y), width=_n(w), height=_n(h), fill=fill, stroke=stroke, stroke_width=stroke_width, rx=rx, **extra)}/>")
+        self.parts.append(
+            f"<rect{_attrs(x=_n(x), y=_n(y), width=_n(w), height=_n(h), fill=fill, stroke=stroke, stroke_width=stroke_width, rx=rx, **extra)}/>"
+        )
 
     def circle(self, cx, cy, r, fill="none", stroke=None, stroke_width=None, **extra) -> None:
         """A circle."""
-        self.parts.append(f"<circle{_attrs(cx=_n(cx), cy=_n(cy), r=_n(r), fill=fill, stroke=stroke, stroke_width=stroke_width, **extra)}/>")
+        self.parts.append(
+            f"<circle{_attrs(cx=_n(cx), cy=_n(cy), r=_n(r), fill=fill, stroke=stroke, stroke_width=stroke_width, **extra)}/>"
+        )
 
-    def polygon(self, points: Sequence[Tuple[float, float]], fill="none", stroke=None, stroke_width=None,
-                **extra) -> None:
+    def polygon(
+        self, points: Sequence[tuple[float, float]], fill="none", stroke=None, stroke_width=None, **extra
+    ) -> None:
         """A closed polygon through ``points``."""
         pts = " ".join(f"{_n(x)},{_n(y)}" for x, y in points)
-        self.parts.append(f"<polygon{_attrs(points=pts, fill=fill, stroke=stroke, stroke_width=stroke_width, **extra)}/>")
+        self.parts.append(
+            f"<polygon{_attrs(points=pts, fill=fill, stroke=stroke, stroke_width=stroke_width, **extra)}/>"
+        )
 
-    def polyline(self, points: Sequence[Tuple[float, float]], stroke=INK, stroke_width=1, **extra) -> None:
+    def polyline(self, points: Sequence[tuple[float, float]], stroke=INK, stroke_width=1, **extra) -> None:
         """An open line through ``points``."""
         pts = " ".join(f"{_n(x)},{_n(y)}" for x, y in points)
-        self.parts.append(f"<polyline{_attrs(points=pts, fill='none', stroke=stroke, stroke_width=stroke_width, **extra)}/>")
+        self.parts.append(
+            f"<polyline{_attrs(points=pts, fill='none', stroke=stroke, stroke_width=stroke_width, **extra)}/>"
+        )
 
     def line(self, x1, y1, x2, y2, stroke=INK, stroke_width=1, **extra) -> None:
         """A straight line."""
-        self.parts.append(f"<line{_attrs(x1=_n(x1), y1=_n(y1), x2=_n(x2), y2=_n(y2), stroke=stroke, stroke_width=stroke_width, **extra)}/>")
+        self.parts.append(
+            f"<line{_attrs(x1=_n(x1), y1=_n(y1), x2=_n(x2), y2=_n(y2), stroke=stroke, stroke_width=stroke_width, **extra)}/>"
+        )
 
     def text(self, x, y, content, size=13, fill=INK, anchor="start", weight=None, **extra) -> None:
         """Text with its baseline at ``y``; ``anchor`` is start, middle or end."""
-        self.parts.append(f"<text{_attrs(x=_n(x), y=_n(y), font_size=size, fill=fill, text_anchor=anchor, font_weight=weight, **extra)}>"
-                          f"{escape(str(content))}</text>")
+        self.parts.append(
+            f"<text{_attrs(x=_n(x), y=_n(y), font_size=size, fill=fill, text_anchor=anchor, font_weight=weight, **extra)}>"
+            f"{escape(str(content))}</text>"
+        )
 
     @contextmanager
-    def group(self, transform: Optional[str] = None):
+    def group(self, transform: str | None = None):
         """Everything drawn inside the ``with`` block is one group (moved/scaled by ``transform``)."""
         self.parts.append(f"<g{_attrs(transform=transform)}>")
         yield self
@@ -101,8 +115,10 @@ class Svg:
 
     def to_string(self) -> str:
         """The finished SVG document."""
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
-                f'viewBox="0 0 {self.width} {self.height}" font-family="{FONT}">')
+        head = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}" '
+            f'viewBox="0 0 {self.width} {self.height}" font-family="{FONT}">'
+        )
         return head + "".join(self.parts) + "</svg>"
 
 
@@ -117,8 +133,8 @@ class PlayerRow:
     """One seat in the players' panel."""
 
     seat: int
-    score: str                 # e.g. "12 points"
-    detail: str = ""           # e.g. "hand 4 · towers 1"
+    score: str  # e.g. "12 points"
+    detail: str = ""  # e.g. "hand 4 · towers 1"
     on_move: bool = False
     winner: bool = False
 
@@ -143,13 +159,18 @@ def frame(title: str, status: str) -> Svg:
     return svg
 
 
-def viewer_label(viewer: Optional[int]) -> str:
+def viewer_label(viewer: int | None) -> str:
     """``public view`` or ``player_2's view``."""
     return "public view" if viewer is None else f"player_{viewer}'s view"
 
 
-def players_panel(svg: Svg, rows: Sequence[PlayerRow], viewer: Optional[int], private: Sequence[str] = (),
-                  notes: Sequence[str] = ()) -> None:
+def players_panel(
+    svg: Svg,
+    rows: Sequence[PlayerRow],
+    viewer: int | None,
+    private: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> None:
     """The right-hand panel: one row per seat, then what only ``viewer`` sees (``private``
     lines) and public ``notes`` (deck sizes and the like)."""
     x = WIDTH - PANEL_W - MARGIN
@@ -182,10 +203,10 @@ def players_panel(svg: Svg, rows: Sequence[PlayerRow], viewer: Optional[int], pr
         y += 6
 
 
-def wrap_parts(parts: Sequence[str], width: int = PANEL_LINE) -> List[str]:
+def wrap_parts(parts: Sequence[str], width: int = PANEL_LINE) -> list[str]:
     """Join ``parts`` with `` · `` into lines of at most ``width`` characters; a part too long
     for one line is broken at its spaces."""
-    lines: List[str] = []
+    lines: list[str] = []
     for part in parts:
         first, *rest = textwrap.wrap(part, width) or [""]
         if lines and len(lines[-1]) + 3 + len(first) <= width:
@@ -196,7 +217,7 @@ def wrap_parts(parts: Sequence[str], width: int = PANEL_LINE) -> List[str]:
     return lines
 
 
-def caption(svg: Svg, last: Optional[LastAction]) -> None:
+def caption(svg: Svg, last: LastAction | None) -> None:
     """The bottom line: the last action by name, in its seat's colour."""
     y = HEIGHT - CAPTION_H
     svg.rect(0, y, WIDTH, CAPTION_H, fill="#efe9dc")
@@ -207,8 +228,11 @@ def caption(svg: Svg, last: Optional[LastAction]) -> None:
     svg.text(MARGIN + 24, y + 20, f"last action: player_{last.seat}: {last.name}", size=13)
 
 
-def fit_transform(bbox: Tuple[float, float, float, float], box: Tuple[float, float, float, float] = AREA,
-                  max_scale: float = 1.0) -> str:
+def fit_transform(
+    bbox: tuple[float, float, float, float],
+    box: tuple[float, float, float, float] = AREA,
+    max_scale: float = 1.0,
+) -> str:
     """An SVG transform putting content spanning ``bbox`` (x, y, w, h) centred inside ``box``,
     scaled down (never up beyond ``max_scale``) so that it fits however large it grew."""
     bx, by, bw, bh = bbox
@@ -219,14 +243,14 @@ def fit_transform(bbox: Tuple[float, float, float, float], box: Tuple[float, flo
     return f"translate({_n(dx)} {_n(dy)}) scale({round(scale, 4)})"
 
 
-def hexagon(cx: float, cy: float, size: float) -> List[Tuple[float, float]]:
+def hexagon(cx: float, cy: float, size: float) -> list[tuple[float, float]]:
     """Corners of a pointy-top hexagon of circumradius ``size`` centred on ``(cx, cy)``."""
     angles = np.deg2rad(np.arange(6) * 60 - 30)
     return [(cx + size * float(np.cos(a)), cy + size * float(np.sin(a))) for a in angles]
 
 
 # --- rasterising: the render extra ---------------------------------------------------------
-def _font_files() -> List[str]:
+def _font_files() -> list[str]:
     """DejaVu Sans (regular and bold) from matplotlib's data when it is installed (the eval,
     train and bench extras): then the pictures use these fonts alone and come out the same on
     every machine, and resvg skips scanning the system's fonts. Without matplotlib, resvg uses
@@ -241,7 +265,7 @@ def _font_files() -> List[str]:
     return [str(p) for p in fonts] if all(p.exists() for p in fonts) else []
 
 
-_FONTS: Optional[List[str]] = None
+_FONTS: list[str] | None = None
 
 
 def svg_to_png(svg: str, zoom: float = 1.0) -> bytes:
@@ -253,8 +277,15 @@ def svg_to_png(svg: str, zoom: float = 1.0) -> bytes:
         raise ImportError(f"rendering pictures needs the render extra: {RENDER_EXTRA}") from err
     if _FONTS is None:
         _FONTS = _font_files()
-    return bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=zoom, background=PAPER, font_files=_FONTS or None,
-                                       skip_system_fonts=bool(_FONTS)))
+    return bytes(
+        resvg_py.svg_to_bytes(
+            svg_string=svg,
+            zoom=zoom,
+            background=PAPER,
+            font_files=_FONTS or None,
+            skip_system_fonts=bool(_FONTS),
+        )
+    )
 
 
 def png_to_array(png: bytes) -> np.ndarray:

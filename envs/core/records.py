@@ -48,10 +48,12 @@ Marry the Monster's ``max_steps``); an action takes under 300 bytes of JSON (nam
 characters, words of at most 200), so such a record is under 1.5 MB, and the caps leave room for
 twice as many actions, each with words up to :data:`MAX_WORDS_CHARS`. Records are written atomically (:mod:`monster_zoo.envs.core.safe_writing`).
 """
+
 import json
 import numbers
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any
 
 import numpy as np
 
@@ -64,8 +66,17 @@ from .safe_writing import write_atomic
 FORMAT = "monster-zoo-record"
 FORMAT_VERSION = 2
 READ_VERSIONS = (1, 2)  # version 1: actions without their words
-RECORD_KEYS = ("format", "format_version", "library_version", "game", "options", "seed", "agents", "actions",
-               "result")
+RECORD_KEYS = (
+    "format",
+    "format_version",
+    "library_version",
+    "game",
+    "options",
+    "seed",
+    "agents",
+    "actions",
+    "result",
+)
 # Bounds of a record (see the module doc).
 MAX_RECORD_ACTIONS = 10_000
 MAX_RECORD_BYTES = 4 << 20
@@ -92,11 +103,13 @@ def check_agent_names(names: Sequence[str]) -> None:
     checked before a game is played, so no game is lost to a record that could not be kept."""
     for seat, name in enumerate(names):
         if len(str(name)) > MAX_AGENT_NAME_CHARS:
-            raise ValueError(f"the agent name of seat {seat} ({str(name)[:40]!r}...) is {len(str(name)):,} "
-                             f"characters; a match record keeps names of at most {MAX_AGENT_NAME_CHARS}")
+            raise ValueError(
+                f"the agent name of seat {seat} ({str(name)[:40]!r}...) is {len(str(name)):,} "
+                f"characters; a match record keeps names of at most {MAX_AGENT_NAME_CHARS}"
+            )
 
 
-def recorded_options(options: Dict[str, Any]) -> Dict[str, Any]:
+def recorded_options(options: dict[str, Any]) -> dict[str, Any]:
     """The game options worth recording: all but ``render_mode``, which changes no game."""
     return {k: v for k, v in options.items() if k != "render_mode"}
 
@@ -113,7 +126,7 @@ class RecordWriter:
         record = writer.finish()
     """
 
-    def __init__(self, env, seed: int, agents: Optional[Sequence[str]] = None):
+    def __init__(self, env, seed: int, agents: Sequence[str] | None = None):
         self.raw = env.unwrapped
         n = len(self.raw.possible_agents)
         agents = list(agents) if agents is not None else ["unknown"] * n
@@ -122,9 +135,16 @@ class RecordWriter:
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise ValueError(f"a record needs the integer seed of env.reset(seed=...), got {seed!r}")
         check_agent_names(agents)
-        self.record = {"format": FORMAT, "format_version": FORMAT_VERSION, "library_version": library_version(),
-                       "game": self.raw.spec.env_id, "options": recorded_options(self.raw.options),
-                       "seed": int(seed), "agents": [str(a) for a in agents], "actions": []}
+        self.record = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "library_version": library_version(),
+            "game": self.raw.spec.env_id,
+            "options": recorded_options(self.raw.options),
+            "seed": int(seed),
+            "agents": [str(a) for a in agents],
+            "actions": [],
+        }
 
     def note(self, action: int) -> None:
         """Record ``action`` of the agent on move; call it just before ``env.step(action)``."""
@@ -152,11 +172,15 @@ def game_result(raw) -> dict:
     # Read from the state, not from env.truncations: the agents (and their flags) leave the
     # env as their final dead steps are taken.
     truncated = bool(truncated_game.py_func(state))
-    return {"returns": [float(r) for r in returns], "terminated": terminated,
-            "truncated": truncated, "length": int(state[H_STEPS])}
+    return {
+        "returns": [float(r) for r in returns],
+        "terminated": terminated,
+        "truncated": truncated,
+        "length": int(state[H_STEPS]),
+    }
 
 
-def record_game(env, agents: Sequence, seed: int, names: Optional[Sequence[str]] = None) -> dict:
+def record_game(env, agents: Sequence, seed: int, names: Sequence[str] | None = None) -> dict:
     """Play one game of ``env`` with ``agents[s]`` in seat ``s`` and return its record.
 
     An agent is a callable ``(observation, action_mask) -> action`` or an object with
@@ -184,8 +208,11 @@ def record_game(env, agents: Sequence, seed: int, names: Optional[Sequence[str]]
         agent = agents[raw.possible_agents.index(agent_name)]
         if hasattr(agent, "act"):
             state = raw.engine_state if getattr(agent, "needs_state", False) else None
-            action = agent.act(obs["observation"], obs["action_mask"], state) if state is not None else \
-                agent.act(obs["observation"], obs["action_mask"])
+            action = (
+                agent.act(obs["observation"], obs["action_mask"], state)
+                if state is not None
+                else agent.act(obs["observation"], obs["action_mask"])
+            )
         else:
             action = agent(obs["observation"], obs["action_mask"])
         writer.note(action)
@@ -199,13 +226,13 @@ def record_text(record: dict) -> str:
     return json.dumps(record, indent=1) + "\n"
 
 
-def save_record(record: dict, path: Union[str, Path]) -> Path:
+def save_record(record: dict, path: str | Path) -> Path:
     """Write ``record`` (checked first) as JSON to ``path``, atomically (a link at ``path`` is
     replaced, never followed); returns the path."""
     return write_atomic(path, record_text(record))
 
 
-def read_record(path: Union[str, Path], allow_other_version: bool = False) -> dict:
+def read_record(path: str | Path, allow_other_version: bool = False) -> dict:
     """A record read from a JSON file within the bounds of the module doc, and checked
     (:func:`validate_record`)."""
     path = Path(path)
@@ -248,50 +275,103 @@ def validate_record(data: Any, where: str = "record", allow_other_version: bool 
     _need(isinstance(data, dict), where, f"a record is a JSON object, not {type(data).__name__}")
     _need(data.get("format") == FORMAT, where, f"not a monster-zoo match record (format must be {FORMAT!r})")
     version = data.get("format_version")
-    _need(_is_int(version) and version in READ_VERSIONS, where, f"record format version {_shown(version)}; this "
-          f"library reads versions {', '.join(map(str, READ_VERSIONS))}")
+    _need(
+        _is_int(version) and version in READ_VERSIONS,
+        where,
+        f"record format version {_shown(version)}; this "
+        f"library reads versions {', '.join(map(str, READ_VERSIONS))}",
+    )
     missing = [k for k in RECORD_KEYS if k not in data]
     _need(not missing, where, f"missing field(s) {', '.join(missing)} (truncated record?)")
-    _need(_is_text(data["library_version"], MAX_FIELD_CHARS), where,
-          f"'library_version' must be a version string of at most {MAX_FIELD_CHARS} characters")
+    _need(
+        _is_text(data["library_version"], MAX_FIELD_CHARS),
+        where,
+        f"'library_version' must be a version string of at most {MAX_FIELD_CHARS} characters",
+    )
     mine = library_version()
-    _need(allow_other_version or data["library_version"] == mine, where,
-          f"recorded by monster-zoo {data['library_version']!r}, this is {mine}: the rules may differ, so the "
-          "record may not replay; replay it with the version that wrote it (or allow_other_version=True / "
-          "--any-version to try, every action is still checked)")
-    _need(_is_text(data["game"], MAX_FIELD_CHARS), where,
-          f"'game' must be a game id string, got {_shown(data['game'])}")
-    _need(isinstance(data["options"], dict) and all(isinstance(k, str) for k in data["options"]), where,
-          "'options' must be an object of option names to values")
-    _need("render_mode" not in data["options"], where, "'options' never hold render_mode (it changes no game, and "
-          "whoever replays a record chooses how to draw it)")
-    _need(_is_int(data["seed"]) and data["seed"] >= 0, where,
-          f"'seed' must be an integer >= 0 (the seed of reset), got {_shown(data['seed'])}")
-    _need(isinstance(data["agents"], list) and all(isinstance(a, str) for a in data["agents"]), where,
-          "'agents' must be a list of agent names, one per seat")
-    _need(1 <= len(data["agents"]) <= MAX_SEATS, where,
-          f"'agents' names {len(data['agents'])} seats; a record has 1 to {MAX_SEATS}")
+    _need(
+        allow_other_version or data["library_version"] == mine,
+        where,
+        f"recorded by monster-zoo {data['library_version']!r}, this is {mine}: the rules may differ, so the "
+        "record may not replay; replay it with the version that wrote it (or allow_other_version=True / "
+        "--any-version to try, every action is still checked)",
+    )
+    _need(
+        _is_text(data["game"], MAX_FIELD_CHARS),
+        where,
+        f"'game' must be a game id string, got {_shown(data['game'])}",
+    )
+    _need(
+        isinstance(data["options"], dict) and all(isinstance(k, str) for k in data["options"]),
+        where,
+        "'options' must be an object of option names to values",
+    )
+    _need(
+        "render_mode" not in data["options"],
+        where,
+        "'options' never hold render_mode (it changes no game, and "
+        "whoever replays a record chooses how to draw it)",
+    )
+    _need(
+        _is_int(data["seed"]) and data["seed"] >= 0,
+        where,
+        f"'seed' must be an integer >= 0 (the seed of reset), got {_shown(data['seed'])}",
+    )
+    _need(
+        isinstance(data["agents"], list) and all(isinstance(a, str) for a in data["agents"]),
+        where,
+        "'agents' must be a list of agent names, one per seat",
+    )
+    _need(
+        1 <= len(data["agents"]) <= MAX_SEATS,
+        where,
+        f"'agents' names {len(data['agents'])} seats; a record has 1 to {MAX_SEATS}",
+    )
     for seat, name in enumerate(data["agents"]):
-        _need(len(name) <= MAX_AGENT_NAME_CHARS, where, f"the agent name of seat {seat} is {len(name):,} "
-              f"characters; a record keeps names of at most {MAX_AGENT_NAME_CHARS}")
+        _need(
+            len(name) <= MAX_AGENT_NAME_CHARS,
+            where,
+            f"the agent name of seat {seat} is {len(name):,} "
+            f"characters; a record keeps names of at most {MAX_AGENT_NAME_CHARS}",
+        )
     _need(isinstance(data["actions"], list), where, "'actions' must be a list")
-    _need(len(data["actions"]) <= MAX_RECORD_ACTIONS, where,
-          f"{len(data['actions']):,} actions; a record holds at most {MAX_RECORD_ACTIONS:,}")
+    _need(
+        len(data["actions"]) <= MAX_RECORD_ACTIONS,
+        where,
+        f"{len(data['actions']):,} actions; a record holds at most {MAX_RECORD_ACTIONS:,}",
+    )
     for i, step in enumerate(data["actions"]):
-        _need(isinstance(step, dict) and _is_int(step.get("seat")) and _is_int(step.get("action"))
-              and _is_text(step.get("name"), MAX_FIELD_CHARS), where,
-              f"action {i} must be {{'seat': int, 'action': int, 'name': str}}, got {_shown(step, 200)}")
-        _need(version == 1 or _is_text(step.get("words"), MAX_WORDS_CHARS), where,
-              f"action {i} must have its 'words' (text of at most {MAX_WORDS_CHARS:,} characters) in a record of "
-              f"format version {version}, got {_shown(step.get('words'))}")
+        _need(
+            isinstance(step, dict)
+            and _is_int(step.get("seat"))
+            and _is_int(step.get("action"))
+            and _is_text(step.get("name"), MAX_FIELD_CHARS),
+            where,
+            f"action {i} must be {{'seat': int, 'action': int, 'name': str}}, got {_shown(step, 200)}",
+        )
+        _need(
+            version == 1 or _is_text(step.get("words"), MAX_WORDS_CHARS),
+            where,
+            f"action {i} must have its 'words' (text of at most {MAX_WORDS_CHARS:,} characters) in a record of "
+            f"format version {version}, got {_shown(step.get('words'))}",
+        )
     result = data["result"]
-    _need(isinstance(result, dict) and isinstance(result.get("returns"), list) and len(result["returns"]) <= MAX_SEATS
-          and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in result["returns"])
-          and isinstance(result.get("terminated"), bool) and isinstance(result.get("truncated"), bool)
-          and _is_int(result.get("length")), where,
-          "'result' must be {'returns': [numbers], 'terminated': bool, 'truncated': bool, 'length': int}")
-    _need(result["length"] == len(data["actions"]), where,
-          f"result length {result['length']} but {len(data['actions'])} actions (truncated record?)")
+    _need(
+        isinstance(result, dict)
+        and isinstance(result.get("returns"), list)
+        and len(result["returns"]) <= MAX_SEATS
+        and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in result["returns"])
+        and isinstance(result.get("terminated"), bool)
+        and isinstance(result.get("truncated"), bool)
+        and _is_int(result.get("length")),
+        where,
+        "'result' must be {'returns': [numbers], 'terminated': bool, 'truncated': bool, 'length': int}",
+    )
+    _need(
+        result["length"] == len(data["actions"]),
+        where,
+        f"result length {result['length']} but {len(data['actions'])} actions (truncated record?)",
+    )
     return data
 
 
@@ -299,26 +379,43 @@ def check_step(where: str, i: int, step: dict, raw) -> None:
     """Refuse action ``i`` of a record unless it is the recorded seat's, legal, named as recorded and,
     where the record gives its words (format version 2), said in the words the game says it."""
     seat = raw.possible_agents.index(raw.agent_selection)
-    _need(step["seat"] == seat, where, f"action {i} ({step['name']!r}) is recorded for player_{step['seat']} "
-          f"but player_{seat} is on move")
+    _need(
+        step["seat"] == seat,
+        where,
+        f"action {i} ({step['name']!r}) is recorded for player_{step['seat']} but player_{seat} is on move",
+    )
     legal = raw.legal_actions()
-    _need(step["action"] in legal, where, f"action {i}: {step['action']} ({step['name']!r}) is illegal for "
-          f"player_{seat} here; the record does not belong to this game or version")
+    _need(
+        step["action"] in legal,
+        where,
+        f"action {i}: {step['action']} ({step['name']!r}) is illegal for "
+        f"player_{seat} here; the record does not belong to this game or version",
+    )
     name = raw.action_to_str(step["action"])
-    _need(name == step["name"], where, f"action {i}: {step['action']} is {name!r} here but the record names it "
-          f"{step['name']!r}; the record does not belong to this game or version")
+    _need(
+        name == step["name"],
+        where,
+        f"action {i}: {step['action']} is {name!r} here but the record names it "
+        f"{step['name']!r}; the record does not belong to this game or version",
+    )
     if "words" in step:
         said = recorded_words(raw.spec, raw.engine_state, step["action"])
-        _need(said == step["words"], where, f"action {i} ({step['name']!r}): the record says it in the words "
-              f"{_shown(step['words'])} but the game says {_shown(said)}; a record cannot put words in a move's "
-              "mouth (its words are checked against the game, never shown as given)")
+        _need(
+            said == step["words"],
+            where,
+            f"action {i} ({step['name']!r}): the record says it in the words "
+            f"{_shown(step['words'])} but the game says {_shown(said)}; a record cannot put words in a move's "
+            "mouth (its words are checked against the game, never shown as given)",
+        )
 
 
 def check_result(where: str, record: dict, result: dict) -> None:
     """Refuse a replay whose result differs from the recorded one."""
     recorded = record["result"]
-    same = (recorded["terminated"] == result["terminated"] and recorded["truncated"] == result["truncated"]
-            and len(recorded["returns"]) == len(result["returns"])
-            and all(abs(a - b) < 1e-5 for a, b in zip(recorded["returns"], result["returns"])))
+    same = (
+        recorded["terminated"] == result["terminated"]
+        and recorded["truncated"] == result["truncated"]
+        and len(recorded["returns"]) == len(result["returns"])
+        and all(abs(a - b) < 1e-5 for a, b in zip(recorded["returns"], result["returns"]))
+    )
     _need(same, where, f"the replay ended with {result} but the record says {recorded}")
-

@@ -4,6 +4,7 @@ Every game marks its winners with one flag per seat in its state and knows each
 seat's final score; the conversion into rewards is the same everywhere, so it is
 written once here.
 """
+
 from numba import njit
 
 from .contract import H_NUM_PLAYERS, H_REWARD_MODE, H_TERMINAL, REWARD_WIN
@@ -42,4 +43,4 @@ def c3_returns_scored(state, winner, scores, out):
 @njit(cache=True, inline="always")  # one line: inlined into each game's returns, not compiled apart
 def c3_returns(state, winner, score, out):
     """:func:`c3_returns_scored` for a game keeping its final scores in the state at offset ``score``."""
-    c3_returns_scored(state, winner, state[score: score + state[H_NUM_PLAYERS]], out)
+    c3_returns_scored(state, winner, state[score : score + state[H_NUM_PLAYERS]], out)

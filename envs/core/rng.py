@@ -5,6 +5,7 @@ touch ``np.random``: numba's generator is per thread, so results would depend on
 the thread that ran a game under ``prange``. Keeping the generator outside the
 game state also means a planner that clones a state cannot peek at future draws.
 """
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -99,8 +100,12 @@ def _load_word(typingctx, mask, start):
     """The ``WORD`` entries of an int8 mask from index ``start`` as one uint64 (no bounds check:
     callers keep ``start + WORD <= len(mask)``). Only for C-contiguous one-byte arrays, where
     those entries are adjacent bytes."""
-    if not (isinstance(mask, types.Array) and mask.ndim == 1 and mask.layout == "C"
-            and mask.dtype in (types.int8, types.uint8)):
+    if not (
+        isinstance(mask, types.Array)
+        and mask.ndim == 1
+        and mask.layout == "C"
+        and mask.dtype in (types.int8, types.uint8)
+    ):
         return None
 
     def codegen(context, builder, signature, args):
@@ -198,8 +203,12 @@ def rng_pick_counted(mask, count, rng):
     n = mask.shape[0]
     start = 0
     while start + PICK_BLOCK <= n:
-        in_block = _count_bytes(_load_word(mask, start) + _load_word(mask, start + WORD)
-                                + _load_word(mask, start + 2 * WORD) + _load_word(mask, start + 3 * WORD))
+        in_block = _count_bytes(
+            _load_word(mask, start)
+            + _load_word(mask, start + WORD)
+            + _load_word(mask, start + 2 * WORD)
+            + _load_word(mask, start + 3 * WORD)
+        )
         if in_block > k:
             break
         k -= in_block

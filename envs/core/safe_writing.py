@@ -15,28 +15,29 @@ the new file, never followed: a link planted among the outputs cannot redirect a
 :func:`write_private` keeps data that must not be lost (a person's game) when its own path
 fails: a fresh file in the temporary folder that only the user can read.
 """
+
 import os
 import secrets
 import stat
 import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, Optional, Union
+from typing import BinaryIO
 
 OVERWRITE_HINT = "pass --overwrite to replace it"
-_TEMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-               | getattr(os, "O_BINARY", 0))
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _NAME_KEPT = 100  # characters of the target's name in a temporary file's (names are limited to 255 bytes)
 
 
-def _special_kind(mode: int) -> Optional[str]:
+def _special_kind(mode: int) -> str | None:
     """What a path that is neither a regular file nor a link is, in words (None for those two)."""
     if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
         return None
     return "a folder" if stat.S_ISDIR(mode) else "a special file (FIFO, device or socket)"
 
 
-def folder_problem(label: str, folder) -> Optional[str]:
+def folder_problem(label: str, folder) -> str | None:
     """None if ``folder`` is a writable folder or can be made one (its first existing ancestor is
     a writable folder), else the reason, starting with ``label`` and the folder."""
     folder = Path(folder)
@@ -64,7 +65,7 @@ def same_file(a, b) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def output_problem(label: str, path, inputs: Iterable = (), overwrite: bool = False) -> Optional[str]:
+def output_problem(label: str, path, inputs: Iterable = (), overwrite: bool = False) -> str | None:
     """None if the file ``path`` may be written, else why not (see the module doc); ``inputs`` are
     the files the command reads, which it must never overwrite."""
     path = Path(path)
@@ -117,14 +118,14 @@ def open_atomic(path) -> Iterator[BinaryIO]:
         raise
 
 
-def write_atomic(path, data: Union[str, bytes]) -> Path:
+def write_atomic(path, data: str | bytes) -> Path:
     """Write ``data`` (text as UTF-8) to ``path`` atomically, replacing a link rather than following it."""
     with open_atomic(path) as stream:
         stream.write(data.encode("utf-8") if isinstance(data, str) else data)
     return Path(path)
 
 
-def write_private(data: Union[str, bytes], prefix: str, suffix: str) -> Path:
+def write_private(data: str | bytes, prefix: str, suffix: str) -> Path:
     """Write ``data`` to a fresh file that only this user can read, in the temporary folder; its path."""
     fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix)
     with os.fdopen(fd, "wb") as stream:

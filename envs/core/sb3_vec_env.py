@@ -6,7 +6,9 @@ convention (``infos[i]["terminal_observation"]``, ``"TimeLimit.truncated"``) and
 returns flat ``float32`` observations from the learner's seat. Needs the
 ``train`` extra (stable-baselines3); nothing else in ``envs`` imports it.
 """
-from typing import Any, List, Optional, Sequence
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -34,11 +36,20 @@ class SelfPlayVecEnv(VecEnv):
     the reason, and changes nothing.
     """
 
-    def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence,
-                 weights: Optional[Sequence[float]] = None, seed: int = 0, illegal_action: str = "raise"):
+    def __init__(
+        self,
+        spec,
+        config: np.ndarray,
+        num_envs: int,
+        opponents: Sequence,
+        weights: Sequence[float] | None = None,
+        seed: int = 0,
+        illegal_action: str = "raise",
+    ):
         num_envs = check_num_envs(num_envs, spec.env_id)
-        self.games = LearnerGames(spec, config, num_envs, opponents, weights, seed,
-                                  illegal_action=illegal_action)
+        self.games = LearnerGames(
+            spec, config, num_envs, opponents, weights, seed, illegal_action=illegal_action
+        )
         self.game_spec = spec
         self.render_mode = None
         observation_space = spaces.Box(0.0, 1.0, (spec.obs_size,), np.float32)
@@ -69,9 +80,11 @@ class SelfPlayVecEnv(VecEnv):
         infos = [self._info(i) for i in range(self.num_envs)]
         g = self.games
         for i in np.flatnonzero(done):
-            infos[i].update(terminal_observation=g.final_observations[i].copy(),
-                            returns=g.final_returns[i].copy(),
-                            opponent=getattr(g.slot_opponents[i], "name", repr(g.slot_opponents[i])))
+            infos[i].update(
+                terminal_observation=g.final_observations[i].copy(),
+                returns=g.final_returns[i].copy(),
+                opponent=getattr(g.slot_opponents[i], "name", repr(g.slot_opponents[i])),
+            )
             infos[i]["TimeLimit.truncated"] = bool(truncated[i])
             if g.illegal[i]:
                 infos[i]["illegal_move"] = True
@@ -81,12 +94,12 @@ class SelfPlayVecEnv(VecEnv):
         """Legal actions of the learner in every slot, ``bool[num_envs, num_actions]``."""
         return self.games.masks.astype(bool)
 
-    def set_opponents(self, opponents: Sequence, weights: Optional[Sequence[float]] = None) -> None:
+    def set_opponents(self, opponents: Sequence, weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool (games in progress finish with their opponent); an opponent
         made for another game, player count or rule options is refused, changing nothing."""
         self.games.set_opponents(opponents, weights)
 
-    def seed(self, seed: Optional[int] = None) -> List[Optional[int]]:
+    def seed(self, seed: int | None = None) -> list[int | None]:
         """Seed the next :meth:`reset`: game ``k`` of slot ``i`` gets ``seed + i + k * num_envs``
         (modulo 2**63); ``seed`` is None (fresh entropy) or a non-negative integer."""
         return super().seed(check_seed(seed, f"{self.game_spec.env_id} vec env seed()"))
@@ -110,7 +123,7 @@ class SelfPlayVecEnv(VecEnv):
     def close(self) -> None:
         """Nothing to release."""
 
-    def get_attr(self, attr_name: str, indices=None) -> List[Any]:
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         """The attribute of this (shared) env, once per requested slot."""
         value = getattr(self, attr_name)
         return [value for _ in self._get_indices(indices)]
@@ -119,7 +132,7 @@ class SelfPlayVecEnv(VecEnv):
         """Set an attribute of the shared env."""
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> List[Any]:
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
         """``action_masks`` answers per slot; other methods are called once and repeated."""
         slots = list(self._get_indices(indices))
         if method_name == "action_masks":
@@ -128,7 +141,7 @@ class SelfPlayVecEnv(VecEnv):
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in slots]
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> List[bool]:
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         """No gymnasium wrappers sit under this env."""
         return [False for _ in self._get_indices(indices)]
 

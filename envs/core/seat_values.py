@@ -1,4 +1,5 @@
 """Turning per-seat position values into one number for the seat on move (numba)."""
+
 from .kernels import on_demand
 
 

@@ -9,12 +9,13 @@ any seat's view at any step, the last one and the first after an auto-reset incl
 what lets a trained policy refuse, from the observation alone, a table of another size
 (:meth:`monster_zoo.agents.base.Agent.check_view`).
 """
-from typing import Optional, Sequence
+
+from collections.abc import Sequence
 
 import numpy as np
 
 
-def seated_index(slots: Optional[Sequence[int]]) -> Optional[np.ndarray]:
+def seated_index(slots: Sequence[int] | None) -> np.ndarray | None:
     """``slots`` (a game's ``seated_slots``) as an index array, read once where views are checked
     often; None stays None (the game's view does not say its player count)."""
     return None if slots is None else np.asarray(slots, dtype=np.intp)
@@ -29,7 +30,7 @@ def players_in_view(index: np.ndarray, observation):
     return np.count_nonzero(view[..., index], axis=-1)
 
 
-def other_player_count(index: np.ndarray, observation, num_players: int) -> Optional[int]:
+def other_player_count(index: np.ndarray, observation, num_players: int) -> int | None:
     """The player count of the first view of ``observation`` (one view or a batch) whose seat
     entries ``index`` say another count than ``num_players``; None where every view says it."""
     view = np.asarray(observation)

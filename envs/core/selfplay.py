@@ -26,15 +26,15 @@ seeded ``seed + i + k * num_envs`` (the first games match
 a generator of the slot's own, and kernel opponents draw from another, so
 nothing depends on the thread count.
 """
-from typing import Optional, Sequence
+
+from collections.abc import Sequence
 
 import numpy as np
 from numba import types
 
-from .batch import FLOATS2, INTS, MASKS, RNGS, STATES
+from .batch import FLOATS2, INTS, MASKS, RNGS, STATES, read_only
 from .contract import APPLY_ACTION_T, H_CURRENT, H_TERMINAL, LEGAL_MASK_T, OBSERVE_T
 from .header import running, running_rows, truncated_rows
-from .batch import read_only
 from .illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from .inputs import check_num_envs, check_seed
 from .kernels import lazy_njit
@@ -62,7 +62,9 @@ def opponents_on_move(states, slots, learner, out):
     return n
 
 
-@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True, nogil=True)
+@lazy_njit(
+    types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True, nogil=True
+)
 def view_of_mover(states, slots, masks, obs, legal_mask, observe_into):
     """Mask and observation of the seat on move in each slot of ``slots`` (rows by position)."""
     for j in range(slots.shape[0]):
@@ -79,7 +81,9 @@ def apply_in_slots(states, slots, actions, game_rngs, apply_action):
         apply_action(states[i], actions[j], game_rngs[i])
 
 
-@lazy_njit(types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True, nogil=True)
+@lazy_njit(
+    types.void(STATES, INTS, MASKS, FLOATS2, LEGAL_MASK_T, OBSERVE_T), first_class_args=True, nogil=True
+)
 def learner_view(states, learner, masks, obs, legal_mask, observe_into):
     """The learner's observation in every slot, and its mask where it is on move (else zeros)."""
     for i in range(states.shape[0]):
@@ -90,7 +94,7 @@ def learner_view(states, learner, masks, obs, legal_mask, observe_into):
         observe_into(s, learner[i], obs[i])
 
 
-def pool_cumulative(weights: Optional[Sequence[float]], count: int) -> np.ndarray:
+def pool_cumulative(weights: Sequence[float] | None, count: int) -> np.ndarray:
     """The normalised cumulative sampling weights of a pool of ``count`` opponents (``None``: uniform)
     that :func:`~monster_zoo.envs.core.learner_slots.draw_seat_and_opponent` draws from; ValueError
     unless they are ``count`` non-negative numbers with a positive sum."""
@@ -120,17 +124,33 @@ class LearnerGames:
     were reset).
     """
 
-    def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
-                 weights: Optional[Sequence[float]] = None, seed: int = 0,
-                 seats: Optional[Sequence[int]] = None, illegal_action: str = "raise", *,
-                 first_slot: int = 0, all_slots: Optional[int] = None):
+    def __init__(
+        self,
+        spec,
+        config: np.ndarray,
+        num_envs: int,
+        opponents: Sequence = None,
+        weights: Sequence[float] | None = None,
+        seed: int = 0,
+        seats: Sequence[int] | None = None,
+        illegal_action: str = "raise",
+        *,
+        first_slot: int = 0,
+        all_slots: int | None = None,
+    ):
         num_envs = check_num_envs(num_envs, spec.env_id)
         check_seed(seed, spec.env_id, allow_none=False)
         all_slots = num_envs if all_slots is None else all_slots
-        if not (isinstance(first_slot, (int, np.integer)) and isinstance(all_slots, (int, np.integer))
-                and 0 <= first_slot and first_slot + num_envs <= all_slots):
-            raise ValueError(f"first_slot {first_slot!r} and all_slots {all_slots!r} must place the {num_envs} "
-                             f"slots inside 0..all_slots-1")
+        if not (
+            isinstance(first_slot, (int, np.integer))
+            and isinstance(all_slots, (int, np.integer))
+            and 0 <= first_slot
+            and first_slot + num_envs <= all_slots
+        ):
+            raise ValueError(
+                f"first_slot {first_slot!r} and all_slots {all_slots!r} must place the {num_envs} "
+                f"slots inside 0..all_slots-1"
+            )
         # Slots first_slot.. of a set of all_slots: seeds, generators and messages are that set's, so
         # that parts stepped apart (ThreadedLearnerGames) play the games of one LearnerGames.
         self.first_slot, self.all_slots = int(first_slot), int(all_slots)
@@ -141,7 +161,7 @@ class LearnerGames:
         n, s = self.num_envs, spec
         self.states = np.zeros((n, s.state_size), np.int32)
         self._masks = np.zeros((n, s.num_actions), np.int8)  # legality is checked against this one
-        self._shown_masks = np.zeros_like(self._masks)       # and this copy is what callers see
+        self._shown_masks = np.zeros_like(self._masks)  # and this copy is what callers see
         self.masks = read_only(self._shown_masks)
         self.observations = np.zeros((n, s.obs_size), np.float32)
         self.final_observations = np.zeros((n, s.obs_size), np.float32)
@@ -151,7 +171,7 @@ class LearnerGames:
         self.illegal = np.zeros(n, np.bool_)
         self.illegal_action = check_illegal_action_option(illegal_action, spec.env_id)
         self.final_returns = np.zeros((n, self.num_players), np.float32)
-        self.final_seats = np.zeros(n, np.int64)       # the learner's seat in the game that ended
+        self.final_seats = np.zeros(n, np.int64)  # the learner's seat in the game that ended
         self.final_game_seeds = np.zeros(n, np.int64)  # and that game's seed
         self.learner_seats = np.zeros(n, np.int64)
         self.game_seeds = np.zeros(n, np.int64)
@@ -166,16 +186,22 @@ class LearnerGames:
         self._pending = np.zeros(n, np.int64)
         self._stacked = {}
         self.fixed_seats = None if seats is None else np.asarray(seats, np.int64)
-        if self.fixed_seats is not None and (self.fixed_seats.shape != (self.num_envs,) or (
-                (self.fixed_seats < 0) | (self.fixed_seats >= self.num_players)).any()):
-            raise ValueError(f"seats must be {self.num_envs} seats in 0..{self.num_players - 1}, got {seats!r}")
-        self._views = tuple(read_only(a) for a in (self.observations, self._shown_masks, self.rewards,
-                                                   self.terminated, self.truncated))
+        if self.fixed_seats is not None and (
+            self.fixed_seats.shape != (self.num_envs,)
+            or ((self.fixed_seats < 0) | (self.fixed_seats >= self.num_players)).any()
+        ):
+            raise ValueError(
+                f"seats must be {self.num_envs} seats in 0..{self.num_players - 1}, got {seats!r}"
+            )
+        self._views = tuple(
+            read_only(a)
+            for a in (self.observations, self._shown_masks, self.rewards, self.terminated, self.truncated)
+        )
         self.set_opponents(opponents, weights)
         self.seed(seed)
 
     # --- configuration -------------------------------------------------------------
-    def set_opponents(self, opponents: Optional[Sequence], weights: Optional[Sequence[float]] = None) -> None:
+    def set_opponents(self, opponents: Sequence | None, weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool; games in progress keep the opponent they started with.
 
         An opponent made for another game, player count or rule options is refused (its
@@ -259,6 +285,7 @@ class LearnerGames:
         """``(actions as int64, which of them the learner may not take)`` (the refused ones
         become 0) under ``illegal_action="penalize"``; under ``"raise"`` an IllegalActionError
         for the first refused one. A batch of the wrong shape is always refused."""
+
         def who(i):
             seat = f"player_{int(self.learner_seats[i])} (the learner)"
             return f"slot {self.first_slot + i}: {seat}" if self.all_slots > 1 else seat
@@ -273,12 +300,14 @@ class LearnerGames:
     def _start_games(self, slots: np.ndarray) -> None:
         """Start the next game in ``slots``: seed, learner seat, opponent, opening moves."""
         for i in slots:
-            self.game_seeds[i] = game_seed(self.base_seed, self.first_slot + i, self._games_started[i],
-                                           self.all_slots)
+            self.game_seeds[i] = game_seed(
+                self.base_seed, self.first_slot + i, self._games_started[i], self.all_slots
+            )
             self._games_started[i] += 1
             seed_rng(self.game_rngs[i], self.game_seeds[i])
-            self.learner_seats[i], pick = draw_seat_and_opponent(self.seat_rngs[i], self.num_players,
-                                                                 self._cumulative)
+            self.learner_seats[i], pick = draw_seat_and_opponent(
+                self.seat_rngs[i], self.num_players, self._cumulative
+            )
             if self.fixed_seats is not None:
                 self.learner_seats[i] = self.fixed_seats[i]
             self.slot_opponents[i] = self.opponents[pick]
@@ -304,9 +333,17 @@ class LearnerGames:
                 called.append(group)
         s = self.spec
         for kernel, groups in by_kernel.values():
-            advance_with_policy(self.states, np.sort(np.concatenate(groups)), self.learner_seats,
-                                self.game_rngs, self.policy_rngs, self._scratch_masks, kernel,
-                                s.legal_mask, s.apply_action)
+            advance_with_policy(
+                self.states,
+                np.sort(np.concatenate(groups)),
+                self.learner_seats,
+                self.game_rngs,
+                self.policy_rngs,
+                self._scratch_masks,
+                kernel,
+                s.legal_mask,
+                s.apply_action,
+            )
         for groups in by_mlp.values():
             self._advance_mlps(groups)
         if called:
@@ -333,10 +370,22 @@ class LearnerGames:
         group, members = group[order], members[order]
         first = next(iter(mlps.values()))
         s = self.spec
-        advance_with_mlps(self.states, group, self.learner_seats, self.game_rngs, self.policy_rngs,
-                          members, self._stacked[key][1], first.shapes, first.activations,
-                          self._scratch_masks, self._scratch_obs, s.legal_mask, s.observe_into,
-                          s.apply_action)
+        advance_with_mlps(
+            self.states,
+            group,
+            self.learner_seats,
+            self.game_rngs,
+            self.policy_rngs,
+            members,
+            self._stacked[key][1],
+            first.shapes,
+            first.activations,
+            self._scratch_masks,
+            self._scratch_obs,
+            s.legal_mask,
+            s.observe_into,
+            s.apply_action,
+        )
 
     def _advance_by_calls(self, slots: np.ndarray) -> None:
         """Step opponents without a kernel in rounds: every slot whose opponent is on move
@@ -364,7 +413,9 @@ class LearnerGames:
         illegal[~illegal] = masks[np.flatnonzero(~illegal), actions[~illegal]] == 0
         if illegal.any():
             j = int(np.flatnonzero(illegal)[0])
-            raise ValueError(f"opponent {opponent!r} chose illegal action {int(actions[j])} in slot {int(slots[j])}")
+            raise ValueError(
+                f"opponent {opponent!r} chose illegal action {int(actions[j])} in slot {int(slots[j])}"
+            )
 
     def _finish_games(self, illegal: np.ndarray) -> None:
         """Rewards and final views of the games that ended (``illegal``: lost by an illegal
@@ -402,6 +453,7 @@ class LearnerGames:
 
     def _refresh_view(self) -> None:
         s = self.spec
-        learner_view(self.states, self.learner_seats, self._masks, self.observations,
-                     s.legal_mask, s.observe_into)
+        learner_view(
+            self.states, self.learner_seats, self._masks, self.observations, s.legal_mask, s.observe_into
+        )
         self._shown_masks[:] = self._masks

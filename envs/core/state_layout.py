@@ -1,4 +1,5 @@
 """Named offsets into a flat state vector, laid out after the shared header."""
+
 from .contract import HEADER_SIZE
 
 

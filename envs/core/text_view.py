@@ -1,5 +1,6 @@
 """Text rendering helpers shared by the games' ``to_text``."""
-from typing import Sequence
+
+from collections.abc import Sequence
 
 
 def hex_rows(rows: Sequence[Sequence[str]], row_labels: Sequence[str], cell_width: int = 4) -> str:

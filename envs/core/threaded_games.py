@@ -19,9 +19,10 @@ them independent of the count uses one thread, as ``device-train`` does. The par
 order when the batched kernels themselves use more than one numba thread
 (``MONSTER_ZOO_NUM_THREADS``), whose pool serves one calling thread at a time.
 """
+
 import weakref
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -32,14 +33,29 @@ from .selfplay import LearnerGames
 from .threads import get_num_threads
 
 # The learner's arrays, copied from each part into the whole after the part's step.
-GATHERED = ("observations", "_shown_masks", "rewards", "terminated", "truncated", "illegal", "final_observations",
-            "final_returns", "final_seats", "final_game_seeds", "learner_seats", "game_seeds")
+GATHERED = (
+    "observations",
+    "_shown_masks",
+    "rewards",
+    "terminated",
+    "truncated",
+    "illegal",
+    "final_observations",
+    "final_returns",
+    "final_seats",
+    "final_game_seeds",
+    "learner_seats",
+    "game_seeds",
+)
 
 
 def plays_in_numba(opponent) -> bool:
     """Whether ``opponent`` is stepped inside numba by the learner games (so it holds no state that
     a call from another thread could change)."""
-    return getattr(opponent, "policy_kernel", None) is not None or getattr(opponent, "policy_mlp", None) is not None
+    return (
+        getattr(opponent, "policy_kernel", None) is not None
+        or getattr(opponent, "policy_mlp", None) is not None
+    )
 
 
 class ThreadedLearnerGames:
@@ -51,29 +67,62 @@ class ThreadedLearnerGames:
     with the object.
     """
 
-    def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
-                 weights: Optional[Sequence[float]] = None, seed: int = 0,
-                 seats: Optional[Sequence[int]] = None, illegal_action: str = "raise", threads: int = 2):
+    def __init__(
+        self,
+        spec,
+        config: np.ndarray,
+        num_envs: int,
+        opponents: Sequence = None,
+        weights: Sequence[float] | None = None,
+        seed: int = 0,
+        seats: Sequence[int] | None = None,
+        illegal_action: str = "raise",
+        threads: int = 2,
+    ):
         num_envs = check_num_envs(num_envs, spec.env_id)
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= num_envs:
+        if (
+            isinstance(threads, bool)
+            or not isinstance(threads, (int, np.integer))
+            or not 1 <= threads <= num_envs
+        ):
             raise ValueError(f"threads must be an integer from 1 to num_envs ({num_envs}), got {threads!r}")
         seats = None if seats is None else np.asarray(seats, np.int64)
         if seats is not None and seats.shape != (num_envs,):
-            raise ValueError(f"seats must be {num_envs} seats, got {seats.shape[0] if seats.ndim else seats!r}")
+            raise ValueError(
+                f"seats must be {num_envs} seats, got {seats.shape[0] if seats.ndim else seats!r}"
+            )
         self.bounds = np.linspace(0, num_envs, int(threads) + 1).astype(np.int64)
-        self.parts = [LearnerGames(spec, config, int(b - a), opponents, weights, seed,
-                                   None if seats is None else seats[a:b], illegal_action,
-                                   first_slot=int(a), all_slots=num_envs)
-                      for a, b in zip(self.bounds[:-1], self.bounds[1:])]
+        self.parts = [
+            LearnerGames(
+                spec,
+                config,
+                int(b - a),
+                opponents,
+                weights,
+                seed,
+                None if seats is None else seats[a:b],
+                illegal_action,
+                first_slot=int(a),
+                all_slots=num_envs,
+            )
+            for a, b in zip(self.bounds[:-1], self.bounds[1:])
+        ]
         first = self.parts[0]
-        self.spec, self.config, self.num_envs, self.num_players = spec, first.config, num_envs, first.num_players
+        self.spec, self.config, self.num_envs, self.num_players = (
+            spec,
+            first.config,
+            num_envs,
+            first.num_players,
+        )
         self.illegal_action, self.fixed_seats = first.illegal_action, seats
         for name in GATHERED:
             part_array = getattr(first, name)
             setattr(self, name, np.zeros((num_envs, *part_array.shape[1:]), part_array.dtype))
         self.masks = read_only(self._shown_masks)
-        self._views = tuple(read_only(a) for a in (self.observations, self._shown_masks, self.rewards,
-                                                   self.terminated, self.truncated))
+        self._views = tuple(
+            read_only(a)
+            for a in (self.observations, self._shown_masks, self.rewards, self.terminated, self.truncated)
+        )
         self._workers = ThreadPoolExecutor(max_workers=len(self.parts) - 1) if len(self.parts) > 1 else None
         if self._workers is not None:
             weakref.finalize(self, self._workers.shutdown, wait=False)
@@ -101,7 +150,7 @@ class ThreadedLearnerGames:
         """The seed the slots were seeded from."""
         return self.parts[0].base_seed
 
-    def set_opponents(self, opponents: Optional[Sequence], weights: Optional[Sequence[float]] = None) -> None:
+    def set_opponents(self, opponents: Sequence | None, weights: Sequence[float] | None = None) -> None:
         """``LearnerGames.set_opponents`` for every part (a refused pool changes no part: the
         first part refuses it before any part changes)."""
         for part in self.parts:
@@ -120,8 +169,10 @@ class ThreadedLearnerGames:
 
     def step(self, actions):
         """``LearnerGames.step`` over all slots: every part's actions are checked before any part moves."""
-        checked = [part.checked_actions(actions_of_part)
-                   for part, actions_of_part in zip(self.parts, self._split(actions))]
+        checked = [
+            part.checked_actions(actions_of_part)
+            for part, actions_of_part in zip(self.parts, self._split(actions))
+        ]
         self._run(lambda k: self.parts[k].apply_checked(*checked[k]))
         return self._views
 
@@ -145,6 +196,7 @@ class ThreadedLearnerGames:
     def _run(self, work) -> None:
         """``work(k)`` for every part ``k``, then its rows gathered: in the worker threads and this one
         at once, or in order when an opponent plays from Python."""
+
         def job(k):
             work(k)
             self._gather(k)

@@ -21,9 +21,10 @@ slow down many times over; and GNU OpenMP does not survive ``fork()``, which
 
 Results never depend on any of these (each slot owns its generators).
 """
+
 import contextlib
 import os
-from typing import Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
 
 import numba
 from numba.np.ufunc import parallel as numba_parallel
@@ -38,8 +39,11 @@ DEFAULT_MIN_BATCH = 64
 
 def _choose_threading_layer() -> None:
     """Select :data:`THREADING_LAYER` unless the user chose one or numba's pool already runs."""
-    if ("NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default"
-            and not getattr(numba_parallel, "_is_initialized", False)):
+    if (
+        "NUMBA_THREADING_LAYER" not in os.environ
+        and numba.config.THREADING_LAYER == "default"
+        and not getattr(numba_parallel, "_is_initialized", False)
+    ):
         numba.config.THREADING_LAYER = THREADING_LAYER
 
 
@@ -94,7 +98,7 @@ def set_parallel_min_batch(min_batch: int) -> None:
 
 
 @contextlib.contextmanager
-def using(threads: int, min_batch: Optional[int] = None) -> Iterator[None]:
+def using(threads: int, min_batch: int | None = None) -> Iterator[None]:
     """Within the block use ``threads`` threads (and ``min_batch``, if given); restore after."""
     global _threads, _min_batch
     saved = _threads, _min_batch
@@ -127,9 +131,12 @@ class BatchKernel:
     on-disk cache keeps the two apart (it keys entries by name and signature only).
     """
 
-    def __init__(self, func: Callable, signature, batch_arg: int = 0, first_class_args: bool = False, **options):
-        twin = type(func)(func.__code__, func.__globals__, func.__name__ + "_parallel", func.__defaults__,
-                          func.__closure__)
+    def __init__(
+        self, func: Callable, signature, batch_arg: int = 0, first_class_args: bool = False, **options
+    ):
+        twin = type(func)(
+            func.__code__, func.__globals__, func.__name__ + "_parallel", func.__defaults__, func.__closure__
+        )
         twin.__qualname__, twin.__module__ = func.__qualname__ + "_parallel", func.__module__
         self.serial = LazyKernel(func, signature, first_class_args, **options)
         self.parallel = LazyKernel(twin, signature, first_class_args, parallel=True, **options)
@@ -141,8 +148,9 @@ class BatchKernel:
         return (self.parallel if parallel else self.serial)(*args)
 
 
-def batch_kernel(signature, batch_arg: int = 0, first_class_args: bool = False,
-                 **options) -> Callable[[Callable], BatchKernel]:
+def batch_kernel(
+    signature, batch_arg: int = 0, first_class_args: bool = False, **options
+) -> Callable[[Callable], BatchKernel]:
     """Decorator form of :class:`BatchKernel` (``first_class_args`` and ``options``, e.g. ``nogil=True``:
     as :class:`~monster_zoo.envs.core.kernels.LazyKernel`'s, for both builds)."""
     return lambda func: BatchKernel(func, signature, batch_arg, first_class_args, **options)

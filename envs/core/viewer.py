@@ -9,13 +9,14 @@ a link to a moment of the game can be shared. Pictures that two views or two ste
 of them travel gzip-compressed (base64), unpacked by the browser's own DecompressionStream:
 consecutive pictures differ little, so a game of a few hundred steps stays a few hundred KB.
 """
+
 import base64
 import gzip
 import json
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
-from .picture import INK, MUTED, Svg, seat_color
 from .escaping import html_text
+from .picture import INK, MUTED, Svg, seat_color
 
 CHART_W, CHART_H, CHART_PAD = 900, 170, 34
 
@@ -110,7 +111,7 @@ unpack(DATA.packed).then((pictures) => { DATA.pictures = pictures; show(); });
 """
 
 
-def score_chart(scores: Sequence[Sequence[int]], label: str) -> Tuple[str, List[float]]:
+def score_chart(scores: Sequence[Sequence[int]], label: str) -> tuple[str, list[float]]:
     """An SVG line chart of ``scores[step][seat]`` and the x of every step (for the marker)."""
     steps = len(scores)
     seats = len(scores[0]) if steps else 0
@@ -120,7 +121,10 @@ def score_chart(scores: Sequence[Sequence[int]], label: str) -> Tuple[str, List[
     span_y = CHART_H - 2 * CHART_PAD
 
     def xy(i, v):
-        return (CHART_PAD + span_x * i / max(steps - 1, 1), CHART_H - CHART_PAD - span_y * (v - low) / (top - low))
+        return (
+            CHART_PAD + span_x * i / max(steps - 1, 1),
+            CHART_H - CHART_PAD - span_y * (v - low) / (top - low),
+        )
 
     svg = Svg(CHART_W, CHART_H, background="#ffffff")
     svg.line(CHART_PAD, CHART_H - CHART_PAD, CHART_W - CHART_PAD, CHART_H - CHART_PAD, stroke=MUTED)
@@ -131,25 +135,58 @@ def score_chart(scores: Sequence[Sequence[int]], label: str) -> Tuple[str, List[
     svg.text(CHART_W - CHART_PAD, CHART_H - 10, f"step {steps - 1}", size=10, fill=MUTED, anchor="end")
     for p in range(seats):
         svg.polyline([xy(i, row[p]) for i, row in enumerate(scores)], stroke=seat_color(p), stroke_width=2)
-        svg.text(CHART_W - CHART_PAD + 4 - 60 * (seats - 1 - p), 18, f"player_{p}", size=11, fill=seat_color(p),
-                 anchor="end")
-    svg.line(CHART_PAD, CHART_PAD, CHART_PAD, CHART_H - CHART_PAD, stroke="#999999", stroke_dasharray="3 3",
-             id="marker")
+        svg.text(
+            CHART_W - CHART_PAD + 4 - 60 * (seats - 1 - p),
+            18,
+            f"player_{p}",
+            size=11,
+            fill=seat_color(p),
+            anchor="end",
+        )
+    svg.line(
+        CHART_PAD,
+        CHART_PAD,
+        CHART_PAD,
+        CHART_H - CHART_PAD,
+        stroke="#999999",
+        stroke_dasharray="3 3",
+        id="marker",
+    )
     return svg.to_string(), [round(xy(i, 0)[0], 1) for i in range(steps)]
 
 
-def page(title: str, meta: str, note: str, views: Sequence[str], pictures: dict, actions: dict,
-         scores: Sequence[Sequence[int]], score_label: str, fps: float) -> str:
+def page(
+    title: str,
+    meta: str,
+    note: str,
+    views: Sequence[str],
+    pictures: dict,
+    actions: dict,
+    scores: Sequence[Sequence[int]],
+    score_label: str,
+    fps: float,
+) -> str:
     """The viewer page. ``pictures[view][step]`` is an SVG (step 0 the start), ``actions[view][k]``
     names action k as ``view`` knew it, ``scores[step]`` the public score of each seat."""
     pool: dict = {}
     frames = {v: [pool.setdefault(svg, len(pool)) for svg in pictures[v]] for v in views}
     chart, chart_x = score_chart(scores, score_label)
     packed = gzip.compress(json.dumps(list(pool), separators=(",", ":")).encode("utf-8"), 9, mtime=0)
-    data = {"steps": len(scores) - 1, "views": list(views), "frames": frames,
-            "packed": base64.b64encode(packed).decode("ascii"),
-            "actions": {v: list(actions[v]) for v in views}, "chart_x": chart_x, "fps": fps}
+    data = {
+        "steps": len(scores) - 1,
+        "views": list(views),
+        "frames": frames,
+        "packed": base64.b64encode(packed).decode("ascii"),
+        "actions": {v: list(actions[v]) for v in views},
+        "chart_x": chart_x,
+        "fps": fps,
+    }
     # "</" inside a script would end it early; JSON allows the escaped form.
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return (PAGE.replace("__TITLE__", html_text(title)).replace("__META__", html_text(meta))
-            .replace("__NOTE__", html_text(note)).replace("__CHART__", chart).replace("__DATA__", payload))
+    return (
+        PAGE.replace("__TITLE__", html_text(title))
+        .replace("__META__", html_text(meta))
+        .replace("__NOTE__", html_text(note))
+        .replace("__CHART__", chart)
+        .replace("__DATA__", payload)
+    )

@@ -6,6 +6,7 @@ device); ``monster-zoo gpu check`` compiles every game to PTX without a GPU
 (:mod:`~monster_zoo.envs.gpu.ptx_check`). Both need the ``gpu`` extra (numba-cuda); nothing here
 is imported by the CPU engine.
 """
+
 INSTALL_HINT = "pip install 'monster-zoo[gpu]' (numba-cuda with the CUDA toolkit's pip wheels)"
 
 
@@ -24,6 +25,8 @@ def require_gpu() -> None:
     from numba import cuda
 
     if not cuda.is_available():
-        raise RuntimeError("device='cuda': numba-cuda finds no usable CUDA GPU; check that the NVIDIA driver "
-                           "is installed and sees the card (`nvidia-smi`, `python -c 'from numba import cuda; "
-                           "cuda.detect()'`), or use device='cpu'")
+        raise RuntimeError(
+            "device='cuda': numba-cuda finds no usable CUDA GPU; check that the NVIDIA driver "
+            "is installed and sees the card (`nvidia-smi`, `python -c 'from numba import cuda; "
+            "cuda.detect()'`), or use device='cpu'"
+        )

@@ -7,7 +7,6 @@ device functions from their Python source (:func:`monster_zoo.envs.core.kernels.
 :func:`driver_sources` gives the Python functions and their argument types, so that the engine
 launches them and ``monster-zoo gpu check`` compiles them to PTX without a GPU.
 """
-from typing import Dict, Tuple
 
 from numba import cuda, types
 
@@ -18,14 +17,23 @@ from ..core.kernels import copy_vector, device_functions
 from ..core.rng import rng_pick_counted
 
 
-
-def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
+def driver_sources(spec) -> dict[str, tuple[object, tuple]]:
     """``{name: (python function, argument types)}`` of every driver of ``spec``'s game."""
-    cpu = (spec.init_state, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, rng_pick_counted,
-           truncated_game, play_random, copy_vector)
+    cpu = (
+        spec.init_state,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.returns,
+        spec.observe_into,
+        rng_pick_counted,
+        truncated_game,
+        play_random,
+        copy_vector,
+    )
     device = device_functions(cpu)
     init_state, legal_mask, apply_action, returns, observe_into, pick, cut_off, play, copy = (
-        device[id(f)] for f in cpu)
+        device[id(f)] for f in cpu
+    )
     state_size, num_actions = spec.state_size, spec.num_actions
 
     def reset(states, config, rngs, masks, counts, obs):

@@ -14,6 +14,7 @@ overwritten by the next call. Legality is checked against the engine's own masks
 receives (``masks`` is a copy), so writing into a handed-out array cannot make a kernel apply an
 illegal action.
 """
+
 import numpy as np
 from numba import cuda
 
@@ -67,7 +68,7 @@ class GpuBatchEngine:
         self._states = cuda.device_array((num_envs, spec.state_size), np.int32)
         self._masks = cuda.device_array((num_envs, spec.num_actions), np.int8)  # legality: the engine's own
         self._counts = cuda.device_array(num_envs, np.int64)
-        self.masks = cuda.device_array((num_envs, spec.num_actions), np.int8)   # the caller's copy
+        self.masks = cuda.device_array((num_envs, spec.num_actions), np.int8)  # the caller's copy
         self.obs = cuda.device_array((num_envs, spec.obs_size), np.float32)
         self.rewards = cuda.to_device(np.zeros((num_envs, self.num_players), np.float32))
         self.terminated = cuda.to_device(np.zeros(num_envs, np.bool_))
@@ -105,8 +106,13 @@ class GpuBatchEngine:
     def _refuse(self, actions) -> None:
         """Raise the IllegalActionError of the first refused slot of host ``actions``, if any."""
         states = self.states
-        _, refused = batch_refusals(self.spec, states, self._masks.copy_to_host(), actions,
-                                    lambda i: f"slot {i}: player_{int(states[i, H_CURRENT])}")
+        _, refused = batch_refusals(
+            self.spec,
+            states,
+            self._masks.copy_to_host(),
+            actions,
+            lambda i: f"slot {i}: player_{int(states[i, H_CURRENT])}",
+        )
         if refused:
             raise IllegalActionError(next(iter(refused.values())))
 
@@ -116,15 +122,23 @@ class GpuBatchEngine:
         column = _as_device_array(actions)
         if column is not None:
             if column.shape != (self.num_envs,) or column.dtype.kind not in "iu":
-                raise IllegalActionError(f"actions: expected {self.num_envs} integer action indices (a 1-d array "
-                                         f"of shape ({self.num_envs},)), got a device array of shape "
-                                         f"{column.shape} and dtype {column.dtype}")
+                raise IllegalActionError(
+                    f"actions: expected {self.num_envs} integer action indices (a 1-d array "
+                    f"of shape ({self.num_envs},)), got a device array of shape "
+                    f"{column.shape} and dtype {column.dtype}"
+                )
             if column.dtype == np.int64:
                 return column
             actions = column.copy_to_host()
         column = batch_actions(actions, self.num_envs)
-        if not np.issubdtype(column.dtype, np.integer) or (column < 0).any() or (column >= self.spec.num_actions).any():
-            self._refuse(column)  # what int64 could not hold or no action is: named as the CPU engine names it
+        if (
+            not np.issubdtype(column.dtype, np.integer)
+            or (column < 0).any()
+            or (column >= self.spec.num_actions).any()
+        ):
+            self._refuse(
+                column
+            )  # what int64 could not hold or no action is: named as the CPU engine names it
         self._actions.copy_to_device(np.ascontiguousarray(column, dtype=np.int64))
         return self._actions
 
@@ -140,8 +154,19 @@ class GpuBatchEngine:
         self._launch("count_illegal", acts, self._masks, self._tally)
         if int(self._tally.copy_to_host()[0]):
             self._refuse(acts.copy_to_host())
-        self._launch("step", self._states, self.config, self.rngs, acts, self._masks, self._counts, self.obs,
-                     self.rewards, self.terminated, self.truncated)
+        self._launch(
+            "step",
+            self._states,
+            self.config,
+            self.rngs,
+            acts,
+            self._masks,
+            self._counts,
+            self.obs,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+        )
         self.masks.copy_to_device(self._masks)
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated
 
@@ -154,7 +179,16 @@ class GpuBatchEngine:
     def step_random(self, num_steps: int) -> int:
         """Run ``num_steps`` random steps per slot inside one launch; return games finished."""
         self._tally.copy_to_device(np.zeros(1, np.int64))
-        self._launch("random_steps", self._states, self.config, self.rngs, self.action_rngs, self._masks,
-                     self._counts, int(num_steps), self._tally)
+        self._launch(
+            "random_steps",
+            self._states,
+            self.config,
+            self.rngs,
+            self.action_rngs,
+            self._masks,
+            self._counts,
+            int(num_steps),
+            self._tally,
+        )
         self.masks.copy_to_device(self._masks)
         return int(self._tally.copy_to_host()[0])

@@ -15,19 +15,19 @@ The kernels, their game kernels and the shared draws are compiled from the CPU's
 (:func:`monster_zoo.envs.core.kernels.device_functions`); :func:`driver_sources` gives them with
 their argument types, so ``monster-zoo gpu check`` compiles them to PTX without a GPU.
 """
+
 import importlib
-from typing import Dict, Tuple
 
 from numba import cuda, types
 
 from ..core.batch import BOOLS, FLOATS2, INTS, MASKS, RNGS, STATES
 from ..core.contract import CONFIG, H_CURRENT, H_TERMINAL
 from ..core.header import running
+from ..core.kernels import device_functions
 from ..core.learner_slots import draw_seat_and_opponent, game_seed, seed_rng
 from ..core.opponents import _sample_masked, random_policy
-from ..core.kernels import device_functions
 
-READY, WAITING = 0, 1           # a slot's phase: the learner is on move / a torch opponent is
+READY, WAITING = 0, 1  # a slot's phase: the learner is on move / a torch opponent is
 KIND_RANDOM, KIND_TORCH, KIND_GREEDY = 0, 1, 2  # an opponent's kind, by its entry in the opponent table
 BEGIN, LEARNER, OPPONENTS = 0, 1, 2  # what the play driver's launch moves
 FLOATS = types.float32[::1]
@@ -42,17 +42,54 @@ def greedy_kernel(spec):
     return None if baseline is None else importlib.import_module(baseline.module).greedy_action
 
 
-def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
+def driver_sources(spec) -> dict[str, tuple[object, tuple]]:
     """``{name: (python function, argument types)}`` of every learner-seat driver of ``spec``'s game."""
     greedy = greedy_kernel(spec) or random_policy  # a game without greedy: no slot is given KIND_GREEDY
-    cpu = (spec.init_state, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, running,
-           random_policy, greedy, _sample_masked, game_seed, seed_rng, draw_seat_and_opponent)
+    cpu = (
+        spec.init_state,
+        spec.legal_mask,
+        spec.apply_action,
+        spec.returns,
+        spec.observe_into,
+        running,
+        random_policy,
+        greedy,
+        _sample_masked,
+        game_seed,
+        seed_rng,
+        draw_seat_and_opponent,
+    )
     device = device_functions(cpu)
-    (init_state, legal_mask, apply_action, returns, observe_into, is_running, random_move, greedy_move,
-     sample_masked, seed_of_game, seed_generator, draw_seat) = (device[id(f)] for f in cpu)
+    (
+        init_state,
+        legal_mask,
+        apply_action,
+        returns,
+        observe_into,
+        is_running,
+        random_move,
+        greedy_move,
+        sample_masked,
+        seed_of_game,
+        seed_generator,
+        draw_seat,
+    ) = (device[id(f)] for f in cpu)
 
-    def start_game(i, states, config, game_rngs, seat_rngs, learner, fixed_seats, members, pool_ids, cumulative,
-                   started, game_seeds, base_seed):
+    def start_game(
+        i,
+        states,
+        config,
+        game_rngs,
+        seat_rngs,
+        learner,
+        fixed_seats,
+        members,
+        pool_ids,
+        cumulative,
+        started,
+        game_seeds,
+        base_seed,
+    ):
         """The next game of slot ``i``: its seed and generator, the learner's seat, the opponent
         (``selfplay.LearnerGames._start_games``' slot)."""
         game_seeds[i] = seed_of_game(base_seed, i, started[i], states.shape[0])
@@ -63,9 +100,34 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
         members[i] = pool_ids[pick]
         init_state(states[i], config, game_rngs[i])
 
-    def proceed(i, states, config, game_rngs, seat_rngs, policy_rngs, learner, fixed_seats, members, pool_ids,
-                cumulative, kinds, started, game_seeds, base_seed, phase, reported, rewards, terminated,
-                truncated, final_obs, final_returns, final_seats, final_game_seeds, opp_masks, opp_obs):
+    def proceed(
+        i,
+        states,
+        config,
+        game_rngs,
+        seat_rngs,
+        policy_rngs,
+        learner,
+        fixed_seats,
+        members,
+        pool_ids,
+        cumulative,
+        kinds,
+        started,
+        game_seeds,
+        base_seed,
+        phase,
+        reported,
+        rewards,
+        terminated,
+        truncated,
+        final_obs,
+        final_returns,
+        final_seats,
+        final_game_seeds,
+        opp_masks,
+        opp_obs,
+    ):
         """Play slot ``i`` on until the learner is on move in a running game (``READY``) or a torch
         opponent is (``WAITING``, its mask and observation written); the first game to end is
         reported (``reported[i]`` set), later ones are replaced unreported, as the CPU does."""
@@ -100,16 +162,59 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
                     truncated[i] = True
                 rewards[i] = final_returns[i, seat]
                 observe_into(s, seat, final_obs[i])
-            start_game(i, states, config, game_rngs, seat_rngs, learner, fixed_seats, members, pool_ids, cumulative,
-                       started, game_seeds, base_seed)
+            start_game(
+                i,
+                states,
+                config,
+                game_rngs,
+                seat_rngs,
+                learner,
+                fixed_seats,
+                members,
+                pool_ids,
+                cumulative,
+                started,
+                game_seeds,
+                base_seed,
+            )
 
     start_game = cuda.jit(device=True)(start_game)
     proceed = cuda.jit(device=True)(proceed)
 
-    def play(mode, actions, logits, learner_masks, refused, penalize, illegal, states, config, game_rngs, seat_rngs,
-             policy_rngs, learner, fixed_seats, members, pool_ids, cumulative, kinds, started, game_seeds, base_seed,
-             phase, reported, rewards, terminated, truncated, final_obs, final_returns, final_seats, final_game_seeds,
-             opp_masks, opp_obs):
+    def play(
+        mode,
+        actions,
+        logits,
+        learner_masks,
+        refused,
+        penalize,
+        illegal,
+        states,
+        config,
+        game_rngs,
+        seat_rngs,
+        policy_rngs,
+        learner,
+        fixed_seats,
+        members,
+        pool_ids,
+        cumulative,
+        kinds,
+        started,
+        game_seeds,
+        base_seed,
+        phase,
+        reported,
+        rewards,
+        terminated,
+        truncated,
+        final_obs,
+        final_returns,
+        final_seats,
+        final_game_seeds,
+        opp_masks,
+        opp_obs,
+    ):
         """One move per slot, then play on (:func:`proceed`). ``mode`` :data:`BEGIN`: start a game in
         every slot, unreported; :data:`LEARNER`: apply the learner's ``actions``, where ``learner_masks``
         allows them (a slot whose action it does not allow is left as it was and counted in
@@ -147,13 +252,51 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
                 rewards[i] = -1.0
                 observe_into(states[i], seat, final_obs[i])
             if mode == BEGIN or lost:
-                start_game(i, states, config, game_rngs, seat_rngs, learner, fixed_seats, members, pool_ids,
-                           cumulative, started, game_seeds, base_seed)
+                start_game(
+                    i,
+                    states,
+                    config,
+                    game_rngs,
+                    seat_rngs,
+                    learner,
+                    fixed_seats,
+                    members,
+                    pool_ids,
+                    cumulative,
+                    started,
+                    game_seeds,
+                    base_seed,
+                )
             else:
                 apply_action(states[i], actions[i], game_rngs[i])
-        proceed(i, states, config, game_rngs, seat_rngs, policy_rngs, learner, fixed_seats, members, pool_ids,
-                cumulative, kinds, started, game_seeds, base_seed, phase, reported, rewards, terminated, truncated,
-                final_obs, final_returns, final_seats, final_game_seeds, opp_masks, opp_obs)
+        proceed(
+            i,
+            states,
+            config,
+            game_rngs,
+            seat_rngs,
+            policy_rngs,
+            learner,
+            fixed_seats,
+            members,
+            pool_ids,
+            cumulative,
+            kinds,
+            started,
+            game_seeds,
+            base_seed,
+            phase,
+            reported,
+            rewards,
+            terminated,
+            truncated,
+            final_obs,
+            final_returns,
+            final_seats,
+            final_game_seeds,
+            opp_masks,
+            opp_obs,
+        )
 
     def learner_view(states, learner, masks, obs):
         """The learner's mask and observation in every slot (``selfplay.learner_view``'s slot)."""
@@ -166,8 +309,33 @@ def driver_sources(spec) -> Dict[str, Tuple[object, tuple]]:
                 legal_mask(s, masks[i])
             observe_into(s, learner[i], obs[i])
 
-    slot_arrays = (STATES, CONFIG, RNGS, RNGS, RNGS, INTS, INTS, INTS, INTS, FLOATS64, BYTES, INTS, INTS,
-                   types.int64, BYTES, BYTES, FLOATS, BOOLS, BOOLS, FLOATS2, FLOATS2, INTS, INTS, MASKS, FLOATS2)
+    slot_arrays = (
+        STATES,
+        CONFIG,
+        RNGS,
+        RNGS,
+        RNGS,
+        INTS,
+        INTS,
+        INTS,
+        INTS,
+        FLOATS64,
+        BYTES,
+        INTS,
+        INTS,
+        types.int64,
+        BYTES,
+        BYTES,
+        FLOATS,
+        BOOLS,
+        BOOLS,
+        FLOATS2,
+        FLOATS2,
+        INTS,
+        INTS,
+        MASKS,
+        FLOATS2,
+    )
     return {
         "play": (play, (types.int64, INTS, FLOATS2, MASKS, INTS, types.int64, BOOLS, *slot_arrays)),
         "learner_view": (learner_view, (STATES, INTS, MASKS, FLOATS2)),

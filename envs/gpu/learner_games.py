@@ -40,12 +40,13 @@ makes torch tensors of them without a copy, and :meth:`GpuLearnerGames.step` tak
 actions on the device. Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) the arrays live in
 host memory and torch runs on the CPU (:data:`TORCH_DEVICE`), still without copies.
 """
-from typing import Optional, Sequence
+
+from collections.abc import Sequence
 
 import numpy as np
-from numba import config as numba_config, cuda
+from numba import config as numba_config
+from numba import cuda
 
-from ..core.contract import H_CURRENT
 from ..core.illegal import IllegalActionError, batch_refusals, check_illegal_action_option
 from ..core.inputs import check_num_envs, check_seed
 from ..core.opponents import RandomOpponent, random_policy
@@ -54,12 +55,23 @@ from ..core.selfplay import OPPONENT_SALT, SEAT_SALT, pool_cumulative
 from . import require_gpu
 from .drivers import driver_sources as engine_driver_sources
 from .engine import THREADS_PER_BLOCK, _as_device_array, compiled_drivers
-from .learner_drivers import (BEGIN, KIND_GREEDY, KIND_RANDOM, KIND_TORCH, LEARNER, OPPONENTS, READY, WAITING,
-                              driver_sources, greedy_kernel)
+from .learner_drivers import (
+    BEGIN,
+    KIND_GREEDY,
+    KIND_RANDOM,
+    KIND_TORCH,
+    LEARNER,
+    OPPONENTS,
+    READY,
+    WAITING,
+    driver_sources,
+    greedy_kernel,
+)
 
 SIMULATED = bool(getattr(numba_config, "ENABLE_CUDASIM", False))
 ROUNDS_AHEAD = 4  # torch-opponent rounds queued before the host waits to learn whether one is still needed
 TORCH_DEVICE = "cpu" if SIMULATED else "cuda"  # where torch reads the games' arrays without a copy
+
 
 def tensor_view(array):
     """A torch tensor sharing ``array``'s memory (a numba-cuda device array; under the simulator its
@@ -95,9 +107,11 @@ def opponent_kind(opponent, spec) -> int:
     if kernel is not None and kernel is greedy_kernel(spec):
         return KIND_GREEDY
     name = getattr(opponent, "name", type(opponent).__name__)
-    raise ValueError(f"opponent {name!r} cannot play on the GPU: the GPU learner-seat games take random play "
-                     f"(policy_kernel opponents.random_policy), the game's greedy kernel and torch policies "
-                     f"(policy_logits); another numba policy kernel has no GPU build here")
+    raise ValueError(
+        f"opponent {name!r} cannot play on the GPU: the GPU learner-seat games take random play "
+        f"(policy_kernel opponents.random_policy), the game's greedy kernel and torch policies "
+        f"(policy_logits); another numba policy kernel has no GPU build here"
+    )
 
 
 class GpuLearnerGames:
@@ -106,9 +120,17 @@ class GpuLearnerGames:
     ``"raise"`` refuses an illegal learner action, ``"penalize"`` makes the learner lose that game
     (reward -1, the others 0, :attr:`illegal` set on the device, the slot starts its next game)."""
 
-    def __init__(self, spec, config: np.ndarray, num_envs: int, opponents: Sequence = None,
-                 weights: Optional[Sequence[float]] = None, seed: int = 0, seats: Optional[Sequence[int]] = None,
-                 illegal_action: str = "raise"):
+    def __init__(
+        self,
+        spec,
+        config: np.ndarray,
+        num_envs: int,
+        opponents: Sequence = None,
+        weights: Sequence[float] | None = None,
+        seed: int = 0,
+        seats: Sequence[int] | None = None,
+        illegal_action: str = "raise",
+    ):
         num_envs = check_num_envs(num_envs, spec.env_id)
         check_seed(seed, spec.env_id, allow_none=False)
         self.illegal_action = check_illegal_action_option(illegal_action, spec.env_id)
@@ -121,7 +143,9 @@ class GpuLearnerGames:
         if seats is not None:
             fixed = np.asarray(seats, np.int64)
             if fixed.shape != (num_envs,) or ((fixed < 0) | (fixed >= self.num_players)).any():
-                raise ValueError(f"seats must be {num_envs} seats in 0..{self.num_players - 1}, got {seats!r}")
+                raise ValueError(
+                    f"seats must be {num_envs} seats in 0..{self.num_players - 1}, got {seats!r}"
+                )
         n, s = num_envs, spec
         self._kernels = compiled_drivers(spec, driver_sources)
         self._count_illegal = compiled_drivers(spec, engine_driver_sources)["count_illegal"]
@@ -130,14 +154,20 @@ class GpuLearnerGames:
         self._config = cuda.to_device(self.config_host)
         self._fixed_seats = cuda.to_device(fixed)
         self._states = cuda.to_device(np.zeros((n, s.state_size), np.int32))
-        self._masks = cuda.to_device(np.zeros((n, s.num_actions), np.int8))  # legality is checked against these
-        self.masks = cuda.to_device(np.zeros((n, s.num_actions), np.int8))   # and this copy is what callers see
+        self._masks = cuda.to_device(
+            np.zeros((n, s.num_actions), np.int8)
+        )  # legality is checked against these
+        self.masks = cuda.to_device(
+            np.zeros((n, s.num_actions), np.int8)
+        )  # and this copy is what callers see
         self.observations = cuda.to_device(np.zeros((n, s.obs_size), np.float32))
         self.final_observations = cuda.to_device(np.zeros((n, s.obs_size), np.float32))
         self.rewards = cuda.to_device(np.zeros(n, np.float32))
         self.terminated = cuda.to_device(np.zeros(n, np.bool_))
         self.truncated = cuda.to_device(np.zeros(n, np.bool_))
-        self.illegal = cuda.to_device(np.zeros(n, np.bool_))  # the game just lost by an illegal learner action
+        self.illegal = cuda.to_device(
+            np.zeros(n, np.bool_)
+        )  # the game just lost by an illegal learner action
         self.final_returns = cuda.to_device(np.zeros((n, self.num_players), np.float32))
         self.final_seats = cuda.to_device(np.zeros(n, np.int64))
         self.final_game_seeds = cuda.to_device(np.zeros(n, np.int64))
@@ -150,15 +180,15 @@ class GpuLearnerGames:
         self._opp_obs = cuda.to_device(np.zeros((n, s.obs_size), np.float32))
         self._tally = cuda.to_device(np.zeros(1, np.int64))
         self._refused = cuda.to_device(np.zeros(1, np.int64))  # illegal learner actions left unapplied
-        self._no_actions = cuda.to_device(np.zeros(1, np.int64))              # what a launch does not read
+        self._no_actions = cuda.to_device(np.zeros(1, np.int64))  # what a launch does not read
         self._no_logits = cuda.to_device(np.zeros((1, 1), np.float32))
         self._table: list = []  # every opponent a game may still be playing with; slots name entries
-        self._torch = None      # torch views and buffers, made when a torch opponent first joins
+        self._torch = None  # torch views and buffers, made when a torch opponent first joins
         self.set_opponents(opponents, weights)
         self.seed(seed)
 
     # --- configuration -------------------------------------------------------------
-    def set_opponents(self, opponents: Optional[Sequence], weights: Optional[Sequence[float]] = None) -> None:
+    def set_opponents(self, opponents: Sequence | None, weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool; games in progress keep the opponent they started with. An
         opponent that cannot play on the GPU or was made for another game is refused (ValueError,
         naming why) and the pool is left as it was."""
@@ -185,7 +215,9 @@ class GpuLearnerGames:
         self.opponents = opponents
         self._pool_ids = cuda.to_device(np.array(ids, np.int64))
         self._cumulative = cuda.to_device(cumulative)
-        self._kinds = cuda.to_device(np.array([KIND_RANDOM if e is None else e[1] for e in self._table], np.int8))
+        self._kinds = cuda.to_device(
+            np.array([KIND_RANDOM if e is None else e[1] for e in self._table], np.int8)
+        )
 
     def seed(self, seed: int) -> None:
         """Reseed every slot (takes effect at the next :meth:`reset`), as ``LearnerGames.seed``."""
@@ -202,17 +234,48 @@ class GpuLearnerGames:
         self._kernels[name][blocks, threads](*args)
 
     def _slot_arrays(self) -> tuple:
-        return (self._states, self._config, self._game_rngs, self._seat_rngs, self._policy_rngs, self.learner_seats,
-                self._fixed_seats, self._members, self._pool_ids, self._cumulative, self._kinds, self._started,
-                self.game_seeds, self.base_seed, self._phase, self._reported, self.rewards, self.terminated,
-                self.truncated, self.final_observations, self.final_returns, self.final_seats,
-                self.final_game_seeds, self._opp_masks, self._opp_obs)
+        return (
+            self._states,
+            self._config,
+            self._game_rngs,
+            self._seat_rngs,
+            self._policy_rngs,
+            self.learner_seats,
+            self._fixed_seats,
+            self._members,
+            self._pool_ids,
+            self._cumulative,
+            self._kinds,
+            self._started,
+            self.game_seeds,
+            self.base_seed,
+            self._phase,
+            self._reported,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self.final_observations,
+            self.final_returns,
+            self.final_seats,
+            self.final_game_seeds,
+            self._opp_masks,
+            self._opp_obs,
+        )
 
     def reset(self):
         """Start a game in every slot and play the opponents up to the learner's first turn;
         ``(observations, masks)``."""
-        self._launch("play", BEGIN, self._no_actions, self._no_logits, self._masks, self._refused, self._penalize,
-                     self.illegal, *self._slot_arrays())
+        self._launch(
+            "play",
+            BEGIN,
+            self._no_actions,
+            self._no_logits,
+            self._masks,
+            self._refused,
+            self._penalize,
+            self.illegal,
+            *self._slot_arrays(),
+        )
         self._play_torch_opponents()
         self._refresh_view()
         return self.observations, self.masks
@@ -230,8 +293,17 @@ class GpuLearnerGames:
             self._count_illegal[self._grid](column, self._masks, self._tally)
             if int(self._tally.copy_to_host()[0]):
                 self._refuse(column.copy_to_host())
-        self._launch("play", LEARNER, column, self._no_logits, self._masks, self._refused, self._penalize,
-                     self.illegal, *self._slot_arrays())
+        self._launch(
+            "play",
+            LEARNER,
+            column,
+            self._no_logits,
+            self._masks,
+            self._refused,
+            self._penalize,
+            self.illegal,
+            *self._slot_arrays(),
+        )
         self._play_torch_opponents()
         self._refresh_view()
         return self.observations, self.masks, self.rewards, self.terminated, self.truncated
@@ -243,8 +315,10 @@ class GpuLearnerGames:
         refused = int(self._refused.copy_to_host()[0])
         if refused:
             self._refused.copy_to_device(np.zeros(1, np.int64))
-            raise IllegalActionError(f"{refused} learner action(s) the learner may not take were refused "
-                                     f"since the last check (their slots were left as they were)")
+            raise IllegalActionError(
+                f"{refused} learner action(s) the learner may not take were refused "
+                f"since the last check (their slots were left as they were)"
+            )
 
     @property
     def states(self) -> np.ndarray:
@@ -291,9 +365,16 @@ class GpuLearnerGames:
         if self._torch is None:
             import torch
 
-            logits = torch.zeros((self.num_envs, self.spec.num_actions), dtype=torch.float32, device=TORCH_DEVICE)
-            self._torch = {"logits": logits, "logits_numba": numba_view(logits), "obs": tensor_view(self._opp_obs),
-                           "phase": tensor_view(self._phase), "members": tensor_view(self._members)}
+            logits = torch.zeros(
+                (self.num_envs, self.spec.num_actions), dtype=torch.float32, device=TORCH_DEVICE
+            )
+            self._torch = {
+                "logits": logits,
+                "logits_numba": numba_view(logits),
+                "obs": tensor_view(self._opp_obs),
+                "phase": tensor_view(self._phase),
+                "members": tensor_view(self._members),
+            }
 
     def _play_torch_opponents(self) -> None:
         """Rounds of torch opponents' moves until no slot waits for one: each opponent's network on
@@ -307,16 +388,29 @@ class GpuLearnerGames:
         import torch
 
         t = self._torch
-        players = [(entry, e[0]) for entry, e in enumerate(self._table) if e is not None and e[1] == KIND_TORCH]
+        players = [
+            (entry, e[0]) for entry, e in enumerate(self._table) if e is not None and e[1] == KIND_TORCH
+        ]
         answers = []  # (event, pinned flag) of the rounds queued whose answer the host has not read
         while True:
             waiting = t["phase"] == WAITING
             with torch.no_grad():
                 for entry, opponent in players:
                     theirs = (waiting & (t["members"] == entry)).unsqueeze(1)
-                    torch.where(theirs, opponent.policy_logits(t["obs"]).float(), t["logits"], out=t["logits"])
-            self._launch("play", OPPONENTS, self._no_actions, t["logits_numba"], self._masks, self._refused,
-                         self._penalize, self.illegal, *self._slot_arrays())
+                    torch.where(
+                        theirs, opponent.policy_logits(t["obs"]).float(), t["logits"], out=t["logits"]
+                    )
+            self._launch(
+                "play",
+                OPPONENTS,
+                self._no_actions,
+                t["logits_numba"],
+                self._masks,
+                self._refused,
+                self._penalize,
+                self.illegal,
+                *self._slot_arrays(),
+            )
             still = (t["phase"] == WAITING).any()
             if SIMULATED:  # torch on the CPU: the answer is there at once
                 if not bool(still):
@@ -338,4 +432,12 @@ class GpuLearnerGames:
         self.masks.copy_to_device(self._masks)
 
 
-__all__ = ["GpuLearnerGames", "tensor_view", "numba_view", "opponent_kind", "READY", "WAITING", "TORCH_DEVICE"]
+__all__ = [
+    "GpuLearnerGames",
+    "tensor_view",
+    "numba_view",
+    "opponent_kind",
+    "READY",
+    "WAITING",
+    "TORCH_DEVICE",
+]

@@ -8,8 +8,8 @@ learner-seat games of training (random opponents, or random play and frozen netw
 ``tests/test_gpu_engine.py`` and ``tests/test_gpu_learner_games.py`` under numba-cuda's simulator and
 by ``benchmarks/gpu_device_check.py`` on a GPU.
 """
+
 from dataclasses import asdict, dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -23,10 +23,10 @@ class Parity:
     game_id: str
     num_players: int
     num_envs: int
-    steps: int              # batch steps taken (each one step in every slot)
-    games_ended: int        # games that ended in those steps, over all slots
-    random_steps: int       # steps per slot inside one launch, after the stepped games
-    mismatch: Optional[str]  # the first difference, or None: identical throughout
+    steps: int  # batch steps taken (each one step in every slot)
+    games_ended: int  # games that ended in those steps, over all slots
+    random_steps: int  # steps per slot inside one launch, after the stepped games
+    mismatch: str | None  # the first difference, or None: identical throughout
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -36,8 +36,14 @@ def _host(array) -> np.ndarray:
     return array.copy_to_host() if hasattr(array, "copy_to_host") else np.asarray(array)
 
 
-def compare(game_id: str, num_players: int, num_envs: int, seed: int = 0, max_steps: int = 5000,
-            random_steps: int = 50) -> Parity:
+def compare(
+    game_id: str,
+    num_players: int,
+    num_envs: int,
+    seed: int = 0,
+    max_steps: int = 5000,
+    random_steps: int = 50,
+) -> Parity:
     """Step ``num_envs`` games of ``game_id`` on the CPU and GPU engines with the CPU engine's random
     actions until every slot has ended a game (at most ``max_steps``), then ``random_steps`` inside one
     launch, comparing everything after each call. The first difference ends the comparison."""
@@ -54,7 +60,9 @@ def compare(game_id: str, num_players: int, num_envs: int, seed: int = 0, max_st
                 result.mismatch = f"{where}: {name} differs first in slot {slot}"
                 return True
         if not np.array_equal(cpu.states, gpu.states):
-            result.mismatch = f"{where}: states differ in slots {np.flatnonzero((cpu.states != gpu.states).any(1))[:8]}"
+            result.mismatch = (
+                f"{where}: states differ in slots {np.flatnonzero((cpu.states != gpu.states).any(1))[:8]}"
+            )
             return True
         return False
 
@@ -79,8 +87,9 @@ def compare(game_id: str, num_players: int, num_envs: int, seed: int = 0, max_st
     finished = cpu.step_random(random_steps), gpu.step_random(random_steps)
     result.random_steps = random_steps
     if finished[0] != finished[1]:
-        result.mismatch = (f"random steps in one launch: {finished[0]} games finished on the CPU, "
-                           f"{finished[1]} on the GPU")
+        result.mismatch = (
+            f"random steps in one launch: {finished[0]} games finished on the CPU, {finished[1]} on the GPU"
+        )
     elif not np.array_equal(cpu.states, gpu.states) or not np.array_equal(cpu.masks, _host(gpu.masks)):
         result.mismatch = "random steps in one launch: states or masks differ"
     return result
@@ -98,9 +107,17 @@ class PairedNetwork:
 
         from ..core.opponents import ACT_NONE, ACT_TANH, MLPWeights
 
-        self.policy_mlp = MLPWeights([(w, b, ACT_TANH if act == "tanh" else ACT_NONE) for w, b, act in layers])
-        self._layers = [(torch.tensor(w.T, dtype=torch.float32, device=device),
-                         torch.tensor(b, dtype=torch.float32, device=device), act) for w, b, act in layers]
+        self.policy_mlp = MLPWeights(
+            [(w, b, ACT_TANH if act == "tanh" else ACT_NONE) for w, b, act in layers]
+        )
+        self._layers = [
+            (
+                torch.tensor(w.T, dtype=torch.float32, device=device),
+                torch.tensor(b, dtype=torch.float32, device=device),
+                act,
+            )
+            for w, b, act in layers
+        ]
 
     def policy_logits(self, x):
         """The logits of observations ``x`` (a float32 tensor on the network's device)."""
@@ -120,8 +137,17 @@ class PairedNetwork:
         """A network of one tanh layer of ``hidden`` units with weights drawn from ``seed``."""
         draw = np.random.default_rng(seed)
         sizes = [spec.obs_size, hidden, spec.num_actions]
-        return cls([(draw.normal(0, 0.5, (sizes[k], sizes[k + 1])), draw.normal(0, 0.5, sizes[k + 1]),
-                     "tanh" if k == 0 else None) for k in range(2)], device)
+        return cls(
+            [
+                (
+                    draw.normal(0, 0.5, (sizes[k], sizes[k + 1])),
+                    draw.normal(0, 0.5, sizes[k + 1]),
+                    "tanh" if k == 0 else None,
+                )
+                for k in range(2)
+            ],
+            device,
+        )
 
 
 class KernelOpponent:
@@ -149,15 +175,29 @@ def learner_pools(spec, pool: str, device: str) -> list:
     if pool == "random":
         return [([RandomOpponent()], None)]
     if pool == "greedy":
-        return [([RandomOpponent()], None),
-                ([KernelOpponent("greedy", greedy_kernel(spec)), RandomOpponent()], [0.7, 0.3])]
-    return [([RandomOpponent(), PairedNetwork.random(spec, 1, device)], [0.3, 0.7]),
-            ([PairedNetwork.random(spec, 2, device), PairedNetwork.random(spec, 3, device), RandomOpponent()],
-             [0.4, 0.4, 0.2])]
+        return [
+            ([RandomOpponent()], None),
+            ([KernelOpponent("greedy", greedy_kernel(spec)), RandomOpponent()], [0.7, 0.3]),
+        ]
+    return [
+        ([RandomOpponent(), PairedNetwork.random(spec, 1, device)], [0.3, 0.7]),
+        (
+            [PairedNetwork.random(spec, 2, device), PairedNetwork.random(spec, 3, device), RandomOpponent()],
+            [0.4, 0.4, 0.2],
+        ),
+    ]
 
 
-def compare_learner(game_id: str, num_players: int, num_envs: int, pool: str = "random", seed: int = 11,
-                    max_steps: int = 3000, switch_at: int = 8, illegal_every: int = 0) -> dict:
+def compare_learner(
+    game_id: str,
+    num_players: int,
+    num_envs: int,
+    pool: str = "random",
+    seed: int = 11,
+    max_steps: int = 3000,
+    switch_at: int = 8,
+    illegal_every: int = 0,
+) -> dict:
     """Play the learner-seat games on the CPU (:class:`~monster_zoo.envs.core.selfplay.LearnerGames`)
     and the GPU (:class:`~.learner_games.GpuLearnerGames`) with the same seed, opponents (:func:`learner_pools`,
     the pool replaced after ``switch_at`` steps) and random legal learner actions until ``num_envs``
@@ -167,7 +207,8 @@ def compare_learner(game_id: str, num_players: int, num_envs: int, pool: str = "
     that many steps on average, the learner plays an action its mask forbids (or one out of range
     where all are legal), which loses it that game; whether each game was lost so is compared too,
     and the comparison runs until ``num_envs`` games have ended otherwise."""
-    from .. import config, spec as game_spec
+    from .. import config
+    from .. import spec as game_spec
     from ..core.selfplay import LearnerGames
     from .learner_games import TORCH_DEVICE, GpuLearnerGames
 
@@ -177,20 +218,34 @@ def compare_learner(game_id: str, num_players: int, num_envs: int, pool: str = "
     illegal_action = "penalize" if illegal_every else "raise"
     cpu = LearnerGames(spec, rules, num_envs, *pools[0], seed=seed, illegal_action=illegal_action)
     gpu = GpuLearnerGames(spec, rules, num_envs, *pools[0], seed=seed, illegal_action=illegal_action)
-    result = {"game_id": game_id, "num_players": num_players, "num_envs": num_envs, "pool": pool, "steps": 0,
-              "games_ended": 0, "illegal_played": 0, "mismatch": None}
+    result = {
+        "game_id": game_id,
+        "num_players": num_players,
+        "num_envs": num_envs,
+        "pool": pool,
+        "steps": 0,
+        "games_ended": 0,
+        "illegal_played": 0,
+        "mismatch": None,
+    }
 
     def differs(where, ours, theirs) -> bool:
-        arrays = [(name, a, b) for name, a, b in zip(("observations", "masks", "rewards", "terminated",
-                                                      "truncated"), ours, theirs)]
+        arrays = [
+            (name, a, b)
+            for name, a, b in zip(
+                ("observations", "masks", "rewards", "terminated", "truncated"), ours, theirs
+            )
+        ]
         arrays += [(name, getattr(cpu, name), getattr(gpu, name)) for name in ("learner_seats", "game_seeds")]
         arrays.append(("states", cpu.states, gpu.states))
         if illegal_every:
             arrays.append(("illegal", cpu.illegal, gpu.illegal))
         if len(ours) == 5:  # a step: the final views of the games that ended
             done = np.asarray(ours[3]) | np.asarray(ours[4])
-            arrays += [(name, getattr(cpu, name)[done], _host(getattr(gpu, name))[done])
-                       for name in ("final_observations", "final_returns", "final_seats", "final_game_seeds")]
+            arrays += [
+                (name, getattr(cpu, name)[done], _host(getattr(gpu, name))[done])
+                for name in ("final_observations", "final_returns", "final_seats", "final_game_seeds")
+            ]
         for name, a, b in arrays:
             if not np.array_equal(np.asarray(a), _host(b)):
                 result["mismatch"] = f"{where}: {name} differs"

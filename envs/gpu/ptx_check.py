@@ -7,11 +7,12 @@ with numba-cuda's ``compile_ptx`` (NVVM from the CUDA toolkit's pip wheels): the
 the game's greedy kernel included). One line per game and part says which capabilities compiled, the
 PTX size and the time, or the first line of the error. Exit status 1 when any failed.
 """
+
 import argparse
 import contextlib
 import sys
 import time
-from typing import Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
 
 from . import require_numba_cuda
 
@@ -20,7 +21,7 @@ PARTS = ("engine", "learner")  # the batched engine's drivers, the learner-seat 
 
 
 @contextlib.contextmanager
-def _compiling_for(cc: Tuple[int, int]) -> Iterator[None]:
+def _compiling_for(cc: tuple[int, int]) -> Iterator[None]:
     """numba-cuda asks the current device for its capability when it compiles a device function that
     a kernel calls; without a driver there is none, so it is told ``cc`` for the duration (the
     kernel's PTX is generated for the ``cc`` given to ``compile_ptx`` in any case)."""
@@ -37,8 +38,9 @@ def _compiling_for(cc: Tuple[int, int]) -> Iterator[None]:
         dispatcher.get_current_device = saved
 
 
-def compile_game(game_id: str, capabilities: Sequence[Tuple[int, int]] = CAPABILITIES,
-                 sources=None) -> Tuple[int, int, float]:
+def compile_game(
+    game_id: str, capabilities: Sequence[tuple[int, int]] = CAPABILITIES, sources=None
+) -> tuple[int, int, float]:
     """Compile every driver of ``game_id`` to PTX for each capability; ``(drivers, PTX bytes, seconds)``.
     ``sources``: the drivers' ``driver_sources`` function (default: the batched engine's,
     :func:`.drivers.driver_sources`; the learner-seat games' is :func:`.learner_drivers.driver_sources`).
@@ -67,8 +69,11 @@ def part_sources(part: str):
     return driver_sources
 
 
-def check(game_ids: Sequence[str], capabilities: Sequence[Tuple[int, int]] = CAPABILITIES,
-          parts: Sequence[str] = PARTS) -> List[str]:
+def check(
+    game_ids: Sequence[str],
+    capabilities: Sequence[tuple[int, int]] = CAPABILITIES,
+    parts: Sequence[str] = PARTS,
+) -> list[str]:
     """One line per game and part: ``<id> <part> ok  cc 8.0, 9.0 ...`` or ``<id> <part> FAILED  <first
     error line>``."""
     lines = []
@@ -77,24 +82,30 @@ def check(game_ids: Sequence[str], capabilities: Sequence[Tuple[int, int]] = CAP
         for part in parts:
             try:
                 drivers, size, seconds = compile_game(game_id, capabilities, part_sources(part))
-            except Exception as error:  # noqa: BLE001 - any compile error is this game's result
+            except Exception as error:
                 first = next((line for line in str(error).splitlines() if line.strip()), type(error).__name__)
                 lines.append(f"{game_id:<24} {part:<8} FAILED  {type(error).__name__}: {first.strip()[:200]}")
             else:
-                lines.append(f"{game_id:<24} {part:<8} ok      cc {ccs}: {drivers} drivers, "
-                             f"{size / 1e6:.1f} MB PTX, {seconds:.0f} s")
+                lines.append(
+                    f"{game_id:<24} {part:<8} ok      cc {ccs}: {drivers} drivers, "
+                    f"{size / 1e6:.1f} MB PTX, {seconds:.0f} s"
+                )
     return lines
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``monster-zoo gpu check``."""
     from .. import available
 
     parser = argparse.ArgumentParser(prog="monster-zoo gpu check", description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", metavar="GAME", help="game ids (default: every registered game)")
-    parser.add_argument("--parts", default=",".join(PARTS), metavar="PART,...",
-                        help=f"which drivers: {', '.join(PARTS)} (engine: the batched engine's; learner: the "
-                        "learner-seat games' of device-train --device cuda) (default: both)")
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        metavar="PART,...",
+        help=f"which drivers: {', '.join(PARTS)} (engine: the batched engine's; learner: the "
+        "learner-seat games' of device-train --device cuda) (default: both)",
+    )
     args = parser.parse_args(argv)
     unknown = [g for g in args.games if g not in available()]
     if unknown:
@@ -108,8 +119,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for line in lines:
         print(line)
     failed = {line.split()[0] for line in lines if " FAILED " in line}
-    print(f"{len(games) - len(failed)} of {len(games)} games compile to PTX for cc "
-          + ", ".join(f"{a}.{b}" for a, b in CAPABILITIES) + f" ({', '.join(dict.fromkeys(parts))} drivers)")
+    print(
+        f"{len(games) - len(failed)} of {len(games)} games compile to PTX for cc "
+        + ", ".join(f"{a}.{b}" for a, b in CAPABILITIES)
+        + f" ({', '.join(dict.fromkeys(parts))} drivers)"
+    )
     return 1 if failed else 0
 
 

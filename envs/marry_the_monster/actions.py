@@ -13,11 +13,20 @@ index   meaning
         or end the turn
 ======  =======================================================================
 """
+
 import re
 
 from ..core.naming import read_action_text
-from .components import (CELL_NAMES, DIRECTION_NAMES, MAX_RAY, NUM_CELLS, NUM_DIRS, NUM_PLAYS, PLAY_LABELS,
-                         cell)
+from .components import (
+    CELL_NAMES,
+    DIRECTION_NAMES,
+    MAX_RAY,
+    NUM_CELLS,
+    NUM_DIRS,
+    NUM_PLAYS,
+    PLAY_LABELS,
+    cell,
+)
 
 CELL0 = 0
 MOVE0 = CELL0 + NUM_CELLS
@@ -73,5 +82,6 @@ def str_to_action(text: str) -> int:
         return MOVE0 + _DIR_BY_NAME[m.group(1).upper()] * MAX_RAY + int(m.group(2)) - 1
     if t in _PLAY_BY_LABEL:
         return _PLAY_BY_LABEL[t]
-    raise ValueError(f"cannot read action {text!r}; examples: 'house D4', 'move NE 2', "
-                     f"'play build', 'stomp 2', 'end'")
+    raise ValueError(
+        f"cannot read action {text!r}; examples: 'house D4', 'move NE 2', 'play build', 'stomp 2', 'end'"
+    )

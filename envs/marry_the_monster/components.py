@@ -3,6 +3,7 @@
 The board (MTM-1) is a table of cell values row by row; its geometry (cells, rays,
 lines, cell sets) is derived here so the kernels only read precomputed tables.
 """
+
 import json
 
 import numpy as np
@@ -89,11 +90,14 @@ for _c, (_q, _r) in enumerate(COORDS):
 # Cell sets as 64-bit masks: bit c is cell c.
 CELL_BIT = np.array([1 << c for c in range(NUM_CELLS)], dtype=np.uint64)
 ALL_CELLS = np.uint64((1 << NUM_CELLS) - 1)
-LINE_BITS = np.array([sum(1 << int(t) for t in range(NUM_CELLS) if LINE_DIR[c, t] >= 0)
-                      for c in range(NUM_CELLS)], dtype=np.uint64)
+LINE_BITS = np.array(
+    [sum(1 << int(t) for t in range(NUM_CELLS) if LINE_DIR[c, t] >= 0) for c in range(NUM_CELLS)],
+    dtype=np.uint64,
+)
 # RAY_BIT[c, d, k]: the bit of RAY[c, d, k], 0 past the edge.
-RAY_BIT = np.where(RAY >= 0, np.left_shift(np.uint64(1), np.maximum(RAY, 0).astype(np.uint64)),
-                   np.uint64(0)).astype(np.uint64)
+RAY_BIT = np.where(
+    RAY >= 0, np.left_shift(np.uint64(1), np.maximum(RAY, 0).astype(np.uint64)), np.uint64(0)
+).astype(np.uint64)
 
 # Rows for rendering and cell names: row letters A.. north to south, numbers west to east.
 ROW_LETTERS = "ABCDEFGHIJKLM"
@@ -112,8 +116,10 @@ def cell(name: str) -> int:
     try:
         return CELL_BY_NAME[name.strip().upper()]
     except KeyError:
-        raise ValueError(f"unknown cell {name!r}; cells are {CELL_NAMES[0]}..{CELL_NAMES[-1]} "
-                         f"(rows A-{ROW_LETTERS[2 * RADIUS]})") from None
+        raise ValueError(
+            f"unknown cell {name!r}; cells are {CELL_NAMES[0]}..{CELL_NAMES[-1]} "
+            f"(rows A-{ROW_LETTERS[2 * RADIUS]})"
+        ) from None
 
 
 # --- card plays -------------------------------------------------------------------
@@ -137,8 +143,11 @@ def _plays():
         for b in range(n + 1):
             for f in range(n - b + 1):
                 s = n - b - f
-                parts = [f"{k} {CARD_NAMES[t]}"
-                         for k, t in ((s, STOMP), (TRIPLE * b, BUILD), (TRIPLE * f, FORTIFY)) if k]
+                parts = [
+                    f"{k} {CARD_NAMES[t]}"
+                    for k, t in ((s, STOMP), (TRIPLE * b, BUILD), (TRIPLE * f, FORTIFY))
+                    if k
+                ]
                 label = f"stomp {n}" + ("" if b == f == 0 else f" ({' + '.join(parts)})")
                 plays.append((STOMP, n, (s, TRIPLE * b, TRIPLE * f), label))
     return plays

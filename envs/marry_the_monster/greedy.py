@@ -38,18 +38,37 @@ from ..core.kernels import copy_vector, kernel, on_demand, scratch, scratch_empt
 from ..core.rng import rng_pick_set
 from ..core.seat_values import against_the_field
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from .components import (LINE_DIR, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS, PLAY_COST, VALUE,
-                         WIN_POINTS, WIN_TOWERS)
+from .components import (
+    LINE_DIR,
+    MAX_PLAYERS,
+    NUM_CARD_TYPES,
+    NUM_CELLS,
+    PLAY_COST,
+    VALUE,
+    WIN_POINTS,
+    WIN_TOWERS,
+)
 from .rules import apply_action, building_points, check_win, legal_mask, stomp_stop, towers
-from .state_layout import FACHAN, HEIGHT, OWNER, PH_BUILD, PH_FORTIFY, PH_STOMP, PHASE, SCORE, STATE_SIZE, WINNER
+from .state_layout import (
+    FACHAN,
+    HEIGHT,
+    OWNER,
+    PH_BUILD,
+    PH_FORTIFY,
+    PH_STOMP,
+    PHASE,
+    SCORE,
+    STATE_SIZE,
+    WINNER,
+)
 
 WIN_VALUE = 1000.0
-HORIZON = 3.0            # turns of income a building is worth
+HORIZON = 3.0  # turns of income a building is worth
 EXPOSED_KEEP = np.array([0.0, 0.5, 0.7, 0.85])  # share of an exposed building's value, by height
-TOWER_BASE = 4.0         # worth of one step of tower progress far from 45 points ...
-TOWER_NEAR = 12.0        # ... plus this much more as the next score reaches 45
-CARD_VALUE = 1.0         # a card in hand, so cheap plays beat triples for the same effect
-OTHERS_SHARE = 0.25      # weight of the non-leading opponents' mean against the leader
+TOWER_BASE = 4.0  # worth of one step of tower progress far from 45 points ...
+TOWER_NEAR = 12.0  # ... plus this much more as the next score reaches 45
+CARD_VALUE = 1.0  # a card in hand, so cheap plays beat triples for the same effect
+OTHERS_SHARE = 0.25  # weight of the non-leading opponents' mean against the leader
 TIE = 1e-9
 
 
@@ -116,8 +135,11 @@ def settle_value(sim, before, p, rng, sim_rng, mask, child, scratch, values):
     """
     known = False  # whether value holds sim's position value
     value = 0.0
-    while sim[H_TERMINAL] == 0 and sim[H_CURRENT] == p and (
-            sim[PHASE] == PH_BUILD or sim[PHASE] == PH_FORTIFY or sim[PHASE] == PH_STOMP):
+    while (
+        sim[H_TERMINAL] == 0
+        and sim[H_CURRENT] == p
+        and (sim[PHASE] == PH_BUILD or sim[PHASE] == PH_FORTIFY or sim[PHASE] == PH_STOMP)
+    ):
         legal_mask(sim, mask)
         best = -np.inf
         if mask[END] != 0:

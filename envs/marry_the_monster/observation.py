@@ -6,6 +6,7 @@ deck size and the discard pile, the turn's flags) and the observer's own hand; e
 is hidden. ``determinize`` redeals those hands from the cards the observer cannot see, sizes
 kept, for a search. Rule ids (MTM-n) refer to ``seeds/marry_the_monster/rules.md``.
 """
+
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
@@ -13,25 +14,48 @@ from ..core.kernels import kernel, on_demand, scratch
 from ..core.rng import rng_below
 from .components import DECK_SIZE, MAX_PLAYERS, NUM_CARD_TYPES, NUM_CELLS, PIECES
 from .rules import hand_size
-from .state_layout import (BUILD_LEFT, CARDS_PLAYED, DECK, DESTROYED, DISCARD, FACHAN, FIRST_PLAYER,
-                           FREE_HOUSES, FREE_TOWERS, HAND, HEIGHT, MOVED, OPP_TARGET_USED, OWNER, PENDING,
-                           PH_BUILD, PH_FREE, PH_STOMP, PHASE, POOL, SCORE, STOMP_N, STOMPS, TURN)
+from .state_layout import (
+    BUILD_LEFT,
+    CARDS_PLAYED,
+    DECK,
+    DESTROYED,
+    DISCARD,
+    FACHAN,
+    FIRST_PLAYER,
+    FREE_HOUSES,
+    FREE_TOWERS,
+    HAND,
+    HEIGHT,
+    MOVED,
+    OPP_TARGET_USED,
+    OWNER,
+    PENDING,
+    PH_BUILD,
+    PH_FREE,
+    PH_STOMP,
+    PHASE,
+    POOL,
+    SCORE,
+    STOMP_N,
+    STOMPS,
+    TURN,
+)
 
 # --- observation -------------------------------------------------------------------
-OBS_HEIGHTS = 0                                     # [5 seats x 37 cells] height / 3
+OBS_HEIGHTS = 0  # [5 seats x 37 cells] height / 3
 OBS_FACHAN = OBS_HEIGHTS + MAX_PLAYERS * NUM_CELLS  # one-hot cell
-OBS_SCORES = OBS_FACHAN + NUM_CELLS                 # score / 150 per seat
-OBS_POOL = OBS_SCORES + MAX_PLAYERS                 # pieces in pool / 25 per seat
-OBS_PENDING = OBS_POOL + MAX_PLAYERS                # stomped pieces this turn / 25 per seat
-OBS_HAND_SIZES = OBS_PENDING + MAX_PLAYERS          # hand size / 60 per seat
-OBS_OWN_HAND = OBS_HAND_SIZES + MAX_PLAYERS         # own stomp, build, fortify / 60
-OBS_DECK = OBS_OWN_HAND + NUM_CARD_TYPES            # deck size / 60
-OBS_DISCARD = OBS_DECK + 1                          # discard pile per type / 60
-OBS_PHASE = OBS_DISCARD + NUM_CARD_TYPES            # one-hot of 6 phases
-OBS_ON_MOVE = OBS_PHASE + 6                         # one-hot seat on move
-OBS_FIRST = OBS_ON_MOVE + MAX_PLAYERS               # one-hot first player
-OBS_SEATED = OBS_FIRST + MAX_PLAYERS                # 1 for seats in the game
-OBS_TURN = OBS_SEATED + MAX_PLAYERS                 # turn flags, see observe_into
+OBS_SCORES = OBS_FACHAN + NUM_CELLS  # score / 150 per seat
+OBS_POOL = OBS_SCORES + MAX_PLAYERS  # pieces in pool / 25 per seat
+OBS_PENDING = OBS_POOL + MAX_PLAYERS  # stomped pieces this turn / 25 per seat
+OBS_HAND_SIZES = OBS_PENDING + MAX_PLAYERS  # hand size / 60 per seat
+OBS_OWN_HAND = OBS_HAND_SIZES + MAX_PLAYERS  # own stomp, build, fortify / 60
+OBS_DECK = OBS_OWN_HAND + NUM_CARD_TYPES  # deck size / 60
+OBS_DISCARD = OBS_DECK + 1  # discard pile per type / 60
+OBS_PHASE = OBS_DISCARD + NUM_CARD_TYPES  # one-hot of 6 phases
+OBS_ON_MOVE = OBS_PHASE + 6  # one-hot seat on move
+OBS_FIRST = OBS_ON_MOVE + MAX_PLAYERS  # one-hot first player
+OBS_SEATED = OBS_FIRST + MAX_PLAYERS  # 1 for seats in the game
+OBS_TURN = OBS_SEATED + MAX_PLAYERS  # turn flags, see observe_into
 OBS_SIZE = OBS_TURN + 10
 # The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
 # player count, in every view: the player count a view was written for (Game.seated_slots).

@@ -12,27 +12,102 @@ probability proportional to what is left. That is the same distribution as
 drawing from the top of a shuffled deck, and it means the state holds no deck
 order at all: nobody, not even a planner cloning the state, can see future draws.
 """
+
 import numpy as np
 from numba import types
 
-from ..core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
-                             LEGAL_MASK_SIG, RETURNS_SIG, RNG, STATE)
+from ..core.contract import (
+    APPLY_ACTION_SIG,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_STEPS,
+    H_TERMINAL,
+    INIT_STATE_SIG,
+    LEGAL_MASK_SIG,
+    RETURNS_SIG,
+    RNG,
+    STATE,
+)
 from ..core.header import start_game
 from ..core.kernels import helper, kernel
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import CELL0, END, MOVE0, NUM_ACTIONS, PLAY0
-from .components import (ALL_CELLS, BUILD, CELL_BIT, DECK_COUNTS, DOUBLE_STOMP_POINTS, EXTRA_DRAWS,
-                         FACHAN_START, FORTIFY, FREE_HOUSE_STEPS, FREE_TOWER_BASE, FREE_TOWER_EVERY,
-                         FREE_TOWER_FROM, HAND_SIZE, HOUSES_PER_BUILD, INSTANT_WIN_POINTS, LINE_BITS,
-                         LINE_DIR, LINE_DIST, MAX_PLAYERS, MAX_RAY, NO_PLAY_DRAW, NUM_CARD_TYPES, NUM_CELLS,
-                         NUM_DIRS, NUM_PLAYS, OPPONENT_TARGET_POINTS, PIECES, PLAY_COST, PLAY_KIND,
-                         PLAY_STRENGTH, RAY, RAY_BIT, RAY_LEN, STOMP, TOWER, TURN_DRAW, VALUE, WIN_POINTS,
-                         WIN_TOWERS)
-from .state_layout import (BITS_SPLIT, BUILD_LEFT, BUILD_PLACED, CARDS_PLAYED, DECK, DESTROYED, DISCARD,
-                           FACHAN, FIRST_PLAYER, FREE_HOUSES, FREE_TOWERS, HAND, HEIGHT, MOVED, OCCUPIED_BITS,
-                           OPP_TARGET_USED, OWN_BITS, OWNER, PENDING, PH_BUILD, PH_FORTIFY, PH_FREE, PH_MAIN,
-                           PH_OVER, PH_STOMP, PHASE, POOL, SCORE, STOMP_N, STOMPS, TURN, WINNER)
+from .components import (
+    ALL_CELLS,
+    BUILD,
+    CELL_BIT,
+    DECK_COUNTS,
+    DOUBLE_STOMP_POINTS,
+    EXTRA_DRAWS,
+    FACHAN_START,
+    FORTIFY,
+    FREE_HOUSE_STEPS,
+    FREE_TOWER_BASE,
+    FREE_TOWER_EVERY,
+    FREE_TOWER_FROM,
+    HAND_SIZE,
+    HOUSES_PER_BUILD,
+    INSTANT_WIN_POINTS,
+    LINE_BITS,
+    LINE_DIR,
+    LINE_DIST,
+    MAX_PLAYERS,
+    MAX_RAY,
+    NO_PLAY_DRAW,
+    NUM_CARD_TYPES,
+    NUM_CELLS,
+    NUM_DIRS,
+    NUM_PLAYS,
+    OPPONENT_TARGET_POINTS,
+    PIECES,
+    PLAY_COST,
+    PLAY_KIND,
+    PLAY_STRENGTH,
+    RAY,
+    RAY_BIT,
+    RAY_LEN,
+    STOMP,
+    TOWER,
+    TURN_DRAW,
+    VALUE,
+    WIN_POINTS,
+    WIN_TOWERS,
+)
+from .state_layout import (
+    BITS_SPLIT,
+    BUILD_LEFT,
+    BUILD_PLACED,
+    CARDS_PLAYED,
+    DECK,
+    DESTROYED,
+    DISCARD,
+    FACHAN,
+    FIRST_PLAYER,
+    FREE_HOUSES,
+    FREE_TOWERS,
+    HAND,
+    HEIGHT,
+    MOVED,
+    OCCUPIED_BITS,
+    OPP_TARGET_USED,
+    OWN_BITS,
+    OWNER,
+    PENDING,
+    PH_BUILD,
+    PH_FORTIFY,
+    PH_FREE,
+    PH_MAIN,
+    PH_OVER,
+    PH_STOMP,
+    PHASE,
+    POOL,
+    SCORE,
+    STOMP_N,
+    STOMPS,
+    TURN,
+    WINNER,
+)
 
 # Helpers called with mixed integer types get one explicit int64 signature, so each is
 # compiled once.
@@ -64,8 +139,10 @@ R_NO_FREE_HOUSE = 21
 
 REASONS = {
     R_GAME_OVER: "the game is over",
-    R_WRONG_PHASE: ("it does not fit the decision at hand: step 3, a Build, a Fortify and a stomp "
-                    "ask for a cell (or end); moves and card plays belong to step 4"),
+    R_WRONG_PHASE: (
+        "it does not fit the decision at hand: step 3, a Build, a Fortify and a stomp "
+        "ask for a cell (or end); moves and card plays belong to step 4"
+    ),
     R_CELL_TAKEN: "the cell already holds a building",
     R_FACHAN_CELL: "the fachan stands on that cell",
     R_NO_PIECES: "the player has no building pieces left in their pool",
@@ -261,8 +338,11 @@ def move_ok(state, direction, distance):
 def can_pay(state, p, play):
     """Seat ``p``'s hand covers the cards of card play ``play``."""
     h = HAND + p * NUM_CARD_TYPES
-    return ((state[h] >= PLAY_COST[play, 0]) & (state[h + 1] >= PLAY_COST[play, 1])
-            & (state[h + 2] >= PLAY_COST[play, 2]))
+    return (
+        (state[h] >= PLAY_COST[play, 0])
+        & (state[h + 1] >= PLAY_COST[play, 1])
+        & (state[h + 2] >= PLAY_COST[play, 2])
+    )
 
 
 @helper
@@ -274,8 +354,7 @@ def plays_possible(state, p):
     """
     build = house_cells(state, p) != np.uint64(0)
     fortify = fortify_cells(state, p) != np.uint64(0)
-    stomp = ((target_cells(state, p) != np.uint64(0))
-             & (state[STOMPS] < stomp_allowance(state[SCORE + p])))
+    stomp = (target_cells(state, p) != np.uint64(0)) & (state[STOMPS] < stomp_allowance(state[SCORE + p]))
     return build, fortify, stomp
 
 

@@ -1,9 +1,23 @@
 """Text view of a Marry the Monster state: the hex board and a table of players."""
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import hex_rows, table
 from .components import CARD_NAMES, CELL_NAMES, COORDS, NUM_CARD_TYPES, RADIUS, ROW_LETTERS, VALUE
-from .state_layout import (DECK, DISCARD, FACHAN, FIRST_PLAYER, HAND, HEIGHT, OWNER, PENDING, PHASE,
-                           PHASE_NAMES, POOL, SCORE, WINNER)
+from .state_layout import (
+    DECK,
+    DISCARD,
+    FACHAN,
+    FIRST_PLAYER,
+    HAND,
+    HEIGHT,
+    OWNER,
+    PENDING,
+    PHASE,
+    PHASE_NAMES,
+    POOL,
+    SCORE,
+    WINNER,
+)
 
 # What the board's symbols mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\
@@ -48,23 +62,37 @@ def to_text(state) -> str:
     board = hex_rows(rows, ROW_LETTERS[: 2 * RADIUS + 1])
     players = []
     for p in range(n):
-        towers = sum(1 for c in range(len(CELL_NAMES))
-                     if int(state[OWNER + c]) == p and int(state[HEIGHT + c]) == 3)
+        towers = sum(
+            1 for c in range(len(CELL_NAMES)) if int(state[OWNER + c]) == p and int(state[HEIGHT + c]) == 3
+        )
         hand = sum(int(state[HAND + p * NUM_CARD_TYPES + t]) for t in range(NUM_CARD_TYPES))
         marks = ("*" if int(state[H_CURRENT]) == p else "") + ("W" if int(state[WINNER + p]) else "")
-        players.append((f"player_{p}{marks}", int(state[SCORE + p]), towers,
-                        int(state[POOL + p]), int(state[PENDING + p]), hand))
+        players.append(
+            (
+                f"player_{p}{marks}",
+                int(state[SCORE + p]),
+                towers,
+                int(state[POOL + p]),
+                int(state[PENDING + p]),
+                hand,
+            )
+        )
     deck = sum(int(state[DECK + t]) for t in range(NUM_CARD_TYPES))
     discard = "/".join(str(int(state[DISCARD + t])) for t in range(NUM_CARD_TYPES))
     status = "game over" if int(state[H_TERMINAL]) else f"phase: {phase_text(state)}"
-    head = (f"Marry the Monster - {status} - step {int(state[H_STEPS])} - first player "
-            f"player_{int(state[FIRST_PLAYER])} - fachan at {CELL_NAMES[int(state[FACHAN])]}")
+    head = (
+        f"Marry the Monster - {status} - step {int(state[H_STEPS])} - first player "
+        f"player_{int(state[FIRST_PLAYER])} - fachan at {CELL_NAMES[int(state[FACHAN])]}"
+    )
     foot = f"deck {deck} cards, discard stomp/build/fortify {discard}   (* on move, W winner)"
-    return "\n".join([head, board, table(("player", "score", "towers", "pool", "stomped", "hand"), players), foot])
+    return "\n".join(
+        [head, board, table(("player", "score", "towers", "pool", "stomped", "hand"), players), foot]
+    )
 
 
 def private_text(state, player: int) -> str:
     """What only ``player`` sees: the cards in their hand, per type."""
-    cards = ", ".join(f"{int(state[HAND + player * NUM_CARD_TYPES + t])} {name}"
-                      for t, name in enumerate(CARD_NAMES))
+    cards = ", ".join(
+        f"{int(state[HAND + player * NUM_CARD_TYPES + t])} {name}" for t, name in enumerate(CARD_NAMES)
+    )
     return f"your hand: {cards}"

@@ -1,4 +1,5 @@
 """Mighty Monsters: kernels, components and the AEC env declaration."""
+
 from pathlib import Path
 
 from monster_zoo.seeds import game_dir

@@ -15,6 +15,7 @@ index   meaning
 The encoding is lossless: every placement and every replacement the rules allow
 is one (card, space) pair, and every setup choice one pair of cards.
 """
+
 import re
 
 from ..core.naming import read_action_text

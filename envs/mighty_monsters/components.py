@@ -3,6 +3,7 @@
 Monster cards, the 36 guards, the guard backs, the round table, replacement
 fees and the 12 king tiles become numpy tables the kernels read.
 """
+
 import json
 from itertools import combinations
 
@@ -27,8 +28,10 @@ HAND_SIZE = int(DATA["hand_size"])
 FACE_DOWN = int(DATA["face_down"])
 PER_ROUND = int(DATA["monsters_per_round"])
 if HAND_SIZE + FACE_DOWN != NUM_CARDS or PER_ROUND != FACE_DOWN:
-    raise ValueError("components.json: hand + face-down cards must be the whole set, "
-                     "and a round plays as many cards as lie face down")
+    raise ValueError(
+        "components.json: hand + face-down cards must be the whole set, "
+        "and a round plays as many cards as lie face down"
+    )
 
 # Setup choices: the pairs of cards a player lays face down (MM-4).
 SETUP_PAIRS = np.array(list(combinations(range(NUM_CARDS), FACE_DOWN)), dtype=np.int32)
@@ -56,26 +59,33 @@ GUARD_LEVEL = np.array([g[0] for g in _guards], dtype=np.int32)
 GUARD_STRENGTH = np.array([g[1] for g in _guards], dtype=np.int32)
 GUARD_LOOT = np.array([g[2] for g in _guards], dtype=np.int32)
 for _lvl, _s, _loot in _guards:
-    if not (LEVEL_STRENGTH[_lvl, 0] <= _s <= LEVEL_STRENGTH[_lvl, 1]
-            and LEVEL_LOOT[_lvl, 0] <= _loot <= LEVEL_LOOT[_lvl, 1]):
+    if not (
+        LEVEL_STRENGTH[_lvl, 0] <= _s <= LEVEL_STRENGTH[_lvl, 1]
+        and LEVEL_LOOT[_lvl, 0] <= _loot <= LEVEL_LOOT[_lvl, 1]
+    ):
         raise ValueError(f"components.json: guard ({_s}, {_loot}) lies outside its level-{_lvl} back")
 MAX_GUARD_STRENGTH = int(LEVEL_STRENGTH[:, 1].max())
 MAX_GUARD_LOOT = int(LEVEL_LOOT[:, 1].max())
-LEVEL_SIZE = np.array([0] + [int((GUARD_LEVEL == lvl).sum()) for lvl in range(1, NUM_LEVELS + 1)],
-                      dtype=np.int32)
+LEVEL_SIZE = np.array(
+    [0] + [int((GUARD_LEVEL == lvl).sum()) for lvl in range(1, NUM_LEVELS + 1)], dtype=np.int32
+)
 
 # --- king tiles (MM-20) -------------------------------------------------------------------
 _tiles = DATA["king_tiles"]["tiles"]
 NUM_KING_TILES = len(_tiles)
 KING_NAMES = tuple(t["name"] for t in _tiles)
 KING_NO_STRENGTH = np.array([t.get("no_strength", 0) for t in _tiles], dtype=np.int32)
-KING_HEAL = np.array([[int(t.get("heal", {}).get(str(int(s)), h)) for s, h in zip(STRENGTH, HEALING)]
-                      for t in _tiles], dtype=np.int32)  # [tile, card] healing cost
+KING_HEAL = np.array(
+    [[int(t.get("heal", {}).get(str(int(s)), h)) for s, h in zip(STRENGTH, HEALING)] for t in _tiles],
+    dtype=np.int32,
+)  # [tile, card] healing cost
 KING_EQUAL_LOOT = np.array([t.get("equal_pair_loot", 0) for t in _tiles], dtype=np.int32)
 KING_WEAKEST_LOOT = np.array([t.get("weakest_pairs_loot", 0) for t in _tiles], dtype=np.int32)
 # KING_HAND[tile, card]: 1 if the tile sends the card to hand, 0 face down; all 1 = no such rule.
-KING_HAND = np.array([[int(s) in t.get("hand_strengths", list(map(int, STRENGTH))) for s in STRENGTH]
-                      for t in _tiles], dtype=np.int32)
+KING_HAND = np.array(
+    [[int(s) in t.get("hand_strengths", list(map(int, STRENGTH))) for s in STRENGTH] for t in _tiles],
+    dtype=np.int32,
+)
 KING_SORTS_HANDS = np.array(["hand_strengths" in t for t in _tiles], dtype=np.int32)
 # KING_GUARD[tile, end, i, (strength, loot)]: end 0 counts from the main gate, 1 from the far end.
 KING_GUARD = np.zeros((NUM_KING_TILES, 2, MAX_PLAYERS, 2), dtype=np.int32)
@@ -100,6 +110,7 @@ def space_name(space: int) -> str:
 def guard_name(guard: int) -> str:
     """A guard card's name: level stars, strength and loot, e.g. ``**7/8``."""
     return f"{'*' * int(GUARD_LEVEL[guard])}{int(GUARD_STRENGTH[guard])}/{int(GUARD_LOOT[guard])}"
+
 
 if (KING_HAND.sum(axis=1)[KING_SORTS_HANDS == 1] != HAND_SIZE).any():
     raise ValueError("components.json: a king tile's hand_strengths must make a full hand")

@@ -31,12 +31,31 @@ from ..core.contract import H_CURRENT, H_NUM_PLAYERS, POLICY_SIG
 from ..core.kernels import copy_vector, inlined, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import rng_pick_set
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
-from .components import (GUARD_LOOT, GUARD_STRENGTH, MAX_PLAYERS, NUM_CARDS, NUM_GUARDS, NUM_SPACES,
-                         PER_ROUND, SETUP_PAIRS, SIDES, STRENGTH)
-from .rules import (fight_loot, fight_strength, guard_level, heal_cost, loot_shares, pair_strength,
-                    place_card, placed, seen_by, unseen_guards)
+from .components import (
+    GUARD_LOOT,
+    GUARD_STRENGTH,
+    MAX_PLAYERS,
+    NUM_CARDS,
+    NUM_GUARDS,
+    NUM_SPACES,
+    PER_ROUND,
+    SETUP_PAIRS,
+    SIDES,
+    STRENGTH,
+)
+from .rules import (
+    fight_loot,
+    fight_strength,
+    guard_level,
+    heal_cost,
+    loot_shares,
+    pair_strength,
+    place_card,
+    placed,
+    seen_by,
+    unseen_guards,
+)
 from .state_layout import GOLD, LOC_HAND, PH_SETUP, PHASE, SPACE, STATE_SIZE
-
 
 TIE = 1e-9
 
@@ -46,8 +65,10 @@ def weakest_pair():
     """The setup choice laying down the two weakest cards."""
     best = 0
     for pair in range(SETUP_PAIRS.shape[0]):
-        if STRENGTH[SETUP_PAIRS[pair, 0]] + STRENGTH[SETUP_PAIRS[pair, 1]] < \
-                STRENGTH[SETUP_PAIRS[best, 0]] + STRENGTH[SETUP_PAIRS[best, 1]]:
+        if (
+            STRENGTH[SETUP_PAIRS[pair, 0]] + STRENGTH[SETUP_PAIRS[pair, 1]]
+            < STRENGTH[SETUP_PAIRS[best, 0]] + STRENGTH[SETUP_PAIRS[best, 1]]
+        ):
             best = pair
     return best
 
@@ -88,7 +109,7 @@ def guard_outlook(state, g, p, fill, level_pool, empties, gains, pool_cards):
         if state[SPACE + SIDES * g + side] < 0:
             empties[count] = SIDES * g + side
             count += 1
-    combos = NUM_CARDS ** count
+    combos = NUM_CARDS**count
     win = 0.0
     gold = 0.0
     cards = 0
@@ -128,8 +149,9 @@ def expected_gold(state, p, fill, empties, gains, pool_cards):
     reach = 1.0
     total = 0.0
     for g in range(n):
-        win, gold = guard_outlook(state, g, p, fill, unseen_guards(state, guard_level(state, g)), empties, gains,
-                                  pool_cards)
+        win, gold = guard_outlook(
+            state, g, p, fill, unseen_guards(state, guard_level(state, g)), empties, gains, pool_cards
+        )
         heal = 0
         for side in range(SIDES):
             occupant = state[SPACE + SIDES * g + side]

@@ -10,55 +10,105 @@ and the king tiles' order. ``determinize`` resamples exactly those for a search.
 knows of the cards (``seen_by``, ``guard_seen``) is asked in ``rules.py``, where the greedy
 baseline and the picture ask it too. Rule ids (MM-n) refer to ``seeds/mighty_monsters/rules.md``.
 """
+
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import inlined, kernel, on_demand, scratch
 from ..core.rng import shuffle_range
-from .components import (GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH, LEVEL_SIZE, LEVEL_STRENGTH, MAX_GUARD_LOOT,
-                         MAX_GUARD_STRENGTH, MAX_PLAYERS, MAX_STRENGTH, NUM_CARDS, NUM_GUARDS, NUM_KING_TILES,
-                         NUM_LEVELS, NUM_SPACES, SIDES, STRENGTH)
-from .rules import (card_loc, count_at, fight_loot, fight_strength, guard_level, guard_seen, heal_cost,
-                    loot_shares, pair_strength, seen_by)
-from .state_layout import (CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN, GOLD,
-                           GUARD_STATUS, KING, KING_ORDER, KINGS, KINGS_FLIPPED, LINEUP, LOC_DOWN, LOC_HAND,
-                           NUM_ROUNDS, PHASE, RES_WON, RESULT, REVEALED, ROUND, SETUP_DONE, SETUP_RANDOM,
-                           SPACE, START_PLAYER)
+from .components import (
+    GUARD_LEVEL,
+    GUARD_LOOT,
+    GUARD_STRENGTH,
+    LEVEL_SIZE,
+    LEVEL_STRENGTH,
+    MAX_GUARD_LOOT,
+    MAX_GUARD_STRENGTH,
+    MAX_PLAYERS,
+    MAX_STRENGTH,
+    NUM_CARDS,
+    NUM_GUARDS,
+    NUM_KING_TILES,
+    NUM_LEVELS,
+    NUM_SPACES,
+    SIDES,
+    STRENGTH,
+)
+from .rules import (
+    card_loc,
+    count_at,
+    fight_loot,
+    fight_strength,
+    guard_level,
+    guard_seen,
+    heal_cost,
+    loot_shares,
+    pair_strength,
+    seen_by,
+)
+from .state_layout import (
+    CARD_LOC,
+    CASTLE,
+    DECK,
+    DECK_COUNT,
+    G_CASTLE,
+    G_DECK,
+    G_DISCARD_HIDDEN,
+    GOLD,
+    GUARD_STATUS,
+    KING,
+    KING_ORDER,
+    KINGS,
+    KINGS_FLIPPED,
+    LINEUP,
+    LOC_DOWN,
+    LOC_HAND,
+    NUM_ROUNDS,
+    PHASE,
+    RES_WON,
+    RESULT,
+    REVEALED,
+    ROUND,
+    SETUP_DONE,
+    SETUP_RANDOM,
+    SPACE,
+    START_PLAYER,
+)
 
 # --- observation ------------------------------------------------------------------------
-OBS_CARDS = 0                                              # [6 seats x 5 cards x 4] hand/down/castle/unknown
-OBS_SPACES = OBS_CARDS + MAX_PLAYERS * NUM_CARDS * 4       # [12 spaces x (6 owner one-hot + strength / 5)]
-OBS_GUARDS = OBS_SPACES + NUM_SPACES * (MAX_PLAYERS + 1)   # [6 positions x 8]
-OBS_SEEN = OBS_GUARDS + MAX_PLAYERS * 8                    # guard cards seen face up
-OBS_HIDDEN_DISCARDS = OBS_SEEN + NUM_GUARDS                # face-down discards per level / cards of the level
-OBS_DECK = OBS_HIDDEN_DISCARDS + NUM_LEVELS                # deck size / 36
-OBS_GOLD = OBS_DECK + 1                                    # gold / 100 per seat (capped)
-OBS_HAND_SIZE = OBS_GOLD + MAX_PLAYERS                     # cards in hand / 5 per seat
-OBS_START = OBS_HAND_SIZE + MAX_PLAYERS                    # start player one-hot
-OBS_ON_MOVE = OBS_START + MAX_PLAYERS                      # seat on move one-hot
-OBS_SEATED = OBS_ON_MOVE + MAX_PLAYERS                     # 1 per seat in the game
-OBS_SETUP_DONE = OBS_SEATED + MAX_PLAYERS                  # seats that made their setup choice
-OBS_ROUND = OBS_SETUP_DONE + MAX_PLAYERS                   # rounds played / 6, rounds left / 6
-OBS_PHASE = OBS_ROUND + 2                                  # setup, play monsters, game over
-OBS_KING = OBS_PHASE + 3                                   # king tile in effect, one-hot
-OBS_KINGS_USED = OBS_KING + NUM_KING_TILES                 # king tiles flipped so far
-OBS_OPTIONS = OBS_KINGS_USED + NUM_KING_TILES              # setup random, guard line-up, king's rules
+OBS_CARDS = 0  # [6 seats x 5 cards x 4] hand/down/castle/unknown
+OBS_SPACES = OBS_CARDS + MAX_PLAYERS * NUM_CARDS * 4  # [12 spaces x (6 owner one-hot + strength / 5)]
+OBS_GUARDS = OBS_SPACES + NUM_SPACES * (MAX_PLAYERS + 1)  # [6 positions x 8]
+OBS_SEEN = OBS_GUARDS + MAX_PLAYERS * 8  # guard cards seen face up
+OBS_HIDDEN_DISCARDS = OBS_SEEN + NUM_GUARDS  # face-down discards per level / cards of the level
+OBS_DECK = OBS_HIDDEN_DISCARDS + NUM_LEVELS  # deck size / 36
+OBS_GOLD = OBS_DECK + 1  # gold / 100 per seat (capped)
+OBS_HAND_SIZE = OBS_GOLD + MAX_PLAYERS  # cards in hand / 5 per seat
+OBS_START = OBS_HAND_SIZE + MAX_PLAYERS  # start player one-hot
+OBS_ON_MOVE = OBS_START + MAX_PLAYERS  # seat on move one-hot
+OBS_SEATED = OBS_ON_MOVE + MAX_PLAYERS  # 1 per seat in the game
+OBS_SETUP_DONE = OBS_SEATED + MAX_PLAYERS  # seats that made their setup choice
+OBS_ROUND = OBS_SETUP_DONE + MAX_PLAYERS  # rounds played / 6, rounds left / 6
+OBS_PHASE = OBS_ROUND + 2  # setup, play monsters, game over
+OBS_KING = OBS_PHASE + 3  # king tile in effect, one-hot
+OBS_KINGS_USED = OBS_KING + NUM_KING_TILES  # king tiles flipped so far
+OBS_OPTIONS = OBS_KINGS_USED + NUM_KING_TILES  # setup random, guard line-up, king's rules
 # Derived from the public view (observation v2), what the greedy baseline weighs when it plays;
 # per guard position, from the main gate, with the monsters now beside it (empty spaces count 0):
-OBS_WIN = OBS_OPTIONS + 3                  # chance they beat its guard (unseen pool of its level)
-OBS_REACH = OBS_WIN + MAX_PLAYERS          # chance every guard before it falls (its fight happens)
-OBS_LOOT = OBS_REACH + MAX_PLAYERS         # expected loot of its guard this round / LOOT_SCALE
-OBS_LOCKED = OBS_LOOT + MAX_PLAYERS        # its pair reached the printed maximum: no replacing there
-OBS_BEHIND = OBS_LOCKED + MAX_PLAYERS      # per relative seat: gold behind the richest / GOLD_SCALE
-OBS_OUTLOOK = OBS_BEHIND + MAX_PLAYERS     # per relative seat: expected gold change this round
+OBS_WIN = OBS_OPTIONS + 3  # chance they beat its guard (unseen pool of its level)
+OBS_REACH = OBS_WIN + MAX_PLAYERS  # chance every guard before it falls (its fight happens)
+OBS_LOOT = OBS_REACH + MAX_PLAYERS  # expected loot of its guard this round / LOOT_SCALE
+OBS_LOCKED = OBS_LOOT + MAX_PLAYERS  # its pair reached the printed maximum: no replacing there
+OBS_BEHIND = OBS_LOCKED + MAX_PLAYERS  # per relative seat: gold behind the richest / GOLD_SCALE
+OBS_OUTLOOK = OBS_BEHIND + MAX_PLAYERS  # per relative seat: expected gold change this round
 OBS_SIZE = OBS_OUTLOOK + MAX_PLAYERS
 # The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
 # player count, in every view: the player count a view was written for (Game.seated_slots).
 SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
 GOLD_SCALE = 100.0
 ROUND_SCALE = 6.0
-LOOT_SCALE = 30.0      # a guard's loot with every king tile bonus stays below this
-OUTLOOK_SCALE = 60.0   # expected gold change, shown as 0.5 + change / OUTLOOK_SCALE (clipped)
+LOOT_SCALE = 30.0  # a guard's loot with every king tile bonus stays below this
+OUTLOOK_SCALE = 60.0  # expected gold change, shown as 0.5 + change / OUTLOOK_SCALE (clipped)
 # Guard cards are listed level by level (components.json): level L's are LEVEL_FIRST[L] onwards.
 LEVEL_FIRST = np.cumsum(LEVEL_SIZE) - LEVEL_SIZE
 assert np.array_equal(GUARD_LEVEL, np.repeat(np.arange(NUM_LEVELS + 1), LEVEL_SIZE))

@@ -18,26 +18,98 @@ its own costs about 0.05 s of the cold start besides its body), and a helper wit
 callers has a signature, so that numba builds it once rather than once per mix of integer
 types its callers pass.
 """
+
 import numpy as np
 from numba import types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG, STATE)
+from ..core.contract import (
+    APPLY_ACTION_SIG,
+    CONFIG_COMMON,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_STEPS,
+    H_TERMINAL,
+    INIT_STATE_SIG,
+    LEGAL_MASK_SIG,
+    RETURNS_SIG,
+    STATE,
+)
 from ..core.header import start_game
 from ..core.kernels import helper, inlined, kernel, scratch
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below, shuffle_range
 from .actions import NUM_ACTIONS, PLAY0, SETUP0
-from .components import (FEE_OWN_CARD, FEE_OWNER, FEE_TREASURY, GUARD_LEVEL, GUARD_LOOT, GUARD_STRENGTH,
-                         HEALING, KING_EQUAL_LOOT, KING_GUARD, KING_HAND, KING_HEAL, KING_NO_STRENGTH,
-                         KING_SORTS_HANDS, KING_WEAKEST_LOOT, LEVEL_STRENGTH, MAX_PLAYERS, MAX_STRENGTH,
-                         NUM_CARDS, NUM_GUARDS, NUM_KING_TILES, NUM_SETUP_PAIRS, NUM_SPACES, PER_ROUND,
-                         ROUNDS, SETUP_PAIRS, SIDES, STARTING_GOLD, STRENGTH, UNREPLACEABLE)
-from .state_layout import (BANK, CARD_LOC, CASTLE, DECK, DECK_COUNT, G_CASTLE, G_DECK, G_DISCARD_HIDDEN,
-                           G_DISCARD_SEEN, GOLD, GUARD_STATUS, KING, KING_ORDER, KINGS, KINGS_FLIPPED, KNOWN,
-                           LAST_GUARD, LAST_RESULT, LINEUP, LOC_CASTLE, LOC_DOWN, LOC_HAND, NUM_ROUNDS,
-                           PH_OVER, PH_PLACE, PH_SETUP, PHASE, RES_LOST, RES_NONE, RES_WON, RESULT, REVEALED,
-                           ROUND, SETUP_DONE, SETUP_RANDOM, SPACE, START_PLAYER, WINNER)
+from .components import (
+    FEE_OWN_CARD,
+    FEE_OWNER,
+    FEE_TREASURY,
+    GUARD_LEVEL,
+    GUARD_LOOT,
+    GUARD_STRENGTH,
+    HEALING,
+    KING_EQUAL_LOOT,
+    KING_GUARD,
+    KING_HAND,
+    KING_HEAL,
+    KING_NO_STRENGTH,
+    KING_SORTS_HANDS,
+    KING_WEAKEST_LOOT,
+    LEVEL_STRENGTH,
+    MAX_PLAYERS,
+    MAX_STRENGTH,
+    NUM_CARDS,
+    NUM_GUARDS,
+    NUM_KING_TILES,
+    NUM_SETUP_PAIRS,
+    NUM_SPACES,
+    PER_ROUND,
+    ROUNDS,
+    SETUP_PAIRS,
+    SIDES,
+    STARTING_GOLD,
+    STRENGTH,
+    UNREPLACEABLE,
+)
+from .state_layout import (
+    BANK,
+    CARD_LOC,
+    CASTLE,
+    DECK,
+    DECK_COUNT,
+    G_CASTLE,
+    G_DECK,
+    G_DISCARD_HIDDEN,
+    G_DISCARD_SEEN,
+    GOLD,
+    GUARD_STATUS,
+    KING,
+    KING_ORDER,
+    KINGS,
+    KINGS_FLIPPED,
+    KNOWN,
+    LAST_GUARD,
+    LAST_RESULT,
+    LINEUP,
+    LOC_CASTLE,
+    LOC_DOWN,
+    LOC_HAND,
+    NUM_ROUNDS,
+    PH_OVER,
+    PH_PLACE,
+    PH_SETUP,
+    PHASE,
+    RES_LOST,
+    RES_NONE,
+    RES_WON,
+    RESULT,
+    REVEALED,
+    ROUND,
+    SETUP_DONE,
+    SETUP_RANDOM,
+    SPACE,
+    START_PLAYER,
+    WINNER,
+)
 
 # Helpers called with mixed integer types get one explicit int64 signature, so each is
 # compiled once.

@@ -1,10 +1,32 @@
 """Text view of a Mighty Monsters state: the castle from the main gate and a table of players."""
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import GUARD_LEVEL, KING_NAMES, NUM_CARDS, SIDES, card_name, guard_name
-from .state_layout import (CARD_LOC, CASTLE, DECK_COUNT, GOLD, KING, LAST_GUARD, LAST_RESULT, LOC_CASTLE,
-                           LOC_DOWN, LOC_HAND, NUM_ROUNDS, PHASE, PHASE_NAMES, RES_LOST, RES_WON, RESULT,
-                           REVEALED, ROUND, SETUP_DONE, SPACE, START_PLAYER, WINNER)
+from .state_layout import (
+    CARD_LOC,
+    CASTLE,
+    DECK_COUNT,
+    GOLD,
+    KING,
+    LAST_GUARD,
+    LAST_RESULT,
+    LOC_CASTLE,
+    LOC_DOWN,
+    LOC_HAND,
+    NUM_ROUNDS,
+    PHASE,
+    PHASE_NAMES,
+    RES_LOST,
+    RES_WON,
+    RESULT,
+    REVEALED,
+    ROUND,
+    SETUP_DONE,
+    SPACE,
+    START_PLAYER,
+    WINNER,
+)
 
 # What the castle's symbols mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\
@@ -75,40 +97,63 @@ def to_text(state) -> str:
     players = []
     for p in range(n):
         locs = [int(state[CARD_LOC + p * NUM_CARDS + k]) for k in range(NUM_CARDS)]
-        marks = ("*" if int(state[H_CURRENT]) == p else "") + ("S" if int(state[START_PLAYER]) == p else "") \
+        marks = (
+            ("*" if int(state[H_CURRENT]) == p else "")
+            + ("S" if int(state[START_PLAYER]) == p else "")
             + ("W" if int(state[WINNER + p]) else "")
+        )
         setup = "" if int(state[PHASE]) != 0 else (" (chosen)" if state[SETUP_DONE + p] else "")
-        players.append((f"player_{p}{marks}", int(state[GOLD + p]), locs.count(LOC_HAND),
-                        f"{locs.count(LOC_DOWN)}{setup}", locs.count(LOC_CASTLE)))
+        players.append(
+            (
+                f"player_{p}{marks}",
+                int(state[GOLD + p]),
+                locs.count(LOC_HAND),
+                f"{locs.count(LOC_DOWN)}{setup}",
+                locs.count(LOC_CASTLE),
+            )
+        )
     king = int(state[KING])
     status = phase_text(state)
-    head = (f"Mighty Monsters - {status} - round {min(int(state[ROUND]) + 1, int(state[NUM_ROUNDS]))}"
-            f"/{int(state[NUM_ROUNDS])} - step {int(state[H_STEPS])}"
-            + (f" - king: {KING_NAMES[king]}" if king >= 0 else ""))
+    head = (
+        f"Mighty Monsters - {status} - round {min(int(state[ROUND]) + 1, int(state[NUM_ROUNDS]))}"
+        f"/{int(state[NUM_ROUNDS])} - step {int(state[H_STEPS])}"
+        + (f" - king: {KING_NAMES[king]}" if king >= 0 else "")
+    )
     foot = f"guard deck {int(state[DECK_COUNT])} cards   (* on move, S start player, W winner)"
     last = last_round_line(state)
-    return "\n".join([head, *castle_lines(state), *([last] if last else []),
-                      table(("player", "gold", "hand", "face down", "placed"), players), foot])
+    return "\n".join(
+        [
+            head,
+            *castle_lines(state),
+            *([last] if last else []),
+            table(("player", "gold", "hand", "face down", "placed"), players),
+            foot,
+        ]
+    )
 
 
 def private_text(state, player: int) -> str:
     """What only ``player`` sees: which of their cards are in hand and which face down."""
+
     def cards(loc):
         ks = [card_name(k) for k in range(NUM_CARDS) if int(state[CARD_LOC + player * NUM_CARDS + k]) == loc]
         return " ".join(ks) or "none"
+
     return f"your hand: {cards(LOC_HAND)}; face down: {cards(LOC_DOWN)}"
 
 
 def explain_action(state, action: int) -> str:
     """Action ``action`` (legal in ``state``) in words for the person who takes it: which cards it
     lays face down, or which monster it plays beside which guard (and whom it replaces there)."""
-    from .actions import PLAY0, SETUP_PAIRS, SETUP0
+    from .actions import PLAY0, SETUP0, SETUP_PAIRS
     from .components import NUM_SPACES, SIDES
 
     if action < PLAY0:
         a, b = SETUP_PAIRS[action - SETUP0]
-        return (f"lay your strength-{card_name(a)} and strength-{card_name(b)} monsters face down for later "
-                "rounds; the other three are your hand")
+        return (
+            f"lay your strength-{card_name(a)} and strength-{card_name(b)} monsters face down for later "
+            "rounds; the other three are your hand"
+        )
     card, space = divmod(action - PLAY0, NUM_SPACES)
     guard = space // SIDES
     where = f"beside guard {guard + 1} ({guard_label(state, guard)}), space {'ab'[space % SIDES]}"
@@ -116,4 +161,6 @@ def explain_action(state, action: int) -> str:
     if occupant < 0:
         return f"place your strength-{card_name(card)} monster {where}"
     owner, old = divmod(occupant, NUM_CARDS)
-    return f"place your strength-{card_name(card)} monster {where}, replacing player_{owner}'s {card_name(old)}"
+    return (
+        f"place your strength-{card_name(card)} monster {where}, replacing player_{owner}'s {card_name(old)}"
+    )

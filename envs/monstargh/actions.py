@@ -17,6 +17,7 @@ index    meaning
 220-223  steal from the neighbour on side ``d`` of the protagonist: 220 + d
 =======  ======================================================================
 """
+
 import re
 
 from ..core.naming import read_action_text
@@ -84,6 +85,7 @@ def str_to_action(text: str) -> int:
             return STEAL0 + DIRECTION_NAMES.index(m.group(1))
     except ValueError as err:
         raise ValueError(f"cannot read action {text!r}: {err}") from None
-    raise ValueError(f"cannot read action {text!r}; examples: 'play red 5', 'focus -2', "
-                     f"'place north of blue 4', 'target red 5', 'steal east'")
-
+    raise ValueError(
+        f"cannot read action {text!r}; examples: 'play red 5', 'focus -2', "
+        f"'place north of blue 4', 'target red 5', 'steal east'"
+    )

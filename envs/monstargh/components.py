@@ -3,6 +3,7 @@
 Cards have fixed ids whatever species are in play: card ``6 * species + value - 1``
 (species in the order of ``SPECIES``), so a card means the same thing in every game.
 """
+
 import json
 
 import numpy as np
@@ -53,8 +54,13 @@ NEAR_SPAN = 3
 NEAR_INDEX = np.full((2 * NEAR_SPAN + 1) ** 2, -1, dtype=np.int64)
 NEAR_INDEX[(NEAR_Y + NEAR_SPAN) * (2 * NEAR_SPAN + 1) + NEAR_X + NEAR_SPAN] = np.arange(NUM_NEAR)
 # A cell is near index j of its near cell at index NEAR_BACK[j] (the opposite offset).
-NEAR_BACK = np.array([NEAR_INDEX[(NEAR_SPAN - NEAR_Y[j]) * (2 * NEAR_SPAN + 1) + NEAR_SPAN - NEAR_X[j]]
-                      for j in range(NUM_NEAR)], dtype=np.int64)
+NEAR_BACK = np.array(
+    [
+        NEAR_INDEX[(NEAR_SPAN - NEAR_Y[j]) * (2 * NEAR_SPAN + 1) + NEAR_SPAN - NEAR_X[j]]
+        for j in range(NUM_NEAR)
+    ],
+    dtype=np.int64,
+)
 
 # A scene places every monster card at most once and each placement borders an occupied
 # cell, so no cell is ever more than NUM_CARDS - 1 steps from the origin.
@@ -67,5 +73,7 @@ def card_id(name: str) -> int:
     for c, card in enumerate(CARD_NAMES):
         if card == key:
             return c
-    raise ValueError(f"no card named {name!r}; cards are '<species> <value>' with species "
-                     f"{', '.join(SPECIES)} and values 1-6")
+    raise ValueError(
+        f"no card named {name!r}; cards are '<species> <value>' with species "
+        f"{', '.join(SPECIES)} and values 1-6"
+    )

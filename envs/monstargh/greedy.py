@@ -25,7 +25,6 @@ from .components import NUM_SPECIES
 from .rules import legal_mask, play_step, visible_counts
 from .state_layout import IN_PLAY, PH_STEAL, PHASE, STATE_SIZE, TOKEN
 
-
 TIE = 1e-9
 # Which other species' visible monsters to count against one's own: the best of them alone
 # (1.0) or their average (0.0). Nobody knows who holds the best species, and may be nobody;

@@ -8,32 +8,70 @@ that view (observation v3). Never seen: the other seats' species tokens and hand
 cards lie in the deck. ``determinize`` resamples those for a search. Rule ids (MA-n) refer to
 ``seeds/monstargh/rules.md``.
 """
+
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, OBSERVE_SIG
 from ..core.kernels import kernel, on_demand, scratch, scratch_empty
 from ..core.rng import shuffle_range
-from .components import (CARD_SPECIES, CARD_VALUE, FOCUS_AMOUNTS, MAX_PLAYERS, MAX_REACH, MONSTERS_DEALT,
-                         NUM_CARDS, NUM_DIRS, NUM_FOCUS, NUM_NEAR, NUM_SPECIES, NUM_VALUES)
+from .components import (
+    CARD_SPECIES,
+    CARD_VALUE,
+    FOCUS_AMOUNTS,
+    MAX_PLAYERS,
+    MAX_REACH,
+    MONSTERS_DEALT,
+    NUM_CARDS,
+    NUM_DIRS,
+    NUM_FOCUS,
+    NUM_NEAR,
+    NUM_SPECIES,
+    NUM_VALUES,
+)
 from .queries import NO_CARD
 from .rules import deck_size, draw_card, hand_monsters, hand_size, move_card, table_empty, visible_counts
-from .state_layout import (CARD_CELL, CARD_LEVEL, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS, FOCUS_AMOUNT,
-                           IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR, PH_PLACE, PH_TARGET, PHASE, PROT_VALUE,
-                           PROTAGONIST, SCENE, STARS, STARTER, TOKEN, TOKEN_HISTORY, W_DECK, W_OUT, W_TABLE,
-                           WHERE, WINNER)
+from .state_layout import (
+    CARD_CELL,
+    CARD_LEVEL,
+    CELL_TOP,
+    CELL_X,
+    CELL_Y,
+    CHOSEN,
+    FOCUS,
+    FOCUS_AMOUNT,
+    IN_PLAY,
+    LAST_STARS,
+    LAST_TOKEN,
+    NEAR,
+    PH_PLACE,
+    PH_TARGET,
+    PHASE,
+    PROT_VALUE,
+    PROTAGONIST,
+    SCENE,
+    STARS,
+    STARTER,
+    TOKEN,
+    TOKEN_HISTORY,
+    W_DECK,
+    W_OUT,
+    W_TABLE,
+    WHERE,
+    WINNER,
+)
 
 # --- observation --------------------------------------------------------------------------------
 # Per card (36 of them, by id): where it is as far as the observer knows, and where on the table.
-F_IN_GAME = 0       # its species is in play
-F_VISIBLE = 1       # top card of a cell
-F_COVERED = 2       # on the table under another card
-F_OWN_HAND = 3      # in the observer's hand
-F_X = 4             # cell x relative to the origin, (x + MAX_REACH) / (2 * MAX_REACH)
-F_Y = 5             # cell y likewise
-F_LEVEL = 6         # height in its stack / (NUM_CARDS - 1)
-F_OPEN = 7          # 4 flags for a visible card: the cell on side d is empty
+F_IN_GAME = 0  # its species is in play
+F_VISIBLE = 1  # top card of a cell
+F_COVERED = 2  # on the table under another card
+F_OWN_HAND = 3  # in the observer's hand
+F_X = 4  # cell x relative to the origin, (x + MAX_REACH) / (2 * MAX_REACH)
+F_Y = 5  # cell y likewise
+F_LEVEL = 6  # height in its stack / (NUM_CARDS - 1)
+F_OPEN = 7  # 4 flags for a visible card: the cell on side d is empty
 F_ACTING = F_OPEN + NUM_DIRS  # the chosen monster or the protagonist
-F_MINE = F_ACTING + 1         # of the observer's own species this scene (derived, eases learning)
+F_MINE = F_ACTING + 1  # of the observer's own species this scene (derived, eases learning)
 CARD_FEATURES = F_MINE + 1
 OBS_CARDS = 0
 OBS_SPECIES = OBS_CARDS + NUM_CARDS * CARD_FEATURES  # per species: in play, own token, visible / 36

@@ -5,7 +5,6 @@ offsets, can name a steal's victim without importing the rules back.
 """
 
 from ..core.kernels import inlined
-
 from .components import NUM_CARDS, NUM_NEAR
 from .state_layout import CARD_CELL, NEAR, W_TABLE, WHERE
 

@@ -18,29 +18,93 @@ for one signature (``@helper(sig, python=False)``: no second specialisation for 
 and the kernels an adapter only needs now and then (``illegal_reason``, and ``determinize`` in
 ``observation.py``) compile on their first call instead of at import.
 """
+
 import numpy as np
 from numba import types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG, RNG, STATE)
+from ..core.contract import (
+    APPLY_ACTION_SIG,
+    CONFIG_COMMON,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_STEPS,
+    H_TERMINAL,
+    INIT_STATE_SIG,
+    LEGAL_MASK_SIG,
+    RETURNS_SIG,
+    RNG,
+    STATE,
+)
 from ..core.header import start_game
 from ..core.kernels import helper, inlined, kernel
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below, shuffle_range
 from .actions import CARD0, FOCUS0, NUM_ACTIONS, PLACE0, STEAL0, TARGET0
-from .components import (CARD_SPECIES, CARD_VALUE, DRAW_AFTER_PLAY, DX, DY, FOCUS_AMOUNTS, MAX_PLAYERS,
-                         MONSTERS_DEALT, NEAR_BACK, NEAR_INDEX, NEAR_SPAN, NUM_CARDS, NUM_DIRS, NUM_FOCUS,
-                         NUM_NEAR, NUM_SPECIES, SPECIES_IN_PLAY, STARS_TO_END)
+from .components import (
+    CARD_SPECIES,
+    CARD_VALUE,
+    DRAW_AFTER_PLAY,
+    DX,
+    DY,
+    FOCUS_AMOUNTS,
+    MAX_PLAYERS,
+    MONSTERS_DEALT,
+    NEAR_BACK,
+    NEAR_INDEX,
+    NEAR_SPAN,
+    NUM_CARDS,
+    NUM_DIRS,
+    NUM_FOCUS,
+    NUM_NEAR,
+    NUM_SPECIES,
+    SPECIES_IN_PLAY,
+    STARS_TO_END,
+)
 from .queries import NO_CARD, neighbour_top
-from .state_layout import (ACTIVE, CARD_CELL, CELLS_USED, DECK_LEFT, HELD, CARD_LEVEL, CELL_HEIGHT, CELL_TOP,
-                           CELL_X, CELL_Y, CHOSEN, FOCUS, FOCUS_AMOUNT, IN_PLAY, LAST_STARS, LAST_TOKEN, NEAR,
-                           PH_CHOOSE, PH_OVER, PH_PLACE, PH_STEAL, PH_TARGET, PHASE, PROT_VALUE, PROTAGONIST,
-                           SCENE, STARS, STARTER, TIEBREAK, TOKEN, TOKEN_HISTORY, TOKEN_ROOM, W_DECK, W_OUT,
-                           W_PLAYING, W_TABLE, WHERE, WINNER)
+from .state_layout import (
+    ACTIVE,
+    CARD_CELL,
+    CARD_LEVEL,
+    CELL_HEIGHT,
+    CELL_TOP,
+    CELL_X,
+    CELL_Y,
+    CELLS_USED,
+    CHOSEN,
+    DECK_LEFT,
+    FOCUS,
+    FOCUS_AMOUNT,
+    HELD,
+    IN_PLAY,
+    LAST_STARS,
+    LAST_TOKEN,
+    NEAR,
+    PH_CHOOSE,
+    PH_OVER,
+    PH_PLACE,
+    PH_STEAL,
+    PH_TARGET,
+    PHASE,
+    PROT_VALUE,
+    PROTAGONIST,
+    SCENE,
+    STARS,
+    STARTER,
+    TIEBREAK,
+    TOKEN,
+    TOKEN_HISTORY,
+    TOKEN_ROOM,
+    W_DECK,
+    W_OUT,
+    W_PLAYING,
+    W_TABLE,
+    WHERE,
+    WINNER,
+)
 
 # --- config vector after the common entries -------------------------------------------
-C_TIEBREAK = CONFIG_COMMON       # 0: ties share the win, 1: extra scenes until the tie breaks
-C_SPECIES = CONFIG_COMMON + 1    # bit s set for each named species; 0 draws them at random
+C_TIEBREAK = CONFIG_COMMON  # 0: ties share the win, 1: extra scenes until the tie breaks
+C_SPECIES = CONFIG_COMMON + 1  # bit s set for each named species; 0 draws them at random
 TIEBREAK_SHARE = 0
 TIEBREAK_EXTRA_SCENE = 1
 
@@ -60,15 +124,19 @@ R_NO_STEAL = 10
 REASONS = {
     R_GAME_OVER: "the game is over",
     R_OUT_OF_RANGE: "the action index is out of range",
-    R_WRONG_PHASE: ("it does not fit the decision at hand: first a card is chosen, then the chosen "
-                    "monster's cell, the focus card's target or the protagonist's steal"),
+    R_WRONG_PHASE: (
+        "it does not fit the decision at hand: first a card is chosen, then the chosen "
+        "monster's cell, the focus card's target or the protagonist's steal"
+    ),
     R_NOT_IN_HAND: "that monster card is not in the player's hand",
     R_FOCUS_SPENT: "the player has already played that focus card this scene",
     R_FIRST_PLAY: "a scene's first play must be a monster card (MA-7)",
     R_NOT_VISIBLE: "that card is not a visible card on the table",
     R_CELL_TAKEN: "the cell on that side already holds a card",
-    R_OTHER_NAME: ("that cell borders a visible card listed earlier (lowest species, then value); "
-                   "the action naming that card places there (MA-19)"),
+    R_OTHER_NAME: (
+        "that cell borders a visible card listed earlier (lowest species, then value); "
+        "the action naming that card places there (MA-19)"
+    ),
     R_NO_STEAL: "the neighbour on that side is not of another species with a value one below the protagonist",
 }
 
@@ -141,9 +209,12 @@ def side_open(state, k, d):
     legal mask asks this of every side of every cell."""
     near = NEAR + k * NUM_NEAR
     t = state[CELL_TOP + k]
-    return ((state[near + d] == NO_CARD) & (state[near + NUM_DIRS + d] > t)
-            & (state[near + 2 * NUM_DIRS + d] > t)
-            & (state[near + 2 * NUM_DIRS + ((d + NUM_DIRS - 1) & (NUM_DIRS - 1))] > t))
+    return (
+        (state[near + d] == NO_CARD)
+        & (state[near + NUM_DIRS + d] > t)
+        & (state[near + 2 * NUM_DIRS + d] > t)
+        & (state[near + 2 * NUM_DIRS + ((d + NUM_DIRS - 1) & (NUM_DIRS - 1))] > t)
+    )
 
 
 @inlined
@@ -168,8 +239,11 @@ def steal_candidate(state, d):
     """Whether the protagonist may steal from its neighbour on side ``d`` (MA-11)."""
     prot = state[PROTAGONIST]
     victim = neighbour_top(state, prot, d)
-    return (victim >= 0 and CARD_VALUE[victim] == state[PROT_VALUE] - 1
-            and CARD_SPECIES[victim] != CARD_SPECIES[prot])
+    return (
+        victim >= 0
+        and CARD_VALUE[victim] == state[PROT_VALUE] - 1
+        and CARD_SPECIES[victim] != CARD_SPECIES[prot]
+    )
 
 
 @helper  # compiled when first needed: only an illegal action asks why

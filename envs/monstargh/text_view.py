@@ -4,12 +4,33 @@ A cell shows its visible card as species letter and value (``R5``: red 5), follo
 by ``+k`` when k more cards lie under it; ``[..]`` marks the protagonist or the card
 waiting for its cell. Rows and columns are numbered relative to the scene's origin.
 """
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import CARD_NAMES, FOCUS_AMOUNTS, NUM_CARDS, NUM_FOCUS, NUM_SPECIES, NUM_VALUES, SPECIES
-from .state_layout import (CELL_HEIGHT, CELL_TOP, CELL_X, CELL_Y, CHOSEN, FOCUS, FOCUS_AMOUNT, IN_PLAY,
-                           LAST_STARS, LAST_TOKEN, PHASE, PHASE_NAMES, PROT_VALUE, PROTAGONIST, SCENE, STARS,
-                           STARTER, TOKEN, W_DECK, WHERE, WINNER)
+from .state_layout import (
+    CELL_HEIGHT,
+    CELL_TOP,
+    CELL_X,
+    CELL_Y,
+    CHOSEN,
+    FOCUS,
+    FOCUS_AMOUNT,
+    IN_PLAY,
+    LAST_STARS,
+    LAST_TOKEN,
+    PHASE,
+    PHASE_NAMES,
+    PROT_VALUE,
+    PROTAGONIST,
+    SCENE,
+    STARS,
+    STARTER,
+    TOKEN,
+    W_DECK,
+    WHERE,
+    WINNER,
+)
 
 # What the table's symbols mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\
@@ -74,8 +95,10 @@ def to_text(state) -> str:
     over = bool(state[H_TERMINAL])
     status = "game over" if over else f"phase: {phase_text(state)}"
     in_play = ", ".join(s for i, s in enumerate(SPECIES) if int(state[IN_PLAY + i]))
-    head = (f"MONSTArgh! - scene {int(state[SCENE])} - {status} - step {int(state[H_STEPS])} - "
-            f"starter player_{int(state[STARTER])} - species in play: {in_play}")
+    head = (
+        f"MONSTArgh! - scene {int(state[SCENE])} - {status} - step {int(state[H_STEPS])} - "
+        f"starter player_{int(state[STARTER])} - species in play: {in_play}"
+    )
     rows = []
     for p in range(n):
         marks = ("*" if int(state[H_CURRENT]) == p else "") + ("W" if int(state[WINNER + p]) else "")

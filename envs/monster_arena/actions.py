@@ -15,6 +15,7 @@ index   meaning
         to react
 ======  =======================================================================
 """
+
 import re
 
 from ..core.naming import read_action_text
@@ -62,8 +63,13 @@ def action_to_str(action: int, state=None) -> str:
     if phase is not None:
         from .state_layout import PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN, PH_REACT
 
-        names = {PH_DEAL: "pass (take nothing)", PH_AUCTION: "pass", PH_BUILD: "pass (done building)",
-                 PH_MAIN: "pass (end turn)", PH_REACT: "pass (no reaction)"}
+        names = {
+            PH_DEAL: "pass (take nothing)",
+            PH_AUCTION: "pass",
+            PH_BUILD: "pass (done building)",
+            PH_MAIN: "pass (end turn)",
+            PH_REACT: "pass (no reaction)",
+        }
         return names.get(phase, "pass")
     return "pass"
 
@@ -98,5 +104,7 @@ def str_to_action(text: str) -> int:
             return ABILITY0 + card(m.group(1))
     except ValueError as err:
         raise ValueError(f"cannot read action {text!r}: {err}") from None
-    raise ValueError(f"cannot read action {text!r}; examples: 'take U1', 'into L2 slot 1', 'bid 3', "
-                     f"'target SA2', 'attack with HO1', 'use BW1', 'roll', 'pass'")
+    raise ValueError(
+        f"cannot read action {text!r}; examples: 'take U1', 'into L2 slot 1', 'bid 3', "
+        f"'target SA2', 'attack with HO1', 'use BW1', 'roll', 'pass'"
+    )

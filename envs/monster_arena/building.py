@@ -5,16 +5,43 @@ anything left to attach, and the building phase itself: its start after drafting
 attachment, and the reveal that opens the arena once the last builder is done (which is why
 this module imports ``fighting``). Rule ids (AR-n) refer to ``seeds/monster_arena/rules.md``.
 """
+
 from numba import types
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS
 from ..core.kernels import helper, inlined
 from .components import ATTACH_COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS
 from .fighting import start_arena_round
-from .queries import (OK, R_NO_ENERGY, R_NO_OPEN_SLOT, R_NOT_IN_INVENTORY, R_NOT_OPEN_SLOT, R_WRONG_PHASE,
-                      child, has_open_slot, next_seat, on_monster)
-from .state_layout import (ALIVE, CHILD, DONE, ENERGY, FIRST_PLAYER, KNOWN, L_INV, L_TABLE, LOC, OWNER,
-                           PARENT, PH_BUILD, PH_PLACE, PHASE, PSLOT, TOKENS)
+from .queries import (
+    OK,
+    R_NO_ENERGY,
+    R_NO_OPEN_SLOT,
+    R_NOT_IN_INVENTORY,
+    R_NOT_OPEN_SLOT,
+    R_WRONG_PHASE,
+    child,
+    has_open_slot,
+    next_seat,
+    on_monster,
+)
+from .state_layout import (
+    ALIVE,
+    CHILD,
+    DONE,
+    ENERGY,
+    FIRST_PLAYER,
+    KNOWN,
+    L_INV,
+    L_TABLE,
+    LOC,
+    OWNER,
+    PARENT,
+    PH_BUILD,
+    PH_PLACE,
+    PHASE,
+    PSLOT,
+    TOKENS,
+)
 
 I64 = types.int64
 
@@ -25,8 +52,9 @@ def attach_reason(state, p, c, arena):
     """Whether ``p`` may choose inventory part ``c`` to attach (AR-18, AR-29)."""
     if state[LOC + c] != L_INV or state[OWNER + c] != p or KIND[c] != KIND_PART:
         return R_NOT_IN_INVENTORY  # checked first: most cards are elsewhere and need no slot scan
-    return attach_reason_of(state[LOC + c], state[OWNER + c], KIND[c], p, state[ENERGY + p], arena,
-                            has_open_slot(state, p))
+    return attach_reason_of(
+        state[LOC + c], state[OWNER + c], KIND[c], p, state[ENERGY + p], arena, has_open_slot(state, p)
+    )
 
 
 @helper(I64(I64, I64, I64, I64, I64, types.boolean, types.boolean))

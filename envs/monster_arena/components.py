@@ -4,6 +4,7 @@ Every physical card gets an id: 0-11 the torso halves (U1-U6, L1-L6), 12-59 the
 monster parts in the order of the data file, copies next to each other. The
 kernels read the per-card tables below and never the JSON.
 """
+
 import json
 
 import numpy as np
@@ -25,10 +26,38 @@ MAX_SLOTS = 3
 
 # Ability codes (AR-30..AR-42 of rules.md); 0 is no ability.
 AB_NONE = 0
-ABILITY_NAMES = ("none", "insect_armor", "web_guard", "refill_six", "limb_claw", "pinch", "team_grip",
-                 "spikes", "venom", "wing_buffet", "roar", "aim", "saw", "grave_dig")
-(_, AB_INSECT, AB_WEB, AB_REFILL6, AB_CLAW, AB_PINCH, AB_TEAM, AB_SPIKES, AB_VENOM, AB_WING, AB_ROAR,
- AB_AIM, AB_SAW, AB_GRAVE) = range(len(ABILITY_NAMES))
+ABILITY_NAMES = (
+    "none",
+    "insect_armor",
+    "web_guard",
+    "refill_six",
+    "limb_claw",
+    "pinch",
+    "team_grip",
+    "spikes",
+    "venom",
+    "wing_buffet",
+    "roar",
+    "aim",
+    "saw",
+    "grave_dig",
+)
+(
+    _,
+    AB_INSECT,
+    AB_WEB,
+    AB_REFILL6,
+    AB_CLAW,
+    AB_PINCH,
+    AB_TEAM,
+    AB_SPIKES,
+    AB_VENOM,
+    AB_WING,
+    AB_ROAR,
+    AB_AIM,
+    AB_SAW,
+    AB_GRAVE,
+) = range(len(ABILITY_NAMES))
 REACTIVE = (AB_WEB, AB_WING)
 ACTIVE = (AB_PINCH, AB_ROAR, AB_AIM, AB_GRAVE)
 

@@ -10,6 +10,7 @@ cards uniformly at random, the same distribution as the top of a shuffled deck,
 so no future draw is stored anywhere in the state (AR-5). Rule ids (AR-n) refer to
 ``seeds/monster_arena/rules.md``.
 """
+
 import numpy as np
 from numba import types
 
@@ -18,10 +19,42 @@ from ..core.kernels import helper, inlined
 from ..core.rng import rng_below
 from .building import attach_reason, start_building
 from .components import DEALER_PRICE, DRAFT_TOKENS, NUM_CARDS, NUM_TORSOS, ROW_SIZE
-from .queries import OK, R_BID_LOW, R_NO_TOKENS, R_NOT_IN_POOL, R_NOT_IN_ROW, R_WRONG_PHASE, count_loc, give, next_seat
-from .state_layout import (BID, DEALER, DRY_ROUNDS, FIRST_PLAYER, HIGH, KNOWN, L_BOX, L_DECK, L_DISCARD,
-                           L_ROW, L_TORSO, LOC, PASSES, PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN, PH_PRIZE,
-                           PH_REACT, PH_TORSO, PHASE, SPENT, TOKENS)
+from .queries import (
+    OK,
+    R_BID_LOW,
+    R_NO_TOKENS,
+    R_NOT_IN_POOL,
+    R_NOT_IN_ROW,
+    R_WRONG_PHASE,
+    count_loc,
+    give,
+    next_seat,
+)
+from .state_layout import (
+    BID,
+    DEALER,
+    DRY_ROUNDS,
+    FIRST_PLAYER,
+    HIGH,
+    KNOWN,
+    L_BOX,
+    L_DECK,
+    L_DISCARD,
+    L_ROW,
+    L_TORSO,
+    LOC,
+    PASSES,
+    PH_AUCTION,
+    PH_BUILD,
+    PH_DEAL,
+    PH_MAIN,
+    PH_PRIZE,
+    PH_REACT,
+    PH_TORSO,
+    PHASE,
+    SPENT,
+    TOKENS,
+)
 
 I64 = types.int64
 

@@ -7,22 +7,93 @@ facts a whole turn shares. Then the turn flow of the arena (rounds, turns, the e
 then the effects: cards to the graveyard, cut limbs, fallen monsters, the roll of an attack and
 the active abilities. Rule ids (AR-n) refer to ``seeds/monster_arena/rules.md``.
 """
+
 import numpy as np
 from numba import types
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS
 from ..core.kernels import helper, inlined
 from ..core.rng import rng_below
-from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_ROAR, AB_SAW, AB_VENOM, AB_WEB, AB_WING, ABILITY,
-                         ABILITY_COST, COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS)
-from .queries import (OK, R_CANNOT_ATTACK, R_COVERED, R_FROZEN, R_GRAVE_EMPTY, R_NO_ABILITY, R_NO_ATTACKER,
-                      R_NO_ATTACKER_YET, R_NO_ENERGY, R_NO_PINCH_TARGET, R_NOT_PINCHABLE, R_NOT_TARGETABLE,
-                      R_NOT_YOURS, R_SAW_ONLY, R_USED, R_WRONG_PHASE, attack_profile, count_parts, defense,
-                      filled_slots, finish_game, give, grave_top, is_covered, next_seat, on_monster,
-                      refill_level)
-from .state_layout import (AIM, ALIVE, CHILD, DONE, ENERGY, FROZEN, GRAVE_ORDER, GRAVE_TOP, IN_ATTACK, KNOWN,
-                           L_GRAVE, L_TABLE, LAST, LOC, OWNER, PARENT, PH_ATTACK, PH_MAIN, PH_PINCH, PHASE,
-                           PSLOT, QUIET, QUIET_ENDING, ROUND, SELECTED, TARGET, TURN_SEAT, USED, WEB, WING)
+from .components import (
+    AB_AIM,
+    AB_GRAVE,
+    AB_PINCH,
+    AB_ROAR,
+    AB_SAW,
+    AB_VENOM,
+    AB_WEB,
+    AB_WING,
+    ABILITY,
+    ABILITY_COST,
+    COST,
+    KIND,
+    KIND_PART,
+    MAX_SLOTS,
+    NUM_CARDS,
+    NUM_TORSOS,
+    SLOTS,
+)
+from .queries import (
+    OK,
+    R_CANNOT_ATTACK,
+    R_COVERED,
+    R_FROZEN,
+    R_GRAVE_EMPTY,
+    R_NO_ABILITY,
+    R_NO_ATTACKER,
+    R_NO_ATTACKER_YET,
+    R_NO_ENERGY,
+    R_NO_PINCH_TARGET,
+    R_NOT_PINCHABLE,
+    R_NOT_TARGETABLE,
+    R_NOT_YOURS,
+    R_SAW_ONLY,
+    R_USED,
+    R_WRONG_PHASE,
+    attack_profile,
+    count_parts,
+    defense,
+    filled_slots,
+    finish_game,
+    give,
+    grave_top,
+    is_covered,
+    next_seat,
+    on_monster,
+    refill_level,
+)
+from .state_layout import (
+    AIM,
+    ALIVE,
+    CHILD,
+    DONE,
+    ENERGY,
+    FROZEN,
+    GRAVE_ORDER,
+    GRAVE_TOP,
+    IN_ATTACK,
+    KNOWN,
+    L_GRAVE,
+    L_TABLE,
+    LAST,
+    LOC,
+    OWNER,
+    PARENT,
+    PH_ATTACK,
+    PH_MAIN,
+    PH_PINCH,
+    PHASE,
+    PSLOT,
+    QUIET,
+    QUIET_ENDING,
+    ROUND,
+    SELECTED,
+    TARGET,
+    TURN_SEAT,
+    USED,
+    WEB,
+    WING,
+)
 
 I64 = types.int64
 
@@ -110,8 +181,9 @@ def active_reason(state, p, c):
 @inlined
 def active_reason_with(state, p, c, pinchable, grave):
     """``active_reason`` given whether an opponent has a part to pinch and the graveyard a part."""
-    return active_reason_of(on_monster(state, c, p), c, state[USED + c], state[FROZEN + c], state[ENERGY + p],
-                            pinchable, grave)
+    return active_reason_of(
+        on_monster(state, c, p), c, state[USED + c], state[FROZEN + c], state[ENERGY + p], pinchable, grave
+    )
 
 
 @helper(I64(types.boolean, I64, I64, I64, I64, types.boolean, types.boolean))
@@ -151,7 +223,9 @@ def reactive_reason_of(mine, c, used, frozen, energy):
 def any_reaction(state, p):
     """Whether defender ``p`` has a reactive ability to offer."""
     found = False
-    for c in range(NUM_CARDS):  # no early exit: most defenders have none, and a full branch-free pass is faster
+    for c in range(
+        NUM_CARDS
+    ):  # no early exit: most defenders have none, and a full branch-free pass is faster
         found |= reactive_reason(state, p, c) == OK
     return found
 

@@ -29,18 +29,51 @@ from ..core.contract import H_CURRENT, POLICY_SIG
 from ..core.kernels import copy_vector, kernel, on_demand, scratch_empty
 from ..core.rng import rng_pick_set
 from .actions import ABILITY0, ATTACKER0, BID0, PASS, ROLL, SLOT0, TAKE0, TARGET0
-from .components import (AB_AIM, AB_GRAVE, AB_PINCH, AB_REFILL6, AB_ROAR, AB_WEB, AB_WING, ABILITY, COST,
-                         DEFENSE, DICE, KIND, KIND_PART, MAX_DICE, MAX_SLOTS, MOD, NUM_CARDS, SLOTS)
+from .components import (
+    AB_AIM,
+    AB_GRAVE,
+    AB_PINCH,
+    AB_REFILL6,
+    AB_ROAR,
+    AB_WEB,
+    AB_WING,
+    ABILITY,
+    COST,
+    DEFENSE,
+    DICE,
+    KIND,
+    KIND_PART,
+    MAX_DICE,
+    MAX_SLOTS,
+    MOD,
+    NUM_CARDS,
+    SLOTS,
+)
 from .fighting import attacker_reason
 from .queries import OK, attack_profile, child, defense, is_covered, on_monster
-from .state_layout import (BID, ENERGY, IN_ATTACK, PH_ATTACK, PH_AUCTION, PH_BUILD, PH_DEAL, PH_MAIN,
-                           PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO, PHASE, STATE_SIZE, TARGET)
+from .state_layout import (
+    BID,
+    ENERGY,
+    IN_ATTACK,
+    PH_ATTACK,
+    PH_AUCTION,
+    PH_BUILD,
+    PH_DEAL,
+    PH_MAIN,
+    PH_PINCH,
+    PH_PLACE,
+    PH_PRIZE,
+    PH_REACT,
+    PH_TORSO,
+    PHASE,
+    STATE_SIZE,
+    TARGET,
+)
 
-
-ENOUGH = 0.85        # stop adding attackers at this chance of a hit
-MIN_CHANCE = 0.05    # below this an attack is not worth the cards
-TORSO_BONUS = 0.6    # added to a torso half's chance when choosing the target
-BID_LIMIT = 4        # the most tokens the agent bids for a card
+ENOUGH = 0.85  # stop adding attackers at this chance of a hit
+MIN_CHANCE = 0.05  # below this an attack is not worth the cards
+TORSO_BONUS = 0.6  # added to a torso half's chance when choosing the target
+BID_LIMIT = 4  # the most tokens the agent bids for a card
 
 
 def _dice_tail(max_dice):
@@ -53,7 +86,7 @@ def _dice_tail(max_dice):
         tail[k] = np.cumsum(dist[::-1])[::-1]
         nxt = np.zeros(size)
         for face in range(1, 7):
-            nxt[face:] += dist[:size - face]
+            nxt[face:] += dist[: size - face]
         dist = nxt
     return tail
 
@@ -211,8 +244,9 @@ def main_action(state, p, mask, scratch):
                 return ABILITY0 + c
         return TARGET0 + best
     for c in range(NUM_CARDS):
-        if mask[ABILITY0 + c] != 0 and (ABILITY[c] == AB_ROAR or ABILITY[c] == AB_GRAVE
-                                        or ABILITY[c] == AB_PINCH):
+        if mask[ABILITY0 + c] != 0 and (
+            ABILITY[c] == AB_ROAR or ABILITY[c] == AB_GRAVE or ABILITY[c] == AB_PINCH
+        ):
             return ABILITY0 + c
     a = attach_choice(state, p, mask)
     if a >= 0:

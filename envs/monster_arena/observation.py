@@ -6,69 +6,120 @@ into others' inventories; the slices from ``OBS_DEFENSE`` on are derived from th
 (``observe_derived``, observation v3). ``determinize`` resamples the hidden cards for a search.
 Rule ids (AR-n) refer to ``seeds/monster_arena/rules.md``.
 """
+
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import helper, inlined, kernel, on_demand, scratch, scratch_empty
 from ..core.rng import shuffle_range
-from .components import (COST, DEFENSE, DICE, DRAFT_TOKENS, KIND, KIND_PART, MAX_PLAYERS, MAX_SLOTS,
-                         NUM_CARDS, NUM_TORSOS, REFILL)
+from .components import (
+    COST,
+    DEFENSE,
+    DICE,
+    DRAFT_TOKENS,
+    KIND,
+    KIND_PART,
+    MAX_PLAYERS,
+    MAX_SLOTS,
+    NUM_CARDS,
+    NUM_TORSOS,
+    REFILL,
+)
 from .fighting import unlink
 from .queries import attack_mod, attack_profile, defense, give, is_covered
-from .state_layout import (AIM, ALIVE, BID, DEALER, DONE, DRY_ROUNDS, ENERGY, FIRST_PLAYER, FROZEN,
-                           GRAVE_ORDER, HIGH, IN_ATTACK, KNOWN, L_BOX, L_DECK, L_DISCARD, L_GRAVE, L_INV,
-                           L_ROW, L_TABLE, L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_BUILD, PH_OVER,
-                           PH_PLACE, PHASE, PSLOT, QUIET, QUIET_ENDING, ROUND, SELECTED, TARGET, TOKENS,
-                           TURN_SEAT, USED, WEB, WING, WINNER)
+from .state_layout import (
+    AIM,
+    ALIVE,
+    BID,
+    DEALER,
+    DONE,
+    DRY_ROUNDS,
+    ENERGY,
+    FIRST_PLAYER,
+    FROZEN,
+    GRAVE_ORDER,
+    HIGH,
+    IN_ATTACK,
+    KNOWN,
+    L_BOX,
+    L_DECK,
+    L_DISCARD,
+    L_GRAVE,
+    L_INV,
+    L_ROW,
+    L_TABLE,
+    L_TORSO,
+    LAST,
+    LOC,
+    OWNER,
+    PARENT,
+    PASSES,
+    PH_BUILD,
+    PH_OVER,
+    PH_PLACE,
+    PHASE,
+    PSLOT,
+    QUIET,
+    QUIET_ENDING,
+    ROUND,
+    SELECTED,
+    TARGET,
+    TOKENS,
+    TURN_SEAT,
+    USED,
+    WEB,
+    WING,
+    WINNER,
+)
 
 # --- observation --------------------------------------------------------------------
 # Per card, CARD_FEATURES floats (card ids 0-59 in the order of CARD_LABEL):
-F_TABLE = 0          # on the monster of relative seat r (6, one-hot)
-F_INV = 6            # in the inventory of relative seat r, where the observer may know it (6)
-F_ROW = 12           # turned up by the dealer
+F_TABLE = 0  # on the monster of relative seat r (6, one-hot)
+F_INV = 6  # in the inventory of relative seat r, where the observer may know it (6)
+F_ROW = 12  # turned up by the dealer
 F_DISCARD = 13
 F_GRAVE = 14
 F_BOX = 15
-F_TORSO = 16         # torso half still to draft
+F_TORSO = 16  # torso half still to draft
 F_COVERED = 17
 F_USED = 18
 F_FROZEN = 19
 F_IN_ATTACK = 20
 F_TARGET = 21
 F_SELECTED = 22
-F_PARENT = 23        # (parent id + 1) / 61
-F_PSLOT = 24         # (slot + 1) / 3
-F_GRAVE_ORDER = 25   # arrival order in the graveyard / 60
+F_PARENT = 23  # (parent id + 1) / 61
+F_PSLOT = 24  # (slot + 1) / 3
+F_GRAVE_ORDER = 25  # arrival order in the graveyard / 60
 CARD_FEATURES = 26
 OBS_CARDS = 0
 OBS_TOKENS = OBS_CARDS + NUM_CARDS * CARD_FEATURES  # per relative seat: tokens / 15
-OBS_ENERGY = OBS_TOKENS + MAX_PLAYERS               # energy / 6
-OBS_INV_SIZE = OBS_ENERGY + MAX_PLAYERS             # inventory size / 48
+OBS_ENERGY = OBS_TOKENS + MAX_PLAYERS  # energy / 6
+OBS_INV_SIZE = OBS_ENERGY + MAX_PLAYERS  # inventory size / 48
 OBS_ALIVE = OBS_INV_SIZE + MAX_PLAYERS
-OBS_DONE = OBS_ALIVE + MAX_PLAYERS                  # built / had its turn this round
+OBS_DONE = OBS_ALIVE + MAX_PLAYERS  # built / had its turn this round
 OBS_WINNER = OBS_DONE + MAX_PLAYERS
 OBS_SEATED = OBS_WINNER + MAX_PLAYERS
-OBS_PHASE = OBS_SEATED + MAX_PLAYERS                # one-hot of 11 phases
+OBS_PHASE = OBS_SEATED + MAX_PLAYERS  # one-hot of 11 phases
 OBS_ON_MOVE = OBS_PHASE + PH_OVER + 1
 OBS_TURN_SEAT = OBS_ON_MOVE + MAX_PLAYERS
 OBS_DEALER = OBS_TURN_SEAT + MAX_PLAYERS
 OBS_HIGH = OBS_DEALER + MAX_PLAYERS
 OBS_FIRST = OBS_HIGH + MAX_PLAYERS
-OBS_MISC = OBS_FIRST + MAX_PLAYERS                  # scalars, see observe_into
+OBS_MISC = OBS_FIRST + MAX_PLAYERS  # scalars, see observe_into
 # Derived from the observer's view (observation v3), what the greedy baseline weighs when it plays.
 # While monsters are built, another seat shows only its torso halves' printed Defense (AR-19).
-OBS_DEFENSE = OBS_MISC + 13                        # per card on a monster: Defense with passives / 16
-OBS_POWER = OBS_DEFENSE + NUM_CARDS                # per relative seat: expected attack of its cards
-                                                   # that may still act this round / POWER_SCALE
-OBS_PARTS = OBS_POWER + MAX_PLAYERS                # parts attached / 48
-OBS_EXPOSED = OBS_PARTS + MAX_PLAYERS              # outer torso halves / 2 (a hit there ends it)
-OBS_WEAKEST = OBS_EXPOSED + MAX_PLAYERS            # lowest Defense among its outer cards / 16
-OBS_MARGIN = OBS_WEAKEST + MAX_PLAYERS             # pending attack: 0.5 + (expected total - needed) / 40
+OBS_DEFENSE = OBS_MISC + 13  # per card on a monster: Defense with passives / 16
+OBS_POWER = OBS_DEFENSE + NUM_CARDS  # per relative seat: expected attack of its cards
+# that may still act this round / POWER_SCALE
+OBS_PARTS = OBS_POWER + MAX_PLAYERS  # parts attached / 48
+OBS_EXPOSED = OBS_PARTS + MAX_PLAYERS  # outer torso halves / 2 (a hit there ends it)
+OBS_WEAKEST = OBS_EXPOSED + MAX_PLAYERS  # lowest Defense among its outer cards / 16
+OBS_MARGIN = OBS_WEAKEST + MAX_PLAYERS  # pending attack: 0.5 + (expected total - needed) / 40
 OBS_SIZE = OBS_MARGIN + 1
 # The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
 # player count, in every view: the player count a view was written for (Game.seated_slots).
 SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
-DEFENSE_SCALE = 16.0   # Defense 13 plus two Spiked Legs stays below it
+DEFENSE_SCALE = 16.0  # Defense 13 plus two Spiked Legs stays below it
 POWER_SCALE = 40.0
 MARGIN_SCALE = 40.0
 MEAN_DIE = 3.5

@@ -12,10 +12,43 @@ inventory: drafting, cut limbs, the Grave Gland and the redeal of hidden cards a
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
 from ..core.kernels import helper, inlined
-from .components import (AB_CLAW, AB_INSECT, AB_REFILL6, AB_SPIKES, AB_TEAM, ABILITY, DEFENSE, DICE, KIND,
-                         KIND_PART, LIMB, MAX_SLOTS, MOD, NUM_CARDS, NUM_TORSOS, REFILL, SLOTS, SPIKE_CAP)
-from .state_layout import (AIM, ALIVE, CHILD, GRAVE_ORDER, IN_ATTACK, KNOWN, L_GRAVE, L_INV, L_TABLE, LOC,
-                           OWNER, PARENT, PH_OVER, PHASE, WINNER)
+from .components import (
+    AB_CLAW,
+    AB_INSECT,
+    AB_REFILL6,
+    AB_SPIKES,
+    AB_TEAM,
+    ABILITY,
+    DEFENSE,
+    DICE,
+    KIND,
+    KIND_PART,
+    LIMB,
+    MAX_SLOTS,
+    MOD,
+    NUM_CARDS,
+    NUM_TORSOS,
+    REFILL,
+    SLOTS,
+    SPIKE_CAP,
+)
+from .state_layout import (
+    AIM,
+    ALIVE,
+    CHILD,
+    GRAVE_ORDER,
+    IN_ATTACK,
+    KNOWN,
+    L_GRAVE,
+    L_INV,
+    L_TABLE,
+    LOC,
+    OWNER,
+    PARENT,
+    PH_OVER,
+    PHASE,
+    WINNER,
+)
 
 # --- reasons an action is illegal (codes for illegal_reason) ------------------------
 OK = 0
@@ -47,8 +80,10 @@ R_NOT_PINCHABLE = 24
 REASONS = {
     R_OUT_OF_RANGE: "the action index is out of range",
     R_GAME_OVER: "the game is over",
-    R_WRONG_PHASE: ("it does not fit the decision at hand (torso pick, dealer pick, auction, prize pick, "
-                    "building, slot choice, arena turn, attack, reaction or pinch target)"),
+    R_WRONG_PHASE: (
+        "it does not fit the decision at hand (torso pick, dealer pick, auction, prize pick, "
+        "building, slot choice, arena turn, attack, reaction or pinch target)"
+    ),
     R_NOT_IN_POOL: "that torso half is not among the halves still to draft",
     R_NOT_IN_ROW: "that card is not among the dealer's face-up cards",
     R_NO_TOKENS: "the player has no energy token to pay",

@@ -23,30 +23,123 @@ decide in a ``*_of`` helper that takes scalars only: numba cannot drop the refer
 counting of the state array around branches, and in a loop over 60 cards that costs
 far more than the checks themselves.
 """
+
 import numpy as np
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG)
+from ..core.contract import (
+    APPLY_ACTION_SIG,
+    CONFIG_COMMON,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_STEPS,
+    H_TERMINAL,
+    INIT_STATE_SIG,
+    LEGAL_MASK_SIG,
+    RETURNS_SIG,
+)
 from ..core.header import start_game
 from ..core.kernels import helper, inlined, kernel, scratch
 from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
 from .building import attach, attach_reason_of, finish_building, has_build_option, slot_reason, slot_reason_of
-from .components import (AB_WEB, ABILITY, ABILITY_COST, ATTACH_COST, COST, DEALER_PRICE, KIND, KIND_PART,
-                         MAX_PLAYERS, MAX_SLOTS, NUM_CARDS)
-from .drafting import (auction_pass, bid_reason, pass_reason, pick_reason, start_auction, start_drafting,
-                       take_prize, take_reason, torso_picker)
-from .fighting import (active_reason, active_reason_of, any_reaction, attacker_reason, end_turn, join_reason,
-                       pinch_reason, reactive_reason, resolve_attack, roll_reason, roll_reason_of,
-                       target_reason, target_reason_of, turn_facts, use_active)
-from .queries import (OK, R_GAME_OVER, R_OUT_OF_RANGE, R_WRONG_PHASE, REASONS, child, count_loc, give,
-                      has_open_slot, is_covered, next_seat, on_monster)
-from .state_layout import (BID, CHILD, ENERGY, FIRST_PLAYER, FROZEN, HIGH, IN_ATTACK, KNOWN, L_DECK, L_ROW,
-                           L_TABLE, L_TORSO, LAST, LOC, OWNER, PARENT, PASSES, PH_ATTACK, PH_AUCTION,
-                           PH_BUILD, PH_DEAL, PH_MAIN, PH_PINCH, PH_PLACE, PH_PRIZE, PH_REACT, PH_TORSO,
-                           PHASE, PICKS, PSLOT, QUIET_ENDING, ROUND, SELECTED, SPENT, TARGET, TOKENS,
-                           TURN_SEAT, USED, WEB, WING, WINNER)
+from .components import (
+    AB_WEB,
+    ABILITY,
+    ABILITY_COST,
+    ATTACH_COST,
+    COST,
+    DEALER_PRICE,
+    KIND,
+    KIND_PART,
+    MAX_PLAYERS,
+    MAX_SLOTS,
+    NUM_CARDS,
+)
+from .drafting import (
+    auction_pass,
+    bid_reason,
+    pass_reason,
+    pick_reason,
+    start_auction,
+    start_drafting,
+    take_prize,
+    take_reason,
+    torso_picker,
+)
+from .fighting import (
+    active_reason,
+    active_reason_of,
+    any_reaction,
+    attacker_reason,
+    end_turn,
+    join_reason,
+    pinch_reason,
+    reactive_reason,
+    resolve_attack,
+    roll_reason,
+    roll_reason_of,
+    target_reason,
+    target_reason_of,
+    turn_facts,
+    use_active,
+)
+from .queries import (
+    OK,
+    R_GAME_OVER,
+    R_OUT_OF_RANGE,
+    R_WRONG_PHASE,
+    child,
+    count_loc,
+    give,
+    has_open_slot,
+    is_covered,
+    next_seat,
+    on_monster,
+)
+from .state_layout import (
+    BID,
+    CHILD,
+    ENERGY,
+    FIRST_PLAYER,
+    FROZEN,
+    HIGH,
+    IN_ATTACK,
+    KNOWN,
+    L_DECK,
+    L_ROW,
+    L_TABLE,
+    L_TORSO,
+    LAST,
+    LOC,
+    OWNER,
+    PARENT,
+    PASSES,
+    PH_ATTACK,
+    PH_AUCTION,
+    PH_BUILD,
+    PH_DEAL,
+    PH_MAIN,
+    PH_PINCH,
+    PH_PLACE,
+    PH_PRIZE,
+    PH_REACT,
+    PH_TORSO,
+    PHASE,
+    PICKS,
+    PSLOT,
+    QUIET_ENDING,
+    ROUND,
+    SELECTED,
+    SPENT,
+    TARGET,
+    TOKENS,
+    TURN_SEAT,
+    USED,
+    WEB,
+    WING,
+    WINNER,
+)
 
 # --- config -------------------------------------------------------------------------
 C_QUIET_ENDING = CONFIG_COMMON  # option quiet_ending_rounds: 0 (default) or the rounds that end it
@@ -75,8 +168,12 @@ def main_options(state, p, out):
         table = loc == L_TABLE
         ok_take = attach_reason_of(loc, owner, KIND[c], p, energy, True, open_slot) == OK
         ok_target = target_reason_of(table & (owner != p), is_covered(state, c), plain, saw) == OK
-        ok_ability = active_reason_of(table & (owner == p), c, state[USED + c], state[FROZEN + c], energy,
-                                      pinchable, grave) == OK
+        ok_ability = (
+            active_reason_of(
+                table & (owner == p), c, state[USED + c], state[FROZEN + c], energy, pinchable, grave
+            )
+            == OK
+        )
         count += ok_take + ok_target + ok_ability
         out[TAKE0 + c] = ok_take
         out[TARGET0 + c] = ok_target
@@ -268,7 +365,7 @@ def init_state(state, config, rng):
         state[PARENT + c] = -1
         state[PSLOT + c] = -1
         state[KNOWN + c] = 1 if KIND[c] != KIND_PART else 0
-    state[CHILD:CHILD + NUM_CARDS * MAX_SLOTS] = -1
+    state[CHILD : CHILD + NUM_CARDS * MAX_SLOTS] = -1
     state[HIGH] = -1
     state[SELECTED] = -1
     state[TARGET] = -1

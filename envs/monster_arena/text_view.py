@@ -1,12 +1,62 @@
 """Text view of a Monster Arena state: phase, draft row, every monster as a tree, graveyard."""
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from .components import (AB_NONE, ABILITY, ABILITY_NAMES, ABILITY_TEXT, CARD_CODE, CARD_LABEL, CARD_NAME,
-                         COST, DEFENSE, DICE, KIND, KIND_LOWER, KIND_PART, KIND_UPPER, MAX_SLOTS, MOD,
-                         NUM_CARDS, SLOTS)
-from .state_layout import (ALIVE, BID, CHILD, DEALER, DONE, ENERGY, FROZEN, GRAVE_ORDER, HIGH, IN_ATTACK,
-                           KNOWN, L_DECK, L_DISCARD, L_GRAVE, L_INV, L_ROW, L_TABLE, L_TORSO, LAST, LOC,
-                           OWNER, PH_BUILD, PH_DEAL, PH_PLACE, PH_PRIZE, PHASE, PHASE_NAMES, QUIET, ROUND,
-                           TARGET, TOKENS, TURN_SEAT, USED, WINNER)
+from .components import (
+    AB_NONE,
+    ABILITY,
+    ABILITY_NAMES,
+    ABILITY_TEXT,
+    CARD_CODE,
+    CARD_LABEL,
+    CARD_NAME,
+    COST,
+    DEFENSE,
+    DICE,
+    KIND,
+    KIND_LOWER,
+    KIND_PART,
+    KIND_UPPER,
+    MAX_SLOTS,
+    MOD,
+    NUM_CARDS,
+    SLOTS,
+)
+from .state_layout import (
+    ALIVE,
+    BID,
+    CHILD,
+    DEALER,
+    DONE,
+    ENERGY,
+    FROZEN,
+    GRAVE_ORDER,
+    HIGH,
+    IN_ATTACK,
+    KNOWN,
+    L_DECK,
+    L_DISCARD,
+    L_GRAVE,
+    L_INV,
+    L_ROW,
+    L_TABLE,
+    L_TORSO,
+    LAST,
+    LOC,
+    OWNER,
+    PH_BUILD,
+    PH_DEAL,
+    PH_PLACE,
+    PH_PRIZE,
+    PHASE,
+    PHASE_NAMES,
+    QUIET,
+    ROUND,
+    TARGET,
+    TOKENS,
+    TURN_SEAT,
+    USED,
+    WINNER,
+)
 
 # What the symbols mean, for people at the terminal (``help`` / ``legend``; ``help SA3`` for a card).
 LEGEND = """\
@@ -25,8 +75,11 @@ def card_text(name: str) -> str:
     """Card ``name`` (a label such as ``SA3``, a code such as ``SA`` or a card's name, any case)
     in words: kind, slots, Defense, attack, ability. ValueError naming the cards for others."""
     wanted = name.strip().lower()
-    matches = [c for c in range(NUM_CARDS)
-               if wanted in (CARD_LABEL[c].lower(), CARD_CODE[c].lower(), CARD_NAME[c].lower())]
+    matches = [
+        c
+        for c in range(NUM_CARDS)
+        if wanted in (CARD_LABEL[c].lower(), CARD_CODE[c].lower(), CARD_NAME[c].lower())
+    ]
     if not matches:
         codes = ", ".join(dict.fromkeys(CARD_CODE))
         raise ValueError(f"no card {name!r}: give a card such as SA3, a code ({codes}) or a name")
@@ -34,15 +87,20 @@ def card_text(name: str) -> str:
     copies = f", {CARD_CODE.count(CARD_CODE[c])} in the game" if KIND[c] == KIND_PART else ""
     lines = [f"{CARD_CODE[c]} {CARD_NAME[c]}: {card_words(c, copies)}"]
     if ABILITY[c] != AB_NONE:
-        lines.append(f"  {ABILITY_NAMES[int(ABILITY[c])].replace('_', ' ')}: {ABILITY_TEXT[ABILITY_NAMES[int(ABILITY[c])]]}")
+        lines.append(
+            f"  {ABILITY_NAMES[int(ABILITY[c])].replace('_', ' ')}: {ABILITY_TEXT[ABILITY_NAMES[int(ABILITY[c])]]}"
+        )
     return "\n".join(lines)
 
 
 def card_words(c: int, copies: str = "") -> str:
     """Card ``c``'s kind, slots, Defense and attack in words (``copies`` after its kind)."""
     kind = {KIND_UPPER: "upper torso half", KIND_LOWER: "lower torso half"}.get(int(KIND[c]), "part")
-    attack = (f"attack: {int(COST[c])} energy, {int(DICE[c])}d6 + {int(MOD[c])}" if COST[c] >= 0
-              else "cannot attack")
+    attack = (
+        f"attack: {int(COST[c])} energy, {int(DICE[c])}d6 + {int(MOD[c])}"
+        if COST[c] >= 0
+        else "cannot attack"
+    )
     return f"{kind}{copies}; {int(SLOTS[c])} slot(s); Defense {int(DEFENSE[c])}; {attack}"
 
 
@@ -79,15 +137,17 @@ def explain_action(state, action: int) -> str:
 
 def _cards(state, loc, owner=None):
     """Ids of the cards at ``loc`` (of ``owner`` when given)."""
-    return [c for c in range(NUM_CARDS) if int(state[LOC + c]) == loc
-            and (owner is None or int(state[OWNER + c]) == owner)]
+    return [
+        c
+        for c in range(NUM_CARDS)
+        if int(state[LOC + c]) == loc and (owner is None or int(state[OWNER + c]) == owner)
+    ]
 
 
 def _building(state) -> bool:
     """Whether monsters are being built (AR-19): others' attachments are not shown."""
     phase = int(state[PHASE])
     return phase == PH_BUILD or (phase == PH_PLACE and int(state[ROUND]) == 0)
-
 
 
 def phase_text(state) -> str:
@@ -97,6 +157,7 @@ def phase_text(state) -> str:
     if int(state[H_TERMINAL]):
         return "game over"
     return PHASE_NAMES[PH_BUILD if _building(state) else int(state[PHASE])]
+
 
 def card_tree(state, c) -> str:
     """Card ``c`` with its slots: ``SA1*[HO1,-]``; ``*`` used this round, ``!`` pinched, ``-`` empty slot."""
@@ -126,13 +187,17 @@ def to_text(state) -> str:
     n = int(state[H_NUM_PLAYERS])
     building = _building(state)
     status = "game over" if int(state[H_TERMINAL]) else f"phase: {phase_text(state)}"
-    lines = [f"Monster Arena - {status} - step {int(state[H_STEPS])} - arena round {int(state[ROUND])}"
-             + (f" ({max(int(state[QUIET]), 0)} quiet)" if int(state[ROUND]) > 0 else "")]
+    lines = [
+        f"Monster Arena - {status} - step {int(state[H_STEPS])} - arena round {int(state[ROUND])}"
+        + (f" ({max(int(state[QUIET]), 0)} quiet)" if int(state[ROUND]) > 0 else "")
+    ]
     row = _cards(state, L_ROW)
     if row or PH_DEAL <= int(state[PHASE]) <= PH_PRIZE:
         high = int(state[HIGH])
-        lines.append(f"dealer player_{int(state[DEALER])}; row: {' '.join(CARD_LABEL[c] for c in row) or '-'}; "
-                     f"bid {int(state[BID])}" + (f" by player_{high}" if high >= 0 else ""))
+        lines.append(
+            f"dealer player_{int(state[DEALER])}; row: {' '.join(CARD_LABEL[c] for c in row) or '-'}; "
+            f"bid {int(state[BID])}" + (f" by player_{high}" if high >= 0 else "")
+        )
     torsos = _cards(state, L_TORSO)
     if torsos:
         lines.append("torso halves to draft: " + " ".join(CARD_LABEL[c] for c in torsos))
@@ -148,22 +213,34 @@ def to_text(state) -> str:
         seen = [CARD_LABEL[c] for c in _cards(state, L_INV, p) if int(state[KNOWN + c])]
         if building:
             seen += [CARD_LABEL[c] for c in hidden_parts if int(state[KNOWN + c])]
-        status_p = "out" if int(state[ROUND]) > 0 and not int(state[ALIVE + p]) else (
-            "done" if building and int(state[DONE + p]) else "")
-        lines.append(f"player_{p}{marks}: {monster_text(state, p, show)} | tokens {int(state[TOKENS + p])} "
-                     f"energy {int(state[ENERGY + p])} inventory {inv}"
-                     + (f" (seen: {' '.join(sorted(seen))})" if seen else "") + (f" {status_p}" if status_p else ""))
+        status_p = (
+            "out"
+            if int(state[ROUND]) > 0 and not int(state[ALIVE + p])
+            else ("done" if building and int(state[DONE + p]) else "")
+        )
+        lines.append(
+            f"player_{p}{marks}: {monster_text(state, p, show)} | tokens {int(state[TOKENS + p])} "
+            f"energy {int(state[ENERGY + p])} inventory {inv}"
+            + (f" (seen: {' '.join(sorted(seen))})" if seen else "")
+            + (f" {status_p}" if status_p else "")
+        )
     target = int(state[TARGET])
     if target >= 0:
         attackers = [CARD_LABEL[c] for c in range(NUM_CARDS) if int(state[IN_ATTACK + c])]
         lines.append(f"attack on {CARD_LABEL[target]} with {' '.join(attackers) or '-'}")
     if int(state[LAST]) >= 0:
-        lines.append(f"last attack: {CARD_LABEL[int(state[LAST])]} rolled {int(state[LAST + 4])}, total "
-                     f"{int(state[LAST + 1])} vs {int(state[LAST + 2])}: {'destroyed' if int(state[LAST + 3]) else 'missed'}")
+        lines.append(
+            f"last attack: {CARD_LABEL[int(state[LAST])]} rolled {int(state[LAST + 4])}, total "
+            f"{int(state[LAST + 1])} vs {int(state[LAST + 2])}: {'destroyed' if int(state[LAST + 3]) else 'missed'}"
+        )
     grave = sorted(_cards(state, L_GRAVE), key=lambda c: -int(state[GRAVE_ORDER + c]))
-    lines.append(f"deck {len(_cards(state, L_DECK))}, discard {' '.join(CARD_LABEL[c] for c in _cards(state, L_DISCARD)) or '-'}, "
-                 f"graveyard (top first) {' '.join(CARD_LABEL[c] for c in grave) or '-'}")
-    lines.append("(* on move, T whose turn it is, W winner; card* used this round, card! pinched, - empty slot)")
+    lines.append(
+        f"deck {len(_cards(state, L_DECK))}, discard {' '.join(CARD_LABEL[c] for c in _cards(state, L_DISCARD)) or '-'}, "
+        f"graveyard (top first) {' '.join(CARD_LABEL[c] for c in grave) or '-'}"
+    )
+    lines.append(
+        "(* on move, T whose turn it is, W winner; card* used this round, card! pinched, - empty slot)"
+    )
     return "\n".join(lines)
 
 

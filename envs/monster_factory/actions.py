@@ -15,6 +15,7 @@ number. No more than 43 can exist at once (``components.MAX_OPEN_CELLS``). Only 
 orientations that show the same edges are offered with the lowest r only, so
 each legal placement is exactly one action (MF-19).
 """
+
 import re
 
 from ..core.naming import read_action_text
@@ -67,5 +68,7 @@ def str_to_action(text: str) -> int:
         cell, rotation = int(m.group(1)), int(m.group(2))
         if cell < MAX_OPEN_CELLS and rotation < NUM_ROTATIONS:
             return place_action(cell, rotation)
-    raise ValueError(f"cannot read action {text!r}; examples: 'start 2101e', 'place c3 r2' "
-                     f"(open cell 0-{MAX_OPEN_CELLS - 1} as numbered in the render, rotation 0-3)")
+    raise ValueError(
+        f"cannot read action {text!r}; examples: 'start 2101e', 'place c3 r2' "
+        f"(open cell 0-{MAX_OPEN_CELLS - 1} as numbered in the render, rotation 0-3)"
+    )

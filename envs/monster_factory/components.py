@@ -4,6 +4,7 @@ The tile inventory (ruling MF1) becomes tile kinds: one kind per edge pattern
 and eye, so 2000 with an eye and 2000 without are two kinds (MF-2). Every
 orientation's edges are precomputed so the kernels only read tables.
 """
+
 import json
 
 import numpy as np
@@ -16,7 +17,7 @@ DATA = json.loads((SEEDS_DIR / "components.json").read_text(encoding="utf-8"))
 MIN_PLAYERS = int(DATA["min_players"])
 MAX_PLAYERS = int(DATA["max_players"])
 DEFAULT_PLAYERS = int(DATA["default_players"])
-SIDE_NAMES = tuple(DATA["sides"])          # N, E, S, W
+SIDE_NAMES = tuple(DATA["sides"])  # N, E, S, W
 NUM_SIDES = len(SIDE_NAMES)
 NUM_ROTATIONS = NUM_SIDES
 BLANK, THIN, THICK = 0, 1, 2
@@ -77,7 +78,7 @@ MAX_OPEN_CELLS = int((np.maximum(JOINING_EDGES - 2, 0) * INVENTORY).sum()) + 2 *
 # What lies across each side of an open cell, one base-4 digit per side (side d at 4**d):
 # the edge shown towards the cell (BLANK, THIN, THICK) or NO_TILE. NUM_NEEDS codes in all.
 NO_TILE = 3
-NUM_NEEDS = 4 ** NUM_SIDES
+NUM_NEEDS = 4**NUM_SIDES
 ALL_EMPTY = NUM_NEEDS - 1
 # Monster slots: a complete monster has at least 2 tiles (every tile shows a thin or thick
 # edge, so a lone tile is never complete) and at most MAX_PLAYERS monsters are in progress

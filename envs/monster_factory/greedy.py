@@ -32,6 +32,7 @@ scoring and the matching test are the engine's kernels.
 how often first monsters are completed and their mean size in random and in
 greedy games.
 """
+
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, POLICY_SIG
@@ -42,14 +43,26 @@ from .actions import NUM_ACTIONS, PLACE0, START0
 from .components import EDGES, MAX_PLAYERS, NUM_KINDS, NUM_SIDES
 from .queries import key_monster
 from .rules import FITTING_KINDS, apply_action
-from .state_layout import (CELL_KEY, CELL_NEEDS, CURRENT_MONSTER, MON_EYES, MON_ORDINAL, MON_SIZE, NUM_CELLS,
-                           SCORE, STATE_SIZE, SUPPLY, SUPPLY_LEFT, WINNER)
+from .state_layout import (
+    CELL_KEY,
+    CELL_NEEDS,
+    CURRENT_MONSTER,
+    MON_EYES,
+    MON_ORDINAL,
+    MON_SIZE,
+    NUM_CELLS,
+    SCORE,
+    STATE_SIZE,
+    SUPPLY,
+    SUPPLY_LEFT,
+    WINNER,
+)
 
-OWN_LOOKAHEAD = 2.0      # draws counted on to fill each open cell of one's own monster
+OWN_LOOKAHEAD = 2.0  # draws counted on to fill each open cell of one's own monster
 OPPONENT_LOOKAHEAD = 4.0  # the same for opponents' monsters
-OPPONENT_WEIGHT = 1.0    # weight of the strongest opponent's value
-OTHERS_SHARE = 0.5       # weight of the other opponents' mean value
-WIN_VALUE = 1000.0       # a finished game: won outright, shared (divided by the sharers) or lost
+OPPONENT_WEIGHT = 1.0  # weight of the strongest opponent's value
+OTHERS_SHARE = 0.5  # weight of the other opponents' mean value
+WIN_VALUE = 1000.0  # a finished game: won outright, shared (divided by the sharers) or lost
 TIE = 1e-9
 
 

@@ -7,68 +7,107 @@ are derived from that public view (``observe_derived``, observation v3). Everyth
 but the supply's order, which the state does not hold, so ``determinize`` changes nothing. Rule
 ids (MF-n) refer to ``seeds/monster_factory/rules.md``.
 """
+
 import numpy as np
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, OBSERVE_SIG
 from ..core.kernels import helper, kernel, on_demand, scratch, scratch_empty
 from .actions import PLACE0
-from .components import (BLANK, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS, MAX_OPEN_CELLS, MAX_PLAYERS,
-                         NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS, NUM_SIDES, OPPOSITE, THICK, THIN,
-                         TOTAL_TILES)
+from .components import (
+    BLANK,
+    EDGES,
+    INVENTORY,
+    KIND_EYE,
+    MAX_MONSTERS,
+    MAX_OPEN_CELLS,
+    MAX_PLAYERS,
+    NO_TILE,
+    NUM_KINDS,
+    NUM_NEEDS,
+    NUM_ROTATIONS,
+    NUM_SIDES,
+    OPPOSITE,
+    THICK,
+    THIN,
+    TOTAL_TILES,
+)
 from .queries import key_cell, key_monster
 from .rules import FITS, FITTING_KINDS, I64, need
-from .state_layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND,
-                           LAST_PLACED, MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER, MON_SIZE,
-                           NUM_CELLS, NUM_PLACED, PHASE, SCORE, SUPPLY, SUPPLY_LEFT, TILE_KIND, TILE_MONSTER,
-                           TILE_ROT, TILE_X, TILE_Y)
+from .state_layout import (
+    CELL_KEY,
+    CELL_NEEDS,
+    CELL_TILE,
+    CURRENT_MONSTER,
+    DISCARDED,
+    FIRST_PLAYER,
+    HAND,
+    LAST_PLACED,
+    MON_DONE,
+    MON_EYES,
+    MON_OPEN,
+    MON_ORDINAL,
+    MON_OWNER,
+    MON_SIZE,
+    NUM_CELLS,
+    NUM_PLACED,
+    PHASE,
+    SCORE,
+    SUPPLY,
+    SUPPLY_LEFT,
+    TILE_KIND,
+    TILE_MONSTER,
+    TILE_ROT,
+    TILE_X,
+    TILE_Y,
+)
 
 # --- observation -------------------------------------------------------------------
 # Per placed tile (88 slots in the order tiles were laid), TILE_FEATURES values:
 F_PRESENT = 0
-F_OWNER = 1                      # one-hot relative seat of the monster's owner (6)
+F_OWNER = 1  # one-hot relative seat of the monster's owner (6)
 F_FIRST = F_OWNER + MAX_PLAYERS  # the monster is its owner's first monster
-F_ORDINAL = F_FIRST + 1          # minion number / MAX_MONSTERS
-F_DONE = F_ORDINAL + 1           # the monster is complete
-F_X = F_DONE + 1                 # (x + 88) / 176, relative to the monster's first tile
-F_Y = F_X + 1                    # (y + 88) / 176, y grows southwards
-F_EDGES = F_Y + 1                # per side N, E, S, W: thin flag, thick flag (8)
+F_ORDINAL = F_FIRST + 1  # minion number / MAX_MONSTERS
+F_DONE = F_ORDINAL + 1  # the monster is complete
+F_X = F_DONE + 1  # (x + 88) / 176, relative to the monster's first tile
+F_Y = F_X + 1  # (y + 88) / 176, y grows southwards
+F_EDGES = F_Y + 1  # per side N, E, S, W: thin flag, thick flag (8)
 F_EYE = F_EDGES + 2 * NUM_SIDES
-F_OPEN = F_EYE + 1               # per side: thin or thick edge facing an empty cell (4)
-F_LAST = F_OPEN + NUM_SIDES      # placed by the last action
+F_OPEN = F_EYE + 1  # per side: thin or thick edge facing an empty cell (4)
+F_LAST = F_OPEN + NUM_SIDES  # placed by the last action
 TILE_FEATURES = F_LAST + 1
 # Per open cell (MAX_OPEN_CELLS slots, numbered as the placement actions number them),
 # CELL_FEATURES values:
 G_PRESENT = 0
-G_OWNER = 1                      # one-hot relative seat of the monster's owner (6)
+G_OWNER = 1  # one-hot relative seat of the monster's owner (6)
 G_FIRST = G_OWNER + MAX_PLAYERS  # the monster is its owner's first monster
-G_X = G_FIRST + 1                # (x + 88) / 176, relative to the monster's first tile
+G_X = G_FIRST + 1  # (x + 88) / 176, relative to the monster's first tile
 G_Y = G_X + 1
-G_NEEDS = G_Y + 1                # per side: the tile across shows blank, thin, thick (3 x 4)
+G_NEEDS = G_Y + 1  # per side: the tile across shows blank, thin, thick (3 x 4)
 CELL_FEATURES = G_NEEDS + 3 * NUM_SIDES
 
 OBS_TILES = 0
 OBS_CELLS = OBS_TILES + TOTAL_TILES * TILE_FEATURES
 OBS_HAND = OBS_CELLS + MAX_OPEN_CELLS * CELL_FEATURES  # kind one-hot (28), edges (8), eye (1)
 OBS_SUPPLY = OBS_HAND + NUM_KINDS + 2 * NUM_SIDES + 1  # supply count / inventory count per kind
-OBS_DISCARDED = OBS_SUPPLY + NUM_KINDS                 # left the game / inventory count per kind
-OBS_SUPPLY_TOTAL = OBS_DISCARDED + NUM_KINDS           # supply size / 88
-OBS_SCORES = OBS_SUPPLY_TOTAL + 1                      # score / 88 per seat
-OBS_FIRST_DONE = OBS_SCORES + MAX_PLAYERS              # first monster complete per seat
-OBS_CURRENT_SIZE = OBS_FIRST_DONE + MAX_PLAYERS        # size of the monster in progress / 88
-OBS_CURRENT_OPEN = OBS_CURRENT_SIZE + MAX_PLAYERS      # its open edges / MAX_OPEN_CELLS
-OBS_ON_MOVE = OBS_CURRENT_OPEN + MAX_PLAYERS           # one-hot seat on move
-OBS_FIRST_PLAYER = OBS_ON_MOVE + MAX_PLAYERS           # one-hot first player
-OBS_SEATED = OBS_FIRST_PLAYER + MAX_PLAYERS            # 1 for seats in the game
-OBS_PHASE = OBS_SEATED + MAX_PLAYERS                   # one-hot: start tile, place, over
+OBS_DISCARDED = OBS_SUPPLY + NUM_KINDS  # left the game / inventory count per kind
+OBS_SUPPLY_TOTAL = OBS_DISCARDED + NUM_KINDS  # supply size / 88
+OBS_SCORES = OBS_SUPPLY_TOTAL + 1  # score / 88 per seat
+OBS_FIRST_DONE = OBS_SCORES + MAX_PLAYERS  # first monster complete per seat
+OBS_CURRENT_SIZE = OBS_FIRST_DONE + MAX_PLAYERS  # size of the monster in progress / 88
+OBS_CURRENT_OPEN = OBS_CURRENT_SIZE + MAX_PLAYERS  # its open edges / MAX_OPEN_CELLS
+OBS_ON_MOVE = OBS_CURRENT_OPEN + MAX_PLAYERS  # one-hot seat on move
+OBS_FIRST_PLAYER = OBS_ON_MOVE + MAX_PLAYERS  # one-hot first player
+OBS_SEATED = OBS_FIRST_PLAYER + MAX_PLAYERS  # 1 for seats in the game
+OBS_PHASE = OBS_SEATED + MAX_PLAYERS  # one-hot: start tile, place, over
 # Derived from the public view (observation v3), what the greedy baseline weighs when it plays:
-OBS_CELL_FIT = OBS_PHASE + 3                # per open cell: share of the supply that fits it
+OBS_CELL_FIT = OBS_PHASE + 3  # per open cell: share of the supply that fits it
 OBS_HAND_FITS = OBS_CELL_FIT + MAX_OPEN_CELLS  # per open cell: the tile in hand fits it
 OBS_WORTH = OBS_HAND_FITS + MAX_OPEN_CELLS  # per relative seat: what completing its monster in
-                                           # progress scores (MF-15) / WORTH_SCALE
-OBS_CELLS_OPEN = OBS_WORTH + MAX_PLAYERS   # its open cells / MAX_OPEN_CELLS
+# progress scores (MF-15) / WORTH_SCALE
+OBS_CELLS_OPEN = OBS_WORTH + MAX_PLAYERS  # its open cells / MAX_OPEN_CELLS
 OBS_HARDEST = OBS_CELLS_OPEN + MAX_PLAYERS  # the lowest supply share fitting one of them (0: can
-                                            # never be completed from what is left)
-OBS_BEHIND = OBS_HARDEST + MAX_PLAYERS     # score behind the best score / WORTH_SCALE
+# never be completed from what is left)
+OBS_BEHIND = OBS_HARDEST + MAX_PLAYERS  # score behind the best score / WORTH_SCALE
 OBS_SIZE = OBS_BEHIND + MAX_PLAYERS
 # The entry of each relative seat that reads 1 while that seat is at the table and 0 beyond the
 # player count, in every view: the player count a view was written for (Game.seated_slots).
@@ -76,9 +115,17 @@ SEATED_SLOTS = tuple(OBS_SEATED + k for k in range(MAX_PLAYERS))
 
 # Where a placement network (agents/ppo/placement.py) finds its inputs in this observation: one
 # item per open cell and rotation, placement PLACE0 + NUM_ROTATIONS * cell + rotation.
-PLACEMENT = dict(first_action=PLACE0, cells=MAX_OPEN_CELLS, rotations=NUM_ROTATIONS, cell_block=OBS_CELLS,
-                 cell_features=CELL_FEATURES, cell_extras=(OBS_CELL_FIT, OBS_HAND_FITS),
-                 hand_edges=OBS_HAND + NUM_KINDS, edge_values=2, hand_extras=(OBS_HAND + NUM_KINDS + 2 * NUM_SIDES,))
+PLACEMENT = dict(
+    first_action=PLACE0,
+    cells=MAX_OPEN_CELLS,
+    rotations=NUM_ROTATIONS,
+    cell_block=OBS_CELLS,
+    cell_features=CELL_FEATURES,
+    cell_extras=(OBS_CELL_FIT, OBS_HAND_FITS),
+    hand_edges=OBS_HAND + NUM_KINDS,
+    edge_values=2,
+    hand_extras=(OBS_HAND + NUM_KINDS + 2 * NUM_SIDES,),
+)
 WORTH_SCALE = 30.0
 COORD_SCALE = 2.0 * TOTAL_TILES
 # Reciprocals, so the observation multiplies instead of dividing per tile.
@@ -100,7 +147,7 @@ def fitting_kind_lists():
     counts = np.zeros(NUM_NEEDS, np.int32)
     for needs in range(NUM_NEEDS):
         kinds = [k for k in range(NUM_KINDS) if (int(FITTING_KINDS[needs]) >> k) & 1]
-        lists[needs, :len(kinds)] = kinds
+        lists[needs, : len(kinds)] = kinds
         counts[needs] = len(kinds)
     return lists, counts
 

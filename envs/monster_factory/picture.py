@@ -8,32 +8,67 @@ shows the tile in hand as a tile, or, while start tiles are chosen, every kind t
 holds (each one a place where its start move is made). :func:`move_preview` draws a placement
 where it would go: the tile in hand, turned, among its neighbours.
 """
+
 import math
-from typing import Optional
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from ..core.picture import (AREA, HIGHLIGHT, INK, MUTED, LastAction, PlayerRow, Svg, caption, fit_transform,
-                            frame, players_panel, seat_color)
+from ..core.picture import (
+    AREA,
+    HIGHLIGHT,
+    INK,
+    MUTED,
+    LastAction,
+    PlayerRow,
+    Svg,
+    caption,
+    fit_transform,
+    frame,
+    players_panel,
+    seat_color,
+)
 from .actions import PLACE0, START0, action_to_str, decode_place
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
-from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
-                           MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PHASE, PHASE_NAMES,
-                           SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X, TILE_Y, WINNER)
-from .text_view import monster_name
 from .queries import key_cell, key_monster
+from .state_layout import (
+    CELL_KEY,
+    CURRENT_MONSTER,
+    DISCARDED,
+    FIRST_PLAYER,
+    HAND,
+    LAST_PLACED,
+    MON_DONE,
+    MON_OWNER,
+    MON_SIZE,
+    NUM_CELLS,
+    NUM_MONSTERS,
+    NUM_PLACED,
+    PHASE,
+    PHASE_NAMES,
+    SCORE,
+    SUPPLY,
+    TILE_KIND,
+    TILE_MONSTER,
+    TILE_ROT,
+    TILE_X,
+    TILE_Y,
+    WINNER,
+)
+from .text_view import monster_name
 
 TILE = 40
-STRIP_H = 64                 # the strip below the monsters: the tile in hand, or the kinds to start with
-KIND_TILE = 20               # a kind's tile in that strip
-PREVIEW = 3 * TILE           # a placement's preview: the cell and its eight neighbours
+STRIP_H = 64  # the strip below the monsters: the tile in hand, or the kinds to start with
+KIND_TILE = 20  # a kind's tile in that strip
+PREVIEW = 3 * TILE  # a placement's preview: the cell and its eight neighbours
 SCORE_LABEL = "points"
-EDGE_WIDTH = (0, 3, 8)       # blank, thin, thick
+EDGE_WIDTH = (0, 3, 8)  # blank, thin, thick
 # Side d's edge as a segment of the unit square, N E S W.
 SIDE_SEGMENTS = (((0, 0), (1, 0)), ((1, 0), (1, 1)), ((0, 1), (1, 1)), ((0, 0), (0, 1)))
 # What a person clicks to play on this picture (the web page's "how to play here").
-HOW_TO_PLAY = ("At the start choose your first tile by the buttons beside the picture. On your turn the tile "
-               "you drew is shown beside the board: click a highlighted open cell of a monster, and a box shows "
-               "each way the tile may be turned there; choose one.")
+HOW_TO_PLAY = (
+    "At the start choose your first tile by the buttons beside the picture. On your turn the tile "
+    "you drew is shown beside the board: click a highlighted open cell of a monster, and a box shows "
+    "each way the tile may be turned there; choose one."
+)
 
 
 def public_scores(state) -> list:
@@ -41,12 +76,12 @@ def public_scores(state) -> list:
     return [int(state[SCORE + p]) for p in range(int(state[H_NUM_PLAYERS]))]
 
 
-def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
+def describe_action(state, action: int, viewer: int | None = None) -> str:
     """The action's name in ``state`` (before it is applied): everything is public (MF-18)."""
     return action_to_str(action, state)
 
 
-def action_place(state, action: int) -> Optional[str]:
+def action_place(state, action: int) -> str | None:
     """The ``data-place`` of the picture's element where ``action`` is made: the open cell a
     placement fills (each orientation is one action there); None for the start tiles."""
     if action < PLACE0:
@@ -54,7 +89,7 @@ def action_place(state, action: int) -> Optional[str]:
     return f"cell-{decode_place(action)[0]}"
 
 
-def move_preview(state, action: int) -> Optional[str]:
+def move_preview(state, action: int) -> str | None:
     """A small SVG of placement ``action`` where it would go: the tile in hand turned as the action
     turns it, on its cell (marked), among the monster's tiles around that cell; None for other
     actions."""
@@ -70,8 +105,15 @@ def move_preview(state, action: int) -> Optional[str]:
     for i in range(int(state[NUM_PLACED])):
         dx, dy = int(state[TILE_X + i]) - int(cx), int(state[TILE_Y + i]) - int(cy)
         if int(state[TILE_MONSTER + i]) == m and abs(dx) <= 1 and abs(dy) <= 1:
-            _tile(svg, (dx + 1) * TILE, (dy + 1) * TILE, int(state[TILE_KIND + i]), int(state[TILE_ROT + i]),
-                  colour, False)
+            _tile(
+                svg,
+                (dx + 1) * TILE,
+                (dy + 1) * TILE,
+                int(state[TILE_KIND + i]),
+                int(state[TILE_ROT + i]),
+                colour,
+                False,
+            )
     _tile(svg, TILE, TILE, int(state[HAND]), rotation, colour, False)
     svg.rect(TILE - 3, TILE - 3, TILE + 6, TILE + 6, stroke=HIGHLIGHT, stroke_width=3, rx=3)
     return svg.to_string()
@@ -84,10 +126,16 @@ def _tile(svg, x, y, kind: int, rot: int, colour: str, marked: bool) -> None:
         edge = int(EDGES[kind, rot, d])
         if edge:
             inset = EDGE_WIDTH[edge] / 2
-            sx = (inset if d == 3 else -inset if d == 1 else 0)
-            sy = (inset if d == 0 else -inset if d == 2 else 0)
-            svg.line(x + x1 * TILE + sx, y + y1 * TILE + sy, x + x2 * TILE + sx, y + y2 * TILE + sy,
-                     stroke=colour, stroke_width=EDGE_WIDTH[edge])
+            sx = inset if d == 3 else -inset if d == 1 else 0
+            sy = inset if d == 0 else -inset if d == 2 else 0
+            svg.line(
+                x + x1 * TILE + sx,
+                y + y1 * TILE + sy,
+                x + x2 * TILE + sx,
+                y + y2 * TILE + sy,
+                stroke=colour,
+                stroke_width=EDGE_WIDTH[edge],
+            )
     if KIND_EYE[kind]:
         svg.circle(x + TILE / 2, y + TILE / 2, 7, fill="#ffffff", stroke=INK)
         svg.circle(x + TILE / 2, y + TILE / 2, 3, fill=INK)
@@ -99,8 +147,11 @@ def _monster(svg, state, m: int, box) -> None:
     """Monster ``m`` with its open cells numbered, scaled into ``box`` (x, y, w, h)."""
     colour = seat_color(int(state[MON_OWNER + m]))
     tiles = [i for i in range(int(state[NUM_PLACED])) if int(state[TILE_MONSTER + i]) == m]
-    cells = [(j, key_cell(int(state[CELL_KEY + j]))) for j in range(int(state[NUM_CELLS]))
-             if key_monster(int(state[CELL_KEY + j])) == m]
+    cells = [
+        (j, key_cell(int(state[CELL_KEY + j])))
+        for j in range(int(state[NUM_CELLS]))
+        if key_monster(int(state[CELL_KEY + j])) == m
+    ]
     xs = [int(state[TILE_X + i]) for i in tiles] + [int(c[0]) for _, c in cells]
     ys = [int(state[TILE_Y + i]) for i in tiles] + [int(c[1]) for _, c in cells]
     x, y, w, h = box
@@ -110,13 +161,33 @@ def _monster(svg, state, m: int, box) -> None:
     bbox = (min(xs) * TILE, min(ys) * TILE, (max(xs) - min(xs) + 1) * TILE, (max(ys) - min(ys) + 1) * TILE)
     with svg.group(fit_transform(bbox, (x + 6, y + 20, w - 12, h - 26))):
         for j, (cx, cy) in cells:
-            svg.rect(int(cx) * TILE + 3, int(cy) * TILE + 3, TILE - 6, TILE - 6, stroke="#aaaaaa",
-                     stroke_dasharray="4 3", data_place=f"cell-{j}")
-            svg.text(int(cx) * TILE + TILE / 2, int(cy) * TILE + TILE / 2 + 4, f"c{j}", size=11, fill=MUTED,
-                     anchor="middle")
+            svg.rect(
+                int(cx) * TILE + 3,
+                int(cy) * TILE + 3,
+                TILE - 6,
+                TILE - 6,
+                stroke="#aaaaaa",
+                stroke_dasharray="4 3",
+                data_place=f"cell-{j}",
+            )
+            svg.text(
+                int(cx) * TILE + TILE / 2,
+                int(cy) * TILE + TILE / 2 + 4,
+                f"c{j}",
+                size=11,
+                fill=MUTED,
+                anchor="middle",
+            )
         for i in tiles:
-            _tile(svg, int(state[TILE_X + i]) * TILE, int(state[TILE_Y + i]) * TILE, int(state[TILE_KIND + i]),
-                  int(state[TILE_ROT + i]), colour, int(state[LAST_PLACED]) == i)
+            _tile(
+                svg,
+                int(state[TILE_X + i]) * TILE,
+                int(state[TILE_Y + i]) * TILE,
+                int(state[TILE_KIND + i]),
+                int(state[TILE_ROT + i]),
+                colour,
+                int(state[LAST_PLACED]) == i,
+            )
 
 
 def _strip(svg, state, box) -> None:
@@ -129,8 +200,13 @@ def _strip(svg, state, box) -> None:
         svg.text(x + 10, y + h / 2 + 4, "tile in hand:", size=13, fill=MUTED)
         with svg.group(f"translate({x + 105},{y + (h - TILE) / 2})"):
             _tile(svg, 0, 0, hand, 0, seat_color(int(state[H_CURRENT])), False)
-        svg.text(x + 155, y + h / 2 + 4, f"{KIND_NAMES[hand]} · click an open cell to see it turned there",
-                 size=12, fill=MUTED)
+        svg.text(
+            x + 155,
+            y + h / 2 + 4,
+            f"{KIND_NAMES[hand]} · click an open cell to see it turned there",
+            size=12,
+            fill=MUTED,
+        )
         return
     if int(state[PHASE]) != 0:
         return
@@ -142,10 +218,12 @@ def _strip(svg, state, box) -> None:
             with svg.group(f"translate({kx},{y + 20}) scale({KIND_TILE / TILE})"):
                 _tile(svg, 0, 0, k, 0, INK, False)
                 svg.rect(0, 0, TILE, TILE, data_place=f"kind-{k}")
-            svg.text(kx + KIND_TILE / 2, y + 20 + KIND_TILE + 12, str(left), size=10, fill=MUTED, anchor="middle")
+            svg.text(
+                kx + KIND_TILE / 2, y + 20 + KIND_TILE + 12, str(left), size=10, fill=MUTED, anchor="middle"
+            )
 
 
-def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None) -> str:
+def draw(state, viewer: int | None = None, last: LastAction | None = None) -> str:
     """SVG of ``state``: the same for every ``viewer``, since nothing is hidden (MF-18)."""
     n = int(state[H_NUM_PLAYERS])
     over = bool(state[H_TERMINAL])
@@ -163,22 +241,44 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
         for k, m in enumerate(monsters):
             _monster(svg, state, m, (ax + (k % cols) * w + 2, ay + (k // cols) * h + 2, w - 4, h - 4))
     else:
-        svg.text(ax + aw / 2, ay + ah / 2, "no monster yet: each player picks a start tile", size=15, fill=MUTED,
-                 anchor="middle")
+        svg.text(
+            ax + aw / 2,
+            ay + ah / 2,
+            "no monster yet: each player picks a start tile",
+            size=15,
+            fill=MUTED,
+            anchor="middle",
+        )
     players = []
     for p in range(n):
         m = int(state[CURRENT_MONSTER + p])
-        first = ("complete" if int(state[MON_DONE + p]) else
-                 "in progress" if int(state[MON_SIZE + p]) else "no start tile yet")
-        players.append(PlayerRow(p, f"{int(state[SCORE + p])} points",
-                                 f"first monster {first} · tiles in progress {'-' if m < 0 else int(state[MON_SIZE + m])}"
-                                 + (" · first player" if int(state[FIRST_PLAYER]) == p else ""),
-                                 on_move=not over and int(state[H_CURRENT]) == p, winner=over and bool(state[WINNER + p])))
+        first = (
+            "complete"
+            if int(state[MON_DONE + p])
+            else "in progress"
+            if int(state[MON_SIZE + p])
+            else "no start tile yet"
+        )
+        players.append(
+            PlayerRow(
+                p,
+                f"{int(state[SCORE + p])} points",
+                f"first monster {first} · tiles in progress {'-' if m < 0 else int(state[MON_SIZE + m])}"
+                + (" · first player" if int(state[FIRST_PLAYER]) == p else ""),
+                on_move=not over and int(state[H_CURRENT]) == p,
+                winner=over and bool(state[WINNER + p]),
+            )
+        )
     hand = int(state[HAND])
     supply = sum(int(state[SUPPLY + k]) for k in range(NUM_KINDS))
     discarded = sum(int(state[DISCARDED + k]) for k in range(NUM_KINDS))
-    notes = [f"tile in hand: {KIND_NAMES[hand] if hand >= 0 else '-'}", f"supply: {supply} tiles face down",
-             f"left the game: {discarded} tiles", "tiles: thin/thick edges, ◉ an eye,", "c<N>: open cell N"]
+    notes = [
+        f"tile in hand: {KIND_NAMES[hand] if hand >= 0 else '-'}",
+        f"supply: {supply} tiles face down",
+        f"left the game: {discarded} tiles",
+        "tiles: thin/thick edges, ◉ an eye,",
+        "c<N>: open cell N",
+    ]
     players_panel(svg, players, viewer, (), notes)
     caption(svg, last)
     return svg.to_string()

@@ -3,6 +3,7 @@
 Kept apart from ``rules.py`` so that ``actions.py``, which ``rules.py`` imports for the action
 offsets, can name where a placement goes without importing the rules back.
 """
+
 from numba import types
 
 from ..core.kernels import helper, on_demand

@@ -16,25 +16,83 @@ as counts per tile kind and a draw picks a kind with the probability of what is
 left, the same as drawing from a shuffled pile, so the state holds no order that
 anyone could see (MF-18).
 """
+
 import numpy as np
 from numba import types
 
-from ..core.contract import (APPLY_ACTION_SIG, CONFIG_COMMON, H_CURRENT, H_NUM_PLAYERS, H_TERMINAL, H_STEPS,
-                             INIT_STATE_SIG, LEGAL_MASK_SIG, RETURNS_SIG, RNG, STATE)
+from ..core.contract import (
+    APPLY_ACTION_SIG,
+    CONFIG_COMMON,
+    H_CURRENT,
+    H_NUM_PLAYERS,
+    H_STEPS,
+    H_TERMINAL,
+    INIT_STATE_SIG,
+    LEGAL_MASK_SIG,
+    RETURNS_SIG,
+    RNG,
+    STATE,
+)
 from ..core.header import start_game
 from ..core.kernels import helper, inlined, kernel
 from ..core.rewards import c3_returns
 from ..core.rng import rng_below
 from .actions import NUM_ACTIONS, PLACE0, START0
-from .components import (ALL_EMPTY, BLANK, DX, DY, EDGES, INVENTORY, KIND_EYE, MAX_MONSTERS, MAX_PLAYERS,
-                         NO_TILE, NUM_KINDS, NUM_NEEDS, NUM_ROTATIONS, NUM_SIDES, OPPOSITE, ROTATION_NEW,
-                         TOTAL_TILES)
-from .queries import KEY_MONSTER, KEY_ROW, cell_key, key_cell, key_monster, open_cell
-from .state_layout import (CELL_KEY, CELL_NEEDS, CELL_TILE, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND,
-                           LAST_PLACED, MON_DONE, MON_EYES, MON_OPEN, MON_ORDINAL, MON_OWNER, MON_SIZE,
-                           NUM_CELLS, NUM_MONSTERS, NUM_PLACED, PH_OVER, PH_PLACE, PH_START, PHASE, SCORE,
-                           SEAT_TILES, SLOT_BITS, SLOT_SPAN, SUPPLY, SUPPLY_LEFT, TILE_KIND, TILE_MONSTER,
-                           TILE_ROT, TILE_X, TILE_Y, WINNER)
+from .components import (
+    ALL_EMPTY,
+    BLANK,
+    DX,
+    DY,
+    EDGES,
+    INVENTORY,
+    KIND_EYE,
+    MAX_MONSTERS,
+    MAX_PLAYERS,
+    NO_TILE,
+    NUM_KINDS,
+    NUM_NEEDS,
+    NUM_ROTATIONS,
+    NUM_SIDES,
+    OPPOSITE,
+    ROTATION_NEW,
+    TOTAL_TILES,
+)
+from .queries import KEY_ROW, cell_key, key_cell, key_monster
+from .state_layout import (
+    CELL_KEY,
+    CELL_NEEDS,
+    CELL_TILE,
+    CURRENT_MONSTER,
+    DISCARDED,
+    FIRST_PLAYER,
+    HAND,
+    LAST_PLACED,
+    MON_DONE,
+    MON_EYES,
+    MON_OPEN,
+    MON_ORDINAL,
+    MON_OWNER,
+    MON_SIZE,
+    NUM_CELLS,
+    NUM_MONSTERS,
+    NUM_PLACED,
+    PH_OVER,
+    PH_PLACE,
+    PH_START,
+    PHASE,
+    SCORE,
+    SEAT_TILES,
+    SLOT_BITS,
+    SLOT_SPAN,
+    SUPPLY,
+    SUPPLY_LEFT,
+    TILE_KIND,
+    TILE_MONSTER,
+    TILE_ROT,
+    TILE_X,
+    TILE_Y,
+    WINNER,
+)
 
 # A helper compiled on its own has one explicit signature (int64 scalars), so it is compiled
 # once, whatever integer type a caller reads out of the state; helpers with one caller, and the
@@ -63,14 +121,19 @@ R_NOT_JOINED = 9
 REASONS = {
     R_OUT_OF_RANGE: "the action index is out of range",
     R_GAME_OVER: "the game is over",
-    R_WRONG_PHASE: ("it does not fit the decision at hand: start tiles are chosen before play, "
-                    "then every decision places the tile in hand"),
+    R_WRONG_PHASE: (
+        "it does not fit the decision at hand: start tiles are chosen before play, "
+        "then every decision places the tile in hand"
+    ),
     R_NOT_IN_SUPPLY: "no tile of that kind is left in the supply",
     R_NO_CELL: "no open cell has that number (MF-19)",
-    R_FIRST_LOCKED: ("a player whose first monster is complete may not place on other players' "
-                     "first monsters, only on minions (MF-9)"),
-    R_DUPLICATE_ROTATION: ("a lower orientation of this tile shows the same edges; that one names "
-                           "the placement (MF-19)"),
+    R_FIRST_LOCKED: (
+        "a player whose first monster is complete may not place on other players' "
+        "first monsters, only on minions (MF-9)"
+    ),
+    R_DUPLICATE_ROTATION: (
+        "a lower orientation of this tile shows the same edges; that one names the placement (MF-19)"
+    ),
     R_MISMATCH: "a touching side does not match (thin-thin, thick-thick, blank-blank only) (MF-10)",
     R_NOT_JOINED: "no touching side joins thin-thin or thick-thick; blank-blank alone does not join (MF-10)",
 }
@@ -133,8 +196,7 @@ def fit_tables():
     calling the kernel from Python (a few milliseconds), so no second kernel is compiled."""
     fits = np.zeros((NUM_KINDS, NUM_NEEDS), np.int8)
     kinds = np.zeros(NUM_NEEDS, np.int32)
-    orientations = [(k, r) for k in range(NUM_KINDS) for r in range(NUM_ROTATIONS)
-                    if ROTATION_NEW[k, r]]
+    orientations = [(k, r) for k in range(NUM_KINDS) for r in range(NUM_ROTATIONS) if ROTATION_NEW[k, r]]
     for needs in range(NUM_NEEDS):
         for k, r in orientations:
             if fit_reason(needs, k, r) == OK:
@@ -283,7 +345,9 @@ def lay_tile(state, m, x, y, kind, rotation, j):
         edge = EDGES[kind, rotation, d]
         # A thin or thick edge of the monster that faced this cell is covered now; one of the
         # new tile that faces an empty cell is open.
-        change += (edge != BLANK) if across == NO_TILE else 0 - (across != BLANK)  # not -(bool): numpy refuses it
+        change += (
+            (edge != BLANK) if across == NO_TILE else 0 - (across != BLANK)
+        )  # not -(bool): numpy refuses it
         if across != NO_TILE:
             continue
         side = OPPOSITE[d]

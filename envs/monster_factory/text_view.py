@@ -5,14 +5,38 @@ monster (the order its tiles were laid) and an ``e`` for an eye, its S edge belo
 Edges read ``.`` blank, ``1`` thin, ``2`` thick; ``*`` marks the tile just placed.
 An open cell shows its number ``cN``, the ``c`` of the placement actions (MF-19).
 """
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import EDGES, KIND_EYE, KIND_NAMES, NUM_KINDS
-from .state_layout import (CELL_KEY, CURRENT_MONSTER, DISCARDED, FIRST_PLAYER, HAND, LAST_PLACED, MON_DONE,
-                           MON_EYES, MON_ORDINAL, MON_OWNER, MON_SIZE, NUM_CELLS, NUM_MONSTERS, NUM_PLACED,
-                           PHASE, PHASE_NAMES, SCORE, SUPPLY, TILE_KIND, TILE_MONSTER, TILE_ROT, TILE_X,
-                           TILE_Y, WINNER)
 from .queries import key_cell, key_monster
+from .state_layout import (
+    CELL_KEY,
+    CURRENT_MONSTER,
+    DISCARDED,
+    FIRST_PLAYER,
+    HAND,
+    LAST_PLACED,
+    MON_DONE,
+    MON_EYES,
+    MON_ORDINAL,
+    MON_OWNER,
+    MON_SIZE,
+    NUM_CELLS,
+    NUM_MONSTERS,
+    NUM_PLACED,
+    PHASE,
+    PHASE_NAMES,
+    SCORE,
+    SUPPLY,
+    TILE_KIND,
+    TILE_MONSTER,
+    TILE_ROT,
+    TILE_X,
+    TILE_Y,
+    WINNER,
+)
+
 # What the drawings mean, for people at the terminal (``help`` / ``legend``).
 LEGEND = """\
 monsters: each monster is drawn north up, one tile as a 5x3 block:
@@ -86,34 +110,49 @@ def to_text(state) -> str:
     over = int(state[H_TERMINAL]) != 0
     status = "game over" if over else f"phase: {phase_text(state)}"
     hand = int(state[HAND])
-    head = (f"Monster Factory - {status} - step {int(state[H_STEPS])} - first player "
-            f"player_{int(state[FIRST_PLAYER])}")
+    head = (
+        f"Monster Factory - {status} - step {int(state[H_STEPS])} - first player "
+        f"player_{int(state[FIRST_PLAYER])}"
+    )
     if hand >= 0:
         head += f" - tile in hand: {KIND_NAMES[hand]}"
-    out = [head, "(tiles: N edge above, W and E beside the tile's index, S below; edges . blank, "
-                 "1 thin, 2 thick; e an eye, * just placed; cN: open cell N of 'place cN rR')"]
+    out = [
+        head,
+        "(tiles: N edge above, W and E beside the tile's index, S below; edges . blank, "
+        "1 thin, 2 thick; e an eye, * just placed; cN: open cell N of 'place cN rR')",
+    ]
     monsters = [m for m in range(int(state[NUM_MONSTERS])) if int(state[MON_SIZE + m]) > 0]
     monsters.sort(key=lambda m: (int(state[MON_DONE + m]), int(state[MON_OWNER + m]), m))
     for m in monsters:
         done = int(state[MON_DONE + m])
         size = int(state[MON_SIZE + m])
-        out.append(f"{monster_name(state, m)}: {'complete' if done else 'in progress'}, "
-                   f"{size} tile{'s' if size != 1 else ''}, {int(state[MON_EYES + m])} with an eye")
+        out.append(
+            f"{monster_name(state, m)}: {'complete' if done else 'in progress'}, "
+            f"{size} tile{'s' if size != 1 else ''}, {int(state[MON_EYES + m])} with an eye"
+        )
         out.append(monster_grid(state, m))
-    supply = " ".join(f"{KIND_NAMES[k]}:{int(state[SUPPLY + k])}" for k in range(NUM_KINDS)
-                      if int(state[SUPPLY + k]))
-    discarded = " ".join(f"{KIND_NAMES[k]}:{int(state[DISCARDED + k])}" for k in range(NUM_KINDS)
-                         if int(state[DISCARDED + k]))
+    supply = " ".join(
+        f"{KIND_NAMES[k]}:{int(state[SUPPLY + k])}" for k in range(NUM_KINDS) if int(state[SUPPLY + k])
+    )
+    discarded = " ".join(
+        f"{KIND_NAMES[k]}:{int(state[DISCARDED + k])}" for k in range(NUM_KINDS) if int(state[DISCARDED + k])
+    )
     out.append(f"supply ({sum(int(state[SUPPLY + k]) for k in range(NUM_KINDS))}): {supply or '-'}")
     out.append(f"left the game: {discarded or '-'}")
     rows = []
     for p in range(n):
         marks = ("*" if int(state[H_CURRENT]) == p else "") + ("W" if over and int(state[WINNER + p]) else "")
         m = int(state[CURRENT_MONSTER + p])
-        rows.append((f"player_{p}{marks}", int(state[SCORE + p]),
-                     "complete" if int(state[MON_DONE + p]) else
-                     ("in progress" if int(state[MON_SIZE + p]) else "no start tile yet"),
-                     "-" if m < 0 else int(state[MON_SIZE + m])))
+        rows.append(
+            (
+                f"player_{p}{marks}",
+                int(state[SCORE + p]),
+                "complete"
+                if int(state[MON_DONE + p])
+                else ("in progress" if int(state[MON_SIZE + p]) else "no start tile yet"),
+                "-" if m < 0 else int(state[MON_SIZE + m]),
+            )
+        )
     out.append(table(("player", "score", "first monster", "tiles in progress"), rows))
     out.append("(* on move, W winner)")
     return "\n".join(out)
@@ -131,8 +170,11 @@ SIDE_WORDS = ("top", "right", "bottom", "left")
 def tile_words(kind: int, rotation: int = 0) -> str:
     """A tile kind turned ``rotation`` quarter turns, in words: its edges that are not blank, side
     by side, and its eye (``2000e``: "thick top, eye")."""
-    edges = [f"{EDGE_WORDS[int(EDGES[kind, rotation, d])]} {SIDE_WORDS[d]}" for d in range(len(SIDE_WORDS))
-             if int(EDGES[kind, rotation, d])]
+    edges = [
+        f"{EDGE_WORDS[int(EDGES[kind, rotation, d])]} {SIDE_WORDS[d]}"
+        for d in range(len(SIDE_WORDS))
+        if int(EDGES[kind, rotation, d])
+    ]
     return ", ".join(edges + (["eye"] if KIND_EYE[kind] else [])) or "all blank"
 
 
@@ -148,5 +190,7 @@ def explain_action(state, action: int) -> str:
     cell, rotation = decode_place(action)
     seat, x, y = open_cell(state, cell)
     turned = "unturned" if rotation == 0 else f"turned {90 * rotation}° clockwise"
-    return (f"lay tile {KIND_NAMES[int(state[HAND])]} {turned} ({tile_words(int(state[HAND]), rotation)}) on open "
-            f"cell c{cell} of player_{seat}'s monster, {x},{y} from its first tile")
+    return (
+        f"lay tile {KIND_NAMES[int(state[HAND])]} {turned} ({tile_words(int(state[HAND]), rotation)}) on open "
+        f"cell c{cell} of player_{seat}'s monster, {x},{y} from its first tile"
+    )

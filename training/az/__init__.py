@@ -8,6 +8,7 @@ method and the results; the agent it trains is ``monster_zoo.agents.az``.
 The expert's and the warm start's kernels inline the searches' and the games' kernels, so their
 numba cache is cleared whenever those sources change (numba only watches the file a kernel is
 defined in): guarded here, before any of them loads."""
+
 from pathlib import Path
 
 from monster_zoo.envs.core.cache import guard_package

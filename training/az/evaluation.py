@@ -12,7 +12,8 @@ Metric names follow the SB3 trainer's: ``eval/winrate_vs_<opponent>`` for the se
 ``eval/winrate_net_vs_greedy`` for the network alone at the first count listed, with ``_<n>p``
 appended at the others.
 """
-from typing import Dict, Optional, Sequence
+
+from collections.abc import Sequence
 
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
@@ -29,29 +30,47 @@ def metric_name(kind: str, player_counts: Sequence[int], num_players: int) -> st
     return f"eval/winrate_{kind}" + ("" if num_players == player_counts[0] else f"_{num_players}p")
 
 
-def evaluate(network: AZNetwork, previous: Optional[AZNetwork], opponents: Sequence[str],
-             player_counts: Sequence[int], games: int, simulations: int, seed: int,
-             options: Optional[Dict] = None, rollout_weight: float = 0.0) -> Dict[str, WinRate]:
+def evaluate(
+    network: AZNetwork,
+    previous: AZNetwork | None,
+    opponents: Sequence[str],
+    player_counts: Sequence[int],
+    games: int,
+    simulations: int,
+    seed: int,
+    options: dict | None = None,
+    rollout_weight: float = 0.0,
+) -> dict[str, WinRate]:
     """Win rates by metric name (see the module docstring); ``previous`` None skips that opponent.
     ``rollout_weight`` is the search's at play (the trainer's ``--rollout-weight``): a network
     trained to search with rollouts is judged with them."""
     rates = {}
     for n in player_counts:
         table = {**(options or {}), "num_players": n}
-        search = AZAgent(seed, network, network.game_id, table, simulations=simulations, rollout_weight=rollout_weight)
+        search = AZAgent(
+            seed, network, network.game_id, table, simulations=simulations, rollout_weight=rollout_weight
+        )
         for k, name in enumerate(opponents):
             if name == PREVIOUS:
                 if previous is None:
                     continue
-                opponent = AZAgent(seed + 1, previous, network.game_id, table, simulations=simulations,
-                                   rollout_weight=rollout_weight)
+                opponent = AZAgent(
+                    seed + 1,
+                    previous,
+                    network.game_id,
+                    table,
+                    simulations=simulations,
+                    rollout_weight=rollout_weight,
+                )
                 opponent.name = PREVIOUS
             else:
                 opponent = make_agent(name, network.game_id, seed=seed + 1 + k, options=table)
             rates[metric_name(f"vs_{name}", player_counts, n)] = evaluate_against(
-                search, opponent, network.game_id, games, seed=EVAL_SEED + seed, **table)
+                search, opponent, network.game_id, games, seed=EVAL_SEED + seed, **table
+            )
         alone = AZNetAgent(seed, network, network.game_id, table)
         greedy = make_agent("greedy", network.game_id, seed=seed + 1, options=table)
         rates[metric_name("net_vs_greedy", player_counts, n)] = evaluate_against(
-            alone, greedy, network.game_id, games, seed=EVAL_SEED + seed, **table)
+            alone, greedy, network.game_id, games, seed=EVAL_SEED + seed, **table
+        )
     return rates

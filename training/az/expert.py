@@ -17,7 +17,8 @@ spread over the cores by :func:`monster_zoo.envs.core.threads.batch_kernel`: gam
 seeded from ``(seed, g)`` alone, so the decisions do not depend on the thread count or on how
 many games run side by side.
 """
-from typing import Dict, Optional, Sequence
+
+from collections.abc import Sequence
 
 import numpy as np
 from numba import prange, types
@@ -27,8 +28,15 @@ from monster_zoo.agents.az.network import MAX_SEATS
 from monster_zoo.agents.search.tree import UNTRIED, no_determinize, search
 from monster_zoo.agents.search.tuned import FAST_FRACTION, rollout_kernel, search_config
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
-from monster_zoo.envs.core.contract import (APPLY_ACTION_T, DETERMINIZE_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T,
-                                            POLICY_T, RETURNS_T)
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    DETERMINIZE_T,
+    H_CURRENT,
+    LEGAL_MASK_T,
+    OBSERVE_T,
+    POLICY_T,
+    RETURNS_T,
+)
 from monster_zoo.envs.core.rng import rng_below
 from monster_zoo.envs.core.threads import batch_kernel
 
@@ -39,24 +47,69 @@ MAX_EXPERT_SIMULATIONS = 1_000_000  # a bound on the simulations a run may ask f
 MAX_TREE_BYTES = 4 * 2**30  # and on the trees of all its searches together
 
 
-def expert_simulations(game_id: str, simulations: Optional[int] = None) -> int:
+def expert_simulations(game_id: str, simulations: int | None = None) -> int:
     """Simulations per move of the expert: ``simulations`` if given, else ``mcts-fast``'s budget
     for ``game_id``; ValueError for a count outside 1 to :data:`MAX_EXPERT_SIMULATIONS`."""
     if simulations is None:
         return max(1, search_config(game_id).simulations // FAST_FRACTION)
     if not isinstance(simulations, (int, np.integer)) or not 1 <= simulations <= MAX_EXPERT_SIMULATIONS:
-        raise ValueError(f"expert simulations must be an integer from 1 to {MAX_EXPERT_SIMULATIONS:,}, "
-                         f"not {simulations!r}")
+        raise ValueError(
+            f"expert simulations must be an integer from 1 to {MAX_EXPERT_SIMULATIONS:,}, not {simulations!r}"
+        )
     return int(simulations)
 
 
-@batch_kernel(types.void(STATES, INTS, RNGS, RNGS, types.int64, types.float64, types.boolean, types.int64,
-                         types.int32[:, :, ::1], types.int32[:, ::1], types.int32[:, ::1], types.float64[:, :, ::1],
-                         FLOATS2, INTS, FLOATS2, MASKS, LEGAL_MASK_T, APPLY_ACTION_T, RETURNS_T, OBSERVE_T,
-                         DETERMINIZE_T, POLICY_T), batch_arg=1)
-def expert_and_play(states, slots, game_rngs, expert_rngs, simulations, exploration, resample, epsilon_scaled,
-                    children, visits, available, values, policies, actions, observations, masks,
-                    legal_mask, apply_action, returns, observe_into, determinize, rollout):
+@batch_kernel(
+    types.void(
+        STATES,
+        INTS,
+        RNGS,
+        RNGS,
+        types.int64,
+        types.float64,
+        types.boolean,
+        types.int64,
+        types.int32[:, :, ::1],
+        types.int32[:, ::1],
+        types.int32[:, ::1],
+        types.float64[:, :, ::1],
+        FLOATS2,
+        INTS,
+        FLOATS2,
+        MASKS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    batch_arg=1,
+)
+def expert_and_play(
+    states,
+    slots,
+    game_rngs,
+    expert_rngs,
+    simulations,
+    exploration,
+    resample,
+    epsilon_scaled,
+    children,
+    visits,
+    available,
+    values,
+    policies,
+    actions,
+    observations,
+    masks,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+):
     """In each game ``i = slots[j]``: record the mover's observation and mask (row ``j``), search
     the state with tree ``i`` and generator ``expert_rngs[i]``, write the root visit distribution
     over the legal actions into row ``j`` of ``policies``, and play the most visited legal action
@@ -68,8 +121,22 @@ def expert_and_play(states, slots, game_rngs, expert_rngs, simulations, explorat
         mask = masks[j]
         observe_into(s, s[H_CURRENT], observations[j])
         legal_mask(s, mask)
-        search(s, simulations, exploration, resample, expert_rngs[i], children[i], visits[i], available[i],
-               values[i], legal_mask, apply_action, returns, determinize, rollout)
+        search(
+            s,
+            simulations,
+            exploration,
+            resample,
+            expert_rngs[i],
+            children[i],
+            visits[i],
+            available[i],
+            values[i],
+            legal_mask,
+            apply_action,
+            returns,
+            determinize,
+            rollout,
+        )
         policy = policies[j]
         total = 0
         most = 0
@@ -94,17 +161,21 @@ def expert_and_play(states, slots, game_rngs, expert_rngs, simulations, explorat
                 pick -= 1
         for a in range(mask.shape[0]):
             policy[a] /= total
-        actions[j] = explore_and_play(s, mask, choice, epsilon_scaled, expert_rngs[i], game_rngs[i], apply_action)
+        actions[j] = explore_and_play(
+            s, mask, choice, epsilon_scaled, expert_rngs[i], game_rngs[i], apply_action
+        )
 
 
-def trees_problem(parallel: int, simulations: int, num_actions: int) -> Optional[str]:
+def trees_problem(parallel: int, simulations: int, num_actions: int) -> str | None:
     """Why the trees of ``parallel`` expert searches of ``simulations`` cannot be allocated (more
     than :data:`MAX_TREE_BYTES`), or None."""
     needed = parallel * (simulations + 1) * (4 * num_actions + 4 + 4 + 8 * MAX_SEATS)
     if needed <= MAX_TREE_BYTES:
         return None
-    return (f"{parallel} expert searches of {simulations:,} simulations need {needed / 2**30:.1f} GiB of trees "
-            f"(at most {MAX_TREE_BYTES / 2**30:.0f}): play fewer games at once or give fewer --expert-simulations")
+    return (
+        f"{parallel} expert searches of {simulations:,} simulations need {needed / 2**30:.1f} GiB of trees "
+        f"(at most {MAX_TREE_BYTES / 2**30:.0f}): play fewer games at once or give fewer --expert-simulations"
+    )
 
 
 def expert_trees(parallel: int, simulations: int, num_actions: int):
@@ -114,8 +185,12 @@ def expert_trees(parallel: int, simulations: int, num_actions: int):
     if problem:
         raise ValueError(problem)
     capacity = simulations + 1
-    return (np.zeros((parallel, capacity, num_actions), np.int32), np.zeros((parallel, capacity), np.int32),
-            np.zeros((parallel, capacity), np.int32), np.zeros((parallel, capacity, MAX_SEATS), np.float64))
+    return (
+        np.zeros((parallel, capacity, num_actions), np.int32),
+        np.zeros((parallel, capacity), np.int32),
+        np.zeros((parallel, capacity), np.int32),
+        np.zeros((parallel, capacity, MAX_SEATS), np.float64),
+    )
 
 
 def expert_mover(game_id: str, simulations: int, parallel: int, epsilon: float = 0.0):
@@ -132,21 +207,55 @@ def expert_mover(game_id: str, simulations: int, parallel: int, epsilon: float =
     epsilon_scaled = int(round(epsilon * PROBABILITY_SCALE))
 
     def expert_moves(states, slots, game_rngs, expert_rngs, policies, actions, observations, masks):
-        expert_and_play(states, slots, game_rngs, expert_rngs, simulations, config.exploration, resample,
-                        epsilon_scaled, children, visits, available, values, policies, actions, observations,
-                        masks, spec.legal_mask, spec.apply_action, spec.returns, spec.observe_into, determinize,
-                        rollout)
+        expert_and_play(
+            states,
+            slots,
+            game_rngs,
+            expert_rngs,
+            simulations,
+            config.exploration,
+            resample,
+            epsilon_scaled,
+            children,
+            visits,
+            available,
+            values,
+            policies,
+            actions,
+            observations,
+            masks,
+            spec.legal_mask,
+            spec.apply_action,
+            spec.returns,
+            spec.observe_into,
+            determinize,
+            rollout,
+        )
 
     return expert_moves
 
 
-def play_expert_games(game_id: str, games: int, player_counts: Sequence[int], seed: int,
-                      simulations: Optional[int] = None, epsilon: float = 0.0, parallel: int = 32,
-                      options: Dict = None):
+def play_expert_games(
+    game_id: str,
+    games: int,
+    player_counts: Sequence[int],
+    seed: int,
+    simulations: int | None = None,
+    epsilon: float = 0.0,
+    parallel: int = 32,
+    options: dict = None,
+):
     """Play ``games`` games of ``game_id`` with its tuned search in every seat at ``simulations``
     per move (:func:`expert_simulations`); return the decisions (policy targets: the root visit
     distributions) and stats as :func:`~monster_zoo.training.az.selfplay.play_games` does."""
     simulations = expert_simulations(game_id, simulations)
     parallel = max(1, min(parallel, games))
-    return play_with(game_id, expert_mover(game_id, simulations, parallel, epsilon), games, player_counts, seed,
-                     parallel, options)
+    return play_with(
+        game_id,
+        expert_mover(game_id, simulations, parallel, epsilon),
+        games,
+        player_counts,
+        seed,
+        parallel,
+        options,
+    )

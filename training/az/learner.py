@@ -14,9 +14,10 @@ three decimals are plenty). Its state, like the network's and the optimizer's, i
 checkpoint as plain arrays (``np.savez``, read back with ``allow_pickle=False``) and torch
 tensors read back with ``torch.load(..., weights_only=True)``: nothing pickled is ever loaded.
 """
+
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Sequence
 
 import numpy as np
 import torch
@@ -51,8 +52,14 @@ def network_inputs(observations: torch.Tensor, counts: torch.Tensor) -> torch.Te
     return torch.cat([observations, one_hot], dim=1)
 
 
-def export(net: PolicyValueNet, game_id: str, options: Optional[Mapping], player_counts: Sequence[int],
-           name: str, training: Optional[Mapping] = None) -> AZNetwork:
+def export(
+    net: PolicyValueNet,
+    game_id: str,
+    options: Mapping | None,
+    player_counts: Sequence[int],
+    name: str,
+    training: Mapping | None = None,
+) -> AZNetwork:
     """The numba network of ``net``'s current weights (weights transposed to ``[in, out]``)."""
     linears = [m for m in net.trunk if isinstance(m, nn.Linear)] + [net.policy, net.value]
     layers = [(m.weight.detach().cpu().numpy().T, m.bias.detach().cpu().numpy()) for m in linears]
@@ -99,13 +106,25 @@ class Batch:
 class ReplayBuffer:
     """The newest ``capacity`` decisions, overwritten oldest first."""
 
-    FIELDS = {"observations": np.float16, "counts": np.int8, "masks": np.int8, "policies": np.float16,
-              "values": np.float32}
+    FIELDS = {
+        "observations": np.float16,
+        "counts": np.int8,
+        "masks": np.int8,
+        "policies": np.float16,
+        "values": np.float32,
+    }
 
     def __init__(self, capacity: int, obs_size: int, num_actions: int):
-        widths = {"observations": obs_size, "masks": num_actions, "policies": num_actions, "values": MAX_SEATS}
-        self.arrays = {key: np.zeros((capacity,) + ((widths[key],) if key in widths else ()), dtype)
-                       for key, dtype in self.FIELDS.items()}
+        widths = {
+            "observations": obs_size,
+            "masks": num_actions,
+            "policies": num_actions,
+            "values": MAX_SEATS,
+        }
+        self.arrays = {
+            key: np.zeros((capacity,) + ((widths[key],) if key in widths else ()), dtype)
+            for key, dtype in self.FIELDS.items()
+        }
         self.capacity, self.size, self.position = capacity, 0, 0
 
     def __len__(self) -> int:
@@ -127,24 +146,31 @@ class ReplayBuffer:
 
     def save(self, path: Path) -> None:
         """Write the filled part and the write position as plain arrays."""
-        np.savez(path, size=self.size, position=self.position,
-                 **{key: array[:self.size] for key, array in self.arrays.items()})
+        np.savez(
+            path,
+            size=self.size,
+            position=self.position,
+            **{key: array[: self.size] for key, array in self.arrays.items()},
+        )
 
     def load(self, path: Path) -> None:
         """Read back what :meth:`save` wrote (no pickles: ``allow_pickle=False``)."""
         with np.load(path, allow_pickle=False) as saved:
             size, position = int(saved["size"]), int(saved["position"])
             if size > self.capacity:
-                raise ValueError(f"{path}: the saved buffer holds {size} decisions, more than its capacity "
-                                 f"{self.capacity}")
+                raise ValueError(
+                    f"{path}: the saved buffer holds {size} decisions, more than its capacity {self.capacity}"
+                )
             for key, array in self.arrays.items():
                 if saved[key].shape[1:] != array.shape[1:]:
-                    raise ValueError(f"{path}: {key} rows of shape {saved[key].shape[1:]}, expected {array.shape[1:]}")
+                    raise ValueError(
+                        f"{path}: {key} rows of shape {saved[key].shape[1:]}, expected {array.shape[1:]}"
+                    )
                 array[:size] = saved[key]
         self.size, self.position = size, position
 
 
-def losses(net: PolicyValueNet, batch: Batch, device: torch.device) -> Dict[str, torch.Tensor]:
+def losses(net: PolicyValueNet, batch: Batch, device: torch.device) -> dict[str, torch.Tensor]:
     """The policy cross-entropy, the value error over the seats at the table, and their sum."""
     obs = torch.as_tensor(batch.observations, dtype=torch.float32, device=device)
     counts = torch.as_tensor(batch.counts, device=device)
@@ -160,8 +186,15 @@ def losses(net: PolicyValueNet, batch: Batch, device: torch.device) -> Dict[str,
     return {"policy_loss": policy_loss, "value_loss": value_loss, "loss": policy_loss + value_loss}
 
 
-def train(net: PolicyValueNet, optimizer: torch.optim.Optimizer, buffer: ReplayBuffer, steps: int, batch_size: int,
-          generator: np.random.Generator, device: torch.device) -> Dict[str, float]:
+def train(
+    net: PolicyValueNet,
+    optimizer: torch.optim.Optimizer,
+    buffer: ReplayBuffer,
+    steps: int,
+    batch_size: int,
+    generator: np.random.Generator,
+    device: torch.device,
+) -> dict[str, float]:
     """``steps`` Adam steps on minibatches drawn uniformly from ``buffer`` with ``generator``;
     the mean of each loss over them."""
     net.train()

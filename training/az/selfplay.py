@@ -20,8 +20,9 @@ Game ``g`` of a call plays ``player_counts[g % len(player_counts)]`` seats and i
 ``(seed, g)`` alone, its search (or teacher) from a generator of its own, so a round is reproduced exactly by
 its seed, whatever the number of parallel games or threads.
 """
+
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, Sequence
 
 import numpy as np
 
@@ -63,9 +64,17 @@ def game_seed(seed: int, game: int) -> int:
     return (seed * 1_000_003 + game) & SEED_MASK
 
 
-def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], settings: SearchSettings, seed: int,
-               parallel: int = 64, options: Dict = None, batched_leaves: bool = False,
-               search_value_share: float = 0.0):
+def play_games(
+    network: AZNetwork,
+    games: int,
+    player_counts: Sequence[int],
+    settings: SearchSettings,
+    seed: int,
+    parallel: int = 64,
+    options: dict = None,
+    batched_leaves: bool = False,
+    search_value_share: float = 0.0,
+):
     """Play ``games`` self-play games of ``network``'s game with the search; return the decisions
     (a :class:`~monster_zoo.training.az.learner.Batch`, game by game) and
     :class:`SelfPlayStats`. ``options`` are further game options (``max_steps``, rule options).
@@ -83,31 +92,62 @@ def play_games(network: AZNetwork, games: int, player_counts: Sequence[int], set
     search = search_and_play_lockstep if batched_leaves else search_and_play
 
     def search_moves(states, slots, game_rngs, search_rngs, policies, actions, observations, masks):
-        search(states, slots, game_rngs, search_rngs, settings_array, spec.determinize is not None,
-               network.params, network.shapes, children, visits, values, priors, policies, actions,
-               observations, masks, spec.legal_mask, spec.apply_action, spec.returns,
-               spec.observe_into, spec.determinize, rollout)
+        search(
+            states,
+            slots,
+            game_rngs,
+            search_rngs,
+            settings_array,
+            spec.determinize is not None,
+            network.params,
+            network.shapes,
+            children,
+            visits,
+            values,
+            priors,
+            policies,
+            actions,
+            observations,
+            masks,
+            spec.legal_mask,
+            spec.apply_action,
+            spec.returns,
+            spec.observe_into,
+            spec.determinize,
+            rollout,
+        )
         return chosen_move_values(children, visits, values, slots, actions, masks)
 
     if not batched_leaves:
-        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options,
-                         search_value_share)
+        return play_with(
+            network.game_id, search_moves, games, player_counts, seed, parallel, options, search_value_share
+        )
     from threadpoolctl import threadpool_limits
+
     try:
         import scipy.linalg.cython_blas  # noqa: F401  (the BLAS numba calls: loaded so that the limit reaches it)
     except ImportError as err:
-        raise ImportError("batched leaves multiply through numba's BLAS, which needs scipy: install "
-                          "monster-zoo[train], or search one game at a time (--batched-leaves off)") from err
+        raise ImportError(
+            "batched leaves multiply through numba's BLAS, which needs scipy: install "
+            "monster-zoo[train], or search one game at a time (--batched-leaves off)"
+        ) from err
 
     # One BLAS thread: over a few dozen rows a second thread cost far more in handing over than it
     # saved (self-play at 2 threads ran 10-35x slower than at 1; training/AZ.md, eighth session).
     with threadpool_limits(1, user_api="blas"):
-        return play_with(network.game_id, search_moves, games, player_counts, seed, parallel, options,
-                         search_value_share)
+        return play_with(
+            network.game_id, search_moves, games, player_counts, seed, parallel, options, search_value_share
+        )
 
 
-def chosen_move_values(children: np.ndarray, visits: np.ndarray, values: np.ndarray, slots: np.ndarray,
-                       actions: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def chosen_move_values(
+    children: np.ndarray,
+    visits: np.ndarray,
+    values: np.ndarray,
+    slots: np.ndarray,
+    actions: np.ndarray,
+    masks: np.ndarray,
+) -> np.ndarray:
     """After a search in each game ``slots[j]`` (trees as :func:`~monster_zoo.agents.az.search.trees`
     stacks them) chose ``actions[j]``: every absolute seat's mean value over the simulations
     through that move, ``[rows, MAX_SEATS]``. A row is NaN where the mover had one legal action
@@ -133,8 +173,16 @@ def parallel_games_pay(game_id: str, batched: bool) -> int:
     return 64 if batched and input_size(game_id) <= BATCHED_INPUT_LIMIT else 32
 
 
-def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed: int, parallel: int = 64,
-              options: Dict = None, search_value_share: float = 0.0):
+def play_with(
+    game_id: str,
+    move,
+    games: int,
+    player_counts: Sequence[int],
+    seed: int,
+    parallel: int = 64,
+    options: dict = None,
+    search_value_share: float = 0.0,
+):
     """Play ``games`` games of ``game_id``, ``parallel`` side by side, every move made by
     ``move(states, slots, game_rngs, mover_rngs, policies, actions, observations, masks)``, which
     for each running slot ``slots[j]`` records the mover's observation and mask in row ``j``, writes
@@ -146,8 +194,7 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
     no_values = np.full(MAX_SEATS, np.nan, np.float32)
     spec = envs.spec(game_id)
     options = dict(options or {})
-    configs = {n: envs.config(game_id, {**options, "num_players": n, "reward": "win"})
-               for n in player_counts}
+    configs = {n: envs.config(game_id, {**options, "num_players": n, "reward": "win"}) for n in player_counts}
     parallel = max(1, min(parallel, games))
     states = np.zeros((parallel, spec.state_size), np.int32)
     game_rngs = np.zeros((parallel, 1), np.uint64)
@@ -157,8 +204,8 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
     policies = np.zeros((parallel, spec.num_actions), np.float32)
     actions = np.zeros(parallel, np.int64)
     playing = np.full(parallel, -1, np.int64)  # the game in each slot, -1 when the slot is idle
-    moves = {}       # game -> its decisions so far, one tuple of arrays per move
-    finished = []    # (game, decisions, movers, returns per seat)
+    moves = {}  # game -> its decisions so far, one tuple of arrays per move
+    finished = []  # (game, decisions, movers, returns per seat)
     started = 0
     truncated = 0
 
@@ -179,20 +226,32 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
         slots = np.flatnonzero(playing >= 0)
         movers = states[slots, H_CURRENT].copy()
         k = len(slots)
-        searched = move(states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k])
+        searched = move(
+            states, slots, game_rngs, mover_rngs, policies[:k], actions[:k], observations[:k], masks[:k]
+        )
         # The move's rows converted at once, not one call per row: the loop over rows is Python's.
-        move_obs, move_masks, move_policies = (observations[:k].astype(np.float16), masks[:k].copy(),
-                                               policies[:k].astype(np.float16))
+        move_obs, move_masks, move_policies = (
+            observations[:k].astype(np.float16),
+            masks[:k].copy(),
+            policies[:k].astype(np.float16),
+        )
         for j, slot in enumerate(slots):
             game = playing[slot]
-            moves[game].append((move_obs[j], move_masks[j], move_policies[j], movers[j],
-                                no_values if searched is None else searched[j]))
+            moves[game].append(
+                (
+                    move_obs[j],
+                    move_masks[j],
+                    move_policies[j],
+                    movers[j],
+                    no_values if searched is None else searched[j],
+                )
+            )
             s = states[slot]
             over = s[H_TERMINAL] != 0
             if not running.py_func(s):
                 result = np.zeros(MAX_SEATS, np.float32)
                 if over:
-                    spec.returns(s, result[:s[0]])
+                    spec.returns(s, result[: s[0]])
                 else:
                     truncated += 1
                 finished.append((game, int(s[0]), moves.pop(game), result))
@@ -200,8 +259,11 @@ def play_with(game_id: str, move, games: int, player_counts: Sequence[int], seed
                 if started < games:
                     start(slot)
     return _decisions(finished, search_value_share), SelfPlayStats(
-        games=len(finished), decisions=sum(len(m) for _, _, m, _ in finished), truncated=truncated,
-        mean_length=float(np.mean([len(m) for _, _, m, _ in finished])))
+        games=len(finished),
+        decisions=sum(len(m) for _, _, m, _ in finished),
+        truncated=truncated,
+        mean_length=float(np.mean([len(m) for _, _, m, _ in finished])),
+    )
 
 
 def _decisions(finished, search_value_share: float = 0.0) -> Batch:
@@ -215,8 +277,15 @@ def _decisions(finished, search_value_share: float = 0.0) -> Batch:
             policies.append(p)
             movers.append(mover)
             mixed = search_value_share > 0 and not np.isnan(searched[0])
-            returns.append((1 - search_value_share) * result + search_value_share * searched if mixed else result)
+            returns.append(
+                (1 - search_value_share) * result + search_value_share * searched if mixed else result
+            )
         counts += [n] * len(game_moves)
     counts = np.array(counts, np.int8)
-    return Batch(np.array(obs), counts, np.array(masks), np.array(policies),
-                 value_targets(np.array(returns), np.array(movers, np.int64), counts.astype(np.int64)))
+    return Batch(
+        np.array(obs),
+        counts,
+        np.array(masks),
+        np.array(policies),
+        value_targets(np.array(returns), np.array(movers, np.int64), counts.astype(np.int64)),
+    )

@@ -25,15 +25,16 @@ the host (CPU name, cores, the load at the start and the end), since CPU times m
 without the CPU they were spent on.
 The result goes to ``--out`` as JSON (written atomically; an existing file needs ``--overwrite``).
 """
+
 import argparse
 import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -41,13 +42,13 @@ from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
 from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings
-from monster_zoo.evaluation.host import host_facts
-from monster_zoo.evaluation.match import DRAW, WIN, iter_games, progress_bar, seat_outcome, wilson_interval
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
+from monster_zoo.evaluation.host import host_facts
+from monster_zoo.evaluation.match import DRAW, WIN, iter_games, progress_bar, seat_outcome, wilson_interval
 
 MAX_BUDGET_MS = 100.0  # the protocol's cap: at most 0.1 CPU s per move for the searching agent
-SAMPLE_GAMES = 3       # greedy games whose positions size the budget
+SAMPLE_GAMES = 3  # greedy games whose positions size the budget
 SAMPLE_POSITIONS = 24
 SIZING_SIMULATIONS = 400
 PILOT_SEED_OFFSET = 1_000_000  # pilot games play deals of their own, never the series'
@@ -58,7 +59,7 @@ class Timed:
 
     def __init__(self, agent):
         self.agent = agent
-        self.seconds: List[float] = []
+        self.seconds: list[float] = []
 
     def __getattr__(self, name):
         return getattr(self.agent, name)
@@ -71,7 +72,7 @@ class Timed:
         return action
 
 
-def sample_positions(game_id: str, options: Dict, count: int = SAMPLE_POSITIONS):
+def sample_positions(game_id: str, options: dict, count: int = SAMPLE_POSITIONS):
     """``(observation, mask, state)`` of up to ``count`` decisions with a choice, from greedy games."""
     env = envs.make(game_id, **options)
     raw = env.unwrapped
@@ -85,7 +86,9 @@ def sample_positions(game_id: str, options: Dict, count: int = SAMPLE_POSITIONS)
                 env.step(None)
                 continue
             if k % 5 == 2 and obs["action_mask"].sum() > 1:
-                positions.append((obs["observation"].copy(), obs["action_mask"].copy(), raw.engine_state.copy()))
+                positions.append(
+                    (obs["observation"].copy(), obs["action_mask"].copy(), raw.engine_state.copy())
+                )
             seat = raw.possible_agents.index(name)
             env.step(greedy[seat].act(obs["observation"], obs["action_mask"], raw.engine_state))
     env.close()
@@ -103,19 +106,33 @@ def cpu_ms_per_move(agent, positions) -> float:
     return 1000 * (time.process_time() - start) / len(positions)
 
 
-def size_simulations(network, game_id: str, options: Dict, budget_ms: float, positions,
-                     rollout_weight: float = 0.0, search: Optional[Dict] = None) -> int:
+def size_simulations(
+    network,
+    game_id: str,
+    options: dict,
+    budget_ms: float,
+    positions,
+    rollout_weight: float = 0.0,
+    search: dict | None = None,
+) -> int:
     """The simulations per move that make the search cost ``budget_ms`` CPU milliseconds on
     ``positions`` (measured at :data:`SIZING_SIMULATIONS`; a simulation's cost is nearly constant,
     a rollout's on average over the positions). ``search`` holds the search's other constants
     (``c_puct``, ``considered``), as :class:`~monster_zoo.agents.az.agent.AZAgent` takes them."""
-    probe = AZAgent(0, network, game_id, options, simulations=SIZING_SIMULATIONS, rollout_weight=rollout_weight,
-                    **(search or {}))
+    probe = AZAgent(
+        0,
+        network,
+        game_id,
+        options,
+        simulations=SIZING_SIMULATIONS,
+        rollout_weight=rollout_weight,
+        **(search or {}),
+    )
     per_simulation = cpu_ms_per_move(probe, positions) / SIZING_SIMULATIONS
     return max(1, int(budget_ms / per_simulation))
 
 
-def pilot_simulations(piece: "Piece", budget_ms: float, match_opponent: bool = False) -> Dict:
+def pilot_simulations(piece: "Piece", budget_ms: float, match_opponent: bool = False) -> dict:
     """Play ``piece`` (pilot games on deals of their own) at its simulations and rescale them so
     the search's mean CPU time per move in real games is the target: ``budget_ms``, or with
     ``match_opponent`` the opponent's mean CPU time per move in these same games (at most the
@@ -131,9 +148,15 @@ def pilot_simulations(piece: "Piece", budget_ms: float, match_opponent: bool = F
     target = min(opponent_ms, MAX_BUDGET_MS) if match_opponent and opponent_ms > 0 else budget_ms
     # a pilot whose search never moved (or moved too fast to time) leaves the sizing as it was
     simulations = max(1, int(piece.simulations * target / az_ms)) if az_ms > 0 else piece.simulations
-    return {"games": piece.last - piece.first, "seed": piece.seed, "simulations_before": piece.simulations,
-            "simulations": simulations, "az_ms_per_move": round(az_ms, 2),
-            "opponent_ms_per_move": round(opponent_ms, 2), "target_ms": round(target, 2)}
+    return {
+        "games": piece.last - piece.first,
+        "seed": piece.seed,
+        "simulations_before": piece.simulations,
+        "simulations": simulations,
+        "az_ms_per_move": round(az_ms, 2),
+        "opponent_ms_per_move": round(opponent_ms, 2),
+        "target_ms": round(target, 2),
+    }
 
 
 @dataclass
@@ -144,44 +167,83 @@ class Piece:
     network: str
     simulations: int
     opponent: str
-    options: Dict
+    options: dict
     first: int
     last: int
     seed: int
     rollout_weight: float = 0.0
-    search: Dict = field(default_factory=dict)
+    search: dict = field(default_factory=dict)
 
 
-def play_piece(piece: Piece, progress: bool = False, position: Optional[int] = None) -> Dict:
+def play_piece(piece: Piece, progress: bool = False, position: int | None = None) -> dict:
     """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side.
     ``progress`` shows a bar of the piece's games (on terminal line ``position``)."""
     n = piece.options["num_players"]
-    az = Timed(AZAgent(piece.seed, read_network(piece.network), piece.game_id, piece.options,
-                       simulations=piece.simulations, rollout_weight=piece.rollout_weight, **piece.search))
-    opponents = [Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)]
+    az = Timed(
+        AZAgent(
+            piece.seed,
+            read_network(piece.network),
+            piece.game_id,
+            piece.options,
+            simulations=piece.simulations,
+            rollout_weight=piece.rollout_weight,
+            **piece.search,
+        )
+    )
+    opponents = [
+        Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)
+    ]
     outcomes = []
-    bar = progress_bar(piece.last - piece.first, f"az vs {piece.opponent}, games {piece.first}-{piece.last - 1}",
-                       progress, position)
-    for record in iter_games(piece.game_id, [az, *opponents], piece.last, piece.seed, piece.options,
-                             agents=[az, *opponents], first=piece.first):
+    bar = progress_bar(
+        piece.last - piece.first,
+        f"az vs {piece.opponent}, games {piece.first}-{piece.last - 1}",
+        progress,
+        position,
+    )
+    for record in iter_games(
+        piece.game_id,
+        [az, *opponents],
+        piece.last,
+        piece.seed,
+        piece.options,
+        agents=[az, *opponents],
+        first=piece.first,
+    ):
         outcomes.append(seat_outcome(record["rewards"], record["seats"].index(0)))
         bar.update()
     bar.close()
-    return {"outcomes": outcomes, "az_seconds": az.seconds,
-            "opponent_seconds": [s for o in opponents for s in o.seconds]}
+    return {
+        "outcomes": outcomes,
+        "az_seconds": az.seconds,
+        "opponent_seconds": [s for o in opponents for s in o.seconds],
+    }
 
 
-def _milliseconds(seconds: Sequence[float]) -> Dict:
+def _milliseconds(seconds: Sequence[float]) -> dict:
     """Mean and 95th percentile of CPU seconds per move, in milliseconds."""
     values = 1000 * np.asarray(seconds)
-    return {"mean_ms": round(float(values.mean()), 2), "p95_ms": round(float(np.percentile(values, 95)), 2),
-            "moves": int(values.size)}
+    return {
+        "mean_ms": round(float(values.mean()), 2),
+        "p95_ms": round(float(np.percentile(values, 95)), 2),
+        "moves": int(values.size),
+    }
 
 
-def measure(network_path: str, opponent: str, num_players: int, games: int, seed: int = 0,
-            budget_ms: Optional[float] = None, workers: int = 1, options: Optional[Dict] = None,
-            simulations: Optional[int] = None, rollout_weight: float = 0.0,
-            search: Optional[Dict] = None, progress: bool = False, pilot_games: Optional[int] = None) -> Dict:
+def measure(
+    network_path: str,
+    opponent: str,
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    budget_ms: float | None = None,
+    workers: int = 1,
+    options: dict | None = None,
+    simulations: int | None = None,
+    rollout_weight: float = 0.0,
+    search: dict | None = None,
+    progress: bool = False,
+    pilot_games: int | None = None,
+) -> dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
     search's simulations instead of sizing them to the budget; otherwise ``pilot_games`` (default:
     one per seat; 0: none) correct the sizing from both sides' CPU time in real games (at equal
@@ -203,22 +265,54 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
         simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight, search)
         pilot_games = num_players if pilot_games is None else pilot_games
         if pilot_games > 0:
-            pilot = pilot_simulations(Piece(game_id, str(network_path), simulations, opponent, table, 0, pilot_games,
-                                            seed + PILOT_SEED_OFFSET, rollout_weight, search), planned,
-                                      match_opponent=budget_ms is None)
+            pilot = pilot_simulations(
+                Piece(
+                    game_id,
+                    str(network_path),
+                    simulations,
+                    opponent,
+                    table,
+                    0,
+                    pilot_games,
+                    seed + PILOT_SEED_OFFSET,
+                    rollout_weight,
+                    search,
+                ),
+                planned,
+                match_opponent=budget_ms is None,
+            )
             simulations, planned = pilot["simulations"], pilot["target_ms"]
     if progress:
         # the sizing takes a minute and the games an hour: say what is being played before they start
-        corrected = (f", {pilot['simulations_before']} before {pilot['games']} pilot games at "
-                     f"{pilot['az_ms_per_move']:.1f} ms a move against {pilot['opponent_ms_per_move']:.1f}"
-                     if pilot else "")
-        print(f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned"
-              f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured on sample positions), {games} games",
-              file=sys.stderr, flush=True)
+        corrected = (
+            f", {pilot['simulations_before']} before {pilot['games']} pilot games at "
+            f"{pilot['az_ms_per_move']:.1f} ms a move against {pilot['opponent_ms_per_move']:.1f}"
+            if pilot
+            else ""
+        )
+        print(
+            f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned"
+            f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured on sample positions), {games} games",
+            file=sys.stderr,
+            flush=True,
+        )
     bounds = np.linspace(0, games, workers + 1).astype(int)
-    pieces = [Piece(game_id, str(network_path), simulations, opponent, table, int(a), int(b), seed, rollout_weight,
-                    search)
-              for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    pieces = [
+        Piece(
+            game_id,
+            str(network_path),
+            simulations,
+            opponent,
+            table,
+            int(a),
+            int(b),
+            seed,
+            rollout_weight,
+            search,
+        )
+        for a, b in zip(bounds[:-1], bounds[1:])
+        if b > a
+    ]
     start = time.time()
     if workers == 1:
         results = [play_piece(p, progress) for p in pieces]
@@ -228,96 +322,158 @@ def measure(network_path: str, opponent: str, num_players: int, games: int, seed
     outcomes = [o for r in results for o in r["outcomes"]]
     wins = sum(o == WIN for o in outcomes)
     low, high = wilson_interval(wins, len(outcomes))
-    return {"game": game_id, "num_players": num_players, "options": table, "network": network.name,
-            "opponent": opponent, "games": len(outcomes), "seed": seed, "wins": wins,
-            "draws": sum(o == DRAW for o in outcomes),
-            "win_rate": round(wins / len(outcomes), 4), "interval95": [round(low, 4), round(high, 4)],
-            "equal_share": round(1 / num_players, 4), "az_simulations": simulations,
-            "az_rollout_weight": rollout_weight, "az_search": search,
-            "planned_ms_per_move": round(planned, 2), "opponent_sized_ms_per_move": round(opponent_ms, 2),
-            "pilot": pilot,
-            "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
-            "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
-            "outcomes": outcomes, "workers": len(pieces), "wall_s": round(time.time() - start, 1),
-            "host": {**host, "load_1min_end": round(os.getloadavg()[0], 2)},
-            "pieces": [asdict(p) for p in pieces]}
+    return {
+        "game": game_id,
+        "num_players": num_players,
+        "options": table,
+        "network": network.name,
+        "opponent": opponent,
+        "games": len(outcomes),
+        "seed": seed,
+        "wins": wins,
+        "draws": sum(o == DRAW for o in outcomes),
+        "win_rate": round(wins / len(outcomes), 4),
+        "interval95": [round(low, 4), round(high, 4)],
+        "equal_share": round(1 / num_players, 4),
+        "az_simulations": simulations,
+        "az_rollout_weight": rollout_weight,
+        "az_search": search,
+        "planned_ms_per_move": round(planned, 2),
+        "opponent_sized_ms_per_move": round(opponent_ms, 2),
+        "pilot": pilot,
+        "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
+        "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
+        "outcomes": outcomes,
+        "workers": len(pieces),
+        "wall_s": round(time.time() - start, 1),
+        "host": {**host, "load_1min_end": round(os.getloadavg()[0], 2)},
+        "pieces": [asdict(p) for p in pieces],
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.az.strength",
-                                     description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--network", required=True, help="network file of monster-zoo az (runs/<run>/network.npz)")
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.training.az.strength",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--network", required=True, help="network file of monster-zoo az (runs/<run>/network.npz)"
+    )
     parser.add_argument("--opponent", default="mcts", help="agent name in every other seat")
     parser.add_argument("--players", type=int, required=True, help="player count (one of the network's)")
     parser.add_argument("--games", type=int, default=200, help="games, seats rotated and deals paired")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
-    parser.add_argument("--budget-ms", type=float, default=None,
-                        help=f"CPU ms per az move (default: the opponent's, measured in the pilot games; at most "
-                             f"{MAX_BUDGET_MS:.0f})")
-    parser.add_argument("--simulations", type=int, default=None,
-                        help="simulations per az move, instead of sizing them to the budget")
-    parser.add_argument("--rollout-weight", type=float, default=0.0,
-                        help="share of a leaf's value from a rollout of the game's mcts rollout policy (0 to 1)")
-    parser.add_argument("--c-puct", type=float, default=None,
-                        help="the search's PUCT constant below the root (not given: the agent's "
-                             f"{SearchSettings.c_puct})")
-    parser.add_argument("--considered", type=int, default=None,
-                        help="root actions of Gumbel sequential halving (not given: the agent's "
-                             f"{SearchSettings.considered})")
-    parser.add_argument("--pilot-games", type=int, default=None,
-                        help="games on deals of their own that correct the sizing from both sides' CPU time "
-                             "in real games; without --budget-ms az is sized to the opponent's time there (not "
-                             "given: one per seat; 0: none; unused with --simulations)")
+    parser.add_argument(
+        "--budget-ms",
+        type=float,
+        default=None,
+        help=f"CPU ms per az move (default: the opponent's, measured in the pilot games; at most "
+        f"{MAX_BUDGET_MS:.0f})",
+    )
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=None,
+        help="simulations per az move, instead of sizing them to the budget",
+    )
+    parser.add_argument(
+        "--rollout-weight",
+        type=float,
+        default=0.0,
+        help="share of a leaf's value from a rollout of the game's mcts rollout policy (0 to 1)",
+    )
+    parser.add_argument(
+        "--c-puct",
+        type=float,
+        default=None,
+        help=f"the search's PUCT constant below the root (not given: the agent's {SearchSettings.c_puct})",
+    )
+    parser.add_argument(
+        "--considered",
+        type=int,
+        default=None,
+        help="root actions of Gumbel sequential halving (not given: the agent's "
+        f"{SearchSettings.considered})",
+    )
+    parser.add_argument(
+        "--pilot-games",
+        type=int,
+        default=None,
+        help="games on deals of their own that correct the sizing from both sides' CPU time "
+        "in real games; without --budget-ms az is sized to the opponent's time there (not "
+        "given: one per seat; 0: none; unused with --simulations)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no sizing line and no progress bars (standard error)")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no sizing line and no progress bars (standard error)"
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the protocol and print (and write) its report."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    for flag, value, ok, need in (("--games", args.games, args.games >= 1, "at least 1"),
-                                  ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
-                                  ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
-                                  ("--simulations", args.simulations, args.simulations is None or args.simulations >= 1,
-                                   "at least 1"),
-                                  ("--pilot-games", args.pilot_games,
-                                   args.pilot_games is None or 0 <= args.pilot_games <= 1000, "from 0 to 1000"),
-                                  ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1,
-                                   "a number from 0 to 1"),
-                                  ("--c-puct", args.c_puct, args.c_puct is None or args.c_puct > 0, "a number above 0"),
-                                  ("--considered", args.considered, args.considered is None or args.considered >= 1,
-                                   "at least 1"),
-                                  ("--budget-ms", args.budget_ms,
-                                   args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
-                                   f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]")):
+    for flag, value, ok, need in (
+        ("--games", args.games, args.games >= 1, "at least 1"),
+        ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
+        ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
+        ("--simulations", args.simulations, args.simulations is None or args.simulations >= 1, "at least 1"),
+        (
+            "--pilot-games",
+            args.pilot_games,
+            args.pilot_games is None or 0 <= args.pilot_games <= 1000,
+            "from 0 to 1000",
+        ),
+        ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1, "a number from 0 to 1"),
+        ("--c-puct", args.c_puct, args.c_puct is None or args.c_puct > 0, "a number above 0"),
+        ("--considered", args.considered, args.considered is None or args.considered >= 1, "at least 1"),
+        (
+            "--budget-ms",
+            args.budget_ms,
+            args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
+            f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]",
+        ),
+    ):
         if not ok:
             parser.error(f"{flag} must be {need}, got {value}")
     if args.out and (problem := output_problem("--out", args.out, [args.network], args.overwrite)):
         parser.error(problem)
     try:
-        report = measure(args.network, args.opponent, args.players, args.games, args.seed, args.budget_ms,
-                         args.workers, simulations=args.simulations, rollout_weight=args.rollout_weight,
-                         search={k: v for k, v in (("c_puct", args.c_puct), ("considered", args.considered))
-                                 if v is not None}, progress=not args.no_progress, pilot_games=args.pilot_games)
+        report = measure(
+            args.network,
+            args.opponent,
+            args.players,
+            args.games,
+            args.seed,
+            args.budget_ms,
+            args.workers,
+            simulations=args.simulations,
+            rollout_weight=args.rollout_weight,
+            search={
+                k: v for k, v in (("c_puct", args.c_puct), ("considered", args.considered)) if v is not None
+            },
+            progress=not args.no_progress,
+            pilot_games=args.pilot_games,
+        )
     except ValueError as error:
         parser.error(str(error))
     text = json.dumps(report, indent=1)
     if args.out:
         write_atomic(Path(args.out), text)
     constants = "".join(f", {name} {value}" for name, value in report["az_search"].items())
-    print(f"{report['game']} {report['num_players']}p: az ({report['az_simulations']} simulations, "
-          f"rollout weight {report['az_rollout_weight']}{constants}, "
-          f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
-          f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "
-          f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall; "
-          f"{report['host']['cpu']}, load {report['host']['load_1min']}-{report['host']['load_1min_end']}")
+    print(
+        f"{report['game']} {report['num_players']}p: az ({report['az_simulations']} simulations, "
+        f"rollout weight {report['az_rollout_weight']}{constants}, "
+        f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
+        f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "
+        f"{report['games']} games (equal share {report['equal_share']}), {report['wall_s']} s wall; "
+        f"{report['host']['cpu']}, load {report['host']['load_1min']}-{report['host']['load_1min_end']}"
+    )
     return 0
 
 

@@ -25,12 +25,13 @@ whose report is already there (and measured the same comparison) is read, not pl
 curve itself is written beside them, as ``curve.json`` and ``curve.png``: win rates with their 95%
 Wilson intervals, the equal share and ``--target`` drawn across. Everything is written atomically.
 """
+
 import argparse
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from monster_zoo.agents.az.network import read_network
 from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
@@ -48,16 +49,20 @@ class CurveError(ValueError):
     """A curve that cannot be played or resumed; the message says why."""
 
 
-def parse_multiples(text: str) -> List[float]:
+def parse_multiples(text: str) -> list[float]:
     """``"1,2,4"`` as ``[1.0, 2.0, 4.0]``: distinct, increasing, one of them 1, none above
     :data:`MAX_MULTIPLE`; :class:`CurveError` otherwise."""
     try:
         values = [float(part) for part in text.split(",")]
     except ValueError:
-        raise CurveError(f"--multiples must be numbers separated by commas, e.g. 1,2,4; got {text!r}") from None
+        raise CurveError(
+            f"--multiples must be numbers separated by commas, e.g. 1,2,4; got {text!r}"
+        ) from None
     if values != sorted(set(values)) or not all(0 < v <= MAX_MULTIPLE for v in values) or 1.0 not in values:
-        raise CurveError(f"--multiples must be increasing numbers in (0, {MAX_MULTIPLE:.0f}] that include 1 "
-                         f"(the equal-time point the others scale); got {text!r}")
+        raise CurveError(
+            f"--multiples must be increasing numbers in (0, {MAX_MULTIPLE:.0f}] that include 1 "
+            f"(the equal-time point the others scale); got {text!r}"
+        )
     return values
 
 
@@ -66,7 +71,7 @@ def multiple_name(multiple: float) -> str:
     return f"x{multiple:g}"
 
 
-def run_networks(run_dir: Path, every: int) -> List[Tuple[str, str, int]]:
+def run_networks(run_dir: Path, every: int) -> list[tuple[str, str, int]]:
     """``(name, path, round)`` of the networks a training run saved: the network it started from
     (``init``, round 0) where its ``args.json`` names one that exists, then every ``every``-th
     checkpoint of ``networks/`` and always the last."""
@@ -79,11 +84,16 @@ def run_networks(run_dir: Path, every: int) -> List[Tuple[str, str, int]]:
     except ValueError as err:
         raise CurveError(f"{what} is not JSON: {err}") from None
     init = args.get("init_network") if isinstance(args, dict) else None
-    found = sorted((int(m.group(1)), p) for p in (run_dir / "networks").glob("round_*.npz")
-                   if (m := CHECKPOINT.fullmatch(p.name)) and p.is_file())
+    found = sorted(
+        (int(m.group(1)), p)
+        for p in (run_dir / "networks").glob("round_*.npz")
+        if (m := CHECKPOINT.fullmatch(p.name)) and p.is_file()
+    )
     if not found:
-        raise CurveError(f"{str(run_dir)!r} has no checkpoints (networks/round_<k>.npz): "
-                         "is it a run folder of monster-zoo az?")
+        raise CurveError(
+            f"{str(run_dir)!r} has no checkpoints (networks/round_<k>.npz): "
+            "is it a run folder of monster-zoo az?"
+        )
     kept = [item for i, item in enumerate(found) if (i + 1) % every == 0 or i == len(found) - 1]
     networks = [(p.stem, str(p), k) for k, p in kept]
     if isinstance(init, str) and init and Path(init).is_file():
@@ -91,7 +101,7 @@ def run_networks(run_dir: Path, every: int) -> List[Tuple[str, str, int]]:
     return networks
 
 
-def reuse_or_play(path: Path, expected: Dict, play) -> Dict:
+def reuse_or_play(path: Path, expected: dict, play) -> dict:
     """The report in ``path`` if it measured the comparison ``expected`` describes (network,
     players, opponent, seed, games, rollout weight, and simulations where given), else
     :class:`CurveError`; where there is none, ``play()``'s report, written to ``path`` first."""
@@ -102,68 +112,138 @@ def reuse_or_play(path: Path, expected: Dict, play) -> Dict:
             raise CurveError(str(err)) from None
         differs = {k: (report.get(k), v) for k, v in expected.items() if report.get(k) != v}
         if differs:
-            raise CurveError(f"{str(path)!r} measured another comparison ({', '.join(f'{k}: {a!r}, not {b!r}' for k, (a, b) in differs.items())}): "
-                             "give another --out-dir, or remove the file")
+            raise CurveError(
+                f"{str(path)!r} measured another comparison ({', '.join(f'{k}: {a!r}, not {b!r}' for k, (a, b) in differs.items())}): "
+                "give another --out-dir, or remove the file"
+            )
         return report
     report = play()
     write_atomic(path, json.dumps(report, indent=1))
     return report
 
 
-def point(name: str, x: float, network_file: str, report: Dict) -> Dict:
+def point(name: str, x: float, network_file: str, report: dict) -> dict:
     """A curve's point from its report. ``time_ratio`` is the CPU time per move the two sides
     spent, ``az`` over its opponent (``None`` where the opponent's is too small to time)."""
     az_ms, opponent_ms = report["az"]["mean_ms"], report["opponent_moves"]["mean_ms"]
-    return {"name": name, "x": x, "network": report["network"], "network_file": network_file,
-            "simulations": report["az_simulations"], "az_ms": az_ms, "opponent_ms": opponent_ms,
-            "time_ratio": round(az_ms / opponent_ms, 3) if opponent_ms >= 0.01 else None,
-            "win_rate": report["win_rate"], "interval95": report["interval95"], "games": report["games"],
-            "report": f"{name}.json"}
+    return {
+        "name": name,
+        "x": x,
+        "network": report["network"],
+        "network_file": network_file,
+        "simulations": report["az_simulations"],
+        "az_ms": az_ms,
+        "opponent_ms": opponent_ms,
+        "time_ratio": round(az_ms / opponent_ms, 3) if opponent_ms >= 0.01 else None,
+        "win_rate": report["win_rate"],
+        "interval95": report["interval95"],
+        "games": report["games"],
+        "report": f"{name}.json",
+    }
 
 
-def budget_curve(network: str, players: int, opponent: str, multiples: Sequence[float], games: int, seed: int,
-                 out_dir: Path, series: Dict, progress: bool = False) -> List[Dict]:
+def budget_curve(
+    network: str,
+    players: int,
+    opponent: str,
+    multiples: Sequence[float],
+    games: int,
+    seed: int,
+    out_dir: Path,
+    series: dict,
+    progress: bool = False,
+) -> list[dict]:
     """The ``budget`` curve's points (see the module doc); ``series`` holds the rest of
     :func:`~monster_zoo.training.az.strength.measure`'s arguments."""
-    expected = {"network": read_network(network).name, "num_players": players, "opponent": opponent, "seed": seed,
-                "games": games, "az_rollout_weight": series.get("rollout_weight", 0.0)}
-    base = reuse_or_play(out_dir / "x1.json", expected,
-                         lambda: measure(network, opponent, players, games, seed, progress=progress, **series))
+    expected = {
+        "network": read_network(network).name,
+        "num_players": players,
+        "opponent": opponent,
+        "seed": seed,
+        "games": games,
+        "az_rollout_weight": series.get("rollout_weight", 0.0),
+    }
+    base = reuse_or_play(
+        out_dir / "x1.json",
+        expected,
+        lambda: measure(network, opponent, players, games, seed, progress=progress, **series),
+    )
     equal = base["az_simulations"]
     points = []
     for multiple in multiples:
         count = max(1, round(multiple * equal))
         name = multiple_name(multiple)
-        report = base if multiple == 1 else reuse_or_play(
-            out_dir / f"{name}.json", {**expected, "az_simulations": count},
-            lambda: measure(network, opponent, players, games, seed, simulations=count, progress=progress,
-                            **{k: v for k, v in series.items() if k != "pilot_games"}))
+        report = (
+            base
+            if multiple == 1
+            else reuse_or_play(
+                out_dir / f"{name}.json",
+                {**expected, "az_simulations": count},
+                lambda: measure(
+                    network,
+                    opponent,
+                    players,
+                    games,
+                    seed,
+                    simulations=count,
+                    progress=progress,
+                    **{k: v for k, v in series.items() if k != "pilot_games"},
+                ),
+            )
+        )
         points.append(point(name, multiple, network, report))
     return points
 
 
-def training_curve(run_dir: Path, every: int, players: int, opponent: str, games: int, seed: int, out_dir: Path,
-                   series: Dict, progress: bool = False) -> List[Dict]:
+def training_curve(
+    run_dir: Path,
+    every: int,
+    players: int,
+    opponent: str,
+    games: int,
+    seed: int,
+    out_dir: Path,
+    series: dict,
+    progress: bool = False,
+) -> list[dict]:
     """The ``training`` curve's points (see the module doc)."""
     networks = run_networks(run_dir, every)
-    expected = {"num_players": players, "opponent": opponent, "seed": seed, "games": games,
-                "az_rollout_weight": series.get("rollout_weight", 0.0)}
+    expected = {
+        "num_players": players,
+        "opponent": opponent,
+        "seed": seed,
+        "games": games,
+        "az_rollout_weight": series.get("rollout_weight", 0.0),
+    }
     first_name, first_path, first_round = networks[0]
-    first = reuse_or_play(out_dir / f"{first_name}.json", {**expected, "network": read_network(first_path).name},
-                          lambda: measure(first_path, opponent, players, games, seed, progress=progress, **series))
+    first = reuse_or_play(
+        out_dir / f"{first_name}.json",
+        {**expected, "network": read_network(first_path).name},
+        lambda: measure(first_path, opponent, players, games, seed, progress=progress, **series),
+    )
     count = first["az_simulations"]
     fixed = {k: v for k, v in series.items() if k != "pilot_games"}
     points = [point(first_name, first_round, first_path, first)]
     for name, path, k in networks[1:]:
-        report = reuse_or_play(out_dir / f"{name}.json",
-                               {**expected, "network": read_network(path).name, "az_simulations": count},
-                               lambda: measure(path, opponent, players, games, seed, simulations=count,
-                                               progress=progress, **fixed))
+        report = reuse_or_play(
+            out_dir / f"{name}.json",
+            {**expected, "network": read_network(path).name, "az_simulations": count},
+            lambda: measure(
+                path,
+                opponent,
+                players,
+                games,
+                seed,
+                simulations=count,
+                progress=progress,
+                **fixed,
+            ),
+        )
         points.append(point(name, k, path, report))
     return points
 
 
-def plot_curve(curve: Dict, path: Path) -> Path:
+def plot_curve(curve: dict, path: Path) -> Path:
     """The curve's picture: win rate with its 95% interval against the budget ratio (log scale) or
     the training round, the equal share and the target across."""
     from monster_zoo.evaluation.plots import _pyplot, _save
@@ -178,74 +258,122 @@ def plot_curve(curve: Dict, path: Path) -> Path:
     below = [r - p["interval95"][0] for r, p in zip(rates, points)]
     above = [p["interval95"][1] - r for r, p in zip(rates, points)]
     axes.errorbar(xs, rates, yerr=[below, above], marker="o", capsize=3, label="az, 95% interval")
-    axes.axhline(curve["equal_share"], color="grey", linestyle=":", label=f"equal share {curve['equal_share']:g}")
+    axes.axhline(
+        curve["equal_share"], color="grey", linestyle=":", label=f"equal share {curve['equal_share']:g}"
+    )
     if curve.get("target") is not None:
         axes.axhline(curve["target"], color="tab:red", linestyle="--", label=f"target {curve['target']:g}")
     if curve["kind"] == "budget":
         axes.set_xscale("log", base=2)
         axes.set_xticks(xs, [f"{x:.2g}x" for x in xs])
         axes.minorticks_off()
-        axes.set_xlabel("CPU time per move, az / opponent (as spent)" if by_ratio
-                        else "az's simulations, multiple of its equal-time count")
+        axes.set_xlabel(
+            "CPU time per move, az / opponent (as spent)"
+            if by_ratio
+            else "az's simulations, multiple of its equal-time count"
+        )
     else:
         axes.set_xlabel("training round (0: the network it started from)")
     axes.set_ylabel("win rate of the az seat")
     axes.set_ylim(0, 1)
-    axes.set_title(plot_text(f"{curve['game']} {curve['num_players']}p: az against {curve['opponent']}, "
-                             f"{curve['games']} games a point"), fontsize=10)
+    axes.set_title(
+        plot_text(
+            f"{curve['game']} {curve['num_players']}p: az against {curve['opponent']}, "
+            f"{curve['games']} games a point"
+        ),
+        fontsize=10,
+    )
     axes.legend(fontsize=8)
     return _save(figure, path)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m monster_zoo.training.az.strength_curve",
-                                     description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.training.az.strength_curve",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     kinds = parser.add_subparsers(dest="kind", required=True, metavar="{budget,training}")
-    budget = kinds.add_parser("budget", help="az at multiples of its equal-time simulations",
-                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    budget = kinds.add_parser(
+        "budget",
+        help="az at multiples of its equal-time simulations",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     budget.add_argument("--network", required=True, help="network file of monster-zoo az")
-    budget.add_argument("--multiples", default="1,2,4",
-                        help="multiples of the equal-time simulations, increasing, 1 included")
-    training = kinds.add_parser("training", help="a training run's saved networks at equal time",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    budget.add_argument(
+        "--multiples", default="1,2,4", help="multiples of the equal-time simulations, increasing, 1 included"
+    )
+    training = kinds.add_parser(
+        "training",
+        help="a training run's saved networks at equal time",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     training.add_argument("--run", required=True, type=Path, help="run folder of monster-zoo az (runs/<run>)")
     training.add_argument("--every", type=int, default=1, help="every k-th checkpoint (the last always)")
     for sub in (budget, training):
         sub.add_argument("--players", type=int, required=True, help="player count (one of the network's)")
         sub.add_argument("--opponent", default="mcts", help="agent name in every other seat")
-        sub.add_argument("--games", type=int, default=200, help="games a point, seats rotated and deals paired")
-        sub.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents (every point's)")
-        sub.add_argument("--budget-ms", type=float, default=None,
-                         help=f"CPU ms per az move at equal time (default: the opponent's, measured in the "
-                              f"pilot games; at most {MAX_BUDGET_MS:.0f})")
-        sub.add_argument("--rollout-weight", type=float, default=0.0,
-                         help="share of a leaf's value from a rollout (0 to 1)")
-        sub.add_argument("--pilot-games", type=int, default=None,
-                         help="pilot games of the equal-time sizing (not given: one per seat)")
+        sub.add_argument(
+            "--games", type=int, default=200, help="games a point, seats rotated and deals paired"
+        )
+        sub.add_argument(
+            "--seed", type=int, default=0, help="seed of the deals and the agents (every point's)"
+        )
+        sub.add_argument(
+            "--budget-ms",
+            type=float,
+            default=None,
+            help=f"CPU ms per az move at equal time (default: the opponent's, measured in the "
+            f"pilot games; at most {MAX_BUDGET_MS:.0f})",
+        )
+        sub.add_argument(
+            "--rollout-weight",
+            type=float,
+            default=0.0,
+            help="share of a leaf's value from a rollout (0 to 1)",
+        )
+        sub.add_argument(
+            "--pilot-games",
+            type=int,
+            default=None,
+            help="pilot games of the equal-time sizing (not given: one per seat)",
+        )
         sub.add_argument("--target", type=float, default=None, help="a win rate to draw across (e.g. 0.6)")
         sub.add_argument("--workers", type=int, default=1, help="processes sharing each point's games")
-        sub.add_argument("--out-dir", required=True, type=Path,
-                         help="folder of the points' reports and the curve (an existing one resumes)")
+        sub.add_argument(
+            "--out-dir",
+            required=True,
+            type=Path,
+            help="folder of the points' reports and the curve (an existing one resumes)",
+        )
         sub.add_argument("--no-progress", action="store_true", help="no sizing lines and no progress bars")
     return parser
 
 
-def check_args(args: argparse.Namespace) -> Optional[str]:
+def check_args(args: argparse.Namespace) -> str | None:
     """What is wrong with the arguments, with the valid values, or ``None``."""
     for flag, value, ok, need in (
-            ("--players", args.players, 1 <= args.players <= 8, "a player count from 1 to 8"),
-            ("--games", args.games, args.games >= 1, "at least 1"),
-            ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
-            ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
-            ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1, "a number from 0 to 1"),
-            ("--budget-ms", args.budget_ms, args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
-             f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]"),
-            ("--pilot-games", args.pilot_games, args.pilot_games is None or 0 <= args.pilot_games <= 1000,
-             "from 0 to 1000"),
-            ("--target", args.target, args.target is None or 0 < args.target < 1, "a win rate in (0, 1)"),
-            ("--every", getattr(args, "every", 1), getattr(args, "every", 1) >= 1, "at least 1")):
+        ("--players", args.players, 1 <= args.players <= 8, "a player count from 1 to 8"),
+        ("--games", args.games, args.games >= 1, "at least 1"),
+        ("--seed", args.seed, args.seed >= 0, "a non-negative integer"),
+        ("--workers", args.workers, 1 <= args.workers <= 64, "from 1 to 64"),
+        ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1, "a number from 0 to 1"),
+        (
+            "--budget-ms",
+            args.budget_ms,
+            args.budget_ms is None or 0 < args.budget_ms <= MAX_BUDGET_MS,
+            f"a number of milliseconds in (0, {MAX_BUDGET_MS:.0f}]",
+        ),
+        (
+            "--pilot-games",
+            args.pilot_games,
+            args.pilot_games is None or 0 <= args.pilot_games <= 1000,
+            "from 0 to 1000",
+        ),
+        ("--target", args.target, args.target is None or 0 < args.target < 1, "a win rate in (0, 1)"),
+        ("--every", getattr(args, "every", 1), getattr(args, "every", 1) >= 1, "at least 1"),
+    ):
         if not ok:
             return f"{flag} must be {need}, got {value}"
     if args.out_dir.exists() and not args.out_dir.is_dir():
@@ -253,39 +381,73 @@ def check_args(args: argparse.Namespace) -> Optional[str]:
     return None
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Play (or resume) the curve, write its reports, ``curve.json`` and ``curve.png``, and print
     a line per point."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if problem := check_args(args):
         parser.error(problem)
-    series = {"budget_ms": args.budget_ms, "workers": args.workers, "rollout_weight": args.rollout_weight,
-              "pilot_games": args.pilot_games}
+    series = {
+        "budget_ms": args.budget_ms,
+        "workers": args.workers,
+        "rollout_weight": args.rollout_weight,
+        "pilot_games": args.pilot_games,
+    }
     progress = not args.no_progress
     try:
         if args.kind == "budget":
             multiples = parse_multiples(args.multiples)
             args.out_dir.mkdir(parents=True, exist_ok=True)
-            points = budget_curve(args.network, args.players, args.opponent, multiples, args.games, args.seed,
-                                  args.out_dir, series, progress)
+            points = budget_curve(
+                args.network,
+                args.players,
+                args.opponent,
+                multiples,
+                args.games,
+                args.seed,
+                args.out_dir,
+                series,
+                progress,
+            )
         else:
             args.out_dir.mkdir(parents=True, exist_ok=True)
-            points = training_curve(args.run, args.every, args.players, args.opponent, args.games, args.seed,
-                                    args.out_dir, series, progress)
+            points = training_curve(
+                args.run,
+                args.every,
+                args.players,
+                args.opponent,
+                args.games,
+                args.seed,
+                args.out_dir,
+                series,
+                progress,
+            )
     except ValueError as error:  # CurveError, and measure's refusals (a budget over the cap, a bad name)
         parser.error(str(error))
     first = read_report(args.out_dir / points[0]["report"])
-    curve = {"kind": args.kind, "game": first["game"], "num_players": args.players, "opponent": args.opponent,
-             "games": args.games, "seed": args.seed, "rollout_weight": args.rollout_weight,
-             "equal_share": first["equal_share"], "target": args.target, "host": first["host"], "points": points}
+    curve = {
+        "kind": args.kind,
+        "game": first["game"],
+        "num_players": args.players,
+        "opponent": args.opponent,
+        "games": args.games,
+        "seed": args.seed,
+        "rollout_weight": args.rollout_weight,
+        "equal_share": first["equal_share"],
+        "target": args.target,
+        "host": first["host"],
+        "points": points,
+    }
     write_atomic(args.out_dir / "curve.json", json.dumps(curve, indent=1))
     plot_curve(curve, args.out_dir / "curve.png")
     for p in points:
         ratio = f"{p['time_ratio']:g}x" if p["time_ratio"] else "too fast to compare"
-        print(f"{p['name']}: az {p['simulations']} simulations, {p['az_ms']} ms/move against {p['opponent_ms']} "
-              f"({ratio}): {p['win_rate']:.3f} [{p['interval95'][0]:.3f}, {p['interval95'][1]:.3f}] "
-              f"over {p['games']} games")
+        print(
+            f"{p['name']}: az {p['simulations']} simulations, {p['az_ms']} ms/move against {p['opponent_ms']} "
+            f"({ratio}): {p['win_rate']:.3f} [{p['interval95'][0]:.3f}, {p['interval95'][1]:.3f}] "
+            f"over {p['games']} games"
+        )
     return 0
 
 

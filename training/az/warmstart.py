@@ -27,22 +27,29 @@ with these decisions before its first round (``--warm-start-games``) and, with
 ``--teacher-share``, adds some to every round, so self-play refines the teacher's play instead of
 first unlearning it.
 """
-from typing import Dict, Optional, Sequence, Union
+
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit, prange, types
 
 from monster_zoo import envs
-from monster_zoo.agents.search.tuned import rollout_kernel
-from monster_zoo.envs.core.kernels import copy_vector
-from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
-from monster_zoo.envs.core.contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T, POLICY_T
-from monster_zoo.envs.core.opponents import ACT_NONE, ACT_RELU, ACT_TANH, MLPWeights, masked_exp, mlp_logits_rows
-from monster_zoo.envs.core.rng import rng_below, rng_pick_set
-from monster_zoo.envs.core.threads import batch_kernel
-
 from monster_zoo.agents.az.agent import AZNetAgent
 from monster_zoo.agents.ppo.agent import PPOAgent
+from monster_zoo.agents.search.tuned import rollout_kernel
+from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
+from monster_zoo.envs.core.contract import APPLY_ACTION_T, H_CURRENT, LEGAL_MASK_T, OBSERVE_T, POLICY_T
+from monster_zoo.envs.core.kernels import copy_vector
+from monster_zoo.envs.core.opponents import (
+    ACT_NONE,
+    ACT_RELU,
+    ACT_TANH,
+    MLPWeights,
+    masked_exp,
+    mlp_logits_rows,
+)
+from monster_zoo.envs.core.rng import rng_below, rng_pick_set
+from monster_zoo.envs.core.threads import batch_kernel
 
 from .selfplay import play_with
 
@@ -61,10 +68,41 @@ def explore_and_play(state, mask, choice, epsilon_scaled, teacher_rng, game_rng,
     return choice
 
 
-@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
-                         LEGAL_MASK_T, APPLY_ACTION_T, OBSERVE_T, POLICY_T), batch_arg=2)
-def teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, observations,
-                     masks, legal_mask, apply_action, observe_into, teacher):
+@batch_kernel(
+    types.void(
+        STATES,
+        INTS,
+        INTS,
+        RNGS,
+        RNGS,
+        types.int64,
+        FLOATS2,
+        INTS,
+        FLOATS2,
+        MASKS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        OBSERVE_T,
+        POLICY_T,
+    ),
+    batch_arg=2,
+)
+def teacher_and_play(
+    states,
+    slots,
+    rows,
+    game_rngs,
+    teacher_rngs,
+    epsilon_scaled,
+    policies,
+    actions,
+    observations,
+    masks,
+    legal_mask,
+    apply_action,
+    observe_into,
+    teacher,
+):
     """For each row ``j`` of ``rows``, in game ``i = slots[j]``: record the mover's observation and
     mask in row ``j``, write the teacher kernel's choice as a one-hot policy into row ``j`` of
     ``policies``, and play it, or with probability ``epsilon_scaled / PROBABILITY_SCALE`` a
@@ -79,15 +117,50 @@ def teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scale
         choice = teacher(s, masks[j], teacher_rngs[i])
         policies[j, :] = 0.0
         policies[j, choice] = 1.0
-        actions[j] = explore_and_play(s, masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i],
-                                      apply_action)
+        actions[j] = explore_and_play(
+            s, masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i], apply_action
+        )
 
 
-@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, FLOATS2, MASKS,
-                         types.float32[::1], types.int64[:, ::1], INTS, LEGAL_MASK_T, APPLY_ACTION_T, OBSERVE_T),
-              batch_arg=2)
-def mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
-                         observations, masks, params, shapes, activations, legal_mask, apply_action, observe_into):
+@batch_kernel(
+    types.void(
+        STATES,
+        INTS,
+        INTS,
+        RNGS,
+        RNGS,
+        types.int64,
+        FLOATS2,
+        INTS,
+        FLOATS2,
+        MASKS,
+        types.float32[::1],
+        types.int64[:, ::1],
+        INTS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        OBSERVE_T,
+    ),
+    batch_arg=2,
+)
+def mlp_teacher_and_play(
+    states,
+    slots,
+    rows,
+    game_rngs,
+    teacher_rngs,
+    epsilon_scaled,
+    policies,
+    actions,
+    observations,
+    masks,
+    params,
+    shapes,
+    activations,
+    legal_mask,
+    apply_action,
+    observe_into,
+):
     """As :func:`teacher_and_play` with an MLP policy (flat, as
     :class:`~monster_zoo.envs.core.opponents.MLPWeights`) for teacher: the policy target is its
     softmax over the legal actions, the move its most probable legal action (or a random one with
@@ -114,8 +187,9 @@ def mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_s
             policies[j, a] = logits[t, a] / total
             if masks[j, a] != 0 and (choice < 0 or logits[t, a] > logits[t, choice]):
                 choice = a
-        actions[j] = explore_and_play(states[i], masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i],
-                                      apply_action)
+        actions[j] = explore_and_play(
+            states[i], masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i], apply_action
+        )
 
 
 @batch_kernel(types.void(STATES, INTS, INTS, FLOATS2, MASKS, LEGAL_MASK_T, OBSERVE_T), batch_arg=2)
@@ -129,10 +203,12 @@ def observe_rows(states, slots, rows, observations, masks, legal_mask, observe_i
         legal_mask(s, masks[j])
 
 
-@batch_kernel(types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, MASKS, APPLY_ACTION_T),
-              batch_arg=2)
-def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, masks,
-                       apply_action):
+@batch_kernel(
+    types.void(STATES, INTS, INTS, RNGS, RNGS, types.int64, FLOATS2, INTS, MASKS, APPLY_ACTION_T), batch_arg=2
+)
+def play_most_probable(
+    states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions, masks, apply_action
+):
     """For each row ``j`` of ``rows``, whose policy target the teacher has written: play its most
     probable legal action (the first of equals) in game ``slots[j]``, or with probability
     ``epsilon_scaled / PROBABILITY_SCALE`` a uniformly drawn legal one, into ``actions[j]``."""
@@ -143,15 +219,17 @@ def play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_sca
         for a in range(masks.shape[1]):
             if masks[j, a] != 0 and (choice < 0 or policies[j, a] > policies[j, choice]):
                 choice = a
-        actions[j] = explore_and_play(states[i], masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i],
-                                      apply_action)
+        actions[j] = explore_and_play(
+            states[i], masks[j], choice, epsilon_scaled, teacher_rngs[i], game_rngs[i], apply_action
+        )
 
 
-Champion = Union[MLPWeights, PPOAgent, AZNetAgent]
+Champion = MLPWeights | PPOAgent | AZNetAgent
 
 
-def champion_teacher_versions(game_id: str, player_counts: Sequence[int],
-                              version: Optional[int] = None) -> Dict[int, int]:
+def champion_teacher_versions(
+    game_id: str, player_counts: Sequence[int], version: int | None = None
+) -> dict[int, int]:
     """The champion version that teaches at each of ``player_counts`` where one ships: the newest,
     or with ``version`` the newest up to ``version``. Counts without a champion are left out."""
     from monster_zoo.agents.ppo.champions import champion_versions
@@ -167,8 +245,9 @@ def champion_teacher_versions(game_id: str, player_counts: Sequence[int],
     return chosen
 
 
-def teacher_names(game_id: str, player_counts: Sequence[int], teacher: str,
-                  version: Optional[int] = None) -> Dict[str, str]:
+def teacher_names(
+    game_id: str, player_counts: Sequence[int], teacher: str, version: int | None = None
+) -> dict[str, str]:
     """Which agent plays the teacher games at each player count (keys are counts as text, for a
     network file's JSON metadata): ``<game>-champion-vK`` where ``teacher`` is ``champion`` and one
     ships, else the game's greedy player, so a network file says which teachers made it."""
@@ -176,12 +255,15 @@ def teacher_names(game_id: str, player_counts: Sequence[int], teacher: str,
 
     name = envs.spec(game_id).name
     champions = champion_teacher_versions(game_id, player_counts, version) if teacher == "champion" else {}
-    return {str(n): f"{name}-champion-v{champions[n]}" if n in champions else versioned_name(game_id, "greedy")
-            for n in player_counts}
+    return {
+        str(n): f"{name}-champion-v{champions[n]}" if n in champions else versioned_name(game_id, "greedy")
+        for n in player_counts
+    }
 
 
-def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict = None,
-                      version: Optional[int] = None) -> Dict[int, Champion]:
+def champion_teachers(
+    game_id: str, player_counts: Sequence[int], options: dict = None, version: int | None = None
+) -> dict[int, Champion]:
     """The shipped champion of each of ``player_counts`` (its newest version, or with ``version``
     its newest version up to ``version``, checked against the champions' manifest): numba-ready :class:`MLPWeights` for a plain-MLP PPO policy, the agent
     itself (:class:`~monster_zoo.agents.ppo.agent.PPOAgent` for a placement network,
@@ -190,7 +272,7 @@ def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict 
     from monster_zoo.agents.ppo.champions import load_champion
 
     codes = {None: ACT_NONE, "tanh": ACT_TANH, "relu": ACT_RELU}
-    teachers: Dict[int, Champion] = {}
+    teachers: dict[int, Champion] = {}
     for n, pinned in champion_teacher_versions(game_id, player_counts, version).items():
         agent = load_champion(0, game_id, {**dict(options or {}), "num_players": n}, version=pinned)
         plain_mlp = isinstance(agent, PPOAgent) and agent.placement is None
@@ -198,9 +280,17 @@ def champion_teachers(game_id: str, player_counts: Sequence[int], options: Dict 
     return teachers
 
 
-def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], seed: int, epsilon: float = 0.1,
-                       parallel: int = 256, options: Dict = None, teacher: str = "greedy",
-                       teacher_version: Optional[int] = None):
+def play_teacher_games(
+    game_id: str,
+    games: int,
+    player_counts: Sequence[int],
+    seed: int,
+    epsilon: float = 0.1,
+    parallel: int = 256,
+    options: dict = None,
+    teacher: str = "greedy",
+    teacher_version: int | None = None,
+):
     """Play ``games`` games of ``game_id`` with ``teacher`` (one of :data:`TEACHERS`) in every seat
     (a random legal move with probability ``epsilon``); return the decisions and stats as
     :func:`~monster_zoo.training.az.selfplay.play_games` does. Game ``g`` is seeded from
@@ -212,7 +302,9 @@ def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], s
         raise ValueError(f"unknown teacher {teacher!r}; valid: {', '.join(TEACHERS)}")
     spec = envs.spec(game_id)
     greedy = rollout_kernel(game_id, "greedy")
-    champions = champion_teachers(game_id, player_counts, options, teacher_version) if teacher == "champion" else {}
+    champions = (
+        champion_teachers(game_id, player_counts, options, teacher_version) if teacher == "champion" else {}
+    )
     epsilon_scaled = int(round(epsilon * PROBABILITY_SCALE))
 
     def teacher_moves(states, slots, game_rngs, teacher_rngs, policies, actions, observations, masks):
@@ -221,16 +313,55 @@ def play_teacher_games(game_id: str, games: int, player_counts: Sequence[int], s
             rows = np.flatnonzero(counts == n)
             champion = champions.get(int(n))
             if champion is None:
-                teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
-                                 observations, masks, spec.legal_mask, spec.apply_action, spec.observe_into, greedy)
+                teacher_and_play(
+                    states,
+                    slots,
+                    rows,
+                    game_rngs,
+                    teacher_rngs,
+                    epsilon_scaled,
+                    policies,
+                    actions,
+                    observations,
+                    masks,
+                    spec.legal_mask,
+                    spec.apply_action,
+                    spec.observe_into,
+                    greedy,
+                )
             elif not isinstance(champion, MLPWeights):  # an agent with probabilities, outside numba
                 observe_rows(states, slots, rows, observations, masks, spec.legal_mask, spec.observe_into)
                 policies[rows] = champion.probabilities(observations[rows], masks[rows])
-                play_most_probable(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies, actions,
-                                   masks, spec.apply_action)
+                play_most_probable(
+                    states,
+                    slots,
+                    rows,
+                    game_rngs,
+                    teacher_rngs,
+                    epsilon_scaled,
+                    policies,
+                    actions,
+                    masks,
+                    spec.apply_action,
+                )
             else:
-                mlp_teacher_and_play(states, slots, rows, game_rngs, teacher_rngs, epsilon_scaled, policies,
-                                     actions, observations, masks, champion.params, champion.shapes, champion.activations,
-                                     spec.legal_mask, spec.apply_action, spec.observe_into)
+                mlp_teacher_and_play(
+                    states,
+                    slots,
+                    rows,
+                    game_rngs,
+                    teacher_rngs,
+                    epsilon_scaled,
+                    policies,
+                    actions,
+                    observations,
+                    masks,
+                    champion.params,
+                    champion.shapes,
+                    champion.activations,
+                    spec.legal_mask,
+                    spec.apply_action,
+                    spec.observe_into,
+                )
 
     return play_with(game_id, teacher_moves, games, player_counts, seed, parallel, options)

@@ -8,22 +8,30 @@ from the engine's arrays, the rollout's draws are made without a distribution ob
 (:func:`sample_masked`, the same distribution), and the actor's layers have the shape of a PPO policy
 file.
 """
+
 import copy
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
-from .torchrl_parts import (ClipPPOLoss, MaskedCategorical, ProbabilisticActor, TensorDict, TensorDictModule,
-                            ValueOperator, generalized_advantage_estimate)
+from .torchrl_parts import (
+    ClipPPOLoss,
+    MaskedCategorical,
+    ProbabilisticActor,
+    TensorDict,
+    TensorDictModule,
+    ValueOperator,
+    generalized_advantage_estimate,
+)
 
 
 def mlp(sizes: Sequence[int], last_gain: float) -> nn.Sequential:
     """Linear layers of ``sizes`` with tanh between them, the last one bare, initialised as SB3's
     MlpPolicy does: orthogonal weights (gain sqrt(2) in the hidden layers, ``last_gain`` in the last),
     zero biases."""
-    layers: List[nn.Module] = []
+    layers: list[nn.Module] = []
     for k in range(len(sizes) - 1):
         linear = nn.Linear(sizes[k], sizes[k + 1])
         nn.init.orthogonal_(linear.weight, gain=last_gain if k == len(sizes) - 2 else np.sqrt(2))
@@ -84,9 +92,18 @@ class Learner:
     passes, the update's forward and backward) under torch's autocast; weights, Adam, the rollout's
     buffers and the draws' probabilities stay float32."""
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: Sequence[int], learning_rate: float,
-                 clip_coef: float, ent_coef: float, device: str = "cpu", shared_trunk: bool = False,
-                 network_dtype: str = "float32"):
+    def __init__(
+        self,
+        obs_size: int,
+        num_actions: int,
+        hidden: Sequence[int],
+        learning_rate: float,
+        clip_coef: float,
+        ent_coef: float,
+        device: str = "cpu",
+        shared_trunk: bool = False,
+        network_dtype: str = "float32",
+    ):
         if network_dtype not in NETWORK_DTYPES:
             raise ValueError(f"network dtype {network_dtype!r} is not one of {', '.join(NETWORK_DTYPES)}")
         self.shared_trunk, self.network_dtype = shared_trunk, network_dtype
@@ -98,11 +115,16 @@ class Learner:
         else:
             self.critic_net = mlp([obs_size, *hidden, 1], 1.0).to(device)
         logits = TensorDictModule(self.actor_net, in_keys=["observation"], out_keys=["logits"])
-        self.actor = ProbabilisticActor(logits, in_keys={"logits": "logits", "mask": "action_mask"},
-                                        distribution_class=MaskedCategorical, return_log_prob=True)
+        self.actor = ProbabilisticActor(
+            logits,
+            in_keys={"logits": "logits", "mask": "action_mask"},
+            distribution_class=MaskedCategorical,
+            return_log_prob=True,
+        )
         self.critic = ValueOperator(self.critic_net, in_keys=["observation"])
-        self.loss = ClipPPOLoss(self.actor, self.critic, clip_epsilon=clip_coef, entropy_coeff=ent_coef,
-                                normalize_advantage=True)
+        self.loss = ClipPPOLoss(
+            self.actor, self.critic, clip_epsilon=clip_coef, entropy_coeff=ent_coef, normalize_advantage=True
+        )
         self.log_prob_key = self.loss.tensor_keys.sample_log_prob
         # each tensor once, a shared trunk's too (the loss lists it with the actor's and the critic's)
         self.parameters = list({id(p): p for p in self.loss.parameters()}.values())
@@ -111,8 +133,11 @@ class Learner:
 
     def _autocast(self):
         """The networks' passes in ``network_dtype`` (a no-op for float32)."""
-        return torch.autocast(self.device_type, dtype=NETWORK_DTYPES[self.network_dtype],
-                              enabled=self.network_dtype != "float32")
+        return torch.autocast(
+            self.device_type,
+            dtype=NETWORK_DTYPES[self.network_dtype],
+            enabled=self.network_dtype != "float32",
+        )
 
     @torch.inference_mode()
     def act(self, observations: torch.Tensor, masks: torch.Tensor):
@@ -132,28 +157,41 @@ class Learner:
         with self._autocast():
             return self.critic_net(observations).squeeze(-1).float()
 
-    def update(self, rollout: dict, gamma: float, gae_lambda: float, epochs: int, minibatch: int,
-               generator: torch.Generator) -> dict:
+    def update(
+        self,
+        rollout: dict,
+        gamma: float,
+        gae_lambda: float,
+        epochs: int,
+        minibatch: int,
+        generator: torch.Generator,
+    ) -> dict:
         """PPO on one rollout (tensors ``[steps, games, ...]``, plus ``next_value`` ``[games]``):
         GAE, then ``epochs`` passes in shuffled minibatches of ``minibatch``; the last losses."""
         values = rollout["values"].T.unsqueeze(-1)  # [games, steps, 1], the layout GAE reads
         next_values = torch.cat([values[:, 1:], rollout["next_value"].view(-1, 1, 1)], dim=1)
         done = rollout["dones"].T.unsqueeze(-1)
-        advantage, target = generalized_advantage_estimate(gamma, gae_lambda, values, next_values,
-                                                           rollout["rewards"].T.unsqueeze(-1), done, done)
+        advantage, target = generalized_advantage_estimate(
+            gamma, gae_lambda, values, next_values, rollout["rewards"].T.unsqueeze(-1), done, done
+        )
         steps, games = rollout["actions"].shape
-        data = TensorDict({"observation": rollout["observations"].transpose(0, 1).reshape(steps * games, -1),
-                           "action_mask": rollout["masks"].transpose(0, 1).reshape(steps * games, -1),
-                           "action": rollout["actions"].T.reshape(-1),
-                           self.log_prob_key: rollout["log_probs"].T.reshape(-1),
-                           "advantage": advantage.reshape(-1, 1), "value_target": target.reshape(-1, 1)},
-                          batch_size=[steps * games])
+        data = TensorDict(
+            {
+                "observation": rollout["observations"].transpose(0, 1).reshape(steps * games, -1),
+                "action_mask": rollout["masks"].transpose(0, 1).reshape(steps * games, -1),
+                "action": rollout["actions"].T.reshape(-1),
+                self.log_prob_key: rollout["log_probs"].T.reshape(-1),
+                "advantage": advantage.reshape(-1, 1),
+                "value_target": target.reshape(-1, 1),
+            },
+            batch_size=[steps * games],
+        )
         losses = {}
         for _ in range(epochs):
             order = torch.randperm(steps * games, generator=generator, device="cpu").to(data.device)
             for start in range(0, steps * games, minibatch):
                 with self._autocast():
-                    parts = self.loss(data[order[start:start + minibatch]])
+                    parts = self.loss(data[order[start : start + minibatch]])
                 total = parts["loss_objective"] + parts["loss_critic"] + parts["loss_entropy"]
                 self.optimizer.zero_grad()
                 total.backward()
@@ -172,22 +210,33 @@ class Learner:
     def actor_layers(self) -> list:
         """The actor as numpy layers ``[(weight[in, out], bias, activation)]`` (a PPO policy file's)."""
         linears = [m for m in self.actor_net if isinstance(m, nn.Linear)]
-        return [(np.ascontiguousarray(m.weight.detach().cpu().numpy().T, dtype=np.float64),
-                 m.bias.detach().cpu().numpy().astype(np.float64), "tanh" if k < len(linears) - 1 else None)
-                for k, m in enumerate(linears)]
+        return [
+            (
+                np.ascontiguousarray(m.weight.detach().cpu().numpy().T, dtype=np.float64),
+                m.bias.detach().cpu().numpy().astype(np.float64),
+                "tanh" if k < len(linears) - 1 else None,
+            )
+            for k, m in enumerate(linears)
+        ]
 
     def state_dict(self) -> dict:
         """Every tensor a resumed run needs: both networks, whether they share a trunk, and the optimizer."""
-        return {"actor": self.actor_net.state_dict(), "critic": self.critic_net.state_dict(),
-                "shared_trunk": self.shared_trunk, "optimizer": self.optimizer.state_dict()}
+        return {
+            "actor": self.actor_net.state_dict(),
+            "critic": self.critic_net.state_dict(),
+            "shared_trunk": self.shared_trunk,
+            "optimizer": self.optimizer.state_dict(),
+        }
 
     def load_state_dict(self, state: dict) -> None:
         """Restore :meth:`state_dict`'s tensors (RuntimeError/KeyError/ValueError if they do not fit;
         a checkpoint's networks fit only a learner whose actor and critic share a trunk as its did)."""
         # checkpoints written before the shared trunk existed had separate networks
         if bool(state.get("shared_trunk", False)) != self.shared_trunk:
-            raise ValueError(f"its actor and critic {'share' if state.get('shared_trunk') else 'do not share'} "
-                             f"a trunk, this run's {'do' if self.shared_trunk else 'do not'} (--shared-trunk)")
+            raise ValueError(
+                f"its actor and critic {'share' if state.get('shared_trunk') else 'do not share'} "
+                f"a trunk, this run's {'do' if self.shared_trunk else 'do not'} (--shared-trunk)"
+            )
         self.actor_net.load_state_dict(state["actor"])
         self.critic_net.load_state_dict(state["critic"])
         self.optimizer.load_state_dict(state["optimizer"])

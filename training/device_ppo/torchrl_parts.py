@@ -7,6 +7,7 @@ leaderboard's and the tournaments' workers would then start from a fresh interpr
 fork, recompiling their kernels and losing what the parent set up. The trainer starts no processes
 of TorchRL's, so the start method is put back as it was.
 """
+
 import multiprocessing
 
 _start_method = multiprocessing.get_start_method(allow_none=True)
@@ -20,5 +21,12 @@ finally:
     if multiprocessing.get_start_method(allow_none=True) != _start_method:
         multiprocessing.set_start_method(_start_method, force=True)
 
-__all__ = ["TensorDict", "TensorDictModule", "MaskedCategorical", "ProbabilisticActor", "ValueOperator",
-           "ClipPPOLoss", "generalized_advantage_estimate"]
+__all__ = [
+    "TensorDict",
+    "TensorDictModule",
+    "MaskedCategorical",
+    "ProbabilisticActor",
+    "ValueOperator",
+    "ClipPPOLoss",
+    "generalized_advantage_estimate",
+]

@@ -32,25 +32,39 @@ read back with ``torch.load(weights_only=True)``: nothing pickled runs) with a p
 ``step_N.npz`` beside each, ``final_model.pt`` / ``final_model.npz``, ``summary.json`` and ``curves.png`` (``--plot``). The policy
 files are PPO policy files: play one as ``ppo:<run>/final_model.npz``.
 """
+
 import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from monster_zoo.envs.core.safe_writing import open_atomic, write_atomic
-from monster_zoo.training.run_start import (MetricsLog, baseline_rates, build_parser as parser_for,
-                                            check_arguments, flag, game_options, new_run, parse_mix,
-                                            ppo_flag_bounds, progress_bar)
+from monster_zoo.training.run_start import (
+    MetricsLog,
+    baseline_rates,
+    check_arguments,
+    flag,
+    game_options,
+    new_run,
+    parse_mix,
+    ppo_flag_bounds,
+    progress_bar,
+)
+from monster_zoo.training.run_start import build_parser as parser_for
 
 DEVICES = ("cpu", "cuda")
-NETWORK_DTYPES = ("auto", "float32", "bfloat16")  # auto and the learner's, named here so that --help needs no torch
+NETWORK_DTYPES = (
+    "auto",
+    "float32",
+    "bfloat16",
+)  # auto and the learner's, named here so that --help needs no torch
 CHECKPOINT_FORMAT = "monster-zoo device-ppo checkpoint 1"
 
 
@@ -59,14 +73,20 @@ class Args:
     """Every knob of a run; each field is a command-line flag (``--total-timesteps``)."""
 
     game: str = flag("marry_the_monster-v0", "registry id of the game")
-    option: List[str] = field(default_factory=list,
-                              metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"})
+    option: list[str] = field(
+        default_factory=list, metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"}
+    )
     exp_name: str = flag("device_ppo", "experiment name, part of the run name")
     seed: int = flag(1, "seed of the games, the opponents and torch")
-    device: str = flag("cpu", f"where the policy and the games run: one of {', '.join(DEVICES)} "
-                       "(cuda: the gpu extra and an NVIDIA GPU; opponents random, greedy and snapshots)")
+    device: str = flag(
+        "cpu",
+        f"where the policy and the games run: one of {', '.join(DEVICES)} "
+        "(cuda: the gpu extra and an NVIDIA GPU; opponents random, greedy and snapshots)",
+    )
     total_timesteps: int = flag(1_000_000, "learner decisions to train on")
-    time_limit: float = flag(0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)")
+    time_limit: float = flag(
+        0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)"
+    )
     num_envs: int = flag(512, "games played side by side")
     num_steps: int = flag(32, "learner decisions per game per rollout (rollout = num_envs * num_steps)")
     # 2e-3 in minibatches of 2,048 (SB3's train: 3e-4 in 1,024, four passes): with one pass over rollouts
@@ -82,31 +102,47 @@ class Args:
     clip_coef: float = flag(0.2, "PPO clipping coefficient")
     ent_coef: float = flag(0.01, "entropy bonus")
     net_arch: str = flag("128,128", "hidden layer sizes of the actor and of the critic (tanh)")
-    shared_trunk: bool = flag(False, "the actor and the critic share their hidden layers (--net-arch), each with its "
-                              "own head; the policy file is still the actor's plain MLP")
+    shared_trunk: bool = flag(
+        False,
+        "the actor and the critic share their hidden layers (--net-arch), each with its "
+        "own head; the policy file is still the actor's plain MLP",
+    )
     # bfloat16 halved the update's time on this project's AVX512-BF16 CPU, and its agent was as strong
     # after equal wall time (docs/guides/gpu.md's CPU table); where bfloat16 is emulated it is slower
-    network_dtype: str = flag("auto", f"precision of the networks' passes in the rollout and the update: one of "
-                              f"{', '.join(NETWORK_DTYPES)} (bfloat16: torch's autocast, weights stay float32; "
-                              "auto: bfloat16 where the device has it in hardware, else float32)")
-    opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
-                          "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
-                          "plus 'snapshots' (the self-play pool)")
+    network_dtype: str = flag(
+        "auto",
+        f"precision of the networks' passes in the rollout and the update: one of "
+        f"{', '.join(NETWORK_DTYPES)} (bfloat16: torch's autocast, weights stay float32; "
+        "auto: bfloat16 where the device has it in hardware, else float32)",
+    )
+    opponents: str = flag(
+        "random:0.1,greedy:0.5,snapshots:0.4",
+        "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
+        "plus 'snapshots' (the self-play pool)",
+    )
     snapshot_every: int = flag(10, "PPO updates between snapshots of the learner into the pool")
     pool_size: int = flag(8, "snapshots kept in the pool (oldest dropped first)")
-    eval_every: int = flag(250_000, "timesteps between evaluations against random and greedy (0: only at the end)")
+    eval_every: int = flag(
+        250_000, "timesteps between evaluations against random and greedy (0: only at the end)"
+    )
     eval_games: int = flag(200, "games per evaluation and opponent (seats rotated)")
     checkpoint_every: int = flag(250_000, "timesteps between checkpoints (0: final model only)")
-    resume: str = flag("", "start from a checkpoint of an earlier run of the same game, options, --net-arch and "
-                       "--shared-trunk "
-                       "(its final_model.pt or checkpoints/step_N.pt); its timesteps count toward the total")
+    resume: str = flag(
+        "",
+        "start from a checkpoint of an earlier run of the same game, options, --net-arch and "
+        "--shared-trunk "
+        "(its final_model.pt or checkpoints/step_N.pt); its timesteps count toward the total",
+    )
     out_dir: str = flag("runs", "folder of the runs")
     torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
     # The games' drivers release the GIL, so parts of the games step on other cores meanwhile;
     # the games are those of one thread whatever the count (envs/core/threaded_games.py)
-    game_threads: int = flag(0, "threads that step the games on --device cpu, each a part of them side by side; "
-                             "the games and results are the same for any count (0: one per available core, "
-                             "at most one per 64 games; 1 where an opponent acts from Python)")
+    game_threads: int = flag(
+        0,
+        "threads that step the games on --device cpu, each a part of them side by side; "
+        "the games and results are the same for any count (0: one per available core, "
+        "at most one per 64 games; 1 where an opponent acts from Python)",
+    )
     progress: bool = flag(True, "show a progress bar")
     plot: bool = flag(True, "draw the learning curves into curves.png at the end")
 
@@ -116,24 +152,38 @@ def build_parser():
     return parser_for(Args, "python -m monster_zoo.training.device_ppo", __doc__.split("\n\n")[0])
 
 
-def argument_problem(args: Args) -> Optional[str]:
+def argument_problem(args: Args) -> str | None:
     """Why ``args`` cannot make a run, or None; checked before anything is written."""
-    from monster_zoo.evaluation.arg_checks import (first_problem, int_list, out_of_bounds, plain_name,
-                                                 policy_size_problem, writable_dir)
+    from monster_zoo.evaluation.arg_checks import (
+        first_problem,
+        int_list,
+        out_of_bounds,
+        plain_name,
+        policy_size_problem,
+        writable_dir,
+    )
 
     return first_problem(
         None if args.device in DEVICES else f"--device {args.device!r} is not one of {', '.join(DEVICES)}",
-        None if args.network_dtype in NETWORK_DTYPES else (f"--network-dtype {args.network_dtype!r} is not one of "
-                                                          f"{', '.join(NETWORK_DTYPES)}"),
-        out_of_bounds([
-            *ppo_flag_bounds(args),
-        ]),
+        None
+        if args.network_dtype in NETWORK_DTYPES
+        else (f"--network-dtype {args.network_dtype!r} is not one of {', '.join(NETWORK_DTYPES)}"),
+        out_of_bounds(
+            [
+                *ppo_flag_bounds(args),
+            ]
+        ),
         int_list("--net-arch", args.net_arch)[1],
         policy_size_problem("--net-arch", args.game, int_list("--net-arch", args.net_arch)[0] or []),
-        None if args.game_threads >= 0 else f"--game-threads {args.game_threads}: at least 0 (0: one per core)",
-        None if args.device == "cpu" or args.game_threads in (0, 1) else (
+        None
+        if args.game_threads >= 0
+        else f"--game-threads {args.game_threads}: at least 0 (0: one per core)",
+        None
+        if args.device == "cpu" or args.game_threads in (0, 1)
+        else (
             f"--game-threads {args.game_threads}: the games on --device {args.device} are stepped by the device, "
-            "so only 0 or 1 fit there"),
+            "so only 0 or 1 fit there"
+        ),
         _cuda_problem(args) if args.device == "cuda" else None,
         None if not args.resume or Path(args.resume).is_file() else f"--resume {args.resume!r} is not a file",
         plain_name("--exp-name", args.exp_name),
@@ -144,7 +194,7 @@ def argument_problem(args: Args) -> Optional[str]:
 GPU_OPPONENTS = ("random", "greedy", "snapshots")
 
 
-def _cuda_problem(args: Args) -> Optional[str]:
+def _cuda_problem(args: Args) -> str | None:
     """Why ``--device cuda`` cannot run here or with this opponent mix, or None."""
     try:
         names = list(parse_mix(args.opponents))
@@ -152,19 +202,24 @@ def _cuda_problem(args: Args) -> Optional[str]:
         names = []  # the mix's own check names what is wrong with it
     others = [name for name in names if name not in GPU_OPPONENTS]
     if others:
-        return (f"--device cuda plays the opponents on the GPU, where {', '.join(others)} cannot play (it acts "
-                f"from Python, not from a numba policy kernel): use a mix of {', '.join(GPU_OPPONENTS)}, "
-                f"e.g. --opponents random:0.1,greedy:0.5,snapshots:0.4, or --device cpu")
+        return (
+            f"--device cuda plays the opponents on the GPU, where {', '.join(others)} cannot play (it acts "
+            f"from Python, not from a numba policy kernel): use a mix of {', '.join(GPU_OPPONENTS)}, "
+            f"e.g. --opponents random:0.1,greedy:0.5,snapshots:0.4, or --device cpu"
+        )
     try:
         from monster_zoo.envs.gpu import require_gpu
 
         require_gpu()
-        from monster_zoo.envs.gpu.learner_games import SIMULATED
         import torch
 
+        from monster_zoo.envs.gpu.learner_games import SIMULATED
+
         if not SIMULATED and not torch.cuda.is_available():
-            return ("--device cuda: torch sees no CUDA device (a CPU-only torch build?); install a CUDA build of "
-                    "torch (https://pytorch.org/get-started/locally/) or use --device cpu")
+            return (
+                "--device cuda: torch sees no CUDA device (a CPU-only torch build?); install a CUDA build of "
+                "torch (https://pytorch.org/get-started/locally/) or use --device cpu"
+            )
     except (RuntimeError, ImportError) as error:
         return "--device cuda: " + str(error).removeprefix("device='cuda': ")
     return None
@@ -189,7 +244,7 @@ def torch_device(device: str) -> str:
     return TORCH_DEVICE
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Train, evaluate and save; return 0 (bad arguments exit with code 2 and a message, before
     anything is written)."""
     parser = build_parser()
@@ -210,15 +265,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     spec = envs.spec(args.game)
     network_dtype = resolve_network_dtype(args.network_dtype, torch_device(args.device))
-    learner = Learner(spec.obs_size, spec.num_actions, int_list("--net-arch", args.net_arch)[0],
-                      args.learning_rate, args.clip_coef, args.ent_coef, torch_device(args.device),
-                      shared_trunk=args.shared_trunk, network_dtype=network_dtype)
+    learner = Learner(
+        spec.obs_size,
+        spec.num_actions,
+        int_list("--net-arch", args.net_arch)[0],
+        args.learning_rate,
+        args.clip_coef,
+        args.ent_coef,
+        torch_device(args.device),
+        shared_trunk=args.shared_trunk,
+        network_dtype=network_dtype,
+    )
     start_step = _resume(parser, args, options, learner) if args.resume else 0
     run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
     training = Training(args, options, run, learner, mix, baselines, start_step)
     seconds = training.train()
     summary = training.finish(seconds)
-    print(f"run {run.name}: {summary['timesteps']} timesteps in {seconds:.0f} s ({summary['timesteps_per_second']:.0f}/s)")
+    print(
+        f"run {run.name}: {summary['timesteps']} timesteps in {seconds:.0f} s ({summary['timesteps_per_second']:.0f}/s)"
+    )
     for rate in training.rates.values():
         print(f"  win rate {rate}")
     if args.plot:
@@ -226,8 +291,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         plot_learning_curves([run.dir], run.dir / "curves.png")
         print(f"  learning curves: {run.dir / 'curves.png'}")
-    print(f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
-          f"with the same --option values)")
+    print(
+        f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
+        f"with the same --option values)"
+    )
     return 0
 
 
@@ -237,8 +304,11 @@ def _opponent_mix(parser, args: Args, options: dict):
 
     try:
         mix = parse_mix(args.opponents)
-        baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
-                     for k, name in enumerate(mix) if name != "snapshots"}
+        baselines = {
+            name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
+            for k, name in enumerate(mix)
+            if name != "snapshots"
+        }
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     return mix, baselines
@@ -257,8 +327,10 @@ def _resume(parser, args: Args, options: dict, learner) -> int:
             raise ValueError("not a checkpoint of this trainer")
         trained = json.loads(state["game"])
         if trained != {"game": args.game, "options": options}:
-            raise ValueError(f"it trained {trained['game']} with options {trained['options']}, "
-                             f"this run is {args.game} with {options}")
+            raise ValueError(
+                f"it trained {trained['game']} with options {trained['options']}, "
+                f"this run is {args.game} with {options}"
+            )
         learner.load_state_dict(state)
     # weights_only refuses anything but tensors and plain data with an UnpicklingError
     except (OSError, RuntimeError, KeyError, ValueError, TypeError, pickle.UnpicklingError) as error:
@@ -286,20 +358,24 @@ class Training:
         # An opponent acting from Python sees each part's slots apart, which could change its draws:
         # such a mix keeps one thread, so that the games never depend on --game-threads
         in_numba = all(plays_in_numba(baseline) for baseline in baselines.values())
-        self.game_threads = game_threads(args.game_threads, args.num_envs) if in_numba and not self.on_gpu else 1
+        self.game_threads = (
+            game_threads(args.game_threads, args.num_envs) if in_numba and not self.on_gpu else 1
+        )
         spec, config = envs.spec(args.game), envs.config(args.game, options)
         if self.on_gpu:
             from monster_zoo.envs.gpu.learner_games import GpuLearnerGames
 
             self.games = GpuLearnerGames(spec, config, args.num_envs, seed=args.seed)
         elif self.game_threads > 1:
-            self.games = ThreadedLearnerGames(spec, config, args.num_envs, seed=args.seed, threads=self.game_threads)
+            self.games = ThreadedLearnerGames(
+                spec, config, args.num_envs, seed=args.seed, threads=self.game_threads
+            )
         else:
             self.games = LearnerGames(spec, config, args.num_envs, seed=args.seed)
         self.seconds = {"rollout": 0.0, "update": 0.0}  # where the time goes
         self.generator = torch.Generator().manual_seed(args.seed)
-        self.rates: Dict = {}
-        self.evaluated_step: Optional[int] = None
+        self.rates: dict = {}
+        self.evaluated_step: int | None = None
         if "snapshots" in mix:  # self-play starts against the untrained policy itself
             self._snapshot()
         self._refresh_pool()
@@ -313,9 +389,15 @@ class Training:
         else:
             from monster_zoo.agents.ppo.agent import PPOAgent
 
-            self.snapshots.append(PPOAgent(self.args.seed + self.updates, layers=self.learner.actor_layers(),
-                                           deterministic=False, name=name))
-        del self.snapshots[:-self.args.pool_size]
+            self.snapshots.append(
+                PPOAgent(
+                    self.args.seed + self.updates,
+                    layers=self.learner.actor_layers(),
+                    deterministic=False,
+                    name=name,
+                )
+            )
+        del self.snapshots[: -self.args.pool_size]
 
     def _refresh_pool(self) -> None:
         opponents, weights = [], []
@@ -334,11 +416,15 @@ class Training:
         spec = g.spec
         started = time.perf_counter()
         empty = partial(torch.empty, device=self.device)
-        buffers = {"observations": empty((t_max, n, spec.obs_size)),
-                   "masks": empty((t_max, n, spec.num_actions), dtype=torch.bool),
-                   "actions": empty((t_max, n), dtype=torch.int64), "log_probs": empty((t_max, n)),
-                   "values": empty((t_max, n)), "rewards": empty((t_max, n)),
-                   "dones": empty((t_max, n), dtype=torch.bool)}
+        buffers = {
+            "observations": empty((t_max, n, spec.obs_size)),
+            "masks": empty((t_max, n, spec.num_actions), dtype=torch.bool),
+            "actions": empty((t_max, n), dtype=torch.int64),
+            "log_probs": empty((t_max, n)),
+            "values": empty((t_max, n)),
+            "rewards": empty((t_max, n)),
+            "dones": empty((t_max, n), dtype=torch.bool),
+        }
         if self.on_gpu:  # the GPU games' device arrays, as tensors without a copy
             from monster_zoo.envs.gpu.learner_games import tensor_view as view
         else:
@@ -383,18 +469,23 @@ class Training:
         finished = []
         bar = progress_bar(args.total_timesteps, self.run.name, args.progress)
         bar.update(min(self.step, args.total_timesteps))
-        while self.step < args.total_timesteps and (not args.time_limit or time.time() - started < 60 * args.time_limit):
+        while self.step < args.total_timesteps and (
+            not args.time_limit or time.time() - started < 60 * args.time_limit
+        ):
             before = self.step
             rollout = self.rollout()
             finished += rollout["rewards"][rollout["dones"]].tolist()
             updating = time.perf_counter()
-            self.learner.update(rollout, args.gamma, args.gae_lambda, args.update_epochs, args.batch_size,
-                                self.generator)
+            self.learner.update(
+                rollout, args.gamma, args.gae_lambda, args.update_epochs, args.batch_size, self.generator
+            )
             self._synchronize()
             self.seconds["update"] += time.perf_counter() - updating
             self.updates += 1
             bar.update(min(self.step, args.total_timesteps) - min(before, args.total_timesteps))
-            self.metrics.log(self.step, "charts/SPS", (self.step - self.start_step) / max(time.time() - started, 1e-9))
+            self.metrics.log(
+                self.step, "charts/SPS", (self.step - self.start_step) / max(time.time() - started, 1e-9)
+            )
             if finished:
                 self.metrics.log(self.step, "rollout/ep_rew_mean", float(np.mean(finished[-1000:])))
             if self.updates % args.snapshot_every == 0 and "snapshots" in self.mix:
@@ -410,14 +501,20 @@ class Training:
         bar.close()
         return time.time() - started
 
-    def evaluate(self) -> Dict:
+    def evaluate(self) -> dict:
         """Win rates of the deterministic policy against random and greedy, logged with their 95% intervals."""
         from monster_zoo.agents.ppo.agent import PPOAgent
 
         agent = PPOAgent(self.args.seed, layers=self.learner.actor_layers(), deterministic=True)
-        self.rates = baseline_rates(agent, self.args.game, self.options, self.args.seed, self.args.eval_games,
-                                    log=lambda metric, value: self.metrics.log(self.step, metric, value),
-                                    intervals=True)
+        self.rates = baseline_rates(
+            agent,
+            self.args.game,
+            self.options,
+            self.args.seed,
+            self.args.eval_games,
+            log=lambda metric, value: self.metrics.log(self.step, metric, value),
+            intervals=True,
+        )
         self.evaluated_step = self.step
         return self.rates
 
@@ -429,33 +526,54 @@ class Training:
         from monster_zoo.agents.ppo.policy_file import make_metadata, write_policy
 
         args = self.args
-        state = {"format": CHECKPOINT_FORMAT, "timesteps": self.step,
-                 "game": json.dumps({"game": args.game, "options": self.options}), **self.learner.state_dict()}
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "timesteps": self.step,
+            "game": json.dumps({"game": args.game, "options": self.options}),
+            **self.learner.state_dict(),
+        }
         with open_atomic(path) as stream:
             torch.save(state, stream)
         hidden = [w.shape[1] for w, _, _ in self.learner.actor_layers()[:-1]]
-        metadata = make_metadata(args.game, self.options, hidden, "tanh",
-                                 run_model_name(args.exp_name, args.seed, None if path.parent == self.run.dir
-                                                else self.step),
-                                 {"algorithm": "PPO (TorchRL parts, array-side)", "run_name": self.run.name,
-                                  "seed": args.seed, "timesteps": self.step})
+        metadata = make_metadata(
+            args.game,
+            self.options,
+            hidden,
+            "tanh",
+            run_model_name(args.exp_name, args.seed, None if path.parent == self.run.dir else self.step),
+            {
+                "algorithm": "PPO (TorchRL parts, array-side)",
+                "run_name": self.run.name,
+                "seed": args.seed,
+                "timesteps": self.step,
+            },
+        )
         write_policy(path.with_suffix(".npz"), self.learner.actor_layers(), metadata)
 
-    def finish(self, seconds: float) -> Dict:
+    def finish(self, seconds: float) -> dict:
         """The final model, its evaluation and ``summary.json``, which it returns."""
         run, args = self.run, self.args
         self.save(run.dir / "final_model.pt")
         if self.evaluated_step != self.step:
             self.evaluate()
         self.metrics.close()
-        summary = {"run_name": run.name, "timesteps": self.step, "train_seconds": round(seconds, 1),
-                   "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
-                   "device": args.device, "num_envs": args.num_envs, "game_threads": self.game_threads,
-                   "network_dtype": self.learner.network_dtype,
-                   **{f"{part}_seconds": round(spent, 2) for part, spent in self.seconds.items()},
-                   "model": str(run.dir / "final_model.npz"), "checkpoint": str(run.dir / "final_model.pt"),
-                   **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
-                      for k, r in self.rates.items()}}
+        summary = {
+            "run_name": run.name,
+            "timesteps": self.step,
+            "train_seconds": round(seconds, 1),
+            "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
+            "device": args.device,
+            "num_envs": args.num_envs,
+            "game_threads": self.game_threads,
+            "network_dtype": self.learner.network_dtype,
+            **{f"{part}_seconds": round(spent, 2) for part, spent in self.seconds.items()},
+            "model": str(run.dir / "final_model.npz"),
+            "checkpoint": str(run.dir / "final_model.pt"),
+            **{
+                f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
+                for k, r in self.rates.items()
+            },
+        }
         write_atomic(run.dir / "summary.json", json.dumps(summary, indent=2))
         return summary
 

@@ -12,8 +12,8 @@ see) and the teacher decides from the engine state under the state contract of
 :mod:`monster_zoo.agents.base` (a teacher reads only what its seat may know). The policy's
 action distribution, masked as in training, is fitted to those decisions by cross-entropy.
 """
+
 from dataclasses import dataclass
-from typing import Dict, Optional
 
 import numpy as np
 
@@ -26,15 +26,18 @@ class Demonstrations:
     """A teacher's decisions: the mover's observation, its legal actions and the chosen action."""
 
     observations: np.ndarray  # float32 [n, obs_size]
-    masks: np.ndarray         # bool [n, num_actions]
-    actions: np.ndarray       # int64 [n]
+    masks: np.ndarray  # bool [n, num_actions]
+    actions: np.ndarray  # int64 [n]
 
 
-def collect(game_id: str, options: Optional[Dict], teacher, samples: int, seed: int = 0,
-            num_envs: int = 64) -> Demonstrations:
+def collect(
+    game_id: str, options: dict | None, teacher, samples: int, seed: int = 0, num_envs: int = 64
+) -> Demonstrations:
     """``samples`` decisions of ``teacher`` (an agent that reads the state) playing every seat."""
     if not getattr(teacher, "needs_state", False):
-        raise ValueError(f"teacher {teacher.name!r} must decide from the engine state (a baseline such as greedy)")
+        raise ValueError(
+            f"teacher {teacher.name!r} must decide from the engine state (a baseline such as greedy)"
+        )
     spec = envs.spec(game_id)
     engine = BatchEngine(spec, envs.config(game_id, dict(options or {})), num_envs, seed)
     obs, masks = engine.reset()
@@ -44,15 +47,24 @@ def collect(game_id: str, options: Optional[Dict], teacher, samples: int, seed: 
     actions = np.empty(steps * num_envs, np.int64)
     for step in range(steps):
         rows = slice(step * num_envs, (step + 1) * num_envs)
-        states, legal_now = np.array(engine.states), np.array(masks)  # writable: kernels take no read-only arrays
+        states, legal_now = (
+            np.array(engine.states),
+            np.array(masks),
+        )  # writable: kernels take no read-only arrays
         chosen = np.array([teacher.act(obs[i], legal_now[i], states[i]) for i in range(num_envs)], np.int64)
         observations[rows], legal[rows], actions[rows] = obs, legal_now != 0, chosen
         obs, masks, _, _, _ = engine.step(chosen)
     return Demonstrations(observations[:samples], legal[:samples], actions[:samples])
 
 
-def clone(policy, demos: Demonstrations, epochs: int = 3, batch_size: int = 1024, learning_rate: float = 1e-3,
-          seed: int = 0) -> Dict[str, float]:
+def clone(
+    policy,
+    demos: Demonstrations,
+    epochs: int = 3,
+    batch_size: int = 1024,
+    learning_rate: float = 1e-3,
+    seed: int = 0,
+) -> dict[str, float]:
     """Fit ``policy`` (a MaskablePPO policy) to ``demos`` by cross-entropy on its masked action
     distribution; return the loss and the share of held-out decisions it now matches."""
     import torch
@@ -71,7 +83,7 @@ def clone(policy, demos: Demonstrations, epochs: int = 3, batch_size: int = 1024
     for _ in range(epochs):
         shuffled = train[torch.randperm(len(train), generator=generator)]
         for start in range(0, len(shuffled), batch_size):
-            rows = shuffled[start:start + batch_size]
+            rows = shuffled[start : start + batch_size]
             distribution = policy.get_distribution(obs[rows], action_masks=masks[rows.numpy()])
             loss = -distribution.log_prob(actions[rows]).mean()
             optimizer.zero_grad()
@@ -81,5 +93,8 @@ def clone(policy, demos: Demonstrations, epochs: int = 3, batch_size: int = 1024
     with torch.no_grad():
         distribution = policy.get_distribution(obs[test], action_masks=masks[test.numpy()])
         predicted = distribution.distribution.probs.argmax(dim=1)
-    return {"loss": float(loss.detach()), "held_out_agreement": float((predicted == actions[test]).float().mean()),
-            "samples": n}
+    return {
+        "loss": float(loss.detach()),
+        "held_out_agreement": float((predicted == actions[test]).float().mean()),
+        "samples": n,
+    }

@@ -5,7 +5,6 @@ whose actor scores each placement with one item network shared by every open cel
 agents module for why) and whose critic is the usual MLP. The actor's layers export to a
 policy file of architecture ``placement`` that numpy plays without torch.
 """
-from typing import List, Tuple
 
 import numpy as np
 import torch
@@ -21,7 +20,7 @@ class PlacementExtractor(nn.Module):
     """Actor trunk and critic MLP; the actor's latent is the trunk's output followed by the
     observation itself, which the placement head reads per cell."""
 
-    def __init__(self, obs_size: int, hidden: List[int]):
+    def __init__(self, obs_size: int, hidden: list[int]):
         super().__init__()
 
         def mlp(sizes):
@@ -34,7 +33,7 @@ class PlacementExtractor(nn.Module):
         self.latent_dim_pi = hidden[-1] + obs_size
         self.latent_dim_vf = hidden[-1]
 
-    def forward(self, features: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(actor latent, critic latent)``."""
         return self.forward_actor(features), self.forward_critic(features)
 
@@ -51,13 +50,14 @@ class PlacementHead(nn.Module):
     """Logits of every action from the actor latent: a linear head for the actions before the
     placements, the shared item network for each placement."""
 
-    def __init__(self, layout: PlacementLayout, hidden: int, item: Tuple[int, ...] = ITEM_ARCH):
+    def __init__(self, layout: PlacementLayout, hidden: int, item: tuple[int, ...] = ITEM_ARCH):
         super().__init__()
         self.layout, self.hidden = layout, hidden
         self.start = nn.Linear(hidden, layout.first_action)
         self.context = nn.Linear(hidden, item[0])
-        self.item = nn.ModuleList(nn.Linear(n_in, n_out)
-                                  for n_in, n_out in zip([layout.item_size, *item], [*item, 1]))
+        self.item = nn.ModuleList(
+            nn.Linear(n_in, n_out) for n_in, n_out in zip([layout.item_size, *item], [*item, 1])
+        )
         self.register_buffer("turned", torch.as_tensor(layout.turned_edges), persistent=False)
 
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
@@ -65,16 +65,20 @@ class PlacementHead(nn.Module):
         per-turn inputs apart and summed (the same as on their concatenation, without building every
         placement's input row)."""
         lay = self.layout
-        h, obs = latent[:, :self.hidden], latent[:, self.hidden:]
+        h, obs = latent[:, : self.hidden], latent[:, self.hidden :]
         b, c, rot = obs.shape[0], lay.cells, lay.rotations
-        cells = obs[:, lay.cell_block:lay.cell_block + c * lay.cell_features].reshape(b, c, lay.cell_features)
-        per_cell = torch.cat([cells] + [obs[:, o:o + c].unsqueeze(2) for o in lay.cell_extras], dim=2)
-        edges = obs[:, lay.hand_edges:lay.hand_edges + rot * lay.edge_values]
+        cells = obs[:, lay.cell_block : lay.cell_block + c * lay.cell_features].reshape(
+            b, c, lay.cell_features
+        )
+        per_cell = torch.cat([cells] + [obs[:, o : o + c].unsqueeze(2) for o in lay.cell_extras], dim=2)
+        edges = obs[:, lay.hand_edges : lay.hand_edges + rot * lay.edge_values]
         extras = obs[:, list(lay.hand_extras)].unsqueeze(1).expand(b, rot, len(lay.hand_extras))
         per_turn = torch.cat([edges[:, self.turned], extras], dim=2)
         first = self.item[0]
         split = per_cell.shape[2]
-        z = (per_cell @ first.weight[:, :split].T).unsqueeze(2) + (per_turn @ first.weight[:, split:].T).unsqueeze(1)
+        z = (per_cell @ first.weight[:, :split].T).unsqueeze(2) + (
+            per_turn @ first.weight[:, split:].T
+        ).unsqueeze(1)
         z = z + (first.bias + self.context(h))[:, None, None, :]
         for layer in self.item[1:]:
             z = layer(torch.tanh(z))
@@ -92,7 +96,7 @@ class PlacementPolicy(MaskableActorCriticPolicy):
     def _get_constructor_parameters(self) -> dict:
         return {**super()._get_constructor_parameters(), "layout": self.layout}
 
-    def _hidden(self) -> List[int]:
+    def _hidden(self) -> list[int]:
         arch = self.net_arch
         return list(arch["pi"] if isinstance(arch, dict) else arch)
 
@@ -115,8 +119,15 @@ class PlacementPolicy(MaskableActorCriticPolicy):
         head = self.action_net
         linears = [m for m in self.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
         linears += [head.start, head.context, *head.item]
-        pairs = [(np.ascontiguousarray(m.weight.detach().numpy().T, np.float64),
-                  m.bias.detach().numpy().astype(np.float64)) for m in linears]
-        expected = layer_sizes(self.layout, self.features_dim, self._hidden(), [m.out_features for m in head.item[:-1]])
+        pairs = [
+            (
+                np.ascontiguousarray(m.weight.detach().numpy().T, np.float64),
+                m.bias.detach().numpy().astype(np.float64),
+            )
+            for m in linears
+        ]
+        expected = layer_sizes(
+            self.layout, self.features_dim, self._hidden(), [m.out_features for m in head.item[:-1]]
+        )
         assert [w.shape for w, _ in pairs] == expected, ([w.shape for w, _ in pairs], expected)
         return pairs

@@ -19,71 +19,96 @@ lies a policy file of the same name, ``.npz``: the actor's weights and the game 
 plain data (:mod:`monster_zoo.agents.model_file`), which plays and evaluates without
 torch and without unpickling anything (``ppo:{out_dir}/{run_name}/final_model.npz``).
 """
+
 import json
 import shutil
 import sys
 import time
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from monster_zoo.envs.core.safe_writing import write_atomic
-from monster_zoo.training.run_start import (MetricsLog, Run, baseline_rates, build_parser as parser_for,
-                                            check_arguments, flag, game_options, new_run, parse_mix,
-                                            ppo_flag_bounds, progress_bar)
+from monster_zoo.training.run_start import (
+    MetricsLog,
+    Run,
+    baseline_rates,
+    check_arguments,
+    flag,
+    game_options,
+    new_run,
+    parse_mix,
+    ppo_flag_bounds,
+    progress_bar,
+)
+from monster_zoo.training.run_start import build_parser as parser_for
 
 
 @dataclass
 class Args:
     """Every knob of a run; each field is a command-line flag (``--total-timesteps``)."""
 
-    game: str = flag("marry_the_monster-v0", 'registry id of the game')
-    option: List[str] = field(default_factory=list,
-                              metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"})
-    exp_name: str = flag("selfplay_ppo", 'experiment name, part of the run name')
-    seed: int = flag(1, 'seed of the games, the opponents and torch')
-    total_timesteps: int = flag(1_000_000, 'learner decisions to train on')
+    game: str = flag("marry_the_monster-v0", "registry id of the game")
+    option: list[str] = field(
+        default_factory=list, metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"}
+    )
+    exp_name: str = flag("selfplay_ppo", "experiment name, part of the run name")
+    seed: int = flag(1, "seed of the games, the opponents and torch")
+    total_timesteps: int = flag(1_000_000, "learner decisions to train on")
     time_limit: float = flag(
-        0.0, 'stop training after this many minutes of wall time, whatever the timesteps (0: no limit)')
+        0.0, "stop training after this many minutes of wall time, whatever the timesteps (0: no limit)"
+    )
     num_envs: int = flag(128, "games played side by side")
-    num_steps: int = flag(32, 'learner decisions per game per rollout (rollout = num_envs * num_steps)')
-    learning_rate: float = flag(3e-4, 'Adam learning rate')
-    gamma: float = flag(0.995, 'discount per learner decision')
-    gae_lambda: float = flag(0.95, 'GAE lambda')
-    batch_size: int = flag(1024, 'minibatch size of the PPO update')
-    update_epochs: int = flag(4, 'passes over each rollout')
-    clip_coef: float = flag(0.2, 'PPO clipping coefficient')
-    ent_coef: float = flag(0.01, 'entropy bonus')
-    net_arch: str = flag("256,256", 'hidden layer sizes of the policy and value networks')
-    policy: str = flag("mlp", "actor: 'mlp', or 'placement' (games with placement actions, Monster Factory: "
-                       "one network shared by every open cell scores each placement, see "
-                       "monster_zoo.agents.ppo.placement)")
-    opponents: str = flag("random:0.1,greedy:0.5,snapshots:0.4",
-                          "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
-                          "plus 'snapshots' (the self-play pool)")
-    warm_start: str = flag("", "before PPO, clone this baseline's decisions (e.g. greedy; empty: start "
-                           "from random weights); see monster_zoo.training.ppo.imitation")
-    init_from: str = flag("", "start from the weights (and optimizer state) of an earlier run of the same game, "
-                          "options and --policy: its final_model.zip or a checkpoints/step_N.zip; only the "
-                          "tensors are read (torch.load with weights_only), no pickled object is")
+    num_steps: int = flag(32, "learner decisions per game per rollout (rollout = num_envs * num_steps)")
+    learning_rate: float = flag(3e-4, "Adam learning rate")
+    gamma: float = flag(0.995, "discount per learner decision")
+    gae_lambda: float = flag(0.95, "GAE lambda")
+    batch_size: int = flag(1024, "minibatch size of the PPO update")
+    update_epochs: int = flag(4, "passes over each rollout")
+    clip_coef: float = flag(0.2, "PPO clipping coefficient")
+    ent_coef: float = flag(0.01, "entropy bonus")
+    net_arch: str = flag("256,256", "hidden layer sizes of the policy and value networks")
+    policy: str = flag(
+        "mlp",
+        "actor: 'mlp', or 'placement' (games with placement actions, Monster Factory: "
+        "one network shared by every open cell scores each placement, see "
+        "monster_zoo.agents.ppo.placement)",
+    )
+    opponents: str = flag(
+        "random:0.1,greedy:0.5,snapshots:0.4",
+        "opponent mix NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
+        "plus 'snapshots' (the self-play pool)",
+    )
+    warm_start: str = flag(
+        "",
+        "before PPO, clone this baseline's decisions (e.g. greedy; empty: start "
+        "from random weights); see monster_zoo.training.ppo.imitation",
+    )
+    init_from: str = flag(
+        "",
+        "start from the weights (and optimizer state) of an earlier run of the same game, "
+        "options and --policy: its final_model.zip or a checkpoints/step_N.zip; only the "
+        "tensors are read (torch.load with weights_only), no pickled object is",
+    )
     warm_start_samples: int = flag(200_000, "teacher decisions cloned by --warm-start")
     warm_start_epochs: int = flag(3, "passes over the teacher's decisions")
-    snapshot_every: int = flag(10, 'PPO updates between snapshots of the learner into the pool')
-    pool_size: int = flag(8, 'snapshots kept in the pool (oldest dropped first)')
+    snapshot_every: int = flag(10, "PPO updates between snapshots of the learner into the pool")
+    pool_size: int = flag(8, "snapshots kept in the pool (oldest dropped first)")
     eval_every: int = flag(
-        100_000, 'timesteps between evaluations against random and greedy (0: only at the end)')
-    eval_games: int = flag(200, 'games per evaluation and opponent (seats rotated)')
-    checkpoint_every: int = flag(250_000, 'timesteps between checkpoints (0: final model only)')
-    out_dir: str = flag("runs", 'folder of the runs')
+        100_000, "timesteps between evaluations against random and greedy (0: only at the end)"
+    )
+    eval_games: int = flag(200, "games per evaluation and opponent (seats rotated)")
+    checkpoint_every: int = flag(250_000, "timesteps between checkpoints (0: final model only)")
+    out_dir: str = flag("runs", "folder of the runs")
     # 1: torch's threads stall whenever another process holds a core, so a second thread made
     # training 2-10x slower on a shared 2-core machine, and gained only 40% on an idle one
     # (benchmarks/torch_threads.py and its README).
     torch_threads: int = flag(1, "torch CPU threads (0: torch's default, one per core)")
-    progress: bool = flag(True, 'show a progress bar')
-    plot: bool = flag(True, 'draw the learning curves into curves.png at the end')
+    progress: bool = flag(True, "show a progress bar")
+    plot: bool = flag(True, "draw the learning curves into curves.png at the end")
 
 
 def build_parser():
@@ -91,22 +116,36 @@ def build_parser():
     return parser_for(Args, "python -m monster_zoo.training.ppo", __doc__.split("\n\n")[0])
 
 
-def argument_problem(args: Args) -> Optional[str]:
+def argument_problem(args: Args) -> str | None:
     """Why ``args`` cannot make a run, or None; checked before anything is written."""
-    from monster_zoo.evaluation.arg_checks import (first_problem, int_list, out_of_bounds, plain_name,
-                                                 policy_size_problem, writable_dir)
+    from monster_zoo.evaluation.arg_checks import (
+        first_problem,
+        int_list,
+        out_of_bounds,
+        plain_name,
+        policy_size_problem,
+        writable_dir,
+    )
 
     return first_problem(
-        out_of_bounds([
-            *ppo_flag_bounds(args),
-            ("--warm-start-samples", args.warm_start_samples, args.warm_start_samples >= 100, "at least 100"),
-            ("--warm-start-epochs", args.warm_start_epochs, args.warm_start_epochs >= 1, "at least 1"),
-        ]),
+        out_of_bounds(
+            [
+                *ppo_flag_bounds(args),
+                (
+                    "--warm-start-samples",
+                    args.warm_start_samples,
+                    args.warm_start_samples >= 100,
+                    "at least 100",
+                ),
+                ("--warm-start-epochs", args.warm_start_epochs, args.warm_start_epochs >= 1, "at least 1"),
+            ]
+        ),
         int_list("--net-arch", args.net_arch)[1],
         # a network the policy file cannot hold would train for hours, then fail to save
         policy_size_problem("--net-arch", args.game, int_list("--net-arch", args.net_arch)[0] or []),
         policy_problem(args.policy, args.game),
-        "--init-from and --warm-start both choose the first weights: give one" if args.init_from and args.warm_start
+        "--init-from and --warm-start both choose the first weights: give one"
+        if args.init_from and args.warm_start
         else None,
         plain_name("--exp-name", args.exp_name),
         writable_dir("--out-dir", Path(args.out_dir)),
@@ -116,7 +155,7 @@ def argument_problem(args: Args) -> Optional[str]:
 POLICIES = ("mlp", "placement")
 
 
-def policy_problem(policy: str, game_id: str) -> Optional[str]:
+def policy_problem(policy: str, game_id: str) -> str | None:
     """Why ``--policy`` cannot train ``game_id``, or None."""
     if policy not in POLICIES:
         return f"--policy {policy!r} is not one of {', '.join(POLICIES)}"
@@ -125,16 +164,18 @@ def policy_problem(policy: str, game_id: str) -> Optional[str]:
         from monster_zoo.agents.ppo.placement import placement_layout
 
         if envs.registry.registered(game_id) and placement_layout(game_id) is None:
-            return (f"--policy placement needs a game with placement actions; {game_id} has none "
-                    "(use --policy mlp)")
+            return (
+                f"--policy placement needs a game with placement actions; {game_id} has none "
+                "(use --policy mlp)"
+            )
     return None
 
 
 def check_init_from(path: str, game_id: str, options: dict, policy: str) -> None:
     """ValueError with the reason unless ``path`` is the SB3 zip of an earlier run of ``game_id`` with
     ``options`` and ``policy`` (as its ``args.json`` says)."""
-    from monster_zoo.agents.ppo.policy_file import check_fits
     from monster_zoo.agents.ppo.agent import RUN_ARGS, training_game
+    from monster_zoo.agents.ppo.policy_file import check_fits
 
     zip_path = Path(path)
     if zip_path.suffix != ".zip" or not zip_path.is_file():
@@ -148,7 +189,9 @@ def check_init_from(path: str, game_id: str, options: dict, policy: str) -> None
     folder = zip_path.parent if (zip_path.parent / RUN_ARGS).is_file() else zip_path.parent.parent
     their_policy = json.loads((folder / RUN_ARGS).read_text(encoding="utf-8")).get("policy", "mlp")
     if their_policy != policy:
-        raise ValueError(f"--init-from {path!r} trained a {their_policy} policy; this run's --policy is {policy}")
+        raise ValueError(
+            f"--init-from {path!r} trained a {their_policy} policy; this run's --policy is {policy}"
+        )
 
 
 def start_from(model, path: str) -> None:
@@ -158,8 +201,10 @@ def start_from(model, path: str) -> None:
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except (RuntimeError, ValueError, KeyError) as error:
-        raise ValueError(f"--init-from {path!r} does not fit this run's networks (--net-arch?): "
-                         f"{' '.join(str(error).strip().splitlines()[:2])}") from None
+        raise ValueError(
+            f"--init-from {path!r} does not fit this run's networks (--net-arch?): "
+            f"{' '.join(str(error).strip().splitlines()[:2])}"
+        ) from None
 
 
 @dataclass
@@ -174,7 +219,7 @@ class Setup:
     teacher: object = None
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Train, evaluate and save; return 0 (bad arguments exit with code 2 and a message, before
     anything is written)."""
     parser = build_parser()
@@ -215,14 +260,23 @@ def _setup(args: Args, parser) -> Setup:
     options = game_options(parser, args.game, args.option)
     try:
         mix = parse_mix(args.opponents)
-        baselines = {name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
-                     for k, name in enumerate(mix) if name != "snapshots"}
-        teacher = make_agent(args.warm_start, args.game, seed=args.seed, options=options) if args.warm_start else None
+        baselines = {
+            name: make_agent(name, args.game, seed=args.seed + 7919 * k, options=options)
+            for k, name in enumerate(mix)
+            if name != "snapshots"
+        }
+        teacher = (
+            make_agent(args.warm_start, args.game, seed=args.seed, options=options)
+            if args.warm_start
+            else None
+        )
         if args.init_from:
             check_init_from(args.init_from, args.game, options, args.policy)
         if teacher is not None and not teacher.needs_state:
-            raise ValueError(f"--warm-start {args.warm_start}: the teacher must be a baseline that reads the "
-                             "engine state, such as greedy or mcts-fast")
+            raise ValueError(
+                f"--warm-start {args.warm_start}: the teacher must be a baseline that reads the "
+                "engine state, such as greedy or mcts-fast"
+            )
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     return Setup(args, options, mix, baselines, teacher)
@@ -241,8 +295,13 @@ def _model(setup: Setup, run_dir: Path, parser):
     from monster_zoo.evaluation.arg_checks import int_list
 
     args = setup.args
-    vec_env = envs.make_vec_env(args.game, args.num_envs, opponents=list(setup.baselines.values()) or None,
-                                seed=args.seed, **setup.options)
+    vec_env = envs.make_vec_env(
+        args.game,
+        args.num_envs,
+        opponents=list(setup.baselines.values()) or None,
+        seed=args.seed,
+        **setup.options,
+    )
     policy_class, policy_kwargs = "MlpPolicy", {"net_arch": int_list("--net-arch", args.net_arch)[0]}
     if args.policy == "placement":
         from monster_zoo.agents.ppo.placement import placement_layout
@@ -250,11 +309,21 @@ def _model(setup: Setup, run_dir: Path, parser):
 
         policy_class, policy_kwargs["layout"] = PlacementPolicy, placement_layout(args.game)
     model = MaskablePPO(
-        policy_class, VecMonitor(vec_env), learning_rate=args.learning_rate, n_steps=args.num_steps,
-        batch_size=args.batch_size, n_epochs=args.update_epochs, gamma=args.gamma,
-        gae_lambda=args.gae_lambda, clip_range=args.clip_coef, ent_coef=args.ent_coef,
+        policy_class,
+        VecMonitor(vec_env),
+        learning_rate=args.learning_rate,
+        n_steps=args.num_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.update_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_coef,
+        ent_coef=args.ent_coef,
         policy_kwargs=policy_kwargs,
-        seed=args.seed, device="cpu", verbose=0)
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
     if args.init_from:
         try:
             start_from(model, args.init_from)
@@ -274,11 +343,15 @@ def _warm_start(setup: Setup, model, metrics: MetricsLog) -> None:
     from monster_zoo.training.ppo import imitation as imitation
 
     args = setup.args
-    demos = imitation.collect(args.game, setup.options, setup.teacher, args.warm_start_samples, seed=args.seed + 1)
+    demos = imitation.collect(
+        args.game, setup.options, setup.teacher, args.warm_start_samples, seed=args.seed + 1
+    )
     cloned = imitation.clone(model.policy, demos, args.warm_start_epochs, seed=args.seed)
     metrics.log(0, "warmstart/held_out_agreement", cloned["held_out_agreement"])
-    print(f"warm start: cloned {cloned['samples']} {args.warm_start} decisions, held-out agreement "
-          f"{cloned['held_out_agreement']:.3f}")
+    print(
+        f"warm start: cloned {cloned['samples']} {args.warm_start} decisions, held-out agreement "
+        f"{cloned['held_out_agreement']:.3f}"
+    )
 
 
 class Training:
@@ -287,28 +360,44 @@ class Training:
 
     def __init__(self, setup: Setup, run: Run, model, metrics: MetricsLog):
         self.setup, self.args, self.run, self.model, self.metrics = setup, setup.args, run, model, metrics
-        self.evaluated_step: Optional[int] = None  # the latest evaluation, so the last is not repeated
-        self.rates: Dict = {}
+        self.evaluated_step: int | None = None  # the latest evaluation, so the last is not repeated
+        self.rates: dict = {}
 
-    def save(self, path: Path, step: Optional[int] = None) -> None:
+    def save(self, path: Path, step: int | None = None) -> None:
         """The SB3 zip at ``path`` (to resume training) and the policy file beside it (to play)."""
         from monster_zoo.agents.ppo.agent import run_model_name, save_policy
 
         args = self.args
         self.model.save(path)
-        save_policy(self.model.policy, path.with_suffix(".npz"), args.game, self.setup.options,
-                    run_model_name(args.exp_name, args.seed, step),
-                    {"algorithm": "MaskablePPO", "run_name": self.run.name, "seed": args.seed,
-                     "timesteps": int(self.model.num_timesteps)})
+        save_policy(
+            self.model.policy,
+            path.with_suffix(".npz"),
+            args.game,
+            self.setup.options,
+            run_model_name(args.exp_name, args.seed, step),
+            {
+                "algorithm": "MaskablePPO",
+                "run_name": self.run.name,
+                "seed": args.seed,
+                "timesteps": int(self.model.num_timesteps),
+            },
+        )
 
-    def evaluate(self, step: int) -> Dict:
+    def evaluate(self, step: int) -> dict:
         """Win rates of the deterministic policy against random and greedy, logged at ``step`` with
         their 95% intervals."""
         from monster_zoo.agents.ppo.agent import PPOAgent
 
         learner = PPOAgent(self.args.seed, self.model.policy, deterministic=True)
-        self.rates = baseline_rates(learner, self.args.game, self.setup.options, self.args.seed, self.args.eval_games,
-                                    log=lambda metric, value: self.metrics.log(step, metric, value), intervals=True)
+        self.rates = baseline_rates(
+            learner,
+            self.args.game,
+            self.setup.options,
+            self.args.seed,
+            self.args.eval_games,
+            log=lambda metric, value: self.metrics.log(step, metric, value),
+            intervals=True,
+        )
         self.evaluated_step = step
         return self.rates
 
@@ -319,7 +408,7 @@ class OpponentPool:
 
     def __init__(self, mix: dict, baselines: dict, vec_env, size: int):
         self.mix, self.baselines, self.vec_env, self.size = mix, baselines, vec_env, size
-        self.snapshots: List = []
+        self.snapshots: list = []
 
     @property
     def plays_snapshots(self) -> bool:
@@ -332,7 +421,7 @@ class OpponentPool:
         from monster_zoo.agents.ppo.agent import PPOAgent
 
         self.snapshots.append(PPOAgent.snapshot(policy, seed, name))
-        del self.snapshots[:-self.size]
+        del self.snapshots[: -self.size]
 
     def refresh(self) -> None:
         """Give each baseline its weight and share the snapshots' weight over the pool."""
@@ -364,7 +453,10 @@ class SelfPlayHooks:
 
     def _on_training_start(self) -> None:
         self.updates, self.start = 0, time.time()
-        self.next_eval, self.next_checkpoint = self.args.eval_every or None, self.args.checkpoint_every or None
+        self.next_eval, self.next_checkpoint = (
+            self.args.eval_every or None,
+            self.args.checkpoint_every or None,
+        )
         self.bar = progress_bar(self.args.total_timesteps, self.training.run.name, self.args.progress)
 
     def _on_step(self) -> bool:
@@ -380,7 +472,9 @@ class SelfPlayHooks:
         self.updates += 1
         metrics.log(step, "charts/SPS", step / (time.time() - self.start))
         if self.model.ep_info_buffer:
-            metrics.log(step, "rollout/ep_rew_mean", float(np.mean([e["r"] for e in self.model.ep_info_buffer])))
+            metrics.log(
+                step, "rollout/ep_rew_mean", float(np.mean([e["r"] for e in self.model.ep_info_buffer]))
+            )
         if self.updates % args.snapshot_every == 0 and self.pool.plays_snapshots:
             self.pool.add(self.model.policy, args.seed + self.updates, f"snapshot@{step}")
             self.pool.refresh()
@@ -416,29 +510,41 @@ def _train(training: Training, pool: OpponentPool) -> float:
     return time.time() - started
 
 
-def _finish(training: Training, train_seconds: float) -> Dict:
+def _finish(training: Training, train_seconds: float) -> dict:
     """The final model, its evaluation (the last one's, if that was at the final step) and
     ``summary.json``, which it returns; the logs flushed and closed."""
     model, run = training.model, training.run
     training.save(run.dir / "final_model.zip")
-    rates = training.rates if training.evaluated_step == model.num_timesteps else training.evaluate(model.num_timesteps)
+    rates = (
+        training.rates
+        if training.evaluated_step == model.num_timesteps
+        else training.evaluate(model.num_timesteps)
+    )
     model.logger.dump(model.num_timesteps)
     training.metrics.close()
-    summary = {"run_name": run.name, "timesteps": int(model.num_timesteps),
-               "train_seconds": round(train_seconds, 1),
-               "timesteps_per_second": round(model.num_timesteps / train_seconds, 1),
-               "model": str(run.dir / "final_model.npz"), "sb3_zip": str(run.dir / "final_model.zip"),
-               **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
-                  for k, r in rates.items()}}
+    summary = {
+        "run_name": run.name,
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_seconds, 1),
+        "timesteps_per_second": round(model.num_timesteps / train_seconds, 1),
+        "model": str(run.dir / "final_model.npz"),
+        "sb3_zip": str(run.dir / "final_model.zip"),
+        **{
+            f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
+            for k, r in rates.items()
+        },
+    }
     write_atomic(run.dir / "summary.json", json.dumps(summary, indent=2))
     return summary
 
 
-def _report(training: Training, train_seconds: float, summary: Dict) -> None:
+def _report(training: Training, train_seconds: float, summary: dict) -> None:
     """Print what the run did and where its model is; draw the learning curves (``--plot``)."""
     run = training.run
-    print(f"run {run.name}: {summary['timesteps']} timesteps in {train_seconds:.0f} s "
-          f"({summary['timesteps_per_second']:.0f}/s)")
+    print(
+        f"run {run.name}: {summary['timesteps']} timesteps in {train_seconds:.0f} s "
+        f"({summary['timesteps_per_second']:.0f}/s)"
+    )
     for rate in training.rates.values():  # the final evaluation's
         print(f"  win rate {rate}")
     if training.args.plot:
@@ -446,8 +552,10 @@ def _report(training: Training, train_seconds: float, summary: Dict) -> None:
 
         plot_learning_curves([run.dir], run.dir / "curves.png")
         print(f"  learning curves: {run.dir / 'curves.png'}")
-    print(f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
-          f"with the same --option values)")
+    print(
+        f"  model: {run.dir / 'final_model.npz'} (play it as agent 'ppo:{run.dir / 'final_model.npz'}' "
+        f"with the same --option values)"
+    )
 
 
 if __name__ == "__main__":

@@ -30,24 +30,34 @@ Without ``--address`` a local Ray starts and stops with the run; with it the run
 cluster, whose nodes need the same monster-zoo installed (``pip install 'monster-zoo[distributed]'``).
 Needs the ``distributed`` extra.
 """
+
 import json
 import random
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from monster_zoo.agents import make_agent
-from monster_zoo.evaluation.match import WIN, seat_outcome
 from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.rllib_env import RLlibGameEnv
 from monster_zoo.evaluation.arg_checks import first_problem, int_list, out_of_bounds, plain_name, writable_dir
-from monster_zoo.training.run_start import (MetricsLog, baseline_rates, build_parser, check_arguments, flag,
-                                            game_options, new_run, parse_mix, progress_bar)
+from monster_zoo.evaluation.match import WIN, seat_outcome
+from monster_zoo.training.run_start import (
+    MetricsLog,
+    baseline_rates,
+    build_parser,
+    check_arguments,
+    flag,
+    game_options,
+    new_run,
+    parse_mix,
+    progress_bar,
+)
 
 LEARNER = "learner"
 SNAPSHOTS = "snapshots"
@@ -58,20 +68,31 @@ class Args:
     """Every knob of a league run; each field is a command-line flag (``--num-env-runners``)."""
 
     game: str = flag("marry_the_monster-v0", "registry id of the game")
-    option: List[str] = field(default_factory=list,
-                              metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"})
+    option: list[str] = field(
+        default_factory=list, metadata={"help": "game option KEY=VALUE, repeatable (e.g. num_players=3)"}
+    )
     exp_name: str = flag("rllib_league", "experiment name, part of the run name")
     seed: int = flag(1, "seed of the games, the seats, the baselines and torch")
     total_timesteps: int = flag(1_000_000, "learner decisions to train on")
-    time_limit: float = flag(0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)")
-    league: str = flag("random:0.1,greedy:0.4,mcts:0.05,snapshots:0.45",
-                       "mix of the other seats NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
-                       "plus 'snapshots' (frozen copies of the learner)")
-    mcts_simulations: int = flag(200, "simulations per move of the league's mcts seats (the baseline's "
-                                 "default is far too slow to train against)")
-    snapshot_margin: float = flag(0.2, "a snapshot joins when the learner's win rate in an iteration exceeds "
-                                  "1/num_players by this much")
-    snapshot_min_episodes: int = flag(50, "episodes an iteration needs before its win rate may add a snapshot")
+    time_limit: float = flag(
+        0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)"
+    )
+    league: str = flag(
+        "random:0.1,greedy:0.4,mcts:0.05,snapshots:0.45",
+        "mix of the other seats NAME:WEIGHT,...; names from monster_zoo.agents.make_agent, "
+        "plus 'snapshots' (frozen copies of the learner)",
+    )
+    mcts_simulations: int = flag(
+        200,
+        "simulations per move of the league's mcts seats (the baseline's "
+        "default is far too slow to train against)",
+    )
+    snapshot_margin: float = flag(
+        0.2, "a snapshot joins when the learner's win rate in an iteration exceeds 1/num_players by this much"
+    )
+    snapshot_min_episodes: int = flag(
+        50, "episodes an iteration needs before its win rate may add a snapshot"
+    )
     pool_size: int = flag(8, "newest snapshots that play (older ones stay in the league, unused)")
     train_batch_size: int = flag(4000, "env steps per training iteration and learner")
     minibatch_size: int = flag(512, "minibatch of the PPO update")
@@ -86,10 +107,12 @@ class Args:
     num_envs_per_env_runner: int = flag(1, "games each env runner steps side by side")
     num_learners: int = flag(0, "Ray actors that run the PPO update (0: the driver does)")
     num_gpus_per_learner: float = flag(0.0, "GPUs of each learner (0: CPU)")
-    address: str = flag("", "address of a running Ray cluster to join (e.g. 10.0.0.5:6379); "
-                        "empty: start a local Ray")
-    eval_every: int = flag(100_000, "learner decisions between evaluations against random and greedy "
-                           "(0: only at the end)")
+    address: str = flag(
+        "", "address of a running Ray cluster to join (e.g. 10.0.0.5:6379); empty: start a local Ray"
+    )
+    eval_every: int = flag(
+        100_000, "learner decisions between evaluations against random and greedy (0: only at the end)"
+    )
     eval_games: int = flag(200, "games per evaluation and opponent (seats rotated)")
     checkpoint_every: int = flag(250_000, "learner decisions between checkpoints (0: final one only)")
     out_dir: str = flag("runs", "folder of the runs")
@@ -109,7 +132,7 @@ class LeagueEnv(RLlibGameEnv):
     ``league_seed`` and ``mcts_simulations`` (per move of ``mcts`` seats).
     """
 
-    def __init__(self, config: Optional[Dict] = None):
+    def __init__(self, config: dict | None = None):
         # RLlib's EnvContext tells env runner and sub-env apart, so that their deals of seats differ.
         where = [getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)]
         config = dict(config or {})
@@ -120,9 +143,12 @@ class LeagueEnv(RLlibGameEnv):
         self._rng = np.random.default_rng([self._league_seed, *where])
         self._names = list(mix)
         self._weights = np.array([mix[name] for name in self._names], float) / sum(mix.values())
-        self._baselines = {name: league_baseline(name, self._raw, self._league_seed, simulations)
-                           for name in mix if name != SNAPSHOTS}
-        self._seat_baselines: List = []
+        self._baselines = {
+            name: league_baseline(name, self._raw, self._league_seed, simulations)
+            for name in mix
+            if name != SNAPSHOTS
+        }
+        self._seat_baselines: list = []
         self._returns = np.zeros(self.num_players)
 
     def reset(self, *, seed=None, options=None):
@@ -131,12 +157,12 @@ class LeagueEnv(RLlibGameEnv):
             self._rng = np.random.default_rng([self._league_seed, seed])
         return super().reset(seed=seed, options=options)
 
-    def _agent_ids_for_env(self) -> List[str]:
+    def _agent_ids_for_env(self) -> list[str]:
         return [LEARNER] + [f"opponent_{k}" for k in range(1, self.num_players)]
 
-    def _seat_agents_for_episode(self) -> List[Optional[str]]:
+    def _seat_agents_for_episode(self) -> list[str | None]:
         seats = self._rng.permutation(self.num_players)  # seats[0] is the learner's
-        agents: List[Optional[str]] = [None] * self.num_players
+        agents: list[str | None] = [None] * self.num_players
         self._seat_baselines = [None] * self.num_players
         agents[seats[0]] = LEARNER
         for k, seat in enumerate(seats[1:], 1):
@@ -154,20 +180,22 @@ class LeagueEnv(RLlibGameEnv):
         agent = self._seat_baselines[seat]
         return agent.act(observation, mask, self.raw_env.engine_state if agent.needs_state else None)
 
-    def _apply(self, action, rewards: Dict[str, float]) -> None:
+    def _apply(self, action, rewards: dict[str, float]) -> None:
         super()._apply(action, rewards)
         self._returns += [self.raw_env.rewards[name] for name in self._seat_names]
 
-    def _outcome(self, rewards: Dict[str, float]):
+    def _outcome(self, rewards: dict[str, float]):
         obs, rewards, terminateds, truncateds, infos = super()._outcome(rewards)
         if terminateds["__all__"] or truncateds["__all__"]:
             seat = self._seat_agents.index(LEARNER)
-            infos[LEARNER] = {"won": float(seat_outcome(self._returns.tolist(), seat) == WIN),
-                              "returns": self._returns.tolist()}
+            infos[LEARNER] = {
+                "won": float(seat_outcome(self._returns.tolist(), seat) == WIN),
+                "returns": self._returns.tolist(),
+            }
         return obs, rewards, terminateds, truncateds, infos
 
 
-def league_baseline(name: str, game, seed: int, mcts_simulations: int, options: Optional[Dict] = None):
+def league_baseline(name: str, game, seed: int, mcts_simulations: int, options: dict | None = None):
     """The baseline ``name`` of the league: ``make_agent``'s for ``game`` (the league's env, or a game id
     with ``options``), so a trained agent of another player count is refused, with ``mcts``
     searching ``mcts_simulations``."""
@@ -218,9 +246,12 @@ def league_callback(margin: float, min_episodes: int, pool_size: int, num_player
                 module_id = f"snapshot_{len(self.snapshots)}"
                 self.snapshots.append(module_id)
                 learner = algorithm.get_module(LEARNER)
-                algorithm.add_module(module_id, RLModuleSpec.from_module(learner),
-                                     new_agent_to_module_mapping_fn=LeagueMapping(self.snapshots[-pool_size:]),
-                                     new_should_module_be_updated=[LEARNER])
+                algorithm.add_module(
+                    module_id,
+                    RLModuleSpec.from_module(learner),
+                    new_agent_to_module_mapping_fn=LeagueMapping(self.snapshots[-pool_size:]),
+                    new_should_module_be_updated=[LEARNER],
+                )
                 copy_module_weights(algorithm, LEARNER, module_id)
             result["league_size"] = len(self.snapshots)
 
@@ -233,8 +264,9 @@ def copy_module_weights(algorithm, source: str, target: str) -> None:
 
     path = f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{source}"
     state = algorithm.learner_group.get_state(components=path)[COMPONENT_LEARNER][COMPONENT_RL_MODULE]
-    algorithm.set_state({COMPONENT_LEARNER_GROUP: {COMPONENT_LEARNER: {
-        COMPONENT_RL_MODULE: {target: state[source]}}}})
+    algorithm.set_state(
+        {COMPONENT_LEARNER_GROUP: {COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {target: state[source]}}}}
+    )
 
 
 def learner_agent(algorithm, name: str = "rllib-learner"):
@@ -255,17 +287,39 @@ def build_config(args: Args, options: dict, mix: dict):
     module = masked_module_spec({"fcnet_hiddens": int_list("--net-arch", args.net_arch)[0]})
     return (
         PPOConfig()
-        .environment(LeagueEnv, env_config={"game": args.game, **options, "league": mix,
-                                            "league_seed": args.seed, "mcts_simulations": args.mcts_simulations})
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
+        .environment(
+            LeagueEnv,
+            env_config={
+                "game": args.game,
+                **options,
+                "league": mix,
+                "league_seed": args.seed,
+                "mcts_simulations": args.mcts_simulations,
+            },
+        )
+        .env_runners(
+            num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner
+        )
         .learners(num_learners=args.num_learners, num_gpus_per_learner=args.num_gpus_per_learner)
-        .training(lr=args.learning_rate, gamma=args.gamma, lambda_=args.gae_lambda, clip_param=args.clip_coef,
-                  entropy_coeff=args.ent_coef, train_batch_size_per_learner=args.train_batch_size,
-                  minibatch_size=args.minibatch_size, num_epochs=args.num_epochs)
-        .multi_agent(policies={LEARNER, "snapshot_0"}, policy_mapping_fn=LeagueMapping(["snapshot_0"]),
-                     policies_to_train=[LEARNER])
+        .training(
+            lr=args.learning_rate,
+            gamma=args.gamma,
+            lambda_=args.gae_lambda,
+            clip_param=args.clip_coef,
+            entropy_coeff=args.ent_coef,
+            train_batch_size_per_learner=args.train_batch_size,
+            minibatch_size=args.minibatch_size,
+            num_epochs=args.num_epochs,
+        )
+        .multi_agent(
+            policies={LEARNER, "snapshot_0"},
+            policy_mapping_fn=LeagueMapping(["snapshot_0"]),
+            policies_to_train=[LEARNER],
+        )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, "snapshot_0": module}))
-        .callbacks(league_callback(args.snapshot_margin, args.snapshot_min_episodes, args.pool_size, num_players))
+        .callbacks(
+            league_callback(args.snapshot_margin, args.snapshot_min_episodes, args.pool_size, num_players)
+        )
         .debugging(seed=args.seed, log_level="ERROR")
     )
 
@@ -284,35 +338,50 @@ class _TensorBoard:
         self.writer.add_scalar(metric, value, self.step)
 
 
-def argument_problem(args: Args) -> Optional[str]:
+def argument_problem(args: Args) -> str | None:
     """Why ``args`` cannot make a league run, or None; checked before Ray starts or anything is
     written."""
-    at_least = [("--total-timesteps", args.total_timesteps, 1),
-                ("--snapshot-min-episodes", args.snapshot_min_episodes, 1), ("--pool-size", args.pool_size, 1),
-                ("--train-batch-size", args.train_batch_size, 2), ("--minibatch-size", args.minibatch_size, 2),
-                ("--num-epochs", args.num_epochs, 1), ("--num-env-runners", args.num_env_runners, 0),
-                ("--num-envs-per-env-runner", args.num_envs_per_env_runner, 1),
-                ("--num-learners", args.num_learners, 0), ("--eval-every", args.eval_every, 0),
-                ("--eval-games", args.eval_games, 1), ("--checkpoint-every", args.checkpoint_every, 0),
-                ("--seed", args.seed, 0)]
+    at_least = [
+        ("--total-timesteps", args.total_timesteps, 1),
+        ("--snapshot-min-episodes", args.snapshot_min_episodes, 1),
+        ("--pool-size", args.pool_size, 1),
+        ("--train-batch-size", args.train_batch_size, 2),
+        ("--minibatch-size", args.minibatch_size, 2),
+        ("--num-epochs", args.num_epochs, 1),
+        ("--num-env-runners", args.num_env_runners, 0),
+        ("--num-envs-per-env-runner", args.num_envs_per_env_runner, 1),
+        ("--num-learners", args.num_learners, 0),
+        ("--eval-every", args.eval_every, 0),
+        ("--eval-games", args.eval_games, 1),
+        ("--checkpoint-every", args.checkpoint_every, 0),
+        ("--seed", args.seed, 0),
+    ]
     return first_problem(
-        out_of_bounds([(label, value, value >= low, f"at least {low}") for label, value, low in at_least] + [
-            ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
-            ("--snapshot-margin", args.snapshot_margin, -1 <= args.snapshot_margin <= 1, "in [-1, 1]"),
-            ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
-            ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
-            ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
-            ("--clip-coef", args.clip_coef, args.clip_coef > 0, "a number > 0"),
-            ("--ent-coef", args.ent_coef, args.ent_coef >= 0, "a number >= 0"),
-            ("--num-gpus-per-learner", args.num_gpus_per_learner, args.num_gpus_per_learner >= 0, "a number >= 0"),
-        ]),
+        out_of_bounds(
+            [(label, value, value >= low, f"at least {low}") for label, value, low in at_least]
+            + [
+                ("--time-limit", args.time_limit, args.time_limit >= 0, "minutes >= 0 (0: no limit)"),
+                ("--snapshot-margin", args.snapshot_margin, -1 <= args.snapshot_margin <= 1, "in [-1, 1]"),
+                ("--learning-rate", args.learning_rate, args.learning_rate > 0, "a number > 0"),
+                ("--gamma", args.gamma, 0 < args.gamma <= 1, "in (0, 1]"),
+                ("--gae-lambda", args.gae_lambda, 0 <= args.gae_lambda <= 1, "in [0, 1]"),
+                ("--clip-coef", args.clip_coef, args.clip_coef > 0, "a number > 0"),
+                ("--ent-coef", args.ent_coef, args.ent_coef >= 0, "a number >= 0"),
+                (
+                    "--num-gpus-per-learner",
+                    args.num_gpus_per_learner,
+                    args.num_gpus_per_learner >= 0,
+                    "a number >= 0",
+                ),
+            ]
+        ),
         int_list("--net-arch", args.net_arch)[1],
         plain_name("--exp-name", args.exp_name),
         writable_dir("--out-dir", Path(args.out_dir)),
     )
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Train the league, evaluate and checkpoint; return 0 (bad arguments exit with code 2 and a
     message, before Ray starts or anything is written)."""
     parser = build_parser(Args, "python -m monster_zoo.training.rllib", __doc__.split("\n\n")[0])
@@ -341,11 +410,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def evaluate(step: int) -> dict:
         """Win rates of the learner's likeliest legal action against random and greedy."""
-        return baseline_rates(learner_agent(algo), args.game, options, args.seed, args.eval_games,
-                              log=lambda metric, value: log(step, metric, value))
+        return baseline_rates(
+            learner_agent(algo),
+            args.game,
+            options,
+            args.seed,
+            args.eval_games,
+            log=lambda metric, value: log(step, metric, value),
+        )
 
-    ray.init(address=args.address or None, include_dashboard=False, log_to_driver=False,
-             ignore_reinit_error=True)
+    ray.init(
+        address=args.address or None, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True
+    )
     algo = build_config(args, options, mix).build_algo()
     copy_module_weights(algo, LEARNER, "snapshot_0")  # the league starts with the untrained learner
     bar = progress_bar(args.total_timesteps, run_name, args.progress)
@@ -353,7 +429,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     step, rates = 0, {}
     next_eval, next_checkpoint = args.eval_every or None, args.checkpoint_every or None
     try:
-        while step < args.total_timesteps and not (args.time_limit and time.time() - started >= 60 * args.time_limit):
+        while step < args.total_timesteps and not (
+            args.time_limit and time.time() - started >= 60 * args.time_limit
+        ):
             result = algo.train()
             runners = result.get(ENV_RUNNER_RESULTS, {})
             new_step = int(runners.get(NUM_MODULE_STEPS_SAMPLED_LIFETIME, {}).get(LEARNER, step))
@@ -366,8 +444,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if next_eval and step >= next_eval:
                 rates = evaluate(step)
                 next_eval += args.eval_every
-            bar.set_postfix({"league": result["league_size"], "won": f"{result['learner_win_rate']:.2f}",
-                             **{f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()}})
+            bar.set_postfix(
+                {
+                    "league": result["league_size"],
+                    "won": f"{result['learner_win_rate']:.2f}",
+                    **{f"vs_{k}": f"{r.rate:.2f}" for k, r in rates.items()},
+                }
+            )
             if next_checkpoint and step >= next_checkpoint:
                 algo.save_to_path(run_dir / "checkpoints" / f"step_{step}")
                 next_checkpoint += args.checkpoint_every
@@ -376,22 +459,38 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         algo.save_to_path(run_dir / "checkpoints" / "final")
         rates = evaluate(step)
         league_size = result["league_size"] if step else 1
-        nodes = sorted({node for node in algo.env_runner_group.foreach_env_runner(
-            lambda runner: ray.get_runtime_context().get_node_id())})
+        nodes = sorted(
+            {
+                node
+                for node in algo.env_runner_group.foreach_env_runner(
+                    lambda runner: ray.get_runtime_context().get_node_id()
+                )
+            }
+        )
     finally:
         algo.stop()
         metrics.close()
         tensorboard.writer.close()
         if not args.address:
             ray.shutdown()
-    summary = {"run_name": run_name, "timesteps": step, "train_seconds": round(train_seconds, 1),
-               "timesteps_per_second": round(step / train_seconds, 1), "league_size": league_size,
-               "checkpoint": str(run_dir / "checkpoints" / "final"), "env_runner_nodes": nodes,
-               **{f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
-                  for k, r in rates.items()}}
+    summary = {
+        "run_name": run_name,
+        "timesteps": step,
+        "train_seconds": round(train_seconds, 1),
+        "timesteps_per_second": round(step / train_seconds, 1),
+        "league_size": league_size,
+        "checkpoint": str(run_dir / "checkpoints" / "final"),
+        "env_runner_nodes": nodes,
+        **{
+            f"winrate_vs_{k}": {"rate": r.rate, "interval": list(r.interval), "games": r.games}
+            for k, r in rates.items()
+        },
+    }
     write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
-    print(f"run {run_name}: {step} learner timesteps in {train_seconds:.0f} s "
-          f"({summary['timesteps_per_second']:.0f}/s), league of {league_size} snapshots")
+    print(
+        f"run {run_name}: {step} learner timesteps in {train_seconds:.0f} s "
+        f"({summary['timesteps_per_second']:.0f}/s), league of {league_size} snapshots"
+    )
     for rate in rates.values():
         print(f"  win rate {rate}")
     print(f"  checkpoint: {summary['checkpoint']}")

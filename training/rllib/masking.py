@@ -13,8 +13,9 @@ still read it after the forward pass.
 
 :func:`monster_zoo.training.rllib.ppo.ppo_config` builds a whole PPO config around it.
 """
+
 import logging
-from typing import Any, Dict, Optional
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -50,43 +51,47 @@ def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO torch module over ``observations``, with ``action_mask`` applied to its logits."""
 
-    def __init__(self, *, observation_space: Optional[gym.Space] = None, **kwargs):
+    def __init__(self, *, observation_space: gym.Space | None = None, **kwargs):
         if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {
-                OBSERVATIONS, ACTION_MASK}:
-            raise ValueError(f"MaskedPPOTorchRLModule needs a Dict observation space with the keys "
-                             f"{OBSERVATIONS!r} and {ACTION_MASK!r} (monster_zoo.envs.rllib_env); got "
-                             f"{observation_space}")
+            OBSERVATIONS,
+            ACTION_MASK,
+        }:
+            raise ValueError(
+                f"MaskedPPOTorchRLModule needs a Dict observation space with the keys "
+                f"{OBSERVATIONS!r} and {ACTION_MASK!r} (monster_zoo.envs.rllib_env); got "
+                f"{observation_space}"
+            )
         # The networks are built for the vector alone; the module still reports the Dict space, so a
         # copy made from it (RLModuleSpec.from_module, league snapshots) is built the same way.
         super().__init__(observation_space=observation_space[OBSERVATIONS], **kwargs)
         self.observation_space = observation_space
 
-    def _forward(self, batch: Dict[str, Any], **kwargs) -> Dict[str, Any]:
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         mask, batch = _split(batch)
         out = super()._forward(batch, **kwargs)
         out[Columns.ACTION_DIST_INPUTS] = mask_logits(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
 
-    def _forward_train(self, batch: Dict[str, Any], **kwargs) -> Dict[str, Any]:
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         mask, batch = _split(batch)
         out = super()._forward_train(batch, **kwargs)
         out[Columns.ACTION_DIST_INPUTS] = mask_logits(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
 
-    def compute_values(self, batch: Dict[str, Any], embeddings: Optional[Any] = None):
+    def compute_values(self, batch: dict[str, Any], embeddings: Any | None = None):
         """State values from the observation vector (the mask plays no part in them)."""
         if embeddings is None:
             _, batch = _split(batch)
         return super().compute_values(batch, embeddings)
 
 
-def _split(batch: Dict[str, Any]):
+def _split(batch: dict[str, Any]):
     """(action mask, a shallow copy of ``batch`` whose observation is the vector alone)."""
     obs = batch[Columns.OBS]
     return obs[ACTION_MASK], {**batch, Columns.OBS: obs[OBSERVATIONS]}
 
 
-def masked_module_spec(model_config: Optional[Dict[str, Any]] = None):
+def masked_module_spec(model_config: dict[str, Any] | None = None):
     """An ``RLModuleSpec`` of :class:`MaskedPPOTorchRLModule` (RLlib's ``model_config`` keys, e.g.
     ``fcnet_hiddens``; RLlib's defaults where left out); RLlib fills in the spaces from the env."""
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -106,8 +111,12 @@ class ModuleAgent(Agent):
 
     def act_batch(self, observations, masks, states=None):
         """The likeliest legal action of each row."""
-        batch = {Columns.OBS: {OBSERVATIONS: torch.as_tensor(np.asarray(observations, np.float32)),
-                               ACTION_MASK: torch.as_tensor(np.asarray(masks, np.float32))}}
+        batch = {
+            Columns.OBS: {
+                OBSERVATIONS: torch.as_tensor(np.asarray(observations, np.float32)),
+                ACTION_MASK: torch.as_tensor(np.asarray(masks, np.float32)),
+            }
+        }
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
         return logits.argmax(dim=1).numpy().astype(np.int64)

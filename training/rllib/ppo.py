@@ -22,8 +22,9 @@ arguments of :func:`ppo_config` other than its own go to ``.training``. The self
 (:mod:`monster_zoo.training.rllib.league`) plays a learner against snapshots and baselines
 instead. Needs the ``distributed`` extra.
 """
+
 import inspect
-from typing import Any, Dict, Optional
+from typing import Any
 
 from monster_zoo.envs.rllib_env import DEFAULT_GAME, RLlibGameEnv
 from monster_zoo.training.rllib.masking import ModuleAgent, masked_module_spec
@@ -36,8 +37,12 @@ def every_seat_to_self_play(agent_id, episode=None, **kwargs) -> str:
     return SELF_PLAY_MODULE
 
 
-def ppo_config(game_id: str = DEFAULT_GAME, options: Optional[Dict[str, Any]] = None,
-               model_config: Optional[Dict[str, Any]] = None, **training):
+def ppo_config(
+    game_id: str = DEFAULT_GAME,
+    options: dict[str, Any] | None = None,
+    model_config: dict[str, Any] | None = None,
+    **training,
+):
     """A ``PPOConfig`` that trains one masked module on every seat of ``game_id`` (see the module doc).
 
     ``options``: the game's options (``{"num_players": 2}``); ``model_config``: RLlib's model keys
@@ -50,20 +55,27 @@ def ppo_config(game_id: str = DEFAULT_GAME, options: Optional[Dict[str, Any]] = 
 
     options = dict(options or {})
     if "game" in options:
-        raise ValueError(f"ppo_config: the game is the argument game_id ({game_id!r}), not the option "
-                         f"game={options['game']!r}")
+        raise ValueError(
+            f"ppo_config: the game is the argument game_id ({game_id!r}), not the option "
+            f"game={options['game']!r}"
+        )
     unknown = sorted(set(training) - training_arguments())
     if unknown:
-        raise ValueError(f"ppo_config: PPOConfig.training takes no argument {', '.join(unknown)}; it takes "
-                         f"{', '.join(sorted(training_arguments()))}")
+        raise ValueError(
+            f"ppo_config: PPOConfig.training takes no argument {', '.join(unknown)}; it takes "
+            f"{', '.join(sorted(training_arguments()))}"
+        )
     env_config = {"game": game_id, **options}
     RLlibGameEnv(env_config)  # an unknown game or a bad option is refused here, with the valid values
     config = (
         PPOConfig()
         .environment(RLlibGameEnv, env_config=env_config)
         .multi_agent(policies={SELF_PLAY_MODULE}, policy_mapping_fn=every_seat_to_self_play)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={SELF_PLAY_MODULE: masked_module_spec(model_config)}))
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={SELF_PLAY_MODULE: masked_module_spec(model_config)}
+            )
+        )
     )
     return config.training(**training) if training else config
 
@@ -73,9 +85,12 @@ def training_arguments() -> set:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    return {name for method in (PPOConfig.training, AlgorithmConfig.training)
-            for name, parameter in inspect.signature(method).parameters.items()
-            if parameter.kind is inspect.Parameter.KEYWORD_ONLY}
+    return {
+        name
+        for method in (PPOConfig.training, AlgorithmConfig.training)
+        for name, parameter in inspect.signature(method).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
 
 
 def module_agent(algorithm, module_id: str = SELF_PLAY_MODULE, name: str = "rllib") -> ModuleAgent:

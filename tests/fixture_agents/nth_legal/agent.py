@@ -1,5 +1,4 @@
 """The nth-legal agent: the legal action ``skip`` places after the first, round the list."""
-from typing import Optional
 
 import numpy as np
 
@@ -15,7 +14,7 @@ class NthLegalAgent(Agent):
         super().__init__(seed)
         self.skip = skip
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The chosen legal action; ValueError if the mask allows none."""
         self.check_view(observation, action_mask, state)
         legal = np.flatnonzero(action_mask)

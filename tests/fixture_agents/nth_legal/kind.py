@@ -1,5 +1,6 @@
 """The nth-legal kind (``nth-legal`` / ``<game>-nth-legal-v1``), played only in games that declare
 its settings: ``agents={"nth-legal": {"skip": n}}``."""
+
 from monster_zoo.agents.kind import AgentKind, AgentSettings, Request
 
 from .settings import SETTINGS_KEY, declared_settings, read_settings
@@ -17,5 +18,9 @@ def make(request: Request):
     return NthLegalAgent(request.seed, skip=declared_settings(request.game_id).skip)
 
 
-KIND = AgentKind(summary="the legal action skip places after the first (tests only)", names=names, make=make,
-                 settings=AgentSettings(SETTINGS_KEY, read_settings))
+KIND = AgentKind(
+    summary="the legal action skip places after the first (tests only)",
+    names=names,
+    make=make,
+    settings=AgentSettings(SETTINGS_KEY, read_settings),
+)

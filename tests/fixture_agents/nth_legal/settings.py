@@ -1,7 +1,8 @@
 """The nth-legal kind's per-game settings, under the key ``"nth-legal"`` of a game declaration's
 ``agents`` mapping: ``{"skip": n}`` plays the legal action n places after the first."""
+
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Optional
 
 from monster_zoo.envs.registry import declaration
 
@@ -27,7 +28,7 @@ def read_settings(settings: Mapping) -> NthLegalSettings:
     return NthLegalSettings(**settings)
 
 
-def declared_settings(game_id: str) -> Optional[NthLegalSettings]:
+def declared_settings(game_id: str) -> NthLegalSettings | None:
     """The settings ``game_id`` declares for this kind (None: it declares none, and is not played)."""
     game = declaration(game_id)
     settings = game.agents.get(SETTINGS_KEY) if game is not None else None

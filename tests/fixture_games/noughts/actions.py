@@ -1,4 +1,5 @@
 """Monster Noughts' actions: one per cell, named ``a1`` (top left) to ``c3`` (bottom right) (NC-1)."""
+
 import re
 
 from monster_zoo.envs.core.naming import read_action_text
@@ -26,5 +27,7 @@ def str_to_action(text: str) -> int:
         return index
     if re.fullmatch(r"[abc][123]", t):
         return "abc".index(t[0]) * 3 + int(t[1]) - 1
-    raise ValueError(f"unknown action {text!r}; valid: a cell a1..c3 (row a-c, column 1-3) or an index "
-                     f"0..{NUM_ACTIONS - 1}")
+    raise ValueError(
+        f"unknown action {text!r}; valid: a cell a1..c3 (row a-c, column 1-3) or an index "
+        f"0..{NUM_ACTIONS - 1}"
+    )

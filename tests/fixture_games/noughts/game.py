@@ -1,5 +1,6 @@
 """Monster Noughts' declaration, and its page (the module where ``raw_env`` is published, so that
 pickles find it): the test-only game registered by ``tests/conftest.py`` without being listed."""
+
 import numpy as np
 
 from monster_zoo.envs.core.game import Baseline, Game
@@ -22,13 +23,28 @@ def make_config(options: dict) -> np.ndarray:
 
 
 GAME = Game(
-    name="monster_noughts", version=0, title="Monster Noughts",
-    rules=rules, observation=observation, actions=actions, text_view=text_view, picture=picture,
-    min_players=2, max_players=2, state_size=STATE_SIZE, default_max_steps=DEFAULT_MAX_STEPS,
-    options=OPTIONS, make_config=make_config, observation_version=1, rule_prefix="NC", hides_information=False,
+    name="monster_noughts",
+    version=0,
+    title="Monster Noughts",
+    rules=rules,
+    observation=observation,
+    actions=actions,
+    text_view=text_view,
+    picture=picture,
+    min_players=2,
+    max_players=2,
+    state_size=STATE_SIZE,
+    default_max_steps=DEFAULT_MAX_STEPS,
+    options=OPTIONS,
+    make_config=make_config,
+    observation_version=1,
+    rule_prefix="NC",
+    hides_information=False,
     baselines={"greedy": Baseline(f"{__package__}.greedy")},
-    agents={"mcts": {"simulations": 200, "exploration": 1.0, "rollout": "random"},
-            "nth-legal": {"skip": 1}},  # the test-only kind of agent (tests/fixture_agents/) plays it
+    agents={
+        "mcts": {"simulations": 200, "exploration": 1.0, "rollout": "random"},
+        "nth-legal": {"skip": 1},
+    },  # the test-only kind of agent (tests/fixture_agents/) plays it
     page=__name__,
 )
 

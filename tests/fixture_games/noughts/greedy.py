@@ -40,4 +40,3 @@ def greedy_action(state, mask, rng):
         if mask[cell]:
             return cell
     return -1
-

@@ -1,5 +1,6 @@
 """What a seat of Monster Noughts sees (``observe_into``), and the hidden information
 (``determinize``): nothing is hidden (NC-8)."""
+
 from monster_zoo.envs.core.contract import OBSERVE_SIG
 from monster_zoo.envs.core.kernels import kernel, on_demand
 

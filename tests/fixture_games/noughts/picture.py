@@ -1,8 +1,15 @@
 """Monster Noughts as an SVG picture on the library's frame (everything is public, NC-8)."""
-from typing import Optional
 
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
-from monster_zoo.envs.core.picture import AREA, HIGHLIGHT, LastAction, PlayerRow, caption, frame, players_panel
+from monster_zoo.envs.core.picture import (
+    AREA,
+    HIGHLIGHT,
+    LastAction,
+    PlayerRow,
+    caption,
+    frame,
+    players_panel,
+)
 
 from .actions import action_to_str
 from .state_layout import BOARD, MONSTER, NUM_ROUNDS, ROUND, WINNER, WINS
@@ -16,12 +23,12 @@ def public_scores(state) -> list:
     return [int(state[WINS + p]) for p in range(int(state[H_NUM_PLAYERS]))]
 
 
-def describe_action(state, action: int, viewer: Optional[int] = None) -> str:
+def describe_action(state, action: int, viewer: int | None = None) -> str:
     """The cell marked: public to everyone."""
     return f"marks {action_to_str(action, state)}"
 
 
-def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None) -> str:
+def draw(state, viewer: int | None = None, last: LastAction | None = None) -> str:
     """SVG of ``state``, the same for every viewer; the last marked cell is highlighted."""
     over = bool(state[H_TERMINAL])
     status = "match over" if over else f"round {int(state[ROUND]) + 1}/{NUM_ROUNDS}"
@@ -35,9 +42,16 @@ def draw(state, viewer: Optional[int] = None, last: Optional[LastAction] = None)
         mark = "M" if int(state[MONSTER]) == cell else MARKS[int(state[BOARD + cell])].replace(".", "")
         if mark:
             svg.text(x + side / 2, y + side / 2 + side / 6, mark, size=int(side / 2), anchor="middle")
-    rows = [PlayerRow(p, f"{int(state[WINS + p])} rounds won", f"marks {MARKS[p + 1]}",
-                      on_move=not over and int(state[H_CURRENT]) == p, winner=over and bool(state[WINNER + p]))
-            for p in range(2)]
+    rows = [
+        PlayerRow(
+            p,
+            f"{int(state[WINS + p])} rounds won",
+            f"marks {MARKS[p + 1]}",
+            on_move=not over and int(state[H_CURRENT]) == p,
+            winner=over and bool(state[WINNER + p]),
+        )
+        for p in range(2)
+    ]
     players_panel(svg, rows, viewer, (), ["M: the monster; its cell may not be marked this turn"])
     caption(svg, last)
     return svg.to_string()

@@ -4,12 +4,20 @@ Rule ids (NC-n) refer to ``rules.md`` beside this file. The sections follow the 
 game's ``rules.py`` keeps: reasons, queries, legality, turn flow, the kernel contract; what a seat
 sees is in ``observation.py``.
 """
+
 import numpy as np
 
-from monster_zoo.envs.core.contract import (APPLY_ACTION_SIG, H_CURRENT, H_STEPS, H_TERMINAL, INIT_STATE_SIG,
-                                            LEGAL_MASK_SIG, RETURNS_SIG)
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_SIG,
+    H_CURRENT,
+    H_STEPS,
+    H_TERMINAL,
+    INIT_STATE_SIG,
+    LEGAL_MASK_SIG,
+    RETURNS_SIG,
+)
 from monster_zoo.envs.core.header import start_game
-from monster_zoo.envs.core.kernels import helper, inlined, kernel, on_demand
+from monster_zoo.envs.core.kernels import helper, inlined, kernel
 from monster_zoo.envs.core.rewards import c3_returns
 from monster_zoo.envs.core.rng import rng_below
 
@@ -30,8 +38,9 @@ REASONS = {
 }
 
 # the rows, columns and diagonals of the board (NC-5)
-LINES = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
-                 dtype=np.int64)
+LINES = np.array(
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]], dtype=np.int64
+)
 
 
 # --- queries --------------------------------------------------------------------------------------
@@ -48,8 +57,11 @@ def empty_cells(state):
 def has_line(state, mark):
     """Whether the marks ``mark`` fill a row, a column or a diagonal (NC-5)."""
     for k in range(LINES.shape[0]):
-        if state[BOARD + LINES[k, 0]] == mark and state[BOARD + LINES[k, 1]] == mark \
-                and state[BOARD + LINES[k, 2]] == mark:
+        if (
+            state[BOARD + LINES[k, 0]] == mark
+            and state[BOARD + LINES[k, 1]] == mark
+            and state[BOARD + LINES[k, 2]] == mark
+        ):
             return True
     return False
 
