@@ -2,7 +2,8 @@
 
 Sphinx with MyST markdown and the Furo theme, PettingZoo's stack: the pages are markdown, the
 API reference comes from the docstrings by autodoc, and a page per game is generated at build
-time (``_ext/game_pages.py``). Text that lives elsewhere in the repository (README, CHANGELOG,
+time (``_ext/game_pages.py``), and the command-line reference from every command's own
+``--help`` (``_ext/cli_reference.py``). Text that lives elsewhere in the repository (CHANGELOG,
 the folders' READMEs) is included, never copied (``_ext/repository_files.py``).
 """
 
@@ -26,6 +27,7 @@ extensions = [
     "api_references",
     "repository_files",
     "game_pages",
+    "cli_reference",
 ]
 
 source_suffix = {".md": "markdown"}

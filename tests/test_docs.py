@@ -1,5 +1,5 @@
-"""The documentation site builds with warnings as errors, its internal links resolve offline, and
-every game has its full page.
+"""The documentation site builds with warnings as errors, its internal links resolve offline,
+every game has its full page, every command its reference, and no page tells development history.
 
 The site is built once per run into a temporary folder (``make docs`` builds into
 ``docs/_build/html`` the same way): Sphinx's ``-W`` fails the build on a MyST link to a missing
@@ -10,6 +10,7 @@ pages read the leaderboard); it runs by default, since CI must build the site.
 """
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -29,6 +30,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 DOCS = REPOSITORY / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 
+from cli_reference import command_names, subcommands  # noqa: E402
 from game_pages import changelog_entries, leaderboard_tables  # noqa: E402
 from repository_files import site_target  # noqa: E402
 
@@ -147,9 +149,15 @@ def test_the_site_has_its_pages(site):
         "index",
         "installation",
         "quickstart",
+        "tutorials/first_game",
+        "tutorials/first_agent",
+        "tutorials/first_training",
         "web",
         "examples",
         "games/index",
+        "guides/records",
+        "guides/gpu",
+        "guides/openspiel",
         "guides/training_sb3",
         "guides/rllib_league",
         "guides/evaluation",
@@ -161,8 +169,11 @@ def test_the_site_has_its_pages(site):
         "api/records",
         "api/rllib",
         "api/openspiel",
+        "reference/cli",
         "leaderboard",
         "changelog",
+        "explanation/design",
+        "explanation/learned_search",
     ]
     missing = [name for name in expected if not (site / f"{name}.html").is_file()]
     assert not missing, f"pages not built: {missing}"
@@ -264,3 +275,94 @@ def test_changelog_entries_keep_their_release_and_continuation_lines():
         ("0.2.0 - 2027-01-01, Changed", "Two games:"),
         ("0.2.0 - 2027-01-01, Changed", "`b-v0`: nested."),
     ]
+
+
+def test_the_cli_reference_has_every_command_with_its_help(pages, site):
+    """The command-line page has a section per ``monster-zoo`` subcommand (and per subcommand of
+    those) holding that command's own help: its usage line and its options."""
+    page = pages[site / "reference" / "cli.html"]
+    names = command_names()
+    assert {"play", "evaluate", "train", "az", "serve"} <= set(names)
+    for name in names:
+        section = f"monster-zoo-{name}"
+        assert section in page.ids, f"the CLI reference has no section for monster-zoo {name}"
+        text = page.text(section)
+        assert "usage: " in text and "-h, --help" in text, f"monster-zoo {name}: no help text"
+    assert "usage: monster-zoo gpu check" in page.text("monster-zoo-gpu-check")
+
+
+def test_subcommands_are_read_from_positional_arguments_only():
+    """A subcommand group is the ``{a,b}`` line under "positional arguments"; an option's choices
+    in the usage line are not subcommands."""
+    text = (
+        "usage: tool [-h] [--rollout {random,greedy}] {budget,training} ...\n\n"
+        "positional arguments:\n  {budget,training}\n    budget    at multiples\n\n"
+        "options:\n  --rollout {random,greedy}\n"
+    )
+    assert subcommands(text) == ["budget", "training"]
+    assert subcommands("usage: tool [-h] [--rollout {random,greedy}]\n\noptions:\n  -h\n") == []
+
+
+# Words that tell how the project was made rather than what it is; "game session" is the browser
+# app's and the MCP server's name for a game being played, a product concept, and a "helper" is
+# also a kind of function (`@helper`), so only the forms that name a person count.
+HISTORY = re.compile(
+    r"\bsessions?\b|\bissue \d+|\bthe lead\b|\bthis round\b"
+    r"|\b(?:another|other|two|three|the) helpers?\b|\bhelpers?'|\ba helper (?:whose|who)\b",
+    re.I,
+)
+PRODUCT_SESSIONS = re.compile(r"game sessions?|--max-sessions|--session-ttl|session_ttl|max_sessions", re.I)
+HISTORY_FREE = (
+    "CONTRIBUTING.md",
+    "envs/README.md",
+    "agents/README.md",
+    "agents/champions/README.md",
+    "training/README.md",
+    "training/AZ.md",
+    "benchmarks/README.md",
+    "examples/README.md",
+)
+
+
+def pages_to_read() -> list[Path]:
+    """The hand-written pages: the folders' READMEs the site includes and the site's own markdown
+    (the CHANGELOG, where history belongs, and the generated pages left out)."""
+    site = [
+        path
+        for path in DOCS.rglob("*.md")
+        if not {"_build", "results"} & set(path.relative_to(DOCS).parts)
+        and path.name not in ("changelog.md", "leaderboard.md")
+    ]
+    return [REPOSITORY / name for name in HISTORY_FREE] + sorted(site)
+
+
+def test_no_page_tells_development_history():
+    """No page says "session", "issue N", "the lead", "helper" or "this round": a page says what the
+    product is and why, in its own words; what changed when is the CHANGELOG's."""
+    found = []
+    for path in pages_to_read():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if HISTORY.search(PRODUCT_SESSIONS.sub("", line)):
+                found.append(f"{path.relative_to(REPOSITORY)}:{number}: {line.strip()}")
+    assert not found, "development history in the documentation:\n" + "\n".join(found)
+
+
+def test_the_history_check_finds_what_it_looks_for():
+    """The pattern catches the forms history takes and leaves the product's own words alone."""
+    for text in (
+        "the fourteenth session",
+        "issue 44 point 2",
+        "the lead's part",
+        "a helper's run",
+        "this round",
+    ):
+        assert HISTORY.search(PRODUCT_SESSIONS.sub("", text)), text
+    for text in (
+        "at most --max-sessions games",
+        "a game session ends",
+        "the leaderboard",
+        "help CARD",
+        "`@helper` functions",
+        "its error names this helper",
+    ):
+        assert not HISTORY.search(PRODUCT_SESSIONS.sub("", text)), text

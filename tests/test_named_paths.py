@@ -1,4 +1,5 @@
-"""Every repository path the README and the CHANGELOG name exists, so a rename updates them too.
+"""Every repository path the README, the CHANGELOG and the documentation name exists, so a rename
+updates them too.
 
 A path is a word starting with one of the repository's folders (``envs/<game>/picture.py``); a
 placeholder in angle brackets (``<game>``, ``<N>``) stands for any name, and the path must then
@@ -13,7 +14,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = ("README.md", "CHANGELOG.md")
+ROOT_DOCUMENTS = ("README.md", "CHANGELOG.md", "CONTRIBUTING.md")
+# the folders' pages, which the documentation site includes
+FOLDER_DOCUMENTS = (
+    "envs/README.md",
+    "agents/README.md",
+    "agents/champions/README.md",
+    "training/README.md",
+    "training/AZ.md",
+    "benchmarks/README.md",
+    "examples/README.md",
+)
 FOLDERS = (
     "envs",
     "agents",
@@ -33,8 +44,11 @@ FOLDERS = (
 PATH = re.compile(
     r"(?:(?<=[`(\"'\s])|^)((?:{})/[\w<>.*/-]*[\w>*/])".format("|".join(map(re.escape, FOLDERS))), re.M
 )
-# written by `make docs`, not kept in the repository
-OUTPUTS = ("docs/_build/",)
+# written by a command, not kept in the repository: the site (`make docs`), its results pages
+# (rendered from docs/measurements by docs/render_results.py) and the benchmarks' JSON lines
+OUTPUTS = ("docs/_build/", "docs/results/", "benchmarks/results/")
+# files a documented step creates (a game's next version), named before they exist
+TO_BE_CREATED = {"CONTRIBUTING.md": ("envs/<game>_v1.py",)}
 # the CHANGELOG's entries on renames name what a file was called before
 FORMER = {
     "CHANGELOG.md": (
@@ -75,15 +89,27 @@ def test_paths_are_found_in_the_forms_the_documents_use():
     assert not matches("envs/<game>/drawing.py")
 
 
-@pytest.mark.parametrize("document", DOCUMENTS)
+def documents() -> list[str]:
+    """The documents whose paths are checked: the root's, the folders' pages and the site's own
+    pages (the generated ones left out)."""
+    site = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "docs").rglob("*.md")
+        if not path.relative_to(ROOT).as_posix().startswith(OUTPUTS)
+    )
+    return [*ROOT_DOCUMENTS, *FOLDER_DOCUMENTS, *site]
+
+
+@pytest.mark.parametrize("document", documents())
 def test_every_path_a_document_names_exists(document):
-    former = FORMER.get(document, ())
+    former = FORMER.get(document, ()) + TO_BE_CREATED.get(document, ())
     named = [
         p
         for p in named_paths((ROOT / document).read_text(encoding="utf-8"))
         if p not in former and not p.startswith(OUTPUTS)
     ]
-    assert named, f"{document} names no path: the pattern no longer finds them"
+    if document in ROOT_DOCUMENTS:
+        assert named, f"{document} names no path: the pattern no longer finds them"
     missing = [path for path in named if not matches(path)]
     assert not missing, f"{document} names paths that do not exist (renamed or removed?): {missing}"
 

@@ -35,6 +35,7 @@ PAGES: dict[str, str] = {
     "agents/champions/README.md": "guides/champions",
     "envs/README.md": "guides/adding_a_game",
     "training/README.md": "guides/training_sb3",
+    "training/AZ.md": "explanation/learned_search",
     "benchmarks/README.md": "speed",
     "examples/README.md": EXAMPLES_PAGE,
 }
