@@ -250,6 +250,8 @@ def test_game_gif_is_small_and_animated(game_id):
     "target, folder, expected",
     [
         ("champions/README.md", "agents", "/guides/champions.md"),
+        ("AZ.md#measure-it", "training", "/explanation/learned_search.md#measure-it"),
+        ("../docs/results/agents.md", "training", "/results/agents.md"),
         ("../docs/leaderboard.md", "training", "/leaderboard.md"),
         ("docs/leaderboard.md#ratings", "", "/leaderboard.md#ratings"),
         ("../../docs/champion_monstargh_4p.png", "agents/champions", "/champion_monstargh_4p.png"),
