@@ -155,6 +155,7 @@ def test_the_site_has_its_pages(site):
         "web",
         "examples",
         "games/index",
+        "guides/index",
         "guides/records",
         "guides/gpu",
         "guides/openspiel",
