@@ -97,6 +97,7 @@ from .queries import (
     next_seat,
     on_monster,
 )
+from .queries import REASONS as REASONS  # read from this module by the game's declaration
 from .state_layout import (
     BID,
     CHILD,

@@ -58,6 +58,10 @@ from .components import (
     TOTAL_TILES,
 )
 from .queries import KEY_ROW, cell_key, key_cell, key_monster
+
+# Re-exported: tests and tools read the cell and monster keys through the rules module.
+from .queries import KEY_MONSTER as KEY_MONSTER
+from .queries import open_cell as open_cell
 from .state_layout import (
     CELL_KEY,
     CELL_NEEDS,
