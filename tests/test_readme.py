@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+
 from tests.readme_blocks import README, ROOT, python_blocks
 
 TEXT = README.read_text(encoding="utf-8")
