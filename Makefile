@@ -24,11 +24,11 @@ demo: venv
 
 DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --checkpoint-every 0
 
-# About 11 minutes on a quiet 2-core machine, 40 at load 5-6; pytest prints a line per test
-# file with its progress.
+# The suite spreads over every core (pytest-xdist); how long it takes on our hosts is measured by
+# benchmarks/command_times.py and shown in docs/results/.
 test: venv
 	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,device-train]'
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.
 docs: venv

@@ -158,7 +158,6 @@ def test_the_site_has_its_pages(site):
         "guides/index",
         "guides/records",
         "guides/gpu",
-        "guides/openspiel",
         "guides/training_sb3",
         "guides/rllib_league",
         "guides/evaluation",
