@@ -24,8 +24,9 @@ demo: venv
 
 DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --checkpoint-every 0
 
-# About 11 minutes on a quiet 2-core machine, 40 at load 5-6; pytest prints a line per test
-# file with its progress.
+# Its wall time, with the host and load it was measured at, is on docs/results/speed.md
+# (`python -m monster_zoo.benchmarks.command_times`); pytest prints a line per test file with its
+# progress.
 test: venv
 	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,device-train]'
 	$(PY) -m pytest

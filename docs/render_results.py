@@ -192,9 +192,8 @@ def host(record: dict) -> str:
 def commit(record: dict) -> str:
     """The git commit the record was measured at (12 characters at most), or "not recorded"."""
     sha = record.get("git")
-    if isinstance(sha, str) and _HEX.match(sha):
-        return sha[:12]
-    return text(sha)
+    shown = sha[:12] if isinstance(sha, str) and _HEX.match(sha) else text(sha)
+    return f"{shown} (with uncommitted changes)" if record.get("git_dirty") is True else shown
 
 
 def table(header: list[str], rows: Iterable[list[str]], key: Callable[[list[str]], tuple] = tuple) -> str:

@@ -96,7 +96,9 @@ def test_a_hand_edit_or_a_new_measurement_is_caught(tmp_path):
     assert render_results.main(["--root", str(root)]) == 0
     assert stale(root) == []
     speed = root / "docs" / "results" / "speed.md"
-    speed.write_text(speed.read_text(encoding="utf-8").replace("2026-11-28", "2026-11-29", 1), encoding="utf-8")
+    speed.write_text(
+        speed.read_text(encoding="utf-8").replace("2026-11-28", "2026-11-29", 1), encoding="utf-8"
+    )
     assert stale(root) == [speed]
     assert render_results.main(["--root", str(root), "--check"]) == 1
     assert render_results.main(["--root", str(root)]) == 0 and stale(root) == []
