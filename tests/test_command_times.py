@@ -13,7 +13,8 @@ from monster_zoo.benchmarks import command_times
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "docs"))
 
-from render_results import render_headline, speed_page  # noqa: E402
+from render_results import render_headline  # noqa: E402
+from results_engines import speed_page  # noqa: E402
 
 QUICK = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(0.05)'"
 FAILING = f"{shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"

@@ -23,17 +23,17 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "docs"))
 
 import render_results  # noqa: E402
+import results_format  # noqa: E402
 from render_results import (  # noqa: E402
     HEADLINE_END,
     HEADLINE_START,
-    NOT_RECORDED,
-    DataError,
     render_all,
     render_headline,
     replace_marked_block,
-    speed_page,
     stale,
 )
+from results_engines import speed_page  # noqa: E402
+from results_format import NOT_RECORDED, DataError  # noqa: E402
 
 GREEDY = REPOSITORY / "docs" / "measurements" / "greedy_speed_cpu_2026-11-28.jsonl"
 
@@ -159,7 +159,7 @@ def test_rows_do_not_depend_on_the_order_of_the_records(seed):
     ],
 )
 def test_a_file_outside_the_bounds_is_refused_by_name_before_writing(content, message, monkeypatch, capsys):
-    monkeypatch.setattr(render_results, "MAX_FILE_BYTES", 256)
+    monkeypatch.setattr(results_format, "MAX_FILE_BYTES", 256)
     root = root_with({"docs/measurements/greedy_speed_bad.jsonl": content})
     with pytest.raises(DataError, match=message) as refused:
         speed_page(root)
