@@ -4,7 +4,8 @@ The README and the Makefile say how long ``make test`` and ``make demo`` take; t
 from here, not from memory. Each command runs from the repository's root as a user would type it
 (its output passes through, so its own progress shows), and one JSON line per run is appended to
 ``docs/measurements/commands_<cpu>.jsonl``: the command, wall seconds, the children's CPU seconds
-and their share of one core, the exit status, the 1-minute load before and after, the CPU's name
+and their share of one core, the exit status, the first estimate of its own duration it prints
+("about 2 min", set beside the time it took), the 1-minute load before and after, the CPU's name
 and cores, the git commit (and whether the tree had changes), the date, and whether numba's
 cache was emptied first. ``docs/render_results.py`` renders them on the speed page.
 
@@ -35,6 +36,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = REPO_ROOT / "docs" / "measurements"
 DEFAULT_COMMANDS = ["make test", "make demo"]
 MAX_LOG_BYTES = 16 << 20  # the renderer's bound on a measurement file
+# How a command states its own duration (evaluation/estimate.describe_duration's words).
+STATED_ESTIMATE = re.compile(r"\babout \d+(?:\.\d+)? (?:s|min|h)\b")
 # numba's on-disk cache beside the sources (what `make clean-cache` deletes).
 CACHE_FOLDERS = ("envs", "agents", "training", "evaluation")
 CACHE_SUFFIXES = (".nbi", ".nbc")
@@ -57,6 +60,19 @@ def clear_numba_cache(root: Path = REPO_ROOT) -> int:
     return removed
 
 
+def run_passing_through(argv: list[str], cwd: Path) -> tuple[int, str | None]:
+    """Run ``argv``, passing every line it prints (stdout and stderr) through as it comes; its exit
+    status and the first estimate it states of its own duration ("about 2 min"), if any."""
+    estimate = None
+    with subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as child:
+        for raw in child.stdout:
+            sys.stdout.buffer.write(raw)
+            sys.stdout.flush()
+            if estimate is None and (found := STATED_ESTIMATE.search(raw.decode("utf-8", "replace"))):
+                estimate = found.group(0)
+    return child.returncode, estimate
+
+
 def time_command(command: str, cwd: Path = REPO_ROOT, cold_cache: bool = False) -> dict:
     """Run ``command`` (split like a shell line, run without a shell) in ``cwd`` and return its record."""
     if cold_cache:
@@ -65,7 +81,7 @@ def time_command(command: str, cwd: Path = REPO_ROOT, cold_cache: bool = False) 
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = datetime.datetime.now(datetime.timezone.utc)
     start = time.perf_counter()
-    status = subprocess.run(shlex.split(command), cwd=cwd).returncode
+    status, estimate = run_passing_through(shlex.split(command), cwd)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
@@ -76,6 +92,7 @@ def time_command(command: str, cwd: Path = REPO_ROOT, cold_cache: bool = False) 
         "cpu_s": round(cpu, 2),
         "cpu_share": round(cpu / wall, 3) if wall > 0 else None,
         "exit_status": status,
+        "stated_estimate": estimate,
         "numba_cache": "emptied first" if cold_cache else "as found",
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(os.getloadavg()[0], 2),

@@ -192,6 +192,9 @@ def command_times_section(src: Sources) -> str:
             fixed(r.get("wall_s"), 1, " s"),
             minutes(r.get("wall_s")),
             exact(r.get("exit_status")),
+            (text(r["stated_estimate"]) if r["stated_estimate"] else "none")
+            if "stated_estimate" in r
+            else NOT_RECORDED,
             text(r.get("numba_cache")),
             when(r, n),
             host(r),
@@ -206,7 +209,7 @@ def command_times_section(src: Sources) -> str:
     body = (
         table(
             columns(
-                "command | wall time | minutes | exit status | numba cache | date | host | git | protocol"
+                "command | wall time | minutes | exit status | estimate it printed | numba cache | date | host | git | protocol"
             ),
             rows,
             key=lambda row: (row[0], row[5]),

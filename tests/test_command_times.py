@@ -17,6 +17,7 @@ from render_results import render_headline  # noqa: E402
 from results_engines import speed_page  # noqa: E402
 
 QUICK = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(0.05)'"
+ESTIMATING = f"{shlex.quote(sys.executable)} -c 'print(\"10 games, about 2 min; compiling\")'"
 FAILING = f"{shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"
 
 
@@ -36,6 +37,23 @@ def test_each_run_appends_its_time_host_and_commit(tmp_path):
         assert run["cpu"] and run["cores"] >= 1 and run["time"].startswith("20")
         assert run["git"] is None or len(run["git"]) == 40
         assert run["numba_cache"] == "as found"
+
+
+def test_the_estimate_a_command_prints_is_recorded_beside_its_time(tmp_path, capfd):
+    out = tmp_path / "commands_test.jsonl"
+    assert command_times.main(["--command", ESTIMATING, "--command", QUICK, "--out", str(out)]) == 0
+    assert "10 games, about 2 min; compiling" in capfd.readouterr().out  # passed through as printed
+    assert [r["stated_estimate"] for r in records(out)] == ["about 2 min", None]
+    page = speed_page(_root_with(out)).markdown()
+    assert "| about 2 min |" in page and "| none |" in page
+
+
+def _root_with(out: Path) -> Path:
+    """A repository-shaped folder whose measurements are ``out``'s records."""
+    root = out.parent / "repo"
+    (root / "docs" / "measurements").mkdir(parents=True)
+    (root / "docs" / "measurements" / out.name).write_bytes(out.read_bytes())
+    return root
 
 
 def test_a_failing_command_is_recorded_and_reported(tmp_path):
