@@ -27,10 +27,9 @@ import sys
 import time
 from pathlib import Path
 
-from monster_zoo.benchmarks.bench import _git
 from monster_zoo.envs.core.bounded_reading import read_regular_file
 from monster_zoo.envs.core.safe_writing import folder_problem, write_atomic
-from monster_zoo.evaluation.host import cpu_name
+from monster_zoo.evaluation.host import cpu_name, git_commit
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = REPO_ROOT / "docs" / "measurements"
@@ -159,13 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or default_out(cpu)
     if problem := out_problem(out):
         parser.error(problem)
-    status = _git("status", "--porcelain", "--untracked-files=no")
-    host = {
-        "cpu": cpu,
-        "cores": len(os.sched_getaffinity(0)),
-        "git": _git("rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
-    }
+    host = {"cpu": cpu, "cores": len(os.sched_getaffinity(0)), **git_commit(REPO_ROOT)}
     failed = False
     for command in commands:
         for repeat in range(args.repeats):

@@ -312,6 +312,7 @@ def agents_page(root: Path) -> Page:
         ranking = " > ".join(
             f"{text(r.get('agent'))} ({fixed(r.get('ordinal'), 1)})" for r in ratings if isinstance(r, dict)
         )
+        measured = board.get("measured") if isinstance(board.get("measured"), dict) else {}
         board_rows.append(
             [
                 text(board.get("game")),
@@ -319,11 +320,13 @@ def agents_page(root: Path) -> Page:
                 exact(board.get("games_per_pairing")),
                 ranking or NOT_RECORDED,
                 fixed(board.get("elapsed_s") / 60 if is_number(board.get("elapsed_s")) else None, 1, " min"),
-                when(board, name) if board.get("time") else NOT_RECORDED,
-                host(board),
-                commit(board),
+                when(measured, name) if measured.get("time") else NOT_RECORDED,
+                host(measured),
+                commit(measured),
                 protocol(
-                    f"seed {exact(board.get('seed'))}", f"{exact(board.get('rated_games'))} rated games"
+                    f"seed {exact(board.get('seed'))}",
+                    f"{exact(board.get('rated_games'))} rated games",
+                    f"load {load(measured.get('load_1min'))} at the end" if "load_1min" in measured else "",
                 ),
             ]
         )
