@@ -233,6 +233,7 @@ def test_a_table_stopped_mid_way_resumes_its_finished_pairings_and_ends_as_if_pl
         first, second = (
             json.loads((folder / "lb" / f"{key}.json").read_text()) for folder in (whole.parent, out.parent)
         )
-        first.pop("elapsed_s"), second.pop("elapsed_s")
+        for data in (first, second):
+            data.pop("elapsed_s"), data.pop("measured")  # the time and load differ between the runs
         assert first == second
         assert not (out.parent / "lb" / f".{key}.pairings").exists()  # removed once the table is written
