@@ -27,9 +27,10 @@ import sys
 import time
 from pathlib import Path
 
+from monster_zoo.benchmarks.bench import _git
 from monster_zoo.envs.core.bounded_reading import read_regular_file
 from monster_zoo.envs.core.safe_writing import folder_problem, write_atomic
-from monster_zoo.evaluation.host import cpu_name, git_commit
+from monster_zoo.evaluation.host import cpu_name
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = REPO_ROOT / "docs" / "measurements"
@@ -158,7 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or default_out(cpu)
     if problem := out_problem(out):
         parser.error(problem)
-    host = {"cpu": cpu, "cores": len(os.sched_getaffinity(0)), **git_commit(REPO_ROOT)}
+    changes = _git("status", "--porcelain", "--untracked-files=no")
+    host = {
+        "cpu": cpu,
+        "cores": len(os.sched_getaffinity(0)),
+        "git": _git("rev-parse", "HEAD"),
+        "git_dirty": None if changes is None else bool(changes),
+    }
     failed = False
     for command in commands:
         for repeat in range(args.repeats):

@@ -159,21 +159,28 @@ def when(record: dict, name: str) -> str:
 
 
 def host(record: dict) -> str:
-    """The machine: CPU model and core count, or the accelerator (whose host CPU a GPU record lacks)."""
-    device, cpu = record.get("device"), record.get("cpu")
-    cores = record.get("cores", record.get("cpus"))
-    if device and not cpu:
-        return f"{text(device)} (host CPU {NOT_RECORDED})"
-    if not cpu:
-        return NOT_RECORDED
-    return f"{text(cpu)}, {exact(cores)} cores" if cores is not None else text(cpu)
+    """The machine: CPU model and core count (flat in the record or under ``host``), with the
+    accelerator where there is one; "not recorded" for what the record lacks."""
+    facts = record.get("host") if isinstance(record.get("host"), dict) else record
+    device, cpu = record.get("device"), facts.get("cpu")
+    cores = facts.get("cores", facts.get("cpus"))
+    machine = (
+        NOT_RECORDED if not cpu else f"{text(cpu)}, {exact(cores)} cores" if cores is not None else text(cpu)
+    )
+    if device:
+        return f"{text(device)} (host CPU {NOT_RECORDED})" if not cpu else f"{text(device)} on {machine}"
+    return machine
 
 
 def commit(record: dict) -> str:
-    """The git commit the record was measured at (12 characters at most), or "not recorded"."""
+    """The git commit the record was measured at (12 characters at most, and whether the tree had
+    uncommitted changes: a ``git_dirty`` field or a ``-dirty`` suffix), or "not recorded"."""
     sha = record.get("git")
+    dirty = record.get("git_dirty") is True
+    if isinstance(sha, str) and sha.endswith("-dirty"):
+        sha, dirty = sha[: -len("-dirty")], True
     shown = sha[:12] if isinstance(sha, str) and _HEX.match(sha) else text(sha)
-    return f"{shown} (with uncommitted changes)" if record.get("git_dirty") is True else shown
+    return f"{shown} (with uncommitted changes)" if dirty else shown
 
 
 def table(header: list[str], rows: Iterable[list[str]], key: Callable[[list[str]], tuple] = tuple) -> str:

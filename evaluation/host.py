@@ -2,11 +2,9 @@
 
 A figure measured in CPU time or wall time means little without the CPU it ran on (the same code
 can be several times faster on one x86 host than another: AVX-512 or not, cache sizes), so the
-benchmarks and the equal-time protocol print and record these with every result, and the results
-pages (``docs/render_results.py``) show them beside it with the date and the git commit.
+benchmarks and the equal-time protocol print and record these with every result.
 """
 
-import datetime
 import os
 import platform
 import subprocess
@@ -31,26 +29,3 @@ def host_facts() -> dict:
         "cores": len(os.sched_getaffinity(0)),
         "load_1min": round(os.getloadavg()[0], 2),
     }
-
-
-def git_commit(folder) -> dict:
-    """The git commit ``folder`` is checked out at and whether its tracked files changed since:
-    ``{"git": sha, "git_dirty": bool}``, both None outside a repository or without git."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout.strip() if done.returncode == 0 else None
-
-    sha = git("rev-parse", "HEAD")
-    changes = git("status", "--porcelain", "--untracked-files=no") if sha else None
-    return {"git": sha, "git_dirty": None if changes is None else bool(changes)}
-
-
-def measurement_facts(folder) -> dict:
-    """When and where a measurement ran, for its record: the UTC time, :func:`host_facts` and the
-    git commit of the code in ``folder`` (:func:`git_commit`)."""
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    return {"time": now, **host_facts(), **git_commit(folder)}

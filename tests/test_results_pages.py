@@ -201,3 +201,26 @@ def test_pages_are_written_atomically_through_no_link(tmp_path):
     assert not speed.is_symlink() and speed.read_text(encoding="utf-8").startswith("# Speed")
     assert not [p for p in speed.parent.iterdir() if p.name.endswith(".tmp")]
     shutil.rmtree(root)
+
+
+@pytest.mark.parametrize(
+    "record, machine, revision",
+    [
+        ({"cpu": "AMD EPYC", "cores": 2, "git": "82ba616"}, "AMD EPYC, 2 cores", "82ba616"),
+        (
+            {"cpus": 2, "cpu": "X", "git": "a" * 40, "git_dirty": True},
+            "X, 2 cores",
+            "a" * 12 + " (with uncommitted changes)",
+        ),
+        ({"device": "H200", "git": None}, "H200 (host CPU not recorded)", NOT_RECORDED),
+        (
+            {"device": "H200", "host": {"cpu": "Xeon", "cores": 16}, "git": "b" * 40 + "-dirty"},
+            "H200 on Xeon, 16 cores",
+            "b" * 12 + " (with uncommitted changes)",
+        ),
+        ({"git": "not|a sha"}, NOT_RECORDED, "not\\|a sha"),
+    ],
+)
+def test_the_machine_and_commit_are_read_from_either_layout(record, machine, revision):
+    assert results_format.host(record) == machine
+    assert results_format.commit(record) == revision
