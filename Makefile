@@ -24,12 +24,11 @@ demo: venv
 
 DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --checkpoint-every 0
 
-# Its wall time, with the host and load it was measured at, is on docs/results/speed.md
-# (`python -m monster_zoo.benchmarks.command_times`); pytest prints a line per test file with its
-# progress.
+# The suite spreads over every core (pytest-xdist); how long it takes on our hosts is measured by
+# benchmarks/command_times.py and shown in docs/results/.
 test: venv
 	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,device-train]'
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.
 # First the results pages (docs/results/) and the README's headline table, rendered from the

@@ -411,12 +411,12 @@ def test_rl_environment_trains_tabular_q_learners():
 
 
 def test_readme_openspiel_snippet_runs(tmp_path):
-    """The README's OpenSpiel example, exactly as printed, in a fresh interpreter: IS-MCTS against
+    """The OpenSpiel page's example, exactly as printed, in a fresh interpreter: IS-MCTS against
     a random bot on a registered game prints both seats' returns, which sum to zero."""
-    from tests.readme_blocks import readme_block
+    from tests.readme_blocks import doc_block
 
     done = subprocess.run(
-        [sys.executable, "-c", readme_block("# README: openspiel")],
+        [sys.executable, "-c", doc_block("docs/api/openspiel.md", "# snippet: openspiel")],
         cwd=tmp_path,
         capture_output=True,
         text=True,

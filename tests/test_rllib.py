@@ -41,9 +41,9 @@ from monster_zoo.envs.rllib_env import CONFIG_HELPER, RLlibGameEnv  # noqa: E402
 from monster_zoo.training.rllib.league import LEARNER, LeagueEnv  # noqa: E402
 from monster_zoo.training.rllib.masking import MaskedPPOTorchRLModule, ModuleAgent, mask_logits  # noqa: E402
 from monster_zoo.training.rllib.ppo import SELF_PLAY_MODULE, ppo_config  # noqa: E402
-from tests.readme_blocks import readme_block  # noqa: E402
+from tests.readme_blocks import doc_block  # noqa: E402
 
-README_MARKER = "# README: rllib"
+RLLIB_PAGE, RLLIB_MARKER = "docs/guides/rllib_league.md", "# snippet: rllib"
 
 
 def is_over(terminateds, truncateds) -> bool:
@@ -462,10 +462,10 @@ def test_ppo_config_refuses_bad_input_before_ray_starts(kwargs, message):
 
 
 def test_readme_rllib_snippet_runs(tmp_path):
-    """The README's RLlib example, exactly as printed, in a fresh interpreter (one training
+    """The RLlib guide's example, exactly as printed, in a fresh interpreter (one training
     iteration on the driver, then the trained module evaluated against greedy)."""
     done = subprocess.run(
-        [sys.executable, "-c", readme_block(README_MARKER)],
+        [sys.executable, "-c", doc_block(RLLIB_PAGE, RLLIB_MARKER)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
