@@ -31,8 +31,11 @@ test: venv
 	$(PY) -m pytest -n auto
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.
+# First the results pages (docs/results/) and the README's headline table, rendered from the
+# measurement files (docs/measurements/, docs/leaderboard/, training/results/).
 docs: venv
 	$(PIP) -e '.[docs]'
+	$(PY) docs/render_results.py
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 # The README's game pictures (docs/pictures/<game>.png) and the sample replay page.

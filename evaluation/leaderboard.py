@@ -53,6 +53,7 @@ from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular
 from monster_zoo.envs.core.escaping import markdown_cell, visible
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.registry import declaration
+from monster_zoo.evaluation.host import host_facts
 from monster_zoo.evaluation.match import seat_balanced
 
 FOUR_PLAYERS = 4
@@ -165,6 +166,8 @@ def play_table(table: Table, seed: int, folder: Path, progress: bool, resume: bo
     data = result.to_json()
     data.pop("records")  # the per-game records stay out of the docs; the seed replays them
     data["settings"] = json.loads(table.settings)
+    # when and on which machine it was played, for the results pages (docs/render_results.py)
+    data["measured"] = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()), **host_facts()}
     write_atomic(folder / f"{table.key}.json", json.dumps(data, indent=1))
     remove_cache(pairings)
     try:
