@@ -100,7 +100,7 @@ def check_linked(done: subprocess.CompletedProcess, games, parts: dict) -> None:
                 for cc in ("8.0", "9.0"):
                     line = next(x for x in lines if x.split()[:5] == [game_id, part, kernel, "cc", cc])
                     assert line.split()[5] == "ok", line
-                    figures = dict(re.findall(r"(registers|stack|spills|constants|tables) (\d+)", line))
+                    figures = dict(re.findall(r"(registers|stack|spills|constants|data) (\d+)", line))
                     assert 0 < int(figures["registers"]) <= 255, line
                     assert int(figures["constants"]) <= CONSTANT_LIMIT, line
                     assert int(figures["spills"]) >= 0 and int(figures["stack"]) >= 0, line

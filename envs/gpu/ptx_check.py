@@ -39,7 +39,7 @@ class LinkFigures:
     stack_bytes: int | None = None  # the entry's stack frame with its callees'
     spill_bytes: int | None = None  # spill stores and loads over every function of the cubin
     constant_bytes: int | None = None  # module-level constant data (the 64 KiB bank)
-    global_bytes: int | None = None  # module-level data in global memory (the large tables)
+    global_bytes: int | None = None  # module-level data in global memory (the large tables among it)
     cubin_bytes: int | None = None
     error: str | None = None
 
@@ -212,8 +212,8 @@ def describe(figures: LinkFigures) -> str:
         return f"FAILED  {figures.error}{asked}"
     return (
         f"ok      registers {figures.registers}, stack {figures.stack_bytes} B, spills "
-        f"{figures.spill_bytes} B, constants {figures.constant_bytes} of {CONSTANT_LIMIT} B, global "
-        f"tables {figures.global_bytes} B, cubin "
+        f"{figures.spill_bytes} B, constants {figures.constant_bytes} of {CONSTANT_LIMIT} B, global data "
+        f"{figures.global_bytes} B, cubin "
         f"{figures.cubin_bytes / 1024:.0f} KiB"
     )
 
