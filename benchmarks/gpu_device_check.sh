@@ -6,9 +6,10 @@
 # processes, each under its own time limit, so that one part failing or running over loses no other
 # part's lines:
 #   - link (CPU only, one process per game beside the rest): every kernel compiled and linked;
-#   - parity at 256 games a case, then the engine bench with the Pgx anchors (the GPU, one at a time);
-#   - the trainer for one minute per game: 2-player Marry the Monster alone (its rate is the figure
-#     to compare), then the other games side by side (their lines say so: concurrent_trainers).
+#   - parity at 256 games a case, beside the trainers of the games other than Marry the Monster (one
+#     minute each, side by side: their lines say so, concurrent_trainers);
+#   - then, each alone on the GPU: the engine bench with the Pgx anchors, and 2-player Marry the
+#     Monster's trainer for one minute (its rate is the figure to compare).
 # Every JSON line carries the git commit that .whl/GIT_SHA records (the copy here has no .git), the
 # package versions and the host. Lines go to stdout and to $OUT/gpu_device_check.jsonl
 # (benchmarks/results/ without $OUT); a summary ends the run. Exit status 1 when any part failed.
@@ -59,21 +60,30 @@ EXTRA=("$@")
 for game in $GAMES; do  # the link check compiles for a real GPU, never on the simulator
     NUMBA_ENABLE_CUDASIM=0 part "link-$game" 420 --parts link --games "$game" &
 done
-part parity 150 --parts parity --parity-envs 256 --games "${GAMES// /,}"
-part bench 170 --parts bench,pgx --repeats 3 --seconds 0.2 --games "${GAMES// /,}"
+# first, beside the link processes: parity (its figures are not timed) and the trainers of every game
+# but Marry the Monster, side by side (their lines say how many shared the GPU); then the timed parts,
+# each alone on the GPU: the engine bench with Pgx, and Marry the Monster's trainer
 others=()
 for game in $GAMES; do
-    if [[ $game == marry_the_monster-v0 ]]; then
-        part trainer-marry_the_monster-v0 130 --parts trainer --trainer-games "$game" --parity-envs 128
-    else
+    if [[ $game != marry_the_monster-v0 ]]; then
         others+=("$game")
     fi
 done
+sharing=()
 for game in "${others[@]}"; do
-    part "trainer-$game" 130 --parts trainer --trainer-games "$game" --parity-envs 64 \
+    part "trainer-$game" 150 --parts trainer --trainer-games "$game" --parity-envs 64 \
         --concurrent-trainers ${#others[@]} &
+    sharing+=($!)
 done
-wait  # the other trainers and the link processes
+part parity 150 --parts parity --parity-envs 256 --games "${GAMES// /,}"
+for pid in "${sharing[@]}"; do
+    wait "$pid"
+done
+part bench 150 --parts bench,pgx --repeats 3 --seconds 0.2 --games "${GAMES// /,}"
+if [[ " $GAMES " == *" marry_the_monster-v0 "* ]]; then
+    part trainer-marry_the_monster-v0 120 --parts trainer --trainer-games marry_the_monster-v0 --parity-envs 128
+fi
+wait  # the link processes
 echo "--- summary after $((SECONDS - start)) s (logs: $logs) ---"
 $PY -m monster_zoo.benchmarks.gpu_device_check --summary "$jsonl"
 if grep -q '"part": "error"' "$jsonl"; then
