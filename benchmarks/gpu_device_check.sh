@@ -47,8 +47,8 @@ part() {  # part NAME SECONDS ARGS...: one process of the check, its own log, it
         --json "$jsonl" "$@" "${EXTRA[@]}" >/dev/null 2>"$logs/$name.log"
     local code=$?
     if [[ $code -eq 124 || $code -eq 137 ]]; then  # killed: it could not say so in its own lines
-        printf '{"part": "error", "failed_part": "%s", "error": "stopped after its limit of %s s"}\n' \
-            "$name" "$limit" >>"$jsonl"
+        printf '{"part": "error", "failed_part": "%s", "error": "stopped after its limit of %s s", "git": "%s"}\n' \
+            "$name" "$limit" "${MONSTER_ZOO_GIT_SHA:-unknown}" >>"$jsonl"
     fi
     if [[ $code -ne 0 ]]; then
         tail -n 5 "$logs/$name.log" >&2
