@@ -85,21 +85,24 @@ def helper_library_ptx(cc: tuple[int, int]) -> bytes:
     from cuda.bindings import nvrtc
 
     source = Path(numba_cuda.__file__).parent / "numba" / "cuda" / "reshape_funcs.cu"
-    status, program = nvrtc.nvrtcCreateProgram(source.read_bytes(), b"reshape_funcs.cu", 0, [], [])
+    status, program = nvrtc.nvrtcCreateProgram(source.read_bytes(), source.name.encode(), 0, [], [])
+    if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise RuntimeError(f"NVRTC could not take numba-cuda's {source.name}: {status}")
     options = [f"--gpu-architecture=compute_{cc[0]}{cc[1]}".encode(), b"-rdc=true"]
     try:
         (status,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
         if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise RuntimeError(f"NVRTC could not compile numba-cuda's {source.name}: {status}")
         _, size = nvrtc.nvrtcGetPTXSize(program)
-        ptx = b" " * size
+        ptx = bytearray(size)
         nvrtc.nvrtcGetPTX(program, ptx)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
-    return ptx
+    return bytes(ptx)
 
 
 def _log(getter_size, getter, handle) -> str:
+    """One of nvJitLink's logs of ``handle`` as text."""
     size = getter_size(handle)
     buffer = bytearray(size)
     if size:
