@@ -1,10 +1,13 @@
-"""The GPU engine on a real GPU, in one command: PTX check, GPU = CPU parity, GPU benchmark, Pgx anchors.
+"""The GPU engine on a real GPU: link check, GPU = CPU parity, GPU benchmark, Pgx anchors, trainer.
 
-Run on a machine with an NVIDIA GPU (``bash benchmarks/gpu_device_check.sh`` installs what it needs
-first); well under ten minutes on one H100. Every result is one JSON line (stdout, and appended to
-``--json``), each carrying the device, driver and versions; the parts:
+Run on a machine with an NVIDIA GPU; ``bash benchmarks/gpu_device_check.sh`` installs what it needs
+and runs the parts as separate processes within about eight minutes. Every result is one JSON line
+(stdout, and appended to ``--json``), each carrying the device, driver, the CUDA libraries loaded,
+the git commit, package versions and host (:func:`monster_zoo.evaluation.host.provenance`); the parts:
 
-1. ``ptx``: ``monster-zoo gpu check --parts engine``'s compile of every game for cc 8.0 and 9.0.
+1. ``link``: ``monster-zoo gpu check``'s compile and link of every kernel of ``--games`` (engine and
+   learner seats, cc 8.0 and 9.0), one line per kernel with registers, stack, spills and constant
+   bytes. It needs no GPU, so the shell script runs it beside the others.
 2. ``parity``: :func:`monster_zoo.envs.gpu.parity.compare` on the GPU for every game at its smallest
    and largest player count (``--parity-envs`` games each, to their end, auto-reset included, then
    random steps inside one launch); and whether torch takes the engine's arrays without a copy.
@@ -15,23 +18,17 @@ first); well under ten minutes on one H100. Every result is one JSON line (stdou
 4. ``pgx``: Pgx ``connect_four`` and ``sparrow_mahjong`` on JAX's GPU backend at the same sizes
    (random legal actions, auto-reset, ``lax.fori_loop`` inside one jit), in a subprocess so JAX's
    memory stays apart; skipped with the reason when Pgx or a JAX GPU is missing.
-5. ``trainer``: the array-side PPO trainer (``monster_zoo.training.device_ppo``) on the GPU. First
-   the learner-seat games on the device against the CPU's
-   (:func:`monster_zoo.envs.gpu.parity.compare_learner`: ``--parity-envs`` games with random
+5. ``trainer``: for each of ``--trainer-games``, the learner-seat games on the device against the
+   CPU's (:func:`monster_zoo.envs.gpu.parity.compare_learner`: ``--parity-envs`` games with random
    opponents, a quarter of that with greedy, a pool with frozen networks, and random opponents with
    a learner that now and then plays an illegal move under ``illegal_action="penalize"``;
-   ``trainer_parity`` lines, ``illegal_played`` counting those moves), then ``device-train --device cuda`` for ``--trainer-minutes`` of training at
-   ``--trainer-envs`` games (2-player Marry the Monster, or the first of ``--games`` at its smallest
-   count; minibatches of twice as many decisions; opponents random 0.2 and snapshots 0.8, the
-   trainer's own figure rather than greedy's search), reporting timesteps/s, the seconds in rollouts and in updates, the GPU memory it took
-   and the win rates against random and greedy after the run (``trainer`` line). About 3 minutes on
-   a cold machine with the default minute of training: ``--parts trainer`` runs it alone.
+   ``trainer_parity`` lines), then ``device-train --device cuda`` for ``--trainer-minutes`` of
+   training at ``--trainer-envs`` games (2 players for Marry the Monster, else the game's smallest
+   count; opponents random 0.2 and snapshots 0.8), reporting timesteps/s, the seconds in rollouts
+   and in updates, the GPU memory it took and the win rates after the run (``trainer`` line).
 
-Sizing: on this project's 2-core host the PTX compile alone takes 100-160 s for the five games and
-each part compiles (numba's CPU cache and numba-cuda's kernels start cold on a fresh machine), so
-where one call must stay under ten minutes, run it as two: ``--parts ptx,parity`` then
-``--parts bench,pgx,trainer``; the JSON lines of both go to the same file. Every part's failure is
-recorded as an ``error`` line and the others still run (exit status 1).
+Every part's failure is recorded as an ``error`` line and the others still run (exit status 1);
+``--summary FILE`` prints what a JSON-lines file holds (the shell script ends with it).
 
 ``--quick`` shrinks everything for a smoke test (the numbers mean nothing); it also runs under
 numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) without a GPU, as ``tests/test_gpu_device_check.py``
@@ -42,46 +39,68 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 
-PARTS = ("ptx", "parity", "bench", "pgx", "trainer")
+PARTS = ("link", "parity", "bench", "pgx", "trainer")
 PGX_GAMES = ("connect_four", "sparrow_mahjong")
 FULL_SIZES = tuple(2**k for k in (10, 12, 14, 16, 18, 20))
 QUICK_SIZES = (4, 8)
-HERE = Path(__file__).resolve().parent
 TRAINER_GAME = "marry_the_monster-v0"
 TRAINER_OPPONENTS = "random:0.2,snapshots:0.8"
 
 
-def versions() -> dict[str, str | None]:
-    """Versions of what the figures depend on (None: not importable)."""
-    found = {"python": platform.python_version()}
-    for name in ("numpy", "numba", "numba_cuda", "llvmlite", "torch", "jax", "jaxlib", "pgx", "cupy"):
-        try:
-            module = __import__(name)
-            found[name] = getattr(module, "__version__", "?")
-        except Exception:
-            found[name] = None
-    return found
+# what the figures depend on, recorded with every line (None: not installed)
+DISTRIBUTIONS = (
+    "monster-zoo",
+    "numpy",
+    "numba",
+    "numba-cuda",
+    "llvmlite",
+    "cuda-bindings",
+    "nvidia-cuda-nvcc-cu12",
+    "nvidia-nvjitlink-cu12",
+    "nvidia-cuda-nvrtc-cu12",
+    "torch",
+    "torchrl",
+    "tensordict",
+    "jax",
+    "jaxlib",
+    "pgx",
+    "cupy-cuda12x",
+)
 
 
 def device_facts() -> dict:
-    """The GPU's name, capability, driver and CUDA runtime as numba-cuda sees them, or the simulator."""
+    """The GPU's name, capability, driver and CUDA libraries as numba-cuda sees them, the simulator, or
+    none (None)."""
     from numba import cuda
 
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return {"device": "numba-cuda simulator", "driver": None, "compute_capability": None}
+        return {
+            "device": "numba-cuda simulator",
+            "driver": None,
+            "compute_capability": None,
+            "cuda_libraries": cuda_libraries(),
+        }
+    if not cuda.is_available():  # the link part alone runs without a GPU
+        return {
+            "device": None,
+            "driver": None,
+            "compute_capability": None,
+            "cuda_libraries": cuda_libraries(),
+        }
     device = cuda.get_current_device()
     facts = {
         "device": device.name.decode() if isinstance(device.name, bytes) else str(device.name),
         "compute_capability": ".".join(map(str, device.compute_capability)),
+        "cuda_libraries": cuda_libraries(),
     }
     try:
         facts["driver"] = ".".join(map(str, cuda.cudadrv.driver.driver.get_version()))
@@ -100,6 +119,23 @@ def device_facts() -> dict:
     return facts
 
 
+def cuda_libraries() -> dict[str, str | None]:
+    """Where the CUDA libraries numba-cuda and the link check load come from (the gpu extra's pip
+    wheels: a ``site-packages`` path; else the system's toolkit), or why one was not found."""
+    found = {}
+    try:
+        from cuda import pathfinder
+    except ImportError as error:
+        return {"error": f"{type(error).__name__}: {error}"}
+    for name in ("nvvm", "nvJitLink", "nvrtc"):
+        try:
+            library = pathfinder.load_nvidia_dynamic_lib(name)
+            found[name] = f"{library.abs_path} ({getattr(library, 'found_via', '?')})"
+        except Exception as error:
+            found[name] = f"not found: {type(error).__name__}: {str(error)[:200]}"
+    return found
+
+
 class Recorder:
     """Prints each result as a JSON line with the shared facts and appends it to a file."""
 
@@ -114,13 +150,32 @@ class Recorder:
                 out.write(line + "\n")
 
 
-def run_ptx(record: Recorder, games: Sequence[str]) -> None:
-    from monster_zoo.envs.gpu.ptx_check import check
+def run_link(record: Recorder, games: Sequence[str]) -> None:
+    """``monster-zoo gpu check``'s compile and link of every kernel of ``games`` (engine and learner
+    seats, cc 8.0 and 9.0): one ``link`` line per kernel and capability with the linker's figures."""
+    from monster_zoo.envs.gpu.ptx_check import PARTS, check_game
 
-    # the engine's drivers only: the trainer part compiles the learner-seat drivers for the device it runs
-    # them on, and their PTX compile (greedy's search) would take minutes of the check's budget
-    for line in check(games, parts=("engine",)):
-        record("ptx", game=line.split()[0], drivers=line.split()[1], ok=" ok " in line, line=line)
+    failed = []
+    for game_id in games:
+        for part in PARTS:
+            start = time.perf_counter()
+            results = check_game(game_id, part)
+            seconds = round(time.perf_counter() - start, 1)
+            for (kernel, cc), figures in results.items():
+                record(
+                    "link",
+                    game=game_id,
+                    drivers=part,
+                    kernel=kernel,
+                    cc=".".join(map(str, cc)),
+                    ok=figures.ok,
+                    **asdict(figures),
+                    part_seconds=seconds,
+                )
+                if not figures.ok:
+                    failed.append(f"{game_id} {part} {kernel} cc {cc[0]}.{cc[1]}")
+    if failed:
+        raise RuntimeError(f"{len(failed)} kernel(s) do not link: {'; '.join(failed)}")
 
 
 def run_parity(record: Recorder, games: Sequence[str], num_envs: int) -> None:
@@ -319,8 +374,41 @@ def run_pgx(record: Recorder, sizes: Sequence[int], repeats: int, seconds: float
             record("pgx", **row)
 
 
+def run_trainers(
+    record: Recorder,
+    games: Sequence[str],
+    parity_envs: int,
+    minutes: float,
+    num_envs: int,
+    quick: bool,
+    concurrent: int = 1,
+) -> None:
+    """:func:`run_trainer` for each of ``games``; one game's failure is recorded as an ``error`` line
+    and the next game still runs (raises at the end when any failed)."""
+    failed = []
+    for game_id in games:
+        try:
+            run_trainer(record, game_id, parity_envs, minutes, num_envs, quick, concurrent)
+        except Exception as error:
+            failed.append(game_id)
+            record(
+                "error",
+                failed_part=f"trainer {game_id}",
+                error=f"{type(error).__name__}: {error}"[:2000],
+                traceback=traceback.format_exc()[-3000:],
+            )
+    if failed:
+        raise RuntimeError(f"the trainer failed for {', '.join(failed)}")
+
+
 def run_trainer(
-    record: Recorder, game_id: str, parity_envs: int, minutes: float, num_envs: int, quick: bool
+    record: Recorder,
+    game_id: str,
+    parity_envs: int,
+    minutes: float,
+    num_envs: int,
+    quick: bool,
+    concurrent: int = 1,
 ) -> None:
     """The learner-seat games' parity on the device, then a timed ``device-train --device cuda`` run.
     Each piece's failure is recorded as an ``error`` line and the next piece still runs."""
@@ -413,6 +501,7 @@ def run_trainer(
         num_players=players,
         opponents=TRAINER_OPPONENTS,
         num_envs=num_envs,
+        concurrent_trainers=concurrent,
         timesteps=summary["timesteps"],
         train_seconds=summary["train_seconds"],
         timesteps_per_second=summary["timesteps_per_second"],
@@ -425,6 +514,61 @@ def run_trainer(
         **{k: v for k, v in summary.items() if k.startswith("winrate_vs_")},
         argv=argv,
     )
+
+
+def summarize(rows: Sequence[dict]) -> list[str]:
+    """A few lines saying what a device check's JSON lines hold: per part what ran and what failed,
+    the best in-launch rate per game beside Pgx ``connect_four``'s (an exact percentage), the
+    trainer's timesteps per second per game, and each error's first line."""
+    lines = []
+    by_part: dict[str, list[dict]] = {}
+    for row in rows:
+        by_part.setdefault(row.get("part", "?"), []).append(row)
+    revisions = sorted({str(row.get("git")) for row in rows})
+    lines.append(f"git {', '.join(revisions)}; {len(rows)} lines")
+    links = by_part.get("link", [])
+    if links:
+        bad = [f"{r['game']} {r['drivers']} {r['kernel']} cc {r['cc']}" for r in links if not r["ok"]]
+        most = max(links, key=lambda r: r.get("constant_bytes") or 0)
+        lines.append(
+            f"link: {len(links) - len(bad)} of {len(links)} kernels link; most constant bytes "
+            f"{most.get('constant_bytes')} ({most['game']} {most['kernel']})"
+            + (f"; FAILED: {'; '.join(bad)}" if bad else "")
+        )
+    parity = by_part.get("parity", []) + by_part.get("trainer_parity", [])
+    if parity:
+        bad = [r for r in parity if r.get("mismatch") is not None]
+        lines.append(f"parity: {len(parity) - len(bad)} of {len(parity)} cases equal the CPU")
+        lines += [f"  MISMATCH {r.get('game')} {r.get('num_players')}p: {r['mismatch']}" for r in bad]
+    best = {}
+    for row in by_part.get("bench", []) + by_part.get("pgx", []):
+        if row.get("mode") == "launch" and row.get("steps_per_second"):
+            key = row["game"]
+            if row["steps_per_second"] > best.get(key, (0, 0))[0]:
+                best[key] = (row["steps_per_second"], row["num_envs"])
+    anchor = best.get("connect_four", (None, None))[0]
+    for game, (rate, envs) in sorted(best.items()):
+        share = (
+            f", {100 * rate / anchor:.2f}% of Pgx connect_four" if anchor and game != "connect_four" else ""
+        )
+        lines.append(f"launch: {game} {rate:.3g} steps/s at {envs} games{share}")
+    for row in by_part.get("trainer", []):
+        lines.append(
+            f"trainer: {row['game']} {row['num_players']}p {row['timesteps_per_second']:.0f} timesteps/s "
+            f"({row['timesteps']} timesteps, rollouts {row.get('rollout_share')} of the time, "
+            + (
+                "alone on the GPU)"
+                if row.get("concurrent_trainers", 1) == 1
+                else f"{row['concurrent_trainers']} trainers sharing the GPU)"
+            )
+        )
+    for row in by_part.get("pgx", []):
+        if "skipped" in row:
+            lines.append(f"pgx {row['game']} skipped: {row['skipped']}")
+    for row in by_part.get("error", []):
+        first = (row.get("error") or "").splitlines()[0:1] or [""]
+        lines.append(f"ERROR in {row.get('failed_part')}: {first[0][:200]}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -448,6 +592,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="minutes of training in the trainer part (default 1)",
     )
     parser.add_argument(
+        "--trainer-games",
+        default="",
+        help="comma-separated games the trainer part trains, one after the other (default: the first of "
+        f"--games, else {TRAINER_GAME} at 2 players)",
+    )
+    parser.add_argument(
+        "--concurrent-trainers",
+        type=int,
+        default=1,
+        help="how many trainers share the GPU with this one, recorded in its line (default 1: alone)",
+    )
+    parser.add_argument(
         "--trainer-envs",
         type=int,
         default=16384,
@@ -456,7 +612,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing"
     )
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=None,
+        metavar="JSONL",
+        help="print the summary of a device check's JSON-lines file and exit (runs nothing)",
+    )
     args = parser.parse_args(argv)
+    if args.summary is not None:
+        if not args.summary.is_file():
+            parser.error(f"--summary {args.summary}: no such file (the --json file of a device check)")
+        rows = [json.loads(line) for line in args.summary.read_text().splitlines() if line.startswith("{")]
+        print("\n".join(summarize(rows)))
+        return 0
+    if args.concurrent_trainers < 1:
+        parser.error(f"--concurrent-trainers {args.concurrent_trainers}: give 1 (alone) or more")
     parts = [p for p in args.parts.split(",") if p]
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
@@ -468,34 +639,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [g for g in games if g not in monster_zoo.available()]
     if bad:
         parser.error(f"unknown game(s) {', '.join(bad)}; available: {', '.join(monster_zoo.available())}")
-    require_gpu()
+    trainer_games = [g for g in args.trainer_games.split(",") if g] or [
+        games[0] if args.games else TRAINER_GAME
+    ]
+    bad = [g for g in trainer_games if g not in monster_zoo.available()]
+    if bad:
+        parser.error(f"unknown game(s) {', '.join(bad)}; available: {', '.join(monster_zoo.available())}")
+    if set(parts) - {"link"}:  # the link check compiles and links without a GPU
+        require_gpu()
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     repeats, seconds = (1, 0.01) if args.quick else (args.repeats, args.seconds)
-    revision = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True
-    )
-    record = Recorder(
-        args.json,
-        {
-            **device_facts(),
-            "versions": versions(),
-            "git": revision.stdout.strip() or None,
-            "quick": args.quick,
-        },
-    )
+    from monster_zoo.evaluation.host import provenance
+
+    record = Recorder(args.json, {**device_facts(), **provenance(DISTRIBUTIONS), "quick": args.quick})
     start = time.perf_counter()
     runs = {
-        "ptx": lambda: run_ptx(record, games),
+        "link": lambda: run_link(record, games),
         "parity": lambda: run_parity(record, games, 2 if args.quick else args.parity_envs),
         "bench": lambda: run_bench(record, games, sizes, repeats, seconds),
         "pgx": lambda: run_pgx(record, sizes, repeats, seconds, need_gpu=not args.quick),
-        "trainer": lambda: run_trainer(
+        "trainer": lambda: run_trainers(
             record,
-            args.games.split(",")[0] if args.games else TRAINER_GAME,
+            trainer_games,
             2 if args.quick else args.parity_envs,
             args.trainer_minutes,
             4 if args.quick else args.trainer_envs,
             args.quick,
+            args.concurrent_trainers,
         ),
     }
     failed = []

@@ -50,7 +50,7 @@ def add_parsers(commands) -> None:
     commands.add_parser(
         "gpu",
         add_help=False,
-        help="the GPU engine: `gpu check` compiles every game to PTX "
+        help="the GPU engine: `gpu check` compiles and links every game's kernels "
         "(monster_zoo.envs.gpu; needs the gpu extra)",
     )
 

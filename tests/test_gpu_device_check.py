@@ -24,7 +24,12 @@ def run_check(*args, timeout=600):
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONWARNINGS": "ignore::RuntimeWarning"},
+        env={
+            **os.environ,
+            "NUMBA_ENABLE_CUDASIM": "1",
+            "PYTHONWARNINGS": "ignore::RuntimeWarning",
+            "MONSTER_ZOO_GIT_SHA": "0123abc-copied",
+        },
     )
 
 
@@ -56,14 +61,21 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     assert trained["timesteps"] == 64 and trained["timesteps_per_second"] > 0 and trained["game"] == GAME
     assert trained["rollout_seconds"] > 0 and trained["update_seconds"] > 0 and "winrate_vs_greedy" in trained
     assert trained["network_dtype"] in ("float32", "bfloat16")  # what --network-dtype auto chose there
-    assert all(r["versions"]["numba_cuda"] and "git" in r for r in rows)
+    # every line traceable: the commit (this checkout's, or the one a copy without .git was given),
+    # package versions and host
+    assert all(r["versions"]["numba-cuda"] and r["versions"]["monster-zoo"] for r in rows)
+    assert all(r["git"] == "0123abc-copied" and r["host"]["name"] and r["host"]["cpu"] for r in rows)
+    assert all(set(r["cuda_libraries"]) >= {"nvvm", "nvJitLink", "nvrtc"} for r in rows)
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--parts", "ptx,fly"], "unknown part(s) fly; valid: ptx, parity"),
+        (["--parts", "link,fly"], "unknown part(s) fly; valid: link, parity"),
         (["--games", "chess-v0"], "unknown game(s) chess-v0; available:"),
+        (["--trainer-games", "chess-v0"], "unknown game(s) chess-v0; available:"),
+        (["--concurrent-trainers", "0"], "--concurrent-trainers 0: give 1 (alone) or more"),
+        (["--summary", "/nonexistent/check.jsonl"], "no such file"),
     ],
 )
 def test_bad_parts_and_games_are_refused_with_the_valid_ones(args, message):
@@ -97,3 +109,40 @@ def test_the_wheels_carried_to_a_gpu_machine_satisfy_the_projects_requirements()
         name: (version, str(specs[name])) for name, version in checked.items() if version not in specs[name]
     }
     assert not bad, f"pinned for the GPU machine outside the project's requirements: {bad}"
+
+
+def test_the_summary_says_what_failed_and_gives_exact_ratios_to_pgx():
+    from monster_zoo.benchmarks.gpu_device_check import summarize
+
+    link = {"part": "link", "game": "monster_arena-v0", "drivers": "learner", "kernel": "play", "cc": "9.0"}
+    rows = [
+        {**link, "ok": True, "constant_bytes": 9000, "git": "abc"},
+        {**link, "cc": "8.0", "ok": False, "constant_bytes": 70000, "git": "abc"},
+        {"part": "parity", "game": "g-v0", "num_players": 2, "mismatch": None, "git": "abc"},
+        {"part": "parity", "game": "g-v0", "num_players": 4, "mismatch": "step 3: obs", "git": "abc"},
+        {"part": "bench", "game": "g-v0", "mode": "launch", "num_envs": 1024, "steps_per_second": 1.0e7},
+        {"part": "bench", "game": "g-v0", "mode": "launch", "num_envs": 4096, "steps_per_second": 2.45e7},
+        {"part": "bench", "game": "g-v0", "mode": "python", "num_envs": 4096, "steps_per_second": 9e9},
+        {"part": "pgx", "game": "connect_four", "mode": "launch", "num_envs": 4096, "steps_per_second": 1e8},
+        {"part": "error", "failed_part": "trainer g-v0", "error": "RuntimeError: out of memory\nmore"},
+    ]
+    text = "\n".join(summarize(rows))
+    assert "link: 1 of 2 kernels link" in text and "FAILED: monster_arena-v0 learner play cc 8.0" in text
+    assert "parity: 1 of 2 cases equal the CPU" in text and "MISMATCH g-v0 4p: step 3: obs" in text
+    assert "launch: g-v0 2.45e+07 steps/s at 4096 games, 24.50% of Pgx connect_four" in text
+    assert "ERROR in trainer g-v0: RuntimeError: out of memory" in text and "more" not in text
+    assert text.startswith("git None, abc;")  # the lines without a commit are named too
+
+
+def test_the_commit_comes_from_the_copy_record_else_from_git(monkeypatch):
+    import re
+
+    from monster_zoo.evaluation import host
+
+    monkeypatch.setenv(host.GIT_SHA_VARIABLE, "feedbeef")
+    assert host.git_revision() == "feedbeef"
+    monkeypatch.delenv(host.GIT_SHA_VARIABLE)
+    assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?", host.git_revision() or ""), host.git_revision()
+    facts = host.provenance(["numpy", "no-such-distribution"])
+    assert facts["versions"]["numpy"] and facts["versions"]["no-such-distribution"] is None
+    assert facts["versions"]["python"] and facts["host"]["cores"] >= 1

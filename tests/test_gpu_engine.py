@@ -1,8 +1,8 @@
-"""Every game on a GPU from the same kernels, checked without a GPU (issue 40).
+"""Every game on a GPU from the same kernels, checked without a GPU.
 
-* ``monster-zoo gpu check`` compiles every game's GPU drivers (the batched engine's and the learner-seat
-  games') to PTX for cc 8.0 and 9.0 (numba-cuda's NVVM from pip wheels, no driver); :data:`COMPILING`
-  names the games expected to pass: all of them.
+* ``monster-zoo gpu check`` compiles every game's GPU kernels (the batched engine's and the learner-seat
+  games') to PTX for cc 8.0 and 9.0 (numba-cuda's NVVM from pip wheels, no driver) and links them with
+  nvJitLink, each within the constant bank; :data:`COMPILING` names the games expected to pass: all.
 * Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``, in a subprocess: the switch is read when
   numba-cuda is imported) the GPU engine reproduces the CPU engine exactly, for every game at its
   smallest and largest player count, over seeded random games played to their end, auto-reset
@@ -14,6 +14,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -83,32 +84,46 @@ def gpu_check(*arguments: str, timeout: int = 900) -> subprocess.CompletedProces
     )
 
 
-def check_compiled(done: subprocess.CompletedProcess, games, parts: dict) -> None:
-    """``done`` printed one ``ok`` line per game and part (``{part: its driver count}``) for cc 8.0 and
-    9.0, then the count of games that compiled, and exited 0."""
+def check_linked(done: subprocess.CompletedProcess, games, parts: dict) -> None:
+    """``done`` printed, for each game and part (``{part: its kernel names}``), one ``ok`` line per
+    kernel and capability (8.0, 9.0) with the linker's figures, each kernel's constant data within the
+    64 KiB bank, then the count of games whose every kernel links, and exited 0."""
+    from monster_zoo.envs.gpu.ptx_check import CONSTANT_LIMIT
+
     lines = done.stdout.splitlines()
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    assert len(lines) == len(games) * len(parts) + 1, lines
+    kernels = sum(len(names) for names in parts.values())
+    assert len(lines) == len(games) * kernels * 2 + 1, lines
     for game_id in games:
-        for part, drivers in parts.items():
-            line = next(x for x in lines if x.split()[:2] == [game_id, part])
-            assert (" ok " in line) == (game_id in COMPILING), line
-            assert f"cc 8.0, 9.0: {drivers} drivers" in line, line
-    assert lines[-1].startswith(f"{len(games)} of {len(games)} games compile to PTX"), lines[-1]
+        for part, names in parts.items():
+            for kernel in names:
+                for cc in ("8.0", "9.0"):
+                    line = next(x for x in lines if x.split()[:5] == [game_id, part, kernel, "cc", cc])
+                    assert line.split()[5] == "ok", line
+                    figures = dict(re.findall(r"(registers|stack|spills|constants|data) (\d+)", line))
+                    assert 0 < int(figures["registers"]) <= 255, line
+                    assert int(figures["constants"]) <= CONSTANT_LIMIT, line
+                    assert int(figures["spills"]) >= 0 and int(figures["stack"]) >= 0, line
+    assert lines[-1].startswith(f"{len(games)} of {len(games)} games link every kernel"), lines[-1]
+
+
+ENGINE_KERNELS = ("reset", "count_illegal", "step", "random_actions", "random_steps")
+LEARNER_KERNELS = ("play", "learner_view")
 
 
 @needs_numba_cuda
-def test_gpu_check_compiles_every_game_to_ptx():
-    """The batched engine's drivers of every game here; the learner-seat games' drivers (whose
-    compile, greedy's search included, takes far longer) of one game in
-    ``tests/test_gpu_learner_games.py`` and of every game in the slow test below."""
-    check_compiled(gpu_check("--parts", "engine"), COMPILING, {"engine": 5})
+def test_gpu_check_links_every_games_engine_kernels():
+    """The batched engine's kernels of every game here (the in-launch ``random_steps`` included); the
+    learner-seat games' kernels (whose compile, greedy's search included, takes far longer) of the
+    games whose tables are largest in ``tests/test_gpu_learner_games.py`` and of every game in the
+    slow test below."""
+    check_linked(gpu_check("--parts", "engine"), COMPILING, {"engine": ENGINE_KERNELS})
 
 
 @pytest.mark.slow
 @needs_numba_cuda
-def test_gpu_check_compiles_every_games_engine_and_learner_seat_drivers_by_default():
-    check_compiled(gpu_check(timeout=3600), COMPILING, {"engine": 5, "learner": 2})
+def test_gpu_check_links_every_games_engine_and_learner_seat_kernels_by_default():
+    check_linked(gpu_check(timeout=3600), COMPILING, {"engine": ENGINE_KERNELS, "learner": LEARNER_KERNELS})
 
 
 @needs_numba_cuda

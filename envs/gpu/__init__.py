@@ -2,7 +2,7 @@
 
 ``monster_zoo.make_batch(game_id, num_envs, seed, device="cuda")`` gives a
 :class:`~monster_zoo.envs.gpu.engine.GpuBatchEngine` (one CUDA thread per game, arrays on the
-device); ``monster-zoo gpu check`` compiles every game to PTX without a GPU
+device); ``monster-zoo gpu check`` compiles and links every game's kernels without a GPU
 (:mod:`~monster_zoo.envs.gpu.ptx_check`). Both need the ``gpu`` extra (numba-cuda); nothing here
 is imported by the CPU engine.
 """

@@ -15,7 +15,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.add_argument(
             "command",
             choices=COMMANDS,
-            help="check: compile every game's GPU kernels to PTX for cc 8.0 and 9.0 (no GPU needed)",
+            help="check: compile every game's GPU kernels to PTX for cc 8.0 and 9.0 and link them (no GPU needed)",
         )
         parser.parse_args(argv[:1])  # exits with the usage and the valid commands
     from . import ptx_check

@@ -5,7 +5,7 @@ slot index from ``cuda.grid(1)`` instead of a ``prange`` loop; the game's kernel
 ``legal_mask``, ...) are the very CPU dispatchers of its declaration, which numba-cuda compiles as
 device functions from their Python source (:func:`monster_zoo.envs.core.kernels.device_functions`).
 :func:`driver_sources` gives the Python functions and their argument types, so that the engine
-launches them and ``monster-zoo gpu check`` compiles them to PTX without a GPU.
+launches them and ``monster-zoo gpu check`` compiles and links them without a GPU.
 """
 
 from numba import cuda, types

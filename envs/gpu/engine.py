@@ -25,6 +25,7 @@ from ..core.inputs import check_num_envs, check_seed
 from ..core.rng import consecutive_rngs
 from . import require_gpu
 from .drivers import driver_sources
+from .tables import place_tables
 
 THREADS_PER_BLOCK = 128  # a game's kernels hold much per-thread state: small blocks keep occupancy up
 
@@ -36,6 +37,7 @@ def compiled_drivers(spec, sources=driver_sources) -> dict:
     numba-cuda kernels by name, made once per process."""
     key = (spec.env_id, sources)
     if key not in _COMPILED:
+        place_tables()  # before the first GPU compile: numba-cuda keeps the device functions it compiled
         _COMPILED[key] = {name: cuda.jit(function) for name, (function, _) in sources(spec).items()}
     return _COMPILED[key]
 

@@ -13,7 +13,7 @@ draws from a frozen network's (``opponents._sample_masked``), applies it and car
 
 The kernels, their game kernels and the shared draws are compiled from the CPU's Python functions
 (:func:`monster_zoo.envs.core.kernels.device_functions`); :func:`driver_sources` gives them with
-their argument types, so ``monster-zoo gpu check`` compiles them to PTX without a GPU.
+their argument types, so ``monster-zoo gpu check`` compiles and links them without a GPU.
 """
 
 import importlib
