@@ -27,7 +27,7 @@ DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --c
 # About 11 minutes on a quiet 2-core machine, 40 at load 5-6; pytest prints a line per test
 # file with its progress.
 test: venv
-	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,device-train]'
+	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,openenv,device-train]'
 	$(PY) -m pytest
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.

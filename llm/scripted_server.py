@@ -2,7 +2,7 @@
 script, for the harness's tests, its example and its documentation's table (no model is needed).
 
 A script is a function of the request's messages that returns the answer's text. :func:`first_legal`
-answers the first legal move of the view it is shown; :func:`stubborn` answers a given text a given
+answers the first legal move of the view it is shown, :func:`sampled` a random one; :func:`stubborn` answers a given text a given
 number of times before that. Each answered request's body is kept (``requests``) for the tests to
 read.
 
@@ -16,6 +16,7 @@ without an answer) and ``"stall"`` (no answer until the client's timeout, at mos
 """
 
 import json
+import random
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -42,6 +43,20 @@ def first_legal(messages: list[dict[str, str]]) -> str:
     """Names the first listed legal move, by name, as a model would end its answer."""
     moves = shown_moves(messages)
     return f"I will play the first move.\nmove: {moves[0]['name']}" if moves else "move: pass"
+
+
+def sampled(seed: int = 0) -> Script:
+    """Names a uniformly random legal move of the view it is shown (its own seeded generator), as a
+    model sampling at a temperature would: a group of games from one deal differ."""
+    rng = random.Random(seed)
+    lock = threading.Lock()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        moves = shown_moves(messages)
+        with lock:
+            return f"move: {rng.choice(moves)['name']}" if moves else "move: pass"
+
+    return answer
 
 
 def stubborn(wrong: str, times: int, then: Script = first_legal) -> Script:

@@ -84,6 +84,7 @@ CHECKS = {
             """),
     ],
     "openspiel": [[EXAMPLES / "openspiel_ismcts.py"]],
+    "openenv": [[EXAMPLES / "openenv_grpo_rollout.py", "--prompts", "1", "--group", "2"]],
     "train": [[EXAMPLES / "maskable_ppo.py"]],
     "distributed": [[EXAMPLES / "rllib_masked_ppo.py"]],
     "examples": [[EXAMPLES / "tianshou_dqn.py"]],
