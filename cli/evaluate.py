@@ -242,7 +242,7 @@ def _score_models(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         print(f"{PROG} evaluate: the run stopped: {visible(str(err))}", file=sys.stderr)
         if results is not None:
             print(
-                f"{len(results.games)} finished games are kept in {visible(str(args.results))}; continue "
+                f"finished games kept in {visible(str(args.results))}: {len(results.games)}; continue "
                 "with the same command and --resume",
                 file=sys.stderr,
             )

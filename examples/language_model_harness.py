@@ -142,7 +142,7 @@ def main(argv=None) -> int:
                 not args.no_progress,
             )
         except ChatError as err:  # the endpoint failed for good: the finished games are in the file
-            kept = f"; {len(results.games)} finished games are kept in {args.results}" if results else ""
+            kept = f"; finished games kept in {args.results}: {len(results.games)}" if results else ""
             print(f"the run stopped: {err}{kept}", file=sys.stderr)
             if results:
                 print("continue it with the same command and --resume", file=sys.stderr)

@@ -4,8 +4,8 @@ and each episode's return becomes a group-relative advantage, as TRL's GRPO trai
 (no model is trained here).
 
 The environment is OpenEnv's HTTP server around ``monster_zoo.llm.openenv_server.GameEnvironment``,
-started here on 127.0.0.1, and the client is OpenEnv's ``MCPToolClient``; the moves are asked with
-OpenSpiel's tool names (``start_game`` through ``reset``, ``get_observation``, ``play_action``,
+started here on 127.0.0.1, and the client is OpenEnv's ``MCPToolClient``: each episode is dealt with
+``reset`` and played with OpenSpiel's tool names (``get_observation``, ``play_action``,
 ``get_return``). Without ``--base-url`` the model is a stand-in that samples a random legal move
 (``monster_zoo.llm.scripted_server.sampled``), so the script runs anywhere; with it, any
 OpenAI-compatible endpoint plays (an answer that names no legal move forfeits the episode):
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
         endpoint = ChatEndpoint(base_url, args.model, temperature=1.0)
         url = stack.enter_context(serving(create_server()))
         env = stack.enter_context(MCPToolClient(base_url=url).sync())
-        print(f"OpenEnv environment at {url}; tools: {', '.join(t.name for t in env.list_tools())}")
+        print(f"OpenEnv environment on 127.0.0.1; tools: {', '.join(t.name for t in env.list_tools())}")
         for prompt in range(args.prompts):
             deal = args.seed + prompt
             played = [episode(env, endpoint, spec, args, deal) for _ in range(args.group)]
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
                 f"tokens {sum(t for _, _, t in played)}"
             )
         state = env.state()
-        print(f"last episode {state.episode_id}: {state.step_count} moves")
+        print(f"the environment's state after the last episode: {state.step_count} moves")
     return 0
 
 

@@ -154,7 +154,10 @@ class ModelScore:
                     f"{r['ordinal']:.2f} | {r['games']} |"
                 )
         if self.resumed_games:
-            lines += ["", f"{self.resumed_games} of the games were read back from the results file."]
+            lines += [
+                "",
+                f"Games read back from the results file: {self.resumed_games} of {len(self.played)}.",
+            ]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
