@@ -12,7 +12,7 @@ The tools answer to monster-zoo's names (those of ``monster-zoo mcp``: ``list_ga
 them (``list_games``, ``game_info``, ``start_game``, ``legal_actions``, ``play_action``,
 ``get_observation``, ``get_return``), so a client written for either plays. The client sees the game
 only through its seat's JSON view (:mod:`monster_zoo.envs.core.json_view`); moves, agents, limits
-and refusals are those of the MCP server's :class:`~monster_zoo.llm.mcp_server.ClientTable`, and a
+and refusals are those of the MCP server's :class:`~monster_zoo.llm.table.ClientTable`, and a
 refusal comes back as its sentence and changes nothing.
 
 The reward of a step is the client's return once the game is over (``reward="win"``: +1 for a
@@ -33,7 +33,7 @@ from pydantic import Field, StrictInt, StrictStr
 
 from monster_zoo import envs
 from monster_zoo.envs.core.json_view import rules_summary
-from monster_zoo.llm.mcp_server import ClientTable
+from monster_zoo.llm.table import ClientTable
 from monster_zoo.web.app import Settings
 from monster_zoo.web.refusals import RequestError
 
