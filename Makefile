@@ -27,7 +27,7 @@ DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --c
 # The suite spreads over every core (pytest-xdist); how long it takes on our hosts is measured by
 # benchmarks/command_times.py and shown in docs/results/.
 test: venv
-	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,device-train]'
+	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,openenv,device-train]'
 	$(PY) -m pytest -n auto
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.

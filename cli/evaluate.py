@@ -12,6 +12,7 @@ from monster_zoo.cli.common import (
     model_files,
     overwrite_argument,
 )
+from monster_zoo.llm.arguments import add_llm_arguments
 
 RECORDS_GLOB = "game_*.json"  # the match records evaluate --save-records writes
 LLM_PREFIX = "llm:"  # a chat model at an endpoint (the llm kind), scored apart from the tournament
@@ -76,8 +77,9 @@ def add_parser(commands) -> argparse.ArgumentParser:
     models = evaluate.add_argument_group(
         "language models",
         "an llm:<model> entry of --agents is a chat model at an OpenAI-compatible endpoint; "
-        "each is scored against the field's other entries (seats rotated, deals paired), with its retry and "
-        "illegal-move rates, tokens and latency",
+        "each is scored against the field's other entries (seats rotated, deals paired) and rated among "
+        "them, with its illegal-move policy, legal-move and retry rates, endpoint failures, tokens and "
+        "latency; --out writes llm_scores.md and llm_scores.json, --save-records the model's games",
     )
     models.add_argument(
         "--base-url",
@@ -85,19 +87,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         help="the endpoint's base URL, e.g. http://127.0.0.1:8000/v1 for vLLM (default: "
         "$MONSTER_ZOO_LLM_BASE_URL, else http://127.0.0.1:8000/v1)",
     )
-    models.add_argument(
-        "--retries",
-        type=int,
-        default=2,
-        metavar="N",
-        help="times a refused answer is asked again before a random legal move stands in "
-        "(default %(default)s)",
-    )
-    models.add_argument(
-        "--no-legal-moves",
-        action="store_true",
-        help="leave the list of legal moves out of the prompt (the model must name a move itself)",
-    )
+    add_llm_arguments(models)
     overwrite_argument(evaluate)
     return evaluate
 
@@ -147,6 +137,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
     if args.agents is not None and any(name.startswith(LLM_PREFIX) for name in args.agents):
         return _score_models(args, parser)
+    if args.results is not None or args.resume:
+        parser.error("--results and --resume keep the games of llm:<model> entries; this field has none")
     if args.agents is not None:
         series = {}
         if args.ray:
@@ -212,42 +204,60 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _score_models(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``evaluate`` with ``llm:<model>`` entries: each model against every other entry of the field
-    (:func:`monster_zoo.llm.scoring.score_named_models`), a markdown table per model on stdout."""
-    import time
-
+    (:func:`monster_zoo.llm.scoring.score_named_models`), a markdown table per model on stdout, and
+    with ``--out`` the tables as markdown and JSON; every game kept in ``--results`` as it ends."""
     from monster_zoo.agents.llm.agent import LlmSettings
     from monster_zoo.agents.llm.chat import ChatError
-    from monster_zoo.llm.scoring import score_named_models
+    from monster_zoo.envs.core.escaping import visible
+    from monster_zoo.envs.core.records import save_record
+    from monster_zoo.llm.arguments import llm_settings, open_results
+    from monster_zoo.llm.scoring import run_settings, score_named_models, split_field, write_scores
 
-    for flag, given in (
-        ("--out", args.out),
-        ("--curves", args.curves),
-        ("--save-records", args.save_records),
-    ):
-        if given:
-            parser.error(
-                f"{flag} is for tournaments of agents; a field with llm:<model> entries prints the "
-                "models' tables only"
-            )
+    if args.curves:
+        parser.error("--curves is for tournaments of agents, not for fields with llm:<model> entries")
     if args.ray:
         parser.error("--ray is for tournaments of agents, not for llm:<model> entries")
+    results = None
     try:
-        base = LlmSettings.from_environment()
-        settings = LlmSettings(
-            base_url=args.base_url or base.base_url, legal_moves=not args.no_legal_moves, retries=args.retries
+        settings = llm_settings(args, args.base_url or LlmSettings.from_environment().base_url)
+        models, baselines = split_field(args.agents)
+        results = open_results(
+            args,
+            run_settings(args.game, models, baselines, args.games, args.seed, dict(args.option), settings),
         )
-        started = time.perf_counter()
         scores = score_named_models(
-            args.game, args.agents, args.games, args.seed, dict(args.option), settings
+            args.game,
+            args.agents,
+            args.games,
+            args.seed,
+            dict(args.option),
+            settings,
+            results,
+            progress=not args.no_progress,
+            records_per_baseline=args.records_per_pairing if args.save_records else 0,
         )
     except (ValueError, TypeError) as err:  # unknown games, agents or options; a field of models only
         parser.error(str(err))
-    except ChatError as err:  # the endpoint cannot be reached or answers nonsense on every try
-        print(f"{PROG} evaluate: {err}", file=sys.stderr)
+    except ChatError as err:  # the endpoint failed for good or refused the request
+        print(f"{PROG} evaluate: the run stopped: {visible(str(err))}", file=sys.stderr)
+        if results is not None:
+            print(
+                f"finished games kept in {visible(str(args.results))}: {len(results.games)}; continue "
+                "with the same command and --resume",
+                file=sys.stderr,
+            )
         return 1
+    written = write_scores(list(scores.values()), args.out) if args.out is not None else []
+    records = [record for score in scores.values() for record in score.match_records]
+    for i, record in enumerate(records if args.save_records is not None else ()):
+        save_record(record, args.save_records / f"game_{i:03d}.json")
     for score in scores.values():
         print(score.markdown())
-    print(f"\nelapsed {time.perf_counter() - started:.1f} s")
+    print(f"\nelapsed {sum(score.elapsed_s for score in scores.values()):.1f} s")
+    if args.save_records is not None:
+        print(f"wrote {len(records)} match records into {visible(str(args.save_records))}")
+    if written:
+        print("wrote " + ", ".join(visible(str(p)) for p in written))
     return 0
 
 
@@ -306,10 +316,14 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     missing = [str(d) for d in args.curves or () if not (Path(d) / "metrics.csv").is_file()]
     inputs = model_files(args.agents or ()) + [str(Path(d) / "metrics.csv") for d in args.curves or ()]
     outputs = []
+    models = any(name.startswith(LLM_PREFIX) for name in args.agents or ())
     if args.out is not None:
-        names = (["tournament.md", "tournament.json", "win_rates.png"] if args.agents else []) + (
-            ["learning_curves.png"] if args.curves else []
+        tables = (
+            ["llm_scores.md", "llm_scores.json"]
+            if models
+            else ["tournament.md", "tournament.json", "win_rates.png"]
         )
+        names = (tables if args.agents else []) + (["learning_curves.png"] if args.curves else [])
         outputs = [output_problem("--out", args.out / name, inputs, args.overwrite) for name in names]
     saved = sorted(Path(args.save_records).glob(RECORDS_GLOB)) if args.save_records is not None else []
     return first_problem(

@@ -8,24 +8,36 @@ MONSTER_ZOO_LLM_API_KEY):
 
     vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000
     python examples/language_model_harness.py --base-url http://127.0.0.1:8000/v1 \\
-        --model Qwen/Qwen2.5-7B-Instruct --game monstargh-v0 --num-players 2 --games 20 --transcript game.txt
+        --model Qwen/Qwen2.5-7B-Instruct --game monstargh-v0 --num-players 2 --games 20 \\
+        --results qwen.jsonl --out qwen --transcript game.txt
+
+Every finished game is kept in the ``--results`` file as it ends; a run stopped by its endpoint (or by
+Ctrl-C) continues with the same command and ``--resume``. The stand-in can play a flaky endpoint:
+``--stand-in-fail-every 3`` fails every third request (HTTP 500 and 503, a body that is not JSON, an
+oversized body, a dropped connection, in turn) and ``--stand-in-down-after N`` fails every request
+after the N-th, which stops the run: resume it without that option to finish.
 """
 
 import argparse
 import contextlib
 import random
+import sys
 from pathlib import Path
 
 import anyio
 
 import monster_zoo
-from monster_zoo.agents.llm import LlmSettings, make
+from monster_zoo.agents.llm import make
+from monster_zoo.agents.llm.chat import ChatError, ask
 from monster_zoo.agents.llm.moves import read_answer
 from monster_zoo.agents.llm.prompts import conversation
-from monster_zoo.envs.core.safe_writing import write_atomic
-from monster_zoo.llm.scoring import score_model
-from monster_zoo.llm.scripted_server import ScriptedServer
+from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
+from monster_zoo.llm.arguments import add_llm_arguments, llm_settings, open_results
+from monster_zoo.llm.scoring import SCORES_NAME, run_settings, score_model, write_scores
+from monster_zoo.llm.scripted_server import FAULTS, ScriptedServer
 from monster_zoo.llm.stdio_client import connected, play_game
+
+STAND_IN_FAULTS = [f for f in FAULTS if f != "stall"]  # a stall lasts the whole --timeout
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -44,15 +56,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--games", type=int, default=2, help="games per baseline (default %(default)s)")
     parser.add_argument(
-        "--retries", type=int, default=2, help="answers asked again per move (default %(default)s)"
-    )
-    parser.add_argument(
-        "--no-legal-moves", action="store_true", help="leave the legal-move list out of the prompt"
-    )
-    parser.add_argument(
         "--seed", type=int, default=0, help="seed of the deals, the baselines and the fallbacks"
     )
+    add_llm_arguments(parser)
+    parser.add_argument("--out", type=Path, metavar="DIR", help=f"write {SCORES_NAME}.md and .json here")
+    parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    parser.add_argument("--no-progress", action="store_true", help="do not show the progress line")
     parser.add_argument("--transcript", type=Path, help="also write the MCP transcript of one game here")
+    parser.add_argument(
+        "--stand-in-fail-every", type=int, metavar="N", help="the stand-in fails every N-th request"
+    )
+    parser.add_argument(
+        "--stand-in-down-after", type=int, metavar="N", help="the stand-in fails every request after the N-th"
+    )
     return parser.parse_args(argv)
 
 
@@ -61,7 +77,8 @@ def mcp_game(agent, args) -> list:
     transcript, fallback = [], random.Random(args.seed)
 
     def choose(view):
-        answer = agent.endpoint.complete(conversation(agent.spec, view, agent.settings.legal_moves)).text
+        messages = conversation(agent.spec, view, agent.settings.legal_moves)
+        answer = ask(agent.endpoint, messages, agent.backoff).text
         move = read_answer(answer, view["legal_moves"])
         return move if move is not None else fallback.choice(view["legal_moves"])["id"]
 
@@ -76,18 +93,65 @@ def mcp_game(agent, args) -> list:
     return transcript
 
 
+def stand_in_faults(args):
+    """The stand-in's failures the options ask for (None: it never fails)."""
+    every, down = args.stand_in_fail_every, args.stand_in_down_after
+    if every is None and down is None:
+        return None
+
+    def fault(number: int):
+        if down is not None and number > down:
+            return "500"
+        if every and number % every == 0:
+            return STAND_IN_FAULTS[(number // every - 1) % len(STAND_IN_FAULTS)]
+        return None
+
+    return fault
+
+
 def main(argv=None) -> int:
-    """Score the model, print the table, and play the MCP game when asked."""
+    """Score the model, print the table (and write it with --out), and play the MCP game when asked."""
     args = parse_args(argv)
+    for path in [args.out / f"{SCORES_NAME}.{ext}" for ext in ("md", "json")] if args.out else []:
+        problem = output_problem("--out", path, [args.results] if args.results else [], args.overwrite)
+        if problem:
+            raise SystemExit(f"language_model_harness: {problem}")
     with contextlib.ExitStack() as stack:
-        base_url = args.base_url or stack.enter_context(ScriptedServer()).base_url
-        settings = LlmSettings(base_url=base_url, legal_moves=not args.no_legal_moves, retries=args.retries)
+        base_url = args.base_url or stack.enter_context(ScriptedServer(faults=stand_in_faults(args))).base_url
+        try:
+            settings = llm_settings(args, base_url)
+            options = {"num_players": args.num_players}
+            results = open_results(
+                args,
+                run_settings(
+                    args.game, [f"llm:{args.model}"], args.baselines, args.games, args.seed, options, settings
+                ),
+            )
+        except ValueError as err:  # a bad option, a results file that exists or differs (ResultsError)
+            raise SystemExit(f"language_model_harness: {err}") from None
         agent = make(args.game, args.model, args.seed, settings=settings)
-        score = score_model(
-            args.game, agent, args.baselines, args.games, args.seed, {"num_players": args.num_players}
-        )
+        try:
+            score = score_model(
+                args.game,
+                agent,
+                args.baselines,
+                args.games,
+                args.seed,
+                options,
+                results,
+                not args.no_progress,
+            )
+        except ChatError as err:  # the endpoint failed for good: the finished games are in the file
+            kept = f"; finished games kept in {args.results}: {len(results.games)}" if results else ""
+            print(f"the run stopped: {err}{kept}", file=sys.stderr)
+            if results:
+                print("continue it with the same command and --resume", file=sys.stderr)
+            return 1
         print(score.markdown())
         print(f"\nelapsed {score.elapsed_s:.1f} s")
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            print("wrote " + ", ".join(str(p) for p in write_scores([score], args.out)))
         if args.transcript is not None:
             lines = mcp_game(agent, args)
             write_atomic(args.transcript, "\n".join(lines) + "\n")  # a stopped run leaves no half file

@@ -50,11 +50,11 @@ class ClientTable:
     def __init__(self, settings: Settings | None = None):
         self.settings = settings if settings is not None else Settings()
         self.executor = ThreadPoolExecutor(
-            max_workers=settings.agent_threads, thread_name_prefix="monster-zoo-mcp"
+            max_workers=self.settings.agent_threads, thread_name_prefix="monster-zoo-mcp"
         )
         self.games: ExpiringStore[ClientGame] = ExpiringStore(
-            settings.max_sessions,
-            settings.session_ttl_s,
+            self.settings.max_sessions,
+            self.settings.session_ttl_s,
             "game",
             on_drop=lambda game: game.session.close(),
             is_live=lambda game: not game.session.finished,

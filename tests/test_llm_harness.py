@@ -53,10 +53,10 @@ def test_a_scripted_model_plays_whole_games_and_the_table_counts_its_moves():
     table = score.markdown()
     assert "| random | " in table and "| greedy | " in table and "legal moves listed" in table
     for baseline in ("random", "greedy"):
-        usage = score.usage[baseline]
+        usage = score.usage(baseline)
         assert usage["moves"] > 0 and usage["retry_rate"] == 0 and usage["illegal_rate"] == 0
         assert usage["prompt_tokens_per_move"] > 100 and usage["completion_tokens_per_move"] > 0
-        assert score.pairings[baseline].games == 2
+        assert score.pairing(baseline).games == 2
     first = server.requests[0]
     assert first["model"] == "scripted" and first["messages"][0]["role"] == "system"
     assert "Monster Factory in short" in first["messages"][0]["content"]
@@ -75,15 +75,15 @@ def test_a_refused_answer_is_asked_again_with_the_rules_reason():
     assert server.requests[1]["messages"][-2] == {"role": "assistant", "content": f"move: {illegal}"}
 
 
-def test_a_move_still_illegal_after_the_retries_is_counted_and_replaced_by_a_random_legal_one():
+def test_under_fallback_a_move_still_illegal_after_the_retries_is_counted_and_replaced_by_a_random_one():
     _, mask, state = on_move("monster_factory-v0", 4, steps=2)
     with ScriptedServer(stubborn("I would rather not", 99)) as server:
-        agent = agent_at(server, retries=2)
+        agent = agent_at(server, retries=2, illegal_policy="fallback")
         moves = {agent.act(None, mask, state) for _ in range(5)}
     assert all(mask[m] for m in moves) and len(server.requests) == 15
     assert agent.usage.fallbacks == 5 and agent.usage.retries == 10 and agent.usage.illegal_answers == 15
     assert "does not end with a line 'move: <id or name>'" in server.requests[1]["messages"][-1]["content"]
-    assert agent.usage.summary()["illegal_rate"] == 1.0
+    assert agent.usage.summary()["illegal_rate"] == 1.0 and agent.usage.summary()["legal_move_rate"] == 0
     assert [cost["tries"] for cost in agent.usage.per_move] == [3] * 5
     assert all(
         cost["fallback"] and cost["prompt_tokens"] > 0 and cost["latency_s"] > 0
@@ -124,15 +124,25 @@ def test_an_endpoint_that_cannot_be_reached_stops_the_run_naming_it():
     agent = make(
         "monster_factory-v0",
         "m",
-        settings=LlmSettings(base_url=f"http://127.0.0.1:{port}/v1", retries=1, timeout_s=5),
+        settings=LlmSettings(
+            base_url=f"http://127.0.0.1:{port}/v1", retries=1, timeout_s=5, endpoint_tries=2
+        ),
     )
-    with pytest.raises(ChatError, match=f"cannot reach http://127.0.0.1:{port}/v1"):
+    agent.backoff.sleep = lambda seconds: None
+    with pytest.raises(ChatError, match=f"no answer after 2 tries.*cannot reach http://127.0.0.1:{port}/v1"):
         agent.act(None, mask, state)
+    assert agent.usage.endpoint_failures == 2 and agent.usage.retries == 0
 
 
 def test_bad_settings_are_refused_with_what_is_valid():
     with pytest.raises(ValueError, match="retries must be an integer from 0 to 10"):
         LlmSettings(retries=-1)
+    with pytest.raises(ValueError, match="must be one of forfeit, fallback"):
+        LlmSettings(illegal_policy="random")
+    with pytest.raises(ValueError, match="timeout must be a number of seconds above 0"):
+        LlmSettings(timeout_s=0)
+    with pytest.raises(ValueError, match="endpoint tries must be an integer from 1 to 50"):
+        LlmSettings(endpoint_tries=0)
     with pytest.raises(ValueError, match="must start with http:// or https://"):
         ChatEndpoint("ftp://example", "m")
     with pytest.raises(ValueError, match="name the model"):
@@ -153,7 +163,7 @@ def test_an_evaluate_field_scores_each_model_against_the_other_entries():
             options={"num_players": 2},
             settings=LlmSettings(base_url=server.base_url),
         )
-    assert list(scores) == ["llm:a", "llm:b"] and all(list(s.pairings) == ["random"] for s in scores.values())
+    assert list(scores) == ["llm:a", "llm:b"] and all(s.baselines == ["random"] for s in scores.values())
     with pytest.raises(ValueError, match="at least one agent that is not a model"):
         score_named_models("monster_factory-v0", ["llm:a"], games=2)
 
@@ -188,14 +198,18 @@ def test_evaluate_scores_a_model_against_the_field_with_its_rates(capsys):
     assert server.requests and all(body["model"] == "scripted" for body in server.requests)
 
 
-def test_evaluate_refuses_model_only_fields_and_tournament_outputs(capsys):
-    """A field of models only has no baseline to score against; --out belongs to tournaments."""
+def test_evaluate_refuses_model_only_fields_and_bad_model_options(capsys):
+    """A field of models only has no baseline to score against; bad options are named."""
     from monster_zoo.cli.main import main
 
     for argv, said in (
         (["--agents", "llm:a", "llm:b"], "at least one agent that is not a model"),
-        (["--agents", "llm:a", "random", "--out", "somewhere"], "--out is for tournaments"),
+        (["--agents", "llm:a", "random", "--curves", "x", "--out", "y"], "no metrics.csv"),
         (["--agents", "llm:a", "random", "--retries", "99"], "retries must be"),
+        (["--agents", "llm:a", "random", "--illegal-policy", "pass"], "choose from 'forfeit', 'fallback'"),
+        (["--agents", "llm:a", "random", "--timeout", "-1"], "timeout must be a number of seconds"),
+        (["--agents", "llm:a", "random", "--resume"], "--resume needs --results FILE"),
+        (["--agents", "greedy", "random", "--results", "r.jsonl"], "this field has none"),
     ):
         with pytest.raises(SystemExit) as stopped:
             main(["evaluate", "--game", "monstargh-v0", "--option", "num_players=2", *argv])

@@ -11,10 +11,15 @@ def names(game_id: str) -> dict:
 
 
 def read(request: Request):
-    """An :class:`~monster_zoo.agents.llm.agent.LlmAgent` for ``request.path``, the model's name."""
-    from monster_zoo.agents.llm.agent import make
+    """An :class:`~monster_zoo.agents.llm.agent.LlmAgent` for ``request.path``, the model's name, with
+    the ``fallback`` policy: a game played outside the harness (a terminal, the web app, an MCP
+    opponent) has no way to forfeit one seat, so a random legal move stands in, counted."""
+    from dataclasses import replace
 
-    return make(request.game_id, request.path or "", request.seed, request.options)
+    from monster_zoo.agents.llm.agent import FALLBACK, LlmSettings, make
+
+    settings = replace(LlmSettings.from_environment(), illegal_policy=FALLBACK)
+    return make(request.game_id, request.path or "", request.seed, request.options, settings)
 
 
 KIND = AgentKind(
