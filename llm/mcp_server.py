@@ -123,7 +123,9 @@ def build_server(table: ClientTable) -> MCPServer:
 
     @server.tool()
     def list_games() -> dict[str, Any]:
-        """``games``: every game's id, title, player counts, options with defaults, the agents that can sit in."""
+        """``games``: every game's id, title and player counts; each option new_game accepts with its
+        default and its choices (or the kind of value it takes); the agents a seat may take, with the
+        player counts (``agent_players``) and option values (``agent_options``) each one plays."""
         return {"games": table.list_games()}
 
     @server.tool()
