@@ -89,6 +89,7 @@ class GameSession:
         self.stopped: str | None = None  # why the game stopped before its end
         self.record_note: str | None = None  # where --records-dir got its record, or why not
         self.closed = False
+        self.owner: str | None = None  # the token of the browser that started it, for its list of games
         self.lock = threading.RLock()
 
     # --- what the game is at -------------------------------------------------------------
