@@ -16,7 +16,7 @@ pytest.importorskip("mcp", reason="the MCP server needs the llm extra: pip insta
 import anyio
 
 from monster_zoo import envs
-from monster_zoo.envs.core.json_view import schema_of, view_legend
+from monster_zoo.envs.core.json_view import schema_of
 from monster_zoo.envs.registry import declaration
 from monster_zoo.llm.stdio_client import call, connected
 from monster_zoo.llm.table import ClientTable
@@ -177,10 +177,15 @@ def test_every_code_a_view_uses_comes_with_its_words(game_id):
 
 
 def test_no_legend_or_schema_a_model_reads_names_a_terminal_command():
+    """The view's schema carries the legend of the table a model is shown: it names no command the
+    client lacks, and it describes the table as shown (Monster Factory's in words, not drawn)."""
     for game_id in envs.available():
         spec = envs.spec(game_id)
-        schema = str(schema_of(spec, declaration(game_id).max_players))
-        assert "'help" not in view_legend(spec) and "help CARD" not in schema
+        table = schema_of(spec, declaration(game_id).max_players)["properties"]["table"]["description"]
+        assert "'help" not in table and "help CARD" not in table, game_id
+    factory = envs.spec("monster_factory-v0")
+    table = schema_of(factory, 6)["properties"]["table"]["description"]
+    assert "5x3 block" not in table and "open cell" in table
 
 
 def test_monster_factorys_table_is_told_in_words_with_places_and_edges():
