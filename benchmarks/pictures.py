@@ -21,6 +21,7 @@ from monster_zoo import envs
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.picture import rasterize
 from monster_zoo.envs.core.records import record_game
+from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.envs.replay import replay, write_html
 
 RASTER_SAMPLE = 10  # pictures rasterised per game (rasterising is the slow part)
@@ -67,11 +68,15 @@ def main(argv=None) -> int:
     parser.add_argument("--game", action="append", help="game id (repeatable; default: every game)")
     parser.add_argument("--games", type=int, default=3, help="greedy games per game id (default %(default)s)")
     parser.add_argument("--json", type=Path, help="also write one JSON line per game played here")
+    parser.add_argument("--overwrite", action="store_true", help="replace --json if it exists")
     args = parser.parse_args(argv)
+    problem = args.json is not None and output_problem("--json", args.json, overwrite=args.overwrite)
+    if problem:  # before the games, not after
+        parser.error(problem)
     game_ids = args.game or envs.available()
     rows = [time_game(g, seed) for g in game_ids for seed in range(args.games)]
     if args.json:
-        args.json.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        write_atomic(args.json, "".join(json.dumps(r) + "\n" for r in rows))
     print(
         "| game | players | actions | draw (ms) | rasterise (ms) | SVG (KB) | replay page (KB) | page build (s) |"
     )

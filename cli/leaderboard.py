@@ -4,16 +4,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from monster_zoo.cli.common import EVAL_EXTRA, PROG, missing_packages, seed_argument
+from monster_zoo.cli.common import EVAL_EXTRA, PROG, missing_packages, overwrite_argument, seed_argument
 
-DEFAULT_OUT = Path("docs/leaderboard.md")
+# Its own folder in the working directory: a run never lands on the shipped docs/leaderboard.md
+# unless --out names it (and --overwrite allows replacing it).
+DEFAULT_OUT = Path("leaderboard-results/leaderboard.md")
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
     """The ``leaderboard`` command and its arguments."""
     leaderboard = commands.add_parser(
         "leaderboard",
-        help="every game's baselines, search and champion against each other: docs/leaderboard.md",
+        help="every game's baselines, search and champion against each other: "
+        f"{DEFAULT_OUT} (--out to choose)",
         description="For every game at its smallest player count and at 4 players, a round-robin of random, "
         "greedy, the tuned search at two budgets and the shipped champion (seats rotated, deals paired), "
         "written as markdown with 95% intervals, openskill ratings and a picture per table.",
@@ -25,8 +28,10 @@ def add_parser(commands) -> argparse.ArgumentParser:
         "--out",
         type=Path,
         default=DEFAULT_OUT,
-        help="the markdown to write; pictures and JSON go into a folder of its name (default %(default)s)",
+        help="the markdown to write; pictures and JSON go into a folder of its name (default %(default)s); "
+        "a file there is replaced only with --overwrite",
     )
+    overwrite_argument(leaderboard)
     leaderboard.add_argument(
         "--seed", type=seed_argument, default=0, help="the deals and agent seeds (default %(default)s)"
     )
@@ -58,11 +63,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from monster_zoo.evaluation import leaderboard
     from monster_zoo.evaluation.arg_checks import first_problem, writable_dir
 
-    # The leaderboard rewrites its own files each run (--resume reuses them): no --overwrite needed,
-    # but never a folder or a special file, and never through a link.
     problem = first_problem(
         leaderboard.argument_problem(args),
-        output_problem("--out", args.out, overwrite=True),
+        output_problem("--out", args.out, overwrite=True),  # a folder, a special file: refused here
         writable_dir("--out", args.out.parent / args.out.stem),
     )
     if problem:
@@ -75,8 +78,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return 1
+    # Only now (the eval extra is there): the files this run would write, a tournament that
+    # --resume reuses excluded; one that exists is replaced only with --overwrite.
+    games = args.games or envs.available()
+    for path in leaderboard.files_to_write(games, args.out, args.seed, args.scale, args.resume):
+        problem = output_problem("--out", path, overwrite=args.overwrite)
+        if problem:
+            parser.error(
+                f"{problem} (a file of the leaderboard at {args.out}; --resume continues the run that wrote it)"
+            )
     out = leaderboard.run(
-        args.games or envs.available(),
+        games,
         args.out,
         args.seed,
         args.scale,

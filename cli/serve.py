@@ -33,6 +33,13 @@ def add_parser(commands) -> argparse.ArgumentParser:
         "loopback (requests naming any other host are refused: DNS rebinding)",
     )
     serve.add_argument(
+        "--allow-any-host",
+        action="store_true",
+        help="accept --allowed-hosts '*' (any host name; refused without this, since it lets pages on "
+        "other sites reach the server through DNS rebinding): for a server behind a proxy that checks "
+        "the name; warns",
+    )
+    serve.add_argument(
         "--port", type=int, default=8765, help="port to listen on, 0 for a free one (default %(default)s)"
     )
     serve.add_argument(
@@ -115,7 +122,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 1
 
     try:
-        allowed_hosts(args.host, args.allowed_hosts)
+        allowed_hosts(args.host, args.allowed_hosts, args.allow_any_host)
     except ValueError as err:
         parser.error(str(err))
     if args.records_dir is not None:
@@ -129,7 +136,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         models_dir=args.models_dir.resolve() if args.models_dir is not None else None,
     )
     try:
-        serve(settings, args.host, args.port, named_hosts=args.allowed_hosts)
+        serve(
+            settings,
+            args.host,
+            args.port,
+            named_hosts=args.allowed_hosts,
+            allow_any_host=args.allow_any_host,
+        )
     except OSError as err:  # the port is taken, the address is not this machine's
         print(
             f"{PROG} serve: cannot listen on {args.host}:{args.port}: {err.strerror or err}", file=sys.stderr

@@ -1,7 +1,8 @@
 """The leaderboard: every game's baselines, search and champion against each other.
 
-    monster-zoo leaderboard                      # every game, writes docs/leaderboard.md
+    monster-zoo leaderboard                      # every game, writes leaderboard-results/leaderboard.md
     monster-zoo leaderboard --games monstargh-v0 --scale 0.1 --out /tmp/lb.md
+    monster-zoo leaderboard --jobs 2 --out docs/leaderboard.md --overwrite   # the shipped one
 
 For every game at its smallest player count and at 4 players, a round-robin tournament
 (:mod:`monster_zoo.evaluation.tournament`: seats rotated, deals paired, 95% Wilson
@@ -19,6 +20,8 @@ search takes up to 0.2 s a move); ``--scale``
 multiplies them (the intervals show what fewer games cost). ``--jobs`` plays
 tournaments in parallel processes; the results do not depend on it.
 
+A file that exists is replaced only with ``--overwrite`` (the command checks every file a run would
+write before it plays, :func:`files_to_write`; a tournament ``--resume`` reuses is not written).
 Every file is written atomically (links replaced, never followed), each tournament's JSON before
 its picture: a picture that fails is a warning and leaves the table without it. ``--resume``
 reads an earlier JSON as untrusted input: a regular file of at most :data:`MAX_TABLE_BYTES`,
@@ -238,6 +241,18 @@ def finished_table(table: Table, seed: int, folder: Path) -> dict | None:
         )
         return None
     return table_summary(table, data, result.markdown(), picture.name, reused=True) if same else None
+
+
+def files_to_write(games: Sequence[str], out: Path, seed: int, scale: float, resume: bool) -> list[Path]:
+    """The files a run of :func:`run` with these arguments writes: the markdown, and the JSON and
+    picture of every tournament it plays (with ``resume``, those an earlier run finished are read,
+    not written)."""
+    folder = out.parent / out.stem
+    paths = [out]
+    for table in plan(games, scale):
+        if not (resume and finished_table(table, seed, folder) is not None):
+            paths += [folder / f"{table.key}.json", folder / f"{table.key}.png"]
+    return paths
 
 
 def render(summaries: Sequence[dict], folder_name: str, seed: int, jobs: int, wall_s: float) -> str:

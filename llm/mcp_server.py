@@ -7,8 +7,10 @@ plays, agent names elsewhere; answers ``game_id``, the client's seat and its vie
 ``act`` (``game_id``, ``move``: an id or a name; the agents then move up to the client's next turn
 or the end); ``get_record`` (once over); ``close_game``. Resources: each game's rules summary for
 prompts (``monster-zoo://rules/<game>``) and its view's JSON Schema (``monster-zoo://schema/<game>``).
-Refusals come back as tool errors with the reason and change nothing. The games live in a
-:class:`~monster_zoo.llm.table.ClientTable`: the web app's limits, expiry and time limit per move.
+Refusals come back as tool errors with the reason in the server's own words (an argument of the
+wrong type included: a move is a whole number or text, never a boolean) and change nothing; each is
+logged once, at debug level. The games live in a :class:`~monster_zoo.llm.table.ClientTable`: the
+web app's limits, expiry and time limit per move.
 
 The HTTP transport listens on 127.0.0.1 only and checks each request's Host and Origin (DNS
 rebinding protection), as ``monster-zoo serve`` does by default.
@@ -17,14 +19,16 @@ rebinding protection), as ``monster-zoo serve`` does by default.
 import argparse
 import functools
 import json
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import StrictInt, StrictStr, ValidationError
 
 from monster_zoo import envs
 from monster_zoo.envs.core.json_view import rules_summary, shipped_schema
@@ -42,6 +46,19 @@ INSTRUCTIONS = (
     "seat's view and legal moves; act plays one of them (by id or name) and returns once it is "
     "your turn again or the game is over; get_record after the end; close_game when done."
 )
+# What each tool argument must be, in the words a refusal of a wrong one uses.
+ARGUMENTS = {
+    "game": "a game id that list_games names",
+    "seats": 'a list of names, one per seat: "client" (you) once and an agent that list_games names '
+    "in every other seat",
+    "options": "an object of option names to values, as list_games lists them for the game",
+    "seed": "a whole number (or left out for a fresh deal)",
+    "game_id": "the text new_game answered as game_id",
+    "move": "one of your legal moves: its id (a whole number written with the digits 0-9) or its name "
+    "(text), as observe lists them",
+}
+MAX_SHOWN_CHARS = 60
+LOG = logging.getLogger("monster_zoo.mcp")
 
 
 def answered(call: Callable[[], Any]) -> Any:
@@ -52,13 +69,63 @@ def answered(call: Callable[[], Any]) -> Any:
         raise ToolError(err.message) from None
 
 
+def shown_json(value: Any) -> str:
+    """``value`` as the client wrote it (JSON), cut to :data:`MAX_SHOWN_CHARS` characters."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "..."
+
+
+def argument_refusal(tool: str, err: ValidationError, arguments: dict[str, Any]) -> str:
+    """The refusal of ``tool``'s ``arguments`` that failed its parameters' types, in our words:
+    each wrong or missing argument and what it must be (never the validator's own text)."""
+    said = []
+    for field in dict.fromkeys(str(e["loc"][0]) for e in err.errors() if e["loc"]):
+        must = ARGUMENTS.get(field, "given as the tool's description says")
+        if field in arguments:
+            said.append(f"'{field}' must be {must}, got {shown_json(arguments[field])}")
+        else:
+            said.append(f"{tool} needs '{field}': {must}")
+    return "; ".join(said) or f"the arguments of {tool} are not what it takes: see its description"
+
+
+class GamesServer(MCPServer):
+    """The SDK's server whose tool refusals are the reason alone, in our words, logged once at
+    debug level: the SDK would prefix them, pass a type error's validator text (naming internal
+    classes and a web address) to the client, and log each refusal at info level."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The SDK's :meth:`~MCPServer.call_tool`, its refusals rewritten (see the class)."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as err:
+            cause = err.__cause__
+            if isinstance(cause, ValidationError):
+                message = argument_refusal(name, cause, arguments)
+            elif isinstance(cause, ToolError):  # our own refusal, which the SDK prefixed
+                message = str(cause)
+            else:
+                known = [tool.name for tool in await self.list_tools()]
+                message = (
+                    str(err)
+                    if name in known
+                    else f"there is no tool {shown_json(name)}; the tools are: {', '.join(known)}"
+                )
+            LOG.debug("refused %s: %s", name, message)
+            raise ToolError(message) from None
+
+
 def build_server(table: ClientTable) -> MCPServer:
     """The MCP server whose tools play the games of ``table``."""
-    server = MCPServer("monster-zoo", instructions=INSTRUCTIONS)
+    # Warnings and errors only on stderr: a refused call is the client's answer, not the server's news.
+    server = GamesServer("monster-zoo", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool()
     def list_games() -> dict[str, Any]:
-        """``games``: every game's id, title, player counts, options with defaults, the agents that can sit in."""
+        """``games``: every game's id, title and player counts; each option new_game accepts with its
+        default and its choices (or the kind of value it takes); the agents a seat may take, with the
+        player counts (``agent_players``) and option values (``agent_options``) each one plays."""
         return {"games": table.list_games()}
 
     @server.tool()
@@ -66,7 +133,7 @@ def build_server(table: ClientTable) -> MCPServer:
         game: str,
         seats: list[str] | None = None,
         options: dict[str, Any] | None = None,
-        seed: int | None = None,
+        seed: StrictInt | None = None,
     ) -> dict[str, Any]:
         """Start a game. seats: one entry per seat, "client" for you (exactly once) and an agent's name
         (list_games) elsewhere; default you in seat 0 against greedy. Answers game_id, your seat and
@@ -80,7 +147,7 @@ def build_server(table: ClientTable) -> MCPServer:
         return answered(lambda: table.observe(game_id))
 
     @server.tool()
-    def act(game_id: str, move: int | str) -> dict[str, Any]:
+    def act(game_id: str, move: StrictInt | StrictStr) -> dict[str, Any]:
         """Play a move (its id or its name) on your turn; answers your view once the agents have
         moved up to your next turn or the end. A refused move says why and changes nothing."""
         return answered(lambda: table.act(game_id, move))

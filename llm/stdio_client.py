@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TextIO
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -19,10 +19,13 @@ class ToolRefused(Exception):
 
 
 @asynccontextmanager
-async def connected(server_args: list[str] | None = None) -> AsyncIterator[ClientSession]:
-    """An initialized client session of a ``monster-zoo mcp`` server started with this Python."""
+async def connected(
+    server_args: list[str] | None = None, errlog: TextIO | None = None
+) -> AsyncIterator[ClientSession]:
+    """An initialized client session of a ``monster-zoo mcp`` server started with this Python; the
+    server's stderr goes to ``errlog`` (a file with a descriptor; default this process's stderr)."""
     params = StdioServerParameters(command=sys.executable, args=["-m", SERVER_MODULE, *(server_args or [])])
-    async with stdio_client(params) as (read, write):
+    async with stdio_client(params, errlog=errlog if errlog is not None else sys.stderr) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             yield session

@@ -24,7 +24,7 @@ from monster_zoo.envs.core.json_view import seat_view
 from monster_zoo.envs.core.move_words import legal_moves_in_words
 from monster_zoo.envs.registry import declaration
 from monster_zoo.web.app import Settings, build_session
-from monster_zoo.web.catalogue import HUMAN, agent_choices
+from monster_zoo.web.catalogue import HUMAN, client_catalogue
 from monster_zoo.web.game_session import GameSession
 from monster_zoo.web.new_game import check_options, check_setup
 from monster_zoo.web.refusals import bad_request, conflict, not_found, shown, unprocessable
@@ -66,23 +66,16 @@ class ClientTable:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     def list_games(self) -> list[dict[str, Any]]:
-        """Every game: its id, title, player counts, options with their defaults, the agents it offers."""
-        listed = []
-        for game_id in envs.available():
-            spec, game = envs.spec(game_id), declaration(game_id)
-            listed.append(
-                {
-                    "game": game_id,
-                    "title": spec.title,
-                    "min_players": game.min_players,
-                    "max_players": game.max_players,
-                    "hides_information": game.hides_information,
-                    "options": {o.name: o.default for o in spec.options},
-                    "agents": agent_choices(game_id, None),
-                    "rules": f"monster-zoo://rules/{game_id}",
-                }
-            )
-        return listed
+        """Every game as :func:`~monster_zoo.web.catalogue.client_catalogue` lists what a new game
+        accepts (``--models-dir`` models included), with whether it hides information and its rules."""
+        return [
+            {
+                **listed,
+                "hides_information": declaration(listed["game"]).hides_information,
+                "rules": f"monster-zoo://rules/{listed['game']}",
+            }
+            for listed in client_catalogue(self.settings.models_dir)
+        ]
 
     def new_game(self, game: Any, options: Any = None, seats: Any = None, seed: Any = None) -> dict[str, Any]:
         """Start ``game`` with ``options``; ``seats`` names each seat, ``"client"`` once (default: the

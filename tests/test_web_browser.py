@@ -350,3 +350,39 @@ def test_the_seat_menu_offers_agents_only_where_they_play(page):
     page.select_option('[data-option="start_tiles"]', json.dumps("choose"))
     page.select_option('[data-option="num_players"]', "3")
     assert "champion" not in offered()
+
+
+def test_a_closed_tab_says_goodbye_and_its_game_is_listed_to_close(browser, server):  # noqa: F811
+    """Closing a tab lets its game go after a short grace (a reload would open it again), and the
+    new-game page lists this browser's games on the server, each with a button that closes it."""
+    context = browser.new_context(viewport={"width": 1300, "height": 820})
+    try:
+        tab = context.new_page()
+        tab.goto(server[0])
+        tab.wait_for_selector("#game option", state="attached")
+        start(tab, "monster_factory-v0", ["human", "random"], 3)
+        owner = tab.evaluate("() => localStorage.getItem('monster-zoo-owner')")
+
+        def yours():
+            listing = context.request.get(server[0] + "api/sessions", headers={"X-Monster-Zoo-Owner": owner})
+            return listing.json()["yours"]
+
+        assert [g["expires_in_s"] > 60 for g in yours()] == [True]
+        tab.close(run_before_unload=True)
+        other = context.new_page()
+        other.goto(server[0])
+        other.wait_for_function("() => document.querySelectorAll('#your-games button').length > 0")
+        listed = other.locator("#your-games li").first.inner_text()
+        assert "Monster Factory" in listed and "dropped in" in listed
+        left = yours()
+        for _ in range(50):  # the goodbye is a beacon: sent as the tab goes, it may land a moment later
+            if left and left[0]["expires_in_s"] <= 30:
+                break
+            other.wait_for_timeout(100)
+            left = yours()
+        assert len(left) == 1 and left[0]["expires_in_s"] <= 30, "the closed tab said goodbye"
+        other.locator("#your-games li button", has_text="close").first.click()
+        other.wait_for_function("() => document.getElementById('your-games').textContent === 'none'")
+        assert yours() == []
+    finally:
+        context.close()

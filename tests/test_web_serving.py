@@ -1,8 +1,8 @@
 """Serving the web app (monster_zoo.web.server) safely, against a real uvicorn on a free port:
 off loopback it needs the names it is reached by; a request head or body that does not arrive
-in time is dropped or refused; connections are capped; a client leaving mid-body is one log
-line; agents are offered only at the player counts they play, and made to move once before
-the server says it is ready.
+in time is dropped or refused (how connections are capped: tests/test_web_limits.py); a client
+leaving mid-body is one log line; agents are offered only at the player counts they play, and
+made to move once before the server says it is ready.
 """
 
 import logging
@@ -104,18 +104,6 @@ def test_a_request_body_that_does_not_arrive_is_refused_in_time(address):
     assert got is not None, "the connection is closed after the 408, not held open"
     assert got.startswith(b"HTTP/1.1 408") and b"did not arrive within 0.5 s" in got
     assert b"connection: close" in got.lower()
-
-
-def test_connections_are_capped(address):
-    held = [connect(address) for _ in range(QuickProtocol.max_connections)]
-    time.sleep(0.1)
-    started = time.monotonic()
-    one_too_many = connect(address)
-    assert answer(one_too_many) == b"" and time.monotonic() - started < QuickProtocol.head_timeout_s / 2, (
-        "the connection past the cap is closed at once, not at the head's deadline"
-    )
-    for conn in held:
-        conn.close()
 
 
 def test_a_client_leaving_mid_body_is_one_log_line(address, caplog):

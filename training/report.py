@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="games of each run's PPO policy vs MCTS per seed (default 0: none)",
     )
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--overwrite", action="store_true", help="replace --json if it exists")
     args = parser.parse_args(argv)
     for flag, value in (
         ("--games", args.games),
@@ -99,8 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = parse_options(args.option)
     except ValueError as error:
         parser.error(str(error))
-    # checked before the hours of games, not after; the report is meant to be written again
-    problem = args.json is not None and output_problem("--json", args.json, overwrite=True)
+    # checked before the hours of games, not after
+    problem = args.json is not None and output_problem("--json", args.json, overwrite=args.overwrite)
     if problem:
         parser.error(problem)
     runs = [Path(r) for r in args.runs]

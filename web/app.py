@@ -2,12 +2,15 @@
 
     GET    /                              the page (web/static/index.html)
     GET    /api/games                     games, their options and agents, the server's limits
-    GET    /api/games/GAME/help           its rules (seeds/<game>/rules.md) and what to click to play it
+    GET    /api/games/GAME/help           the game for a player (seeds/<game>/player_guide.md), what to click
+    GET    /api/sessions                  the games on this server: yours (by the X-Monster-Zoo-Owner
+                                          header your page sent when it started them), others counted
     POST   /api/sessions                  a new game (web/new_game.py) -> {"session": ID, ...}
     GET    /api/sessions/ID?viewer=V&since=K        the view of V (public or a seat), moves from K on
     POST   /api/sessions/ID/moves?since=K           {"seat", "step", "action" or "name"}: a person's move
     POST   /api/sessions/ID/advance?viewer=V&since=K  {"step"}: the agent on move moves (or thinks on)
     DELETE /api/sessions/ID                close the game
+    POST   /api/sessions/ID/goodbye        its page was closed: the game goes in GOODBYE_GRACE_S unless used
     GET    /api/sessions/ID/record        the match record (JSON download), once the game is finished
     GET    /sessions/ID/replay            the replay viewer page of the finished game
     POST   /api/records                   a match record (JSON) -> {"page": "/records/ID"}
@@ -68,6 +71,11 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 BODY_NOT_READ = (408, 413)  # refusals sent before the request body was read to its end
 ADVANCE_WAIT_S = 1.0  # how long an advance waits for the agent before answering "still thinking"
 MAX_PAGES = 8  # opened records' viewer pages kept at once
+# A page that says goodbye (closed, or reloaded: a reload opens the game again at once) leaves its
+# game this long before the game is dropped, instead of holding a place for the whole expiry time.
+GOODBYE_GRACE_S = 30.0
+OWNER_HEADER = "x-monster-zoo-owner"  # a random token a browser keeps, naming the games it started
+OWNER_PATTERN = re.compile(r"[A-Za-z0-9_-]{22,64}")
 APP_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -180,7 +188,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         "game",
         on_drop=GameSession.close,
         is_live=lambda session: not session.finished,
-        full='finish or close one of them ("new game" on a game\'s page closes it)',
+        full='close one of yours under "games on this server" on the new-game page',
     )
     # A replay page can always be built again from its record: the oldest goes when there are too many.
     pages: ExpiringStore[str] = ExpiringStore(
@@ -199,6 +207,10 @@ def create_app(settings: Settings = Settings()) -> Starlette:
 
     async def body_of(request: Request, fields: Sequence[str]) -> dict:
         return json_object(await read_body(request.headers.get("content-type"), request.stream()), fields)
+
+    def owner_of(request: Request) -> str | None:
+        token = request.headers.get(OWNER_HEADER)
+        return token if token is not None and OWNER_PATTERN.fullmatch(token) else None
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -226,6 +238,7 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         )
         sessions.check_room()  # before the agents are built; add() checks again
         session = await run_in_threadpool(build_session, setup, settings)
+        session.owner = owner_of(request)
         try:
             key = sessions.add(session)
         except RequestError:
@@ -233,6 +246,31 @@ def create_app(settings: Settings = Settings()) -> Starlette:
             raise
         # No seed here: it determines every hidden card (the record gives it once the game is over).
         return JSONResponse({"session": key, "mode": session.mode, "humans": session.humans}, status_code=201)
+
+    async def listing(request: Request) -> Response:
+        owner = owner_of(request)
+        yours, others = [], 0
+        for key, session, idle_s in sessions.entries():
+            if owner is not None and session.owner == owner:
+                yours.append(
+                    {
+                        "session": key,
+                        "game": session.spec.env_id,
+                        "title": session.spec.title,
+                        "mode": session.mode,
+                        "seats": session.labels,
+                        "step": session.step,
+                        "finished": session.finished,
+                        "expires_in_s": max(0, round(settings.session_ttl_s - idle_s)),
+                    }
+                )
+            elif not session.finished:
+                others += 1
+        return JSONResponse({"yours": yours, "others_in_progress": others})
+
+    async def goodbye(request: Request) -> Response:
+        sessions.leave(request.path_params["session"], GOODBYE_GRACE_S)
+        return Response(status_code=204)
 
     async def view(request: Request) -> Response:
         session = session_of(request)
@@ -333,11 +371,13 @@ def create_app(settings: Settings = Settings()) -> Starlette:
         Route("/", page),
         Route("/api/games", games),
         Route("/api/games/{game}/help", rules),
+        Route("/api/sessions", listing, methods=["GET"]),
         Route("/api/sessions", new_session, methods=["POST"]),
         Route("/api/sessions/{session}", view, methods=["GET"]),
         Route("/api/sessions/{session}", close, methods=["DELETE"]),
         Route("/api/sessions/{session}/moves", move, methods=["POST"]),
         Route("/api/sessions/{session}/advance", advance, methods=["POST"]),
+        Route("/api/sessions/{session}/goodbye", goodbye, methods=["POST"]),
         Route("/api/sessions/{session}/record", record),
         Route("/sessions/{session}/replay", session_replay),
         Route("/api/records", open_record, methods=["POST"]),

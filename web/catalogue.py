@@ -44,6 +44,12 @@ def option_entry(option) -> dict:
     return entry
 
 
+def accepted_options(spec) -> list:
+    """The options of ``spec`` a request for a new game may set: all but those the app sets itself
+    (:data:`APP_OPTIONS`, which :func:`~monster_zoo.web.new_game.check_options` refuses)."""
+    return [o for o in spec.options if o.name not in APP_OPTIONS]
+
+
 def model_files(models_dir: Path | None) -> list[str]:
     """The names of the model files (``.npz``, regular files, not links) directly in ``models_dir``,
     sorted; none without a folder."""
@@ -125,27 +131,44 @@ def agent_choices(game_id: str, models_dir: Path | None) -> list[str]:
     ]
 
 
+def game_entry(game_id: str, models_dir: Path | None, options: list) -> dict:
+    """``game_id``'s title, player range, ``options`` as the setup form shows them, agent names,
+    and the player counts and option values each registered agent plays."""
+    spec = envs.spec(game_id)
+    return {
+        "title": spec.title,
+        "min_players": spec.min_players,
+        "max_players": spec.max_players,
+        "options": [option_entry(o) for o in options],
+        "agents": agent_choices(game_id, models_dir),
+        "agent_players": agent_player_counts(game_id),
+        "agent_options": agent_option_values(game_id),
+    }
+
+
 def catalogue(models_dir: Path | None) -> list[dict]:
     """Every game with its title, player range, options (those a person at the table chooses), agent
     names, and the player counts and option values each registered agent plays (model files:
     checked when a game starts), for the setup form."""
-    games = []
-    for game_id in envs.available():
-        spec = envs.spec(game_id)
-        games.append(
-            {
-                "id": game_id,
-                "title": spec.title,
-                "min_players": spec.min_players,
-                "max_players": spec.max_players,
-                "options": [
-                    option_entry(o)
-                    for o in spec.options
-                    if o.name not in APP_OPTIONS and o.name not in LEARNER_OPTIONS
-                ],
-                "agents": agent_choices(game_id, models_dir),
-                "agent_players": agent_player_counts(game_id),
-                "agent_options": agent_option_values(game_id),
-            }
-        )
-    return games
+    return [
+        {
+            "id": game_id,
+            **game_entry(
+                game_id,
+                models_dir,
+                [o for o in accepted_options(envs.spec(game_id)) if o.name not in LEARNER_OPTIONS],
+            ),
+        }
+        for game_id in envs.available()
+    ]
+
+
+def client_catalogue(models_dir: Path | None) -> list[dict]:
+    """What a program may start (the MCP server's ``list_games``): every game with each option a
+    new game accepts (its default, and its choices or the kind of value it takes), the agents a
+    seat may take (model files of ``models_dir`` included) and the player counts and option values
+    each registered agent plays; a model file is checked against the game when a game starts."""
+    return [
+        {"game": game_id, **game_entry(game_id, models_dir, accepted_options(envs.spec(game_id)))}
+        for game_id in envs.available()
+    ]

@@ -9,7 +9,8 @@ for it where that viewer knew the move), and noted in the match record (:class:`
 An agent thinks in a worker thread (:meth:`GameSession.start_agent_move`), never on the
 request path: it gets a copy of what it may read, and its move is applied under the session's
 lock when it answers, if the game is still waiting for it. A move that takes longer than the
-time limit stops the game (a thread cannot be stopped, so the late answer is dropped).
+time limit stops the game: when someone looks after the limit, or when the move arrives late,
+whichever comes first (a thread cannot be stopped, so the late answer is dropped).
 """
 
 import secrets
@@ -88,6 +89,7 @@ class GameSession:
         self.stopped: str | None = None  # why the game stopped before its end
         self.record_note: str | None = None  # where --records-dir got its record, or why not
         self.closed = False
+        self.owner: str | None = None  # the token of the browser that started it, for its list of games
         self.lock = threading.RLock()
 
     # --- what the game is at -------------------------------------------------------------
@@ -202,9 +204,13 @@ class GameSession:
             failure = None
         except Exception as err:
             action, failure = None, f"{type(err).__name__}: {err}"
+        arrived = time.monotonic()  # before the lock: a wait for it is not the agent's thinking
         with self.lock:
             if self.closed or self.thinking is None or self.thinking.step != step:
                 return  # stopped for its time limit, or the game was closed
+            if arrived - self.thinking.started > self.time_limit_s:
+                self._check_time_limit()  # the move came too late: the game stops, as if looked at then
+                return
             self.thinking = None
             if failure is None:
                 failure = refusal(self.spec, self.raw.engine_state, self._mask(), f"player_{seat}", action)

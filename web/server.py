@@ -9,9 +9,15 @@ visits reach it through a DNS name pointing here), answers requests naming one o
 bound address or a loopback name, and warns that anyone who can reach it can play and see the
 games it holds.
 
+``--allowed-hosts '*'`` (any Host header at all) brings DNS rebinding back, so it is refused
+unless ``--allow-any-host`` says so, with a warning: for a server behind a proxy that checks the
+name itself.
+
 Connections are bounded (:mod:`~monster_zoo.web.connections`): a request head must arrive within
 10 s, a body within 30 s, a connection left idle between requests closes after
-:data:`KEEP_ALIVE_S`, and at most 100 connections are open at once.
+:data:`KEEP_ALIVE_S`, at most 100 connections are open at once and half of them from one client
+(the oldest only waiting for a request head make room for a new one), and a request past them
+gets a JSON 503.
 """
 
 import dataclasses
@@ -28,10 +34,11 @@ from monster_zoo.envs.registry import kernels_cached
 
 from .app import LOOPBACK_HOSTS, Settings, create_app
 from .catalogue import agent_player_counts, catalogue
-from .connections import MAX_CONNECTIONS, BoundedH11Protocol
+from .connections import BoundedH11Protocol
 
 KEEP_ALIVE_S = 5
 WILDCARDS = ("0.0.0.0", "::")
+ANY_HOST = "*"
 
 
 def is_loopback(host: str) -> bool:
@@ -44,16 +51,24 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def allowed_hosts(host: str, named: Sequence[str] = ()) -> list:
+def allowed_hosts(host: str, named: Sequence[str] = (), allow_any_host: bool = False) -> list:
     """The host names requests may carry for a server bound to ``host``: the loopback names, the
     bound address itself (unless a wildcard) and the ``named`` ones (``--allowed-hosts``, which a
-    server bound off loopback needs: ValueError saying why without them)."""
+    server bound off loopback needs: ValueError saying why without them). ``"*"`` among them (any
+    host) is refused unless ``allow_any_host``."""
     if not is_loopback(host) and not named:
         raise ValueError(
             f"--host {host} needs --allowed-hosts: the names or addresses this machine is reached "
             "by (e.g. --allowed-hosts mybox.local 192.168.1.20). Requests naming any other host are "
             "refused, so that a page on another site cannot reach this server through a DNS name "
             "that points here (DNS rebinding)"
+        )
+    if ANY_HOST in named and not allow_any_host:
+        raise ValueError(
+            "--allowed-hosts '*' accepts requests naming any host, so a page on any site the user "
+            "visits could reach this server through a DNS name that points here (DNS rebinding). Name "
+            "the hosts this machine is reached by instead, or add --allow-any-host if a proxy in front "
+            "of the server checks the name itself"
         )
     bound = [] if host in WILDCARDS or is_loopback(host) else [f"[{host}]" if ":" in host else host]
     return [*LOOPBACK_HOSTS, *bound, *named]
@@ -125,9 +140,8 @@ def uvicorn_config(app) -> uvicorn.Config:
         log_level="warning",
         access_log=False,
         lifespan="on",
-        http=BoundedH11Protocol,
+        http=BoundedH11Protocol,  # caps connections itself, with a JSON 503 (uvicorn's is plain text)
         timeout_keep_alive=KEEP_ALIVE_S,
-        limit_concurrency=MAX_CONNECTIONS,
     )
 
 
@@ -137,17 +151,27 @@ def serve(
     port: int = 0,
     say: Callable[[str], None] | None = None,
     named_hosts: Sequence[str] = (),
+    allow_any_host: bool = False,
 ) -> None:
     """Serve the app on ``host``:``port`` until interrupted, announcing its address through ``say``
     (default: a line on stdout) once it is bound and its agents are ready; ``named_hosts`` are the
-    names requests may also carry (needed off loopback: ValueError without them)."""
+    names requests may also carry (needed off loopback: ValueError without them; ``"*"`` only with
+    ``allow_any_host``, which warns)."""
 
     def default_say(line: str) -> None:
         print(line, flush=True)
 
     say = say or default_say
-    hosts = allowed_hosts(host, named_hosts)
+    hosts = allowed_hosts(host, named_hosts, allow_any_host)
     sock = bind(host, port)
+    if ANY_HOST in hosts:
+        print(
+            "warning: --allow-any-host: requests naming any host are answered, so a page on another "
+            "site can reach this server through a DNS name that points here unless a proxy in front "
+            "checks the name",
+            file=sys.stderr,
+            flush=True,
+        )
     if not is_loopback(host):
         print(
             f"warning: serving on {host}: anyone who can reach this address can play and watch the games "

@@ -83,6 +83,22 @@ class ExpiringStore(Generic[Value]):
             self._entries[key] = (value, self.clock())
             return value
 
+    def leave(self, key: str, grace_s: float) -> None:
+        """Let the value under ``key`` expire ``grace_s`` seconds from now unless it is used again
+        by then (its page said goodbye; a reload of that page uses it again at once); 404 if there
+        is none."""
+        with self._lock:
+            value = self.get(key)
+            self._entries[key] = (value, self.clock() - max(0.0, self.ttl_s - grace_s))
+
+    def entries(self) -> list[tuple[str, Value, float]]:
+        """Every ``(id, value, seconds since its last use)``, oldest use first, none counted as used."""
+        with self._lock:
+            self._sweep()
+            now = self.clock()
+            listed = [(key, value, now - used) for key, (value, used) in self._entries.items()]
+        return sorted(listed, key=lambda entry: -entry[2])
+
     def remove(self, key: str) -> None:
         """Drop the value under ``key``; 404 if there is none."""
         value = self.get(key)

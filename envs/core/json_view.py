@@ -6,6 +6,7 @@ in the game's own words, and nothing else.
      "on_move": 0, "your_turn": true, "over": false, "phase": "choose a card",
      "table": "...the public table, as the game's text view writes it...",
      "yours": "...what only this seat sees (its hand, its secret)...",
+     "codes": {"SA3": "SA Stitched Arm: part, ..."},
      "scores": [3, 1, 0], "score_label": "stars",
      "legal_moves": [{"id": 4, "name": "play 2", "words": null}, ...],
      "last_moves": [{"seat": 2, "player": "player_2", "name": "lay two cards face down"}],
@@ -13,8 +14,10 @@ in the game's own words, and nothing else.
 
 Fields (the same for every game; each game's ``seeds/<game>/seat_view.schema.json`` pins its id,
 its seats and its move ids): ``phase`` is the phase in the game's words (its text view's
-``phase_text``), ``table`` is the game's public text view (``to_text``), ``yours`` its
-private text for this seat (``private_text``; null where a game hides nothing), ``scores`` what
+``phase_text``), ``table`` is the game's public text view in words (its ``plain_text`` where the
+terminal's ``to_text`` draws a picture), ``yours`` its private text for this seat
+(``private_text``; null where a game hides nothing), ``codes`` each card or tile code the view's
+texts and move names use, in words (the text view's ``code_words``), ``scores`` what
 the table shows of each seat's score, ``legal_moves`` the seat's moves when it is on move (empty
 otherwise), each with the id ``env.step`` takes, its name (what a typed move or a record holds) and
 its words where the name uses codes (:mod:`~monster_zoo.envs.core.move_words`), ``last_moves`` the
@@ -35,7 +38,7 @@ from .contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from .move_words import legal_moves_in_words, text_view_helper
 
 SCHEMA = "monster_zoo.seat_view"
-SCHEMA_VERSION = 1  # bumped (and noted in CHANGELOG.md) whenever a field changes meaning or goes
+SCHEMA_VERSION = 2  # bumped (and noted in CHANGELOG.md) whenever a field changes meaning or goes
 MAX_LAST_MOVES = 50  # moves named in one view; a seat that slept longer sees the latest ones
 SCHEMA_FILE = "seat_view.schema.json"
 SUMMARY_FILE = "summary.md"
@@ -68,6 +71,11 @@ def seat_view(
         if your_turn
         else []
     )
+    plain = text_view_helper(spec, "plain_text")
+    table = plain(state) if plain is not None else spec.to_text(state)
+    last = since_own_move(last_moves, seat)
+    explain = text_view_helper(spec, "code_words")
+    named = [table, private or "", *(m["name"] for m in moves), *(m["name"] for m in last)]
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -81,14 +89,21 @@ def seat_view(
         "your_turn": your_turn,
         "over": over,
         "phase": None if phase is None else phase(state),
-        "table": spec.to_text(state),
+        "table": table,
         "yours": private,
+        "codes": explain("\n".join(named)) if explain is not None else {},
         "scores": [int(s) for s in spec.public_scores(state)],
         "score_label": spec.score_label,
         "legal_moves": moves,
-        "last_moves": since_own_move(last_moves, seat),
+        "last_moves": last,
         "result": result,
     }
+
+
+def view_legend(spec) -> str:
+    """What the symbols of the view's ``table`` mean: the text view's ``PLAIN_LEGEND`` where the
+    view lists in words what the terminal draws, its ``LEGEND`` otherwise."""
+    return text_view_helper(spec, "PLAIN_LEGEND") or spec.legend
 
 
 def since_own_move(named: Sequence[tuple[int, str]], seat: int) -> list[dict]:
@@ -142,9 +157,14 @@ def schema_of(spec, max_players: int) -> dict:
         "table": {
             "type": "string",
             "description": "the public table in the game's words"
-            + (f"; its symbols:\n{spec.legend}" if spec.legend else ""),
+            + (f"; its symbols:\n{view_legend(spec)}" if view_legend(spec) else ""),
         },
         "yours": {**text_or_null, "description": "what only this seat sees"},
+        "codes": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": "each card or tile code that the table, yours and the moves use, in words",
+        },
         "scores": {"type": "array", "items": {"type": "integer"}, "description": "each seat's public score"},
         "score_label": {"const": spec.score_label},
         "legal_moves": {"type": "array", "items": move, "description": "this seat's moves when on move"},

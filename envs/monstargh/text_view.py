@@ -5,6 +5,8 @@ by ``+k`` when k more cards lie under it; ``[..]`` marks the protagonist or the 
 waiting for its cell. Rows and columns are numbered relative to the scene's origin.
 """
 
+import re
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from ..core.text_view import table
 from .components import CARD_NAMES, FOCUS_AMOUNTS, NUM_CARDS, NUM_FOCUS, NUM_SPECIES, NUM_VALUES, SPECIES
@@ -50,6 +52,16 @@ CELL_WIDTH = 7
 def card_label(card: int) -> str:
     """``R5`` for red 5: species initial (upper case) and value."""
     return f"{SPECIES[card // NUM_VALUES][0].upper()}{card % NUM_VALUES + 1}"
+
+
+def code_words(text: str) -> dict[str, str]:
+    """Each card label ``text`` uses (``R5``), in words (``red 5``: a monster card)."""
+    labels = {card_label(c): c for c in range(NUM_SPECIES * NUM_VALUES)}
+    return {
+        label: f"{SPECIES[labels[label] // NUM_VALUES]} {labels[label] % NUM_VALUES + 1}: a monster card"
+        for label in dict.fromkeys(re.findall(r"\b[A-Z][0-9]+\b", text))
+        if label in labels
+    }
 
 
 def table_grid(state) -> str:

@@ -1,5 +1,7 @@
 """Text view of a Monster Arena state: phase, draft row, every monster as a tree, graveyard."""
 
+import re
+
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS, H_TERMINAL
 from .components import (
     AB_NONE,
@@ -58,10 +60,11 @@ from .state_layout import (
     WINNER,
 )
 
-# What the symbols mean, for people at the terminal (``help`` / ``legend``; ``help SA3`` for a card).
+# What the symbols mean, for people at the terminal (``help`` / ``legend``) and for a JSON view's
+# reader; it names no command, since not every reader has the terminal's (``help SA3`` for a card).
 LEGEND = """\
 cards: U1-U6 upper torso halves, L1-L6 lower halves, parts by code and copy (SA3 = the third
-  Stitched Arm); 'help CARD' shows a card's name, numbers and ability
+  Stitched Arm)
 monsters: U5[SA1,-,HO2] + L6[-,-] is a torso half with what hangs in its slots (nested parts have
   their own brackets); - an empty slot, card* used this round, card! pinched (cannot act)
 row: the cards dealt for the draft; bid: the highest bid and its bidder
@@ -91,6 +94,19 @@ def card_text(name: str) -> str:
             f"  {ABILITY_NAMES[int(ABILITY[c])].replace('_', ' ')}: {ABILITY_TEXT[ABILITY_NAMES[int(ABILITY[c])]]}"
         )
     return "\n".join(lines)
+
+
+CARD_BY_LABEL = {label: c for c, label in enumerate(CARD_LABEL)}
+
+
+def code_words(text: str) -> dict[str, str]:
+    """Each card label ``text`` uses (``SA3``, ``U1``), with its name, numbers and ability."""
+    labels = dict.fromkeys(re.findall(r"\b[A-Z]{1,2}[0-9]\b", text))
+    return {
+        label: "; ".join(line.strip() for line in card_text(label).splitlines())
+        for label in labels
+        if label in CARD_BY_LABEL
+    }
 
 
 def card_words(c: int, copies: str = "") -> str:

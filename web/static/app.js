@@ -16,9 +16,25 @@ class ApiError extends Error {
   constructor(status, message) { super(message); this.status = status; }
 }
 
+// A random token this browser keeps and sends with every request: the server lists the games it
+// started under "games on this server", so they can be closed after their tabs are gone.
+const OWNER_KEY = "monster-zoo-owner";
+function ownerToken() {
+  let token = null;
+  try { token = localStorage.getItem(OWNER_KEY); } catch (err) { return null; }
+  if (!token) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    token = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    try { localStorage.setItem(OWNER_KEY, token); } catch (err) { return null; }
+  }
+  return token;
+}
+
 // One request to the API: the JSON answer, or an ApiError with the server's message.
 async function api(method, url, body, raw) {
   const init = { method, headers: {} };
+  const owner = ownerToken();
+  if (owner) init.headers["X-Monster-Zoo-Owner"] = owner;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = raw ? body : JSON.stringify(body);
@@ -140,7 +156,36 @@ async function startGame() {
     openSession(made.session);
   } catch (err) {
     say("setup-message", err.message);
+    if (err.status === 429) listGames();
   }
+}
+
+// --- games on this server ----------------------------------------------------------------------
+async function listGames() {
+  let listed;
+  try {
+    listed = await api("GET", "/api/sessions");
+  } catch (err) {
+    return;
+  }
+  const items = listed.yours.map((game) => {
+    const state = game.finished ? "finished" : `move ${game.step}`;
+    const left = game.expires_in_s < 120 ? `${game.expires_in_s} s` : `${Math.round(game.expires_in_s / 60)} min`;
+    const item = element("li", `${game.title} (${game.seats.join(", ")}): ${state}, dropped in ${left} unless opened `);
+    const open = element("button", "open", { type: "button" });
+    open.addEventListener("click", () => openSession(game.session));
+    const close = element("button", "close", { type: "button" });
+    close.addEventListener("click", async () => {
+      await api("DELETE", `/api/sessions/${game.session}`).catch(() => null);
+      listGames();
+    });
+    item.append(open, " ", close);
+    return item;
+  });
+  $("your-games").replaceChildren(...(items.length ? items : [element("li", "none")]));
+  $("other-games").textContent = listed.others_in_progress
+    ? `${listed.others_in_progress} game(s) in progress started elsewhere also count against the server's limit.`
+    : "";
 }
 
 // --- a game ------------------------------------------------------------------------------------
@@ -438,9 +483,22 @@ async function closeSession() {
   history.replaceState(null, "", "#");
 }
 
+function showSetup() {
+  showSection("setup");
+  listGames();
+}
+
 async function main() {
-  $("nav-new").addEventListener("click", async () => { await closeSession(); showSection("setup"); });
-  $("again").addEventListener("click", async () => { await closeSession(); showSection("setup"); });
+  $("nav-new").addEventListener("click", async () => { await closeSession(); showSetup(); });
+  $("again").addEventListener("click", async () => { await closeSession(); showSetup(); });
+  // A closed (or reloaded) tab says goodbye: its game is let go after a short grace, unless the page
+  // comes back (a reload) and opens it again.
+  window.addEventListener("pagehide", () => {
+    if (page.sessionId) navigator.sendBeacon(`/api/sessions/${page.sessionId}/goodbye`);
+  });
+  window.addEventListener("pageshow", (event) => {  // back from the browser's cache: the game is used again
+    if (event.persisted && page.sessionId) refresh();
+  });
   $("nav-record").addEventListener("click", async () => { await closeSession(); showSection("records"); });
   $("game").addEventListener("change", renderOptions);
   $("start").addEventListener("click", startGame);
@@ -488,6 +546,7 @@ async function main() {
   renderOptions();
   const resumed = /^#session=([A-Za-z0-9_-]+)$/.exec(location.hash);
   if (resumed) openSession(resumed[1]);
+  else listGames();
 }
 
 main();
