@@ -180,6 +180,8 @@ class LearnerVectorEnv(gym.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._view = _TorchView(self.games) if device == "cuda" else None
+        # where torch finds what this env hands out (the CPU under numba-cuda's simulator)
+        self.torch_device = self._view.torch_device if device == "cuda" else "cpu"
         self._started = False
         self._ended = np.zeros(self.num_envs, np.bool_)  # NextStep: slots whose last step ended a game
         self._seeds_shown = np.zeros(self.num_envs, np.int64)

@@ -503,3 +503,29 @@ def test_info_holds_only_what_the_learner_knows_and_arrays_are_its_own(mode):
         twin.step(actions)
         assert np.array_equal(env.games.states, twin.games.states)
         waiting = (terminated | truncated) & (mode == "NextStep")
+
+
+@pytest.mark.slow
+def test_cleanrl_example_runs_on_cuda_under_the_simulator():
+    """The CleanRL-style example's ``--device cuda`` path (tensors handed from the GPU games to the
+    network and back), at a few steps under numba-cuda's simulator."""
+    pytest.importorskip("torch")
+    if subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode:
+        pytest.skip("numba-cuda is not installed (the gpu extra)")
+    arguments = "--device cuda --num-envs 2 --num-steps 4 --total-timesteps 8 --eval-games 1"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "ignore",
+            str(ROOT / "examples" / "cleanrl_masked_ppo.py"),
+            *arguments.split(),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "2 games on cuda: trained 8 timesteps" in done.stdout and "win rate" in done.stdout
