@@ -7,6 +7,7 @@ The front door (also at ``monster_zoo.<name>``): ``make`` (the AEC env), ``make_
 batched engine), ``make_vec_env`` (the SB3 self-play vector env), ``make_learner_env`` (a
 gymnasium env, also ``gymnasium.make("monster_zoo/<game>-learner-v0")``), ``make_vector_env`` (a
 gymnasium ``VectorEnv`` of many learner games on the CPU or the GPU, also ``gymnasium.make_vec``),
+``make_torchrl_env`` (a TorchRL env of many games, learner or self-play form; the ``torchrl`` extra),
 ``available``,
 ``spec``, ``config`` and ``register``; each game's module (``monster_zoo.envs.<game>_v0``) is its
 documentation page.
@@ -26,6 +27,7 @@ from .registry import (
     make,
     make_batch,
     make_learner_env,
+    make_torchrl_env,
     make_vec_env,
     make_vector_env,
     register,
@@ -38,6 +40,7 @@ __all__ = [
     "make",
     "make_batch",
     "make_learner_env",
+    "make_torchrl_env",
     "make_vec_env",
     "make_vector_env",
     "register",

@@ -269,6 +269,13 @@ class LearnerVectorEnv(gym.vector.VectorEnv):
         """Nothing to release: the games are arrays."""
 
     # --- beyond the protocol --------------------------------------------------------------------
+    def view(self):
+        """``(observations, info)`` of the games now in the slots, read without stepping (a slot whose
+        game just ended holds its next game)."""
+        if not self._started:
+            raise RuntimeError(f"{self.game_spec.env_id} vector env: call reset() before view()")
+        return self._observation(), self._info()
+
     def action_masks(self):
         """The learner's legal actions in every slot now, ``bool[num_envs, num_actions]``."""
         return self._info()["action_mask"]
