@@ -200,3 +200,25 @@ def test_bad_inputs_are_refused_changing_nothing():
     with pytest.raises(IllegalActionError, match="slot 0: player_"):
         selfplay.step(td)
     assert np.array_equal(selfplay.games.states, states)
+
+
+@pytest.mark.slow  # worker processes start torch and TorchRL: minutes on a busy 2-core machine
+def test_multiprocess_collector_runs_over_it():
+    """TorchRL's multi-process backend: two worker processes, each building its own env from a factory."""
+    from functools import partial
+
+    from torchrl.collectors import MultiSyncCollector
+
+    make = partial(
+        monster_zoo.make_torchrl_env, "marry_the_monster-v0", 4, num_players=2, max_steps=MAX_STEPS
+    )
+    env = make(seed=0)
+    policy = masked_policy(env, "observation", "action_mask", "action")
+    collector = MultiSyncCollector([make, make], policy, frames_per_batch=128, total_frames=256)
+    collector.set_seed(5)
+    frames = 0
+    for batch in collector:
+        frames += batch.numel()
+        assert batch["action_mask"].gather(-1, batch["action"].unsqueeze(-1)).all()
+    collector.shutdown()
+    assert frames == 256
