@@ -15,7 +15,7 @@ with ``observation="dict"`` a ``Dict`` of it (``"observation"``) and the legal a
 ``batch_space`` of them.
 
 Action masks: ``info["action_mask"]`` (``bool[num_envs, num_actions]``, the legal actions of the
-observation returned beside it; a game that has just ended shows none) and :meth:`action_masks`.
+observation returned beside it; a game that has just ended shows none) and :meth:`LearnerVectorEnv.action_masks`.
 
 Autoreset (``metadata["autoreset_mode"]``, https://farama.org/Vector-Autoreset-Mode):
 
@@ -34,7 +34,7 @@ game of slot ``i`` is ``make_learner_env(...).reset(seed=s + i)``'s (gymnasium's
 seeds its envs ``s + i`` too) and every game is the one ``make_vec_env(..., seed=s)`` plays;
 ``reset()`` without a seed abandons the games in progress and starts the next ones.
 ``options={"reset_mask": m}`` restarts only the slots where ``m`` is set. Seeds never enter
-``info`` (they reveal the hidden deal): :meth:`game_seeds` hands them to the user's own code.
+``info`` (they reveal the hidden deal): :meth:`LearnerVectorEnv.game_seeds` hands them to the user's own code.
 
 ``device="cuda"``: the games run on the GPU and every array handed out (observations, rewards,
 terminations, truncations, masks, final observations and returns) is a ``torch`` tensor on the GPU

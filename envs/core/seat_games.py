@@ -4,11 +4,11 @@
 move, and after every step holds every seat's observation (``observations[i, p]``: seat ``p``'s
 view of game ``i``, hidden information hidden as in the AEC env), the legal actions of the seat on
 move, every seat's reward (its final return in the step that ends a game, else 0) and the ends.
-A game that ends stays as it ended (its final views readable) until :meth:`restart` starts the
+A game that ends stays as it ended (its final views readable) until :meth:`SeatGames.restart` starts the
 slot's next game, which is how TorchRL's partial reset (``"_reset"``) wants it.
 
 Seeding as :class:`~monster_zoo.envs.core.selfplay.LearnerGames`: game ``k`` of slot ``i`` plays
-seed ``seed + i + k * num_envs``, so ``aec_env.reset(seed=...)`` with :attr:`game_seeds` replays it.
+seed ``seed + i + k * num_envs``, so ``aec_env.reset(seed=...)`` with ``game_seeds[i]`` replays it.
 Actions follow :mod:`monster_zoo.envs.core.illegal`: one per slot, legal for the seat on move,
 else IllegalActionError naming the slot, the seat, the action and the reason, changing nothing.
 """
