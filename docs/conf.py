@@ -52,7 +52,16 @@ nitpick_ignore_regex = [
 
 # The optional extras' libraries stand in as mocks, so the site builds with the `docs` extra
 # alone (Ray and torch would also add seconds to every build).
-autodoc_mock_imports = ["ray", "torch", "stable_baselines3", "sb3_contrib", "pyspiel", "open_spiel"]
+autodoc_mock_imports = [
+    "ray",
+    "torch",
+    "torchrl",
+    "tensordict",
+    "stable_baselines3",
+    "sb3_contrib",
+    "pyspiel",
+    "open_spiel",
+]
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"show-inheritance": True}

@@ -5,7 +5,10 @@
 
 The front door (also at ``monster_zoo.<name>``): ``make`` (the AEC env), ``make_batch`` (the
 batched engine), ``make_vec_env`` (the SB3 self-play vector env), ``make_learner_env`` (a
-gymnasium env, also ``gymnasium.make("monster_zoo/<game>-learner-v0")``), ``available``,
+gymnasium env, also ``gymnasium.make("monster_zoo/<game>-learner-v0")``), ``make_vector_env`` (a
+gymnasium ``VectorEnv`` of many learner games on the CPU or the GPU, also ``gymnasium.make_vec``),
+``make_torchrl_env`` (a TorchRL env of many games, learner or self-play form; the ``torchrl`` extra),
+``available``,
 ``spec``, ``config`` and ``register``; each game's module (``monster_zoo.envs.<game>_v0``) is its
 documentation page.
 
@@ -18,7 +21,18 @@ numba with a generator per game slot derived from the env's seed, so a seeded re
 same game).
 """
 
-from .registry import available, config, make, make_batch, make_learner_env, make_vec_env, register, spec
+from .registry import (
+    available,
+    config,
+    make,
+    make_batch,
+    make_learner_env,
+    make_torchrl_env,
+    make_vec_env,
+    make_vector_env,
+    register,
+    spec,
+)
 
 __all__ = [
     "available",
@@ -26,7 +40,9 @@ __all__ = [
     "make",
     "make_batch",
     "make_learner_env",
+    "make_torchrl_env",
     "make_vec_env",
+    "make_vector_env",
     "register",
     "spec",
 ]

@@ -1,10 +1,12 @@
 """Registry of games by id (``<game>-v<version>``): ``make`` (AEC env), ``make_batch`` (batched
-engine), ``make_vec_env`` (SB3 self-play VecEnv), ``make_learner_env`` (gymnasium) and ``available``.
+engine), ``make_vec_env`` (SB3 self-play VecEnv), ``make_learner_env`` (gymnasium),
+``make_vector_env`` (gymnasium VectorEnv), ``make_torchrl_env`` (TorchRL) and ``available``.
 
 Every game is also registered with gymnasium as ``monster_zoo/<game>-learner-v<version>``
 (the single-agent learner env), so ``gymnasium.make("monster_zoo/marry_the_monster-learner-v0",
 num_players=2)`` works once ``monster_zoo`` is imported, with gymnasium's usual wrappers
-(``max_episode_steps``, the passive env checker, order enforcing).
+(``max_episode_steps``, the passive env checker, order enforcing), and
+``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` gives :func:`make_vector_env`.
 """
 
 import importlib
@@ -193,6 +195,94 @@ def make_learner_env(
     )
 
 
+def make_vector_env(
+    game_id: str,
+    num_envs: int,
+    opponents=None,
+    weights=None,
+    seed: int | None = None,
+    device: str = "cpu",
+    illegal_action: str = "raise",
+    observation: str = "flat",
+    autoreset_mode: str = "SameStep",
+    render_mode: str | None = None,
+    **options,
+):
+    """A gymnasium ``VectorEnv`` (:class:`~monster_zoo.envs.gym_vector_env.LearnerVectorEnv`) of
+    ``num_envs`` learner-seat games, also ``gymnasium.make_vec(gymnasium_id(game_id), num_envs,
+    vectorization_mode="vector_entry_point")``. Opponents, ``weights`` and ``illegal_action`` as in
+    :func:`make_vec_env`; ``seed`` None (fresh entropy) or a non-negative integer; ``device`` ``"cpu"``
+    (numpy arrays) or ``"cuda"`` (torch tensors on the GPU, the ``gpu`` extra and torch);
+    ``observation`` ``"flat"`` (a Box, masks in ``info["action_mask"]``) or ``"dict"``
+    (``{"observation", "action_mask"}``); ``autoreset_mode`` ``"SameStep"`` or ``"NextStep"`` (CPU);
+    ``render_mode`` None, ``"ansi"`` or ``"human"`` (game 0's table). The rest are the game's options."""
+    from .gym_vector_env import LearnerVectorEnv
+
+    return LearnerVectorEnv(
+        spec(game_id),
+        _engine_options(game_id, options),
+        num_envs,
+        opponents,
+        weights,
+        seed,
+        device,
+        illegal_action,
+        observation,
+        autoreset_mode,
+        render_mode,
+    )
+
+
+def make_torchrl_env(
+    game_id: str,
+    num_envs: int,
+    form: str = "learner",
+    device: str = "cpu",
+    seed: int | None = None,
+    opponents=None,
+    weights=None,
+    illegal_action: str = "raise",
+    **options,
+):
+    """A TorchRL ``EnvBase`` of ``num_envs`` games, ``batch_size=[num_envs]`` (the ``torchrl`` extra):
+    ``form="learner"`` (one seat learns against ``opponents``, as :func:`make_vector_env`, on
+    ``device`` ``"cpu"`` or ``"cuda"``) or ``form="selfplay"`` (every seat learns, TorchRL's
+    multi-agent keys under ``"agents"``; CPU). See :mod:`monster_zoo.envs.torchrl_env`."""
+    where = f"{game_id} TorchRL env"
+    forms = ("learner", "selfplay")
+    if form not in forms:
+        raise ValueError(f"{where}: form={form!r} is not valid; valid values: {', '.join(map(repr, forms))}")
+    if device not in DEVICES:
+        raise ValueError(
+            f"{where}: device={device!r} is not valid; valid values: {', '.join(map(repr, DEVICES))}"
+        )
+    if form == "selfplay":
+        if device != "cpu":
+            raise ValueError(f"{where}: form='selfplay' runs on the CPU; pass device='cpu' or form='learner'")
+        if opponents is not None or weights is not None or illegal_action != "raise":
+            raise ValueError(
+                f"{where}: form='selfplay' plays every seat itself and refuses illegal actions; "
+                f"leave opponents, weights and illegal_action out or pass form='learner'"
+            )
+    config_vector = _engine_options(game_id, options)
+    if form == "selfplay":
+        from .core.inputs import check_num_envs, check_seed
+        from .core.rng import entropy_seed
+
+        check_num_envs(num_envs, where)
+        seed = entropy_seed() if seed is None else check_seed(seed, where, allow_none=False)
+        from .torchrl_env import SelfPlayTorchRLEnv
+
+        return SelfPlayTorchRLEnv(spec(game_id), config_vector, num_envs, seed)
+    from .gym_vector_env import LearnerVectorEnv
+    from .torchrl_env import LearnerTorchRLEnv
+
+    vector_env = LearnerVectorEnv(
+        spec(game_id), config_vector, num_envs, opponents, weights, seed, device, illegal_action
+    )
+    return LearnerTorchRLEnv(vector_env)
+
+
 GYMNASIUM_NAMESPACE = "monster_zoo"
 
 
@@ -214,7 +304,10 @@ def _register_with_gymnasium(game_id: str) -> None:
 
     if gymnasium_id(game_id) not in gymnasium.registry:
         gymnasium.register(
-            id=gymnasium_id(game_id), entry_point=make_learner_env, kwargs={"game_id": game_id}
+            id=gymnasium_id(game_id),
+            entry_point=make_learner_env,
+            vector_entry_point=make_vector_env,
+            kwargs={"game_id": game_id},
         )
 
 

@@ -13,7 +13,18 @@ Everything installs under this one package; the repository's folders are its sub
 # The one source of the version: pyproject.toml reads it from here (setuptools' `attr:`).
 __version__ = "0.1.0"
 
-from .envs import available, config, make, make_batch, make_learner_env, make_vec_env, register, spec
+from .envs import (
+    available,
+    config,
+    make,
+    make_batch,
+    make_learner_env,
+    make_torchrl_env,
+    make_vec_env,
+    make_vector_env,
+    register,
+    spec,
+)
 
 __all__ = [
     "__version__",
@@ -22,7 +33,9 @@ __all__ = [
     "make",
     "make_batch",
     "make_learner_env",
+    "make_torchrl_env",
     "make_vec_env",
+    "make_vector_env",
     "register",
     "spec",
 ]

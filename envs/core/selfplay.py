@@ -261,10 +261,12 @@ class LearnerGames:
         """
         return self.apply_checked(*self.checked_actions(actions))
 
-    def apply_checked(self, acts: np.ndarray, illegal: np.ndarray):
+    def apply_checked(self, acts: np.ndarray, illegal: np.ndarray, skip: np.ndarray | None = None):
         """:meth:`step` for the answer of :meth:`checked_actions`, ``(actions, illegal)``: how a caller
-        that steps several parts checks every part's actions before it changes any."""
-        moving = np.flatnonzero(~illegal)
+        that steps several parts checks every part's actions before it changes any. ``skip`` (bools,
+        one per slot) leaves those slots' games as they are: a vector env whose autoreset hands out a
+        game's first observation one step after its end uses it for that step."""
+        moving = np.flatnonzero(~illegal if skip is None else ~illegal & ~skip)
         apply_in_slots(self.states, moving, acts[moving], self.game_rngs, self.spec.apply_action)
         self._advance(moving)
         self._finish_games(illegal)
@@ -281,16 +283,20 @@ class LearnerGames:
         self.illegal[slots] = False
         self._refresh_view()
 
-    def checked_actions(self, actions):
+    def checked_actions(self, actions, skip: np.ndarray | None = None):
         """``(actions as int64, which of them the learner may not take)`` (the refused ones
         become 0) under ``illegal_action="penalize"``; under ``"raise"`` an IllegalActionError
-        for the first refused one. A batch of the wrong shape is always refused."""
+        for the first refused one. A batch of the wrong shape is always refused. The actions of
+        slots where ``skip`` is set are not looked at (they become 0): those slots will not move."""
 
         def who(i):
             seat = f"player_{int(self.learner_seats[i])} (the learner)"
             return f"slot {self.first_slot + i}: {seat}" if self.all_slots > 1 else seat
 
         acts, refused = batch_refusals(self.spec, self.states, self._masks, actions, who)
+        if skip is not None:
+            acts[skip] = 0
+            refused = {i: why for i, why in refused.items() if not skip[i]}
         if refused and self.illegal_action == "raise":
             raise IllegalActionError(next(iter(refused.values())))
         illegal = np.zeros(self.num_envs, np.bool_)

@@ -1,0 +1,246 @@
+"""The trainer adapters against the way a user reaches the games without them, as ratios in one run.
+
+    python -m monster_zoo.benchmarks.trainer_adapters                      # the full comparison
+    python -m monster_zoo.benchmarks.trainer_adapters --quick              # a smoke test; numbers mean little
+
+Two comparisons, each timed ``--repeats`` times with the two sides interleaved (so that other load
+moves both alike), medians reported:
+
+* **gymnasium**, at each of ``--counts`` games: learner decisions per second of
+  ``make_vector_env`` stepped with uniformly random legal actions against gymnasium's own
+  ``SyncVectorEnv`` over as many ``make_learner_env`` (what a gymnasium user builds without it),
+  the same actions drawn the same way from ``info["action_mask"]``, ``--steps`` steps a repeat;
+* **TorchRL**: frames per second of a TorchRL ``Collector`` with a small masked MLP policy
+  (``MaskedCategorical``) over ``make_torchrl_env(form="learner")`` of ``--torchrl-envs`` games,
+  against the same collector and policy over TorchRL's ``PettingZooWrapper`` of the AEC env
+  (``monster_zoo.make``), one game, every seat in one group; ``--frames`` frames a repeat. A frame
+  is one decision of the policy in both (the learner env's opponents move inside its step).
+
+Every line printed is JSON: first the run's facts (git revision and whether the tree was dirty,
+CPU, cores, versions, 1-minute load), then one line per comparison with each side's repeats, their
+medians and the ratio, and the load after it. ``--json PATH`` also appends them to ``PATH``.
+Needs the ``torchrl`` extra and, for the PettingZoo side, the ``bench`` extra (pettingzoo).
+Timings need a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from monster_zoo import envs
+from monster_zoo.benchmarks.bench import _git, _package_version
+from monster_zoo.envs.core.safe_writing import write_atomic
+from monster_zoo.evaluation.host import host_facts
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(
+        prog="python -m monster_zoo.benchmarks.trainer_adapters",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--game", default="marry_the_monster-v0", help="registry id of the game")
+    parser.add_argument("--num-players", type=int, default=2, help="players")
+    parser.add_argument(
+        "--counts", default="64,1024", help="comma-separated game counts of the gymnasium comparison"
+    )
+    parser.add_argument("--steps", type=int, default=40, help="vector steps per gymnasium repeat")
+    parser.add_argument("--torchrl-envs", type=int, default=256, help="games of the TorchRL env")
+    parser.add_argument("--frames", type=int, default=8192, help="collector frames per TorchRL repeat")
+    parser.add_argument("--repeats", type=int, default=5, help="timed repeats of each side; medians reported")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the games and the actions")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes for a smoke test")
+    parser.add_argument("--json", type=Path, default=None, help="also append the JSON lines to this file")
+    args = parser.parse_args(argv)
+    if args.game not in envs.available():
+        parser.error(f"unknown game {args.game!r}; valid: {', '.join(envs.available())}")
+    try:
+        args.counts = [int(n) for n in args.counts.split(",")]
+    except ValueError:
+        parser.error(f"--counts {args.counts!r}: expected comma-separated integers such as 64,1024")
+    if args.quick:
+        args.counts, args.steps, args.torchrl_envs, args.frames, args.repeats = [4], 3, 4, 64, 1
+    if min([args.steps, args.torchrl_envs, args.frames, args.repeats, *args.counts]) < 1:
+        parser.error("--counts, --steps, --torchrl-envs, --frames and --repeats must be at least 1")
+    return args
+
+
+def random_legal(masks: np.ndarray, draws: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of ``masks`` (the largest uniform draw among the legal)."""
+    return np.where(masks, draws.random(masks.shape), -1.0).argmax(axis=1)
+
+
+def steps_per_second(env, steps: int, seed: int) -> float:
+    """Learner decisions per second of ``steps`` random legal vector steps of gymnasium vector ``env``."""
+    draws = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    start = time.perf_counter()
+    for _ in range(steps):
+        _, _, _, _, info = env.step(random_legal(info["action_mask"], draws))
+    return env.num_envs * steps / (time.perf_counter() - start)
+
+
+def gymnasium_comparison(args, count: int) -> dict:
+    """``make_vector_env`` against ``SyncVectorEnv`` over ``make_learner_env``, ``count`` games each."""
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+
+    options = {"num_players": args.num_players}
+    ours = envs.make_vector_env(args.game, count, **options)
+    theirs = gymnasium.vector.SyncVectorEnv(
+        [lambda: envs.make_learner_env(args.game, **options) for _ in range(count)],
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    )
+    steps_per_second(ours, 1, args.seed)  # warm-up: numba's kernels
+    steps_per_second(theirs, 1, args.seed)
+    sides = {"vector_env": [], "sync_vector_env": []}
+    for k in range(args.repeats):
+        sides["vector_env"].append(steps_per_second(ours, args.steps, args.seed + k))
+        sides["sync_vector_env"].append(steps_per_second(theirs, args.steps, args.seed + k))
+    return {
+        "comparison": "gymnasium",
+        "num_envs": count,
+        "steps": args.steps,
+        "unit": "learner decisions/s",
+        **medians(sides, "vector_env", "sync_vector_env"),
+    }
+
+
+def medians(sides: dict, ours: str, theirs: str) -> dict:
+    """Each side's repeats and median, and the ratio of the medians (ours over theirs)."""
+    middle = {name: statistics.median(values) for name, values in sides.items()}
+    return {
+        "repeats": {name: [round(v, 1) for v in values] for name, values in sides.items()},
+        "medians": {name: round(v, 1) for name, v in middle.items()},
+        "ratio": round(middle[ours] / middle[theirs], 2),
+    }
+
+
+def masked_policy(obs_size: int, num_actions: int, obs_key, mask_key, action_key, spec):
+    """A small MLP whose logits TorchRL's ``MaskedCategorical`` samples over the legal actions."""
+    import torch
+    from tensordict.nn import TensorDictModule
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor
+
+    prefix = action_key[:-1] if isinstance(action_key, tuple) else ()
+    logits = (*prefix, "logits") if prefix else "logits"
+    net = torch.nn.Sequential(
+        torch.nn.Linear(obs_size, 64), torch.nn.Tanh(), torch.nn.Linear(64, num_actions)
+    )
+    return ProbabilisticActor(
+        TensorDictModule(net, in_keys=[obs_key], out_keys=[logits]),
+        in_keys={"logits": logits, "mask": mask_key},
+        out_keys=[action_key],
+        distribution_class=MaskedCategorical,
+        spec=spec,
+    )
+
+
+def frames_per_second(env, policy, frames: int) -> float:
+    """Frames per second of a TorchRL ``Collector`` gathering ``frames`` frames in one batch."""
+    from torchrl.collectors import Collector
+
+    collector = Collector(
+        env, policy, frames_per_batch=frames, total_frames=frames, auto_register_policy_transforms=False
+    )
+    start = time.perf_counter()
+    collected = sum(batch.numel() for batch in collector)
+    seconds = time.perf_counter() - start
+    collector.shutdown()
+    return collected / seconds
+
+
+def torchrl_comparison(args) -> dict:
+    """A Collector over ``make_torchrl_env`` against one over ``PettingZooWrapper(make(...))``."""
+    import torch
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    torch.manual_seed(args.seed)
+    spec = envs.spec(args.game)
+    options = {"num_players": args.num_players}
+    ours = envs.make_torchrl_env(args.game, args.torchrl_envs, seed=args.seed, **options)
+    our_policy = masked_policy(
+        spec.obs_size, spec.num_actions, "observation", "action_mask", "action", ours.action_spec
+    )
+    aec = envs.make(args.game, **options)
+    theirs = PettingZooWrapper(
+        aec,
+        use_mask=True,
+        categorical_actions=True,
+        group_map={"agents": list(aec.possible_agents)},
+        seed=args.seed,
+    )
+    their_policy = masked_policy(
+        spec.obs_size,
+        spec.num_actions,
+        ("agents", "observation", "observation"),
+        ("agents", "action_mask"),
+        ("agents", "action"),
+        theirs.full_action_spec["agents", "action"],
+    )
+    their_policy.module[0].module.load_state_dict(our_policy.module[0].module.state_dict())  # one network
+    frames_per_second(ours, our_policy, min(args.frames, 4 * args.torchrl_envs))  # warm-up
+    frames_per_second(theirs, their_policy, min(args.frames, 64))
+    sides = {"torchrl_env": [], "pettingzoo_wrapper": []}
+    for _ in range(args.repeats):
+        sides["torchrl_env"].append(frames_per_second(ours, our_policy, args.frames))
+        sides["pettingzoo_wrapper"].append(frames_per_second(theirs, their_policy, args.frames))
+    return {
+        "comparison": "torchrl",
+        "num_envs": args.torchrl_envs,
+        "frames": args.frames,
+        "unit": "collector frames/s",
+        **medians(sides, "torchrl_env", "pettingzoo_wrapper"),
+    }
+
+
+def run_facts(args) -> dict:
+    """What the run ran on: git revision, host, versions, settings and the load at its start."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "record": "run",
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "git_revision": _git("rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+        **host_facts(),
+        "versions": {
+            name: _package_version(name)
+            for name in ("numpy", "numba", "gymnasium", "torch", "torchrl", "pettingzoo")
+        },
+        "game": args.game,
+        "num_players": args.num_players,
+        "repeats": args.repeats,
+        "quick": args.quick,
+    }
+
+
+def main(argv=None) -> int:
+    """Run both comparisons; print (and with ``--json`` append) one JSON line each, after the run's facts."""
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore")  # TorchRL's and gymnasium's notices would drown the JSON lines
+    lines = [run_facts(args)]
+    print(json.dumps(lines[0]), flush=True)
+    comparisons = [lambda count=count: gymnasium_comparison(args, count) for count in args.counts]
+    comparisons.append(lambda: torchrl_comparison(args))
+    for compare in comparisons:
+        line = {**compare(), "load_1min_after": round(os.getloadavg()[0], 2)}
+        lines.append(line)
+        print(json.dumps(line), flush=True)
+    if args.json is not None:
+        old = args.json.read_text(encoding="utf-8") if args.json.exists() else ""
+        write_atomic(args.json, old + "".join(json.dumps(line) + "\n" for line in lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``python -m monster_zoo.benchmarks.trainer_adapters``: a quick run prints and appends its JSON lines
+(the run's facts, then one line per comparison with both sides' repeats and their ratio), and bad
+arguments are refused naming what is valid."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from monster_zoo.benchmarks import trainer_adapters
+
+
+def test_quick_run_records_both_comparisons(tmp_path):
+    pytest.importorskip("torchrl")
+    pytest.importorskip("pettingzoo")
+    out = tmp_path / "adapters.jsonl"
+    out.write_text('{"kept": true}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.trainer_adapters", "--quick", "--json", str(out)],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    printed = [json.loads(line) for line in done.stdout.splitlines()]
+    kept, *written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert kept == {"kept": True} and written == printed
+    facts, gym_line, torchrl_line = printed
+    assert (
+        facts["record"] == "run"
+        and facts["quick"]
+        and {"git_revision", "cpu", "cores", "load_1min"} <= set(facts)
+    )
+    assert gym_line["comparison"] == "gymnasium" and set(gym_line["medians"]) == {
+        "vector_env",
+        "sync_vector_env",
+    }
+    assert torchrl_line["comparison"] == "torchrl" and set(torchrl_line["medians"]) == {
+        "torchrl_env",
+        "pettingzoo_wrapper",
+    }
+    for line in (gym_line, torchrl_line):
+        ours, theirs = line["medians"].values()
+        assert ours > 0 and theirs > 0 and line["ratio"] == pytest.approx(ours / theirs, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--game", "chess-v0"], "unknown game 'chess-v0'; valid: "),
+        (["--counts", "64,x"], "expected comma-separated integers"),
+        (["--repeats", "0"], "must be at least 1"),
+    ],
+)
+def test_bad_arguments_are_refused(argv, words, capsys):
+    with pytest.raises(SystemExit):
+        trainer_adapters.parse_args(argv)
+    assert words in capsys.readouterr().err
