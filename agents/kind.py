@@ -65,8 +65,8 @@ class AgentKind:
     """One kind of agent.
 
     ``names(game_id)`` maps each short name the kind answers to for the game to the versions it
-    answers to by versioned name, ``<game>-<short>-v<version>`` (newest last; the short name plays
-    the newest); ``make(request)`` makes one. ``listed(game_id)`` says whether the names are offered
+    answers to by versioned name, ``<game>-<short>-v<version>`` (the short name plays the last
+    listed: the newest, or the strongest where a newer version has yet to measure stronger); ``make(request)`` makes one. ``listed(game_id)`` says whether the names are offered
     for the game (a kind whose agent ships per game is listed only where one ships; asked for
     elsewhere, its ``make`` says so and how to get one). ``any_version``: a versioned name of a
     version not in ``names`` still goes to ``make``, which says which versions exist (the
