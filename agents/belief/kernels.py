@@ -21,7 +21,9 @@ copy serves every game.
   such result. A move that drew on nothing (its generator untouched) is applied once: what the seat
   sees after it is then certain or impossible.
 
-Where no particle keeps any weight, the belief starts again from the view after the move.
+Particles that die are dealt again from the view after the move and share a small weight
+(``refresh``), so the belief mixes its posterior with the uniform redeal; where no particle keeps any
+weight, the belief starts again from that view.
 """
 
 import numpy as np
@@ -154,6 +156,7 @@ def advance_particle(
         STATE,
         types.float64,
         types.int64,
+        types.float64,
         MASK,
         FLOATS,
         FLOATS,
@@ -175,6 +178,7 @@ def update_particles(
     view_after,
     epsilon,
     tries,
+    refresh,
     mask,
     seen,
     view,
@@ -188,7 +192,12 @@ def update_particles(
     ``view_after`` is a state that shows ``seat`` what the game shows it after the move. ``mask``
     (the game's actions), ``seen`` and ``view`` (its observation) are work space. Weights end
     normalised; return the evidence of the move (the weighted mean factor), 0 where every particle
-    died and the belief was dealt again from ``view_after``."""
+    died and the belief was dealt again from ``view_after``.
+
+    The particles that died are dealt again from ``view_after`` and share the weight ``refresh``,
+    the survivors the rest: the belief is a mixture of the posterior and the uniform redeal, so
+    that a few survivors, copied by the resampling, never make it certain of a deal the next moves
+    contradict (where the model was wrong, or the particles too few to hold the truth)."""
     count = particles.shape[0]
     size = particles.shape[1]
     trial = np.empty(size, np.int32)
@@ -220,8 +229,17 @@ def update_particles(
     if total <= 0.0:
         deal_particles(view_after, seat, particles, weights, rngs, determinize)
         return 0.0
+    dead = 0
     for i in range(count):
-        weights[i] /= total
+        dead += weights[i] <= 0.0
+    kept = 1.0 - refresh if dead > 0 else 1.0
+    for i in range(count):
+        if weights[i] > 0.0:
+            weights[i] *= kept / total
+        elif refresh > 0.0:
+            copy_vector(particles[i], view_after)
+            determinize(particles[i], seat, rngs[i])
+            weights[i] = refresh / dead
     return total
 
 

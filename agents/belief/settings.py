@@ -11,12 +11,15 @@ class BeliefSettings:
     the game's greedy choice with probability ``1 - epsilon`` and a uniformly random legal move
     otherwise); ``resample_below`` the effective sample size, as a share of ``particles``, under
     which the particles are resampled; ``chance_tries`` the replays of a move that draws on chance,
-    per particle, whose share of results that agree with the seat's view weighs the particle."""
+    per particle, whose share of results that agree with the seat's view weighs the particle;
+    ``refresh`` the weight given to particles dealt again from the view in place of those a move
+    ruled out (0: they stay out)."""
 
     particles: int = 64
     epsilon: float = 0.3
     resample_below: float = 0.5
     chance_tries: int = 8
+    refresh: float = 0.1
 
     def __post_init__(self):
         problems = []
@@ -28,6 +31,8 @@ class BeliefSettings:
             problems.append(f"resample_below must be a number in [0, 1], not {self.resample_below!r}")
         if not _integer(self.chance_tries) or self.chance_tries < 1:
             problems.append(f"chance_tries must be an integer >= 1, not {self.chance_tries!r}")
+        if not _number(self.refresh) or not 0.0 <= self.refresh < 1.0:
+            problems.append(f"refresh must be a number in [0, 1), not {self.refresh!r}")
         if problems:
             raise ValueError("; ".join(problems))
 

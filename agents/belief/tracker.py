@@ -79,18 +79,18 @@ class Belief:
             pending = [(START, -1, self._redeal(state, seat))]
         for mover, action, view in pending:
             if mover == START:
-                self._deal(view)
+                self.deal(view)
             else:
-                self._update(mover, action, view)
+                self.update(mover, action, view)
             self.steps = int(view[H_STEPS])
 
-    def _deal(self, view: np.ndarray) -> None:
+    def deal(self, view: np.ndarray) -> None:
         """Particles dealt afresh from ``view``, each with a generator of its own."""
         for i in range(self.settings.particles):
             self.rngs[i, 0] = rng_next(self.rng)
         deal_particles(view, self.seat, self.particles, self.weights, self.rngs, self.spec.determinize)
 
-    def _update(self, mover: int, action: int, view: np.ndarray) -> None:
+    def update(self, mover: int, action: int, view: np.ndarray) -> None:
         """One move's update, then a resampling where the weights degenerated."""
         s = self.spec
         evidence = update_particles(
@@ -103,6 +103,7 @@ class Belief:
             view,
             self.settings.epsilon,
             self.settings.chance_tries,
+            self.settings.refresh,
             self._mask,
             self._seen,
             self._view,

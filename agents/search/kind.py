@@ -6,6 +6,7 @@ belief), tuned per game by the ``"mcts"`` settings of its declaration:
 from monster_zoo.agents.kind import AgentKind, AgentSettings, Request
 from monster_zoo.agents.search.settings import (
     BELIEF_VERSION,
+    PLAYED,
     SETTINGS_KEY,
     UNTUNED_VERSION,
     VERSIONS,
@@ -33,9 +34,15 @@ def make(request: Request):
     return tuned(request.seed, game_id=request.game_id)
 
 
+def plays(game_id: str, short: str) -> int:
+    """The version ``short`` plays: ``mcts`` plays version 2 (the tuned search)."""
+    return PLAYED[short]
+
+
 KIND = AgentKind(
     summary="information-set MCTS with rollouts, tuned per game",
     names=names,
     make=make,
     settings=AgentSettings(SETTINGS_KEY, read_search_config),
+    plays=plays,
 )

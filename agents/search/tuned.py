@@ -21,7 +21,7 @@ from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.agents.search.evaluator import uniform_policy
-from monster_zoo.agents.search.settings import ROLLOUTS, SETTINGS_KEY, VERSIONS, SearchConfig, declared_search
+from monster_zoo.agents.search.settings import PLAYED, ROLLOUTS, SETTINGS_KEY, SearchConfig, declared_search
 from monster_zoo.envs import spec
 
 FAST_FRACTION = 10
@@ -41,7 +41,7 @@ def search_config(game_id: str) -> SearchConfig:
 
 def search_names(game_id: str) -> list[str]:
     """The versioned names of ``game_id``'s search baseline at its two budgets, full budget first."""
-    return [f"{spec(game_id).name}-{name}-v{VERSIONS[name][-1]}" for name in ("mcts", "mcts-fast")]
+    return [f"{spec(game_id).name}-{name}-v{PLAYED[name]}" for name in ("mcts", "mcts-fast")]
 
 
 def rollout_kernel(game_id: str, rollout: str):
