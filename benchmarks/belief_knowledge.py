@@ -3,8 +3,8 @@
     python -m monster_zoo.benchmarks.belief_knowledge --out results/belief.jsonl --plots results/belief
     python -m monster_zoo.benchmarks.belief_knowledge --games 1 --opponents greedy --out /tmp/b.jsonl  # a smoke test
 
-Seeded games are played by one kind of player in every seat (``greedy``, or the tuned search
-``mcts``), and every seat keeps the belief that ``<game>-mcts-v3`` keeps
+Seeded games are played by one kind of player in every seat (by default ``greedy``, then the tuned
+search ``mcts``; ``--opponents`` names others), and every seat keeps the belief that ``<game>-mcts-v3`` keeps
 (:class:`~monster_zoo.agents.belief.tracker.Belief`, its default settings), told the deal and every
 move. At each decision the seat on move's belief is compared with the uniform redeal of the same
 view (the game's ``determinize``, as many samples as the belief has particles) on what the seat
@@ -167,7 +167,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         description="How much the belief knows of the hidden cards, against the uniform redeal.",
     )
     parser.add_argument("--game-ids", default=",".join(hidden_games()), help="comma-separated game ids")
-    parser.add_argument("--opponents", default=",".join(OPPONENTS), help=f"among {', '.join(OPPONENTS)}")
+    parser.add_argument(
+        "--opponents",
+        default=",".join(OPPONENTS),
+        help="comma-separated agent names, each playing every seat",
+    )
     parser.add_argument("--games", type=int, default=10, help="seeded games per game and opponent")
     parser.add_argument("--players", type=int, default=None, help="player count (default: the smallest)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed")
@@ -186,8 +190,14 @@ def parse_args(argv=None) -> argparse.Namespace:
             f"--game-ids: {', '.join(bad)} not among the games that hide information: {', '.join(known)}"
         )
     args.opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
-    if not args.opponents or set(args.opponents) - set(OPPONENTS):
-        parser.error(f"--opponents must name some of {', '.join(OPPONENTS)}, not {args.opponents}")
+    if not args.opponents:
+        parser.error(f"--opponents must name agents (default {', '.join(OPPONENTS)})")
+    for game_id in args.game_ids:
+        for opponent in args.opponents:
+            try:
+                make_agent(opponent, game_id, 0, {"num_players": envs.spec(game_id).min_players})
+            except ValueError as error:
+                parser.error(f"--opponents: {error}")
     if args.games < 1:
         parser.error("--games must be at least 1")
     try:

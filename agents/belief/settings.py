@@ -19,7 +19,7 @@ class BeliefSettings:
     epsilon: float = 0.3
     resample_below: float = 0.5
     chance_tries: int = 8
-    refresh: float = 0.1
+    refresh: float = 0.2
 
     def __post_init__(self):
         problems = []

@@ -75,7 +75,7 @@ class Belief:
         pending, self.pending = self.pending, []
         reaches = self.seat == seat and (pending[-1][2][H_STEPS] if pending else self.steps) == state[H_STEPS]
         if not reaches:
-            self.seat = seat
+            self.seat, self.evidence = seat, []
             pending = [(START, -1, self._redeal(state, seat))]
         for mover, action, view in pending:
             if mover == START:
@@ -85,13 +85,16 @@ class Belief:
             self.steps = int(view[H_STEPS])
 
     def deal(self, view: np.ndarray) -> None:
-        """Particles dealt afresh from ``view``, each with a generator of its own."""
+        """Particles dealt afresh from ``view`` (a state that shows the seat what the game shows it),
+        at equal weights, each with a generator of its own."""
         for i in range(self.settings.particles):
             self.rngs[i, 0] = rng_next(self.rng)
         deal_particles(view, self.seat, self.particles, self.weights, self.rngs, self.spec.determinize)
 
     def update(self, mover: int, action: int, view: np.ndarray) -> None:
-        """One move's update, then a resampling where the weights degenerated."""
+        """``mover`` played ``action`` and ``view`` shows the seat the game after it: every particle
+        advanced and weighed (:func:`~monster_zoo.agents.belief.kernels.update_particles`), then
+        resampled where the weights degenerated."""
         s = self.spec
         evidence = update_particles(
             self.particles,
