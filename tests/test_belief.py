@@ -293,3 +293,54 @@ def test_mcts_v3_deals_from_beliefs_and_mcts_still_plays_v2():
         assert (v3.simulations, v3.exploration, v3.rollout) == (v2.simulations, v2.exploration, v2.rollout)
         hides = declaration(game_id).hides_information
         assert v3.belief_settings == (BeliefSettings() if hides else None)
+
+
+def hidden_move(game_id: str):
+    """A position with an opponent of the seat on move and two of its legal actions the game names
+    alike to the seat (a pair laid face down), or None where random play meets none."""
+    spec = envs.spec(game_id)
+    mask = np.zeros(spec.num_actions, np.int8)
+    for seed in range(60):
+        state = np.zeros(spec.state_size, np.int32)
+        rng, moves = make_rng(seed), make_rng(seed + 500)
+        spec.init_state(state, envs.config(game_id, {"num_players": spec.min_players}), rng)
+        for _ in range(seed * 7 % 90):
+            spec.legal_mask(state, mask)
+            spec.apply_action(state, int(rng_pick_set(mask, moves)), rng)
+        mover = int(state[H_CURRENT])
+        if mover < 0:
+            continue
+        seat = (mover + 1) % int(state[H_NUM_PLAYERS])
+        spec.legal_mask(state, mask)
+        legal = np.flatnonzero(mask)
+        names = [spec.describe_action(state, int(a), seat) for a in legal]
+        for i, a in enumerate(legal):
+            if names[i] != spec.action_to_str(int(a), state):
+                twins = [int(b) for j, b in enumerate(legal) if j != i and names[j] == names[i]]
+                if twins:
+                    return state, seat, int(a), twins[0]
+    return None
+
+
+@pytest.mark.parametrize("game_id", HIDDEN_GAMES)
+def test_a_move_the_game_hides_tells_the_belief_only_its_name(game_id):
+    """Where the game hides which move an opponent made (it names the move alike to the seat), the
+    seat's belief after it is the same whichever of the moves named alike it was."""
+    found = hidden_move(game_id)
+    if found is None:
+        pytest.skip(f"{game_id} hides no move from the other seats")
+    state, seat, action, twin = found
+    spec = envs.spec(game_id)
+    beliefs = []
+    for move in (action, twin):
+        b = belief(game_id, 8)
+        b.start(seat, state)
+        after = state.copy()
+        spec.apply_action(after, move, make_rng(1))
+        b.heard(int(state[H_CURRENT]), move, after)
+        assert len(b.pending[-1][1]) > 1  # every move named alike is a candidate
+        for mover, candidates, view in b.pending:
+            b.deal(view) if mover < 0 else b.update(mover, candidates, view)
+        beliefs.append(b)
+    assert np.array_equal(beliefs[0].particles, beliefs[1].particles)
+    assert np.array_equal(beliefs[0].weights, beliefs[1].weights)

@@ -7,9 +7,12 @@ own kernels (``legal_mask``, ``apply_action``, ``observe_into``, ``determinize``
 policy (``POLICY_SIG``, the game's greedy kernel) as first-class numba functions, so one compiled
 copy serves every game.
 
-**The update after a move.** For each particle with weight:
+**The update after a move.** The seat knows the move as the game names it to the seat: the action
+itself, or, where the game hides which it was (Mighty Monsters' pair laid face down), any of the
+actions named alike; these are the move's candidates. For each particle with weight, and each
+candidate:
 
-* the move must be legal in the particle (else the particle is impossible: weight 0);
+* the candidate must be legal in the particle (else it adds nothing);
 * a move by another seat multiplies the weight by that seat's likelihood of the move under the
   opponent model, epsilon-greedy on the game's greedy kernel run in the particle:
   ``(1 - eps) [move = greedy's choice] + eps / legal moves`` (the greedy kernel breaks its ties with
@@ -20,6 +23,9 @@ copy serves every game.
   it, an unbiased estimate of the probability of what the seat saw; the particle becomes the first
   such result. A move that drew on nothing (its generator untouched) is applied once: what the seat
   sees after it is then certain or impossible.
+
+The particle's factor sums its candidates' (likelihood times share), and the particle becomes the
+result of one of them, drawn in proportion.
 
 Particles that die are dealt again from the view after the move and share a small weight
 (``refresh``), so the belief mixes its posterior with the uniform redeal; where no particle keeps any
@@ -75,56 +81,13 @@ def same_view(a, b):
     return True
 
 
-@njit(
-    types.float64(
-        STATE,
-        types.int64,
-        types.int64,
-        FLOATS,
-        types.float64,
-        types.int64,
-        RNG,
-        STATE,
-        STATE,
-        MASK,
-        FLOATS,
-        LEGAL_MASK_T,
-        APPLY_ACTION_T,
-        OBSERVE_T,
-        POLICY_T,
-    ),
-    cache=True,
-)
-def advance_particle(
-    particle,
-    seat,
-    action,
-    seen,
-    epsilon,
-    tries,
-    rng,
-    trial,
-    kept,
-    mask,
-    view,
-    legal_mask,
-    apply_action,
-    observe_into,
-    policy,
-):
-    """Advance ``particle`` by ``action`` (see the module doc) and return the factor its weight is
-    multiplied by: 0 where the move is illegal in it or never shows ``seat`` the observation ``seen``.
-    ``epsilon`` below 0 skips the opponent model (``seat``'s own move). ``trial``, ``kept``, ``mask``
-    and ``view`` are work space."""
-    legal = legal_mask(particle, mask)
-    if mask[action] == 0:
-        return 0.0
-    factor = 1.0
-    if epsilon >= 0.0:
-        greedy = policy(particle, mask, rng)
-        factor = epsilon / legal + (1.0 - epsilon if greedy == action else 0.0)
-        if factor <= 0.0:
-            return 0.0
+ACTIONS = types.int64[::1]
+
+
+@njit(cache=True)
+def replay_share(particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into):
+    """The share of ``tries`` replays of ``action`` from ``particle`` (one where it drew on no chance)
+    whose result shows ``seat`` the observation ``seen``; the first such result is left in ``kept``."""
     hits = 0
     done = 0
     for _ in range(tries):
@@ -139,10 +102,76 @@ def advance_particle(
             hits += 1
         if rng[0] == before:  # the move drew on no chance: one application says it all
             break
-    if hits == 0:
-        return 0.0
-    copy_vector(particle, kept)
-    return factor * hits / done
+    return hits / done
+
+
+@njit(
+    types.float64(
+        STATE,
+        types.int64,
+        ACTIONS,
+        FLOATS,
+        types.float64,
+        types.int64,
+        RNG,
+        STATE,
+        STATE,
+        STATE,
+        MASK,
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        OBSERVE_T,
+        POLICY_T,
+    ),
+    cache=True,
+)
+def advance_particle(
+    particle,
+    seat,
+    candidates,
+    seen,
+    epsilon,
+    tries,
+    rng,
+    trial,
+    kept,
+    chosen,
+    mask,
+    view,
+    legal_mask,
+    apply_action,
+    observe_into,
+    policy,
+):
+    """Advance ``particle`` by the move the seat saw (see the module doc) and return the factor its
+    weight is multiplied by: the sum, over the ``candidates`` (the actions the seat cannot tell from
+    the move: the move itself, unless the game hides which it was) legal in the particle, of the
+    opponent model's likelihood of each times the share of its replays that show ``seat`` the
+    observation ``seen``; 0 where none does. The particle becomes the result of one of them, drawn
+    in proportion. ``epsilon`` below 0 skips the opponent model (``seat``'s own move). ``trial``,
+    ``kept``, ``chosen``, ``mask`` and ``view`` are work space."""
+    legal = legal_mask(particle, mask)
+    greedy = policy(particle, mask, rng) if epsilon >= 0.0 else -1
+    total = 0.0
+    for c in range(candidates.shape[0]):
+        action = candidates[c]
+        if mask[action] == 0:
+            continue
+        likelihood = 1.0
+        if epsilon >= 0.0:
+            likelihood = epsilon / legal + (1.0 - epsilon if greedy == action else 0.0)
+        part = likelihood * replay_share(
+            particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into
+        )
+        if part <= 0.0:
+            continue
+        total += part
+        if total == part or uniform_01(rng) * total < part:
+            copy_vector(chosen, kept)
+    if total > 0.0:
+        copy_vector(particle, chosen)
+    return total
 
 
 @njit(
@@ -152,7 +181,7 @@ def advance_particle(
         PARTICLE_RNGS,
         types.int64,
         types.int64,
-        types.int64,
+        ACTIONS,
         STATE,
         types.float64,
         types.int64,
@@ -174,7 +203,7 @@ def update_particles(
     rngs,
     seat,
     mover,
-    action,
+    candidates,
     view_after,
     epsilon,
     tries,
@@ -188,8 +217,9 @@ def update_particles(
     determinize,
     policy,
 ):
-    """Advance every particle by ``mover``'s ``action`` and reweight it (see the module doc);
-    ``view_after`` is a state that shows ``seat`` what the game shows it after the move. ``mask``
+    """Advance every particle by ``mover``'s move and reweight it (see the module doc): the move is one
+    of ``candidates``, the actions the seat cannot tell it from (the move alone, unless the game
+    hides which it was); ``view_after`` is a state that shows ``seat`` what the game shows it after the move. ``mask``
     (the game's actions), ``seen`` and ``view`` (its observation) are work space. Weights end
     normalised; return the evidence of the move (the weighted mean factor), 0 where every particle
     died and the belief was dealt again from ``view_after``.
@@ -202,6 +232,7 @@ def update_particles(
     size = particles.shape[1]
     trial = np.empty(size, np.int32)
     kept = np.empty(size, np.int32)
+    chosen = np.empty(size, np.int32)
     observe_into(view_after, seat, seen)
     own = epsilon if mover != seat else -1.0
     total = 0.0
@@ -211,13 +242,14 @@ def update_particles(
         weights[i] *= advance_particle(
             particles[i],
             seat,
-            action,
+            candidates,
             seen,
             own,
             tries,
             rngs[i],
             trial,
             kept,
+            chosen,
             mask,
             view,
             legal_mask,

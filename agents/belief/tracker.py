@@ -1,12 +1,14 @@
 """One seat's belief over one game: particles kept from the moves and views the seat was shown.
 
 The game's loop tells the belief what its seat saw (:meth:`Belief.start` at the deal,
-:meth:`Belief.heard` after every move); the belief keeps of each call only a redeal of the state for
-its seat (the game's ``determinize``, whose result depends on what the seat can see alone, as
-``tests/test_engine_properties.py`` checks) and the move, and does its work when the seat is next
-on move (:meth:`Belief.catch_up`), so the cost is paid in the seat's own thinking time. Where the
-views it heard do not lead to the state it is asked about (a loop that reports no moves), it starts
-again from that state's view: a uniform redeal, as a search without a belief makes.
+:meth:`Belief.heard` after every move). Of each call the belief keeps a redeal of the state for its
+seat (the game's ``determinize``, whose result depends on what the seat can see alone, as
+``tests/test_engine_properties.py`` checks) and the move as the game names it to the seat: a move
+the game hides from the seat (a pair laid face down) is any of the moves named alike. It does its
+work when the seat is next on move (:meth:`Belief.catch_up`), so the cost is paid in the seat's own
+thinking time. Where the views it heard do not lead to the state it is asked about (a loop that
+reports no moves), it starts again from that state's view: a uniform redeal, as a search without a
+belief makes.
 """
 
 import numpy as np
@@ -22,6 +24,7 @@ from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.rng import make_rng, rng_next
 
 START = -1  # the mover of the deal: no move, the belief starts from the view
+NO_ACTIONS = np.zeros(0, np.int64)
 
 
 class Belief:
@@ -43,7 +46,8 @@ class Belief:
         self._view = np.zeros(spec.obs_size, np.float32)
         self.seat: int | None = None
         self.steps = -1  # H_STEPS of the view the particles stand for (-1: none yet)
-        self.pending: list[tuple[int, int, np.ndarray]] = []
+        self.pending: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self._last: np.ndarray | None = None  # the seat's view of the last state it was told
         # each move's evidence (the probability the belief gave what the seat saw after it): its
         # log summed over games is the opponent model's log-likelihood, by which epsilon is fitted
         self.evidence: list[float] = []
@@ -59,13 +63,31 @@ class Belief:
         self.seat = int(seat)
         self.steps = -1
         self.evidence = []
-        self.pending = [(START, -1, self._redeal(state, self.seat))]
+        self._last = self._redeal(state, self.seat)
+        self.pending = [(START, NO_ACTIONS, self._last)]
 
     def heard(self, mover: int, action: int, state: np.ndarray) -> None:
-        """``mover`` played ``action``, and the game is now ``state`` (only the seat's view is kept)."""
-        if self.seat is None:
+        """``mover`` played ``action``, and the game is now ``state``: the belief keeps the seat's
+        view of it and the move as the game names it to the seat (see :meth:`candidates`)."""
+        if self.seat is None or self._last is None:
             return
-        self.pending.append((int(mover), int(action), self._redeal(state, self.seat)))
+        candidates = self.candidates(self._last, int(mover), int(action))
+        self._last = self._redeal(state, self.seat)
+        self.pending.append((int(mover), candidates, self._last))
+
+    def candidates(self, before: np.ndarray, mover: int, action: int) -> np.ndarray:
+        """The actions the seat cannot tell ``mover``'s ``action`` from, in ``before`` (the seat's view
+        of the state it was made in): the action alone where the seat knows it (its own, or one the
+        game names to it in full), else every action the game names to the seat alike (the game's
+        ``describe_action``: a pair laid face down is "lay two cards face down" to the others)."""
+        describe = getattr(self.spec, "describe_action", None)
+        if mover == self.seat or describe is None:
+            return np.array([action], np.int64)
+        seen = describe(before, action, self.seat)
+        if seen == self.spec.action_to_str(action, before):
+            return np.array([action], np.int64)
+        alike = [a for a in range(self.spec.num_actions) if describe(before, a, self.seat) == seen]
+        return np.array(alike, np.int64)
 
     def catch_up(self, state: np.ndarray) -> None:
         """Bring the particles to ``state``, the game as the seat on move sees it now: apply the
@@ -76,12 +98,13 @@ class Belief:
         reaches = self.seat == seat and (pending[-1][2][H_STEPS] if pending else self.steps) == state[H_STEPS]
         if not reaches:
             self.seat, self.evidence = seat, []
-            pending = [(START, -1, self._redeal(state, seat))]
-        for mover, action, view in pending:
+            self._last = self._redeal(state, seat)
+            pending = [(START, NO_ACTIONS, self._last)]
+        for mover, candidates, view in pending:
             if mover == START:
                 self.deal(view)
             else:
-                self.update(mover, action, view)
+                self.update(mover, candidates, view)
             self.steps = int(view[H_STEPS])
 
     def deal(self, view: np.ndarray) -> None:
@@ -91,10 +114,11 @@ class Belief:
             self.rngs[i, 0] = rng_next(self.rng)
         deal_particles(view, self.seat, self.particles, self.weights, self.rngs, self.spec.determinize)
 
-    def update(self, mover: int, action: int, view: np.ndarray) -> None:
-        """``mover`` played ``action`` and ``view`` shows the seat the game after it: every particle
-        advanced and weighed (:func:`~monster_zoo.agents.belief.kernels.update_particles`), then
-        resampled where the weights degenerated."""
+    def update(self, mover: int, candidates, view: np.ndarray) -> None:
+        """``mover`` played one of ``candidates`` (an action, or the actions the seat cannot tell the
+        move from) and ``view`` shows the seat the game after it: every particle advanced and weighed
+        (:func:`~monster_zoo.agents.belief.kernels.update_particles`), then resampled where the
+        weights degenerated."""
         s = self.spec
         evidence = update_particles(
             self.particles,
@@ -102,7 +126,7 @@ class Belief:
             self.rngs,
             self.seat,
             mover,
-            action,
+            np.atleast_1d(np.asarray(candidates, np.int64)),
             view,
             self.settings.epsilon,
             self.settings.chance_tries,
