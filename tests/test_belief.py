@@ -339,8 +339,7 @@ def test_a_move_the_game_hides_tells_the_belief_only_its_name(game_id):
         spec.apply_action(after, move, make_rng(1))
         b.heard(int(state[H_CURRENT]), move, after)
         assert len(b.pending[-1][1]) > 1  # every move named alike is a candidate
-        for mover, candidates, view in b.pending:
-            b.deal(view) if mover < 0 else b.update(mover, candidates, view)
+        b.absorb()
         beliefs.append(b)
     assert np.array_equal(beliefs[0].particles, beliefs[1].particles)
     assert np.array_equal(beliefs[0].weights, beliefs[1].weights)

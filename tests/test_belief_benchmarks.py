@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from monster_zoo.benchmarks import belief_cost, belief_knowledge
+from monster_zoo.benchmarks import belief_cost, belief_epsilon, belief_knowledge
 
 
 def test_the_knowledge_run_writes_a_header_a_line_per_game_and_opponent_and_a_picture(tmp_path):
@@ -24,9 +24,24 @@ def test_the_knowledge_run_writes_a_header_a_line_per_game_and_opponent_and_a_pi
     assert (plots / "marry_the_monster.png").stat().st_size > 0
 
 
+def test_the_epsilon_fit_scores_each_epsilon_on_the_same_recorded_games(tmp_path):
+    """Each epsilon gets a line over the same moves; the likelihood differs between epsilons."""
+    out = tmp_path / "epsilon.jsonl"
+    argv = ["--game-ids", "marry_the_monster-v0", "--opponent", "greedy", "--games", "1"]
+    assert belief_epsilon.main([*argv, "--epsilons", "0.1,0.9", "--out", str(out)]) == 0
+    header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["kind"] == "header" and [line["epsilon"] for line in lines] == [0.1, 0.9]
+    assert lines[0]["moves"] == lines[1]["moves"] > 10 and all(
+        line["mean_log_evidence"] < 0 for line in lines
+    )
+    assert lines[0]["mean_log_evidence"] != lines[1]["mean_log_evidence"]
+
+
 @pytest.mark.parametrize(
     "module,argv,message",
     [
+        (belief_epsilon, ["--epsilons", "0.1,2"], "epsilon must be a number in (0, 1]"),
+        (belief_epsilon, ["--opponent", "cleverest", "--game-ids", "marry_the_monster-v0"], "unknown agent"),
         (belief_knowledge, ["--game-ids", "monster_factory-v0"], "not among the games that hide information"),
         (belief_knowledge, ["--opponents", "cleverest"], "--opponents: unknown agent 'cleverest'"),
         (belief_knowledge, ["--games", "0"], "--games must be at least 1"),
@@ -42,7 +57,7 @@ def test_bad_arguments_are_refused_naming_the_valid_ones(module, argv, message, 
     assert not (tmp_path / "x.jsonl").exists()
 
 
-@pytest.mark.parametrize("module", [belief_knowledge, belief_cost])
+@pytest.mark.parametrize("module", [belief_knowledge, belief_cost, belief_epsilon])
 def test_an_existing_output_is_kept_unless_overwrite_is_given(module, tmp_path, capsys):
     out = tmp_path / "kept.jsonl"
     out.write_text("keep")

@@ -94,12 +94,17 @@ class Belief:
         moves heard since the last call, or start again from ``state``'s view where they do not
         lead to it."""
         seat = int(state[H_CURRENT])
-        pending, self.pending = self.pending, []
+        pending = self.pending
         reaches = self.seat == seat and (pending[-1][2][H_STEPS] if pending else self.steps) == state[H_STEPS]
         if not reaches:
             self.seat, self.evidence = seat, []
             self._last = self._redeal(state, seat)
-            pending = [(START, NO_ACTIONS, self._last)]
+            self.pending = [(START, NO_ACTIONS, self._last)]
+        self.absorb()
+
+    def absorb(self) -> None:
+        """Apply the deal and the moves heard since the last call, whoever is on move now."""
+        pending, self.pending = self.pending, []
         for mover, candidates, view in pending:
             if mover == START:
                 self.deal(view)
