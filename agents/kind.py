@@ -65,13 +65,15 @@ class AgentKind:
     """One kind of agent.
 
     ``names(game_id)`` maps each short name the kind answers to for the game to the versions it
-    answers to by versioned name, ``<game>-<short>-v<version>`` (newest last; the short name plays
-    the newest); ``make(request)`` makes one. ``listed(game_id)`` says whether the names are offered
+    answers to by versioned name, ``<game>-<short>-v<version>`` (ascending; the short name plays
+    the newest unless ``plays`` says otherwise); ``make(request)`` makes one. ``listed(game_id)`` says whether the names are offered
     for the game (a kind whose agent ships per game is listed only where one ships; asked for
     elsewhere, its ``make`` says so and how to get one). ``any_version``: a versioned name of a
     version not in ``names`` still goes to ``make``, which says which versions exist (the
     champions, whose versions differ by player count). ``models`` are the model-file prefixes it
-    reads, ``settings`` its per-game settings (None: it takes none)."""
+    reads, ``settings`` its per-game settings (None: it takes none). ``plays(game_id, short)``, where
+    given, is the version a short name plays when it is not the newest (a new version that has yet
+    to measure stronger); None: the newest."""
 
     summary: str
     names: Callable[[str], Mapping[str, Sequence[int]]]
@@ -80,3 +82,4 @@ class AgentKind:
     any_version: bool = False
     models: tuple[ModelPrefix, ...] = ()
     settings: AgentSettings | None = None
+    plays: Callable[[str, str], int | None] | None = None

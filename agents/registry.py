@@ -83,11 +83,12 @@ def game_name(game_id: str) -> str:
 
 
 def versioned_name(game_id: str, short: str) -> str:
-    """The current versioned name of ``short`` for ``game_id`` (``marry_the_monster-mcts-v2``)."""
+    """The versioned name of the version ``short`` plays for ``game_id`` (``marry_the_monster-mcts-v2``)."""
     for kind in agent_kinds().values():
         versions = kind.names(game_id).get(short)
         if versions:
-            return f"{game_name(game_id)}-{short}-v{versions[-1]}"
+            played = kind.plays(game_id, short) if kind.plays is not None else None
+            return f"{game_name(game_id)}-{short}-v{versions[-1] if played is None else played}"
     raise ValueError(f"no kind of agent answers to {short!r} for {game_id}")
 
 

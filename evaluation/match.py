@@ -175,7 +175,10 @@ def progress_bar(total: int, desc: str, enabled: bool = True, position: int | No
 def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
     """Play one game of ``env`` with ``seat_agents[s]`` in seat ``s``; rewards per seat and length.
 
-    Only agents with ``needs_state`` see the engine state. ``on_action(seat, action)``,
+    Only agents with ``needs_state`` see the engine state; those that also keep a belief over
+    the game (a ``watch`` method: the searches with beliefs) are told what their seat saw, the deal
+    and every move with the state after it (``watch(seat, state, mover, action)``), under the same
+    contract: they read of it only what their seat may know. ``on_action(seat, action)``,
     when given, hears every action before it is applied (so it can still be named in
     the state it applies to): the terminal game uses it to announce the others' moves.
     Every agent made for a game must have been made for this one (WrongGameError naming both
@@ -188,6 +191,9 @@ def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
     truncated = False
     length = 0
     env.reset(seed=seed)
+    watchers = [(s, a) for s, a in enumerate(seat_agents) if callable(getattr(a, "watch", None))]
+    for s, watcher in watchers:
+        watcher.watch(s, raw.engine_state)
     for name in env.agent_iter():
         obs, reward, termination, truncation, _ = env.last()
         rewards[seat[name]] += reward
@@ -202,6 +208,8 @@ def play_game(env, seat_agents: Sequence, seed: int, on_action=None) -> dict:
             on_action(seat[name], action)
         env.step(action)
         length += 1
+        for s, watcher in watchers:
+            watcher.watch(s, raw.engine_state, seat[name], action)
     return {"rewards": rewards, "length": length, "truncated": truncated}
 
 

@@ -400,17 +400,19 @@ def test_decisions_are_deterministic_for_a_seed(gumbel_scale, rollout_weight):
     assert v2.sum() == v0.sum() == 96
 
 
-@pytest.mark.parametrize("rollout_weight", [0.0, 0.5])
+@pytest.mark.parametrize(
+    "rollout_weight,belief", [(0.0, None), (0.5, None), (0.5, {"particles": 8})], ids=["0", "0.5", "belief"]
+)
 @pytest.mark.parametrize(
     "game_id,num_players,steps", [(MTM, 3, 25), ("mighty_monsters-v0", 4, 9), ("monstargh-v0", 3, 20)]
 )
 def test_decision_is_unchanged_when_only_hidden_information_changes(
-    game_id, num_players, steps, rollout_weight
+    game_id, num_players, steps, rollout_weight, belief
 ):
     """A twin state redealt by ``determinize`` (others' hands, the deck) gets the same decision,
-    root visits and policy, rollouts included (they start from each simulation's redeal);
-    searching the true state without redealing gives another policy, so the hidden cards would
-    reach a search that read them."""
+    root visits and policy, rollouts included (they start from each simulation's redeal), and so
+    do simulations dealt from the seat's belief; searching the true state without redealing gives
+    another policy, so the hidden cards would reach a search that read them."""
     network = random_network(game_id, (32, 32), seed=2)
     spec = envs.spec(game_id)
     differs = False
@@ -423,7 +425,7 @@ def test_decision_is_unchanged_when_only_hidden_information_changes(
             twins.append(twin)
         assert any(not np.array_equal(t, state) for t in twins)
         options = {"num_players": num_players}
-        settings = {"simulations": 64, "rollout_weight": rollout_weight}
+        settings = {"simulations": 64, "rollout_weight": rollout_weight, "belief": belief}
         reference = decide(AZAgent(seed, network, game_id, options, **settings), game_id, state)
         for twin in twins:
             result = decide(AZAgent(seed, network, game_id, options, **settings), game_id, twin)

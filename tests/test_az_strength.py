@@ -302,3 +302,36 @@ def test_the_series_plays_the_pilots_count_on_deals_the_pilot_did_not_see(networ
         is None
     )
     assert measure(str(network_file), "random", 2, games=2, seed=3, simulations=5)["pilot"] is None
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--players", "2"], "give either --network"),
+        (["--agent", "marry_the_monster-mcts-v3", "--players", "2"], "--agent needs --game"),
+        (
+            ["--agent", "marry_the_monster-mcts-v3", "--game", MTM, "--players", "2", "--belief"],
+            "--belief is the network search's",
+        ),
+    ],
+)
+def test_a_named_search_or_a_network_is_asked_for_plainly(argv, message, capsys):
+    """Exactly one searching side, a named search with its game, and beliefs only for a network's."""
+    with pytest.raises(SystemExit) as exit_info:
+        az_strength.main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_named_search_plays_the_series_at_its_simulations_and_a_network_with_beliefs(network_file):
+    """``--agent`` puts the registry's search (here version 3 of mcts) in the searching seat at the
+    simulations asked; ``--belief`` gives the network's search a belief that hears every move."""
+    report = measure(
+        None, "greedy", 2, 2, seed=1, simulations=20, agent="marry_the_monster-mcts-v3", game_id=MTM
+    )
+    assert report["searcher"] == "marry_the_monster-mcts-v3" and report["network"] is None
+    assert report["games"] == 2 and report["az_simulations"] == 20 and report["az"]["moves"] > 10
+    piece = az_strength.Piece(MTM, str(network_file), 8, "greedy", {"num_players": 2}, 0, 1, 0, belief=True)
+    searcher = az_strength.make_searcher(piece)
+    assert searcher.belief is not None and searcher.settings.simulations == 8
+    played = az_strength.play_piece(piece)
+    assert len(played["outcomes"]) == 1 and played["az_seconds"]

@@ -178,16 +178,18 @@ def search_result(state, seed, **kwargs):
     return action, agent.tree.root_visits()
 
 
+@pytest.mark.parametrize("belief", [None, {"particles": 8}], ids=["redeals", "belief"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_information_set_search_ignores_hidden_cards(seed):
+def test_information_set_search_ignores_hidden_cards(seed, belief):
     """MTM-19: redealing or swapping the cards the seat on move cannot see changes neither the
-    decision nor a single root visit count, while a search that reads the true hands may differ."""
+    decision nor a single root visit count, while a search that reads the true hands may differ;
+    so too where the simulations are dealt from the seat's belief."""
     state = reachable(seed, 20 * seed)
-    action, visits = search_result(state, seed)
+    action, visits = search_result(state, seed, belief=belief)
     variants = list(hidden_variants(state))
     assert len(variants) >= 3
     for other in variants:
-        other_action, other_visits = search_result(other, seed)
+        other_action, other_visits = search_result(other, seed, belief=belief)
         assert other_action == action
         assert np.array_equal(other_visits, visits)
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.agents.az.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
-from monster_zoo.agents.az.search import AZTree, SearchSettings, gumbel_search
+from monster_zoo.agents.az.search import AZTree, SearchSettings, belief_gumbel_search
 from monster_zoo.agents.az.shipped import (
     network_ships,
     newest_version,
@@ -43,7 +43,10 @@ from monster_zoo.agents.az.shipped import (
     shipped_versions,
 )
 from monster_zoo.agents.base import Agent, state_needed
+from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
+from monster_zoo.agents.belief.tracker import Belief
 from monster_zoo.agents.game_rules import GameRules
+from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.agents.shipped_files import verify_shipped
@@ -69,7 +72,10 @@ def _network(network: AZNetwork | str | Path, game_id: str | None, options: Mapp
 class AZAgent(Agent):
     """Search guided by ``network``: ``simulations`` per move, settings as
     :class:`~monster_zoo.agents.az.search.SearchSettings`. ``determinize=False`` searches the state
-    as given (for tests of perfect-information positions). After each move ``tree`` holds the
+    as given (for tests of perfect-information positions). ``belief`` (as
+    :class:`~monster_zoo.agents.search.agent.MCTSAgent` takes it) starts the simulations from the
+    seat's belief in a game that hides information, kept from what the game's loop tells
+    :meth:`watch`. After each move ``tree`` holds the
     search and ``policy`` its improved policy.
 
     ``budget_ms`` (default None: ``simulations`` as given) makes the budget a CPU time per move,
@@ -97,6 +103,7 @@ class AZAgent(Agent):
         min_spread: float = SearchSettings.min_spread,
         rollout_weight: float = 0.0,
         budget_ms: float | None = None,
+        belief: BeliefSettings | dict | bool | None = None,
     ):
         if budget_ms is not None and (
             isinstance(budget_ms, bool)
@@ -125,7 +132,30 @@ class AZAgent(Agent):
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
         self.policy = np.zeros(self.spec.num_actions, np.float32)
         self._settings = self.settings.as_array()
+        chosen = belief_settings(belief)
+        hides = self.determinize and getattr(self.spec, "hides_information", True)
+        self.belief_settings = chosen if hides else None
+        self.opponent_model = greedy_kernel(game_id) if self.belief_settings is not None else None
+        self.belief: Belief | None = None
+        self._particles = np.empty((0, self.spec.state_size), np.int32)
+        self._cumulative = np.empty(0, np.float64)
         super().__init__(seed)
+
+    def reset(self, seed: int) -> None:
+        """Reseed the agent and forget the last game's belief."""
+        super().reset(seed)
+        if getattr(self, "belief_settings", None) is not None:
+            self.belief = Belief(self.spec, self.belief_settings, self.opponent_model, self.rng)
+
+    def watch(self, seat: int, state: np.ndarray, mover: int = -1, action: int = -1) -> None:
+        """What this agent's ``seat`` saw (see :meth:`MCTSAgent.watch
+        <monster_zoo.agents.search.agent.MCTSAgent.watch>`)."""
+        if self.belief is None:
+            return
+        if mover < 0:
+            self.belief.start(seat, state)
+        else:
+            self.belief.heard(mover, action, state)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The search's choice for the seat on move in ``state`` (left unmodified); WrongGameError
@@ -141,6 +171,9 @@ class AZAgent(Agent):
             )
         if not np.any(action_mask):
             raise ValueError("the action mask allows no action: this agent is not on move")
+        if self.belief is not None:
+            self.belief.catch_up(root)
+            self._particles, self._cumulative = self.belief.particles, self.belief.cumulative()
         if self.budget_ms is not None:
             self._size_to_budget(root)
         return int(self._search(root, self._settings, self.rng))
@@ -149,7 +182,7 @@ class AZAgent(Agent):
         """One search of ``root`` with the settings vector ``settings`` and generator ``rng``."""
         s = self.spec
         hidden = self.determinize and s.determinize is not None
-        return gumbel_search(
+        return belief_gumbel_search(
             root,
             settings,
             hidden,
@@ -167,6 +200,8 @@ class AZAgent(Agent):
             s.observe_into,
             s.determinize if hidden else no_determinize,
             self.rollout,
+            self._particles,
+            self._cumulative,
         )
 
     def _size_to_budget(self, root: np.ndarray) -> None:

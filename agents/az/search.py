@@ -57,8 +57,9 @@ from monster_zoo.agents.az.network import (
     network_input,
     nonzero_indices,
 )
+from monster_zoo.agents.belief.kernels import PARTICLES, WEIGHTS
 from monster_zoo.agents.search.evaluator import rollout_returns
-from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
+from monster_zoo.agents.search.tree import UNTRIED, backup, start_from_belief
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
 from monster_zoo.envs.core.contract import (
     APPLY_ACTION_T,
@@ -462,6 +463,8 @@ def _descend(
     apply_action,
     legal_mask,
     determinize,
+    particles,
+    cumulative,
 ):
     """Simulation ``k`` from ``root`` down to its leaf: the root action by sequential halving, PUCT
     below, a new node for the first untried action. Return ``(leaf node, path depth, tree size)``,
@@ -488,7 +491,7 @@ def _descend(
     action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
     if action < 0:
         return -1, 0, size
-    start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
+    start_from_belief(root, player, resample, rng, sim, sim_rng, determinize, particles, cumulative)
     node = path[0]
     depth = 1
     while True:
@@ -610,11 +613,13 @@ def _root_finish(
         OBSERVE_T,
         DETERMINIZE_T,
         POLICY_T,
+        PARTICLES,
+        WEIGHTS,
     ),
     cache=True,
     nogil=True,
 )  # a search thinking in one thread leaves others (a web server) running
-def gumbel_search(
+def belief_gumbel_search(
     root,
     settings,
     resample,
@@ -632,14 +637,17 @@ def gumbel_search(
     observe_into,
     determinize,
     rollout,
+    particles,
+    cumulative,
 ):
     """Search from ``root`` (not modified) for its seat on move; return the chosen action and write
     the improved policy into ``policy`` (0 for illegal actions).
 
     ``settings`` is :meth:`SearchSettings.as_array`. Each simulation draws its own generator from
     ``rng`` (the searcher's), so neither the live game's generator nor future draws are touched.
-    With ``resample`` each simulation's copy of the root is redealt for the seat on move first.
-    ``rollout`` plays every seat of the rollouts mixed into new leaves' values (unused while
+    With ``resample`` each simulation's copy of the root is redealt for the seat on move first;
+    where ``particles`` holds any, each simulation starts instead from one of them drawn by its
+    weight (``cumulative``: the weights' running sums), the seat's belief. ``rollout`` plays every seat of the rollouts mixed into new leaves' values (unused while
     ``settings``' rollout weight is 0). The tree arrays must hold ``simulations + 1`` nodes.
     """
     simulations = np.int64(settings[S_SIMULATIONS])
@@ -722,6 +730,8 @@ def gumbel_search(
             apply_action,
             legal_mask,
             determinize,
+            particles,
+            cumulative,
         )
         if leaf < 0:
             break
@@ -761,6 +771,72 @@ def gumbel_search(
         children,
         visits,
         values,
+    )
+
+
+@njit(
+    types.int64(
+        STATE,
+        SETTINGS,
+        types.boolean,
+        RNG,
+        PARAMS,
+        SHAPES,
+        CHILDREN,
+        COUNTS,
+        VALUES,
+        PRIORS,
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    cache=True,
+    nogil=True,
+)
+def gumbel_search(
+    root,
+    settings,
+    resample,
+    rng,
+    params,
+    shapes,
+    children,
+    visits,
+    values,
+    priors,
+    policy,
+    legal_mask,
+    apply_action,
+    returns,
+    observe_into,
+    determinize,
+    rollout,
+):
+    """:func:`belief_gumbel_search` with uniform redeals (no belief)."""
+    return belief_gumbel_search(
+        root,
+        settings,
+        resample,
+        rng,
+        params,
+        shapes,
+        children,
+        visits,
+        values,
+        priors,
+        policy,
+        legal_mask,
+        apply_action,
+        returns,
+        observe_into,
+        determinize,
+        rollout,
+        np.empty((0, root.shape[0]), np.int32),
+        np.empty(0, np.float64),
     )
 
 
@@ -936,6 +1012,8 @@ def search_and_play_lockstep(
     probs = np.zeros((games, num_actions), np.float32)
     noise = np.zeros((games, num_actions), np.float64)
     schedules = np.zeros((games, simulations), np.int64)
+    no_particles = np.empty((0, states.shape[1]), np.int32)  # self-play redeals uniformly
+    no_weights = np.empty(0, np.float64)
     sigma = np.zeros((games, num_actions), np.float64)
     scores = np.zeros((games, num_actions), np.float64)
     sims = np.empty((games, states.shape[1]), np.int32)
@@ -1012,6 +1090,8 @@ def search_and_play_lockstep(
                 apply_action,
                 legal_mask,
                 determinize,
+                no_particles,
+                no_weights,
             )
             if leaves[j] < 0:
                 searching[j] = False

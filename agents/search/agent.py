@@ -9,6 +9,11 @@ depend on other players' hands or the deck's composition.
 
 The game is named by ``game_id`` or, when the registry builds the agent from a seed
 alone, recognised at the first move from the sizes of the state and the action mask.
+
+With ``belief`` the simulations start from the seat's belief (:mod:`monster_zoo.agents.belief`)
+instead of uniform redeals: particles drawn by their weights, kept from what the seat saw of the
+game. The game's loop tells the agent what it saw through :meth:`MCTSAgent.watch` (the match runner
+does); a loop that does not gets uniform redeals.
 """
 
 from collections.abc import Callable
@@ -17,9 +22,12 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.agents.base import Agent, state_needed
+from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
+from monster_zoo.agents.belief.tracker import Belief
 from monster_zoo.agents.game_rules import GameRules
+from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.evaluator import uniform_policy
-from monster_zoo.agents.search.tree import SearchTree, no_determinize, search
+from monster_zoo.agents.search.tree import SearchTree, belief_search, no_determinize
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
 from monster_zoo.envs.core.rng import rng_below
 
@@ -33,7 +41,10 @@ class MCTSAgent(Agent):
     ``determinize=False`` searches the state as given (perfect information; for tests
     or games that hide nothing). ``rollout_policy`` is a numba function with
     ``monster_zoo.envs.core.contract.POLICY_SIG`` playing every seat in rollouts (default: uniform).
-    After each move ``tree`` holds the last search (``tree.root_visits()``).
+    ``belief`` (True, a dict of :class:`~monster_zoo.agents.belief.settings.BeliefSettings`' fields or
+    settings; default None) starts the simulations from the seat's belief in a game that hides
+    information. After each move ``tree`` holds the last search (``tree.root_visits()``) and
+    ``belief`` the seat's belief (None without one).
     """
 
     name = "mcts"
@@ -47,6 +58,7 @@ class MCTSAgent(Agent):
         game_id: str | None = None,
         determinize: bool = True,
         rollout_policy: Callable = uniform_policy,
+        belief: BeliefSettings | dict | bool | None = None,
     ):
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
@@ -59,7 +71,28 @@ class MCTSAgent(Agent):
         self.spec = envs.spec(game_id)
         self.made_for = GameRules.any_rules(game_id)  # it refuses any other game's states
         self.tree: SearchTree | None = None
+        settings = belief_settings(belief)
+        hides = self.determinize and getattr(self.spec, "hides_information", True)
+        self.belief_settings = settings if hides else None
+        self.opponent_model = greedy_kernel(game_id) if self.belief_settings is not None else None
+        self.belief: Belief | None = None
         super().__init__(seed)
+
+    def reset(self, seed: int) -> None:
+        """Reseed the agent and forget the last game's belief."""
+        super().reset(seed)
+        if getattr(self, "belief_settings", None) is not None:
+            self.belief = Belief(self.spec, self.belief_settings, self.opponent_model, self.rng)
+
+    def watch(self, seat: int, state: np.ndarray, mover: int = -1, action: int = -1) -> None:
+        """What this agent's ``seat`` saw: the deal (``mover`` -1) or ``mover``'s ``action``, after
+        which the game is ``state`` (read only through the seat's view: a redeal for ``seat``)."""
+        if self.belief is None:
+            return
+        if mover < 0:
+            self.belief.start(seat, state)
+        else:
+            self.belief.heard(mover, action, state)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The most visited root action after the search (ties broken with the agent's generator)."""
@@ -79,7 +112,12 @@ class MCTSAgent(Agent):
         s = self.spec
         tree = self._tree(s.num_actions, int(root[H_NUM_PLAYERS]))
         hidden = self.determinize and s.determinize is not None
-        tree.size = search(
+        if self.belief is not None:
+            self.belief.catch_up(root)
+            particles, cumulative = self.belief.particles, self.belief.cumulative()
+        else:
+            particles, cumulative = np.empty((0, root.shape[0]), np.int32), np.empty(0, np.float64)
+        tree.size = belief_search(
             root,
             self.simulations,
             self.exploration,
@@ -94,6 +132,8 @@ class MCTSAgent(Agent):
             s.returns,
             s.determinize if hidden else no_determinize,
             self.rollout_policy,
+            particles,
+            cumulative,
         )
         return tree.root_visits()
 
@@ -107,5 +147,6 @@ class MCTSAgent(Agent):
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(seed={self.seed}, simulations={self.simulations}, "
-            f"exploration={self.exploration}, determinize={self.determinize})"
+            f"exploration={self.exploration}, determinize={self.determinize}, "
+            f"belief={self.belief_settings})"
         )

@@ -9,8 +9,13 @@ from monster_zoo.envs.registry import declaration
 
 SETTINGS_KEY = "mcts"
 UNTUNED_VERSION = 1  # <game>-mcts-v1: 10,000 simulations, random rollouts, in every game
-# short name -> the versions its versioned names play, newest last (the short name plays it)
-VERSIONS = {"mcts": (UNTUNED_VERSION, 2), "mcts-fast": (1,)}
+TUNED_VERSION = 2  # <game>-mcts-v2: the declared settings, uniform redeals
+BELIEF_VERSION = 3  # <game>-mcts-v3: the declared settings, simulations dealt from the seat's belief
+# short name -> the versions its versioned names play, ascending
+VERSIONS = {"mcts": (UNTUNED_VERSION, TUNED_VERSION, BELIEF_VERSION), "mcts-fast": (1,)}
+# short name -> the version it plays: the one measured strongest (version 3 plays by its versioned
+# name until it measures stronger than version 2)
+PLAYED = {"mcts": TUNED_VERSION, "mcts-fast": 1}
 ROLLOUTS = ("random", "greedy")
 
 

@@ -22,6 +22,7 @@ search, cached on disk, serves every game.
 import numpy as np
 from numba import njit, types
 
+from monster_zoo.agents.belief.kernels import PARTICLES, WEIGHTS, pick_weighted
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.envs.core.contract import (
     APPLY_ACTION_T,
@@ -162,6 +163,18 @@ def start_simulation(root, player, resample, rng, sim, sim_rng, determinize):
 
 
 @njit(cache=True)
+def start_from_belief(root, player, resample, rng, sim, sim_rng, determinize, particles, cumulative):
+    """Start a simulation as :func:`start_simulation` does, or, where ``particles`` holds any, from a
+    particle of the seat's belief drawn by its weight (``cumulative``: the weights' running sums),
+    which is already a whole state the seat cannot tell from the game."""
+    if particles.shape[0] == 0:
+        start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
+        return
+    sim_rng[0] = rng_next(rng)
+    copy_vector(sim, particles[pick_weighted(cumulative, sim_rng)])
+
+
+@njit(cache=True)
 def backup(path, depth, result, visits, values):
     """Add one visit and every seat's return to each node of the simulation's path."""
     for i in range(depth):
@@ -187,11 +200,13 @@ def backup(path, depth, result, visits, values):
         RETURNS_T,
         DETERMINIZE_T,
         POLICY_T,
+        PARTICLES,
+        WEIGHTS,
     ),
     cache=True,
     nogil=True,
 )  # a search thinking in one thread leaves others (a web server) running
-def search(
+def belief_search(
     root,
     simulations,
     exploration,
@@ -206,13 +221,17 @@ def search(
     returns,
     determinize,
     policy,
+    particles,
+    cumulative,
 ):
     """Run ``simulations`` simulations from ``root`` (not modified); return the number of nodes used.
 
     Each simulation draws its own generator from ``rng`` (the agent's), so the live
     game's generator is never touched and future draws are not peeked at. With
     ``resample`` the simulation's copy of the root is first determinized for the seat
-    on move, so the search never reads what that seat cannot see.
+    on move, so the search never reads what that seat cannot see; where ``particles`` holds any,
+    each simulation starts instead from one of them drawn by its weight (``cumulative``, the weights'
+    running sums): the seat's belief (:mod:`monster_zoo.agents.belief`).
     """
     player = root[H_CURRENT]
     capacity = children.shape[0]
@@ -226,7 +245,7 @@ def search(
     clear_node(path[0], children, visits, available, values)
     size = path[0] + 1
     for _ in range(simulations):
-        start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
+        start_from_belief(root, player, resample, rng, sim, sim_rng, determinize, particles, cumulative)
         node = path[0]
         depth = 1
         while running(sim):
@@ -255,3 +274,60 @@ def search(
         rollout_returns(sim, sim_rng, mask, result, legal_mask, apply_action, returns, policy)
         backup(path, depth, result, visits, values)
     return size
+
+
+@njit(
+    types.int64(
+        STATE,
+        types.int64,
+        types.float64,
+        types.boolean,
+        RNG,
+        CHILDREN,
+        COUNTS,
+        COUNTS,
+        VALUES,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        RETURNS_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    cache=True,
+    nogil=True,
+)
+def search(
+    root,
+    simulations,
+    exploration,
+    resample,
+    rng,
+    children,
+    visits,
+    available,
+    values,
+    legal_mask,
+    apply_action,
+    returns,
+    determinize,
+    policy,
+):
+    """:func:`belief_search` with uniform redeals (no belief): the search of ``mcts`` up to version 2."""
+    return belief_search(
+        root,
+        simulations,
+        exploration,
+        resample,
+        rng,
+        children,
+        visits,
+        available,
+        values,
+        legal_mask,
+        apply_action,
+        returns,
+        determinize,
+        policy,
+        np.empty((0, root.shape[0]), np.int32),
+        np.empty(0, np.float64),
+    )

@@ -8,15 +8,20 @@ or the game's greedy kernel, which costs more per simulation but judges the end 
 rollout far better in games where random play wanders. ``mcts-fast`` is the same
 search with a tenth of the simulations: the leaderboard's second budget.
 
+``<game>-mcts-v3`` is version 2 with its simulations dealt from the seat's belief instead of
+uniform redeals (:mod:`monster_zoo.agents.belief`); ``mcts`` keeps playing version 2 until
+version 3 measures stronger.
+
 ``<game>-mcts-v1`` still names the untuned search of version 1 (10,000 simulations,
 exploration 1.0, random rollouts in every game). How each configuration was chosen,
 and what it scores against greedy, is in ``agents/README.md``.
 """
 
+from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.agents.search.evaluator import uniform_policy
-from monster_zoo.agents.search.settings import ROLLOUTS, SETTINGS_KEY, VERSIONS, SearchConfig, declared_search
+from monster_zoo.agents.search.settings import PLAYED, ROLLOUTS, SETTINGS_KEY, SearchConfig, declared_search
 from monster_zoo.envs import spec
 
 FAST_FRACTION = 10
@@ -36,7 +41,7 @@ def search_config(game_id: str) -> SearchConfig:
 
 def search_names(game_id: str) -> list[str]:
     """The versioned names of ``game_id``'s search baseline at its two budgets, full budget first."""
-    return [f"{spec(game_id).name}-{name}-v{VERSIONS[name][-1]}" for name in ("mcts", "mcts-fast")]
+    return [f"{spec(game_id).name}-{name}-v{PLAYED[name]}" for name in ("mcts", "mcts-fast")]
 
 
 def rollout_kernel(game_id: str, rollout: str):
@@ -59,6 +64,8 @@ class TunedMCTS(MCTSAgent):
 
     fraction = 1
 
+    belief: BeliefSettings | None = None  # uniform redeals
+
     def __init__(self, seed: int = 0, game_id: str | None = None):
         if game_id is None:
             raise ValueError("a tuned search plays one game: pass game_id")
@@ -69,8 +76,18 @@ class TunedMCTS(MCTSAgent):
             exploration=config.exploration,
             game_id=game_id,
             rollout_policy=rollout_kernel(game_id, config.rollout),
+            belief=type(self).belief,
         )
         self.rollout = config.rollout
+
+
+class BeliefTunedMCTS(TunedMCTS):
+    """The search baseline with its simulations dealt from the seat's belief (``<game>-mcts-v3``): the
+    same simulations, exploration and rollouts as version 2, and the belief's default settings
+    (:class:`~monster_zoo.agents.belief.settings.BeliefSettings`). In a game that hides nothing it
+    plays as version 2."""
+
+    belief = BeliefSettings()
 
 
 class FastTunedMCTS(TunedMCTS):

@@ -3,6 +3,8 @@
     python -m monster_zoo.training.az.strength --help
     python -m monster_zoo.training.az.strength --network runs/<run>/network.npz --players 2 \\
         --opponent mcts --games 200 --workers 2 --out results/az_vs_mcts_2p.json
+    python -m monster_zoo.training.az.strength --agent monstargh-mcts-v3 --game monstargh-v0 \\
+        --players 2 --opponent monstargh-mcts-v2 --games 200 --out results/mcts_v3_vs_v2_2p.json
 
 A search's strength depends on its budget, so comparing two searches means giving both the same
 CPU time per move. This tool measures the opponent's CPU seconds per move (``time.process_time``
@@ -14,7 +16,10 @@ their own (``--pilot-games``), then correct the count from both sides' CPU time 
 which greedy games' positions can misjudge: at equal time the search is sized to what the
 opponent spent in those same games. ``--rollout-weight`` mixes the game's rollouts into
 the search's leaf values, and the sizing counts their cost; ``--c-puct`` and ``--considered`` set
-the search's other constants, so they can be compared at equal time.
+the search's other constants, so they can be compared at equal time. ``--belief`` deals the
+search's simulations from its seat's belief (:mod:`monster_zoo.agents.belief`); ``--agent`` (with
+``--game``) plays a named search of the registry in place of a network, sized the same way from
+its own simulations: ``<game>-mcts-v3`` against ``<game>-mcts-v2`` at equal time.
 
 The series is seat-rotated and deal-paired (``az`` in one seat, the opponent in all the others,
 :func:`monster_zoo.evaluation.match.iter_games`) and split over ``--workers`` processes. Every
@@ -173,30 +178,41 @@ class Piece:
     seed: int
     rollout_weight: float = 0.0
     search: dict = field(default_factory=dict)
+    agent: str | None = None  # a registry search played instead of the network (at ``simulations``)
+    belief: bool = False  # the network's search deals its simulations from its seat's belief
+
+
+def make_searcher(piece: Piece):
+    """The searching side of ``piece``: the named search (``piece.agent``) at ``piece.simulations``,
+    or the ``az`` search over ``piece.network`` (with beliefs where ``piece.belief``)."""
+    if piece.agent is not None:
+        agent = make_agent(piece.agent, piece.game_id, piece.seed, piece.options)
+        agent.simulations = piece.simulations
+        return agent
+    return AZAgent(
+        piece.seed,
+        read_network(piece.network),
+        piece.game_id,
+        piece.options,
+        simulations=piece.simulations,
+        rollout_weight=piece.rollout_weight,
+        belief=True if piece.belief else None,
+        **piece.search,
+    )
 
 
 def play_piece(piece: Piece, progress: bool = False, position: int | None = None) -> dict:
     """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side.
     ``progress`` shows a bar of the piece's games (on terminal line ``position``)."""
     n = piece.options["num_players"]
-    az = Timed(
-        AZAgent(
-            piece.seed,
-            read_network(piece.network),
-            piece.game_id,
-            piece.options,
-            simulations=piece.simulations,
-            rollout_weight=piece.rollout_weight,
-            **piece.search,
-        )
-    )
+    az = Timed(make_searcher(piece))
     opponents = [
         Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)
     ]
     outcomes = []
     bar = progress_bar(
         piece.last - piece.first,
-        f"az vs {piece.opponent}, games {piece.first}-{piece.last - 1}",
+        f"{searcher_label(piece.agent, piece.belief)} vs {piece.opponent}, games {piece.first}-{piece.last - 1}",
         progress,
         position,
     )
@@ -219,6 +235,23 @@ def play_piece(piece: Piece, progress: bool = False, position: int | None = None
     }
 
 
+def searcher_label(agent: str | None, belief: bool) -> str:
+    """How reports name the searching side: the named search, or ``az`` (with beliefs)."""
+    return agent if agent is not None else ("az with beliefs" if belief else "az")
+
+
+def sized_agent_simulations(agent: str, game_id: str, options: dict, budget_ms: float, positions) -> int:
+    """The simulations that make the named search ``agent`` cost ``budget_ms`` CPU milliseconds on
+    ``positions``, scaled from its own count (a simulation's cost is nearly constant);
+    ValueError for an agent that sets no simulations."""
+    probe = make_agent(agent, game_id, 0, options)
+    if not isinstance(getattr(probe, "simulations", None), int):
+        raise ValueError(
+            f"--agent {agent!r} is not a search with simulations (an mcts version, e.g. mcts-v3)"
+        )
+    return max(1, int(probe.simulations * budget_ms / cpu_ms_per_move(probe, positions)))
+
+
 def _milliseconds(seconds: Sequence[float]) -> dict:
     """Mean and 95th percentile of CPU seconds per move, in milliseconds."""
     values = 1000 * np.asarray(seconds)
@@ -230,7 +263,7 @@ def _milliseconds(seconds: Sequence[float]) -> dict:
 
 
 def measure(
-    network_path: str,
+    network_path: str | None,
     opponent: str,
     num_players: int,
     games: int,
@@ -243,6 +276,9 @@ def measure(
     search: dict | None = None,
     progress: bool = False,
     pilot_games: int | None = None,
+    agent: str | None = None,
+    game_id: str | None = None,
+    belief: bool = False,
 ) -> dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
     search's simulations instead of sizing them to the budget; otherwise ``pilot_games`` (default:
@@ -250,19 +286,33 @@ def measure(
     time the plan becomes the opponent's time there; :func:`pilot_simulations`); ``rollout_weight`` and ``search``
     (``c_puct``, ``considered``; the agent's defaults where absent) are the search's
     (:class:`~monster_zoo.agents.az.search.SearchSettings`). ``progress`` prints the sized budget
-    as soon as it is known and shows a bar of games per worker, on standard error."""
+    as soon as it is known and shows a bar of games per worker, on standard error.
+
+    ``agent`` (with ``game_id``) plays a named search of the registry instead of the network (an
+    ``mcts`` version, ``<game>-mcts-v3``), sized and corrected as the network's search is;
+    ``belief`` deals the network search's simulations from its seat's belief."""
     search = dict(search or {})
-    network = read_network(network_path)
+    network = read_network(network_path) if agent is None else None
     host = host_facts()
-    game_id = network.game_id
-    table = {**network.options, **(options or {}), "num_players": num_players}
+    if network is not None:
+        game_id = network.game_id
+    table = {
+        **(network.options if network is not None else {}),
+        **(options or {}),
+        "num_players": num_players,
+    }
     positions = sample_positions(game_id, table)
     opponent_ms = cpu_ms_per_move(make_agent(opponent, game_id, 0, table), positions)
     # equal time up to the protocol's cap: an opponent slower than the cap meets az at the cap
     planned = min(opponent_ms, MAX_BUDGET_MS) if budget_ms is None else budget_ms
     pilot = None
     if simulations is None:
-        simulations = size_simulations(network, game_id, table, planned, positions, rollout_weight, search)
+        if network is None:
+            simulations = sized_agent_simulations(agent, game_id, table, planned, positions)
+        else:
+            simulations = size_simulations(
+                network, game_id, table, planned, positions, rollout_weight, search
+            )
         pilot_games = num_players if pilot_games is None else pilot_games
         if pilot_games > 0:
             pilot = pilot_simulations(
@@ -277,6 +327,8 @@ def measure(
                     seed + PILOT_SEED_OFFSET,
                     rollout_weight,
                     search,
+                    agent,
+                    belief,
                 ),
                 planned,
                 match_opponent=budget_ms is None,
@@ -291,7 +343,7 @@ def measure(
             else ""
         )
         print(
-            f"{game_id} {num_players}p: az at {simulations} simulations ({planned:.1f} CPU ms a move planned"
+            f"{game_id} {num_players}p: {searcher_label(agent, belief)} at {simulations} simulations ({planned:.1f} CPU ms a move planned"
             f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured on sample positions), {games} games",
             file=sys.stderr,
             flush=True,
@@ -309,6 +361,8 @@ def measure(
             seed,
             rollout_weight,
             search,
+            agent,
+            belief,
         )
         for a, b in zip(bounds[:-1], bounds[1:])
         if b > a
@@ -326,7 +380,8 @@ def measure(
         "game": game_id,
         "num_players": num_players,
         "options": table,
-        "network": network.name,
+        "network": network.name if network is not None else None,
+        "searcher": searcher_label(agent, belief),
         "opponent": opponent,
         "games": len(outcomes),
         "seed": seed,
@@ -359,7 +414,18 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
-        "--network", required=True, help="network file of monster-zoo az (runs/<run>/network.npz)"
+        "--network", default=None, help="network file of monster-zoo az (runs/<run>/network.npz)"
+    )
+    parser.add_argument(
+        "--agent",
+        default=None,
+        help="a named search to play instead of a network (an mcts version: <game>-mcts-v3); needs --game",
+    )
+    parser.add_argument("--game", default=None, help="the game id, with --agent (a network names its own)")
+    parser.add_argument(
+        "--belief",
+        action="store_true",
+        help="the network's search deals its simulations from its seat's belief",
     )
     parser.add_argument("--opponent", default="mcts", help="agent name in every other seat")
     parser.add_argument("--players", type=int, required=True, help="player count (one of the network's)")
@@ -441,7 +507,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         if not ok:
             parser.error(f"{flag} must be {need}, got {value}")
-    if args.out and (problem := output_problem("--out", args.out, [args.network], args.overwrite)):
+    if (args.network is None) == (args.agent is None):
+        parser.error("give either --network (the az search over a network) or --agent (a named search)")
+    if args.agent is not None and args.game not in envs.available():
+        parser.error(f"--agent needs --game, one of {', '.join(envs.available())}; got {args.game}")
+    if args.agent is not None and args.belief:
+        parser.error("--belief is the network search's; a named search keeps its own (mcts-v3 has beliefs)")
+    inputs = [args.network] if args.network else []
+    if args.out and (problem := output_problem("--out", args.out, inputs, args.overwrite)):
         parser.error(problem)
     try:
         report = measure(
@@ -459,6 +532,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             progress=not args.no_progress,
             pilot_games=args.pilot_games,
+            agent=args.agent,
+            game_id=args.game,
+            belief=args.belief,
         )
     except ValueError as error:
         parser.error(str(error))
@@ -467,7 +543,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_atomic(Path(args.out), text)
     constants = "".join(f", {name} {value}" for name, value in report["az_search"].items())
     print(
-        f"{report['game']} {report['num_players']}p: az ({report['az_simulations']} simulations, "
+        f"{report['game']} {report['num_players']}p: {report['searcher']} ({report['az_simulations']} simulations, "
         f"rollout weight {report['az_rollout_weight']}{constants}, "
         f"{report['az']['mean_ms']} ms/move) vs {report['opponent']} ({report['opponent_moves']['mean_ms']} ms/move): "
         f"{report['win_rate']:.3f} [{report['interval95'][0]:.3f}, {report['interval95'][1]:.3f}] over "

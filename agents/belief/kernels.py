@@ -1,0 +1,323 @@
+"""The belief's numba kernels: particles dealt from one seat's view, advanced by the moves the seat
+saw, weighted by an opponent model and resampled when their weights degenerate.
+
+A particle is a whole engine state that agrees with everything the seat has seen: its observation
+of the particle equals its observation of the game. The kernels know no game: they call the game's
+own kernels (``legal_mask``, ``apply_action``, ``observe_into``, ``determinize``) and an opponent
+policy (``POLICY_SIG``, the game's greedy kernel) as first-class numba functions, so one compiled
+copy serves every game.
+
+**The update after a move.** The seat knows the move as the game names it to the seat: the action
+itself, or, where the game hides which it was (Mighty Monsters' pair laid face down), any of the
+actions named alike; these are the move's candidates. For each particle with weight, and each
+candidate:
+
+* the candidate must be legal in the particle (else it adds nothing);
+* a move by another seat multiplies the weight by that seat's likelihood of the move under the
+  opponent model, epsilon-greedy on the game's greedy kernel run in the particle:
+  ``(1 - eps) [move = greedy's choice] + eps / legal moves`` (the greedy kernel breaks its ties with
+  the particle's generator, so over those draws a tied move gets its share of ``1 - eps``);
+* the move is applied with the particle's own generator, which deals any chance it holds (a card
+  drawn). Where the move drew on chance, it is applied ``tries`` times from the same particle and
+  the weight is multiplied by the share of tries whose result shows the seat what the game showed
+  it, an unbiased estimate of the probability of what the seat saw; the particle becomes the first
+  such result. A move that drew on nothing (its generator untouched) is applied once: what the seat
+  sees after it is then certain or impossible.
+
+The particle's factor sums its candidates' (likelihood times share), and the particle becomes the
+result of one of them, drawn in proportion.
+
+Particles that die are dealt again from the view after the move and share a small weight
+(``refresh``), so the belief mixes its posterior with the uniform redeal; where no particle keeps any
+weight, the belief starts again from that view.
+"""
+
+import numpy as np
+from numba import njit, types
+
+from monster_zoo.envs.core.contract import (
+    APPLY_ACTION_T,
+    DETERMINIZE_T,
+    FLOATS,
+    LEGAL_MASK_T,
+    MASK,
+    OBSERVE_T,
+    POLICY_T,
+    RNG,
+    STATE,
+)
+from monster_zoo.envs.core.kernels import copy_vector
+from monster_zoo.envs.core.rng import rng_next
+
+PARTICLES = types.int32[:, ::1]
+WEIGHTS = types.float64[::1]
+PARTICLE_RNGS = types.uint64[:, ::1]
+UNIT = 2.0**-53  # a 53-bit random integer times this is uniform in [0, 1)
+
+
+@njit(cache=True)
+def uniform_01(rng):
+    """A uniform float in ``[0, 1)`` from ``rng``."""
+    return (rng_next(rng) >> np.uint64(11)) * UNIT
+
+
+@njit(types.void(STATE, types.int64, PARTICLES, WEIGHTS, PARTICLE_RNGS, DETERMINIZE_T), cache=True)
+def deal_particles(view, seat, particles, weights, rngs, determinize):
+    """Fill ``particles`` with redeals of ``view`` (a state that shows ``seat`` what the game shows it)
+    for ``seat``, each with its own generator, at equal weights."""
+    count = particles.shape[0]
+    for i in range(count):
+        copy_vector(particles[i], view)
+        determinize(particles[i], seat, rngs[i])
+        weights[i] = 1.0 / count
+
+
+@njit(cache=True)
+def same_view(a, b):
+    """Whether two observations are equal entry by entry."""
+    for j in range(a.shape[0]):
+        if a[j] != b[j]:
+            return False
+    return True
+
+
+ACTIONS = types.int64[::1]
+
+
+@njit(cache=True)
+def replay_share(particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into):
+    """The share of ``tries`` replays of ``action`` from ``particle`` (one where it drew on no chance)
+    whose result shows ``seat`` the observation ``seen``; the first such result is left in ``kept``."""
+    hits = 0
+    done = 0
+    for _ in range(tries):
+        copy_vector(trial, particle)
+        before = rng[0]
+        apply_action(trial, action, rng)
+        done += 1
+        observe_into(trial, seat, view)
+        if same_view(view, seen):
+            if hits == 0:
+                copy_vector(kept, trial)
+            hits += 1
+        if rng[0] == before:  # the move drew on no chance: one application says it all
+            break
+    return hits / done
+
+
+@njit(
+    types.float64(
+        STATE,
+        types.int64,
+        ACTIONS,
+        FLOATS,
+        types.float64,
+        types.int64,
+        RNG,
+        STATE,
+        STATE,
+        STATE,
+        MASK,
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        OBSERVE_T,
+        POLICY_T,
+    ),
+    cache=True,
+)
+def advance_particle(
+    particle,
+    seat,
+    candidates,
+    seen,
+    epsilon,
+    tries,
+    rng,
+    trial,
+    kept,
+    chosen,
+    mask,
+    view,
+    legal_mask,
+    apply_action,
+    observe_into,
+    policy,
+):
+    """Advance ``particle`` by the move the seat saw (see the module doc) and return the factor its
+    weight is multiplied by: the sum, over the ``candidates`` (the actions the seat cannot tell from
+    the move: the move itself, unless the game hides which it was) legal in the particle, of the
+    opponent model's likelihood of each times the share of its replays that show ``seat`` the
+    observation ``seen``; 0 where none does. The particle becomes the result of one of them, drawn
+    in proportion. ``epsilon`` below 0 skips the opponent model (``seat``'s own move). ``trial``,
+    ``kept``, ``chosen``, ``mask`` and ``view`` are work space."""
+    legal = legal_mask(particle, mask)
+    greedy = policy(particle, mask, rng) if epsilon >= 0.0 else -1
+    total = 0.0
+    for c in range(candidates.shape[0]):
+        action = candidates[c]
+        if mask[action] == 0:
+            continue
+        likelihood = 1.0
+        if epsilon >= 0.0:
+            likelihood = epsilon / legal + (1.0 - epsilon if greedy == action else 0.0)
+        part = likelihood * replay_share(
+            particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into
+        )
+        if part <= 0.0:
+            continue
+        total += part
+        if total == part or uniform_01(rng) * total < part:
+            copy_vector(chosen, kept)
+    if total > 0.0:
+        copy_vector(particle, chosen)
+    return total
+
+
+@njit(
+    types.float64(
+        PARTICLES,
+        WEIGHTS,
+        PARTICLE_RNGS,
+        types.int64,
+        types.int64,
+        ACTIONS,
+        STATE,
+        types.float64,
+        types.int64,
+        types.float64,
+        MASK,
+        FLOATS,
+        FLOATS,
+        LEGAL_MASK_T,
+        APPLY_ACTION_T,
+        OBSERVE_T,
+        DETERMINIZE_T,
+        POLICY_T,
+    ),
+    cache=True,
+)
+def update_particles(
+    particles,
+    weights,
+    rngs,
+    seat,
+    mover,
+    candidates,
+    view_after,
+    epsilon,
+    tries,
+    refresh,
+    mask,
+    seen,
+    view,
+    legal_mask,
+    apply_action,
+    observe_into,
+    determinize,
+    policy,
+):
+    """Advance every particle by ``mover``'s move and reweight it (see the module doc): the move is one
+    of ``candidates``, the actions the seat cannot tell it from (the move alone, unless the game
+    hides which it was); ``view_after`` is a state that shows ``seat`` what the game shows it after the move. ``mask``
+    (the game's actions), ``seen`` and ``view`` (its observation) are work space. Weights end
+    normalised; return the evidence of the move (the weighted mean factor), 0 where every particle
+    died and the belief was dealt again from ``view_after``.
+
+    The particles that died are dealt again from ``view_after`` and share the weight ``refresh``,
+    the survivors the rest: the belief is a mixture of the posterior and the uniform redeal, so
+    that a few survivors, copied by the resampling, never make it certain of a deal the next moves
+    contradict (where the model was wrong, or the particles too few to hold the truth)."""
+    count = particles.shape[0]
+    size = particles.shape[1]
+    trial = np.empty(size, np.int32)
+    kept = np.empty(size, np.int32)
+    chosen = np.empty(size, np.int32)
+    observe_into(view_after, seat, seen)
+    own = epsilon if mover != seat else -1.0
+    total = 0.0
+    for i in range(count):
+        if weights[i] <= 0.0:
+            continue
+        weights[i] *= advance_particle(
+            particles[i],
+            seat,
+            candidates,
+            seen,
+            own,
+            tries,
+            rngs[i],
+            trial,
+            kept,
+            chosen,
+            mask,
+            view,
+            legal_mask,
+            apply_action,
+            observe_into,
+            policy,
+        )
+        total += weights[i]
+    if total <= 0.0:
+        deal_particles(view_after, seat, particles, weights, rngs, determinize)
+        return 0.0
+    dead = 0
+    for i in range(count):
+        dead += weights[i] <= 0.0
+    kept = 1.0 - refresh if dead > 0 else 1.0
+    for i in range(count):
+        if weights[i] > 0.0:
+            weights[i] *= kept / total
+        elif refresh > 0.0:
+            copy_vector(particles[i], view_after)
+            determinize(particles[i], seat, rngs[i])
+            weights[i] = refresh / dead
+    return total
+
+
+@njit(types.float64(WEIGHTS), cache=True)
+def effective_size(weights):
+    """The effective sample size of normalised ``weights``, ``1 / sum(w^2)``."""
+    squares = 0.0
+    for w in weights:
+        squares += w * w
+    return 1.0 / squares if squares > 0.0 else 0.0
+
+
+@njit(types.void(PARTICLES, WEIGHTS, PARTICLE_RNGS, RNG), cache=True)
+def resample_particles(particles, weights, rngs, rng):
+    """Systematic resampling: each particle is copied in proportion to its weight (one draw from
+    ``rng`` places the comb), and the copies get equal weights. A copy keeps its state and gets a
+    generator of its own from ``rng``, so copies part ways at the next chance."""
+    count = particles.shape[0]
+    chosen = np.empty(count, np.int64)
+    step = 1.0 / count
+    point = uniform_01(rng) * step
+    cumulative = weights[0]
+    source = 0
+    for i in range(count):
+        while point > cumulative and source < count - 1:
+            source += 1
+            cumulative += weights[source]
+        chosen[i] = source
+        point += step
+    copies = particles.copy()
+    for i in range(count):
+        copy_vector(particles[i], copies[chosen[i]])
+        rngs[i, 0] = rng_next(rng)
+        weights[i] = step
+
+
+@njit(types.int64(WEIGHTS, RNG), cache=True)
+def pick_weighted(cumulative, rng):
+    """An index drawn with probability proportional to its weight, from ``cumulative`` (running sums
+    of the weights, the last the total)."""
+    point = uniform_01(rng) * cumulative[cumulative.shape[0] - 1]
+    low, high = 0, cumulative.shape[0] - 1
+    while low < high:
+        middle = (low + high) // 2
+        if cumulative[middle] > point:
+            high = middle
+        else:
+            low = middle + 1
+    return low

@@ -1,0 +1,66 @@
+"""The belief's two measurements run end to end and refuse bad arguments: what it knows against the
+uniform redeal (``benchmarks/belief_knowledge.py``) and what it costs (``benchmarks/belief_cost.py``).
+The figures of a run this small mean little; their presence and consistency are checked."""
+
+import json
+
+import pytest
+
+from monster_zoo.benchmarks import belief_cost, belief_epsilon, belief_knowledge
+
+
+def test_the_knowledge_run_writes_a_header_a_line_per_game_and_opponent_and_a_picture(tmp_path):
+    out, plots = tmp_path / "belief.jsonl", tmp_path / "plots"
+    argv = ["--game-ids", "marry_the_monster-v0", "--opponents", "greedy,random", "--games", "1"]
+    assert belief_knowledge.main([*argv, "--particles", "8", "--out", str(out), "--plots", str(plots)]) == 0
+    header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["kind"] == "header" and "cpu" in header["host"] and "git_revision" in header
+    assert [line["opponent"] for line in lines] == ["greedy", "random"]
+    for line in lines:
+        assert line["decisions"] > 0 and line["entries"] > 0 and line["settings"]["particles"] == 8
+        assert line["belief_log_p"] <= 0 and line["uniform_log_p"] <= 0
+        assert line["gain"] == pytest.approx(line["belief_log_p"] - line["uniform_log_p"], abs=2e-4)
+        assert len(line["gain_by_tenth"]) == belief_knowledge.TENTHS
+    assert (plots / "marry_the_monster.png").stat().st_size > 0
+
+
+def test_the_epsilon_fit_scores_each_epsilon_on_the_same_recorded_games(tmp_path):
+    """Each epsilon gets a line over the same moves; the likelihood differs between epsilons."""
+    out = tmp_path / "epsilon.jsonl"
+    argv = ["--game-ids", "marry_the_monster-v0", "--opponent", "greedy", "--games", "1"]
+    assert belief_epsilon.main([*argv, "--epsilons", "0.1,0.9", "--out", str(out)]) == 0
+    header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["kind"] == "header" and [line["epsilon"] for line in lines] == [0.1, 0.9]
+    assert lines[0]["moves"] == lines[1]["moves"] > 10 and all(
+        line["mean_log_evidence"] < 0 for line in lines
+    )
+    assert lines[0]["mean_log_evidence"] != lines[1]["mean_log_evidence"]
+
+
+@pytest.mark.parametrize(
+    "module,argv,message",
+    [
+        (belief_epsilon, ["--epsilons", "0.1,2"], "epsilon must be a number in (0, 1]"),
+        (belief_epsilon, ["--opponent", "cleverest", "--game-ids", "marry_the_monster-v0"], "unknown agent"),
+        (belief_knowledge, ["--game-ids", "monster_factory-v0"], "not among the games that hide information"),
+        (belief_knowledge, ["--opponents", "cleverest"], "--opponents: unknown agent 'cleverest'"),
+        (belief_knowledge, ["--games", "0"], "--games must be at least 1"),
+        (belief_knowledge, ["--particles", "0"], "particles must be an integer >= 1"),
+        (belief_cost, ["--game-ids", "monster_factory-v0"], "not among the games that hide information"),
+        (belief_cost, ["--games", "0"], "--games must be at least 1"),
+    ],
+)
+def test_bad_arguments_are_refused_naming_the_valid_ones(module, argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        module.main([*argv, "--out", str(tmp_path / "x.jsonl")])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize("module", [belief_knowledge, belief_cost, belief_epsilon])
+def test_an_existing_output_is_kept_unless_overwrite_is_given(module, tmp_path, capsys):
+    out = tmp_path / "kept.jsonl"
+    out.write_text("keep")
+    with pytest.raises(SystemExit):
+        module.main(["--out", str(out)])
+    assert out.read_text() == "keep"
