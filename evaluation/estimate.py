@@ -1,5 +1,5 @@
-"""How long a tournament will take, said before it starts (issue 43: a field with ``mcts`` once ran
-ten minutes with nothing saying so).
+"""How long a tournament will take, said before it starts (a field with ``mcts`` can run for many
+minutes, which the user should know before waiting).
 
 Each agent of the field is timed on a few positions of one game played by random moves (its own
 cost per move, on this machine, now), and the game's length is that of a few random games; a

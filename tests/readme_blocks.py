@@ -13,5 +13,5 @@ def readme_block(marker: str) -> str:
     text = README.read_text(encoding="utf-8")
     found = re.search(r"^```python\n(" + re.escape(marker) + r"\n.*?)^```", text, re.S | re.M)
     if found is None:
-        pytest.skip(f"README.md has no ```python block starting with {marker!r} yet (the lead pastes it)")
+        pytest.skip(f"README.md has no ```python block starting with {marker!r} yet")
     return found.group(1)

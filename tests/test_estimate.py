@@ -1,4 +1,4 @@
-"""``evaluate`` says before it starts how long the field will take (issue 43, point 5)."""
+"""``evaluate`` says before it starts how long the field will take."""
 
 import pytest
 

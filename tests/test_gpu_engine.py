@@ -1,4 +1,4 @@
-"""Every game on a GPU from the same kernels, checked without a GPU (issue 40).
+"""Every game on a GPU from the same kernels, checked without a GPU.
 
 * ``monster-zoo gpu check`` compiles every game's GPU drivers (the batched engine's and the learner-seat
   games') to PTX for cc 8.0 and 9.0 (numba-cuda's NVVM from pip wheels, no driver); :data:`COMPILING`

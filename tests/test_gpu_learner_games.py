@@ -1,4 +1,4 @@
-"""The learner-seat games on the GPU (issue 40 point 4) against the CPU's, under numba-cuda's simulator.
+"""The learner-seat games on the GPU against the CPU's, under numba-cuda's simulator.
 
 For every game at its smallest and largest player count, :class:`GpuLearnerGames` and the CPU's
 :class:`LearnerGames` are given the same seed, opponents and learner actions and must hold the same
