@@ -324,20 +324,6 @@ def build_config(args: Args, options: dict, mix: dict):
     )
 
 
-class _TensorBoard:
-    """The ``record(metric, value)`` that :class:`MetricsLog` expects, onto a TensorBoard writer."""
-
-    def __init__(self, log_dir: Path):
-        from torch.utils.tensorboard import SummaryWriter
-
-        self.writer = SummaryWriter(str(log_dir))
-        self.step = 0
-
-    def record(self, metric: str, value: float) -> None:
-        """Write ``value`` at the current ``step``."""
-        self.writer.add_scalar(metric, value, self.step)
-
-
 def argument_problem(args: Args) -> str | None:
     """Why ``args`` cannot make a league run, or None; checked before Ray starts or anything is
     written."""
@@ -401,12 +387,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     run_name, run_dir = new_run(Path(args.out_dir).resolve(), args.game, args.exp_name, args.seed, args)
-    tensorboard = _TensorBoard(run_dir)
-    metrics = MetricsLog(run_dir / "metrics.csv", tensorboard)
+    from torch.utils.tensorboard import SummaryWriter
 
-    def log(step: int, metric: str, value: float) -> None:
-        tensorboard.step = step
-        metrics.log(step, metric, value)
+    tensorboard = SummaryWriter(str(run_dir))
+    metrics = MetricsLog(
+        run_dir / "metrics.csv", lambda step, metric, value: tensorboard.add_scalar(metric, value, step)
+    )
+    log = metrics.log
 
     def evaluate(step: int) -> dict:
         """Win rates of the learner's likeliest legal action against random and greedy."""
@@ -470,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         algo.stop()
         metrics.close()
-        tensorboard.writer.close()
+        tensorboard.close()
         if not args.address:
             ray.shutdown()
     summary = {
