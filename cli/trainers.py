@@ -103,9 +103,13 @@ def run_az(argv: Sequence[str]) -> int:
 
 
 def run_league(argv: Sequence[str]) -> int:
-    """``league``: run ``monster_zoo.training.rllib.league.main(argv)``, or explain how to install Ray."""
+    """``league``: run ``monster_zoo.training.rllib.league.main(argv)``, or explain how to install Ray.
+    The arguments are parsed first, so ``--help`` and a bad flag are answered without Ray."""
     import importlib.util
 
+    from monster_zoo.training.rllib.league_args import league_parser
+
+    league_parser().parse_args(list(argv))
     if importlib.util.find_spec("ray") is None:
         print(
             f"{PROG} league: ray is not installed; the league needs the distributed extra:\n"
