@@ -48,8 +48,8 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.envs.core.bounded_reading import (
     BoundedReader,
-    check_json_depth,
     open_regular_file,
+    parse_json,
     read_at_most,
 )
 from monster_zoo.envs.core.escaping import visible
@@ -57,7 +57,6 @@ from monster_zoo.envs.core.escaping import visible
 FORMAT = "monster-zoo-policy"
 FORMAT_VERSION = 1
 METADATA = "metadata.json"
-SUFFIX = ".npz"
 # Options that change neither the rules nor what a seat observes: a model plays under any value.
 PLAY_TIME_OPTIONS = frozenset({"max_steps", "reward", "illegal_action", "render_mode", "observation"})
 # Bounds of what a policy file may hold (see the module doc).
@@ -248,15 +247,7 @@ def read_metadata_json(archive: zipfile.ZipFile, label: str, kind: str):
         raise ModelFileError(f"{label}: has no {METADATA}: not a monster-zoo {kind}")
     with archive.open(METADATA) as entry:
         raw = read_at_most(entry, MAX_METADATA_BYTES, f"{label}: {METADATA}", ModelFileError)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ModelFileError(f"{label}: {METADATA} is not UTF-8 text ({err})") from None
-    check_json_depth(text, MAX_METADATA_DEPTH, f"{label}: {METADATA}", ModelFileError)
-    try:
-        return json.loads(text)
-    except ValueError as err:
-        raise ModelFileError(f"{label}: {METADATA} is not valid JSON ({err})") from None
+    return parse_json(raw, MAX_METADATA_DEPTH, f"{label}: {METADATA}", ModelFileError)
 
 
 def read_float_array(archive: zipfile.ZipFile, member: str, shape: tuple, label: str) -> np.ndarray:

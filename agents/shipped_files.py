@@ -6,7 +6,7 @@ learned-search networks of :mod:`monster_zoo.agents.az.shipped`) lies in the pac
 champion's also with its game, player count and version). A file loads only when it is listed
 there with its own digest, so a changed or damaged copy is refused instead of playing weights
 nobody shipped. A champion file holds a PPO policy or, where a learned-search network played alone
-beat the PPO champion (issue 44), a byte copy of that network's file. This module reads model files
+beat the PPO champion head to head, a byte copy of that network's file. This module reads model files
 but plays nothing, so both kinds of model can check their files here without importing each other.
 """
 

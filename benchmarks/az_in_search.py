@@ -5,8 +5,7 @@
     python -m monster_zoo.benchmarks.az_in_search --quick               # a smoke test; numbers mean little
 
 :mod:`monster_zoo.benchmarks.az_simulation` times each piece of a simulation alone, in a loop over
-root positions; its pieces add up to 2.8-4.4 us less than a simulation (training/AZ.md, ninth
-session). This one times the pieces where the search runs them: :func:`timed_search` is
+root positions; its pieces add up to 2.8-4.4 us less than a simulation. This one times the pieces where the search runs them: :func:`timed_search` is
 :func:`~monster_zoo.agents.az.search.gumbel_search` (same pieces, same order, same draws: it
 chooses what the search chooses, ``tests/test_az_benchmarks.py`` holds it to that) with the CPU's
 cycle counter read around each piece, so every piece is timed on the leaves the search really

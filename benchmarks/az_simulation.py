@@ -10,8 +10,8 @@ the start), with the game's shipped network (a random 256x256 one where none shi
 - **search**: a whole :func:`~monster_zoo.agents.az.search.gumbel_search` of ``--simulations``,
   without rollouts and with the rollout weight the game's shipped ``az`` plays with (where it has
   one), in microseconds per simulation, called from a numba loop over the positions (called from
-  Python once a position, as before the tenth session, the call into numba added 2.0-2.4 us a
-  simulation that self-play does not pay); and the mean depth of its leaves (actions applied per
+  Python once a position, the call into numba adds 2.0-2.4 us a simulation that self-play does not
+  pay); and the mean depth of its leaves (actions applied per
   simulation);
 - **pieces**: each piece a simulation runs, timed alone in a numba loop over the same positions
   (microseconds per call): the root's copy and redeal (``start_simulation``), the root's
@@ -151,7 +151,7 @@ def _time_search(
     rollout,
 ):
     """A search from each position, called from numba: Python's call into numba (130-155 us a
-    search, training/AZ.md tenth session) is left out, as self-play pays it once a move for all
+    search) is left out, as self-play pays it once a move for all
     its games."""
     for p in range(roots.shape[0]):
         gumbel_search(

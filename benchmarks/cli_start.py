@@ -1,4 +1,5 @@
-"""How fast the command line answers ``--help`` and ``--version`` (issue 43, point 2).
+"""How fast the command line answers ``--help`` and ``--version``: a command's ``--help`` must not wait for
+numba, torch or an extra to load.
 
     python -m monster_zoo.benchmarks.cli_start              # every command, 5 runs each
     python -m monster_zoo.benchmarks.cli_start --runs 9 -- "--version" "play --help"

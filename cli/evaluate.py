@@ -15,6 +15,11 @@ from monster_zoo.cli.common import (
 from monster_zoo.llm.arguments import add_llm_arguments
 
 RECORDS_GLOB = "game_*.json"  # the match records evaluate --save-records writes
+# The first line of a tournament, before the game's kernels load and the agents are timed.
+STARTING = (
+    f"{PROG} evaluate: loading the game and timing each agent on a few moves for an estimate; "
+    "the first run on a machine compiles the kernels (cached after it)..."
+)
 LLM_PREFIX = "llm:"  # a chat model at an endpoint (the llm kind), scored apart from the tournament
 
 
@@ -96,10 +101,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``evaluate``: the tournament (markdown to stdout, files into ``--out``) and learning curves."""
     import importlib.util
 
-    from monster_zoo import envs
-    from monster_zoo.envs.core.escaping import visible
-    from monster_zoo.envs.core.records import save_record
-
     if args.agents is None and args.curves is None:
         parser.error("give --agents (a tournament), --curves (learning curves), or both")
     if args.curves and args.out is None:
@@ -109,12 +110,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     problem = _output_problem(args)
     if problem:
         parser.error(problem)
+    if args.records_per_pairing < 1:
+        parser.error("--records-per-pairing must be at least 1")
+    if args.agents is not None:  # at once: loading the game and timing the agents can take a while
+        print(STARTING, file=sys.stderr, flush=True)
+
+    from monster_zoo import envs
+    from monster_zoo.envs.core.escaping import visible
+    from monster_zoo.envs.core.records import save_record
+
     try:
         envs.config(args.game, dict(args.option))
     except (ValueError, TypeError) as err:  # unknown games or options, values the state cannot hold
         parser.error(str(err))
-    if args.records_per_pairing < 1:
-        parser.error("--records-per-pairing must be at least 1")
+
     missing = missing_packages(EVAL_EXTRA)
     if missing:
         print(
@@ -276,6 +285,7 @@ def expected_duration(args: argparse.Namespace) -> str:
     seated = {**options, "num_players": num_players}
     agents = [make_agent(name, args.game, args.seed, seated) for name in args.agents]
     labels = agent_labels(args.agents, agents)
+    compiling = estimate.warm_up(args.game, dict(zip(labels, agents)), seated)
     costs = estimate.move_costs(args.game, dict(zip(labels, agents)), seated)
     length = estimate.game_length(args.game, seated)
     games = seat_balanced(args.games, num_players)
@@ -286,9 +296,10 @@ def expected_duration(args: argparse.Namespace) -> str:
     )
     pairings = f"{len(plan)} pairing" + ("" if len(plan) == 1 else "s")
     return (
-        f"expected duration: {estimate.describe_duration(seconds)} ({pairings} x {games} games of "
-        f"about {length:.0f} moves; CPU s per move: {per_move}; measured here and now, a guide within "
-        f"a factor of about two)"
+        f"expected duration: {estimate.describe_duration(seconds)} of play ({pairings} x {games} games "
+        f"of about {length:.0f} moves; CPU s per move: {per_move}; measured here and now, a guide "
+        f"within a factor of about two), after {compiling:.1f} s of compiling the kernels, which "
+        f"numba caches on disk for the next runs"
     )
 
 

@@ -15,11 +15,12 @@ def add_parser(commands) -> argparse.ArgumentParser:
     """The ``leaderboard`` command and its arguments."""
     leaderboard = commands.add_parser(
         "leaderboard",
-        help="every game's baselines, search and champion against each other: "
+        help="every game's baselines, searches and champion against each other: "
         f"{DEFAULT_OUT} (--out to choose)",
         description="For every game at its smallest player count and at 4 players, a round-robin of random, "
-        "greedy, the tuned search at two budgets and the shipped champion (seats rotated, deals paired), "
-        "written as markdown with 95% intervals, openskill ratings and a picture per table.",
+        "greedy, the tuned search mcts at two budgets, the shipped champion and the learned search az "
+        "(each where one ships for that player count; seats rotated, deals paired), written as markdown "
+        "with 95% intervals, openskill ratings and a picture per table.",
     )
     leaderboard.add_argument(
         "--games", nargs="+", metavar="GAME_ID", help="games to play (default: every registered game)"

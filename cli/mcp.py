@@ -24,7 +24,11 @@ def add_parser(commands) -> None:
 
 
 def run(argv: Sequence[str]) -> int:
-    """``mcp``: run ``monster_zoo.llm.mcp_server.main(argv)``, or explain how to install the llm extra."""
+    """``mcp``: run ``monster_zoo.llm.mcp_server.main(argv)``, or explain how to install the llm extra.
+    The arguments are parsed first, so ``--help`` and a bad option are answered without the extra."""
+    from monster_zoo.llm.mcp_options import build_parser
+
+    build_parser().parse_args(list(argv))
     try:
         from monster_zoo.llm import mcp_server
     except ModuleNotFoundError as err:  # the SDK or the web extra's packages: "install the extra", not a bug

@@ -16,7 +16,6 @@ AZ_COMMAND = "monster_zoo.training.az"  # what python -m runs (the package's __m
 DEVICE_TRAIN_SCRIPT = "monster_zoo.training.device_ppo.trainer"
 DEVICE_TRAIN_COMMAND = "monster_zoo.training.device_ppo"
 DEVICE_TRAIN_EXTRA = {"torchrl", "tensordict"}
-LEAGUE_SCRIPT = "monster_zoo.training.rllib.league"
 LEAGUE_COMMAND = "monster_zoo.training.rllib"
 
 
@@ -104,9 +103,13 @@ def run_az(argv: Sequence[str]) -> int:
 
 
 def run_league(argv: Sequence[str]) -> int:
-    """``league``: run ``monster_zoo.training.rllib.league.main(argv)``, or explain how to install Ray."""
+    """``league``: run ``monster_zoo.training.rllib.league.main(argv)``, or explain how to install Ray.
+    The arguments are parsed first, so ``--help`` and a bad flag are answered without Ray."""
     import importlib.util
 
+    from monster_zoo.training.rllib.league_args import league_parser
+
+    league_parser().parse_args(list(argv))
     if importlib.util.find_spec("ray") is None:
         print(
             f"{PROG} league: ray is not installed; the league needs the distributed extra:\n"
@@ -123,7 +126,8 @@ def run_bench(argv: Sequence[str]) -> int:
     """``bench``: run ``monster_zoo.benchmarks.bench.main(argv)``."""
     from monster_zoo.benchmarks import bench
 
-    return bench.main(list(argv)) or 0
+    bench.main(list(argv))
+    return 0
 
 
 def run_gpu(argv: Sequence[str]) -> int:

@@ -1,10 +1,11 @@
-"""How long a tournament will take, said before it starts (issue 43: a field with ``mcts`` once ran
-ten minutes with nothing saying so).
+"""How long a tournament will take, said before it starts (a field with ``mcts`` can run for many
+minutes, which the user should know before waiting).
 
 Each agent of the field is timed on a few positions of one game played by random moves (its own
 cost per move, on this machine, now), and the game's length is that of a few random games; a
 pairing's game then costs its length shared among the seats, each move at its seat's agent's
-cost. Random games are longer or shorter than games between strong agents, and a busy machine
+cost. An agent's first move compiles its kernels (or loads them from numba's cache on disk): it is
+played apart, its time reported as compiling (:func:`warm_up`), and never counted as a move's cost. Random games are longer or shorter than games between strong agents, and a busy machine
 slows every move, so the figure is a guide within a factor of about two, not a promise.
 """
 
@@ -44,16 +45,38 @@ def game_length(game_id: str, options: Mapping) -> float:
     )
 
 
-def move_costs(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> dict[str, float]:
-    """Seconds per move of each agent, timed on :data:`PROBE_MOVES` positions spread over a random
-    game (the agents play those positions with the state, as the match runner gives it)."""
+def _probe_positions(game_id: str, options: Mapping) -> list:
+    """:data:`PROBE_MOVES` positions spread over one random game."""
     positions = list(_random_positions(game_id, options, PROBE_SEED))
-    picked = [positions[int(i)] for i in np.linspace(0, len(positions) - 1, PROBE_MOVES + 2)[1:-1]]
+    return [positions[int(i)] for i in np.linspace(0, len(positions) - 1, PROBE_MOVES + 2)[1:-1]]
+
+
+def _act(agent: Agent, position) -> None:
+    """``agent``'s move at ``position``, given the state as the match runner gives it."""
+    observation, mask, state = position
+    agent.act(observation, mask, state if agent.needs_state else None)
+
+
+def warm_up(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> float:
+    """Wall seconds of a random game and each agent's first move: what compiling (or loading from
+    numba's cache) the game's and the agents' kernels costs before the first real move."""
+    start = time.perf_counter()
+    first = _probe_positions(game_id, options)[0]
+    for agent in agents.values():
+        _act(agent, first)
+    return time.perf_counter() - start
+
+
+def move_costs(game_id: str, agents: Mapping[str, Agent], options: Mapping) -> dict[str, float]:
+    """CPU seconds per move of each agent, timed on :data:`PROBE_MOVES` positions spread over a
+    random game after one untimed move (its first compiles its kernels: :func:`warm_up`)."""
+    picked = _probe_positions(game_id, options)
     costs = {}
     for name, agent in agents.items():
+        _act(agent, picked[0])
         start = time.process_time()
-        for observation, mask, state in picked:
-            agent.act(observation, mask, state if agent.needs_state else None)
+        for position in picked:
+            _act(agent, position)
         costs[name] = (time.process_time() - start) / len(picked)
     return costs
 

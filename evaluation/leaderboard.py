@@ -52,7 +52,7 @@ from monster_zoo.agents.ppo.champions import champion_name, champion_path, champ
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search.tuned import search_names
 from monster_zoo.agents.shipped_files import read_manifest
-from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.escaping import markdown_cell, visible
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.envs.registry import declaration
@@ -219,11 +219,9 @@ def finished_table(table: Table, seed: int, folder: Path) -> dict | None:
     if not (_is_plain_file(path) and _is_plain_file(picture)):
         return None
     try:  # a damaged or foreign file is not an error: the table is simply played again
-        text = read_regular_file(path, MAX_TABLE_BYTES, f"{path}").decode("utf-8")
-        check_json_depth(text, MAX_TABLE_DEPTH, f"{path}")
-        data = json.loads(text)
+        data = read_json_file(path, MAX_TABLE_BYTES, MAX_TABLE_DEPTH, f"{path}")
         result = TournamentResult.from_json(data, str(path))
-    except ValueError as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors too
+    except ValueError as err:  # every refusal of read_json_file and from_json is a ValueError
         print(f"note: playing {table.key} again: {visible(str(err))[:300]}", file=sys.stderr)
         return None
     same = (

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.evaluation.match import iter_games
 
@@ -53,10 +53,8 @@ def read_pairing(path: Path, games: int, num_players: int) -> list[dict] | None:
     """The ``games`` records a finished pairing left in ``path``, or None when there is no such file
     or it fails a check (size, depth, shape, types, game indices in order)."""
     try:
-        text = read_regular_file(path, MAX_PAIRING_BYTES, str(path)).decode("utf-8")
-        check_json_depth(text, MAX_PAIRING_DEPTH, str(path))
-        records = json.loads(text)
-    except (OSError, ValueError):  # missing, not a regular file, too large or deep, not JSON
+        records = read_json_file(path, MAX_PAIRING_BYTES, MAX_PAIRING_DEPTH, str(path))
+    except ValueError:  # missing, not a regular file, too large or deep, not JSON
         return None
     if not isinstance(records, list) or len(records) != games:
         return None

@@ -22,7 +22,6 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -35,11 +34,9 @@ from monster_zoo.envs.core.json_view import rules_summary, shipped_schema
 from monster_zoo.web.app import Settings
 from monster_zoo.web.refusals import RequestError
 
+from .mcp_options import LOOPBACK, PROG, build_parser
 from .table import ClientTable
 
-PROG = "monster-zoo mcp"
-LOOPBACK = "127.0.0.1"
-DEFAULT_PORT = 8766
 INSTRUCTIONS = (
     "Play monster-zoo's board and card games. list_games names them; read a game's rules at "
     "monster-zoo://rules/<game>; new_game seats you ('client') among agents; observe shows your "
@@ -178,52 +175,6 @@ def build_server(table: ClientTable) -> MCPServer:
 def schema_json(game_name: str) -> str:
     """The JSON Schema of ``game_name``'s seat views, as text."""
     return json.dumps(shipped_schema(game_name), indent=2)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``monster-zoo mcp``'s options."""
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="The games as an MCP server for language-model "
-        "clients: stdio by default (an MCP client starts it), or streamable HTTP on "
-        f"{LOOPBACK}.",
-    )
-    parser.add_argument(
-        "--http",
-        action="store_true",
-        help=f"serve streamable HTTP on {LOOPBACK}:--port (path /mcp) instead of stdio",
-    )
-    parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"with --http (default {DEFAULT_PORT})"
-    )
-    parser.add_argument(
-        "--max-games",
-        type=int,
-        default=16,
-        metavar="N",
-        help="games in progress at once (default 16); a new one beyond is refused",
-    )
-    parser.add_argument(
-        "--game-ttl",
-        type=float,
-        default=3600.0,
-        metavar="SECONDS",
-        help="a game unused this long is dropped (default 3600)",
-    )
-    parser.add_argument(
-        "--agent-time-limit",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="an agent thinking longer stops its game (default 60)",
-    )
-    parser.add_argument(
-        "--models-dir",
-        type=Path,
-        metavar="DIR",
-        help="trained models (.npz) offered as agents, by file name, from this folder only",
-    )
-    return parser
 
 
 def settings_of(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Settings:

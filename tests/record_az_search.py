@@ -5,8 +5,8 @@
 For version 1 of every shipped network (a versioned file never changes, so a later version
 leaves these records as they are), a few live positions at its smallest player count, searched with
 Gumbel noise, without and with rollouts mixed into the leaves: the chosen action, the root's
-visit counts and the improved policy (their non-zero entries, by action). The speed-ups of the search and of its forward pass
-(issue 44 point 2) must leave all of them as they are: re-record only for a change that is meant
+visit counts and the improved policy (their non-zero entries, by action). Making the search or its forward pass
+faster must leave all of them as they are: re-record only for a change that is meant
 to change the search's decisions, and say so in CHANGELOG.md.
 """
 

@@ -1,4 +1,4 @@
-"""What every kind of agent must be (issue 39): one ``KIND`` per package, found by its folder, with
+"""What every kind of agent must be: one ``KIND`` per package, found by its folder, with
 names, versions, model-file prefixes and per-game settings the registry can rely on.
 
 The kinds are the registry's own list (``agents/<kind>/kind.py``) plus the test-only kinds of

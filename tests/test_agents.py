@@ -104,7 +104,7 @@ def test_agents_refuse_an_empty_mask():
 
 def test_an_agent_without_its_state_says_how_to_pass_it():
     """In a hand-written AEC loop the greedy agent, the searches and the learned search name the
-    attribute that holds the state (issue 43)."""
+    attribute that holds the state."""
     env = envs.make(GAME)
     env.reset(seed=0)
     seen = env.observe(env.agent_selection)

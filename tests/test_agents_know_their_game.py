@@ -218,7 +218,7 @@ def play_by_hand(env, agent, seed: int = 3) -> int:
 
 @pytest.mark.parametrize("name", ["champion", "az-net"])
 def test_four_player_weights_at_a_two_player_table_are_refused_at_the_first_act(name):
-    """Outside the app (issue 41 point 6): no state is handed over, and the observation is the same
+    """Outside the web app: no state is handed over, and the observation is the same
     size at every count, yet 4-player weights (the champion's, the learned search's network) refuse
     the 2-player table before their first move, and the same agent made for the table plays it."""
     env = envs.make("monstargh-v0", num_players=2)

@@ -113,7 +113,7 @@ def numpy_forward(network, observations, num_players):
 
 @pytest.mark.parametrize("game_id", [g for g in envs.available() if shipped_network_path(g).is_file()])
 def test_shipped_networks_give_the_same_outputs_as_plain_algebra(game_id):
-    """Every shipped network loads and its forward pass (the 2-D-weight kernel of issue 44) gives
+    """Every shipped network loads and its forward pass (the kernel over 2-D weights) gives
     what numpy's float64 algebra gives for the same file, on real observations at every count it
     plays: the rewrite for speed changed no output beyond float rounding."""
     network = read_network(shipped_network_path(game_id))

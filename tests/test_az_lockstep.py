@@ -1,4 +1,4 @@
-"""Batched leaf evaluation (issue 44 point 2): the network's batched pass through BLAS, and the
+"""Batched leaf evaluation: the network's batched pass through BLAS, and the
 lock-step self-play that feeds it, give what the one-row pass and the one-game search give."""
 
 import numpy as np
@@ -73,7 +73,7 @@ def self_play_both_ways(game_id, games, settings, seed):
 
 @pytest.mark.parametrize("game_id", SHIPPED)
 def test_batched_leaf_evaluation_gives_the_same_decisions_as_unbatched_for_a_seed(game_id):
-    """Issue 44 point 8. Lock step changes only where the network is called: each game's search
+    """Lock step changes only where the network is called: each game's search
     draws the same numbers in the same order and makes the same choices from the same inputs,
     and the batched pass's outputs differ from the one-row pass's by float rounding (~1e-6, the
     same sums in another order). A choice turns only on a near tie that rounding tips: between

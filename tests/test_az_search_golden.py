@@ -1,5 +1,5 @@
-"""Seeded searches of the learned search decide what they decided when recorded (issue 44 point 2:
-the search's and the forward pass's speed-ups change no decision).
+"""Seeded searches of the learned search decide what they decided when recorded (making the
+search or its forward pass faster changes no decision).
 
 ``tests/golden/az_search.json`` was written by ``tests/record_az_search.py`` with the search as it
 was before those speed-ups. Actions and root visits must be equal; the improved policies equal up

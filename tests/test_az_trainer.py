@@ -435,7 +435,7 @@ def test_self_play_batches_its_leaves_where_that_was_measured_to_pay(
 ):
     """``--batched-leaves auto`` (the default) plays self-play in lock step for a game whose
     network input is at most 512 wide (Marry the Monster) on one thread; not for MONSTArgh!'s 719
-    (one search per game measured faster there since the tenth session's one-row pass) or Monster
+    (one search per game measured faster there with the one-row pass's eight-row blocks) or Monster
     Arena's 1,747, nor on two threads (one search per game per thread); on and off say so for any
     game."""
     if "--threads" in flag and numba.config.NUMBA_NUM_THREADS < 2:

@@ -489,7 +489,7 @@ def test_torch_threads_quick_run_prints_every_row():
 
 
 def test_cli_start_prints_a_row_per_command_and_what_it_imported(capsys):
-    """The command line's start-up benchmark (issue 43): one row per command line, with the heavy
+    """The command line's start-up benchmark: one row per command line, with the heavy
     packages it imported (none for --version); a timing is printed, never judged here."""
     from monster_zoo.benchmarks import cli_start
 

@@ -1,4 +1,4 @@
-"""A champion version that is a learned-search network played alone (issue 44): Marry the Monster's
+"""A champion version that is a learned-search network played alone: Marry the Monster's
 2-player ``marry_the_monster-champion-v2`` is ``marry_the_monster-az-v2.npz`` alone, while
 ``marry_the_monster-champion-v1`` keeps the PPO policy and 4 players keep version 1."""
 

@@ -1,4 +1,4 @@
-"""The array-side PPO trainer (issue 40, point 4): a tiny run end to end in-process (checkpoints,
+"""The array-side PPO trainer: a tiny run end to end in-process (checkpoints,
 policy files that play as ``ppo:``, resume), its rollout read from the engine's arrays, and bad
 flags refused before anything is written."""
 

@@ -1,4 +1,4 @@
-"""Every game's greedy kernel chooses what it chose when the record was made (issue 40, point 4).
+"""Every game's greedy kernel chooses what it chose when the record was made.
 
 ``tests/golden/greedy_decisions.json`` (written by ``tests/record_greedy_decisions.py``) holds, per
 game at its smallest and largest player count and with its rule options, greedy's action at 4,000

@@ -32,7 +32,13 @@ from monster_zoo.agents.model_file import (
     is_policy_file,
 )
 from monster_zoo.agents.ppo.policy_file import make_metadata, read_policy, write_policy
-from monster_zoo.envs.core.bounded_reading import BoundedReader, json_depth, read_at_most
+from monster_zoo.envs.core.bounded_reading import (
+    BoundedReader,
+    json_depth,
+    parse_json,
+    read_at_most,
+    read_json_file,
+)
 from monster_zoo.envs.core.records import (
     MAX_AGENT_NAME_CHARS,
     MAX_RECORD_ACTIONS,
@@ -146,6 +152,40 @@ def test_json_depth_is_counted_without_recursion_and_ignores_brackets_in_strings
     assert json_depth("7") == 0
 
 
+class _Refused(ValueError):
+    """A caller's own error class, as RecordError or ModelFileError are."""
+
+
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b'{"a": "\xff"}', "upload is not JSON: it is not UTF-8 text"),
+        (b"[" * 9 + b"]" * 9, "upload nests JSON 9 levels deep; the most accepted is 8"),
+        (b'{"a": 1', "upload is not JSON"),
+        (b"", "upload is not JSON"),
+    ],
+)
+def test_untrusted_json_is_refused_with_the_callers_error_naming_it(raw, message):
+    """The one decoder of JSON from outside: bad bytes, deep nesting and broken JSON each raise the
+    caller's error (a class or a factory such as the web app's ``bad_request``) naming the input."""
+    with pytest.raises(_Refused, match=message):
+        parse_json(raw, 8, "upload", _Refused)
+    made = []
+    with pytest.raises(_Refused, match=message):
+        parse_json(raw, 8, "upload", lambda text: made.append(text) or _Refused(text))
+    assert len(made) == 1
+    assert parse_json('{"a": [1, "é"]}'.encode(), 8, "upload") == {"a": [1, "é"]}
+
+
+def test_a_json_file_is_read_within_its_size_cap(tmp_path):
+    """read_json_file refuses a file over its cap before decoding it, and reads one within it."""
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"pad": "x" * 200}))
+    with pytest.raises(_Refused, match="big.json is 2.. bytes; the most accepted is 100"):
+        read_json_file(path, 100, 4, str(path), _Refused)
+    assert read_json_file(path, 1000, 4, str(path), _Refused) == {"pad": "x" * 200}
+
+
 # --- policy files (point 2) -----------------------------------------------------------------
 def test_a_model_with_a_huge_layer_is_refused_before_anything_is_allocated(tmp_path):
     """The probe's file: 297 KB declaring a 200,000-unit layer took 868 MB to load."""
@@ -253,7 +293,7 @@ def test_deeply_nested_or_hostile_metadata_gets_the_loaders_own_error(tmp_path):
         with pytest.raises(ModelFileError, match=message):
             read_policy(with_entries(good, tmp_path / "named.npz", {METADATA: json.dumps(meta)}))
     big_number = with_entries(good, tmp_path / "number.npz", {METADATA: "1" * 5000})
-    with pytest.raises(ModelFileError, match="is not valid JSON"):
+    with pytest.raises(ModelFileError, match="is not JSON"):
         read_policy(big_number)
 
 
@@ -334,7 +374,7 @@ def test_deeply_nested_records_and_long_names_are_refused_naming_the_file(tmp_pa
         )
     not_utf8 = tmp_path / "latin.json"
     not_utf8.write_bytes(b'{"format": "\xff"}')
-    with pytest.raises(RecordError, match="latin.json is not a JSON record"):
+    with pytest.raises(RecordError, match="latin.json is not JSON: it is not UTF-8 text"):
         read_record(not_utf8)
 
 

@@ -223,7 +223,7 @@ def test_bad_files_are_refused_with_the_reason(two_player_model, tmp_path):
     with pytest.raises(ModelFileError, match="has no metadata.json"):
         make_agent(f"ppo:{no_json}", GAME, options=TWO)
     broken_json = rewrite(two_player_model, tmp_path / "broken.npz", metadata="{not json")
-    with pytest.raises(ModelFileError, match="is not valid JSON"):
+    with pytest.raises(ModelFileError, match="is not JSON"):
         read_policy(broken_json)
     with pytest.raises(ModelFileError, match="is a folder"):
         make_agent(f"ppo:{tmp_path}", GAME)

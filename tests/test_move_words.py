@@ -132,7 +132,7 @@ def play_in_terminal(monkeypatch, capsys, tmp_path, game_id, agents, seed=3):
 def test_the_terminal_the_replay_viewer_the_web_app_and_the_record_say_each_move_alike(
     monkeypatch, capsys, tmp_path
 ):
-    """Issue 41 point 2: a move's words are the same wherever it is shown - the terminal ``play``,
+    """A move's words are the same wherever it is shown - the terminal ``play``,
     its ``--record``, the replay viewer page and the web app's viewer of that record."""
     from monster_zoo.envs.replay import write_html
 

@@ -1,4 +1,4 @@
-"""Nothing lost in a refactor of the agents and the command line (issue 39, point 6).
+"""Nothing lost in a refactor of the agents and the command line.
 
 ``tests/golden/nothing_lost.json`` (written by ``tests/record_nothing_lost.py``) holds every agent
 name the registry offers per game, every command's and subcommand's ``--help`` text, the digest of

@@ -128,7 +128,7 @@ def test_truncated_or_missing_files_are_refused(good, tmp_path):
     path = save_record(good, tmp_path / "g.json")
     cut = tmp_path / "cut.json"
     cut.write_text(path.read_text()[:-200])
-    with pytest.raises(RecordError, match="not a JSON record"):
+    with pytest.raises(RecordError, match="cut.json is not JSON"):
         read_record(cut)
     with pytest.raises(RecordError, match="cannot read record"):
         read_record(tmp_path / "nope.json")

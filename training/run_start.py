@@ -16,6 +16,7 @@ without them.
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -225,23 +226,44 @@ def progress_bar(total: int, desc: str, enabled: bool = True):
     return tqdm(total=total, unit="step", disable=not enabled, desc=desc, smoothing=PROGRESS_SMOOTHING)
 
 
-class MetricsLog:
-    """``metrics.csv`` in long format (step, wall_time, metric, value) plus a second logger under the
-    same names: anything with ``record(metric, value)``, such as SB3's (TensorBoard)."""
+METRICS_HEADER = ["step", "wall_time", "metric", "value"]
 
-    def __init__(self, path: Path, sb3_logger):
-        self.file = path.open("w", newline="")
+
+class MetricsLog:
+    """``metrics.csv`` in long format (step, wall_time, metric, value), each row on disk once logged,
+    and the same value handed to ``also(step, metric, value)`` where given (TensorBoard's
+    ``add_scalar`` order, or SB3's logger through a lambda).
+
+    A resumed run (``resume_step``, the step of its checkpoint) keeps the rows logged up to that
+    step and drops the later ones the interrupted run wrote, so no step appears twice; its wall
+    time goes on from ``elapsed`` seconds."""
+
+    def __init__(
+        self,
+        path: Path,
+        also: Callable[[int, str, float], object] | None = None,
+        resume_step: int | None = None,
+        elapsed: float = 0.0,
+    ):
+        rows: list[list[str]] = []
+        if resume_step is not None and path.is_file():
+            with path.open(newline="") as f:
+                rows = [r for r in list(csv.reader(f))[1:] if int(r[0]) <= resume_step]
+        kept = io.StringIO(newline="")
+        csv.writer(kept).writerows([METRICS_HEADER, *rows])
+        write_atomic(path, kept.getvalue())  # an interruption here leaves the old file whole
+        self.file = path.open("a", newline="")
         self.writer = csv.writer(self.file)
-        self.writer.writerow(["step", "wall_time", "metric", "value"])
-        self.sb3_logger = sb3_logger
-        self.start = time.time()
+        self.also = also
+        self.start = time.time() - elapsed
 
     def log(self, step: int, metric: str, value: float) -> None:
-        """Record one value at ``step`` (learner timesteps)."""
+        """Record one value at ``step`` (the trainer's count: timesteps, or decisions)."""
         self.writer.writerow([step, f"{time.time() - self.start:.2f}", metric, f"{value:.6g}"])
         self.file.flush()
-        self.sb3_logger.record(metric, value)
+        if self.also is not None:
+            self.also(step, metric, value)
 
     def close(self) -> None:
-        """Flush and close the CSV file."""
+        """Close the CSV file (``also``'s owner closes its own logger)."""
         self.file.close()

@@ -3,14 +3,13 @@
 
 Request bodies are JSON objects read within a byte cap (the stream is read in chunks and
 reading stops one chunk past the cap, whatever ``Content-Length`` claims) and a nesting cap
-(:func:`~monster_zoo.envs.core.bounded_reading.check_json_depth`, before ``json.loads`` ever
+(:func:`~monster_zoo.envs.core.bounded_reading.parse_json` checks it before ``json.loads`` ever
 recurses). Only ``application/json`` is accepted: a page on another site can submit a form to
 this server but cannot send JSON to it without the browser asking first (CORS), which this
 server never allows.
 """
 
 import asyncio
-import json
 import logging
 import numbers
 import re
@@ -19,7 +18,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect
 
-from monster_zoo.envs.core.bounded_reading import check_json_depth
+from monster_zoo.envs.core.bounded_reading import parse_json
 
 LOG = logging.getLogger("monster_zoo.web")
 
@@ -67,13 +66,6 @@ def too_many(message: str) -> RequestError:
     return RequestError(429, message)
 
 
-class TooDeep(RequestError):
-    """400: JSON nested deeper than accepted (``check_json_depth`` raises it with its message)."""
-
-    def __init__(self, message: str):
-        super().__init__(400, message)
-
-
 async def read_body(
     content_type: str | None,
     chunks: AsyncIterator[bytes],
@@ -111,15 +103,7 @@ async def read_body(
             sum(map(len, parts)),
         )
         raise bad_request("the client went away before sending the whole request body") from None
-    try:
-        text = b"".join(parts).decode("utf-8")
-    except UnicodeDecodeError:
-        raise bad_request("the request body is not UTF-8 text") from None
-    check_json_depth(text, max_depth, "the request body", TooDeep)
-    try:
-        return json.loads(text)
-    except ValueError as err:
-        raise bad_request(f"the request body is not JSON: {err}") from None
+    return parse_json(b"".join(parts), max_depth, "the request body", bad_request)
 
 
 def json_object(value: Any, allowed: Sequence[str]) -> dict[str, Any]:

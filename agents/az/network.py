@@ -230,7 +230,7 @@ def nonzero_indices(values, out):
     Blocks of :data:`NONZERO_BLOCK` entries are tested at once (one vector compare) and skipped
     when all are zero: most entries are zero in both uses (Monster Arena: about 6 of 437 actions
     legal, 3% of its 1,747 inputs non-zero), and a test of every entry, taken at random, cost
-    more than the lists' users (training/AZ.md, tenth session).
+    more than the lists' users (``benchmarks/az_forward.py`` measures the pass).
     """
     n = values.shape[0]
     full = n - n % NONZERO_BLOCK
@@ -266,7 +266,7 @@ def _dense(weight, bias, source, out, nonzero):
 
     The non-zero inputs are listed first (into ``nonzero``, at least as long as the input), then
     their rows added (:func:`_dense_listed`): a test inside the loop over rows, taken or not at
-    random (a ReLU's outputs), cost 1.3-1.6x the whole pass (training/AZ.md, ninth session). The
+    random (a ReLU's outputs), cost 1.3-1.6x the whole pass (``benchmarks/az_forward.py``). The
     sums are the same, in the same order, to the bit.
     """
     _dense_listed(weight, bias, source, nonzero, nonzero_indices(source, nonzero), out)
@@ -291,7 +291,7 @@ def _dense_listed(weight, bias, source, nonzero, count, out):
 
     Eight rows (then four, then one) are added in one pass over the outputs, each output's terms
     in the listed order: the pass loads and stores the outputs an eighth as often, which made the
-    forward pass 1.3-1.8x faster on the shipped networks (training/AZ.md, tenth session).
+    forward pass 1.3-1.8x faster on the shipped networks (``benchmarks/az_forward.py``).
     """
     n_out = weight.shape[1]
     for o in range(n_out):
@@ -364,7 +364,7 @@ def _layer(params, offset, n_in, n_out):
 # A logit made alone (its weights gathered from each row) cost about as much as 16 made together
 # (one AVX-512 vector): making only the legal ones paid 1.21x the pass in Monster Arena (6 of 437
 # legal), 1.14x in MONSTArgh! (8 of 224), 1.08x in Monster Factory (6 of 200), nothing in Mighty
-# Monsters (10 of 70) and lost 7% in Marry the Monster (19 of 99) (training/AZ.md, ninth session).
+# Monsters (10 of 70) and lost 7% in Marry the Monster (19 of 99) (benchmarks/az_forward.py).
 GATHERED_LOGIT_COST = 16
 
 
@@ -474,7 +474,7 @@ def forward_batch(params, shapes, xs, rows, sparse_input, trunk_a, trunk_b, logi
 
 # Fewer rows go through forward one by one: OpenBLAS's sgemm over 2 or 4 rows cost 1.1-4.3x
 # forward's time per row on every shipped network, over 8 rows 0.7-1.5x, from 16 rows less but in
-# Monster Arena (benchmarks/az_forward.py --batch; training/AZ.md, eighth session).
+# Monster Arena (benchmarks/az_forward.py --batch).
 BATCH_MIN_ROWS = 16
 
 

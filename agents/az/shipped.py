@@ -41,7 +41,7 @@ FIRST_VERSION = 1  # the version the flat settings describe, and the one a game'
 SETTINGS_KEY = "az"  # the key of the shipped search's settings in a game declaration's agents mapping
 VERSIONS_FIELD = "versions"  # the field of those settings that holds each later version's own fields
 DEFAULT_PLAY_SIMULATIONS = 200
-MAX_PLAY_BUDGET_MS = 100.0  # issue 44: the learned search spends at most 0.1 CPU s a move
+MAX_PLAY_BUDGET_MS = 100.0  # the learned search's play budget: at most 0.1 CPU s a move
 
 
 @dataclass(frozen=True)

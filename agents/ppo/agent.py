@@ -14,7 +14,6 @@ seeded generator, never torch's global one, so a match stays reproducible from i
 """
 
 import argparse
-import json
 import re
 import warnings
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ from monster_zoo.agents.ppo.policy_file import (
     read_policy,
     write_policy,
 )
+from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.options import parse_option
 from monster_zoo.envs.core.rng import rng_next
 
@@ -61,6 +61,8 @@ def one_blas_thread():
 
 
 RUN_ARGS = "args.json"  # the trainer's arguments, beside its models
+MAX_RUN_ARGS_BYTES = 1 << 20  # a run's args.json is a few kilobytes
+MAX_RUN_ARGS_DEPTH = 8
 
 
 def numpy_actor(policy) -> list[Layer] | None:
@@ -308,10 +310,9 @@ def training_game(zip_path) -> dict | None:
     for folder in (zip_path.parent, zip_path.parent.parent):
         args_file = folder / RUN_ARGS
         if args_file.is_file():
-            try:
-                args = json.loads(args_file.read_text(encoding="utf-8"))
-            except ValueError as err:
-                raise ModelFileError(f"{args_file} is not valid JSON ({err})") from None
+            args = read_json_file(
+                args_file, MAX_RUN_ARGS_BYTES, MAX_RUN_ARGS_DEPTH, str(args_file), ModelFileError
+            )
             step = re.fullmatch(r"step_(\d+)", zip_path.stem) if folder != zip_path.parent else None
             return _game_of_run(args, args_file, int(step.group(1)) if step else None)
     return None

@@ -7,7 +7,7 @@ version 2, and so on. A PPO policy file plays through the numpy forward pass of
 :class:`~monster_zoo.agents.ppo.agent.PPOAgent`, so neither torch nor training is
 needed. A version may instead be a learned-search network (``<game>-az-vK.npz``, byte-copied
 under the champion's name) that, played alone, beat the PPO champion head to head at that
-player count (issue 44: at least 0.55, its 95% interval above 0.50); it plays as
+player count (at least 0.55, its 95% interval above 0.50); it plays as
 :class:`~monster_zoo.agents.az.agent.AZNetAgent`, the argmax of its policy head over the
 legal actions, with numba alone. ``agents/champions/README.md`` says how each file was
 trained and the command that reproduces it.

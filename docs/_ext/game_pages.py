@@ -22,7 +22,6 @@ game without a page, or a page of no registered game, is a warning: ``make docs`
 """
 
 import importlib
-import json
 import re
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from sphinx.util import logging
 
 from monster_zoo import envs
 from monster_zoo.agents import available_agents
-from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.game_page import options_table
 from monster_zoo.evaluation.leaderboard import MAX_TABLE_BYTES, MAX_TABLE_DEPTH
 from monster_zoo.evaluation.tournament import TournamentResult
@@ -97,9 +96,7 @@ def pictures_block(game_id: str) -> str:
 
 def read_version_pins() -> dict[str, dict]:
     """``tests/game_versions.json``: every pinned game id's fingerprint."""
-    text = read_regular_file(VERSION_PINS, MAX_PINS_BYTES, str(VERSION_PINS)).decode("utf-8")
-    check_json_depth(text, MAX_PINS_DEPTH, str(VERSION_PINS))
-    return json.loads(text)
+    return read_json_file(VERSION_PINS, MAX_PINS_BYTES, MAX_PINS_DEPTH, str(VERSION_PINS))
 
 
 def game_ids_pattern(game_id: str) -> re.Pattern:
@@ -185,9 +182,8 @@ def leaderboard_tables(game_id: str) -> list[tuple[int, Path]]:
 
 def leaderboard_table(path: Path) -> str:
     """One tournament of the leaderboard as markdown (win rates, ratings, win-rate picture)."""
-    text = read_regular_file(path, MAX_TABLE_BYTES, str(path)).decode("utf-8")
-    check_json_depth(text, MAX_TABLE_DEPTH, str(path))
-    markdown = TournamentResult.from_json(json.loads(text), str(path)).markdown()
+    data = read_json_file(path, MAX_TABLE_BYTES, MAX_TABLE_DEPTH, str(path))
+    markdown = TournamentResult.from_json(data, str(path)).markdown()
     markdown = re.sub(r"^## ", "### ", markdown, flags=re.MULTILINE)
     picture = path.with_suffix(".png")
     if picture.is_file():

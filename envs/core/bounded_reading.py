@@ -8,16 +8,22 @@ earlier results) goes through these helpers, which refuse, with an error naming 
 * a file or stream larger than the caller's cap: the bytes are read in chunks and reading stops
   one byte past the cap, whatever a size field (a zip entry's header) claims;
 * JSON nested deeper than the caller's cap, found by a scan that does not recurse, before
-  :func:`json.loads` (which recurses once per level) ever sees it.
+  :func:`json.loads` (which recurses once per level) ever sees it;
+* bytes that are not UTF-8 text, or text that is not JSON.
 
-Each helper takes the exception class to raise (the caller's own ``ValueError`` subclass, such
-as ``RecordError`` or ``ModelFileError``), so a refusal reads like the caller's other errors.
+:func:`read_json_file` (a file) and :func:`parse_json` (bytes already read within a cap: a zip
+entry, a request body) are the one way monster-zoo decodes JSON it did not write itself. Each
+helper takes the exception to raise (the caller's own ``ValueError`` subclass, such as
+``RecordError`` or ``ModelFileError``, or any callable that makes one from a message), so a
+refusal reads like the caller's other errors.
 """
 
+import json
 import os
 import re
 import stat
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -42,7 +48,9 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def read_at_most(stream: BinaryIO, max_bytes: int, what: str, error: type[Exception] = ValueError) -> bytes:
+def read_at_most(
+    stream: BinaryIO, max_bytes: int, what: str, error: Callable[[str], Exception] = ValueError
+) -> bytes:
     """Everything ``stream`` holds, read in chunks; ``error`` naming ``what`` as soon as it gives
     more than ``max_bytes`` (at most ``max_bytes + 1`` bytes are ever read)."""
     chunks, total = [], 0
@@ -56,7 +64,9 @@ def read_at_most(stream: BinaryIO, max_bytes: int, what: str, error: type[Except
             raise error(f"{what} is larger than {max_bytes:,} bytes, the most accepted")
 
 
-def open_regular_file(path, max_bytes: int, what: str, error: type[Exception] = ValueError) -> BinaryIO:
+def open_regular_file(
+    path, max_bytes: int, what: str, error: Callable[[str], Exception] = ValueError
+) -> BinaryIO:
     """``path`` opened for binary reading if it is a regular file of at most ``max_bytes``, else
     ``error`` naming it (``what`` says what the file should be, e.g. ``"record 'game.json'"``).
     It is opened without blocking, so a FIFO is refused at once instead of waiting for a writer."""
@@ -79,7 +89,9 @@ def open_regular_file(path, max_bytes: int, what: str, error: type[Exception] = 
     return os.fdopen(fd, "rb")
 
 
-def read_regular_file(path, max_bytes: int, what: str, error: type[Exception] = ValueError) -> bytes:
+def read_regular_file(
+    path, max_bytes: int, what: str, error: Callable[[str], Exception] = ValueError
+) -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` (see
     :func:`open_regular_file`), else ``error`` naming it."""
     with open_regular_file(path, max_bytes, what, error) as stream:
@@ -93,7 +105,9 @@ class BoundedReader:
     """A read-only view of a binary stream that raises ``error`` once more than ``max_bytes`` are
     asked of it: for readers such as ``numpy.lib.format.read_array`` that read a stream themselves."""
 
-    def __init__(self, stream: BinaryIO, max_bytes: int, what: str, error: type[Exception] = ValueError):
+    def __init__(
+        self, stream: BinaryIO, max_bytes: int, what: str, error: Callable[[str], Exception] = ValueError
+    ):
         self.stream, self.left, self.max_bytes, self.what, self.error = (
             stream,
             max_bytes,
@@ -129,8 +143,33 @@ def json_depth(text: str) -> int:
     return int(np.cumsum(steps).max())
 
 
-def check_json_depth(text: str, max_depth: int, what: str, error: type[Exception] = ValueError) -> None:
+def check_json_depth(
+    text: str, max_depth: int, what: str, error: Callable[[str], Exception] = ValueError
+) -> None:
     """``error`` naming ``what`` if the JSON ``text`` nests deeper than ``max_depth`` levels."""
     depth = json_depth(text)
     if depth > max_depth:
         raise error(f"{what} nests JSON {depth:,} levels deep; the most accepted is {max_depth}")
+
+
+def parse_json(raw: bytes, max_depth: int, what: str, error: Callable[[str], Exception] = ValueError) -> Any:
+    """The JSON value of ``raw`` (bytes already read within a cap): ``error`` naming ``what`` if they
+    are not UTF-8 text, nest deeper than ``max_depth`` levels, or are not JSON. The value is not
+    checked further: its shape is the caller's to check."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise error(f"{what} is not JSON: it is not UTF-8 text ({err})") from None
+    check_json_depth(text, max_depth, what, error)
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise error(f"{what} is not JSON ({err})") from None
+
+
+def read_json_file(
+    path, max_bytes: int, max_depth: int, what: str, error: Callable[[str], Exception] = ValueError
+) -> Any:
+    """The JSON value of the file ``path``, read within ``max_bytes`` (:func:`read_regular_file`)
+    and ``max_depth`` (:func:`parse_json`); ``error`` naming ``what`` otherwise."""
+    return parse_json(read_regular_file(path, max_bytes, what, error), max_depth, what, error)

@@ -46,7 +46,6 @@ LEGAL_MASK_SIG = types.int64(STATE, MASK)
 APPLY_ACTION_SIG = types.void(STATE, types.int64, RNG)
 RETURNS_SIG = types.void(STATE, FLOATS)
 OBSERVE_SIG = types.void(STATE, types.int64, FLOATS)
-ILLEGAL_REASON_SIG = types.int64(STATE, types.int64)
 DETERMINIZE_SIG = types.void(STATE, types.int64, RNG)
 # A policy compiled for numba: (state, mask of the seat on move, the policy's own
 # generator) -> action. Embedded opponents that provide one are stepped inside numba.

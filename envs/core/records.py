@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .bounded_reading import check_json_depth, read_regular_file
+from .bounded_reading import read_json_file
 from .contract import H_STEPS, H_TERMINAL
 from .header import truncated as truncated_game
 from .move_words import recorded_words
@@ -236,16 +236,7 @@ def read_record(path: str | Path, allow_other_version: bool = False) -> dict:
     """A record read from a JSON file within the bounds of the module doc, and checked
     (:func:`validate_record`)."""
     path = Path(path)
-    raw = read_regular_file(path, MAX_RECORD_BYTES, f"record {path}", RecordError)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise RecordError(f"{path} is not a JSON record (not UTF-8 text: {err})") from None
-    check_json_depth(text, MAX_RECORD_DEPTH, f"record {path}", RecordError)
-    try:
-        data = json.loads(text)
-    except ValueError as err:
-        raise RecordError(f"{path} is not a JSON record (truncated or corrupted?): {err}") from None
+    data = read_json_file(path, MAX_RECORD_BYTES, MAX_RECORD_DEPTH, f"record {path}", RecordError)
     return validate_record(data, str(path), allow_other_version)
 
 

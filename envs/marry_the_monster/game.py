@@ -52,8 +52,8 @@ GAME = Game(
         "az": {
             "simulations": 5763,
             "budget_ms": 100.0,
-            # version 2 (self-play at 256 simulations from version 1, training/AZ.md,
-            # thirteenth session): the count strength sized to mcts's CPU time
+            # version 2 (self-play at 256 simulations from version 1, training/AZ.md): the
+            # count strength sized to mcts's CPU time
             "versions": {2: {"simulations": 10104, "rollout_weight": 0.0, "budget_ms": 100.0}},
         },
     },

@@ -51,7 +51,6 @@ from .state_layout import (
 )
 
 HEX = 40  # circumradius of a cell
-BUILDING_NAMES = ("", "house", "manor", "tower")
 SCORE_LABEL = "points"
 # What a person clicks to play on this picture (the web page's "how to play here").
 HOW_TO_PLAY = (

@@ -173,12 +173,6 @@ def num_players(state):
 
 
 @helper
-def hand_count(state, p, card):
-    """How many cards of type ``card`` seat ``p`` holds."""
-    return state[HAND + p * NUM_CARD_TYPES + card]
-
-
-@helper
 def hand_size(state, p):
     """Total cards in seat ``p``'s hand."""
     total = 0
@@ -570,23 +564,6 @@ def stomp_stop(state, target, strength):
             break
         stop = c
     return stop
-
-
-@helper
-def stomp_path(state, target, strength, destroyed):
-    """Preview a stomp without changing ``state``: write the cells that would fall into
-    ``destroyed`` and return ``(final_cell, count)``."""
-    f = state[FACHAN]
-    stop = stomp_stop(state, target, strength)
-    count = 0
-    if stop != f:
-        d = LINE_DIR[f, stop]
-        for k in range(LINE_DIST[f, stop]):
-            c = RAY[f, d, k]
-            if state[HEIGHT + c] > 0:
-                destroyed[count] = c
-                count += 1
-    return stop, count
 
 
 @helper

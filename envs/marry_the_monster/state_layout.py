@@ -34,7 +34,6 @@ DECK = _lay.block("deck", NUM_CARD_TYPES)  # counts per card type; order is draw
 DISCARD = _lay.block("discard", NUM_CARD_TYPES)
 WINNER = _lay.block("winner", MAX_PLAYERS)
 STATE_SIZE = _lay.size
-BLOCKS = _lay.blocks
 
 # Phases: which decision the player on move faces.
 PH_FREE = 0  # step 3: free houses / free towers

@@ -33,7 +33,6 @@ DECK = _lay.block("deck", NUM_GUARDS)  # guard deck order, the top card at DECK 
 DECK_COUNT = _lay.block("deck_count")
 WINNER = _lay.block("winner", MAX_PLAYERS)
 STATE_SIZE = _lay.size
-BLOCKS = _lay.blocks
 
 # Phases: which decision the player on move faces.
 PH_SETUP = 0  # choosing the two cards to lay face down
@@ -45,7 +44,6 @@ PHASE_NAMES = ("setup", "play monsters", "game over")
 LOC_HAND = 0
 LOC_DOWN = 1
 LOC_CASTLE = 2
-LOC_NAMES = ("hand", "face down", "castle")
 
 # Guard card status.
 G_DECK = 0

@@ -107,13 +107,13 @@ GAME = Game(
     baselines={"greedy": Baseline("monster_zoo.envs.monstargh.greedy")},
     agents={
         "mcts": {"simulations": 4_000, "exploration": 1.0, "rollout": "random"},
-        # az: rollout values alone (the network gives priors), at mcts's time: training/AZ.md, tenth session
+        # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)
         "az": {
             "simulations": 2355,
             "rollout_weight": 1.0,
             "budget_ms": 40.0,
             # version 2 (self-play at 256 simulations and rollout weight 0.5 from version 1,
-            # training/AZ.md, fourteenth session): the count strength sized to mcts's CPU time
+            # training/AZ.md): the count strength sized to mcts's CPU time
             "versions": {2: {"simulations": 2293, "rollout_weight": 1.0, "budget_ms": 36.0}},
         },
     },

@@ -105,8 +105,7 @@ from .state_layout import (
 # --- config vector after the common entries -------------------------------------------
 C_TIEBREAK = CONFIG_COMMON  # 0: ties share the win, 1: extra scenes until the tie breaks
 C_SPECIES = CONFIG_COMMON + 1  # bit s set for each named species; 0 draws them at random
-TIEBREAK_SHARE = 0
-TIEBREAK_EXTRA_SCENE = 1
+TIEBREAK_SHARE = 0  # any other value plays extra scenes until the tie breaks
 
 # --- reasons an action is illegal (codes for illegal_reason) -----------------------------
 OK = 0

@@ -49,7 +49,6 @@ CELL_HEIGHT = _lay.block("cell_height", NUM_CARDS)
 NEAR = _lay.block("near", NUM_CARDS * NUM_NEAR)
 WINNER = _lay.block("winner", MAX_PLAYERS)
 STATE_SIZE = _lay.size
-BLOCKS = _lay.blocks
 
 # Values of WHERE besides a seat number.
 W_PLAYING = -4  # chosen from the hand, waiting for its cell (public)

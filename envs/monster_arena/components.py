@@ -58,8 +58,6 @@ ABILITY_NAMES = (
     AB_SAW,
     AB_GRAVE,
 ) = range(len(ABILITY_NAMES))
-REACTIVE = (AB_WEB, AB_WING)
-ACTIVE = (AB_PINCH, AB_ROAR, AB_AIM, AB_GRAVE)
 
 KIND_UPPER, KIND_LOWER, KIND_PART = 0, 1, 2
 # Each ability in words (components.json), for help texts.

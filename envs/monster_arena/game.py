@@ -60,13 +60,13 @@ GAME = Game(
     baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy")},
     agents={
         "mcts": {"simulations": 1_200, "exploration": 1.0, "rollout": "greedy"},
-        # az: rollout values alone (the network gives priors), at mcts's time: training/AZ.md, tenth session
+        # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)
         "az": {
             "simulations": 965,
             "rollout_weight": 1.0,
             "budget_ms": 32.0,
             # version 2 (self-play at 256 simulations and rollout weight 0.5 from version 1,
-            # training/AZ.md, fourteenth session): the count strength sized to mcts's CPU time
+            # training/AZ.md): the count strength sized to mcts's CPU time
             "versions": {2: {"simulations": 902, "rollout_weight": 1.0, "budget_ms": 31.0}},
         },
     },

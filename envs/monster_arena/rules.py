@@ -212,8 +212,8 @@ def has_main_option(state, p):
 def illegal_reason(state, action):
     """0 if ``action`` is legal for the player on move, else a code of ``REASONS``.
 
-    Called from Python only (to explain a refused action), with ``ILLEGAL_REASON_SIG``'s
-    argument types; compiled on its first call, so games that refuse nothing never pay for it."""
+    Called from Python only (to explain a refused action), with the state and an int64 action;
+    compiled on its first call, so games that refuse nothing never pay for it."""
     if action < 0 or action >= NUM_ACTIONS:
         return R_OUT_OF_RANGE
     if state[H_TERMINAL] != 0:

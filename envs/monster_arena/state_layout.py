@@ -40,7 +40,6 @@ IN_ATTACK = _lay.block("in_attack", NUM_CARDS)
 GRAVE_ORDER = _lay.block("grave_order", NUM_CARDS)  # arrival order in the graveyard (higher: on top)
 QUIET_ENDING = _lay.block("quiet_ending")  # option quiet_ending_rounds (AR-45): 0, the default, never
 STATE_SIZE = _lay.size
-BLOCKS = _lay.blocks
 
 # Card locations.
 L_DECK = 0  # the draft deck (no order is stored: draws pick at random)
@@ -51,7 +50,6 @@ L_TABLE = 4  # part of a player's monster
 L_GRAVE = 5
 L_BOX = 6  # out of the game (torso halves nobody took)
 L_TORSO = 7  # torso half still to be drafted
-LOC_NAMES = ("deck", "discard", "row", "inventory", "monster", "graveyard", "box", "torso pool")
 
 # Phases: which decision the player on move faces.
 PH_TORSO = 0  # pick a torso half

@@ -61,13 +61,13 @@ GAME = Game(
     agents={
         "mcts": {"simulations": 1_000, "exploration": 1.0, "rollout": "greedy"},
         "ppo": {"placement": observation.PLACEMENT},  # where a placement network finds its inputs
-        # az: rollout values alone (the network gives priors), at mcts's time: training/AZ.md, tenth session
+        # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)
         "az": {
             "simulations": 789,
             "rollout_weight": 1.0,
             "budget_ms": 50.0,
             # version 2 (self-play at 256 simulations and rollout weight 0.5 from version 1,
-            # training/AZ.md, fifteenth session): the count strength sized to mcts's CPU time
+            # training/AZ.md): the count strength sized to mcts's CPU time
             "versions": {2: {"simulations": 790, "rollout_weight": 1.0, "budget_ms": 52.6}},
         },
     },

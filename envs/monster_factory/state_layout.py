@@ -51,7 +51,6 @@ SEAT_TILES = _lay.block("seat_tiles", MAX_PLAYERS * TOTAL_TILES)
 SLOT_BITS = 7
 SLOT_SPAN = 1 << SLOT_BITS
 STATE_SIZE = _lay.size
-BLOCKS = _lay.blocks
 
 # Phases: which decision the player on move faces.
 PH_START = 0  # choose a start tile kind (MF-5)

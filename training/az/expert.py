@@ -1,4 +1,4 @@
-"""The tuned search as the expert of expert iteration (issue 44, point 1).
+"""The tuned search as the expert of expert iteration.
 
 Expert iteration learns from a search stronger than the network (Anthony et al. 2017): here the
 game's tuned search ``mcts`` (:mod:`monster_zoo.agents.search.tuned`) plays every seat of many

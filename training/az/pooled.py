@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.evaluation.match import DRAW, WIN, wilson_interval
 
@@ -48,12 +48,7 @@ def _field(report: dict, name: str, kind, what: str):
 def read_report(path) -> dict:
     """The ``strength`` report in ``path``, its counts checked against its outcomes."""
     what = f"report {str(path)!r}"
-    text = read_regular_file(path, MAX_REPORT_BYTES, what, ReportError).decode("utf-8", "replace")
-    check_json_depth(text, MAX_REPORT_DEPTH, what, ReportError)
-    try:
-        report = json.loads(text)
-    except ValueError as err:
-        raise ReportError(f"{what} is not JSON: {err}") from None
+    report = read_json_file(path, MAX_REPORT_BYTES, MAX_REPORT_DEPTH, what, ReportError)
     if not isinstance(report, dict):
         raise ReportError(f"{what} is not a JSON object")
     games, wins, draws = (_field(report, name, int, what) for name in ("games", "wins", "draws"))

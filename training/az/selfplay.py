@@ -40,12 +40,12 @@ SEARCH_SALT = 0x5EA2C4_5EA2C4
 # Lock step pays for networks of at most this many inputs, at 64 games side by side: the batch
 # saves on the 256-wide layers, while each game's tree and first layer grow with its observation
 # and actions, and lock step visits every game's tree once per simulation (out of the caches in
-# the large games). Measured on an AMD EPYC, 64 simulations (training/AZ.md): in the eighth
-# session 1.4x, 1.6x and 1.2x at 286, 402 and 719 inputs, 0.9x at 1,747 and 3,489 (32 games); in
-# the ninth, 64 games against 32 in lock step 1.08x and 1.09x at 286 and 402 inputs, 0.79x at
-# 719; in the tenth, after the one-row pass got 1.3-1.8x faster, lock step against one search
-# per game 1.0x and 1.2x at 286 and 402 inputs (64 games), 0.9x at 719 (MONSTArgh!, 32 games).
-# One search per game does not depend on the count (ninth session: 0.92-1.21x, within the noise).
+# the large games). Measured on an AMD EPYC, 64 simulations (training/AZ.md): lock step against
+# one search per game 1.0x and 1.2x at 286 and 402 inputs (64 games), 0.9x at 719 (MONSTArgh!,
+# 32 games), with the one-row pass's eight-row blocks; before them (a pass 1.3-1.8x slower) it
+# gained 1.4x, 1.6x and 1.2x at 286, 402 and 719 inputs and lost (0.9x) at 1,747 and 3,489, and
+# 64 games against 32 in lock step gave 1.08x and 1.09x at 286 and 402 inputs, 0.79x at 719.
+# One search per game does not depend on the count (0.92-1.21x, within the noise).
 BATCHED_INPUT_LIMIT = 512
 
 
@@ -133,7 +133,7 @@ def play_games(
         ) from err
 
     # One BLAS thread: over a few dozen rows a second thread cost far more in handing over than it
-    # saved (self-play at 2 threads ran 10-35x slower than at 1; training/AZ.md, eighth session).
+    # saved (self-play at 2 threads ran 10-35x slower than at 1; training/AZ.md).
     with threadpool_limits(1, user_api="blas"):
         return play_with(
             network.game_id, search_moves, games, player_counts, seed, parallel, options, search_value_share

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from monster_zoo.agents.az.network import read_network
-from monster_zoo.envs.core.bounded_reading import check_json_depth, read_regular_file
+from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.escaping import plot_text
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.training.az.pooled import ReportError, read_report
@@ -77,12 +77,7 @@ def run_networks(run_dir: Path, every: int) -> list[tuple[str, str, int]]:
     checkpoint of ``networks/`` and always the last."""
     args_path = run_dir / "args.json"
     what = f"the run's arguments {str(args_path)!r}"
-    text = read_regular_file(args_path, MAX_ARGS_BYTES, what, CurveError).decode("utf-8", "replace")
-    check_json_depth(text, 4, what, CurveError)
-    try:
-        args = json.loads(text)
-    except ValueError as err:
-        raise CurveError(f"{what} is not JSON: {err}") from None
+    args = read_json_file(args_path, MAX_ARGS_BYTES, 4, what, CurveError)
     init = args.get("init_network") if isinstance(args, dict) else None
     found = sorted(
         (int(m.group(1)), p)

@@ -30,9 +30,7 @@ appended to row by row.
 """
 
 import argparse
-import csv
 import dataclasses
-import io
 import json
 import math
 import re
@@ -46,7 +44,14 @@ from pathlib import Path
 import numpy as np
 
 from monster_zoo.envs.core.safe_writing import write_atomic
-from monster_zoo.training.run_start import args_json, check_arguments, flag, new_run, parse_options
+from monster_zoo.training.run_start import (
+    MetricsLog,
+    args_json,
+    check_arguments,
+    flag,
+    new_run,
+    parse_options,
+)
 from monster_zoo.training.run_start import build_parser as parser_for
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -537,43 +542,6 @@ def _checkpoint_dir(run_dir: Path) -> Path | None:
     return None
 
 
-class MetricsLog:
-    """``metrics.csv`` in long format and TensorBoard scalars under the same names. A resumed
-    run drops what the interrupted one logged after its checkpoint, so no step appears twice."""
-
-    def __init__(self, run_dir: Path, resume_step: int | None, elapsed: float):
-        from torch.utils.tensorboard import SummaryWriter
-
-        path = run_dir / "metrics.csv"
-        rows = []
-        if resume_step is not None and path.is_file():
-            with path.open(newline="") as f:
-                rows = [r for r in csv.reader(f)][1:]
-            rows = [r for r in rows if int(r[0]) <= resume_step]
-        kept = io.StringIO(newline="")
-        csv.writer(kept).writerows([["step", "wall_time", "metric", "value"], *rows])
-        write_atomic(path, kept.getvalue())  # an interruption here leaves the old file whole
-        self.file = path.open("a", newline="")
-        self.writer = csv.writer(self.file)
-        self.board = SummaryWriter(str(run_dir), purge_step=None if resume_step is None else resume_step + 1)
-        self.start = time.time() - elapsed
-
-    def log(self, step: int, metric: str, value: float) -> None:
-        """Record one value at ``step`` (self-play decisions so far)."""
-        self.writer.writerow([step, f"{time.time() - self.start:.2f}", metric, f"{value:.6g}"])
-        self.board.add_scalar(metric, value, step)
-
-    def flush(self) -> None:
-        """Write what was logged to disk."""
-        self.file.flush()
-        self.board.flush()
-
-    def close(self) -> None:
-        """Flush and close both logs."""
-        self.file.close()
-        self.board.close()
-
-
 class Learner:
     """The network, its optimizer, the replay buffer and the counters: everything a checkpoint holds."""
 
@@ -876,7 +844,17 @@ def _run(args: Args, device, lock) -> int:
             load_weights(learner.net, read_network(args.init_network))
             print(f"network initialised from {args.init_network}")
     progress = learner.progress
-    metrics = MetricsLog(run_dir, progress["decisions"] if args.resume else None, progress["elapsed"])
+    from torch.utils.tensorboard import SummaryWriter
+
+    # metrics.csv and TensorBoard under the same names; a resume purges TensorBoard's later steps too.
+    resume_step = progress["decisions"] if args.resume else None
+    board = SummaryWriter(str(run_dir), purge_step=None if resume_step is None else resume_step + 1)
+    metrics = MetricsLog(
+        run_dir / "metrics.csv",
+        lambda step, metric, value: board.add_scalar(metric, value, step),
+        resume_step=resume_step,
+        elapsed=progress["elapsed"],
+    )
     if branched:
         print(f"branched from {args.branch_from} at round {progress['round']}")
     print(
@@ -935,7 +913,7 @@ def _run(args: Args, device, lock) -> int:
     if not args.resume and not branched and args.warm_start_games:
         warm_start(args, learner, counts, options, metrics, device)
         progress["elapsed"] = elapsed_before + time.time() - started
-        metrics.flush()
+        board.flush()
         learner.save(run_dir, network_now())
     rates: dict = {}
     batched = batched_leaves(args)
@@ -998,7 +976,7 @@ def _run(args: Args, device, lock) -> int:
                     flush=True,
                 )
         progress["elapsed"] = elapsed_before + time.time() - started
-        metrics.flush()
+        board.flush()
         if progress["round"] % args.checkpoint_every == 0 or progress["round"] == args.rounds:
             learner.save(run_dir, network)
         if args.progress:
@@ -1019,6 +997,7 @@ def _run(args: Args, device, lock) -> int:
     progress["elapsed"] = elapsed_before + time.time() - started
     learner.save(run_dir, network)  # the end is a checkpoint too, whatever --checkpoint-every
     metrics.close()
+    board.close()
     summary = {
         "run_name": run_dir.name,
         "rounds": progress["round"],

@@ -1,1 +1,1 @@
-"""Self-play PPO whose torch policy acts on the batched engine's own arrays (issue 40, point 4)."""
+"""Self-play PPO whose torch policy acts on the batched engine's own arrays."""

@@ -351,7 +351,7 @@ class Training:
         self.args, self.options, self.run, self.learner = args, options, run, learner
         self.mix, self.baselines, self.snapshots = mix, baselines, []
         self.step, self.start_step, self.updates = start_step, start_step, 0
-        self.metrics = MetricsLog(run.dir / "metrics.csv", SimpleNamespace(record=lambda metric, value: None))
+        self.metrics = MetricsLog(run.dir / "metrics.csv")
         self.on_gpu, self.device = args.device == "cuda", torch_device(args.device)
         from monster_zoo.envs.core.threaded_games import ThreadedLearnerGames, plays_in_numba
 

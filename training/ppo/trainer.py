@@ -231,7 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch.set_num_threads(args.torch_threads)
     run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
     model, vec_env = _model(setup, run.dir, parser)
-    metrics = MetricsLog(run.dir / "metrics.csv", model.logger)
+    metrics = MetricsLog(
+        run.dir / "metrics.csv", lambda step, metric, value: model.logger.record(metric, value)
+    )
     _warm_start(setup, model, metrics)
     training = Training(setup, run, model, metrics)
     pool = _opponent_pool(setup, vec_env, model.policy)
