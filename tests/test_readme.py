@@ -16,7 +16,14 @@ BLOCKS = python_blocks(README)
 def test_the_readme_stays_a_front_door():
     lines = TEXT.count("\n")
     assert lines <= 200, f"README.md has {lines} lines; details belong in docs/"
-    for heading in ("## Install", "## Quick start", "## Games", "## Use it", "## Results", "## Documentation"):
+    for heading in (
+        "## Install",
+        "## Quick start",
+        "## Games",
+        "## Use it",
+        "## Results",
+        "## Documentation",
+    ):
         assert f"\n{heading}\n" in TEXT, f"README.md lost its section {heading!r}"
 
 
