@@ -14,12 +14,18 @@ moves both alike), medians reported:
   (``MaskedCategorical``) over ``make_torchrl_env(form="learner")`` of ``--torchrl-envs`` games,
   against the same collector and policy over TorchRL's ``PettingZooWrapper`` of the AEC env
   (``monster_zoo.make``), one game, every seat in one group; ``--frames`` frames a repeat. A frame
-  is one decision of the policy in both (the learner env's opponents move inside its step).
+  is one decision of the policy in both (the learner env's opponents move inside its step);
+* **RLlib** (with ``--rllib``): module decisions per second that one local env runner samples
+  (RLlib's ``synchronous_parallel_sample``) with :func:`~monster_zoo.training.rllib.vector.vector_ppo_config`
+  (``--rllib-envs`` learner games through the batched engine) against
+  :func:`~monster_zoo.training.rllib.ppo.ppo_config` (one game of the multi-agent ``RLlibGameEnv``),
+  the same network (``fcnet_hiddens`` 64, 64); ``--rllib-steps`` decisions a repeat.
 
 Every line printed is JSON: first the run's facts (git revision and whether the tree was dirty,
 CPU, cores, versions, 1-minute load), then one line per comparison with each side's repeats, their
 medians and the ratio, and the load after it. ``--json PATH`` also appends them to ``PATH``.
-Needs the ``torchrl`` extra and, for the PettingZoo side, the ``bench`` extra (pettingzoo).
+Needs the ``torchrl`` extra, for the PettingZoo side the ``bench`` extra (pettingzoo) and for
+``--rllib`` the ``distributed`` extra.
 Timings need a quiet machine.
 """
 
@@ -57,6 +63,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=40, help="vector steps per gymnasium repeat")
     parser.add_argument("--torchrl-envs", type=int, default=256, help="games of the TorchRL env")
     parser.add_argument("--frames", type=int, default=8192, help="collector frames per TorchRL repeat")
+    parser.add_argument("--rllib", action="store_true", help="also compare RLlib's sampling (starts Ray)")
+    parser.add_argument(
+        "--rllib-envs", type=int, default=256, help="learner games of the RLlib vector runner"
+    )
+    parser.add_argument("--rllib-steps", type=int, default=4000, help="module decisions per RLlib repeat")
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats of each side; medians reported")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and the actions")
     parser.add_argument("--quick", action="store_true", help="tiny sizes for a smoke test")
@@ -70,8 +81,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error(f"--counts {args.counts!r}: expected comma-separated integers such as 64,1024")
     if args.quick:
         args.counts, args.steps, args.torchrl_envs, args.frames, args.repeats = [4], 3, 4, 64, 1
-    if min([args.steps, args.torchrl_envs, args.frames, args.repeats, *args.counts]) < 1:
-        parser.error("--counts, --steps, --torchrl-envs, --frames and --repeats must be at least 1")
+        args.rllib_envs, args.rllib_steps = 4, 100
+    sizes = [args.steps, args.torchrl_envs, args.frames, args.repeats, args.rllib_envs, args.rllib_steps]
+    if min([*sizes, *args.counts]) < 1:
+        parser.error(
+            "--counts, --steps, --torchrl-envs, --frames, --rllib-envs, --rllib-steps and --repeats must be at least 1"
+        )
     return args
 
 
@@ -204,6 +219,55 @@ def torchrl_comparison(args) -> dict:
     }
 
 
+def rllib_comparison(args) -> dict:
+    """One local RLlib env runner over the batched learner games against one over ``RLlibGameEnv``."""
+    import ray
+    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
+
+    from monster_zoo.training.rllib.ppo import ppo_config
+    from monster_zoo.training.rllib.vector import vector_ppo_config
+
+    options, network = {"num_players": args.num_players}, {"fcnet_hiddens": [64, 64]}
+    configs = {
+        "vector_runner": vector_ppo_config(
+            args.game, options, num_envs=args.rllib_envs, model_config=network
+        ),
+        "rllib_env": ppo_config(args.game, options, model_config=network),
+    }
+    ray.init(include_dashboard=False, log_to_driver=False)
+    try:
+        algos = {name: config.env_runners(num_env_runners=0).build_algo() for name, config in configs.items()}
+
+        def rate(name: str) -> float:
+            start = time.perf_counter()
+            episodes = synchronous_parallel_sample(
+                worker_set=algos[name].env_runner_group,
+                max_env_steps=args.rllib_steps,
+                concat=False,
+                _uses_new_env_runners=True,
+            )
+            steps = sum(episode.env_steps() for runner in episodes for episode in runner)
+            return steps / (time.perf_counter() - start)
+
+        sides = {name: [] for name in algos}
+        for name in algos:
+            rate(name)  # warm-up: numba's kernels, torch
+        for _ in range(args.repeats):
+            for name in algos:
+                sides[name].append(rate(name))
+        for algo in algos.values():
+            algo.stop()
+    finally:
+        ray.shutdown()
+    return {
+        "comparison": "rllib",
+        "num_envs": args.rllib_envs,
+        "steps": args.rllib_steps,
+        "unit": "module decisions/s sampled by one env runner",
+        **medians(sides, "vector_runner", "rllib_env"),
+    }
+
+
 def run_facts(args) -> dict:
     """What the run ran on: git revision, host, versions, settings and the load at its start."""
     status = _git("status", "--porcelain", "--untracked-files=no")
@@ -215,7 +279,7 @@ def run_facts(args) -> dict:
         **host_facts(),
         "versions": {
             name: _package_version(name)
-            for name in ("numpy", "numba", "gymnasium", "torch", "torchrl", "pettingzoo")
+            for name in ("numpy", "numba", "gymnasium", "torch", "torchrl", "pettingzoo", "ray")
         },
         "game": args.game,
         "num_players": args.num_players,
@@ -232,6 +296,8 @@ def main(argv=None) -> int:
     print(json.dumps(lines[0]), flush=True)
     comparisons = [lambda count=count: gymnasium_comparison(args, count) for count in args.counts]
     comparisons.append(lambda: torchrl_comparison(args))
+    if args.rllib:
+        comparisons.append(lambda: rllib_comparison(args))
     for compare in comparisons:
         line = {**compare(), "load_1min_after": round(os.getloadavg()[0], 2)}
         lines.append(line)

@@ -41,8 +41,11 @@ terminations, truncations, masks, final observations and returns) is a ``torch``
 that shares the engine's memory (no copy; overwritten by the next step: ``.clone()`` what must
 stay), and actions are a ``torch`` int64 tensor on the GPU. ``info["final_obs"]`` is then one
 tensor ``[num_envs, obs_size]`` (meaningful where ``info["_final_obs"]``) rather than gymnasium's
-object array, so that nothing crosses to the host in a step. The same seed plays the same games
-as on the CPU. gymnasium's vector wrappers compute in numpy and work on the CPU env.
+object array, so that no array crosses to the host in a step: under ``illegal_action="raise"`` a step
+reads back one number (how many actions were illegal, so that an illegal one is refused before
+anything moves), under ``"penalize"`` nothing (torch-policy opponents add whether one still waits).
+The same seed plays the same games as on the CPU.
+gymnasium's vector wrappers compute in numpy and work on the CPU env.
 
 Inputs, refused with a ValueError that names the fix and changes nothing: actions as
 ``num_envs`` integer action indices (:mod:`monster_zoo.envs.core.illegal`; a tensor on the wrong

@@ -206,6 +206,7 @@ def make_vector_env(
     observation: str = "flat",
     autoreset_mode: str = "SameStep",
     render_mode: str | None = None,
+    render_slot: int = 0,
     **options,
 ):
     """A gymnasium ``VectorEnv`` (:class:`~monster_zoo.envs.gym_vector_env.LearnerVectorEnv`) of
@@ -215,7 +216,8 @@ def make_vector_env(
     (numpy arrays) or ``"cuda"`` (torch tensors on the GPU, the ``gpu`` extra and torch);
     ``observation`` ``"flat"`` (a Box, masks in ``info["action_mask"]``) or ``"dict"``
     (``{"observation", "action_mask"}``); ``autoreset_mode`` ``"SameStep"`` or ``"NextStep"`` (CPU);
-    ``render_mode`` None, ``"ansi"`` or ``"human"`` (game 0's table). The rest are the game's options."""
+    ``render_mode`` None, ``"ansi"`` or ``"human"`` (the table of game ``render_slot``). The rest are the
+    game's options."""
     from .gym_vector_env import LearnerVectorEnv
 
     return LearnerVectorEnv(
@@ -230,6 +232,7 @@ def make_vector_env(
         observation,
         autoreset_mode,
         render_mode,
+        render_slot,
     )
 
 

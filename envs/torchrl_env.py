@@ -9,7 +9,8 @@ Two forms, from :func:`monster_zoo.make_torchrl_env`:
   (``float32[num_envs, obs_size]``), ``"action_mask"`` (``bool[num_envs, num_actions]``), ``"action"``
   (a ``Categorical`` spec whose mask follows the legal actions, so ``rand_action`` and
   ``MaskedCategorical`` pick legal ones), ``"reward"``, ``"done"``, ``"terminated"``,
-  ``"truncated"`` (``[num_envs, 1]``). On cuda every tensor stays on the GPU.
+  ``"truncated"`` (``[num_envs, 1]``). On cuda every tensor stays on the GPU; what a step reads
+  back is the vector env's (below) and TorchRL's own check of whether any game ended.
 - ``form="selfplay"`` (:class:`SelfPlayTorchRLEnv`, CPU): every seat learns. TorchRL's multi-agent
   conventions, as its ``PettingZooWrapper`` gives turn-based games: one group ``"agents"`` of
   ``num_players`` seats with ``("agents", "observation")`` (every seat's own view), ``("agents",
@@ -131,12 +132,14 @@ class LearnerTorchRLEnv(EnvBase):
         )
         ended = self._tensor(terminated | truncated, torch.bool)
         obs, mask = self._tensor(obs, torch.float32), self._tensor(info["action_mask"], torch.bool)
-        if ended.any():
+        if (
+            "final_obs" in info
+        ):  # on cuda always (one tensor: nothing read back), on the CPU where a game ended
             final = info["final_obs"]
             if env.device == "cpu":
                 final = np.stack([o if o is not None else np.zeros(obs.shape[1], np.float32) for o in final])
             obs = torch.where(ended[:, None], self._tensor(final, torch.float32), obs)
-            mask = mask & ~ended[:, None]
+        mask = mask & ~ended[:, None]
         self._ended = ended
         n = env.num_envs
         out = self._view(obs, mask, ended)

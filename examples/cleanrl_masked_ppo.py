@@ -15,7 +15,8 @@ The defaults are a tiny budget (seconds on a CPU). The full settings::
     python examples/cleanrl_masked_ppo.py --game marry_the_monster-v0 --num-players 2 \\
         --num-envs 1024 --num-steps 64 --total-timesteps 20000000 --opponent greedy --eval-games 1000
 
-(add ``--device cuda`` on a GPU). The timesteps per second and the win rate against greedy they
+(add ``--device cuda`` on a GPU; ``--time-limit SECONDS`` stops at a wall time, as
+``monster-zoo device-train --time-limit`` does). The timesteps per second and the win rate against greedy they
 reach, beside ``monster-zoo device-train``'s, are measured by ``benchmarks/trainer_adapters.py``;
 docs/guides/own_trainer.md links the measurement.
 """
@@ -44,6 +45,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--num-steps", type=int, default=32, help="steps per game per rollout (default %(default)s)"
     )
     parser.add_argument("--total-timesteps", type=int, default=2048, help="learner decisions to train on")
+    parser.add_argument(
+        "--time-limit", type=float, default=0.0, help="stop training after this many seconds (0: no limit)"
+    )
     parser.add_argument("--learning-rate", type=float, default=2.5e-4)
     parser.add_argument("--update-epochs", type=int, default=4)
     parser.add_argument("--num-minibatches", type=int, default=4)
@@ -118,7 +122,11 @@ def train(args, envs, agent: Agent) -> tuple[int, float]:
     batch = n * steps
     minibatch = max(1, batch // args.num_minibatches)
     start = time.perf_counter()
+    done = 0
     for _ in range(iterations):
+        if args.time_limit and time.perf_counter() - start >= args.time_limit:
+            break  # equal wall time against another trainer: stop between updates
+        done += 1
         for step in range(steps):
             obs[step], masks[step], dones[step] = next_obs, next_mask, next_done
             with torch.no_grad():
@@ -159,7 +167,7 @@ def train(args, envs, agent: Agent) -> tuple[int, float]:
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
-    return iterations * batch, time.perf_counter() - start
+    return done * batch, time.perf_counter() - start
 
 
 def win_rate(args, agent: Agent, options: dict) -> float:

@@ -288,6 +288,13 @@ def test_render_shows_one_game():
     env.reset()
     spec = monster_zoo.spec(game_id)
     assert env.render() == spec.to_text(env.games.states[0])
+    other = monster_zoo.make_vector_env(
+        game_id, 3, seed=1, render_mode="ansi", render_slot=2, **small(game_id)
+    )
+    other.reset()
+    assert other.render() == spec.to_text(other.games.states[2])
+    with pytest.raises(ValueError, match=r"pass a slot in 0\.\.2"):
+        monster_zoo.make_vector_env(game_id, 3, render_mode="ansi", render_slot=3)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         assert monster_zoo.make_vector_env(game_id, 2, seed=1).render() is None

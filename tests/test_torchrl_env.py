@@ -3,7 +3,12 @@ checker and collector and against the games they batch: ``check_env_specs`` for 
 forms, a ``Collector`` with a masked policy in-process, the same games as ``make_vector_env`` and the
 AEC env for a seed, and refused inputs that change nothing."""
 
+import json
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -222,3 +227,49 @@ def test_multiprocess_collector_runs_over_it():
         assert batch["action_mask"].gather(-1, batch["action"].unsqueeze(-1)).all()
     collector.shutdown()
     assert frames == 256
+
+
+SIMULATED_SCRIPT = """
+import json, warnings
+import numpy as np
+import torch
+import monster_zoo
+from torchrl.envs.utils import check_env_specs
+warnings.simplefilter("ignore")  # splitmix64's uint64 wrap under the simulator; TorchRL's notices
+options = {"num_players": 2, "max_steps": 20}
+gpu = monster_zoo.make_torchrl_env("monster_arena-v0", 2, device="cuda", seed=3, **options)
+cpu = monster_zoo.make_torchrl_env("monster_arena-v0", 2, seed=3, **options)
+check_env_specs(gpu)
+gpu.set_seed(3)
+td, ctd = gpu.reset(), cpu.reset()
+same, ends = True, 0
+for _ in range(30):
+    same &= torch.equal(td["observation"], ctd["observation"]) and torch.equal(td["action_mask"], ctd["action_mask"])
+    action = td["action_mask"].int().argmax(-1)
+    td["action"], ctd["action"] = action, action.clone()
+    out, td = gpu.step_and_maybe_reset(td)
+    cout, ctd = cpu.step_and_maybe_reset(ctd)
+    same &= torch.equal(out["next", "reward"], cout["next", "reward"]) and torch.equal(out["next", "done"], cout["next", "done"])
+    same &= torch.equal(out["next", "observation"], cout["next", "observation"])
+    ends += int(cout["next", "done"].sum())
+print(json.dumps({"same": bool(same), "ends": ends}))
+"""
+
+
+@pytest.mark.slow  # the simulator runs the rules as Python; the vector env's own simulator test is in the default run
+def test_learner_form_on_cuda_plays_the_cpu_games_under_the_simulator():
+    """``device="cuda"`` (numba-cuda's simulator: torch on the CPU): TorchRL's checker passes and the
+    same seed and actions give the CPU form's observations, masks, rewards and ends."""
+    if subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode:
+        pytest.skip("numba-cuda is not installed (the gpu extra)")
+    done = subprocess.run(
+        [sys.executable, "-c", SIMULATED_SCRIPT],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["same"] and result["ends"] >= 1, result

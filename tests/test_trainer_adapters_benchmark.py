@@ -3,6 +3,7 @@
 arguments are refused naming what is valid."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,21 @@ def test_bad_arguments_are_refused(argv, words, capsys):
     with pytest.raises(SystemExit):
         trainer_adapters.parse_args(argv)
     assert words in capsys.readouterr().err
+
+
+@pytest.mark.slow  # starts Ray and builds two PPO algorithms: minutes on a busy 2-core machine
+def test_quick_run_with_rllib_records_the_rllib_comparison():
+    pytest.importorskip("ray")
+    pytest.importorskip("pettingzoo")
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.trainer_adapters", "--quick", "--rllib"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["comparison"] == "rllib" and set(last["medians"]) == {"vector_runner", "rllib_env"}
+    assert all(v > 0 for v in last["medians"].values())
