@@ -5,10 +5,9 @@ repository (so nothing resolves to its folders or to another extra's packages).
 The core dependencies and the package are installed once into a base environment that each extra's
 environment borrows through a ``.pth`` file (as ``.ci/newcomer_check`` borrows the repository's), so
 a check installs only its extra's own packages (pip's cache serves a repeat run) and numba compiles
-the kernels once for all the checks. The extras
-whose packages are large (torch, Ray, JAX, CUDA, Sphinx) are marked slow as well: ``pytest -m
-install`` runs the others, ``pytest -m 'install or slow'`` all of them; ``-m 'not install'``
-deselects them all.
+the kernels once for all the checks. The checks are marked ``install`` and run by default; those of
+the extras whose packages are large (torch, Ray, JAX, CUDA, Sphinx) are marked slow as well and run
+with ``pytest -m 'install or slow'``; ``-m 'not install'`` deselects them all.
 """
 
 import subprocess
