@@ -69,7 +69,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--stand-in-down-after", type=int, metavar="N", help="the stand-in fails every request after the N-th"
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    stand_in = args.stand_in_fail_every is not None or args.stand_in_down_after is not None
+    if stand_in and args.base_url:
+        parser.error("--stand-in-fail-every and --stand-in-down-after are for the stand-in, not --base-url")
+    if args.stand_in_fail_every is not None and args.stand_in_fail_every < 2:
+        parser.error("--stand-in-fail-every must be at least 2 (1 would fail every request)")
+    if args.stand_in_down_after is not None and args.stand_in_down_after < 0:
+        parser.error("--stand-in-down-after must be 0 or more")
+    return args
 
 
 def mcp_game(agent, args) -> list:

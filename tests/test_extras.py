@@ -2,12 +2,12 @@
 virtual environment with one extra, and its entry points and example run there, away from the
 repository (so nothing resolves to its folders or to another extra's packages).
 
-The core dependencies are installed once into a base environment that each extra's environment
-borrows through a ``.pth`` file (as ``.ci/newcomer_check`` borrows the repository's), so a check
-downloads and installs only its extra's own packages; pip's cache serves a repeat run. The extras
-whose packages are large (torch, Ray, JAX, CUDA, Sphinx) are marked slow as well: ``pytest -m
-install`` runs the others, ``pytest -m 'install or slow'`` all of them; ``-m 'not install'``
-deselects them all.
+The core dependencies and the package are installed once into a base environment that each extra's
+environment borrows through a ``.pth`` file (as ``.ci/newcomer_check`` borrows the repository's), so
+a check installs only its extra's own packages (pip's cache serves a repeat run) and numba compiles
+the kernels once for all the checks. The checks are marked ``install`` and run by default; those of
+the extras whose packages are large (torch, Ray, JAX, CUDA, Sphinx) are marked slow as well and run
+with ``pytest -m 'install or slow'``; ``-m 'not install'`` deselects them all.
 """
 
 import subprocess
@@ -98,7 +98,7 @@ HEAVY = {"train", "distributed", "examples", "bench", "device-train", "gpu", "do
 
 
 def test_every_extra_has_a_check():
-    """A new extra must say here what it runs (an extra nobody runs is how one lost a package)."""
+    """A new extra must say here what it runs (an extra no check runs can lack a package unnoticed)."""
     assert set(CHECKS) == set(PYPROJECT["project"]["optional-dependencies"])
 
 
@@ -132,9 +132,15 @@ def _with_extra(base, extra: str, where: Path) -> Path:
     python = where / "venv" / "bin" / "python"
     Path(_site_packages(python), "borrowed_core.pth").write_text(core_site + "\n")
     _pip_install(python, f"{wheel}[{extra}]")
+    # the package itself is the core environment's copy, so that numba compiles its kernels once
+    # for every check (its cache lies beside the sources, keyed by their path)
+    _run([sys.executable, "-m", "pip", "--python", python, "uninstall", "-q", "-y", "monster-zoo"])
+    where_from = _run([python, "-c", "import monster_zoo; print(monster_zoo.__file__)"], cwd=where).stdout
+    assert where_from.startswith(core_site), where_from
     return python
 
 
+@pytest.mark.timeout(1800)  # an install and a first compile of the kernels, on a loaded machine
 @pytest.mark.parametrize(
     "extra", [pytest.param(e, marks=[pytest.mark.slow] if e in HEAVY else []) for e in CHECKS]
 )

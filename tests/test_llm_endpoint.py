@@ -198,3 +198,30 @@ def test_the_progress_line_shows_each_moves_time_and_tokens(capsys):
         score_model(GAME, agent_at(server), ["random"], 2, 0, OPTIONS, progress=True, rate=False)
     err = capsys.readouterr().err
     assert "llm:flaky on monster_factory-v0" in err and " tokens, 1 tries" in err and "2/2" in err
+
+
+def test_the_example_stops_with_its_endpoint_then_resumes_and_scores(tmp_path, waits, capsys):
+    """``examples/language_model_harness.py`` against its flaky stand-in: the run stops when the
+    stand-in goes down, keeping its finished games; the same command with ``--resume`` scores."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "language_model_harness.py"
+    spec = importlib.util.spec_from_file_location("language_model_harness", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    results, out = tmp_path / "run.jsonl", tmp_path / "scores"
+    common = ["--games", "2", "--baselines", "random", "--results", str(results), "--no-progress"]
+    flaky = ["--stand-in-fail-every", "4"]
+    assert example.main([*common, *flaky, "--stand-in-down-after", "30", "--endpoint-tries", "2"]) == 1
+    assert "finished games kept in" in capsys.readouterr().err
+    kept = len(results.read_text().splitlines()) - 1
+    assert kept == 1
+    assert example.main([*common, *flaky, "--resume", "--out", str(out)]) == 0
+    scores = json.loads((out / "llm_scores.json").read_text())
+    row = scores[0]["rows"][0]
+    assert row["games"] == 2 and row["endpoint_failures"] > 0 and row["retry_rate"] == 0
+    assert "Games read back from the results file: 1 of 2." in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        example.main(["--stand-in-fail-every", "1"])
+    assert "--stand-in-fail-every must be at least 2" in capsys.readouterr().err

@@ -25,7 +25,8 @@ def scored(script, game="monster_arena-v0", baselines=("random",), games=4, **se
 
 
 def test_a_model_that_never_names_a_legal_move_loses_every_game_under_forfeit():
-    """It once scored 1.000 [0.342, 1.000] against random in Monster Arena on the fallback's moves."""
+    """Scored on a fallback's random moves, such a model can win every game against random in
+    Monster Arena; under forfeit each game is its loss."""
     score = scored(NEVER)
     row = score.to_json()["rows"][0]
     assert (row["wins"], row["losses"], row["games_forfeited"]) == (0, 4, 4)
@@ -89,7 +90,8 @@ def evaluate(server, *more):
 
 
 def test_evaluate_writes_the_model_tables_as_markdown_and_json_and_its_records(tmp_path, capsys):
-    """``evaluate --out`` and ``--save-records`` were refused for llm: fields."""
+    """``evaluate --out`` writes llm_scores.md and .json, ``--save-records`` the model's games, and
+    an existing output is refused."""
     out, records = tmp_path / "out", tmp_path / "records"
     with ScriptedServer(first_legal) as server:
         assert evaluate(server, "--out", str(out), "--save-records", str(records), "--timeout", "5") == 0
