@@ -7,7 +7,7 @@ legal moves: the model must name a move the rules allow from the rules and the t
 
 import json
 
-from monster_zoo.envs.core.json_view import rules_summary
+from monster_zoo.envs.core.json_view import rules_summary, view_legend
 
 ANSWER_FORMAT = "Think briefly if you need to, then end with one line: move: <id or name of your move>"
 
@@ -15,7 +15,9 @@ ANSWER_FORMAT = "Think briefly if you need to, then end with one line: move: <id
 def system_prompt(spec, legal_moves: bool = True) -> str:
     """The rules summary of ``spec``'s game, the table's symbols and what is asked of the model
     (told the view lists its moves only where ``legal_moves``)."""
-    legend = f"How to read the table's symbols:\n{spec.legend}\n\n" if spec.legend else ""
+    # the legend of the view the model reads (in words where the view lists what the terminal draws)
+    symbols = view_legend(spec)
+    legend = f"How to read the table's symbols:\n{symbols}\n\n" if symbols else ""
     return (
         f"You play {spec.title} as one seat at the table. The rules, in short:\n\n{rules_summary(spec.name)}\n"
         f"{legend}"
