@@ -7,6 +7,11 @@ from pathlib import Path
 from monster_zoo.cli.common import EVAL_EXTRA, PROG, missing_packages, seed_argument
 
 DEFAULT_OUT = Path("docs/leaderboard.md")
+# The first line, before the tables are planned and the first game's kernels load.
+STARTING = (
+    f"{PROG} leaderboard: planning the tournaments; each says what it plays as it starts "
+    "(the first run on a machine compiles the kernels, cached after it)..."
+)
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
@@ -76,6 +81,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return 1
+    print(STARTING, file=sys.stderr, flush=True)
     out = leaderboard.run(
         args.games or envs.available(),
         args.out,
