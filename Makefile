@@ -4,7 +4,7 @@
 PY := .venv/bin/python
 PIP := $(PY) -m pip install -q
 
-.PHONY: venv demo test docs bench play match pictures clean-cache
+.PHONY: venv demo test lint docs bench play match pictures clean-cache
 
 venv: $(PY)
 
@@ -29,6 +29,15 @@ DEMO_ARGS := --total-timesteps 3000000 --eval-every 1000000 --eval-games 200 --c
 test: venv
 	$(PIP) -e '.[dev,bench,train,distributed,web,docs,openspiel,examples,gpu,llm,openenv,device-train]'
 	$(PY) -m pytest -n auto
+
+# What CI checks before the tests: ruff's lint and format (pyproject.toml's [tool.ruff]) and mypy
+# over the public API (pyproject.toml's [tool.mypy], run by .ci/typecheck on the package as it
+# installs). `ruff check --fix .` and `ruff format .` repair most of what the first two find.
+lint: venv
+	$(PIP) -e '.[dev]'
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) .ci/typecheck
 
 # The documentation site (docs/, Sphinx + MyST + Furo) into docs/_build/html; a warning is an error.
 # First the results pages (docs/results/) and the README's headline table, rendered from the

@@ -24,7 +24,7 @@ class Request:
     gave (``"runs/x.npz"`` of ``"ppo:runs/x.npz"``), else None."""
 
     game_id: str
-    options: dict
+    options: Mapping | None  # None: an env whose config cannot be read back into options
     seed: int = 0
     name: str = ""
     version: int | None = None

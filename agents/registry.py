@@ -95,7 +95,8 @@ def versioned_name(game_id: str, short: str) -> str:
 def available_agents(game_id: str) -> list[str]:
     """Names ``make_agent`` accepts for ``game_id``: short kinds, then versioned names."""
     game = game_name(game_id)
-    short, versioned = [], []
+    short: list[str] = []
+    versioned: list[str] = []
     for kind in agent_kinds().values():
         names = kind.names(game_id)
         if names and kind.listed(game_id):
@@ -182,14 +183,18 @@ def make_agent(name: str, game, seed: int = 0, options: dict | None = None) -> A
     an unknown game, and the shipped player counts for a champion that does not exist.
     """
     target = game_of(game, options)  # an unknown game or bad options fail first, naming the valid ones
-    game_id, options = target.game_id, target.options
+    game_id, rule_options = target.game_id, target.options
     label, name = split_label(name)
     reader = next((prefix for prefix in _model_prefixes() if name.startswith(prefix.prefix)), None)
     if reader is not None:
-        agent = reader.read(Request(game_id, options, seed, path=name[len(reader.prefix) :]))
+        agent = reader.read(Request(game_id, rule_options, seed, path=name[len(reader.prefix) :]))
     else:
         kind, short, version = _resolve(game_id, name)
-        agent = kind.make(Request(game_id, options, seed, name=short, version=version))
+        if kind.make is None:  # a kind that only reads model files names no agent of its own
+            raise ValueError(
+                f"{name!r} plays only from a model file: " + ", ".join(p.shown for p in kind.models)
+            )
+        agent = kind.make(Request(game_id, rule_options, seed, name=short, version=version))
     if agent.made_for is None:  # an agent that reads the rules from the state: its game's id is enough
         agent.made_for = GameRules.any_rules(game_id)
     if label is not None:

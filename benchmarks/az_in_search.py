@@ -138,8 +138,7 @@ LOOP, WHOLE = len(PIECES), len(PIECES) + 1
     L_ROOTS,
     L_ROOT_INPUTS,
     L_ROOT_UNITS,
-    L_READS,
-) = range(10)
+) = range(9)
 TICKS = types.int64[::1]
 STATS = types.float64[::1]
 

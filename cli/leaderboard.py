@@ -9,6 +9,11 @@ from monster_zoo.cli.common import EVAL_EXTRA, PROG, missing_packages, overwrite
 # Its own folder in the working directory: a run never lands on the shipped docs/leaderboard.md
 # unless --out names it (and --overwrite allows replacing it).
 DEFAULT_OUT = Path("leaderboard-results/leaderboard.md")
+# The first line, before the tables are planned and the first game's kernels load.
+STARTING = (
+    f"{PROG} leaderboard: planning the tournaments; each says what it plays as it starts "
+    "(the first run on a machine compiles the kernels, cached after it)..."
+)
 
 
 def add_parser(commands) -> argparse.ArgumentParser:
@@ -88,6 +93,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error(
                 f"{problem} (a file of the leaderboard at {args.out}; --resume continues the run that wrote it)"
             )
+    print(STARTING, file=sys.stderr, flush=True)
     out = leaderboard.run(
         games,
         args.out,

@@ -51,11 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``monster-zoo`` command; return its exit status."""
-    argv: list[str] = list(sys.argv[1:] if argv is None else argv)
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] in FORWARDED:
-            return FORWARDED[argv[0]](argv[1:])
-        args = build_parser().parse_args(argv)
+        if words and words[0] in FORWARDED:
+            return FORWARDED[words[0]](words[1:])
+        args = build_parser().parse_args(words)
         return args.run(args, args.command_parser)
     except KeyboardInterrupt:  # Ctrl-C: a word and the shell's status instead of a traceback
         print(f"\n{PROG}: interrupted", file=sys.stderr)

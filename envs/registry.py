@@ -36,6 +36,7 @@ def register(game, module: str | None = None, *, listed: bool = True) -> None:
     game out of :func:`available` (every other function serves it), for games used only by tests.
     The shipped games need no call: they are found by their page modules' file names.
     """
+    entry: str | SimpleNamespace
     if isinstance(game, str):
         if not isinstance(module, str):
             raise TypeError(f"register({game!r}, module): module must name the module that serves the game")
@@ -306,10 +307,10 @@ def _register_with_gymnasium(game_id: str) -> None:
     import gymnasium
 
     if gymnasium_id(game_id) not in gymnasium.registry:
-        gymnasium.register(
+        gymnasium.register(  # the entry points by name, gymnasium's convention
             id=gymnasium_id(game_id),
-            entry_point=make_learner_env,
-            vector_entry_point=make_vector_env,
+            entry_point="monster_zoo.envs.registry:make_learner_env",
+            vector_entry_point="monster_zoo.envs.registry:make_vector_env",
             kwargs={"game_id": game_id},
         )
 

@@ -147,6 +147,14 @@ def plan(games: Sequence[str], scale: float = 1.0) -> list[Table]:
     return tables
 
 
+def describe_table(table: Table) -> str:
+    """One line for the log: the game, its player count, its field and games per pairing."""
+    return (
+        f"{table.game_id} at {table.num_players} players: {', '.join(visible(a) for a in table.field)}, "
+        f"{table.games} games per pairing"
+    )
+
+
 def play_table(table: Table, seed: int, folder: Path, progress: bool, resume: bool = False) -> dict:
     """Play one tournament, write its JSON and picture into ``folder``; return its summary. Each
     finished pairing is kept in a hidden folder beside them until the table is written, and with
@@ -315,12 +323,21 @@ def run(
     start = time.perf_counter()
     summaries = [finished_table(t, seed, folder) if resume else None for t in tables]
     todo = [i for i, s in enumerate(summaries) if s is None]
+    print(
+        f"{len(todo)} of {len(tables)} tournaments to play"
+        + (f" ({len(tables) - len(todo)} read back from {folder})" if len(todo) < len(tables) else ""),
+        file=sys.stderr,
+        flush=True,
+    )
     if jobs == 1:
-        for i in todo:
+        for k, i in enumerate(todo):
+            print(f"[{k + 1}/{len(todo)}] {describe_table(tables[i])}", file=sys.stderr, flush=True)
             summaries[i] = play_table(tables[i], seed, folder, progress, resume)
     else:
         # The longest tournaments start first, so the pool does not wait on one at the end.
         order = sorted(todo, key=lambda i: -tables[i].games * len(tables[i].field))
+        for k, i in enumerate(order):
+            print(f"[{k + 1}/{len(order)}] {describe_table(tables[i])}", file=sys.stderr, flush=True)
         with ProcessPoolExecutor(jobs) as pool:
             futures = {i: pool.submit(play_table, tables[i], seed, folder, progress, resume) for i in order}
             for i in todo:

@@ -86,9 +86,14 @@ def test_writes_markdown_pictures_and_json_and_jobs_do_not_change_results(tmp_pa
         assert {p["agent"] for p in first["ratings"]} == set(first["field"])
 
 
-def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path, tiny_search, monkeypatch):
+def test_resume_reads_back_finished_tables_and_plays_only_what_changed(
+    tmp_path, tiny_search, monkeypatch, capsys
+):
     out = tmp_path / "lb.md"
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False)
+    said = capsys.readouterr().err  # each tournament is announced before it plays
+    assert "2 of 2 tournaments to play" in said
+    assert f"[1/2] {GAME} at 2 players: " in said and f"[2/2] {GAME} at 4 players: " in said
     first = out.read_text()
     played = []
     real = leaderboard.play_table
@@ -100,6 +105,7 @@ def test_resume_reads_back_finished_tables_and_plays_only_what_changed(tmp_path,
     monkeypatch.setattr(leaderboard, "play_table", counting)
     leaderboard.run([GAME], out, seed=3, scale=0.05, progress=False, resume=True)
     assert played == []
+    assert "0 of 2 tournaments to play (2 read back from " in capsys.readouterr().err
     again = out.read_text()
     assert "2 of them taken from an earlier run" in again
     # the tables read back render exactly as when they were played (the records are not kept)

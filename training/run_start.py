@@ -18,6 +18,7 @@ import csv
 import dataclasses
 import io
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import field
@@ -34,6 +35,17 @@ BASELINES = ("random", "greedy")
 # 5% (about the last 20 rollouts), so that one slow update, evaluation or busy spell moves them
 # little.
 PROGRESS_SMOOTHING = 0.05
+
+
+def say_starting(command: str) -> None:
+    """The run's first line, as soon as its arguments pass: loading torch (or Ray) and compiling the
+    game's kernels can take a minute before the trainer's own lines, and silence reads as a hang."""
+    print(
+        f"{command}: arguments checked; loading the trainer's packages and compiling the game's "
+        "kernels (cached after the first run)...",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def flag(default, help: str):

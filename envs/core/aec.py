@@ -5,6 +5,8 @@ Each game's ``raw_env`` is a subclass of :class:`KernelAECEnv` made from its dec
 else (validation, illegal actions, rewards, rendering, pickling) lives here once.
 """
 
+from typing import ClassVar
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -13,7 +15,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .action_trail import ActionTrail
-from .contract import H_CURRENT, H_TERMINAL
+from .contract import H_CURRENT, H_TERMINAL, GameSpec
 from .header import running, truncated
 from .illegal import IllegalActionError, checked_action
 from .inputs import PETTINGZOO_PROBE, check_reset_options, check_seed
@@ -33,7 +35,7 @@ class KernelAECEnv(AECEnv, EzPickle):
     ``metadata``. Constructor keywords are the game's options (see its docs).
     """
 
-    spec = None
+    spec: ClassVar[GameSpec]  # set by each game's subclass
     metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS, "is_parallelizable": False}
 
     def __init__(self, **options):
@@ -56,14 +58,16 @@ class KernelAECEnv(AECEnv, EzPickle):
                 {"observation": box, "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8)}
             )
         )
-        self._act_space = spaces.Discrete(spec.num_actions)
+        self._act_space: spaces.Discrete = spaces.Discrete(spec.num_actions)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self._state = np.zeros(spec.state_size, np.int32)
         self._mask = np.zeros(spec.num_actions, np.int8)
         self._returns = np.zeros(n, np.float32)
         self._rng = None
-        self._trail = None  # the game's actions, to name and highlight the last one in a picture
+        self._trail: ActionTrail | None = (
+            None  # the game's actions, to name and highlight the last one in a picture
+        )
 
     # --- PettingZoo API ------------------------------------------------------
     def observation_space(self, agent):
@@ -95,7 +99,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._sync_selection()
         self._publish_masks()
 
@@ -132,6 +136,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         # recorded, not copied: the picture rebuilds the state this action met to name it as each
         # seat saw it (naming it now, in words, would cost every step for the few that are drawn)
+        assert self._trail is not None  # reset() made it, and an agent is selected only after reset()
         self._trail.record(self._seat[agent], index)
         self.spec.apply_action(self._state, index, self._rng)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -187,6 +192,7 @@ class KernelAECEnv(AECEnv, EzPickle):
         if agent not in self._seat:
             raise KeyError(f"unknown agent {agent!r}; possible agents: {', '.join(self.possible_agents)}")
         seat = self._seat[agent]
+        assert self._trail is not None  # _require_reset above
         named = self._trail.named(self.spec.apply_action, self.spec.describe_action, seat)
         result = game_result(self)
         over = result["terminated"] or result["truncated"]

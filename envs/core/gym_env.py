@@ -63,7 +63,7 @@ class LearnerEnv(gym.Env):
         )
         self._started = False
         self._fresh = False  # the current game has not seen a learner action yet
-        self._seed_of_last_view = None
+        self._seed_of_last_view: int | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start a game; with ``seed`` the game and the learner's seat are reproducible.

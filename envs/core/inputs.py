@@ -19,6 +19,7 @@ Every refusal is a ``ValueError`` whose message names the entry point, the value
 
 import numbers
 from collections.abc import Sequence
+from typing import Literal, overload
 
 import numpy as np
 
@@ -33,6 +34,14 @@ PETTINGZOO_PROBE = "options"
 def _is_integer(value) -> bool:
     """A Python or numpy integer that is not a bool."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+@overload
+def check_seed(seed, where: str, allow_none: Literal[False]) -> int: ...
+
+
+@overload
+def check_seed(seed, where: str, allow_none: bool = True) -> int | None: ...
 
 
 def check_seed(seed, where: str, allow_none: bool = True) -> int | None:

@@ -51,6 +51,7 @@ from monster_zoo.training.run_start import (
     flag,
     new_run,
     parse_options,
+    say_starting,
 )
 from monster_zoo.training.run_start import build_parser as parser_for
 
@@ -660,6 +661,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.resume:
         args = resumed_args(argv, parser)
     check_arguments(parser, args, argument_problem, game_problem, branch_problem, init_network_problem)
+    say_starting(parser.prog)
     try:
         device = choose_device(args.device)
         lock = claim(Path(args.resume)) if args.resume else None

@@ -56,6 +56,7 @@ from monster_zoo.training.run_start import (
     parse_mix,
     ppo_flag_bounds,
     progress_bar,
+    say_starting,
 )
 from monster_zoo.training.run_start import build_parser as parser_for
 
@@ -250,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = Args(**vars(parser.parse_args(argv)))
     check_arguments(parser, args, argument_problem)
+    say_starting(parser.prog)
     import torch
 
     # needs the device-train extra

@@ -55,6 +55,7 @@ from monster_zoo.training.run_start import (
     new_run,
     parse_mix,
     progress_bar,
+    say_starting,
 )
 
 LEARNER = "learner"
@@ -315,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = league_parser()
     args = Args(**vars(parser.parse_args(argv)))
     check_arguments(parser, args, argument_problem)
+    say_starting(parser.prog)
     import ray
     from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_MODULE_STEPS_SAMPLED_LIFETIME
 
