@@ -43,10 +43,9 @@ from monster_zoo.agents.az.shipped import (
     shipped_versions,
 )
 from monster_zoo.agents.base import Agent, state_needed
-from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
-from monster_zoo.agents.belief.tracker import Belief
+from monster_zoo.agents.belief.believing import Believing
+from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.game_rules import GameRules
-from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.agents.shipped_files import verify_shipped
@@ -69,7 +68,7 @@ def _network(network: AZNetwork | str | Path, game_id: str | None, options: Mapp
     return network, game_id, num_players, made_for
 
 
-class AZAgent(Agent):
+class AZAgent(Believing, Agent):
     """Search guided by ``network``: ``simulations`` per move, settings as
     :class:`~monster_zoo.agents.az.search.SearchSettings`. ``determinize=False`` searches the state
     as given (for tests of perfect-information positions). ``belief`` (as
@@ -132,30 +131,10 @@ class AZAgent(Agent):
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
         self.policy = np.zeros(self.spec.num_actions, np.float32)
         self._settings = self.settings.as_array()
-        chosen = belief_settings(belief)
-        hides = self.determinize and getattr(self.spec, "hides_information", True)
-        self.belief_settings = chosen if hides else None
-        self.opponent_model = greedy_kernel(game_id) if self.belief_settings is not None else None
-        self.belief: Belief | None = None
+        self.keep_belief(belief, game_id, self.determinize)
         self._particles = np.empty((0, self.spec.state_size), np.int32)
         self._cumulative = np.empty(0, np.float64)
         super().__init__(seed)
-
-    def reset(self, seed: int) -> None:
-        """Reseed the agent and forget the last game's belief."""
-        super().reset(seed)
-        if getattr(self, "belief_settings", None) is not None:
-            self.belief = Belief(self.spec, self.belief_settings, self.opponent_model, self.rng)
-
-    def watch(self, seat: int, state: np.ndarray, mover: int = -1, action: int = -1) -> None:
-        """What this agent's ``seat`` saw (see :meth:`MCTSAgent.watch
-        <monster_zoo.agents.search.agent.MCTSAgent.watch>`)."""
-        if self.belief is None:
-            return
-        if mover < 0:
-            self.belief.start(seat, state)
-        else:
-            self.belief.heard(mover, action, state)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The search's choice for the seat on move in ``state`` (left unmodified); WrongGameError
@@ -171,9 +150,7 @@ class AZAgent(Agent):
             )
         if not np.any(action_mask):
             raise ValueError("the action mask allows no action: this agent is not on move")
-        if self.belief is not None:
-            self.belief.catch_up(root)
-            self._particles, self._cumulative = self.belief.particles, self.belief.cumulative()
+        self._particles, self._cumulative = self.belief_particles(root)
         if self.budget_ms is not None:
             self._size_to_budget(root)
         return int(self._search(root, self._settings, self.rng))

@@ -20,9 +20,10 @@ candidate:
 * the move is applied with the particle's own generator, which deals any chance it holds (a card
   drawn). Where the move drew on chance, it is applied ``tries`` times from the same particle and
   the weight is multiplied by the share of tries whose result shows the seat what the game showed
-  it, an unbiased estimate of the probability of what the seat saw; the particle becomes the first
-  such result. A move that drew on nothing (its generator untouched) is applied once: what the seat
-  sees after it is then certain or impossible.
+  it, an unbiased estimate of the probability of what the seat saw (the candidate's result is the
+  first such replay). A move that drew on nothing (its generator untouched) is applied once: what the seat
+  sees after it is then certain or impossible. Where a game keeps a deck's order in the state, a
+  card turned up was fixed when the particle was dealt: certain or impossible in it too.
 
 The particle's factor sums its candidates' (likelihood times share), and the particle becomes the
 result of one of them, drawn in proportion.

@@ -22,10 +22,9 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.agents.base import Agent, state_needed
-from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
-from monster_zoo.agents.belief.tracker import Belief
+from monster_zoo.agents.belief.believing import Believing
+from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.game_rules import GameRules
-from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.agents.search.tree import SearchTree, belief_search, no_determinize
 from monster_zoo.envs.core.contract import H_NUM_PLAYERS
@@ -35,7 +34,7 @@ DEFAULT_SIMULATIONS = 10000
 DEFAULT_EXPLORATION = 1.0
 
 
-class MCTSAgent(Agent):
+class MCTSAgent(Believing, Agent):
     """Information-set MCTS: ``simulations`` rollouts per move, UCB1 with constant ``exploration``.
 
     ``determinize=False`` searches the state as given (perfect information; for tests
@@ -71,28 +70,8 @@ class MCTSAgent(Agent):
         self.spec = envs.spec(game_id)
         self.made_for = GameRules.any_rules(game_id)  # it refuses any other game's states
         self.tree: SearchTree | None = None
-        settings = belief_settings(belief)
-        hides = self.determinize and getattr(self.spec, "hides_information", True)
-        self.belief_settings = settings if hides else None
-        self.opponent_model = greedy_kernel(game_id) if self.belief_settings is not None else None
-        self.belief: Belief | None = None
+        self.keep_belief(belief, game_id, self.determinize)
         super().__init__(seed)
-
-    def reset(self, seed: int) -> None:
-        """Reseed the agent and forget the last game's belief."""
-        super().reset(seed)
-        if getattr(self, "belief_settings", None) is not None:
-            self.belief = Belief(self.spec, self.belief_settings, self.opponent_model, self.rng)
-
-    def watch(self, seat: int, state: np.ndarray, mover: int = -1, action: int = -1) -> None:
-        """What this agent's ``seat`` saw: the deal (``mover`` -1) or ``mover``'s ``action``, after
-        which the game is ``state`` (read only through the seat's view: a redeal for ``seat``)."""
-        if self.belief is None:
-            return
-        if mover < 0:
-            self.belief.start(seat, state)
-        else:
-            self.belief.heard(mover, action, state)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: np.ndarray | None = None) -> int:
         """The most visited root action after the search (ties broken with the agent's generator)."""
@@ -112,11 +91,7 @@ class MCTSAgent(Agent):
         s = self.spec
         tree = self._tree(s.num_actions, int(root[H_NUM_PLAYERS]))
         hidden = self.determinize and s.determinize is not None
-        if self.belief is not None:
-            self.belief.catch_up(root)
-            particles, cumulative = self.belief.particles, self.belief.cumulative()
-        else:
-            particles, cumulative = np.empty((0, root.shape[0]), np.int32), np.empty(0, np.float64)
+        particles, cumulative = self.belief_particles(root)
         tree.size = belief_search(
             root,
             self.simulations,

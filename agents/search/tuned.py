@@ -64,7 +64,7 @@ class TunedMCTS(MCTSAgent):
 
     fraction = 1
 
-    belief: BeliefSettings | None = None  # uniform redeals
+    belief_defaults: BeliefSettings | None = None  # uniform redeals
 
     def __init__(self, seed: int = 0, game_id: str | None = None):
         if game_id is None:
@@ -76,7 +76,7 @@ class TunedMCTS(MCTSAgent):
             exploration=config.exploration,
             game_id=game_id,
             rollout_policy=rollout_kernel(game_id, config.rollout),
-            belief=type(self).belief,
+            belief=self.belief_defaults,
         )
         self.rollout = config.rollout
 
@@ -87,7 +87,7 @@ class BeliefTunedMCTS(TunedMCTS):
     (:class:`~monster_zoo.agents.belief.settings.BeliefSettings`). In a game that hides nothing it
     plays as version 2."""
 
-    belief = BeliefSettings()
+    belief_defaults = BeliefSettings()
 
 
 class FastTunedMCTS(TunedMCTS):
