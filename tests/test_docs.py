@@ -10,7 +10,6 @@ pages read the leaderboard); it runs by default, since CI must build the site.
 """
 
 import json
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -303,68 +302,3 @@ def test_subcommands_are_read_from_positional_arguments_only():
     )
     assert subcommands(text) == ["budget", "training"]
     assert subcommands("usage: tool [-h] [--rollout {random,greedy}]\n\noptions:\n  -h\n") == []
-
-
-# Words that tell how the project was made rather than what it is; "game session" is the browser
-# app's and the MCP server's name for a game being played, a product concept, and a "helper" is
-# also a kind of function (`@helper`), so only the forms that name a person count.
-HISTORY = re.compile(
-    r"\bsessions?\b|\bissue \d+|\bthe lead\b|\bthis round\b"
-    r"|\b(?:another|other|two|three|the) helpers?\b|\bhelpers?'|\ba helper (?:whose|who)\b",
-    re.I,
-)
-PRODUCT_SESSIONS = re.compile(r"game sessions?|--max-sessions|--session-ttl|session_ttl|max_sessions", re.I)
-HISTORY_FREE = (
-    "CONTRIBUTING.md",
-    "envs/README.md",
-    "agents/README.md",
-    "agents/champions/README.md",
-    "training/README.md",
-    "training/AZ.md",
-    "benchmarks/README.md",
-    "examples/README.md",
-)
-
-
-def pages_to_read() -> list[Path]:
-    """The hand-written pages: the folders' READMEs the site includes and the site's own markdown
-    (the CHANGELOG, where history belongs, and the generated pages left out)."""
-    site = [
-        path
-        for path in DOCS.rglob("*.md")
-        if not {"_build", "results"} & set(path.relative_to(DOCS).parts)
-        and path.name not in ("changelog.md", "leaderboard.md")
-    ]
-    return [REPOSITORY / name for name in HISTORY_FREE] + sorted(site)
-
-
-def test_no_page_tells_development_history():
-    """No page says "session", "issue N", "the lead", "helper" or "this round": a page says what the
-    product is and why, in its own words; what changed when is the CHANGELOG's."""
-    found = []
-    for path in pages_to_read():
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if HISTORY.search(PRODUCT_SESSIONS.sub("", line)):
-                found.append(f"{path.relative_to(REPOSITORY)}:{number}: {line.strip()}")
-    assert not found, "development history in the documentation:\n" + "\n".join(found)
-
-
-def test_the_history_check_finds_what_it_looks_for():
-    """The pattern catches the forms history takes and leaves the product's own words alone."""
-    for text in (
-        "the fourteenth session",
-        "issue 44 point 2",
-        "the lead's part",
-        "a helper's run",
-        "this round",
-    ):
-        assert HISTORY.search(PRODUCT_SESSIONS.sub("", text)), text
-    for text in (
-        "at most --max-sessions games",
-        "a game session ends",
-        "the leaderboard",
-        "help CARD",
-        "`@helper` functions",
-        "its error names this helper",
-    ):
-        assert not HISTORY.search(PRODUCT_SESSIONS.sub("", text)), text
