@@ -74,7 +74,7 @@ class AZAgent(Believing, Agent):
     as given (for tests of perfect-information positions). ``belief`` (as
     :class:`~monster_zoo.agents.search.agent.MCTSAgent` takes it) starts the simulations from the
     seat's belief in a game that hides information, kept from what the game's loop tells
-    :meth:`watch`. After each move ``tree`` holds the
+    :meth:`~monster_zoo.agents.belief.believing.Believing.watch`. After each move ``tree`` holds the
     search and ``policy`` its improved policy.
 
     ``budget_ms`` (default None: ``simulations`` as given) makes the budget a CPU time per move,
