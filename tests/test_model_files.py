@@ -437,13 +437,15 @@ def test_readme_evaluate_line_refuses_a_two_player_model_in_three_player_games(t
     assert "| row vs column | random | greedy | demo-s1 |" in capsys.readouterr().out
 
 
-def test_the_readme_evaluate_line_runs_with_the_demo_model(tmp_path, capsys):
-    """The README's own evaluate command, with a 2-player model at ``runs/<run>/``, runs as written."""
+def test_the_quickstart_evaluate_line_runs_with_the_demo_model(tmp_path, capsys):
+    """The quick start's own evaluate command, with a 2-player model at ``runs/<run>/``, runs as written."""
     pytest.importorskip("openskill")
     import shlex
 
     line = next(
-        x for x in (ROOT / "README.md").read_text().splitlines() if x.startswith("monster-zoo evaluate")
+        x
+        for x in (ROOT / "docs" / "quickstart.md").read_text().splitlines()
+        if x.startswith("monster-zoo evaluate")
     )
     run = tmp_path / "runs" / f"{GAME}__demo__1__1700000000"
     run.mkdir(parents=True)
