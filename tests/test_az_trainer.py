@@ -255,13 +255,15 @@ def test_a_run_folder_takes_one_trainer_at_a_time(tmp_path, capsys):
 def test_run_files_are_written_whole(tmp_path, monkeypatch):
     """args.json, the checkpoint's progress.json, metrics.csv (rewritten at the start) and
     summary.json go through the atomic writer; no temporary file is left behind."""
+    from monster_zoo.training import run_start
     from monster_zoo.training.az import trainer as az
 
     written = []
     real = az.write_atomic
-    monkeypatch.setattr(
-        az, "write_atomic", lambda path, data: written.append(Path(path).name) or real(path, data)
-    )
+    for module in (az, run_start):  # the trainer's own files, and the metrics log of every trainer
+        monkeypatch.setattr(
+            module, "write_atomic", lambda path, data: written.append(Path(path).name) or real(path, data)
+        )
     run_dir = train(tmp_path, "--rounds", "1")
     assert {"args.json", "metrics.csv", "progress.json", "summary.json"} <= set(written)
     assert not [p for p in run_dir.rglob("*") if p.name.endswith(".tmp")]

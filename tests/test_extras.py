@@ -90,11 +90,12 @@ CHECKS = {
     "examples": [[EXAMPLES / "tianshou_dqn.py"]],
     "bench": [["-m", "monster_zoo.benchmarks.bench", "--help"]],
     "device-train": [["-m", "monster_zoo.cli", "device-train", "--help"]],
+    "torchrl": [[EXAMPLES / "torchrl_ppo.py", "--total-frames", "512"]],
     "gpu": [["-m", "monster_zoo.cli", "gpu", "check"]],
     "docs": [["-c", "import sphinx, myst_parser, furo, matplotlib, openskill; print('docs ok')"]],
     "dev": [["-m", "pytest", "--version"]],
 }
-HEAVY = {"train", "distributed", "examples", "bench", "device-train", "gpu", "docs", "dev"}
+HEAVY = {"train", "distributed", "examples", "bench", "device-train", "torchrl", "gpu", "docs", "dev"}
 
 
 def test_every_extra_has_a_check():

@@ -201,5 +201,8 @@ def test_any_host_needs_allow_any_host_and_then_warns(capsys, monkeypatch):
     assert err.value.code == 2 and "--allow-any-host" in said and "DNS rebinding" in said
     monkeypatch.setattr(server, "warm", lambda settings, say: None)
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: None)
+    # uvicorn's Config points its log handlers at the stderr of the moment, which is this test's
+    # capture: left there, they would write to a closed file in every later test of the process
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
     server.serve(Settings(), "127.0.0.1", 0, say=lambda line: None, named_hosts=["*"], allow_any_host=True)
     assert "warning: --allow-any-host" in capsys.readouterr().err

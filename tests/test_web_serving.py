@@ -48,6 +48,12 @@ def address(monkeypatch):
     thread.start()
     while not running.started:
         time.sleep(0.02)
+    # the games' catalogue is built on its first request (every agent kind at every player count),
+    # as `monster-zoo serve` does before it listens; the tests time the requests after it
+    with socket.create_connection(sock.getsockname(), timeout=300) as first:
+        first.sendall(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        while first.recv(65536):
+            pass
     yield sock.getsockname()
     running.should_exit = True
     thread.join(timeout=10)
