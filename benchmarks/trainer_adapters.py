@@ -2,8 +2,9 @@
 
     python -m monster_zoo.benchmarks.trainer_adapters                      # the full comparison
     python -m monster_zoo.benchmarks.trainer_adapters --quick              # a smoke test; numbers mean little
+    python -m monster_zoo.benchmarks.trainer_adapters --only-race --race 180  # CleanRL example vs device-train
 
-Two comparisons, each timed ``--repeats`` times with the two sides interleaved (so that other load
+Three comparisons and a race, each comparison timed ``--repeats`` times with the two sides interleaved (so that other load
 moves both alike), medians reported:
 
 * **gymnasium**, at each of ``--counts`` games: learner decisions per second of
@@ -19,7 +20,13 @@ moves both alike), medians reported:
   (RLlib's ``synchronous_parallel_sample``) with :func:`~monster_zoo.training.rllib.vector.vector_ppo_config`
   (``--rllib-envs`` learner games through the batched engine) against
   :func:`~monster_zoo.training.rllib.ppo.ppo_config` (one game of the multi-agent ``RLlibGameEnv``),
-  the same network (``fcnet_hiddens`` 64, 64); ``--rllib-steps`` decisions a repeat.
+  the same network (``fcnet_hiddens`` 64, 64); ``--rllib-steps`` decisions a repeat;
+* **the race** (with ``--race SECONDS``): ``examples/cleanrl_masked_ppo.py`` at its full settings
+  (1024 games, 64 steps, against greedy) and ``monster-zoo device-train`` at its defaults, each
+  trained for the same wall time, one after the other; then each final policy (its most likely legal
+  action) plays ``--race-games`` games against greedy and against random by one evaluation, device-train's
+  own (seats rotated, 95% Wilson intervals). Reported: each trainer's timesteps, timesteps/s and win
+  rates, and the ratio of the rates.
 
 Every line printed is JSON: first the run's facts (git revision and whether the tree was dirty,
 CPU, cores, versions, 1-minute load), then one line per comparison with each side's repeats, their
@@ -68,6 +75,16 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--rllib-envs", type=int, default=256, help="learner games of the RLlib vector runner"
     )
     parser.add_argument("--rllib-steps", type=int, default=4000, help="module decisions per RLlib repeat")
+    parser.add_argument(
+        "--race",
+        type=float,
+        default=0.0,
+        help="also race the CleanRL example against device-train, seconds each (0: no race)",
+    )
+    parser.add_argument(
+        "--race-games", type=int, default=400, help="games against each baseline after the race"
+    )
+    parser.add_argument("--only-race", action="store_true", help="run the race alone (needs --race)")
     parser.add_argument("--repeats", type=int, default=5, help="timed repeats of each side; medians reported")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and the actions")
     parser.add_argument("--quick", action="store_true", help="tiny sizes for a smoke test")
@@ -82,10 +99,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.quick:
         args.counts, args.steps, args.torchrl_envs, args.frames, args.repeats = [4], 3, 4, 64, 1
         args.rllib_envs, args.rllib_steps = 4, 100
+        args.race, args.race_games = min(args.race, 5.0), min(args.race_games, 8)
+    if args.race < 0:
+        parser.error(f"--race {args.race}: expected seconds of wall time per trainer, 0 or more")
+    if args.only_race and not args.race:
+        parser.error("--only-race needs --race SECONDS (the wall time of each trainer)")
     sizes = [args.steps, args.torchrl_envs, args.frames, args.repeats, args.rllib_envs, args.rllib_steps]
-    if min([*sizes, *args.counts]) < 1:
+    if min([*sizes, *args.counts, args.race_games]) < 1:
         parser.error(
-            "--counts, --steps, --torchrl-envs, --frames, --rllib-envs, --rllib-steps and --repeats must be at least 1"
+            "--counts, --steps, --torchrl-envs, --frames, --rllib-envs, --rllib-steps, --race-games and --repeats"
+            " must be at least 1"
         )
     return args
 
@@ -268,6 +291,134 @@ def rllib_comparison(args) -> dict:
     }
 
 
+def load_cleanrl_example():
+    """``examples/cleanrl_masked_ppo.py`` as a module (the examples folder is not a package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "cleanrl_masked_ppo.py"
+    if not path.is_file():
+        raise SystemExit(f"the race needs {path}, which ships with a clone of the repository, not the wheel")
+    spec = importlib.util.spec_from_file_location("cleanrl_masked_ppo", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def rates_record(rates: dict) -> dict:
+    """Win rates (``WinRate`` by baseline name) as plain data."""
+    return {
+        name: {"rate": r.rate, "interval": list(r.interval), "games": r.games} for name, r in rates.items()
+    }
+
+
+def race(args) -> dict:
+    """The CleanRL example and device-train, ``args.race`` seconds of training each, then both policies
+    evaluated alike against the baselines."""
+    import subprocess
+    import tempfile
+
+    import torch
+
+    from monster_zoo.agents.ppo.agent import PPOAgent
+    from monster_zoo.training.run_start import baseline_rates
+
+    options = {"num_players": args.num_players}
+    example = load_cleanrl_example()
+    settings = ["--num-envs", "1024", "--num-steps", "64", "--opponent", "greedy"]
+    if args.quick:
+        settings = ["--num-envs", "16", "--num-steps", "8", "--opponent", "greedy"]
+    cleanrl_args = example.parse_args(
+        [
+            "--game",
+            args.game,
+            "--num-players",
+            str(args.num_players),
+            "--seed",
+            str(args.seed),
+            *settings,
+            "--total-timesteps",
+            str(10**12),
+            "--time-limit",
+            str(args.race),
+        ]
+    )
+    torch.manual_seed(cleanrl_args.seed)
+    torch.set_num_threads(cleanrl_args.torch_threads)
+    opponents = [example.make_agent("greedy", args.game, args.seed, options)]
+    vector = envs.make_vector_env(
+        args.game, cleanrl_args.num_envs, opponents=opponents, seed=args.seed, **options
+    )
+    agent = example.Agent(
+        vector.single_observation_space.shape[0], vector.single_action_space.n, cleanrl_args.hidden
+    )
+    timesteps, seconds = example.train(cleanrl_args, vector, agent)
+    linears = [m for m in agent.actor if isinstance(m, torch.nn.Linear)]
+    layers = [
+        (
+            m.weight.detach().numpy().T.astype(np.float64),
+            m.bias.detach().numpy().astype(np.float64),
+            "tanh" if k < len(linears) - 1 else None,
+        )
+        for k, m in enumerate(linears)
+    ]
+    policy = PPOAgent(args.seed, layers=layers, deterministic=True)
+    cleanrl = {
+        "settings": " ".join(settings),
+        "timesteps": timesteps,
+        "train_seconds": round(seconds, 1),
+        "timesteps_per_second": round(timesteps / seconds, 1),
+        "winrates": rates_record(
+            baseline_rates(policy, args.game, options, args.seed, args.race_games, intervals=True)
+        ),
+    }
+    with tempfile.TemporaryDirectory() as out:
+        command = [
+            sys.executable,
+            "-m",
+            "monster_zoo.training.device_ppo",
+            "--game",
+            args.game,
+            "--option",
+            f"num_players={args.num_players}",
+            "--seed",
+            str(args.seed),
+            "--time-limit",
+            str(args.race / 60),
+            "--total-timesteps",
+            str(10**12),
+            "--eval-every",
+            "0",
+            "--eval-games",
+            str(args.race_games),
+            "--checkpoint-every",
+            "0",
+            "--out-dir",
+            out,
+            "--no-progress",
+            "--no-plot",
+        ]
+        if args.quick:
+            command += ["--num-envs", "16", "--num-steps", "8", "--batch-size", "64"]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        summary = json.loads(next(Path(out).glob("*/summary.json")).read_text(encoding="utf-8"))
+    device_train = {
+        "settings": "defaults" if not args.quick else "quick",
+        "timesteps": summary["timesteps"],
+        "train_seconds": summary["train_seconds"],
+        "timesteps_per_second": summary["timesteps_per_second"],
+        "winrates": {k[len("winrate_vs_") :]: v for k, v in summary.items() if k.startswith("winrate_vs_")},
+    }
+    return {
+        "comparison": "race",
+        "seconds_each": args.race,
+        "eval_games": args.race_games,
+        "unit": "learner timesteps/s; win rates against the baselines, seats rotated",
+        "cleanrl_example": cleanrl,
+        "device_train": device_train,
+        "ratio": round(device_train["timesteps_per_second"] / cleanrl["timesteps_per_second"], 2),
+    }
+
+
 def run_facts(args) -> dict:
     """What the run ran on: git revision, host, versions, settings and the load at its start."""
     status = _git("status", "--porcelain", "--untracked-files=no")
@@ -298,6 +449,10 @@ def main(argv=None) -> int:
     comparisons.append(lambda: torchrl_comparison(args))
     if args.rllib:
         comparisons.append(lambda: rllib_comparison(args))
+    if args.only_race:
+        comparisons = []
+    if args.race:
+        comparisons.append(lambda: race(args))
     for compare in comparisons:
         line = {**compare(), "load_1min_after": round(os.getloadavg()[0], 2)}
         lines.append(line)

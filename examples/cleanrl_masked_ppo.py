@@ -17,7 +17,7 @@ The defaults are a tiny budget (seconds on a CPU). The full settings::
 
 (add ``--device cuda`` on a GPU; ``--time-limit SECONDS`` stops at a wall time, as
 ``monster-zoo device-train --time-limit`` does). The timesteps per second and the win rate against greedy they
-reach, beside ``monster-zoo device-train``'s, are measured by ``benchmarks/trainer_adapters.py``;
+reach, beside ``monster-zoo device-train``'s at equal wall time, are measured by ``benchmarks/trainer_adapters.py --race``;
 docs/guides/own_trainer.md links the measurement.
 """
 

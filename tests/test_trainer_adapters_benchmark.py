@@ -54,6 +54,9 @@ def test_quick_run_records_both_comparisons(tmp_path):
         (["--game", "chess-v0"], "unknown game 'chess-v0'; valid: "),
         (["--counts", "64,x"], "expected comma-separated integers"),
         (["--repeats", "0"], "must be at least 1"),
+        (["--race", "-1"], "expected seconds of wall time per trainer"),
+        (["--only-race"], "--only-race needs --race SECONDS"),
+        (["--race", "5", "--race-games", "0"], "must be at least 1"),
     ],
 )
 def test_bad_arguments_are_refused(argv, words, capsys):
@@ -78,3 +81,33 @@ def test_quick_run_with_rllib_records_the_rllib_comparison():
     last = json.loads(done.stdout.splitlines()[-1])
     assert last["comparison"] == "rllib" and set(last["medians"]) == {"vector_runner", "rllib_env"}
     assert all(v > 0 for v in last["medians"].values())
+
+
+@pytest.mark.slow  # trains two policies for seconds each and plays them against the baselines
+def test_quick_race_trains_both_and_evaluates_them_alike():
+    pytest.importorskip("torchrl")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "monster_zoo.benchmarks.trainer_adapters",
+            "--quick",
+            "--only-race",
+            "--race",
+            "3",
+        ],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [line.get("comparison") for line in lines[1:]] == ["race"]
+    race = lines[-1]
+    for side in ("cleanrl_example", "device_train"):
+        assert race[side]["timesteps"] > 0 and race[side]["timesteps_per_second"] > 0
+        assert set(race[side]["winrates"]) == {"random", "greedy"}
+        assert all(r["games"] == race["eval_games"] for r in race[side]["winrates"].values())
+    expected = race["device_train"]["timesteps_per_second"] / race["cleanrl_example"]["timesteps_per_second"]
+    assert race["ratio"] == pytest.approx(expected, rel=0.01)
