@@ -26,8 +26,10 @@ def env():
 
 
 def call(env, tool, **arguments):
-    """A tool's answer through OpenEnv's step (CallToolAction); (data, error message or None)."""
-    observation = env.step(CallToolAction(tool_name=tool, arguments=arguments))
+    """A tool's answer through OpenEnv's step (CallToolAction); (data, error message or None). The
+    time allowed is generous: OpenEnv's default of 30 s can end a first call that compiles a game's
+    kernels on a busy machine, which is not what these tests are about."""
+    observation = env.step(CallToolAction(tool_name=tool, arguments=arguments), timeout_s=600)
     if observation.error is not None:
         return None, observation.error.message
     return observation.result.data, None
