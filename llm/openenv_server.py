@@ -16,20 +16,36 @@ and refusals are those of the MCP server's :class:`~monster_zoo.llm.table.Client
 refusal comes back as its sentence and changes nothing.
 
 The reward of a step is the client's return once the game is over (``reward="win"``: +1 for a
-win, -1 for a loss, 0 for a draw), 0 before. :func:`create_server` builds OpenEnv's HTTP app
-(``/reset``, ``/step``, ``/state``, ``/ws``, ``/mcp``) around it, and ``python -m
-monster_zoo.llm.openenv_server`` serves it with uvicorn.
+win, -1 for a loss, 0 for a draw), 0 before. A move the table refuses changes nothing and comes back
+as the observation's ``error`` (its sentence) beside the unchanged view, as OpenEnv's tool calls
+carry theirs.
+
+:func:`create_server` builds OpenEnv's HTTP app (``/reset``, ``/step``, ``/state``, ``/ws``,
+``/mcp``) around it, and ``python -m monster_zoo.llm.openenv_server`` serves it with uvicorn. A step
+takes its action as OpenEnv's Action models do: ``{"action": {"move": 3}}`` (or the move's name) is
+a :class:`MoveAction`, and ``{"action": {"type": "call_tool", "tool_name": ..., "arguments": ...}}``
+(or ``{"type": "list_tools"}``) an MCP call; ``/schema`` describes all three. OpenEnv's HTTP
+``/reset`` and ``/step`` each meet a fresh environment, so a game is played through one session:
+the ``/ws`` WebSocket that OpenEnv's clients (``EnvClient``, ``GenericEnvClient``,
+``MCPToolClient``) hold.
+
+FastMCP logs every refused tool call on its own loggers; here each refusal is logged once, on
+``monster_zoo.openenv`` at debug level (quiet unless asked for), since a refused call is the
+client's answer, not the server's news.
 """
 
 import argparse
+import logging
+import re
 from typing import Annotated, Any
 from uuid import uuid4
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from openenv.core.env_server.mcp_environment import MCPEnvironment
+from openenv.core.env_server.mcp_types import CallToolAction, CallToolObservation, ListToolsAction
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictInt, StrictStr, TypeAdapter, model_validator
 
 from monster_zoo import envs
 from monster_zoo.envs.core.json_view import rules_summary
@@ -48,6 +64,15 @@ OPENSPIEL_NAMES = (
     "get_return",
 )
 OUR_NAMES = ("list_games", "new_game", "observe", "act", "get_record")
+NO_GAME = (
+    "no game yet: reset the environment or call new_game (start_game) first; over HTTP, /reset and "
+    "/step each meet a fresh environment, so play a game through one session (the /ws WebSocket, "
+    "as OpenEnv's clients do)"
+)
+LOG = logging.getLogger("monster_zoo.openenv")
+# Where FastMCP logs a refused tool call (on stderr, through its own handler), and how it says so.
+FASTMCP_LOGGER = "fastmcp.server.server"
+FASTMCP_REFUSAL = re.compile(r"(Error calling|Invalid arguments for) tool '([^']+)'")
 # A move as the tools take it: checked by the table (an integer or a text, never a boolean), not by
 # pydantic, whose lax mode reads true as 1 and whose refusals are its own text.
 Move = Annotated[
@@ -68,11 +93,44 @@ class MoveAction(Action):
 
 class GameObservation(Observation):
     """The client's seat after ``reset`` or a move: its JSON view, the game and the seat (as fields, so
-    that OpenEnv's HTTP answers carry them; it leaves ``metadata`` out)."""
+    that OpenEnv's HTTP answers carry them; it leaves ``metadata`` out), and a refused move's reason."""
 
     game: str | None = None
     seat: int | None = None
     view: dict = Field(default_factory=dict)
+    error: str | None = Field(default=None, description="why the move was refused (nothing changed)")
+
+
+# What the server's step reads, by OpenEnv's "type" field: MCP calls; anything else is a move.
+MCP_ACTIONS = {"call_tool": CallToolAction, "list_tools": ListToolsAction}
+
+
+class ServedAction(MoveAction):
+    """The action model the server reads a step's action with: a move as :class:`MoveAction`, or an
+    MCP call (``"type"``: ``"call_tool"`` or ``"list_tools"``) as OpenEnv's own models. OpenEnv reads
+    MCP calls itself only for servers whose action model is an MCP one; this one takes both."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _an_mcp_call_or_a_move(cls, data: Any, handler):
+        if isinstance(data, dict) and data.get("type") in MCP_ACTIONS:
+            return MCP_ACTIONS[data["type"]].model_validate(data)
+        return handler(data)
+
+    @classmethod
+    def model_json_schema(cls, *args, **kwargs) -> dict:
+        """The schema of what a step takes: a move or one of OpenEnv's MCP actions."""
+        return TypeAdapter(MoveAction | CallToolAction | ListToolsAction).json_schema(*args, **kwargs)
+
+
+class ServedObservation(GameObservation):
+    """What the server's steps answer, for its ``/schema``: a move's :class:`GameObservation` or an MCP
+    call's observation."""
+
+    @classmethod
+    def model_json_schema(cls, *args, **kwargs) -> dict:
+        """The schema of what a step answers."""
+        return TypeAdapter(GameObservation | CallToolObservation).json_schema(*args, **kwargs)
 
 
 class GameState(State):
@@ -81,6 +139,31 @@ class GameState(State):
     game: str | None = None
     seat: int | None = None
     over: bool = False
+
+
+class RefusalsOffStderr(logging.Filter):
+    """Keeps FastMCP's records of this environment's refused tool calls off its stderr handler: a
+    refusal is logged once, at debug level, on ``monster_zoo.openenv`` (by :func:`refuse`, or here
+    for arguments FastMCP refused itself). A tool's unexpected error (FastMCP logs its traceback)
+    and other servers' tools pass through."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for a refusal of one of this environment's tools (see the class)."""
+        found = FASTMCP_REFUSAL.match(record.getMessage())
+        if record.exc_info or found is None or found[2] not in OUR_NAMES + OPENSPIEL_NAMES:
+            return True
+        if found[1] == "Invalid arguments for":
+            LOG.debug("refused %s", record.getMessage().removeprefix("Invalid arguments for tool "))
+        return False
+
+
+REFUSALS_OFF_STDERR = RefusalsOffStderr()
+
+
+def refuse(message: str) -> ToolError:
+    """The tool error a client reads for a refusal, logged once at debug level."""
+    LOG.debug("refused: %s", message)
+    return ToolError(message)
 
 
 class GameEnvironment(MCPEnvironment):
@@ -92,6 +175,9 @@ class GameEnvironment(MCPEnvironment):
         self.table = ClientTable(settings if settings is not None else Settings())
         self.game_handle: str | None = None
         self._state = GameState(episode_id=None, step_count=0)
+        fastmcp_log = logging.getLogger(FASTMCP_LOGGER)
+        if REFUSALS_OFF_STDERR not in fastmcp_log.filters:
+            fastmcp_log.addFilter(REFUSALS_OFF_STDERR)
         server = FastMCP("monster-zoo")
         for tool in self._tools():
             server.tool(tool)
@@ -120,13 +206,18 @@ class GameEnvironment(MCPEnvironment):
         return self._observation(started["view"])
 
     def _step_impl(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> GameObservation:
-        """Play a :class:`MoveAction`; any other action is refused naming the ones taken."""
+        """Play a :class:`MoveAction`; a refused move answers the unchanged view and the refusal's
+        sentence (``error``). Any other action is refused naming the ones taken."""
         if not isinstance(action, MoveAction):
             raise ValueError(
                 f"{type(action).__name__} is not an action here: send MoveAction(move=...) or an MCP "
                 "ListToolsAction / CallToolAction"
             )
-        return self._observation(self._play(action.move))
+        try:
+            return self._observation(self._play(action.move))
+        except ToolError as refusal:  # logged where it was raised
+            view = self._view() if self.game_handle is not None else {}
+            return self._observation(view, error=str(refusal))
 
     @property
     def state(self) -> GameState:
@@ -151,7 +242,7 @@ class GameEnvironment(MCPEnvironment):
             """One game's entry of list_games, with its rules in short."""
             entry = next((g for g in table.list_games() if g["game"] == game), None)
             if entry is None:
-                raise ToolError(f"unknown game {game!r}; available: {', '.join(envs.available())}")
+                raise refuse(f"unknown game {game!r}; available: {', '.join(envs.available())}")
             return {**entry, "rules_summary": rules_summary(envs.spec(game).name)}
 
         def new_game(
@@ -239,20 +330,21 @@ class GameEnvironment(MCPEnvironment):
 
     def _handle(self) -> str:
         if self.game_handle is None:
-            raise ToolError("no game yet: reset the environment or call new_game (start_game) first")
+            raise refuse(NO_GAME)
         return self.game_handle
 
     def _return(self, view: dict) -> float:
         result = view.get("result")
         return float(result["returns"][self._state.seat]) if result else 0.0
 
-    def _observation(self, view: dict) -> GameObservation:
+    def _observation(self, view: dict, error: str | None = None) -> GameObservation:
         return GameObservation(
-            done=bool(view["over"]),
+            done=bool(view.get("over", False)),
             reward=self._return(view),
             game=self._state.game,
             seat=self._state.seat,
             view=view,
+            error=error,
         )
 
     @staticmethod
@@ -261,15 +353,15 @@ class GameEnvironment(MCPEnvironment):
         try:
             return method(*args)
         except RequestError as err:
-            raise ToolError(err.message) from None
+            raise refuse(err.message) from None
 
 
 def create_server(settings: Settings | None = None):
-    """OpenEnv's FastAPI app serving a :class:`GameEnvironment` per session."""
+    """OpenEnv's FastAPI app serving a :class:`GameEnvironment` per session; its steps take a move or an
+    MCP call (:class:`ServedAction`)."""
     from openenv.core.env_server.http_server import create_fastapi_app
-    from openenv.core.env_server.mcp_types import CallToolAction, CallToolObservation
 
-    return create_fastapi_app(lambda: GameEnvironment(settings), CallToolAction, CallToolObservation)
+    return create_fastapi_app(lambda: GameEnvironment(settings), ServedAction, ServedObservation)
 
 
 def main(argv=None) -> int:

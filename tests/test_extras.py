@@ -7,7 +7,8 @@ environment borrows through a ``.pth`` file (as ``.ci/newcomer_check`` borrows t
 a check installs only its extra's own packages (pip's cache serves a repeat run) and numba compiles
 the kernels once for all the checks. The checks are marked ``install`` and run by default; those of
 the extras whose packages are large (torch, Ray, JAX, CUDA, Sphinx) are marked slow as well and run
-with ``pytest -m 'install or slow'``; ``-m 'not install'`` deselects them all.
+with ``pytest -m 'install and slow' tests/test_extras.py``; ``-m 'not install'`` deselects them all.
+In the default run, tests/test_extras_here.py checks those large extras without a download.
 """
 
 import subprocess

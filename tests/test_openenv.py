@@ -3,6 +3,7 @@ state; the MCP tools under monster-zoo's names and OpenSpiel's; refusals in our 
 nothing; and the HTTP server a GRPO trainer points at."""
 
 import json
+import logging
 
 import pytest
 
@@ -25,8 +26,10 @@ def env():
 
 
 def call(env, tool, **arguments):
-    """A tool's answer through OpenEnv's step (CallToolAction); (data, error message or None)."""
-    observation = env.step(CallToolAction(tool_name=tool, arguments=arguments))
+    """A tool's answer through OpenEnv's step (CallToolAction); (data, error message or None). The
+    time allowed is generous: OpenEnv's default of 30 s can end a first call that compiles a game's
+    kernels on a busy machine, which is not what these tests are about."""
+    observation = env.step(CallToolAction(tool_name=tool, arguments=arguments), timeout_s=600)
     if observation.error is not None:
         return None, observation.error.message
     return observation.result.data, None
@@ -121,3 +124,75 @@ def test_the_http_server_resets_steps_and_tells_its_state():
         assert view["game"] == GAME and view["your_turn"]
         schema = client.get("/schema")
         assert schema.status_code == 200
+
+
+def test_the_http_step_takes_a_move_or_an_mcp_call_as_openenv_action_models_do():
+    """``{"action": {"move": ...}}`` is read as a move (strictly: a boolean is refused), ``"type":
+    "call_tool"/"list_tools"`` as OpenEnv's MCP actions, and /schema describes both; an HTTP step meets
+    a fresh environment, so a move there is refused saying where games are played."""
+    from starlette.testclient import TestClient
+
+    from monster_zoo.llm.openenv_server import create_server
+
+    with TestClient(create_server()) as client:
+        move = client.post("/step", json={"action": {"move": 0}})
+        assert move.status_code == 200, move.text
+        observation = move.json()["observation"]
+        assert "no game yet" in observation["error"] and "/ws" in observation["error"]
+        assert move.json()["done"] is False and observation["view"] == {}
+        assert client.post("/step", json={"action": {"move": True}}).status_code == 422
+        assert client.post("/step", json={"action": {"moves": 0}}).status_code == 422
+        tools = client.post("/step", json={"action": {"type": "list_tools"}})
+        assert tools.status_code == 200, tools.text
+        assert set(OUR_NAMES) <= {tool["name"] for tool in tools.json()["observation"]["tools"]}
+        called = client.post(
+            "/step", json={"action": {"type": "call_tool", "tool_name": "list_games", "arguments": {}}}
+        )
+        assert called.status_code == 200 and called.json()["observation"]["error"] is None, called.text
+        schema = json.dumps(client.get("/schema").json()["action"])
+        assert '"move"' in schema and '"tool_name"' in schema
+
+
+def test_a_websocket_session_plays_a_game_by_moves_and_refuses_a_bad_one():
+    """Over /ws (the session OpenEnv's clients hold) reset deals, ``{"move": id}`` plays, and a refused
+    move answers its sentence beside the unchanged view."""
+    from starlette.testclient import TestClient
+
+    from monster_zoo.llm.openenv_server import create_server
+
+    with TestClient(create_server()) as client, client.websocket_connect("/ws") as ws:
+
+        def send(kind, data=None):
+            ws.send_json({"type": kind, **({} if data is None else {"data": data})})
+            answer = ws.receive_json()
+            assert answer["type"] != "error", answer
+            return answer["data"]
+
+        first = send("reset", {"seed": 3, "game": GAME, "options": TWO, "seats": ["client", "random"]})
+        view = first["observation"]["view"]
+        refused = send("step", {"move": 99999})
+        assert "out of range" in refused["observation"]["error"]
+        assert refused["observation"]["view"] == view and refused["done"] is False
+        answer, moves = first, 0
+        while not answer["done"]:
+            legal = answer["observation"]["view"]["legal_moves"]
+            answer = send("step", {"move": legal[0]["name"] if moves % 2 else legal[0]["id"]})
+            assert answer["observation"]["error"] is None
+            moves += 1
+        assert answer["reward"] == answer["observation"]["view"]["result"]["returns"][0]
+        assert send("state")["step_count"] == moves
+
+
+def test_refused_calls_are_logged_once_at_debug_level_and_not_on_stderr(env, capfd, caplog):
+    """FastMCP would write a line to stderr per refused call; each is one debug record of ours."""
+    env.reset(seed=2, game=GAME, options=TWO, seats=["client", "random"])
+    capfd.readouterr()
+    with caplog.at_level(logging.DEBUG, logger="monster_zoo.openenv"):
+        for bad in (True, 99999, "fly"):
+            assert call(env, "play_action", action=bad)[1] is not None
+        assert call(env, "game_info")[1] is not None  # its argument missing: FastMCP refuses it
+        assert env.step(MoveAction(move=99999)).error is not None
+    assert "Error calling tool" not in capfd.readouterr().err
+    ours = [r for r in caplog.records if r.name == "monster_zoo.openenv"]
+    assert len(ours) == 5 and all(r.levelno == logging.DEBUG for r in ours), [r.getMessage() for r in ours]
+    assert "out of range" in ours[1].getMessage() and "game_info" in ours[3].getMessage()
