@@ -32,6 +32,7 @@ from results_format import (
 
 LEADERBOARD = "docs/leaderboard"
 CHAMPION_RUNS = "training/results/champions"
+TRAINING_RESULTS = "training/results"
 
 
 def by_trainer(runs: list, trainer: str, field: str) -> list:
@@ -236,8 +237,41 @@ def strength_rows(src: Sources) -> list[tuple[str, dict]]:
     return src.jsonl("az_strength_*.jsonl")
 
 
+def search_baseline_rows(src: Sources, pattern: str) -> list[list[str]]:
+    """One row per ``search_report`` measurement in the files of ``training/results`` matching
+    ``pattern``: the search in one seat against greedy in the others."""
+    rows = []
+    for name, r in src.jsonl(pattern, TRAINING_RESULTS):
+        bounds = [r.get("low"), r.get("high")]
+        rows.append(
+            [
+                text(r.get("game")),
+                exact(r.get("num_players")),
+                f"{exact(r.get('simulations'))} simulations, exploration {exact(r.get('exploration'))}, "
+                f"{text(r.get('rollout'))} rollouts",
+                rate_with_interval(
+                    r.get("win_rate"), bounds if all(map(is_number, bounds)) else None, r.get("games")
+                ),
+                fixed(r.get("even_share"), 2),
+                f"{fixed(r.get('cpu_s_per_move'), 3)} ({fixed(r.get('cpu_s_longest_move'), 3)})",
+                when(r, name),
+                host(r),
+                commit(r),
+                protocol(
+                    f"seed {exact(r.get('seed'))}",
+                    f"{exact(r.get('moves'))} search moves in {fixed(r.get('wall_s'), 0, ' s')}",
+                    f"load {load(r.get('load_average'))} at the end",
+                    text(r.get("note")) if r.get("note") else "",
+                    text(r.get("source")) if r.get("source") else "",
+                ),
+            ]
+        )
+    return rows
+
+
 def agents_page(root: Path) -> Page:
-    """The learned search's strength, the PPO champions' evaluations and the leaderboard's rankings."""
+    """The search baselines against greedy, the learned search's strength, the PPO champions'
+    evaluations and the leaderboard's rankings."""
     src = Sources(root, set())
 
     def strength_row(name: str, r: dict) -> list[str]:
@@ -331,6 +365,32 @@ def agents_page(root: Path) -> Page:
             ]
         )
     sections = [
+        section(
+            "Search baselines against greedy",
+            "The tuned `mcts` in one seat against greedy in every other seat, seats rotated, deals "
+            "paired (`python -m monster_zoo.evaluation.search_report --game <id> --players <n> "
+            "--games <g>`). CPU time per move is the search's process CPU time after one untimed "
+            "decision that compiles it; the longest move is in brackets.",
+            table(
+                columns(
+                    "game | players | configuration | win rate vs greedy [95%] | even share | CPU s per move, mean (longest) | date | host | git | protocol"
+                ),
+                search_baseline_rows(src, "search.jsonl"),
+                key=lambda row: (row[1].rjust(3), row[0], row[2]),
+            ),
+        ),
+        section(
+            "Search candidates screened",
+            "The candidates the settings above were chosen from, 20 or 21 games each as a screen, the "
+            "same protocol.",
+            table(
+                columns(
+                    "game | players | configuration | win rate vs greedy [95%] | even share | CPU s per move, mean (longest) | date | host | git | protocol"
+                ),
+                search_baseline_rows(src, "search_screen.jsonl"),
+                key=lambda row: (row[0], row[1].rjust(3), row[2]),
+            ),
+        ),
         section(
             "Learned search against mcts",
             "`az` (or its network) in one seat, the tuned search in every other seat; seats rotated, "
