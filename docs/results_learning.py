@@ -7,6 +7,7 @@ used, for its notice) and formats every value through ``results_format``.
 
 from pathlib import Path
 
+from results_az import findings_section
 from results_format import (
     NOT_RECORDED,
     DataError,
@@ -407,6 +408,7 @@ def agents_page(root: Path) -> Page:
             "The policy network without its search, against greedy and against the PPO champion.",
             table(header, groups["network alone"], key=lambda row: (row[0], row[1].rjust(3), row[3])),
         ),
+        findings_section(src),
         section(
             "PPO champions' evaluation",
             "Every seed trained for a champion, evaluated on the same deals; the shipped one is marked.",

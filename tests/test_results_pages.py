@@ -324,3 +324,27 @@ def test_the_search_baselines_come_from_the_training_results_folder():
     assert len(measured) == len(screened) == 2
     assert measured[1][3] == "0.500 [0.400, 0.600] (200 games)" and screened[1][3].endswith("(20 games)")
     assert "transcribed" in screened[1][-1] and "training/results/search_screen.jsonl" in page
+
+
+def test_a_finding_shows_its_value_range_and_interval_and_keeps_the_discussion_order():
+    from results_learning import agents_page
+
+    records = [
+        {"topic": "what a move costs", "game": "g", "metric": "microseconds", "value": [7, 12]},
+        {
+            "topic": "warm starts",
+            "game": "g",
+            "metric": "win rate",
+            "value": 0.65,
+            "interval95": [0.55, 0.74],
+        },
+        {"topic": "a finding of its own", "game": "g", "metric": "win rate", "value": 0.5},
+    ]
+    root = root_with({"docs/measurements/az_findings_x.jsonl": "\n".join(map(json.dumps, records)) + "\n"})
+    header, *rows = table_rows(agents_page(root).markdown(), "Findings of the learned search")
+    value = header.index("value [95%]")
+    assert [(row[0], row[value]) for row in rows] == [
+        ("warm starts", "0.650 [0.550, 0.740]"),
+        ("what a move costs", "7 to 12"),
+        ("a finding of its own", "0.500"),
+    ]
