@@ -86,6 +86,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return 1
+    # Said before the plan, which loads every game's declaration and the shipped files' digests.
+    print(STARTING, file=sys.stderr, flush=True)
     # Only now (the eval extra is there): the files this run would write, a tournament that
     # --resume reuses excluded; one that exists is replaced only with --overwrite.
     games = args.games or envs.available()
@@ -95,7 +97,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error(
                 f"{problem} (a file of the leaderboard at {args.out}; --resume continues the run that wrote it)"
             )
-    print(STARTING, file=sys.stderr, flush=True)
     out = leaderboard.run(
         games,
         args.out,

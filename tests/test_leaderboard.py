@@ -188,16 +188,27 @@ def test_tables_play_seat_balanced_counts_and_older_json_is_read_back(tmp_path, 
 
 
 def test_the_command_says_what_it_does_then_its_expected_duration_before_the_first_game(
-    tmp_path, tiny_search, capsys
+    tmp_path, tiny_search, capsys, monkeypatch
 ):
-    """The first line comes before anything slow; every field is timed with a line of its own (its
-    first moves compile); the estimate, compiling apart, comes before the first tournament."""
+    """The first line comes before anything slow (the plan loads every declaration and digest);
+    every field is timed with a line of its own (its first moves compile); the estimate,
+    compiling apart, comes before the first tournament."""
     from monster_zoo.cli import main as cli
 
+    said_before_the_plan = []
+    plan = leaderboard.plan
+
+    def plan_after_the_first_line(*args, **kwargs):
+        if not said_before_the_plan:
+            said_before_the_plan.append(capsys.readouterr().err)
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(leaderboard, "plan", plan_after_the_first_line)
     out = tmp_path / "lb.md"
     argv = ["leaderboard", "--games", GAME, "--scale", "0.05", "--out", str(out), "--no-progress"]
     assert cli.main(argv) == 0
-    err = capsys.readouterr().err.splitlines()
+    assert said_before_the_plan[0].startswith("monster-zoo leaderboard: planning the tournaments")
+    err = (said_before_the_plan[0] + capsys.readouterr().err).splitlines()
     assert err[0].startswith("monster-zoo leaderboard: planning the tournaments and timing")
     assert err[1] == "2 of 2 tournaments to play"
     timing = [k for k, line in enumerate(err) if line.startswith("estimating [")]
