@@ -11,7 +11,8 @@ runs the same comparison). The sources:
   ``torch_threads_*``);
 * ``training/results/search.jsonl``: the search baselines against greedy (``search_report``);
 * ``docs/leaderboard/*.json``: the leaderboard's tournaments (``monster-zoo leaderboard``);
-* ``training/results/champions/``: the PPO champions' training summaries and evaluations.
+* ``training/results/champions/``: the PPO champions' training summaries, evaluations and
+  side-by-side batches (``batch_*.jsonl``).
 
 Every row carries its date, host, git commit and protocol where its record has them, and "not
 recorded" where it does not: a missing field is never filled in. The data files are parsed as

@@ -228,9 +228,60 @@ def training_page(root: Path) -> Page:
                 key=lambda row: (row[0],),
             ),
         ),
+        section(
+            "Champion runs side by side",
+            "Candidate champions trained at once on one machine, one core each, for the same wall "
+            "time; each run's final policy against greedy and against random.",
+            table(
+                columns(
+                    "run | game | players | seed | timesteps | training | timesteps/s | vs greedy | vs random | date | host | git | protocol"
+                ),
+                batch_rows(src),
+                key=lambda row: (row[1], row[2].rjust(3), row[3].rjust(3)),
+            ),
+        ),
         "On a GPU the same trainer's figures are on the [GPU page](gpu.md).",
     ]
     return Page("training", "Training", sections, sorted(src.used))
+
+
+def batch_rows(src: Sources) -> list[list[str]]:
+    """One row per run of the champions' batches (``training/results/champions/batch_*.jsonl``)."""
+    rows = []
+    for name, r in src.jsonl("batch_*.jsonl", CHAMPION_RUNS):
+        args = r.get("args") if isinstance(r.get("args"), dict) else {}
+        rates = {}
+        for opponent in ("greedy", "random"):
+            key = next((k for k in r if k.startswith(f"vs_{opponent}_")), None)
+            found = r.get(key) if key and isinstance(r.get(key), dict) else {}
+            games = key.rsplit("_", 1)[1] if key else None
+            rates[opponent] = rate_with_interval(
+                found.get("rate"), found.get("interval"), int(games) if games and games.isdigit() else None
+            )
+        rows.append(
+            [
+                text(r.get("run")),
+                text(r.get("game")),
+                exact(r.get("num_players")),
+                exact(r.get("seed")),
+                exact(r.get("timesteps")),
+                fixed(r.get("train_seconds") / 60 if is_number(r.get("train_seconds")) else None, 1, " min"),
+                exact(r.get("timesteps_per_second")),
+                rates["greedy"],
+                rates["random"],
+                when(r, name),
+                text(r.get("machine")),
+                commit(r),
+                protocol(
+                    f"opponents {text(args.get('opponents'))}",
+                    f"warm start {text(args.get('warm_start'))}",
+                    f"{exact(args.get('num_envs'))} games",
+                    f"net {text(args.get('net_arch'))}",
+                    f"torch threads {exact(args.get('torch_threads'))}",
+                ),
+            ]
+        )
+    return rows
 
 
 def strength_rows(src: Sources) -> list[tuple[str, dict]]:

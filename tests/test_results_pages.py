@@ -348,3 +348,25 @@ def test_a_finding_shows_its_value_range_and_interval_and_keeps_the_discussion_o
         ("what a move costs", "7 to 12"),
         ("a finding of its own", "0.500"),
     ]
+
+
+def test_a_champion_batch_row_reads_its_games_from_the_rates_names_and_names_its_machine():
+    from results_learning import training_page
+
+    record = {
+        "run": "r",
+        "game": "g",
+        "num_players": 4,
+        "seed": 2,
+        "train_seconds": 360.0,
+        "vs_greedy_200": {"rate": 0.36, "interval": [0.3, 0.43]},
+        "machine": "a machine | with a pipe",
+    }
+    root = root_with({"training/results/champions/batch_x.jsonl": json.dumps(record) + "\n"})
+    header, row = table_rows(training_page(root).markdown(), "Champion runs side by side")
+    assert row[header.index("vs greedy")] == "0.360 [0.300, 0.430] (200 games)"
+    assert row[header.index("vs random")] == f"{NOT_RECORDED} [interval not recorded]"
+    assert (
+        row[header.index("training")] == "6.0 min"
+        and row[header.index("host")] == "a machine \\| with a pipe"
+    )
