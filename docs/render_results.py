@@ -193,9 +193,9 @@ def index_page(root: Path, pages: list[Page]) -> Page:
 DESCRIPTIONS = {
     "speed": "the CPU engines against PettingZoo, OpenSpiel and Pgx; the greedy kernels; the commands' wall times.",
     "gpu": "the engine, Pgx and the trainer on a GPU; parity on the device.",
-    "training": "training throughput; device-train against SB3; the champions' training runs.",
+    "training": "training throughput; device-train against SB3 and its settings; the champions' training runs, alone and side by side.",
     "trainers": "the trainer adapters against what users reach the games with without them; the CleanRL-style example against device-train; torch threads in the trainer.",
-    "agents": "the search baselines against greedy; the learned search's strength; the PPO champions' evaluations; the leaderboard's rankings.",
+    "agents": "the search baselines against greedy and the candidates screened; the learned search's strength and findings; the PPO champions' evaluations; the leaderboard's rankings.",
 }
 
 
