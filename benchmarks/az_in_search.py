@@ -4,12 +4,14 @@
     python -m monster_zoo.benchmarks.az_in_search --games monster_arena-v0,monstargh-v0
     python -m monster_zoo.benchmarks.az_in_search --quick               # a smoke test; numbers mean little
 
-:mod:`monster_zoo.benchmarks.az_simulation` times each piece of a simulation alone, in a loop over
-root positions; its pieces add up to 2.8-4.4 us less than a simulation. This one times the pieces where the search runs them: :func:`timed_search` is
-:func:`~monster_zoo.agents.az.search.gumbel_search` (same pieces, same order, same draws: it
-chooses what the search chooses, ``tests/test_az_benchmarks.py`` holds it to that) with the CPU's
-cycle counter read around each piece, so every piece is timed on the leaves the search really
-reaches, with the tree and the network sharing the caches as they do in play.
+:mod:`monster_zoo.benchmarks.az_simulation` times each kernel of a simulation alone, in a loop over
+root positions. This one times the search's own parts where the search runs them:
+:func:`timed_search` calls the parts of :func:`~monster_zoo.agents.az.search.belief_gumbel_search`
+(``_root_prepare``, ``_descend``, ``_leaf_input``, ``forward_legal``, ``_leaf_output``,
+``_finish_simulation``, ``_root_finish``) in the search's order with the CPU's cycle counter read
+around each, so it chooses what the search chooses (``tests/test_az_benchmarks.py`` holds it to
+that, to the bit) and every part is timed on the leaves the search really reaches, with the tree
+and the network sharing the caches as they do in play.
 
 Per game, over ``--positions`` live positions at its smallest player count (the positions of
 :func:`~monster_zoo.benchmarks.az_simulation.positions`) with its shipped network, searched with
@@ -18,17 +20,16 @@ Per game, over ``--positions`` live positions at its smallest player count (the 
 - **search**: the plain :func:`gumbel_search`, whole, called from Python once a position (the
   fastest of ``--repeats``), as ``az_simulation`` times it;
 - **timed**: :func:`timed_search`, whole: the search plus the counter's reads;
-- each piece, summed over a simulation, less one empty piece's cycles a call (two reads back to
-  back): ``root choice`` (``_root_scores`` and ``_root_action``), ``copy+redeal``,
-  ``apply_action`` (every action of the descent), ``legal_mask`` (below the root and at the leaf),
-  ``legal list`` (the legal actions listed from the mask), ``puct``, ``new node``, ``observe``
-  (the leaf's observation and player count), ``network`` (``forward_legal``), ``priors``
-  (``_leaf_output``), ``backup``;
+- each part, summed over a simulation, less one empty part's cycles a call (two reads back to
+  back): ``descent`` (``_descend``: the root's action by sequential halving, the copy of the root
+  redealt, every action down the tree with the legal masks and PUCT below the root, the new node),
+  ``leaf input`` (``_leaf_input``: the leaf's legal actions and its observation), ``network``
+  (``forward_legal``), ``priors`` (``_leaf_output``), ``backup`` (``_finish_simulation``);
 - ``per search``: what runs once a search, inside numba (its arrays, the root's pass, preparation
   and the improved policy), spread over its simulations; ``call``: Python's call into numba (the
-  timed copy's whole less its time inside), spread likewise (self-play calls numba once a move
+  timed search's whole less its time inside), spread likewise (self-play calls numba once a move
   for all its games, so it pays this once for 32 or 64 searches); ``rest``: **search** less all
-  of the above (the loop's own work between the pieces, less the counter's reads where they
+  of the above (the loop's own work between the parts, less the counter's reads where they
   overlap);
 - the leaves: mean depth (actions applied a simulation), the share of simulations whose leaf the
   network evaluated, its legal actions, and the share of the network's inputs and first-layer
@@ -54,11 +55,9 @@ from monster_zoo.agents.az.network import (
     MAX_SEATS,
     PARAMS,
     SHAPES,
-    count_input,
     forward,
     forward_legal,
     network_input,
-    nonzero_indices,
     random_network,
     read_network,
 )
@@ -66,27 +65,23 @@ from monster_zoo.agents.az.search import (
     CHILDREN,
     COUNTS,
     PRIORS,
-    S_C_PUCT,
-    S_C_SCALE,
-    S_C_VISIT,
-    S_MIN_SPREAD,
+    S_ROLLOUT,
     S_SIMULATIONS,
     SETTINGS,
     VALUES,
     SearchSettings,
+    _descend,
+    _finish_simulation,
+    _leaf_input,
     _leaf_output,
-    _new_node,
-    _puct_action,
-    _root_action,
     _root_finish,
     _root_legal,
     _root_prepare,
-    _root_scores,
     gumbel_search,
     trees,
 )
 from monster_zoo.agents.az.shipped import shipped_network_path
-from monster_zoo.agents.search.tree import UNTRIED, backup, no_determinize, start_simulation
+from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games
 from monster_zoo.benchmarks.az_simulation import positions, simulation_arguments
@@ -96,7 +91,6 @@ from monster_zoo.envs.core.contract import (
     FLOATS,
     H_CURRENT,
     H_NUM_PLAYERS,
-    H_TERMINAL,
     LEGAL_MASK_T,
     OBSERVE_T,
     POLICY_T,
@@ -104,29 +98,14 @@ from monster_zoo.envs.core.contract import (
     RNG,
     STATE,
 )
-from monster_zoo.envs.core.header import running, truncated
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.evaluation.host import cpu_name
 
-# The pieces' rows of the ``ticks`` and ``calls`` arrays, in the order printed.
-PIECES = (
-    "root choice",
-    "copy+redeal",
-    "apply_action",
-    "legal_mask",
-    "legal list",
-    "puct",
-    "new node",
-    "observe",
-    "network",
-    "priors",
-    "backup",
-)
-(P_ROOT, P_START, P_APPLY, P_LEGAL, P_LIST, P_PUCT, P_NODE, P_OBSERVE, P_NETWORK, P_PRIORS, P_BACKUP) = range(
-    len(PIECES)
-)
-# Rows of ``ticks`` past the pieces': a search's loop of simulations, and the whole search.
-LOOP, WHOLE = len(PIECES), len(PIECES) + 1
+# The parts' rows of the ``ticks`` and ``calls`` arrays, in the order printed.
+PARTS = ("descent", "leaf input", "network", "priors", "backup")
+P_DESCENT, P_LEAF, P_NETWORK, P_PRIORS, P_BACKUP = range(len(PARTS))
+# Rows of ``ticks`` past the parts': a search's loop of simulations, and the whole search.
+LOOP, WHOLE = len(PARTS), len(PARTS) + 1
 # Entries of the ``leaves`` statistics: sums over the simulations (and over the searches' roots).
 (
     L_SIMULATIONS,
@@ -172,125 +151,10 @@ def _nonzero_share(x, units):
 
 
 @njit(cache=True)
-def _tally(ticks, calls, piece, cycles):
-    """Count one call of ``piece`` that took ``cycles``."""
-    ticks[piece] += cycles
-    calls[piece] += 1
-
-
-@njit(cache=True)
-def _timed_legal_list(state, mask, legal, legal_mask, ticks, calls):
-    """``state``'s legal mask into ``mask`` and its list into ``legal`` (their count returned),
-    each timed."""
-    t = _clock()
-    legal_mask(state, mask)
-    u = _clock()
-    count = nonzero_indices(mask, legal)
-    _tally(ticks, calls, P_LEGAL, u - t)
-    _tally(ticks, calls, P_LIST, _clock() - u)
-    return count
-
-
-@njit(cache=True)
-def _timed_descent(
-    root,
-    k,
-    resample,
-    rng,
-    settings,
-    root_legal,
-    root_count,
-    root_logits,
-    probs,
-    noise,
-    raw_value,
-    schedule,
-    sigma,
-    scores,
-    sim,
-    sim_rng,
-    mask,
-    legal,
-    path,
-    size,
-    children,
-    visits,
-    values,
-    priors,
-    apply_action,
-    legal_mask,
-    determinize,
-    ticks,
-    calls,
-):
-    """``search._descend`` with each piece timed into ``ticks`` (and counted in ``calls``)."""
-    player = root[H_CURRENT]
-    t = _clock()
-    _root_scores(
-        root_legal,
-        root_count,
-        root_logits,
-        probs,
-        noise,
-        raw_value,
-        player,
-        settings[S_C_VISIT],
-        settings[S_C_SCALE],
-        settings[S_MIN_SPREAD],
-        children,
-        visits,
-        values,
-        sigma,
-        scores,
-    )
-    action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
-    u = _clock()
-    _tally(ticks, calls, P_ROOT, u - t)
-    if action < 0:
-        return -1, 0, size
-    start_simulation(root, player, resample, rng, sim, sim_rng, determinize)
-    t = _clock()
-    _tally(ticks, calls, P_START, t - u)
-    node = path[0]
-    depth = 1
-    while True:
-        t = _clock()
-        apply_action(sim, action, sim_rng)
-        u = _clock()
-        _tally(ticks, calls, P_APPLY, u - t)
-        child = children[node, action]
-        if child == UNTRIED:
-            child = size
-            _new_node(child, children, visits, values, priors)
-            children[node, action] = child
-            path[depth] = child
-            t = _clock()
-            _tally(ticks, calls, P_NODE, t - u)
-            return child, depth + 1, size + 1
-        node = child
-        path[depth] = node
-        depth += 1
-        if not running(sim):
-            return node, depth, size
-        count = _timed_legal_list(sim, mask, legal, legal_mask, ticks, calls)
-        t = _clock()
-        action = _puct_action(
-            node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values, priors
-        )
-        _tally(ticks, calls, P_PUCT, _clock() - t)
-
-
-@njit(cache=True)
-def state_over(state, result, returns):
-    """``search._leaf_input``'s first half: at the end of the game (or cut off) every seat's value
-    into ``result`` and True; else False."""
-    if state[H_TERMINAL] != 0:
-        returns(state, result)
-        return True
-    if truncated(state):
-        result[:] = 0.0
-        return True
-    return False
+def _tally(ticks, calls, part, cycles):
+    """Count one call of ``part`` that took ``cycles``."""
+    ticks[part] += cycles
+    calls[part] += 1
 
 
 @njit(
@@ -340,9 +204,10 @@ def timed_search(
     calls,
     leaves,
 ):
-    """:func:`gumbel_search` without rollouts (``rollout`` unused), every piece of its simulations
-    timed into ``ticks`` (cycles, one row per piece of :data:`PIECES`; ``calls`` counts them) and
-    its leaves described in ``leaves`` (sums, the ``L_*`` entries); return the chosen action."""
+    """:func:`gumbel_search` from its own parts, each part of its simulations timed into ``ticks``
+    (cycles, one row per part of :data:`PARTS`; ``calls`` counts them) and its leaves described
+    in ``leaves`` (sums, the ``L_*`` entries); return the chosen action. The arrays and the calls
+    are :func:`~monster_zoo.agents.az.search.belief_gumbel_search`'s without a belief."""
     start = _clock()
     simulations = np.int64(settings[S_SIMULATIONS])
     num_actions = children.shape[1]
@@ -357,6 +222,9 @@ def timed_search(
     logits = np.zeros(num_actions, np.float32)
     relative = np.zeros(MAX_SEATS, np.float32)
     result = np.zeros(n, np.float32)
+    rolled = np.zeros(n, np.float32)
+    particles = np.empty((0, root.shape[0]), np.int32)
+    cumulative = np.empty(0, np.float64)
     observe_into(root, root[H_CURRENT], obs)
     network_input(obs, n, x)
     root_logits = np.zeros(num_actions, np.float32)
@@ -397,7 +265,8 @@ def timed_search(
     size = 1
     loop = _clock()
     for k in range(simulations):
-        leaf, depth, size = _timed_descent(
+        t = _clock()
+        leaf, depth, size = _descend(
             root,
             k,
             resample,
@@ -425,26 +294,19 @@ def timed_search(
             apply_action,
             legal_mask,
             determinize,
-            ticks,
-            calls,
+            particles,
+            cumulative,
         )
+        u = _clock()
+        _tally(ticks, calls, P_DESCENT, u - t)
         if leaf < 0:
             break
         leaves[L_SIMULATIONS] += 1
         leaves[L_DEPTH] += depth - 1
-        # search._leaf_input, its pieces timed apart.
-        count = 0
-        if state_over(sim, result, returns):
-            pass
-        else:
-            count = _timed_legal_list(sim, mask, legal_actions, legal_mask, ticks, calls)
-            t = _clock()
-            n_obs = x.shape[0] - MAX_SEATS
-            observe_into(sim, sim[H_CURRENT], x[:n_obs])
-            count_input(n_obs, sim[H_NUM_PLAYERS], x)
-            _tally(ticks, calls, P_OBSERVE, _clock() - t)
+        count = _leaf_input(sim, mask, legal_actions, x, result, legal_mask, returns, observe_into)
+        t = _clock()
+        _tally(ticks, calls, P_LEAF, t - u)
         if count > 0:
-            t = _clock()
             forward_legal(params, shapes, x, scratch, legal_actions, count, logits, relative)
             u = _clock()
             _leaf_output(sim, leaf, legal_actions, count, logits, relative, result, priors)
@@ -456,7 +318,22 @@ def timed_search(
             leaves[L_INPUTS] += inputs
             leaves[L_UNITS] += units
         t = _clock()
-        backup(path, depth, result, visits, values)
+        _finish_simulation(
+            sim,
+            sim_rng,
+            settings[S_ROLLOUT],
+            mask,
+            rolled,
+            result,
+            path,
+            depth,
+            visits,
+            values,
+            legal_mask,
+            apply_action,
+            returns,
+            rollout,
+        )
         _tally(ticks, calls, P_BACKUP, _clock() - t)
     ticks[LOOP] += _clock() - loop
     action = _root_finish(
@@ -487,9 +364,9 @@ def read_clock():
 
 
 @njit(types.float64(types.int64), cache=True)
-def empty_piece(repeats):
-    """Cycles an empty piece measures (two reads back to back, the first's cost inside), the
-    fastest of ``repeats``: taken off every timed piece's calls."""
+def empty_part(repeats):
+    """Cycles an empty part measures (two reads back to back, the first's cost inside), the
+    fastest of ``repeats``: taken off every timed part's calls."""
     best = np.inf
     for _ in range(repeats):
         t = _clock()
@@ -507,8 +384,8 @@ def cycle_rate() -> float:
 
 
 def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
-    """Microseconds per simulation of the whole search, of the timed copy and of each piece in it,
-    and the leaves' statistics (see the module doc)."""
+    """Microseconds per simulation of the whole search, of the timed search and of each part in
+    it, and the leaves' statistics (see the module doc)."""
     spec = envs.spec(game_id)
     path = shipped_network_path(game_id)
     network = read_network(path) if path.is_file() else random_network(game_id, (256, 256))
@@ -567,7 +444,7 @@ def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
         best_plain = min(best_plain, time.perf_counter() - start)
         ticks, calls, leaves = (
             np.zeros(WHOLE + 1, np.int64),
-            np.zeros(len(PIECES), np.int64),
+            np.zeros(len(PARTS), np.int64),
             np.zeros(L_ROOT_UNITS + 1, np.float64),
         )
         start = time.perf_counter()
@@ -577,14 +454,14 @@ def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
             best_timed, kept = elapsed, (ticks, calls, leaves)
     ticks, calls, leaves = kept
     sims = leaves[L_SIMULATIONS]
-    bias = empty_piece(10_000)
+    bias = empty_part(10_000)
     micro = 1e6 / rate / sims  # microseconds per simulation of a tick count
     out = {"search": best_plain * 1e6 / sims, "timed": best_timed * 1e6 / sims}
-    for k, name in enumerate(PIECES):
+    for k, name in enumerate(PARTS):
         out[name] = max(0.0, ticks[k] - calls[k] * bias) * micro
     out["call"] = out["timed"] - ticks[WHOLE] * micro
     out["per search"] = (ticks[WHOLE] - ticks[LOOP]) * micro
-    out["rest"] = out["search"] - out["call"] - out["per search"] - sum(out[name] for name in PIECES)
+    out["rest"] = out["search"] - out["call"] - out["per search"] - sum(out[name] for name in PARTS)
     out["depth"] = leaves[L_DEPTH] / sims
     evaluated = max(leaves[L_EVALUATED], 1)
     n_input, n_units = int(network.shapes[0, 0]), int(network.shapes[0, 1])
@@ -600,7 +477,7 @@ def profile(game_id: str, simulations: int, count: int, repeats: int) -> dict:
 COLUMNS = (
     "search",
     "timed",
-    *PIECES,
+    *PARTS,
     "per search",
     "call",
     "rest",
@@ -615,7 +492,7 @@ COLUMNS = (
 
 
 def main(argv: list[str] = None) -> int:
-    """Print, per game, a simulation's microseconds as a whole and piece by piece inside the search."""
+    """Print, per game, a simulation's microseconds as a whole and part by part inside the search."""
     parser = simulation_arguments(__doc__)
     args = parser.parse_args(argv)
     games = chosen_games(parser, args.games)
@@ -626,7 +503,7 @@ def main(argv: list[str] = None) -> int:
         f"CPU: {cpu_name()}; 1-minute load {os.getloadavg()[0]:.2f}; {simulations} simulations, {count} positions"
     )
     print(
-        "microseconds per simulation (search, timed, the pieces, per search, rest); the leaves: mean depth, share "
+        "microseconds per simulation (search, timed, the parts, per search, call, rest); the leaves: mean depth, share "
         "evaluated by the network, legal actions, share of non-zero inputs and first-layer units (leaf and root)"
     )
     print(f"{'game':<22} " + " ".join(f"{name:>{max(7, len(name))}}" for name in COLUMNS))

@@ -275,7 +275,6 @@ def expected_duration(args: argparse.Namespace) -> str:
     each agent's cost per move timed here (:mod:`monster_zoo.evaluation.estimate`)."""
     from monster_zoo import envs
     from monster_zoo.agents.registry import agent_labels, make_agent
-    from monster_zoo.envs.core.escaping import visible
     from monster_zoo.evaluation import estimate
     from monster_zoo.evaluation.match import seat_balanced
     from monster_zoo.evaluation.tournament import pairings_to_play
@@ -285,21 +284,14 @@ def expected_duration(args: argparse.Namespace) -> str:
     seated = {**options, "num_players": num_players}
     agents = [make_agent(name, args.game, args.seed, seated) for name in args.agents]
     labels = agent_labels(args.agents, agents)
-    compiling = estimate.warm_up(args.game, dict(zip(labels, agents)), seated)
-    costs = estimate.move_costs(args.game, dict(zip(labels, agents)), seated)
-    length = estimate.game_length(args.game, seated)
     games = seat_balanced(args.games, num_players)
-    plan = pairings_to_play(labels, num_players)
-    seconds = estimate.expected_seconds(plan, num_players, games, length, costs)
-    per_move = ", ".join(
-        f"{visible(name)} {cost:.2g}" for name, cost in sorted(costs.items(), key=lambda c: -c[1])
+    found = estimate.field_estimate(
+        args.game, dict(zip(labels, agents)), seated, pairings_to_play(labels, num_players), games
     )
-    pairings = f"{len(plan)} pairing" + ("" if len(plan) == 1 else "s")
     return (
-        f"expected duration: {estimate.describe_duration(seconds)} of play ({pairings} x {games} games "
-        f"of about {length:.0f} moves; CPU s per move: {per_move}; measured here and now, a guide "
-        f"within a factor of about two), after {compiling:.1f} s of compiling the kernels, which "
-        f"numba caches on disk for the next runs"
+        f"expected duration: {estimate.describe_duration(found.seconds)} of play ({found.details()}; "
+        f"measured here and now, a guide within a factor of about two), after {found.compiling:.1f} s "
+        f"of compiling the kernels, which numba caches on disk for the next runs"
     )
 
 

@@ -11,8 +11,9 @@ from monster_zoo.cli.common import EVAL_EXTRA, PROG, missing_packages, overwrite
 DEFAULT_OUT = Path("leaderboard-results/leaderboard.md")
 # The first line, before the tables are planned and the first game's kernels load.
 STARTING = (
-    f"{PROG} leaderboard: planning the tournaments; each says what it plays as it starts "
-    "(the first run on a machine compiles the kernels, cached after it)..."
+    f"{PROG} leaderboard: planning the tournaments and timing each field's agents for an estimate "
+    "of the duration; each tournament says what it plays as it starts (the first run on a machine "
+    "compiles the kernels, cached after it)..."
 )
 
 
@@ -25,7 +26,8 @@ def add_parser(commands) -> argparse.ArgumentParser:
         description="For every game at its smallest player count and at 4 players, a round-robin of random, "
         "greedy, the tuned search mcts at two budgets, the shipped champion and the learned search az "
         "(each where one ships for that player count; seats rotated, deals paired), written as markdown "
-        "with 95% intervals, openskill ratings and a picture per table.",
+        "with 95% intervals, openskill ratings and a picture per table. Before the first game it times "
+        "each field's agents here and prints the expected duration, compiling counted apart.",
     )
     leaderboard.add_argument(
         "--games", nargs="+", metavar="GAME_ID", help="games to play (default: every registered game)"
@@ -84,6 +86,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             file=sys.stderr,
         )
         return 1
+    # Said before the plan, which loads every game's declaration and the shipped files' digests.
+    print(STARTING, file=sys.stderr, flush=True)
     # Only now (the eval extra is there): the files this run would write, a tournament that
     # --resume reuses excluded; one that exists is replaced only with --overwrite.
     games = args.games or envs.available()
@@ -93,7 +97,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error(
                 f"{problem} (a file of the leaderboard at {args.out}; --resume continues the run that wrote it)"
             )
-    print(STARTING, file=sys.stderr, flush=True)
     out = leaderboard.run(
         games,
         args.out,
@@ -102,6 +105,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         args.jobs,
         progress=not args.no_progress,
         resume=args.resume,
+        estimate=True,
     )
     print(f"wrote {out} and {out.parent / out.stem}/")
     return 0

@@ -7,9 +7,13 @@ runs the same comparison). The sources:
 
 * ``docs/measurements/*.jsonl``: one JSON object a line, written by the benchmark scripts
   (``cpu_speed_*``, ``greedy_speed_*``, ``gpu_*``, ``device_train_*``, ``device_ppo_parts_*``,
-  ``training_throughput_*``, ``az_strength_*``, ``commands_*``);
+  ``training_throughput_*``, ``az_strength_*``, ``az_findings_*``, ``commands_*``,
+  ``trainer_adapters_*``, ``torch_threads_*``);
+* ``training/results/search.jsonl`` and ``search_screen.jsonl``: the search baselines against
+  greedy and the candidates they were chosen from (``search_report``);
 * ``docs/leaderboard/*.json``: the leaderboard's tournaments (``monster-zoo leaderboard``);
-* ``training/results/champions/``: the PPO champions' training summaries and evaluations.
+* ``training/results/champions/``: the PPO champions' training summaries, evaluations and
+  side-by-side batches (``batch_*.jsonl``).
 
 Every row carries its date, host, git commit and protocol where its record has them, and "not
 recorded" where it does not: a missing field is never filled in. The data files are parsed as
@@ -40,6 +44,7 @@ from results_format import (
     when,
 )
 from results_learning import agents_page, by_trainer, strength_rows, training_page
+from results_trainers import trainers_page
 
 from monster_zoo.envs.core.bounded_reading import read_regular_file
 from monster_zoo.envs.core.safe_writing import write_atomic
@@ -188,15 +193,16 @@ def index_page(root: Path, pages: list[Page]) -> Page:
 DESCRIPTIONS = {
     "speed": "the CPU engines against PettingZoo, OpenSpiel and Pgx; the greedy kernels; the commands' wall times.",
     "gpu": "the engine, Pgx and the trainer on a GPU; parity on the device.",
-    "training": "training throughput; device-train against SB3; the champions' training runs.",
-    "agents": "the learned search's strength; the PPO champions' evaluations; the leaderboard's rankings.",
+    "training": "training throughput; device-train against SB3 and its settings; the champions' training runs, alone and side by side.",
+    "trainers": "the trainer adapters against what users reach the games with without them; the CleanRL-style example against device-train; torch threads in the trainer.",
+    "agents": "the search baselines against greedy and the candidates screened; the learned search's strength and findings; the PPO champions' evaluations; the leaderboard's rankings.",
 }
 
 
 def render_all(root: Path = REPOSITORY) -> dict[Path, str]:
     """Every generated file under ``root`` and the text the data renders for it (the README only
     when it holds the headline markers)."""
-    pages = [speed_page(root), gpu_page(root), training_page(root), agents_page(root)]
+    pages = [speed_page(root), gpu_page(root), training_page(root), trainers_page(root), agents_page(root)]
     out = {root / RESULTS / f"{page.name}.md": page.markdown() for page in pages}
     out[root / RESULTS / "index.md"] = index_page(root, pages).markdown()
     readme = root / README

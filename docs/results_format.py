@@ -69,11 +69,11 @@ class Sources:
     root: Path
     used: set
 
-    def jsonl(self, pattern: str) -> list[tuple[str, dict]]:
-        """(file, record) for every record of the files matching ``pattern`` under the
-        measurements folder, files in name order."""
+    def jsonl(self, pattern: str, folder: str = MEASUREMENTS) -> list[tuple[str, dict]]:
+        """(file, record) for every record of the files matching ``pattern`` under ``folder``
+        (the measurements folder unless given), files in name order."""
         found = []
-        for path in sorted((self.root / MEASUREMENTS).glob(pattern)):
+        for path in sorted((self.root / folder).glob(pattern)):
             name = path.relative_to(self.root).as_posix()
             self.used.add(name)
             found += [(name, record) for record in read_jsonl(path, name)]

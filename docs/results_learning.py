@@ -7,6 +7,7 @@ used, for its notice) and formats every value through ``results_format``.
 
 from pathlib import Path
 
+from results_az import findings_section
 from results_format import (
     NOT_RECORDED,
     DataError,
@@ -32,6 +33,7 @@ from results_format import (
 
 LEADERBOARD = "docs/leaderboard"
 CHAMPION_RUNS = "training/results/champions"
+TRAINING_RESULTS = "training/results"
 
 
 def by_trainer(runs: list, trainer: str, field: str) -> list:
@@ -226,9 +228,60 @@ def training_page(root: Path) -> Page:
                 key=lambda row: (row[0],),
             ),
         ),
+        section(
+            "Champion runs side by side",
+            "Candidate champions trained at once on one machine, one core each, for the same wall "
+            "time; each run's final policy against greedy and against random.",
+            table(
+                columns(
+                    "run | game | players | seed | timesteps | training | timesteps/s | vs greedy | vs random | date | host | git | protocol"
+                ),
+                batch_rows(src),
+                key=lambda row: (row[1], row[2].rjust(3), row[3].rjust(3)),
+            ),
+        ),
         "On a GPU the same trainer's figures are on the [GPU page](gpu.md).",
     ]
     return Page("training", "Training", sections, sorted(src.used))
+
+
+def batch_rows(src: Sources) -> list[list[str]]:
+    """One row per run of the champions' batches (``training/results/champions/batch_*.jsonl``)."""
+    rows = []
+    for name, r in src.jsonl("batch_*.jsonl", CHAMPION_RUNS):
+        args = r.get("args") if isinstance(r.get("args"), dict) else {}
+        rates = {}
+        for opponent in ("greedy", "random"):
+            key = next((k for k in r if k.startswith(f"vs_{opponent}_")), None)
+            found = r.get(key) if key and isinstance(r.get(key), dict) else {}
+            games = key.rsplit("_", 1)[1] if key else None
+            rates[opponent] = rate_with_interval(
+                found.get("rate"), found.get("interval"), int(games) if games and games.isdigit() else None
+            )
+        rows.append(
+            [
+                text(r.get("run")),
+                text(r.get("game")),
+                exact(r.get("num_players")),
+                exact(r.get("seed")),
+                exact(r.get("timesteps")),
+                fixed(r.get("train_seconds") / 60 if is_number(r.get("train_seconds")) else None, 1, " min"),
+                exact(r.get("timesteps_per_second")),
+                rates["greedy"],
+                rates["random"],
+                when(r, name),
+                text(r.get("machine")),
+                commit(r),
+                protocol(
+                    f"opponents {text(args.get('opponents'))}",
+                    f"warm start {text(args.get('warm_start'))}",
+                    f"{exact(args.get('num_envs'))} games",
+                    f"net {text(args.get('net_arch'))}",
+                    f"torch threads {exact(args.get('torch_threads'))}",
+                ),
+            ]
+        )
+    return rows
 
 
 def strength_rows(src: Sources) -> list[tuple[str, dict]]:
@@ -236,8 +289,41 @@ def strength_rows(src: Sources) -> list[tuple[str, dict]]:
     return src.jsonl("az_strength_*.jsonl")
 
 
+def search_baseline_rows(src: Sources, pattern: str) -> list[list[str]]:
+    """One row per ``search_report`` measurement in the files of ``training/results`` matching
+    ``pattern``: the search in one seat against greedy in the others."""
+    rows = []
+    for name, r in src.jsonl(pattern, TRAINING_RESULTS):
+        bounds = [r.get("low"), r.get("high")]
+        rows.append(
+            [
+                text(r.get("game")),
+                exact(r.get("num_players")),
+                f"{exact(r.get('simulations'))} simulations, exploration {exact(r.get('exploration'))}, "
+                f"{text(r.get('rollout'))} rollouts",
+                rate_with_interval(
+                    r.get("win_rate"), bounds if all(map(is_number, bounds)) else None, r.get("games")
+                ),
+                fixed(r.get("even_share"), 2),
+                f"{fixed(r.get('cpu_s_per_move'), 3)} ({fixed(r.get('cpu_s_longest_move'), 3)})",
+                when(r, name),
+                host(r),
+                commit(r),
+                protocol(
+                    f"seed {exact(r.get('seed'))}",
+                    f"{exact(r.get('moves'))} search moves in {fixed(r.get('wall_s'), 0, ' s')}",
+                    f"load {load(r.get('load_average'))} at the end",
+                    text(r.get("note")) if r.get("note") else "",
+                    text(r.get("source")) if r.get("source") else "",
+                ),
+            ]
+        )
+    return rows
+
+
 def agents_page(root: Path) -> Page:
-    """The learned search's strength, the PPO champions' evaluations and the leaderboard's rankings."""
+    """The search baselines against greedy, the learned search's strength, the PPO champions'
+    evaluations and the leaderboard's rankings."""
     src = Sources(root, set())
 
     def strength_row(name: str, r: dict) -> list[str]:
@@ -332,6 +418,32 @@ def agents_page(root: Path) -> Page:
         )
     sections = [
         section(
+            "Search baselines against greedy",
+            "The tuned `mcts` in one seat against greedy in every other seat, seats rotated, deals "
+            "paired (`python -m monster_zoo.evaluation.search_report --game <id> --players <n> "
+            "--games <g>`). CPU time per move is the search's process CPU time after one untimed "
+            "decision that compiles it; the longest move is in brackets.",
+            table(
+                columns(
+                    "game | players | configuration | win rate vs greedy [95%] | even share | CPU s per move, mean (longest) | date | host | git | protocol"
+                ),
+                search_baseline_rows(src, "search.jsonl"),
+                key=lambda row: (row[1].rjust(3), row[0], row[2]),
+            ),
+        ),
+        section(
+            "Search candidates screened",
+            "The candidates the settings above were chosen from, 20 or 21 games each as a screen, the "
+            "same protocol.",
+            table(
+                columns(
+                    "game | players | configuration | win rate vs greedy [95%] | even share | CPU s per move, mean (longest) | date | host | git | protocol"
+                ),
+                search_baseline_rows(src, "search_screen.jsonl"),
+                key=lambda row: (row[0], row[1].rjust(3), row[2]),
+            ),
+        ),
+        section(
             "Learned search against mcts",
             "`az` (or its network) in one seat, the tuned search in every other seat; seats rotated, "
             "deals paired. The budget says how `az`'s simulations were sized.",
@@ -347,6 +459,7 @@ def agents_page(root: Path) -> Page:
             "The policy network without its search, against greedy and against the PPO champion.",
             table(header, groups["network alone"], key=lambda row: (row[0], row[1].rjust(3), row[3])),
         ),
+        findings_section(src),
         section(
             "PPO champions' evaluation",
             "Every seed trained for a champion, evaluated on the same deals; the shipped one is marked.",

@@ -9,13 +9,16 @@ played apart, its time reported as compiling (:func:`warm_up`), and never counte
 slows every move, so the figure is a guide within a factor of about two, not a promise.
 """
 
+import heapq
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.agents.base import Agent
+from monster_zoo.envs.core.escaping import visible
 
 PROBE_GAMES = 3  # random games whose mean length stands for a game's
 PROBE_MOVES = 3  # positions each agent is timed on
@@ -99,3 +102,48 @@ def describe_duration(seconds: float) -> str:
     if seconds < 90 * 60:
         return f"about {seconds / 60:.0f} min"
     return f"about {seconds / 3600:.1f} h"
+
+
+def wall_seconds(seconds: Sequence[float], jobs: int) -> float:
+    """Wall seconds of tasks lasting ``seconds`` on ``jobs`` processes, the longest started first,
+    each on the process that frees first."""
+    finishes = [0.0] * max(1, min(jobs, len(seconds)))
+    for task in sorted(seconds, reverse=True):
+        heapq.heappush(finishes, heapq.heappop(finishes) + task)
+    return max(finishes)
+
+
+@dataclass(frozen=True)
+class FieldEstimate:
+    """What a field's tournament should cost: its play, and the compiling before it."""
+
+    seconds: float  # of play, on one process
+    compiling: float  # wall seconds of the agents' first moves (compiling or loading their kernels)
+    length: float  # moves of a game
+    costs: dict  # CPU seconds per move, by agent
+    pairings: int
+    games: int  # per pairing
+
+    def details(self) -> str:
+        """``"3 pairings x 40 games of about 50 moves; CPU s per move: mcts 0.1, greedy 0.001"``."""
+        per_move = ", ".join(
+            f"{visible(name)} {cost:.2g}" for name, cost in sorted(self.costs.items(), key=lambda c: -c[1])
+        )
+        pairings = f"{self.pairings} pairing" + ("" if self.pairings == 1 else "s")
+        return f"{pairings} x {self.games} games of about {self.length:.0f} moves; CPU s per move: {per_move}"
+
+
+def field_estimate(
+    game_id: str,
+    agents: Mapping[str, Agent],
+    options: Mapping,
+    plan: Sequence[tuple[str, str]],
+    games: int,
+) -> FieldEstimate:
+    """Time ``agents`` (by label) on this machine and estimate the ``games`` games of every pairing
+    of ``plan`` (``options`` seat the game: ``num_players`` included)."""
+    compiling = warm_up(game_id, agents, options)
+    costs = move_costs(game_id, agents, options)
+    length = game_length(game_id, options)
+    seconds = expected_seconds(plan, options["num_players"], games, length, costs)
+    return FieldEstimate(seconds, compiling, length, costs, len(plan), games)

@@ -14,11 +14,11 @@ and, per tournament, its win-rate matrix, ratings table and a picture of the mat
 (written beside the markdown, in ``<out stem>/``), plus the protocol: seeds, games per
 pairing, budgets and wall time. The JSON of every tournament lies beside the pictures.
 
-Games per pairing default to :data:`GAMES_SMALLEST` and :data:`GAMES_FOUR`, sized so that
-the whole leaderboard runs in under two hours on a 2-core machine with ``--jobs 2`` (the
-search takes up to 0.2 s a move); ``--scale``
-multiplies them (the intervals show what fewer games cost). ``--jobs`` plays
-tournaments in parallel processes; the results do not depend on it.
+Games per pairing default to :data:`GAMES_SMALLEST` and :data:`GAMES_FOUR` (the search takes
+up to 0.2 s a move); ``--scale`` multiplies them (the intervals show what fewer games cost).
+``--jobs`` plays tournaments in parallel processes; the results do not depend on it. Before the
+first game the command times every field's agents on the machine and prints the expected
+duration, the compiling of the kernels counted apart (:func:`expected_duration`).
 
 A file that exists is replaced only with ``--overwrite`` (the command checks every file a run would
 write before it plays, :func:`files_to_write`; a tournament ``--resume`` reuses is not written).
@@ -304,6 +304,42 @@ def reused_note(summaries: Sequence[dict]) -> str:
     )
 
 
+def expected_duration(tables: Sequence[Table], seed: int, jobs: int) -> str:
+    """Time every field of ``tables`` here and now (a line to stderr per table as it starts, since
+    its agents' first moves compile their kernels) and return the line that says how long the
+    tables should take (:mod:`monster_zoo.evaluation.estimate`)."""
+    from monster_zoo.agents.registry import make_agent
+    from monster_zoo.evaluation import estimate
+    from monster_zoo.evaluation.tournament import pairings_to_play
+
+    found = []
+    for k, table in enumerate(tables):
+        print(
+            f"estimating [{k + 1}/{len(tables)}] {table.key}: timing its agents' moves "
+            "(their first move compiles their kernels)...",
+            file=sys.stderr,
+            flush=True,
+        )
+        options = {"num_players": table.num_players}
+        agents = {name: make_agent(name, table.game_id, seed, options) for name in table.field}
+        plan = pairings_to_play(list(table.field), table.num_players)
+        found.append(estimate.field_estimate(table.game_id, agents, options, plan, table.games))
+        print(
+            f"  {table.key}: {estimate.describe_duration(found[-1].seconds)} of play ({found[-1].details()})",
+            file=sys.stderr,
+            flush=True,
+        )
+    play = [f.seconds for f in found]
+    compiling = sum(f.compiling for f in found)
+    wall = estimate.wall_seconds(play, jobs)
+    return (
+        f"expected duration: {estimate.describe_duration(wall)} of play for {len(tables)} tournament(s) "
+        f"with {jobs} parallel process(es) ({estimate.describe_duration(sum(play))} on one; measured here "
+        f"and now, a guide within a factor of about two), after {compiling:.1f} s of compiling the kernels "
+        "while estimating, which numba caches on disk for the next runs"
+    )
+
+
 def run(
     games: Sequence[str],
     out: Path,
@@ -312,11 +348,13 @@ def run(
     jobs: int = 1,
     progress: bool = True,
     resume: bool = False,
+    estimate: bool = False,
 ) -> Path:
     """Play the leaderboard of ``games`` and write it to ``out``; return ``out``. With ``resume``,
     tournaments an earlier run finished beside ``out`` with the same field, settings, games and
     seed are read back instead of played again, and so are the finished pairings of a tournament
-    it stopped in."""
+    it stopped in. With ``estimate``, the tournaments to play are timed first and the expected
+    duration is printed before the first game (:func:`expected_duration`)."""
     tables = plan(games, scale)
     folder = out.parent / out.stem
     folder.mkdir(parents=True, exist_ok=True)
@@ -329,6 +367,8 @@ def run(
         file=sys.stderr,
         flush=True,
     )
+    if estimate and todo:
+        print(expected_duration([tables[i] for i in todo], seed, jobs), file=sys.stderr, flush=True)
     if jobs == 1:
         for k, i in enumerate(todo):
             print(f"[{k + 1}/{len(todo)}] {describe_table(tables[i])}", file=sys.stderr, flush=True)

@@ -5,13 +5,14 @@
         --simulations 16000 --exploration 1.5 --rollout random        # a candidate configuration
 
 The search plays one seat and the game's greedy baseline every other seat; seats rotate and
-deals are paired (:func:`monster_zoo.evaluation.match.iter_games`), so the result is the issue's
-protocol: the search's win rate with its 95% Wilson interval, against the even share 1/n.
+deals are paired (:func:`monster_zoo.evaluation.match.iter_games`), so the result is the
+equal-deal protocol's: the search's win rate with its 95% Wilson interval, against the even share 1/n.
 Without ``--simulations``/``--exploration``/``--rollout`` the game's registered
 configuration (:func:`monster_zoo.agents.search.tuned.search_config`, from the game's declaration) plays. Time per move is
 the search's process CPU time per decision (mean and maximum, after one untimed decision that
-compiles the search), which other processes on the machine disturb far less than wall time; the machine's load average is printed too.
-One markdown row goes to stdout and one JSON line is appended to ``--json``.
+compiles the search), which other processes on the machine disturb far less than wall time; the
+machine's load average is printed too. One markdown row goes to stdout and one JSON line, with the
+time, the CPU, its cores and the git commit it was measured at, is appended to ``--json``.
 """
 
 import argparse
@@ -24,7 +25,9 @@ from pathlib import Path
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.search.tuned import ROLLOUTS, TunedMCTS, rollout_kernel, search_config
+from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.evaluation.arg_checks import seed_argument
+from monster_zoo.evaluation.host import cpu_name, git_revision
 from monster_zoo.evaluation.match import WIN, iter_games, progress_bar, seat_outcome, wilson_interval
 
 DEFAULT_JSON = Path("benchmarks/results/search.jsonl")
@@ -121,6 +124,10 @@ def measure(
         "moves": search.moves,
         "wall_s": time.perf_counter() - start,
         "load_average": os.getloadavg()[0],
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "cpu": cpu_name(),
+        "cores": len(os.sched_getaffinity(0)),
+        "git": git_revision(),
     }
 
 
@@ -188,8 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(markdown_row(result))
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    with args.json.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(result) + "\n")
+    old = args.json.read_text(encoding="utf-8") if args.json.is_file() else ""
+    write_atomic(args.json, old + json.dumps(result) + "\n")
     return 0
 
 

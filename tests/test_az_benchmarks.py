@@ -79,8 +79,8 @@ def test_simulation_benchmark_prints_the_whole_and_every_piece(capsys):
     assert all(float(x) >= 0 for x in row[1:]) and float(row[1]) > 0 and float(row[3]) >= 1
 
 
-def test_in_search_benchmark_prints_the_whole_every_piece_and_the_leaves(capsys):
-    """One row per game: the search and its timed copy (microseconds per simulation), every piece,
+def test_in_search_benchmark_prints_the_whole_every_part_and_the_leaves(capsys):
+    """One row per game: the search and the timed search (microseconds per simulation), every part,
     the once-a-search and call shares, the rest, and the leaves' statistics."""
     assert az_in_search.main(["--quick", "--games", "monstargh-v0"]) == 0
     row = capsys.readouterr().out.splitlines()[-1].split()
@@ -92,9 +92,9 @@ def test_in_search_benchmark_prints_the_whole_every_piece_and_the_leaves(capsys)
 
 @pytest.mark.parametrize("game_id", ["monstargh-v0", "monster_arena-v0"])
 def test_the_timed_search_decides_as_the_search(game_id):
-    """The benchmark's timed copy of the search is the search: on the same positions and seeds
-    (Gumbel noise, 24 simulations) the same action, improved policy and tree, to the bit, so its
-    figures are the search's."""
+    """The benchmark's timed search, built from the search's own parts, decides as the search: on
+    the same positions and seeds (Gumbel noise, 24 simulations) the same action, improved policy
+    and tree, to the bit, so its figures are the search's."""
     spec = envs.spec(game_id)
     network = read_network(shipped_network_path(game_id))
     roots = az_simulation.positions(game_id, network.player_counts[0], 6)
@@ -107,7 +107,7 @@ def test_the_timed_search_decides_as_the_search(game_id):
         spec.determinize,
         tuned_rollout(game_id),
     )
-    ticks, calls = np.zeros(az_in_search.WHOLE + 1, np.int64), np.zeros(len(az_in_search.PIECES), np.int64)
+    ticks, calls = np.zeros(az_in_search.WHOLE + 1, np.int64), np.zeros(len(az_in_search.PARTS), np.int64)
     leaves = np.zeros(az_in_search.L_ROOT_UNITS + 1)
     for p, root in enumerate(roots):
         plain, timed = (trees(1, 25, spec.num_actions), trees(1, 25, spec.num_actions))

@@ -62,6 +62,14 @@ def test_compiling_is_timed_apart_and_never_counted_as_a_moves_cost():
 
 
 @pytest.mark.parametrize(
+    "tasks, jobs, wall",
+    [([3, 2, 2, 1], 2, 4), ([3, 2, 2, 1], 1, 8), ([3, 2, 2, 1], 10, 3), ([5, 1, 1], 2, 5), ([], 2, 0)],
+)
+def test_the_wall_time_of_parallel_tournaments_starts_the_longest_first(tasks, jobs, wall):
+    assert estimate.wall_seconds(tasks, jobs) == wall
+
+
+@pytest.mark.parametrize(
     "seconds, shown", [(0.2, "about 1 s"), (45, "about 45 s"), (600, "about 10 min"), (9000, "about 2.5 h")]
 )
 def test_durations_read_in_their_unit(seconds, shown):

@@ -187,6 +187,54 @@ def test_tables_play_seat_balanced_counts_and_older_json_is_read_back(tmp_path, 
     assert all(s is not None and s["reused"] for s in summaries)
 
 
+def test_the_command_says_what_it_does_then_its_expected_duration_before_the_first_game(
+    tmp_path, tiny_search, capsys, monkeypatch
+):
+    """The first line comes before anything slow (the plan loads every declaration and digest);
+    every field is timed with a line of its own (its first moves compile); the estimate,
+    compiling apart, comes before the first tournament."""
+    from monster_zoo.cli import main as cli
+
+    said_before_the_plan = []
+    plan = leaderboard.plan
+
+    def plan_after_the_first_line(*args, **kwargs):
+        if not said_before_the_plan:
+            said_before_the_plan.append(capsys.readouterr().err)
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(leaderboard, "plan", plan_after_the_first_line)
+    out = tmp_path / "lb.md"
+    argv = ["leaderboard", "--games", GAME, "--scale", "0.05", "--out", str(out), "--no-progress"]
+    assert cli.main(argv) == 0
+    assert said_before_the_plan[0].startswith("monster-zoo leaderboard: planning the tournaments")
+    err = (said_before_the_plan[0] + capsys.readouterr().err).splitlines()
+    assert err[0].startswith("monster-zoo leaderboard: planning the tournaments and timing")
+    assert err[1] == "2 of 2 tournaments to play"
+    timing = [k for k, line in enumerate(err) if line.startswith("estimating [")]
+    assert [err[k].split(":")[0] for k in timing] == [
+        "estimating [1/2] marry_the_monster-2p",
+        "estimating [2/2] marry_the_monster-4p",
+    ]
+    assert all(err[k + 1].startswith(f"  marry_the_monster-{n}p: about ") for k, n in zip(timing, (2, 4)))
+    (estimate_line,) = [k for k, line in enumerate(err) if line.startswith("expected duration: about ")]
+    first_game = next(k for k, line in enumerate(err) if line.startswith("[1/2] "))
+    assert timing[-1] < estimate_line < first_game
+    assert "for 2 tournament(s) with 1 parallel process(es)" in err[estimate_line]
+    assert "s of compiling the kernels while estimating" in err[estimate_line]
+    assert out.is_file()
+
+
+def test_a_run_read_back_whole_estimates_nothing(tmp_path, tiny_search, capsys):
+    leaderboard.run([GAME], tmp_path / "lb.md", seed=3, scale=0.05, progress=False)
+    capsys.readouterr()
+    leaderboard.run(
+        [GAME], tmp_path / "lb.md", seed=3, scale=0.05, progress=False, resume=True, estimate=True
+    )
+    err = capsys.readouterr().err
+    assert "0 of 2 tournaments to play" in err and "expected duration" not in err and "estimating" not in err
+
+
 def test_bad_arguments_exit_2_with_the_reason(tmp_path):
     cases = [
         (["--games", "chess-v0"], "unknown game"),

@@ -224,3 +224,149 @@ def test_pages_are_written_atomically_through_no_link(tmp_path):
 def test_the_machine_and_commit_are_read_from_either_layout(record, machine, revision):
     assert results_format.host(record) == machine
     assert results_format.commit(record) == revision
+
+
+def table_rows(page: str, title: str) -> list[list[str]]:
+    """The cells of every row of the table under ``## title`` (header first)."""
+    part = page.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    return [cells(line) for line in part.splitlines() if line.startswith("|") and not line.startswith("|---")]
+
+
+def adapter_lines(git: str, ratio: float, num_envs: int = 64) -> list[str]:
+    run = {"record": "run", "time": "2031-01-02T03:04:05", "git_revision": git, "cpu": "Xeon", "cores": 2}
+    comparison = {
+        "comparison": "gymnasium",
+        "num_envs": num_envs,
+        "unit": "learner decisions/s",
+        "repeats": {"vector_env": [10.0, 20.0, 30.0], "sync_vector_env": [1.0, 2.0, 3.0]},
+        "medians": {"vector_env": 20.0, "sync_vector_env": 2.0},
+        "ratio": ratio,
+    }
+    return [json.dumps(run), json.dumps(comparison)]
+
+
+def test_a_trainer_comparison_takes_its_date_host_and_commit_from_its_own_run():
+    """Two runs in one file: each comparison row carries the facts of the run line before it."""
+    from results_trainers import trainers_page
+
+    lines = adapter_lines("a" * 40, 10.0) + adapter_lines("b" * 40, 44.4, 1024)
+    root = root_with({"docs/measurements/trainer_adapters_x.jsonl": "\n".join(lines) + "\n"})
+    header, *rows = table_rows(trainers_page(root).markdown(), "Trainer adapters")
+    by_games = {row[header.index("games")]: row for row in rows}
+    assert by_games["64"][header.index("git")] == "a" * 12
+    assert by_games["1,024"][header.index("git")] == "b" * 12
+    assert by_games["1,024"][header.index("ratio")] == "44.4×"
+    assert by_games["64"][header.index("host")] == "Xeon, 2 cores"
+    assert "medians of 3 interleaved repeats" in by_games["64"][header.index("protocol")]
+
+
+def test_a_race_is_rendered_once_recorded_and_its_absence_says_how_to_record_one():
+    from results_trainers import trainers_page
+
+    lines = adapter_lines("c" * 40, 20.0)
+    root = root_with({"docs/measurements/trainer_adapters_x.jsonl": "\n".join(lines) + "\n"})
+    assert "No race is recorded yet" in trainers_page(root).markdown()
+    side = {
+        "settings": "s",
+        "timesteps": 1000,
+        "train_seconds": 10.0,
+        "timesteps_per_second": 100.0,
+        "winrates": {"greedy": {"rate": 0.25, "interval": [0.1, 0.4], "games": 40}},
+    }
+    race = {
+        "comparison": "race",
+        "seconds_each": 10,
+        "cleanrl_example": side,
+        "device_train": {},
+        "ratio": 3.0,
+    }
+    (root / "docs/measurements/trainer_adapters_x.jsonl").write_text(
+        "\n".join([*lines, json.dumps(race)]) + "\n", encoding="utf-8"
+    )
+    header, *rows = table_rows(
+        trainers_page(root).markdown(), "The CleanRL-style example against device-train"
+    )
+    assert len(rows) == 2
+    example = next(row for row in rows if "cleanrl" in row[0])
+    device = next(row for row in rows if "device-train" in row[0])
+    assert example[header.index("timesteps/s")] == "100.0"
+    assert example[header.index("win rate [95%]")] == "vs greedy 0.250 [0.100, 0.400] (40 games)"
+    assert device[header.index("timesteps/s")] == NOT_RECORDED and device[header.index("git")] == "c" * 12
+
+
+def test_torch_threads_are_set_against_one_thread_in_the_same_condition():
+    from results_trainers import trainers_page
+
+    records = [
+        {"other_load": "none", "load_range": [1, 2], "torch_threads": t, "trainer_steps_per_s": s}
+        for t, s in ((1, 400.0), (2, 100.0))
+    ] + [{"other_load": "busy", "load_range": [5, 6], "torch_threads": 2, "trainer_steps_per_s": 7.0}]
+    root = root_with({"docs/measurements/torch_threads_x.jsonl": "\n".join(map(json.dumps, records)) + "\n"})
+    header, *rows = table_rows(trainers_page(root).markdown(), "Torch threads in the trainer")
+    versus = header.index("vs 1 thread")
+    assert sorted(row[versus] for row in rows) == ["0.25×", "1.00×", NOT_RECORDED]
+
+
+def test_the_search_baselines_come_from_the_training_results_folder():
+    from results_learning import agents_page
+
+    record = {"game": "g", "num_players": 2, "win_rate": 0.5, "low": 0.4, "high": 0.6, "games": 200}
+    screen = {**record, "games": 20, "source": "transcribed"}
+    root = root_with(
+        {
+            "training/results/search.jsonl": json.dumps(record) + "\n",
+            "training/results/search_screen.jsonl": json.dumps(screen) + "\n",
+        }
+    )
+    page = agents_page(root).markdown()
+    measured = table_rows(page, "Search baselines against greedy")
+    screened = table_rows(page, "Search candidates screened")
+    assert len(measured) == len(screened) == 2
+    assert measured[1][3] == "0.500 [0.400, 0.600] (200 games)" and screened[1][3].endswith("(20 games)")
+    assert "transcribed" in screened[1][-1] and "training/results/search_screen.jsonl" in page
+
+
+def test_a_finding_shows_its_value_range_and_interval_and_keeps_the_discussion_order():
+    from results_learning import agents_page
+
+    records = [
+        {"topic": "what a move costs", "game": "g", "metric": "microseconds", "value": [7, 12]},
+        {
+            "topic": "warm starts",
+            "game": "g",
+            "metric": "win rate",
+            "value": 0.65,
+            "interval95": [0.55, 0.74],
+        },
+        {"topic": "a finding of its own", "game": "g", "metric": "win rate", "value": 0.5},
+    ]
+    root = root_with({"docs/measurements/az_findings_x.jsonl": "\n".join(map(json.dumps, records)) + "\n"})
+    header, *rows = table_rows(agents_page(root).markdown(), "Findings of the learned search")
+    value = header.index("value [95%]")
+    assert [(row[0], row[value]) for row in rows] == [
+        ("warm starts", "0.650 [0.550, 0.740]"),
+        ("what a move costs", "7 to 12"),
+        ("a finding of its own", "0.500"),
+    ]
+
+
+def test_a_champion_batch_row_reads_its_games_from_the_rates_names_and_names_its_machine():
+    from results_learning import training_page
+
+    record = {
+        "run": "r",
+        "game": "g",
+        "num_players": 4,
+        "seed": 2,
+        "train_seconds": 360.0,
+        "vs_greedy_200": {"rate": 0.36, "interval": [0.3, 0.43]},
+        "machine": "a machine | with a pipe",
+    }
+    root = root_with({"training/results/champions/batch_x.jsonl": json.dumps(record) + "\n"})
+    header, row = table_rows(training_page(root).markdown(), "Champion runs side by side")
+    assert row[header.index("vs greedy")] == "0.360 [0.300, 0.430] (200 games)"
+    assert row[header.index("vs random")] == f"{NOT_RECORDED} [interval not recorded]"
+    assert (
+        row[header.index("training")] == "6.0 min"
+        and row[header.index("host")] == "a machine \\| with a pipe"
+    )

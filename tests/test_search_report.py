@@ -34,6 +34,7 @@ def test_a_tiny_run_reports_the_protocol_and_appends_json(tmp_path, capsys):
     assert result["games"] == 4 and result["simulations"] == 30 and result["rollout"] == "greedy"
     assert 0 <= result["low"] <= result["win_rate"] <= result["high"] <= 1 and result["even_share"] == 0.5
     assert result["moves"] > 0 and result["cpu_s_per_move"] <= result["cpu_s_longest_move"]
+    assert result["time"][:2] == "20" and result["cpu"] and result["cores"] >= 1 and "git" in result
     assert "| monstargh-v0 | 2 | 30 sims, c=1, greedy rollouts |" in capsys.readouterr().out
 
 

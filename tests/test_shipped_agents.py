@@ -246,7 +246,7 @@ def test_versions_are_per_player_count_and_the_short_name_plays_the_newest(tmp_p
         make_agent("marry_the_monster-champion-v2", game_id, options=four)
 
 
-# --- against greedy (slow: the issue's targets) ---------------------------------------------------
+# --- against greedy (slow: the strength each agent must reach) ------------------------------------
 def greedy_rate(game_id: str, name: str, n: int, games: int, seed: int = 0):
     """Win rate and its 95% interval's lower bound of ``name`` in one seat, greedy in the others."""
     result = run_match(
