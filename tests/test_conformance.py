@@ -306,7 +306,7 @@ def test_bad_option_values_are_refused_listing_the_valid_values(game_id):
 
 
 def test_marry_the_monster_named_bad_options():
-    """The exact refusals the issue names, spelled out for the first game."""
+    """The exact refusals of bad options, spelled out for the first game."""
     gid = "marry_the_monster-v0"
     for kwargs in ({"num_players": 7}, {"num_players": 3.0}, {"num_players": True}, {"num_players": 1}):
         with pytest.raises(ValueError, match=r"2, 3, 4, 5"):

@@ -4,8 +4,8 @@ The scripts are found by globbing the folder, so a new example is tested without
 file. Each runs in a subprocess of its own (its libraries, torch or Ray, stay out of the test
 process); one that imports a library of an extra that is not installed is skipped with the name of
 the missing module. Together they take a minute or two on 2 cores (Ray's start and the imports of
-torch, RLlib and Tianshou most of it): the issue asks that every example run in CI, so they are
-not marked slow.
+torch, RLlib and Tianshou most of it): every example is meant to run in CI, so they are not
+marked slow.
 """
 
 import ast

@@ -89,8 +89,8 @@ def test_handed_out_arrays_are_read_only():
         assert not a.flags.writeable
 
 
-def test_issue_reproduction_is_refused_in_process():
-    # the exact sequence from the issue, on a game that used to segfault: every attempt is
+def test_handed_out_buffer_misuse_is_refused_in_process():
+    # a sequence of misuses of the handed-out buffers, on a game that used to segfault: every attempt is
     # refused or legal, and the state stays what the rules can make
     engine = envs.make_batch("mighty_monsters-v0", 1, seed=0)
     _, masks = engine.reset()

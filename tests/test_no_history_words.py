@@ -37,6 +37,7 @@ HISTORY = {
         re.IGNORECASE,
     ),
     "an issue number": re.compile(r"\bissues?\s*#?\s*\d+", re.IGNORECASE),
+    "an issue": re.compile(r"\b(?:the|this|that)\s+issue(?:'s)?\b", re.IGNORECASE),
     "who did it": re.compile(r"\bthe lead(?:'s)?\b(?!er|ing)", re.IGNORECASE),
     "time ago": re.compile(rf"\ba{_GAP}turn{_GAP}ago\b", re.IGNORECASE),
     # A round of work; a round of play ("may still act this round") is the games' own word, so only
@@ -90,6 +91,7 @@ def history_findings(text: str) -> list[tuple[int, str, str]]:
         ("as this~session found", "a work session"),
         ("fixed in issue~44 point 2", "an issue number"),
         ("see issue~#43", "an issue number"),
+        ("the behaviour the~issue asks for", "an issue"),
         ("the~lead's part of the work", "who did it"),
         ("six names found a~turn~ago", "time ago"),
         ("a change made in~this~round", "a round of work"),

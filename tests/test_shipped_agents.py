@@ -157,7 +157,9 @@ def test_hidden_information_does_not_change_a_decision(game_id, name, options):
         assert decisions[0] == decisions[1]
 
 
-RANDOM_BAR = 90  # games of 100 an agent must win against random players (the issue's bar)
+RANDOM_BAR = (
+    90  # games of 100 an agent must win against random players (the bar every shipped agent must clear)
+)
 
 
 def not_lost(stats) -> int:
@@ -273,8 +275,8 @@ def test_search_beats_three_greedy_players_at_four(game_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", [g for g in GAMES if network_ships(g)])
 def test_shipped_learned_search_beats_greedy_at_the_smallest_player_count(game_id):
-    """The shipped ``az`` at its game's budget (``az_play`` of its declaration); the issue's target is 0.75
-    at 200 games, reached in some games only (``training/AZ.md``): this guards against a regression
+    """The shipped ``az`` at its game's budget (``az_play`` of its declaration); the target of 0.75
+    at 200 games is reached in some games only (``training/AZ.md``): this guards against a regression
     below the level every shipped network reached."""
     n = smallest(game_id)
     rate, low = greedy_rate(game_id, "az", n, 100)

@@ -17,7 +17,7 @@ prospect of its monster in progress:
 The acting seat's value minus ``OPPONENT_WEIGHT`` times the strongest opponent's
 and ``OTHERS_SHARE`` times the others' mean is the score of an action; an action
 that ends the game is worth ``WIN_VALUE`` shared among the winners (or minus it
-for a loss). This gives the behaviour the issue asks for: closing one's own
+for a loss). This gives the behaviour a sensible player shows: closing one's own
 monster banks its full worth, so it comes first whenever the monster scores;
 otherwise tiles that grow one's own monster into easily filled cells come next;
 and tiles that leave hard-to-fill or unfillable cells on an opponent's monster
