@@ -559,20 +559,24 @@ def test_a_mix_with_an_opponent_acting_from_python_keeps_the_games_on_one_thread
 HOST_READS = ("item", "tolist", "cpu", "__bool__", "__float__", "__int__")
 
 
-def count_host_reads(monkeypatch) -> dict:
+def count_host_reads(monkeypatch, optimizer) -> dict:
     """Count, from now on, every read of a tensor's values on the host and every wait for the GPU
     (torch's and numba's synchronize, a numba device array's copy to the host); the trainer's own
     :func:`~monster_zoo.training.device_ppo.trainer.read_back` is counted apart, and what it reads
-    is not counted again."""
+    is not counted again. Adam's step counts of ``optimizer`` are not counted: torch keeps them on
+    the host on every device (neither capturable nor fused), so reading them waits for nothing."""
     import torch
     from numba import cuda
 
     counts = {"read_back": 0, "other": []}
     inside = []
 
+    def on_the_host(tensor) -> bool:
+        return any(tensor is state.get("step") for state in optimizer.state.values())
+
     def counted(name, original):
         def wrapper(*args, **kwargs):
-            if not inside:
+            if not inside and not (args and on_the_host(args[0])):
                 counts["other"].append(name)
             return original(*args, **kwargs)
 
@@ -582,8 +586,12 @@ def count_host_reads(monkeypatch) -> dict:
         monkeypatch.setattr(torch.Tensor, name, counted(name, getattr(torch.Tensor, name)))
     monkeypatch.setattr(torch.cuda, "synchronize", counted("torch.cuda.synchronize", torch.cuda.synchronize))
     monkeypatch.setattr(cuda, "synchronize", counted("numba.cuda.synchronize", cuda.synchronize))
-    device_array = type(cuda.to_device(np.zeros(1)))
-    monkeypatch.setattr(device_array, "copy_to_host", counted("copy_to_host", device_array.copy_to_host))
+    try:
+        device_array = type(cuda.to_device(np.zeros(1)))
+    except cuda.CudaSupportError:  # neither a GPU nor the simulator: no device array to read from
+        device_array = None
+    if device_array is not None:
+        monkeypatch.setattr(device_array, "copy_to_host", counted("copy_to_host", device_array.copy_to_host))
     read_back = trainer.read_back
 
     def one_read(figures):
@@ -623,7 +631,7 @@ def test_an_update_reads_back_from_the_device_once_and_logs_its_losses(tmp_path,
     training = training_for(
         tmp_path, "--total-timesteps", "768", "--eval-every", "0", "--checkpoint-every", "0"
     )
-    counts = count_host_reads(monkeypatch)
+    counts = count_host_reads(monkeypatch, training.learner.optimizer)
     training.train()
     training.metrics.close()
     assert training.updates == 3 and counts == {"read_back": 3, "other": []}
@@ -632,7 +640,8 @@ def test_an_update_reads_back_from_the_device_once_and_logs_its_losses(tmp_path,
     for name in trainer.LOSS_METRICS:
         values = [float(r["value"]) for r in rows if r["metric"] == name]
         assert len(values) == 3 and all(np.isfinite(values)), name
-    assert len([r for r in rows if r["metric"] == "rollout/ep_rew_mean"]) == 3
+    means = [float(r["value"]) for r in rows if r["metric"] == "rollout/ep_rew_mean"]
+    assert 1 <= len(means) <= 3 and all(-1 <= m <= 1 for m in means)  # once games have ended
     assert training.seconds["rollout"] > 0 and training.seconds["update"] > 0
 
 
@@ -737,7 +746,7 @@ with pytest.MonkeyPatch.context() as monkeypatch:
     training = t.training_for(Path(sys.argv[1]), "--device", "cuda", "--opponents", "random:0.5,greedy:0.5",
                               "--num-envs", "4", "--num-steps", "8", "--batch-size", "16",
                               "--total-timesteps", "96", "--eval-every", "0", "--checkpoint-every", "0")
-    counts = t.count_host_reads(monkeypatch)
+    counts = t.count_host_reads(monkeypatch, training.learner.optimizer)
     training.train()
 print(json.dumps({"updates": training.updates, **counts}))
 """

@@ -60,6 +60,17 @@ def sample_masked(logits: torch.Tensor, masks: torch.Tensor):
     return actions.squeeze(-1), log_probs.gather(-1, actions).squeeze(-1)
 
 
+class LegalActionsPPOLoss(ClipPPOLoss):
+    """TorchRL's clipped PPO loss for a policy over the legal actions (``MaskedCategorical``), without
+    a read to the host per minibatch. Uncompiled, TorchRL checks whether the analytic entropy is
+    finite (a boolean read on the host: on a GPU, a wait for its queued work in every minibatch) to
+    fall back on a sampled entropy; ``MaskedCategorical``'s entropy clamps the illegal actions'
+    logits and is always finite, so that check is left out."""
+
+    def _get_entropy(self, dist, adv_shape: torch.Size) -> torch.Tensor:
+        return dist.entropy().unsqueeze(-1)
+
+
 NETWORK_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 # the update's losses, in the order of the tensor :meth:`Learner.update` returns
 LOSSES = ("loss_objective", "loss_critic", "loss_entropy")
@@ -131,7 +142,7 @@ class Learner:
             return_log_prob=True,
         )
         self.critic = ValueOperator(self.critic_net, in_keys=["observation"])
-        self.loss = ClipPPOLoss(
+        self.loss = LegalActionsPPOLoss(
             self.actor, self.critic, clip_epsilon=clip_coef, entropy_coeff=ent_coef, normalize_advantage=True
         )
         self.log_prob_key = self.loss.tensor_keys.sample_log_prob
