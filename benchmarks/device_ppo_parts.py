@@ -2,6 +2,7 @@
 
     python -m monster_zoo.benchmarks.device_ppo_parts             # the trainer's defaults, medians of 7
     python -m monster_zoo.benchmarks.device_ppo_parts --quick     # a smoke test; numbers mean little
+    python -m monster_zoo.benchmarks.device_ppo_parts --compare-ref main --repeats 3  # device-train A/B
 
 On the trainer's demo game (Marry the Monster, 2 players: its observation and action sizes), with
 ``device-train``'s default network, rollout and minibatch, random observations and masks (about a
@@ -17,6 +18,13 @@ third of the actions legal), in this process, on torch's CPU threads as ``--thre
 Pieces are interleaved within each repeat, so a slow spell hits them alike; medians of ``--repeats``
 per learner decision in µs, with the 1-minute load average before and after. The games' own time
 is the trainer's ``summary.json`` (``rollout_seconds``) and ``training_throughput --versus-device-ppo``.
+
+``--compare-ref REF`` instead measures whole ``device-train --device cpu`` runs of two trees in this
+run: the git ref ``REF`` of this package's repository (exported with ``git archive`` into a
+temporary folder, imported from there) and the package as it is here. After a warm-up run of each
+(numba compiles its kernels into each tree's caches), ``--repeats`` pairs of runs of
+``--trainer-seconds`` each alternate between the two, so that a slow spell hits both; the record
+holds every run's timesteps per second, the medians and their ratio (here / ``REF``).
 """
 
 from __future__ import annotations
@@ -25,9 +33,11 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 GAME = "marry_the_monster-v0"
@@ -138,6 +148,104 @@ def table(times: dict[str, list[float]]) -> str:
     return "\n".join(lines)
 
 
+REPOSITORY = Path(__file__).resolve().parents[1]  # the checkout this package is imported from
+# what the A/B's figures depend on, recorded with them
+DISTRIBUTIONS: Sequence[str] = ("monster-zoo", "numpy", "numba", "torch", "torchrl", "tensordict")
+
+
+def export_tree(ref: str, into: Path) -> tuple[str, Path]:
+    """``(commit, folder)``: the tree of git ``ref`` of :data:`REPOSITORY` exported into ``into`` and a
+    folder to put first on ``PYTHONPATH`` so that ``monster_zoo`` is imported from it (its package
+    folders linked under the name they install as); ValueError naming the fix where ``ref`` is not
+    a commit of that repository."""
+    found = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode:
+        raise ValueError(
+            f"--compare-ref {ref!r} is not a commit of the repository at {REPOSITORY} (a branch, tag or "
+            "SHA there; the comparison needs a git checkout, not an installed wheel)"
+        )
+    commit = found.stdout.strip()
+    tree = into / "tree"
+    tree.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "archive", commit], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    package = into / "site" / "monster_zoo"
+    package.mkdir(parents=True)
+    for entry in (tree / "monster_zoo").iterdir():  # the package's own files
+        (package / entry.name).symlink_to(entry)
+    for folder in tree.iterdir():  # each top-level package folder installs as monster_zoo.<folder>
+        if (folder / "__init__.py").is_file() and folder.name != "monster_zoo":
+            (package / folder.name).symlink_to(folder)
+    return commit, into / "site"
+
+
+def trainer_rate(site: Path | None, out: Path, seconds: float, quick: bool) -> float:
+    """Timesteps per second of one ``device-train --device cpu`` run (its ``summary.json``), the
+    package imported from ``site`` (None: as this process imports it)."""
+    sizes = ["--total-timesteps", "64", "--num-envs", "16", "--num-steps", "4", "--batch-size", "32"]
+    timed = ["--total-timesteps", str(10**12), "--time-limit", str(seconds / 60)]
+    argv = [
+        *(sizes if quick else timed),
+        *(
+            "--device cpu --eval-every 0 --eval-games 1 --checkpoint-every 0 --no-progress --no-plot --seed 1".split()
+        ),
+        "--out-dir",
+        str(out),
+    ]
+    environment = dict(os.environ)
+    if site is not None:
+        environment["PYTHONPATH"] = os.pathsep.join(
+            [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+    done = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.training.device_ppo", *argv],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tempfile.gettempdir(),  # never the repository's folders, which would shadow the package
+    )
+    if done.returncode:
+        raise RuntimeError(f"device-train failed ({'REF' if site else 'here'}): {done.stderr[-2000:]}")
+    (run,) = out.iterdir()
+    return float(json.loads((run / "summary.json").read_text())["timesteps_per_second"])
+
+
+def compare(ref: str, repeats: int, seconds: float, quick: bool) -> dict:
+    """``device-train --device cpu``'s timesteps per second here and at git ``ref``, alternated
+    (module docstring); the record."""
+    from monster_zoo.evaluation.host import git_revision
+
+    with tempfile.TemporaryDirectory(prefix="device_ppo_compare_") as folder:
+        commit, site = export_tree(ref, Path(folder) / "ref")
+        trees = {"ref": site, "here": None}
+        runs = iter(range(10**9))
+        for tree in trees.values():  # warm-up: numba compiles into each tree's caches
+            trainer_rate(tree, Path(folder) / f"run{next(runs)}", seconds, quick=True)
+        rates: dict[str, list[float]] = {side: [] for side in trees}
+        for repeat in range(repeats):
+            order = list(trees) if repeat % 2 == 0 else list(reversed(trees))
+            for side in order:
+                rates[side].append(
+                    trainer_rate(trees[side], Path(folder) / f"run{next(runs)}", seconds, quick)
+                )
+    medians = {side: statistics.median(values) for side, values in rates.items()}
+    return {
+        "ref": ref,
+        "ref_commit": commit,
+        "here_commit": git_revision(),
+        "trainer_seconds": seconds,
+        "timesteps_per_second": rates,
+        "median": medians,
+        "ratio_here_to_ref": round(medians["here"] / medians["ref"], 4),
+    }
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; bad values exit with code 2 and the valid range."""
     parser = argparse.ArgumentParser(
@@ -154,12 +262,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--batch-size", type=int, default=2048, help="the update's minibatch (the trainer's default)"
     )
+    parser.add_argument(
+        "--compare-ref",
+        default=None,
+        help="time whole device-train --device cpu runs here and at this git ref, alternated, instead of the pieces",
+    )
+    parser.add_argument(
+        "--trainer-seconds", type=float, default=60.0, help="each device-train run's time with --compare-ref"
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes and one repeat, for a smoke test")
     parser.add_argument("--json", type=Path, default=None, help="JSON-lines file to append the record to")
     args = parser.parse_args(argv)
     for name in ("repeats", "threads", "num_envs", "num_steps", "batch_size"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.trainer_seconds <= 0:
+        parser.error(f"--trainer-seconds must be more than 0, got {args.trainer_seconds}")
     if args.quick:
         args.repeats, args.num_envs, args.num_steps, args.batch_size = 1, 16, 4, 32
     return args
@@ -172,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     from monster_zoo.evaluation.host import cpu_name
 
     args = parse_args(argv)
+    if args.compare_ref is not None:
+        return _main_compare(args)
     torch.set_num_threads(args.threads)
     run = pieces(args.num_envs, args.num_steps, args.batch_size)
     before = os.getloadavg()[0]
@@ -193,11 +313,36 @@ def main(argv: list[str] | None = None) -> int:
         f"medians of {args.repeats}"
     )
     print(table(times))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        with args.json.open("a") as f:
-            f.write(json.dumps(record) + "\n")
+    _append(args.json, record)
     return 0
+
+
+def _main_compare(args: argparse.Namespace) -> int:
+    """``--compare-ref``: the A/B, printed and appended to ``--json``; 2 where the ref is not a commit."""
+    from monster_zoo.evaluation.host import provenance
+
+    try:
+        record = compare(args.compare_ref, args.repeats, args.trainer_seconds, args.quick)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), **record, **provenance(DISTRIBUTIONS)}
+    median = record["median"]
+    print(
+        f"device-train --device cpu, {args.repeats} alternated run(s) of {args.trainer_seconds:g} s: "
+        f"{median['here']:.0f} timesteps/s here, {median['ref']:.0f} at {args.compare_ref} "
+        f"({record['ref_commit'][:12]}): ratio {record['ratio_here_to_ref']:.3f}"
+    )
+    _append(args.json, record)
+    return 0
+
+
+def _append(path: Path | None, record: dict) -> None:
+    """Append ``record`` as one JSON line to ``path`` (nothing without one)."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as f:
+            f.write(json.dumps(record) + "\n")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,12 @@ the git commit, package versions and host (:func:`monster_zoo.evaluation.host.pr
    training at ``--trainer-envs`` games (2 players for Marry the Monster, else the game's smallest
    count; opponents random 0.2 and snapshots 0.8), reporting timesteps/s, the seconds in rollouts
    and in updates, the GPU memory it took and the win rates after the run (``trainer`` line).
+   ``--trainer-envs 0`` trains at device-train's own default size for the GPU.
+6. ``variants``: the first of ``--trainer-games`` trained for ``--variant-seconds`` in each of
+   ``--variants`` (games side by side, network precision, ``--torch-compile``; one ``trainer_variant``
+   line each, with the torch opponents' rounds and the host's waits for them), so that device-train's
+   defaults for the GPU are chosen from figures; a variant with ``audit=1`` counts the host
+   synchronisations torch reports (``torch.cuda.set_sync_debug_mode``) per update.
 
 Every part's failure is recorded as an ``error`` line and the others still run (exit status 1);
 ``--summary FILE`` prints what a JSON-lines file holds (the shell script ends with it).
@@ -48,12 +54,38 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-PARTS = ("link", "parity", "bench", "pgx", "trainer")
+PARTS = ("link", "parity", "bench", "pgx", "trainer", "variants")
 PGX_GAMES = ("connect_four", "sparrow_mahjong")
 FULL_SIZES = tuple(2**k for k in (10, 12, 14, 16, 18, 20))
 QUICK_SIZES = (4, 8)
 TRAINER_GAME = "marry_the_monster-v0"
 TRAINER_OPPONENTS = "random:0.2,snapshots:0.8"
+# the variants part: KEY=VALUE,... per run, runs separated by ';' (envs 0: device-train's GPU default)
+VARIANT_KEYS = {"envs": int, "dtype": str, "compile": str, "audit": int}
+DEFAULT_VARIANTS = (
+    "envs=16384,audit=1;envs=0,dtype=float32;envs=0,dtype=bfloat16;envs=0,compile=reduce-overhead;envs=262144"
+)
+
+
+def parse_variants(text: str) -> list[dict]:
+    """``--variants`` as a list of ``{key: value}`` (:data:`VARIANT_KEYS`); ValueError naming the
+    bad piece and the keys there are."""
+    variants = []
+    for run in filter(None, text.split(";")):
+        variant = {}
+        for pair in filter(None, run.split(",")):
+            key, _, value = pair.partition("=")
+            if key not in VARIANT_KEYS or not value:
+                raise ValueError(
+                    f"--variants: {pair!r} is not KEY=VALUE with KEY one of {', '.join(VARIANT_KEYS)}"
+                )
+            try:
+                variant[key] = VARIANT_KEYS[key](value)
+            except ValueError:
+                kind = "an integer" if VARIANT_KEYS[key] is int else "a word"
+                raise ValueError(f"--variants: {pair!r}: {key} takes {kind}") from None
+        variants.append(variant)
+    return variants
 
 
 # what the figures depend on, recorded with every line (None: not installed)
@@ -412,8 +444,6 @@ def run_trainer(
 ) -> None:
     """The learner-seat games' parity on the device, then a timed ``device-train --device cuda`` run.
     Each piece's failure is recorded as an ``error`` line and the next piece still runs."""
-    import tempfile
-
     import monster_zoo
     from monster_zoo.envs.gpu.parity import POOLS, compare_learner
 
@@ -434,6 +464,69 @@ def run_trainer(
             )
             continue
         record("trainer_parity", **result, seconds=round(time.perf_counter() - start, 1))
+    train_once(record, "trainer", game_id, players, minutes, num_envs, quick, concurrent=concurrent)
+
+
+def run_variants(
+    record: Recorder, game_id: str, variants: Sequence[dict], seconds: float, quick: bool
+) -> None:
+    """:func:`train_once` for ``seconds`` in each of ``variants`` (:func:`parse_variants`), in this
+    process one after the other (the kernels compiled once); a variant's failure is an ``error`` line
+    and the next still runs (raises at the end when any failed)."""
+    import monster_zoo
+
+    players = 2 if game_id == TRAINER_GAME else monster_zoo.spec(game_id).min_players
+    failed = []
+    for variant in variants:
+        try:
+            train_once(
+                record,
+                "trainer_variant",
+                game_id,
+                players,
+                seconds / 60,
+                4 if quick else variant.get("envs", 0),
+                quick,
+                network_dtype=variant.get("dtype", "auto"),
+                # --quick runs where torch is the CPU's (the simulator's), where compiling is refused
+                torch_compile="off" if quick else variant.get("compile", "off"),
+                audit=bool(variant.get("audit", 0)),
+                variant=variant,
+                eval_games=20,  # the win rates after seconds of training say little; the time goes to training
+            )
+        except Exception as error:
+            failed.append(str(variant))
+            record(
+                "error",
+                failed_part=f"trainer_variant {variant}",
+                error=f"{type(error).__name__}: {error}"[:2000],
+                traceback=traceback.format_exc()[-3000:],
+            )
+    if failed:
+        raise RuntimeError(f"the variants {', '.join(failed)} failed")
+
+
+def train_once(
+    record: Recorder,
+    part: str,
+    game_id: str,
+    players: int,
+    minutes: float,
+    num_envs: int,
+    quick: bool,
+    concurrent: int = 1,
+    network_dtype: str = "auto",
+    torch_compile: str = "off",
+    audit: bool = False,
+    variant: dict | None = None,
+    eval_games: int = 100,
+) -> None:
+    """One timed ``device-train --device cuda`` run of ``minutes`` (``num_envs`` 0: the trainer's
+    default size for the device), recorded as a ``part`` line; with ``audit`` the host
+    synchronisations torch reports while it trains are counted (where torch has a GPU)."""
+    import tempfile
+    import warnings
+
     from monster_zoo.training.device_ppo import trainer
 
     out = Path(tempfile.mkdtemp(prefix="device_train_"))
@@ -452,7 +545,11 @@ def run_trainer(
         "--num-steps",
         "8" if quick else "32",
         "--batch-size",
-        "32" if quick else str(2 * num_envs),
+        "32" if quick else str(2 * num_envs),  # 0 with --num-envs 0: the trainer's default too
+        "--network-dtype",
+        network_dtype,
+        "--torch-compile",
+        torch_compile,
         "--total-timesteps",
         str(timesteps),
         "--time-limit",
@@ -460,7 +557,7 @@ def run_trainer(
         "--eval-every",
         "0",
         "--eval-games",
-        "2" if quick else "100",
+        "2" if quick else str(eval_games),
         "--checkpoint-every",
         "0",
         "--no-progress",
@@ -477,9 +574,26 @@ def run_trainer(
         "3e-4",
     ]
     start = time.perf_counter()
+    syncs = None
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # stdout holds the JSON lines only
-            code = trainer.main(argv)
+        import torch
+
+        audit = audit and torch.cuda.is_available()
+    except ImportError:
+        audit = False
+    try:
+        # with audit, torch warns of each synchronising CUDA call; the warnings are kept and counted
+        with contextlib.redirect_stdout(sys.stderr), warnings.catch_warnings(record=audit) as caught:
+            if audit:
+                warnings.simplefilter("always")
+                torch.cuda.set_sync_debug_mode("warn")
+            try:
+                code = trainer.main(argv)
+            finally:
+                if audit:
+                    torch.cuda.set_sync_debug_mode("default")
+        if audit:
+            syncs = sum("synchroniz" in str(w.message) for w in caught)
     except SystemExit as exit_:  # a refused flag: argparse has printed why on stderr
         code = exit_.code
     if code != 0:
@@ -495,12 +609,22 @@ def run_trainer(
             memory = round(torch.cuda.max_memory_allocated() / 2**30, 2)
     except ImportError:
         pass
+    updates = summary["timesteps"] // (summary["num_envs"] * int(argv[argv.index("--num-steps") + 1]))
     record(
-        "trainer",
+        part,
         game=game_id,
         num_players=players,
         opponents=TRAINER_OPPONENTS,
-        num_envs=num_envs,
+        num_envs=summary["num_envs"],
+        batch_size=summary.get("batch_size"),
+        torch_compile=summary.get("torch_compile"),
+        variant=variant,
+        updates=updates,
+        opponent_rounds=summary.get("opponent_rounds"),
+        opponent_round_waits=summary.get("opponent_round_waits"),
+        # the whole run's, evaluation and checkpoints included: the loop's own share is about one a update
+        torch_syncs=syncs,
+        torch_syncs_per_update=round(syncs / updates, 2) if syncs is not None and updates else None,
         concurrent_trainers=concurrent,
         timesteps=summary["timesteps"],
         train_seconds=summary["train_seconds"],
@@ -562,6 +686,18 @@ def summarize(rows: Sequence[dict]) -> list[str]:
                 else f"{row['concurrent_trainers']} trainers sharing the GPU)"
             )
         )
+    for row in by_part.get("trainer_variant", []):
+        audit = (
+            f", {row['torch_syncs_per_update']} torch syncs an update"
+            if row.get("torch_syncs") is not None
+            else ""
+        )
+        lines.append(
+            f"variant {row.get('variant')}: {row['timesteps_per_second']:.0f} timesteps/s at {row['num_envs']} "
+            f"games, {row['network_dtype']}, compile {row.get('torch_compile')}, rollouts "
+            f"{row.get('rollout_share')} of the time, {row.get('opponent_round_waits')} waits in "
+            f"{row.get('opponent_rounds')} opponent rounds{audit}"
+        )
     for row in by_part.get("pgx", []):
         if "skipped" in row:
             lines.append(f"pgx {row['game']} skipped: {row['skipped']}")
@@ -607,7 +743,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--trainer-envs",
         type=int,
         default=16384,
-        help="games played side by side in the trainer part (default 16384)",
+        help="games played side by side in the trainer part (default 16384; 0: device-train's default)",
+    )
+    parser.add_argument(
+        "--variants",
+        default=DEFAULT_VARIANTS,
+        help="the variants part's runs, ';'-separated, each KEY=VALUE,... with KEY one of "
+        f"{', '.join(VARIANT_KEYS)} (envs 0: device-train's default; audit=1 counts torch's host "
+        f"synchronisations) (default {DEFAULT_VARIANTS})",
+    )
+    parser.add_argument(
+        "--variant-seconds", type=float, default=15.0, help="training seconds of each variant (default 15)"
     )
     parser.add_argument(
         "--quick", action="store_true", help="tiny sizes: a smoke test whose numbers mean nothing"
@@ -628,6 +774,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.concurrent_trainers < 1:
         parser.error(f"--concurrent-trainers {args.concurrent_trainers}: give 1 (alone) or more")
+    try:
+        variants = parse_variants(args.variants)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.variant_seconds <= 0 or args.trainer_envs < 0:
+        parser.error(
+            "--variant-seconds must be more than 0 and --trainer-envs at least 0 (0: the trainer's default)"
+        )
     parts = [p for p in args.parts.split(",") if p]
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
@@ -666,6 +820,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             4 if args.quick else args.trainer_envs,
             args.quick,
             args.concurrent_trainers,
+        ),
+        "variants": lambda: run_variants(
+            record, trainer_games[0], variants, args.variant_seconds, args.quick
         ),
     }
     failed = []

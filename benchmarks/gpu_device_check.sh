@@ -8,8 +8,11 @@
 #   - link (CPU only, one process per game beside the rest): every kernel compiled and linked;
 #   - parity at 256 games a case, beside the trainers of the games other than Marry the Monster (one
 #     minute each, side by side: their lines say so, concurrent_trainers);
-#   - then, each alone on the GPU: the engine bench with the Pgx anchors, and 2-player Marry the
-#     Monster's trainer for one minute (its rate is the figure to compare).
+#   - then, each alone on the GPU: the engine bench with the Pgx anchors, 2-player Marry the
+#     Monster's trainer for one minute at device-train's default size for the GPU (its rate is the
+#     figure to compare), and its variants for ten seconds each (VARIANTS: 16,384 games with torch's
+#     host synchronisations counted, float32, torch.compile with CUDA graphs), from which the
+#     trainer's GPU defaults are chosen.
 # Every JSON line carries the git commit that .whl/GIT_SHA records (the copy here has no .git), the
 # package versions and the host. Lines go to stdout and to $OUT/gpu_device_check.jsonl
 # (benchmarks/results/ without $OUT); a summary ends the run. Exit status 1 when any part failed.
@@ -81,7 +84,10 @@ for pid in "${sharing[@]}"; do
 done
 part bench 150 --parts bench,pgx --repeats 3 --seconds 0.2 --games "${GAMES// /,}"
 if [[ " $GAMES " == *" marry_the_monster-v0 "* ]]; then
-    part trainer-marry_the_monster-v0 120 --parts trainer --trainer-games marry_the_monster-v0 --parity-envs 128
+    part trainer-marry_the_monster-v0 120 --parts trainer --trainer-games marry_the_monster-v0 --parity-envs 128 \
+        --trainer-envs 0
+    part variants-marry_the_monster-v0 110 --parts variants --trainer-games marry_the_monster-v0 \
+        --variant-seconds 10 --variants "${VARIANTS:-envs=16384,audit=1;envs=0,dtype=float32;envs=0,compile=reduce-overhead}"
 fi
 wait  # the link processes
 echo "--- summary after $((SECONDS - start)) s (logs: $logs) ---"

@@ -469,6 +469,33 @@ def test_device_ppo_parts_quick_run_times_every_piece_and_refuses_bad_arguments(
     with pytest.raises(SystemExit):
         device_ppo_parts.parse_args(["--num-envs", "0"])
     assert "--num-envs must be at least 1, got 0" in capsys.readouterr().err
+    assert device_ppo_parts.main(["--compare-ref", "no-such-ref-anywhere", "--json", str(out)]) == 2
+    assert "--compare-ref 'no-such-ref-anywhere' is not a commit" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 1  # nothing appended for a refused ref
+
+
+@pytest.mark.slow
+def test_device_ppo_parts_compares_device_train_here_and_at_a_git_ref(tmp_path, capsys):
+    """``--compare-ref``: the trainer of an exported git tree and the one here, alternated, each run's
+    rate recorded with both commits and the ratio of the medians."""
+    pytest.importorskip("monster_zoo.training.device_ppo.torchrl_parts")
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    from monster_zoo.benchmarks import device_ppo_parts
+
+    out = tmp_path / "compare.jsonl"
+    assert device_ppo_parts.main(["--compare-ref", "HEAD", "--quick", "--json", str(out)]) == 0
+    (record,) = map(json.loads, out.read_text().splitlines())
+    head = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert record["ref_commit"] == head.stdout.strip() and record["here_commit"].startswith(
+        record["ref_commit"]
+    )
+    assert {side: len(v) for side, v in record["timesteps_per_second"].items()} == {"ref": 1, "here": 1}
+    assert all(v[0] > 0 for v in record["timesteps_per_second"].values())
+    median = record["median"]
+    assert record["ratio_here_to_ref"] == round(median["here"] / median["ref"], 4)
+    assert record["git"] and record["versions"]["torch"] and record["host"]["name"]
+    assert "timesteps/s here" in capsys.readouterr().out
 
 
 @pytest.mark.slow

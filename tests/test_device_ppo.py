@@ -94,7 +94,10 @@ def test_resume_continues_from_the_checkpoint_timesteps(first_run, tmp_path):
             "--device cuda plays the opponents on the GPU, where mcts cannot",
         ),
         (["--device", "cuda"], "--device cuda: "),  # no GPU here (or no numba-cuda): what to install or check
-        (["--num-envs", "0"], "--num-envs"),
+        (["--num-envs", "-1"], "--num-envs must be at least 0 (0: the device's default), got -1"),
+        (["--batch-size", "1"], "--batch-size must be at least 2, got 1"),
+        (["--torch-compile", "fast"], "--torch-compile 'fast' is not one of off, default, reduce-overhead"),
+        (["--torch-compile", "default"], "compiling pays on a GPU only"),
         (["--net-arch", "64,x"], "--net-arch"),
         (["--network-dtype", "float16"], "--network-dtype 'float16' is not one of auto, float32, bfloat16"),
         (["--opponents", "greedy:-1"], "WEIGHT >= 0"),
@@ -550,3 +553,271 @@ def test_a_mix_with_an_opponent_acting_from_python_keeps_the_games_on_one_thread
     assert threads == {"greedy": 2, "python": 1}
     assert trainer.game_threads(0, 256) == min(len(os.sched_getaffinity(0)), 4)
     assert trainer.game_threads(0, 16) == 1 and trainer.game_threads(8, 5) == 5
+
+
+# every way a tensor's values reach the host (each one waits for the GPU's queued work on a GPU)
+HOST_READS = ("item", "tolist", "cpu", "__bool__", "__float__", "__int__")
+
+
+def count_host_reads(monkeypatch, optimizer) -> dict:
+    """Count, from now on, every read of a tensor's values on the host and every wait for the GPU
+    (torch's and numba's synchronize, a numba device array's copy to the host); the trainer's own
+    :func:`~monster_zoo.training.device_ppo.trainer.read_back` is counted apart, and what it reads
+    is not counted again. Adam's step counts of ``optimizer`` are not counted: torch keeps them on
+    the host on every device (neither capturable nor fused), so reading them waits for nothing."""
+    import torch
+    from numba import cuda
+
+    counts = {"read_back": 0, "other": []}
+    inside = []
+
+    def on_the_host(tensor) -> bool:
+        return any(tensor is state.get("step") for state in optimizer.state.values())
+
+    def counted(name, original):
+        def wrapper(*args, **kwargs):
+            if not inside and not (args and on_the_host(args[0])):
+                counts["other"].append(name)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    for name in HOST_READS:
+        monkeypatch.setattr(torch.Tensor, name, counted(name, getattr(torch.Tensor, name)))
+    monkeypatch.setattr(torch.cuda, "synchronize", counted("torch.cuda.synchronize", torch.cuda.synchronize))
+    monkeypatch.setattr(cuda, "synchronize", counted("numba.cuda.synchronize", cuda.synchronize))
+    try:
+        device_array = type(cuda.to_device(np.zeros(1)))
+    except cuda.CudaSupportError:  # neither a GPU nor the simulator: no device array to read from
+        device_array = None
+    if device_array is not None:
+        monkeypatch.setattr(device_array, "copy_to_host", counted("copy_to_host", device_array.copy_to_host))
+    read_back = trainer.read_back
+
+    def one_read(figures):
+        counts["read_back"] += 1
+        inside.append(True)
+        try:
+            return read_back(figures)
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(trainer, "read_back", one_read)
+    return counts
+
+
+def training_for(tmp_path, *flags):
+    """A :class:`trainer.Training` of ``TINY`` and ``flags`` (no snapshots taken while it trains)."""
+    parser = trainer.build_parser()
+    args = trainer.Args(
+        **vars(parser.parse_args([*TINY, "--out-dir", str(tmp_path), "--snapshot-every", "1000", *flags]))
+    )
+    from monster_zoo import envs
+    from monster_zoo.training.device_ppo.learner import Learner
+    from monster_zoo.training.run_start import new_run
+
+    spec = envs.spec(args.game)
+    mix, baselines = trainer._opponent_mix(parser, args, {})
+    learner = Learner(
+        spec.obs_size, spec.num_actions, [32], 3e-4, 0.2, 0.01, trainer.torch_device(args.device)
+    )
+    return trainer.Training(args, {}, new_run(tmp_path, args.game, "t", 5, args), learner, mix, baselines, 0)
+
+
+def test_an_update_reads_back_from_the_device_once_and_logs_its_losses(tmp_path, monkeypatch):
+    """The rollout, the update's minibatches (TorchRL's loss included) and the logging read nothing
+    of a tensor on the host but the one :func:`read_back` per update, whose figures are then logged:
+    on a GPU no minibatch waits for the host."""
+    training = training_for(
+        tmp_path, "--total-timesteps", "768", "--eval-every", "0", "--checkpoint-every", "0"
+    )
+    counts = count_host_reads(monkeypatch, training.learner.optimizer)
+    training.train()
+    training.metrics.close()
+    assert training.updates == 3 and counts == {"read_back": 3, "other": []}
+    with open(training.run.dir / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    for name in trainer.LOSS_METRICS:
+        values = [float(r["value"]) for r in rows if r["metric"] == name]
+        assert len(values) == 3 and all(np.isfinite(values)), name
+    means = [float(r["value"]) for r in rows if r["metric"] == "rollout/ep_rew_mean"]
+    assert 1 <= len(means) <= 3 and all(-1 <= m <= 1 for m in means)  # once games have ended
+    assert training.seconds["rollout"] > 0 and training.seconds["update"] > 0
+
+
+def test_the_loss_figures_are_the_mean_over_every_minibatch_of_every_epoch():
+    """:meth:`Learner.update` returns each loss's mean over its minibatches as a device tensor; the
+    same rollout and generator give the same figures as the minibatches' own losses averaged."""
+    import torch
+
+    from monster_zoo.training.device_ppo.learner import LOSSES, Learner
+
+    torch.manual_seed(0)
+    learner = Learner(12, 5, [16], 1e-2, 0.2, 0.01)
+    rollout = tiny_rollout(learner)
+    seen = []
+    step = learner._minibatch_step
+
+    def recorded(batch):
+        seen.append(step(batch))
+        return seen[-1]
+
+    learner._minibatch_step = recorded
+    figures = learner.update(rollout, 0.99, 0.95, 2, 16, torch.Generator().manual_seed(0))
+    assert isinstance(figures, torch.Tensor) and figures.shape == (len(LOSSES),)
+    minibatches = 2 * -(-rollout["actions"].numel() // 16)
+    assert len(seen) == minibatches
+    assert torch.allclose(figures, torch.stack(seen).mean(0))
+
+
+def test_the_device_sizes_fill_the_gpu_up_to_a_quarter_of_its_memory(tmp_path, monkeypatch):
+    """``--num-envs 0`` and ``--batch-size 0`` are the device's defaults: the CPU's measured sizes;
+    on a GPU the most games (a power of two, 1,024 to 65,536) whose rollout takes at most a quarter
+    of its memory, in 32 minibatches; sizes given are kept."""
+    import torch
+
+    from monster_zoo import envs
+
+    monkeypatch.setattr(trainer, "torch_device", lambda device: device)
+    parser = trainer.build_parser()
+
+    def sizes(memory_gib, game, *flags):
+        properties = type("Properties", (), {"total_memory": memory_gib * 2**30})
+        monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: properties)
+        args = trainer.Args(**vars(parser.parse_args(["--game", game, *flags])))
+        spec = envs.spec(game)
+        resolved = trainer.device_sizes(args, spec.obs_size, spec.num_actions)
+        return resolved.num_envs, resolved.batch_size
+
+    assert sizes(0, "marry_the_monster-v0", "--device", "cpu") == (512, 2048)
+    assert sizes(141, "marry_the_monster-v0", "--device", "cuda") == (65536, 65536)
+    # Monster Factory's observation is 12 times Marry the Monster's: fewer games fit
+    factory = sizes(24, "monster_factory-v0", "--device", "cuda")
+    assert factory == (4096, 4096)
+    assert (
+        3 * 32 * (4 * 3483 + 200) * factory[0] <= 24 * 2**30 / 4 < 3 * 32 * (4 * 3483 + 200) * 2 * factory[0]
+    )
+    assert sizes(1, "monster_factory-v0", "--device", "cuda")[0] == 1024
+    assert sizes(
+        141, "marry_the_monster-v0", "--device", "cuda", "--num-envs", "100", "--num-steps", "8"
+    ) == (
+        100,
+        2048,
+    )
+    assert sizes(141, "marry_the_monster-v0", "--device", "cuda", "--batch-size", "96") == (65536, 96)
+
+
+def test_torch_compile_runs_the_policy_step_and_the_gradient_step_compiled(monkeypatch):
+    """``compile_mode`` hands both steps to ``torch.compile`` in that mode, and the learner calls what
+    it returns (the compile itself is the device check's: on a CPU it is refused)."""
+    import torch
+
+    from monster_zoo.training.device_ppo.learner import Learner
+
+    compiled = []
+
+    def fake_compile(function, mode):
+        def run(*args):
+            compiled.append((function.__name__, mode))
+            return function(*args)
+
+        return run
+
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    learner = Learner(12, 5, [16], 1e-2, 0.2, 0.01, compile_mode="reduce-overhead")
+    rollout = tiny_rollout(learner)
+    compiled.clear()
+    learner.act(rollout["observations"][0], rollout["masks"][0])
+    learner.update(rollout, 0.99, 0.95, 1, rollout["actions"].numel(), torch.Generator().manual_seed(0))
+    assert compiled == [("_act", "reduce-overhead"), ("_step", "reduce-overhead")]
+    with pytest.raises(ValueError, match="compile mode 'fast' is not one of off, default"):
+        Learner(12, 5, [16], 1e-2, 0.2, 0.01, compile_mode="fast")
+
+
+SIMULATED_AUDIT = """
+import json, sys, warnings
+from pathlib import Path
+import pytest
+warnings.simplefilter("ignore", RuntimeWarning)  # splitmix64's uint64 wrap, run by numpy in the simulator
+sys.path.insert(0, sys.argv[2])
+import test_device_ppo as t
+from monster_zoo.training.device_ppo import trainer
+with pytest.MonkeyPatch.context() as monkeypatch:
+    training = t.training_for(Path(sys.argv[1]), "--device", "cuda", "--opponents", "random:0.5,greedy:0.5",
+                              "--num-envs", "4", "--num-steps", "8", "--batch-size", "16",
+                              "--total-timesteps", "96", "--eval-every", "0", "--checkpoint-every", "0")
+    counts = t.count_host_reads(monkeypatch, training.learner.optimizer)
+    training.train()
+print(json.dumps({"updates": training.updates, **counts}))
+"""
+
+
+def simulated(script: str, *arguments: str, timeout: int = 600):
+    """Run ``script`` with ``arguments`` under numba-cuda's simulator; skip where numba-cuda is missing."""
+    import subprocess
+    import sys
+
+    if subprocess.run([sys.executable, "-c", "import numba_cuda"], capture_output=True).returncode:
+        pytest.skip("numba-cuda is not installed (the gpu extra; make test installs it)")
+    done = subprocess.run(
+        [sys.executable, "-c", script, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def test_on_the_gpu_driver_an_update_reads_back_once_and_a_rollout_never(tmp_path):
+    """``--device cuda`` under numba-cuda's simulator: the games' steps, the opponents inside the
+    games' threads, the illegal-action count and the update read nothing back but the update's one
+    :func:`read_back` (no ``copy_to_host``, no synchronize, no tensor read on the host)."""
+    (counts,) = simulated(SIMULATED_AUDIT, str(tmp_path), os.path.dirname(__file__))
+    assert counts == {"updates": 3, "read_back": 3, "other": []}
+
+
+EVERY_GAME = """
+import json, sys, warnings
+from pathlib import Path
+import monster_zoo
+from monster_zoo.training.device_ppo import trainer
+warnings.simplefilter("ignore", RuntimeWarning)  # splitmix64's uint64 wrap, run by numpy in the simulator
+out = Path(sys.argv[1])
+for game in monster_zoo.available():
+    spec = monster_zoo.spec(game)
+    for players in sorted({spec.min_players, spec.max_players}):
+        folder = out / f"{game}-{players}"
+        code = trainer.main(["--game", game, "--option", f"num_players={players}", "--device", "cuda",
+                             "--opponents", "random:0.5,snapshots:0.5", "--num-envs", "2", "--num-steps", "4",
+                             "--batch-size", "4", "--total-timesteps", "16", "--snapshot-every", "1",
+                             "--eval-every", "0", "--eval-games", "1", "--checkpoint-every", "0",
+                             "--network-dtype", "bfloat16" if players > spec.min_players else "float32",
+                             "--no-progress", "--no-plot", "--out-dir", str(folder)])
+        (run,) = folder.iterdir()
+        print(json.dumps({"game": game, "players": players, "code": code,
+                          "summary": json.loads((run / "summary.json").read_text())}))
+"""
+
+
+@pytest.mark.slow
+def test_device_train_on_the_gpu_driver_runs_for_every_game_and_its_fewest_and_most_players(tmp_path):
+    """Every game at its smallest and largest player count trains with ``--device cuda`` under the
+    simulator (random opponents inside the games' threads, snapshots as torch networks), the most
+    players in bfloat16: the learner-seat kernels of every game run, whatever their tables."""
+    import monster_zoo
+
+    runs = simulated(EVERY_GAME, str(tmp_path), timeout=1800)
+    expected = {
+        (game, players)
+        for game in monster_zoo.available()
+        for players in {monster_zoo.spec(game).min_players, monster_zoo.spec(game).max_players}
+    }
+    assert {(r["game"], r["players"]) for r in runs} == expected
+    for r in runs:
+        summary = r["summary"]
+        assert r["code"] == 0 and summary["device"] == "cuda" and summary["timesteps"] == 16, r
+        most = r["players"] == monster_zoo.spec(r["game"]).max_players
+        assert summary["network_dtype"] == ("bfloat16" if most else "float32"), r
+        assert summary["opponent_rounds"] >= 1, r  # the snapshots' rounds ran

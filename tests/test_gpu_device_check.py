@@ -68,6 +68,42 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
     assert all(set(r["cuda_libraries"]) >= {"nvvm", "nvJitLink", "nvrtc"} for r in rows)
 
 
+@needs_numba_cuda
+def test_quick_variants_train_at_the_trainers_default_size_in_each_precision(tmp_path):
+    """The variants part under the simulator: one ``trainer_variant`` line per variant, with the size
+    the trainer chose (``envs`` 0 is its default; --quick plays 4 games), the precision asked, the
+    snapshot opponents' rounds, and the audit's count where torch has a GPU (None here)."""
+    out = tmp_path / "gpu.jsonl"
+    done = run_check(
+        "--quick",
+        "--parts",
+        "variants",
+        "--trainer-games",
+        GAME,
+        "--json",
+        str(out),
+        "--variants",
+        "envs=0,audit=1;envs=0,dtype=bfloat16,compile=reduce-overhead",
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    variants = [r for r in rows if r["part"] == "trainer_variant"]
+    assert [r["variant"] for r in variants] == [
+        {"envs": 0, "audit": 1},
+        {"envs": 0, "dtype": "bfloat16", "compile": "reduce-overhead"},
+    ]
+    assert [r["network_dtype"] for r in variants][1] == "bfloat16"
+    assert all(r["num_envs"] == 4 and r["timesteps"] == 64 and r["opponent_rounds"] >= 1 for r in variants)
+    assert variants[0]["torch_syncs"] is None and rows[-1]["failed_parts"] == []
+    summary = subprocess.run(
+        [sys.executable, "-m", "monster_zoo.benchmarks.gpu_device_check", "--summary", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert summary.stdout.count("variant {") == 2, summary.stdout
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -76,6 +112,9 @@ def test_quick_device_check_writes_every_part_as_json_lines(tmp_path):
         (["--trainer-games", "chess-v0"], "unknown game(s) chess-v0; available:"),
         (["--concurrent-trainers", "0"], "--concurrent-trainers 0: give 1 (alone) or more"),
         (["--summary", "/nonexistent/check.jsonl"], "no such file"),
+        (["--variants", "envs=16384,speed=2"], "'speed=2' is not KEY=VALUE with KEY one of envs, dtype"),
+        (["--variants", "envs=many"], "'envs=many': envs takes an integer"),
+        (["--variant-seconds", "0"], "--variant-seconds must be more than 0"),
     ],
 )
 def test_bad_parts_and_games_are_refused_with_the_valid_ones(args, message):

@@ -184,6 +184,9 @@ class GpuLearnerGames:
         self._no_logits = cuda.to_device(np.zeros((1, 1), np.float32))
         self._table: list = []  # every opponent a game may still be playing with; slots name entries
         self._torch = None  # torch views and buffers, made when a torch opponent first joins
+        # torch-opponent rounds queued, and the times the host waited for the GPU to learn whether
+        # another was needed: what snapshot opponents cost a rollout besides their forward passes
+        self.opponent_rounds = self.opponent_round_waits = 0
         self.set_opponents(opponents, weights)
         self.seed(seed)
 
@@ -308,6 +311,13 @@ class GpuLearnerGames:
         self._refresh_view()
         return self.observations, self.masks, self.rewards, self.terminated, self.truncated
 
+    @property
+    def refused(self):
+        """The count of learner actions that steps with ``check=False`` left unapplied since the last
+        :meth:`check_actions`, on the device (``int64[1]``): a caller that reads other figures back
+        reads it with them, and calls :meth:`check_actions` only when it is not 0."""
+        return self._refused
+
     def check_actions(self) -> None:
         """Refuse the learner actions that steps with ``check=False`` left unapplied since the last
         call (IllegalActionError with their count; their slots were left as they were); one read
@@ -393,6 +403,7 @@ class GpuLearnerGames:
         ]
         answers = []  # (event, pinned flag) of the rounds queued whose answer the host has not read
         while True:
+            self.opponent_rounds += 1
             waiting = t["phase"] == WAITING
             with torch.no_grad():
                 for entry, opponent in players:
@@ -423,7 +434,9 @@ class GpuLearnerGames:
             answers.append((event, flag))
             while answers and (len(answers) >= ROUNDS_AHEAD or answers[0][0].query()):
                 event, flag = answers.pop(0)
-                event.synchronize()
+                if not event.query():  # the host waits for the GPU: counted, as what rounds cost
+                    self.opponent_round_waits += 1
+                    event.synchronize()
                 if not bool(flag[0]):
                     return
 

@@ -60,7 +60,22 @@ def sample_masked(logits: torch.Tensor, masks: torch.Tensor):
     return actions.squeeze(-1), log_probs.gather(-1, actions).squeeze(-1)
 
 
+class LegalActionsPPOLoss(ClipPPOLoss):
+    """TorchRL's clipped PPO loss for a policy over the legal actions (``MaskedCategorical``), without
+    a read to the host per minibatch. Uncompiled, TorchRL checks whether the analytic entropy is
+    finite (a boolean read on the host: on a GPU, a wait for its queued work in every minibatch) to
+    fall back on a sampled entropy; ``MaskedCategorical``'s entropy clamps the illegal actions'
+    logits and is always finite, so that check is left out."""
+
+    def _get_entropy(self, dist, adv_shape: torch.Size) -> torch.Tensor:
+        return dist.entropy().unsqueeze(-1)
+
+
 NETWORK_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+# the update's losses, in the order of the tensor :meth:`Learner.update` returns
+LOSSES = ("loss_objective", "loss_critic", "loss_entropy")
+# torch.compile's modes the learner takes ("off": eager; "reduce-overhead" also replays CUDA graphs)
+COMPILE_MODES = ("off", "default", "reduce-overhead", "max-autotune")
 
 
 def native_bfloat16(device: str) -> bool:
@@ -90,7 +105,9 @@ class Learner:
     and a value head): the actor network is still the plain MLP of a PPO policy file (trunk, then the
     policy head). ``network_dtype`` ``"bfloat16"`` runs the networks' passes (the rollout's forward
     passes, the update's forward and backward) under torch's autocast; weights, Adam, the rollout's
-    buffers and the draws' probabilities stay float32."""
+    buffers and the draws' probabilities stay float32. ``compile_mode`` other than ``"off"`` runs the
+    rollout's policy step and the update's gradient step through ``torch.compile`` in that mode
+    (TorchRL's losses and tensordicts are written to be compiled); the first calls compile."""
 
     def __init__(
         self,
@@ -103,9 +120,12 @@ class Learner:
         device: str = "cpu",
         shared_trunk: bool = False,
         network_dtype: str = "float32",
+        compile_mode: str = "off",
     ):
         if network_dtype not in NETWORK_DTYPES:
             raise ValueError(f"network dtype {network_dtype!r} is not one of {', '.join(NETWORK_DTYPES)}")
+        if compile_mode not in COMPILE_MODES:
+            raise ValueError(f"compile mode {compile_mode!r} is not one of {', '.join(COMPILE_MODES)}")
         self.shared_trunk, self.network_dtype = shared_trunk, network_dtype
         self.device_type = torch.device(device).type
         self.actor_net = mlp([obs_size, *hidden, num_actions], 0.01).to(device)
@@ -122,7 +142,7 @@ class Learner:
             return_log_prob=True,
         )
         self.critic = ValueOperator(self.critic_net, in_keys=["observation"])
-        self.loss = ClipPPOLoss(
+        self.loss = LegalActionsPPOLoss(
             self.actor, self.critic, clip_epsilon=clip_coef, entropy_coeff=ent_coef, normalize_advantage=True
         )
         self.log_prob_key = self.loss.tensor_keys.sample_log_prob
@@ -130,6 +150,11 @@ class Learner:
         self.parameters = list({id(p): p for p in self.loss.parameters()}.values())
         # eps as SB3's: torch's 1e-8 lets Adam take full-size steps on gradients near zero
         self.optimizer = torch.optim.Adam(self.parameters, lr=learning_rate, eps=1e-5)
+        self.compile_mode = compile_mode
+        self._minibatch_step, self._policy_step = self._step, self._act
+        if compile_mode != "off":
+            self._minibatch_step = torch.compile(self._step, mode=compile_mode)
+            self._policy_step = torch.compile(self._act, mode=compile_mode)
 
     def _autocast(self):
         """The networks' passes in ``network_dtype`` (a no-op for float32)."""
@@ -142,6 +167,9 @@ class Learner:
     @torch.inference_mode()
     def act(self, observations: torch.Tensor, masks: torch.Tensor):
         """``(actions, log-probabilities, values)`` of the current policy for one step of every game."""
+        return self._policy_step(observations, masks)
+
+    def _act(self, observations: torch.Tensor, masks: torch.Tensor):
         with self._autocast():
             if self.shared_trunk:
                 features = self.trunk(observations)
@@ -167,7 +195,11 @@ class Learner:
         generator: torch.Generator,
     ) -> dict:
         """PPO on one rollout (tensors ``[steps, games, ...]``, plus ``next_value`` ``[games]``):
-        GAE, then ``epochs`` passes in shuffled minibatches of ``minibatch``; the last losses."""
+        GAE, then ``epochs`` passes in shuffled minibatches of ``minibatch``; the mean of each of
+        :data:`LOSSES` over the minibatches, as one tensor on the learner's device.
+
+        Nothing is read back to the host here: the losses add up on the device, so that the GPU never
+        waits for the host between minibatches (the caller reads them once per update)."""
         values = rollout["values"].T.unsqueeze(-1)  # [games, steps, 1], the layout GAE reads
         next_values = torch.cat([values[:, 1:], rollout["next_value"].view(-1, 1, 1)], dim=1)
         done = rollout["dones"].T.unsqueeze(-1)
@@ -186,19 +218,26 @@ class Learner:
             },
             batch_size=[steps * games],
         )
-        losses = {}
+        sums = torch.zeros(len(LOSSES), device=data.device)
+        minibatches = 0
         for _ in range(epochs):
+            # drawn on the CPU, so that a seed shuffles alike on every device
             order = torch.randperm(steps * games, generator=generator, device="cpu").to(data.device)
             for start in range(0, steps * games, minibatch):
-                with self._autocast():
-                    parts = self.loss(data[order[start : start + minibatch]])
-                total = parts["loss_objective"] + parts["loss_critic"] + parts["loss_entropy"]
-                self.optimizer.zero_grad()
-                total.backward()
-                nn.utils.clip_grad_norm_(self.parameters, 0.5)
-                self.optimizer.step()
-                losses = {k: float(v.detach()) for k, v in parts.items() if k.startswith("loss_")}
-        return losses
+                sums += self._minibatch_step(data[order[start : start + minibatch]])
+                minibatches += 1
+        return sums / minibatches
+
+    def _step(self, batch: TensorDict) -> torch.Tensor:
+        """One gradient step on ``batch``; :data:`LOSSES` as one detached tensor."""
+        with self._autocast():
+            parts = self.loss(batch)
+        total = parts["loss_objective"] + parts["loss_critic"] + parts["loss_entropy"]
+        self.optimizer.zero_grad(set_to_none=True)
+        total.backward()
+        nn.utils.clip_grad_norm_(self.parameters, 0.5)
+        self.optimizer.step()
+        return torch.stack([parts[name].detach().float() for name in LOSSES])
 
     def frozen_actor(self) -> nn.Sequential:
         """A copy of the actor network that later updates leave as it is (a self-play snapshot's

@@ -17,9 +17,13 @@ same games as one thread's.
 Devices: ``--device cpu`` plays the games on the CPU engine; ``--device cuda`` plays them on the GPU
 (:class:`monster_zoo.envs.gpu.learner_games.GpuLearnerGames`: one CUDA thread per game, random
 opponents inside the thread, frozen snapshots as torch networks on the device) with the policy, the
-rollout and the update on the GPU too, nothing read back per step (the count of illegal learner
-actions is read once per rollout; whether a snapshot's move is still awaited travels to the host
-while the next opponent rounds are queued). Random and greedy opponents play inside the games'
+rollout and the update on the GPU too, nothing read back per step or per minibatch: the losses add
+up on the device, and everything an update reports (its losses, the rewards of the games that ended,
+the count of illegal learner actions) travels to the host in one read per update (:func:`read_back`);
+whether a snapshot's move is still awaited travels to the host while the next opponent rounds are
+queued. ``--num-envs`` and ``--batch-size`` default per device (:func:`device_sizes`: on a GPU the
+most games whose rollout fits a quarter of its memory, up to 65,536), and ``--torch-compile``
+compiles the policy step and the gradient step on a GPU. Random and greedy opponents play inside the games'
 threads; an opponent acting from Python (e.g. ``mcts``) has no GPU build and is refused on cuda,
 naming the opponents that run; cuda without numba-cuda or a GPU is refused at once with what to
 install or check. Under numba-cuda's simulator
@@ -37,13 +41,12 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
-
-import numpy as np
 
 from monster_zoo.envs.core.safe_writing import open_atomic, write_atomic
 from monster_zoo.training.run_start import (
@@ -66,7 +69,15 @@ NETWORK_DTYPES = (
     "float32",
     "bfloat16",
 )  # auto and the learner's, named here so that --help needs no torch
+# torch.compile's modes (the learner's COMPILE_MODES), named here so that --help needs no torch
+COMPILE_MODES = ("off", "default", "reduce-overhead", "max-autotune")
 CHECKPOINT_FORMAT = "monster-zoo device-ppo checkpoint 1"
+# --num-envs and --batch-size 0 on the CPU: the sizes its measurements chose (docs/guides/gpu.md)
+CPU_NUM_ENVS, CPU_BATCH_SIZE = 512, 2048
+# on a GPU a launch steps every game at once, and 16,384 games filled about 6% of an H200: the default
+# is the most games, up to GPU_MAX_NUM_ENVS, whose rollout fits in GPU_MEMORY_SHARE of its memory
+GPU_MAX_NUM_ENVS, GPU_MIN_NUM_ENVS, GPU_MEMORY_SHARE = 2**16, 2**10, 0.25
+GPU_MINIBATCHES = 32  # --batch-size 0 on a GPU: the rollout in this many minibatches
 
 
 @dataclass
@@ -88,7 +99,11 @@ class Args:
     time_limit: float = flag(
         0.0, "stop after this many minutes of wall time, whatever the timesteps (0: no limit)"
     )
-    num_envs: int = flag(512, "games played side by side")
+    num_envs: int = flag(
+        0,
+        f"games played side by side (0: the device's default: {CPU_NUM_ENVS} on cpu; on cuda the most, "
+        f"up to {GPU_MAX_NUM_ENVS}, whose rollout takes at most a quarter of the GPU's memory)",
+    )
     num_steps: int = flag(32, "learner decisions per game per rollout (rollout = num_envs * num_steps)")
     # 2e-3 in minibatches of 2,048 (SB3's train: 3e-4 in 1,024, four passes): with one pass over rollouts
     # four times train's, the policy moved too little per rollout; after equal wall time this agent was
@@ -96,7 +111,11 @@ class Args:
     learning_rate: float = flag(2e-3, "Adam learning rate")
     gamma: float = flag(0.995, "discount per learner decision")
     gae_lambda: float = flag(0.95, "GAE lambda")
-    batch_size: int = flag(2048, "minibatch size of the PPO update")
+    batch_size: int = flag(
+        0,
+        f"minibatch size of the PPO update (0: the device's default: {CPU_BATCH_SIZE} on cpu; on cuda "
+        f"the rollout in {GPU_MINIBATCHES} minibatches)",
+    )
     # One pass: on a CPU the update is compute-bound and a second pass cost a third of the run's time;
     # after equal wall time one pass's agent was as strong as two passes' (docs/guides/gpu.md's CPU table)
     update_epochs: int = flag(1, "passes over each rollout")
@@ -115,6 +134,14 @@ class Args:
         f"precision of the networks' passes in the rollout and the update: one of "
         f"{', '.join(NETWORK_DTYPES)} (bfloat16: torch's autocast, weights stay float32; "
         "auto: bfloat16 where the device has it in hardware, else float32)",
+    )
+    # a GPU launches each small kernel of the networks' passes separately; compiled, they are fused and
+    # with reduce-overhead replayed as CUDA graphs. On a CPU the first calls' compile costs more than
+    # it saves in a run's time, so it is refused there
+    torch_compile: str = flag(
+        "off",
+        f"run the policy step and the update's gradient step through torch.compile in this mode: one of "
+        f"{', '.join(COMPILE_MODES)} (cuda only; reduce-overhead also replays them as CUDA graphs)",
     )
     opponents: str = flag(
         "random:0.1,greedy:0.5,snapshots:0.4",
@@ -169,9 +196,28 @@ def argument_problem(args: Args) -> str | None:
         None
         if args.network_dtype in NETWORK_DTYPES
         else (f"--network-dtype {args.network_dtype!r} is not one of {', '.join(NETWORK_DTYPES)}"),
+        None
+        if args.torch_compile in COMPILE_MODES
+        else f"--torch-compile {args.torch_compile!r} is not one of {', '.join(COMPILE_MODES)}",
+        None
+        if args.torch_compile == "off" or args.device != "cpu"
+        else (
+            f"--torch-compile {args.torch_compile}: compiling pays on a GPU only (on a CPU the compile "
+            "takes longer than it saves); use --device cuda or --torch-compile off"
+        ),
         out_of_bounds(
             [
-                *ppo_flag_bounds(args),
+                ("--num-envs", args.num_envs, args.num_envs >= 0, "at least 0 (0: the device's default)"),
+                (
+                    "--batch-size",
+                    args.batch_size,
+                    args.batch_size >= 0,
+                    "at least 0 (0: the device's default)",
+                ),
+                # the shared ranges, with 0 standing for a default that is always in range
+                *ppo_flag_bounds(
+                    replace(args, num_envs=args.num_envs or 1, batch_size=args.batch_size or CPU_BATCH_SIZE)
+                ),
             ]
         ),
         int_list("--net-arch", args.net_arch)[1],
@@ -235,6 +281,30 @@ def game_threads(asked: int, num_envs: int) -> int:
     return max(1, min(cores, num_envs // 64))
 
 
+def device_sizes(args: Args, obs_size: int, num_actions: int) -> Args:
+    """``args`` with ``--num-envs 0`` and ``--batch-size 0`` made the device's defaults (module
+    constants): on the CPU the sizes its measurements chose; on a GPU the most games, from
+    ``GPU_MAX_NUM_ENVS`` halving down to ``GPU_MIN_NUM_ENVS``, whose rollout buffers (observations
+    and masks, about three copies while the update reorders them) take at most ``GPU_MEMORY_SHARE``
+    of the GPU's memory, and the rollout in ``GPU_MINIBATCHES`` minibatches."""
+    on_gpu = torch_device(args.device) != "cpu"
+    num_envs = args.num_envs
+    if not num_envs and not on_gpu:
+        num_envs = CPU_NUM_ENVS
+    elif not num_envs:
+        import torch
+
+        per_game = 3 * args.num_steps * (4 * obs_size + num_actions)
+        budget = GPU_MEMORY_SHARE * torch.cuda.get_device_properties(0).total_memory
+        num_envs = GPU_MAX_NUM_ENVS
+        while num_envs > GPU_MIN_NUM_ENVS and num_envs * per_game > budget:
+            num_envs //= 2
+    batch_size = args.batch_size or (
+        max(CPU_BATCH_SIZE, num_envs * args.num_steps // GPU_MINIBATCHES) if on_gpu else CPU_BATCH_SIZE
+    )
+    return replace(args, num_envs=num_envs, batch_size=batch_size)
+
+
 def torch_device(device: str) -> str:
     """Where torch runs for ``--device``: the GPU engine's arrays' device for cuda (the CPU under
     numba-cuda's simulator), else ``device``."""
@@ -266,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from monster_zoo.evaluation.arg_checks import int_list
 
     spec = envs.spec(args.game)
+    args = device_sizes(args, spec.obs_size, spec.num_actions)
     network_dtype = resolve_network_dtype(args.network_dtype, torch_device(args.device))
     learner = Learner(
         spec.obs_size,
@@ -277,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch_device(args.device),
         shared_trunk=args.shared_trunk,
         network_dtype=network_dtype,
+        compile_mode=args.torch_compile,
     )
     start_step = _resume(parser, args, options, learner) if args.resume else 0
     run = new_run(args.out_dir, args.game, args.exp_name, args.seed, args)
@@ -339,6 +411,40 @@ def _resume(parser, args: Args, options: dict, learner) -> int:
         first = " ".join(str(error).strip().splitlines()[:2])
         parser.error(f"--resume {args.resume!r} cannot start this run (--net-arch?): {first}")
     return int(state["timesteps"])
+
+
+ENDED_WINDOW = 1000  # rollout/ep_rew_mean: the mean over at least this many of the latest games
+# the update's losses (the learner's LOSSES, in order) under the names Stable-Baselines3's PPO logs
+# its own; the values are TorchRL's ClipPPOLoss terms (the entropy's times --ent-coef)
+LOSS_METRICS = ("train/policy_gradient_loss", "train/value_loss", "train/entropy_loss")
+
+
+def read_back(figures) -> list[float]:
+    """A device tensor's values on the host: the trainer's one read from the device per update (it
+    waits for the GPU's queued work). Every figure an update reports travels in this one tensor."""
+    return figures.tolist()
+
+
+class Clock:
+    """Marks on the timeline of the work queued on ``device``: CUDA events on a GPU (recorded without
+    waiting, their times read after the update's read back), the host's clock on a CPU."""
+
+    def __init__(self, device: str):
+        self.on_cuda = device == "cuda"
+
+    def mark(self):
+        """A mark at the work queued so far."""
+        if not self.on_cuda:
+            return time.perf_counter()
+        import torch
+
+        event = torch.cuda.Event(enable_timing=True)
+        event.record()
+        return event
+
+    def seconds(self, start, end) -> float:
+        """Seconds between two marks (on a GPU, once the work up to ``end`` is done)."""
+        return start.elapsed_time(end) / 1000 if self.on_cuda else end - start
 
 
 class Training:
@@ -416,7 +522,6 @@ class Training:
 
         g, n, t_max = self.games, self.args.num_envs, self.args.num_steps
         spec = g.spec
-        started = time.perf_counter()
         empty = partial(torch.empty, device=self.device)
         buffers = {
             "observations": empty((t_max, n, spec.obs_size)),
@@ -433,14 +538,15 @@ class Training:
             view = torch.from_numpy  # the engine's own memory, refreshed by each step
         observations = view(g.observations)
         rewards, terminated, truncated = (view(a) for a in (g.rewards, g.terminated, g.truncated))
+        masks = view(g.masks) if self.on_gpu else None
         for t in range(t_max):
             buffers["observations"][t] = observations
             if self.on_gpu:
-                buffers["masks"][t] = view(g.masks)
+                buffers["masks"][t] = masks
             else:
                 buffers["masks"][t].numpy()[:] = g.masks  # the read-only view, copied once into the rollout
             actions, log_probs, values = self.learner.act(buffers["observations"][t], buffers["masks"][t])
-            if self.on_gpu:  # legality counted on the device, read once after the rollout
+            if self.on_gpu:  # legality counted on the device, read with the update's figures
                 g.step(actions, check=False)
             else:
                 g.step(actions.numpy())
@@ -448,19 +554,21 @@ class Training:
             buffers["rewards"][t] = rewards
             buffers["dones"][t] = terminated | truncated
         buffers["next_value"] = self.learner.value(observations)
-        if self.on_gpu:
-            g.check_actions()
         self.step += n * t_max
-        self._synchronize()
-        self.seconds["rollout"] += time.perf_counter() - started
         return buffers
 
-    def _synchronize(self) -> None:
-        """Wait for the GPU's queued work, so that the time taken is counted where it was spent."""
-        if self.device == "cuda":
-            import torch
+    def _figures(self, rollout: dict, losses):
+        """What an update reports, as one tensor on the device: the losses, the learner's summed
+        reward in the games that ended during the rollout and their count, and the count of learner
+        actions the GPU games refused (0 on the CPU, whose games refuse at once)."""
+        import torch
 
-            torch.cuda.synchronize()
+        from monster_zoo.envs.gpu.learner_games import tensor_view
+
+        dones = rollout["dones"]
+        refused = tensor_view(self.games.refused).to(losses.dtype) if self.on_gpu else losses.new_zeros(1)
+        ended = torch.stack([(rollout["rewards"] * dones).sum(), dones.sum().to(losses.dtype)])
+        return torch.cat([losses, ended, refused])
 
     def train(self) -> float:
         """PPO until ``--total-timesteps`` (or ``--time-limit``); the seconds it took."""
@@ -468,28 +576,43 @@ class Training:
         started = time.time()
         next_eval = self.step + args.eval_every if args.eval_every else None
         next_checkpoint = self.step + args.checkpoint_every if args.checkpoint_every else None
-        finished = []
+        # (reward sum, games) of the latest rollouts' ended games, at least ENDED_WINDOW games once
+        # that many ended
+        ended: deque = deque()
         bar = progress_bar(args.total_timesteps, self.run.name, args.progress)
         bar.update(min(self.step, args.total_timesteps))
+        clock = Clock(self.device)
         while self.step < args.total_timesteps and (
             not args.time_limit or time.time() - started < 60 * args.time_limit
         ):
             before = self.step
+            marks = [clock.mark()]
             rollout = self.rollout()
-            finished += rollout["rewards"][rollout["dones"]].tolist()
-            updating = time.perf_counter()
-            self.learner.update(
+            marks.append(clock.mark())
+            losses = self.learner.update(
                 rollout, args.gamma, args.gae_lambda, args.update_epochs, args.batch_size, self.generator
             )
-            self._synchronize()
-            self.seconds["update"] += time.perf_counter() - updating
+            marks.append(clock.mark())
+            # the update's one read back: the GPU has not waited for the host since the last one
+            *loss_values, reward_sum, games, refused = read_back(self._figures(rollout, losses))
+            self.seconds["rollout"] += clock.seconds(marks[0], marks[1])
+            self.seconds["update"] += clock.seconds(marks[1], marks[2])
+            if refused:
+                self.games.check_actions()  # raises IllegalActionError with the count
             self.updates += 1
             bar.update(min(self.step, args.total_timesteps) - min(before, args.total_timesteps))
             self.metrics.log(
                 self.step, "charts/SPS", (self.step - self.start_step) / max(time.time() - started, 1e-9)
             )
-            if finished:
-                self.metrics.log(self.step, "rollout/ep_rew_mean", float(np.mean(finished[-1000:])))
+            for name, value in zip(LOSS_METRICS, loss_values):
+                self.metrics.log(self.step, name, value)
+            if games:
+                ended.append((reward_sum, games))
+                while sum(count for _, count in ended) - ended[0][1] >= ENDED_WINDOW:
+                    ended.popleft()
+            if ended:
+                mean = sum(total for total, _ in ended) / sum(count for _, count in ended)
+                self.metrics.log(self.step, "rollout/ep_rew_mean", mean)
             if self.updates % args.snapshot_every == 0 and "snapshots" in self.mix:
                 self._snapshot()
                 self._refresh_pool()
@@ -566,8 +689,20 @@ class Training:
             "timesteps_per_second": round((self.step - self.start_step) / max(seconds, 1e-9), 1),
             "device": args.device,
             "num_envs": args.num_envs,
+            "batch_size": args.batch_size,
             "game_threads": self.game_threads,
             "network_dtype": self.learner.network_dtype,
+            "torch_compile": args.torch_compile,
+            # snapshot opponents on a GPU: the rounds of their moves queued, and how often the host
+            # waited for the GPU to learn whether another round was needed
+            **(
+                {
+                    "opponent_rounds": self.games.opponent_rounds,
+                    "opponent_round_waits": self.games.opponent_round_waits,
+                }
+                if self.on_gpu
+                else {}
+            ),
             **{f"{part}_seconds": round(spent, 2) for part, spent in self.seconds.items()},
             "model": str(run.dir / "final_model.npz"),
             "checkpoint": str(run.dir / "final_model.pt"),
