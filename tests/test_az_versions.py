@@ -101,7 +101,7 @@ def test_available_agents_lists_every_shipped_version(two_versions):
     names = available_agents(MTM)
     for short in ("az", "az-net", "az-timed"):
         assert short in names and {f"{GAME}-{short}-v1", f"{GAME}-{short}-v2"} <= set(names)
-    assert f"{GAME}-az-v3" not in names
+    assert f"{GAME}-az-v4" not in names and f"{GAME}-az-net-v3" not in names  # az-v3: v2 with beliefs
     assert not any("az" in name for name in available_agents("monstargh-v0"))  # none ships there here
 
 
