@@ -25,12 +25,12 @@ from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.shipped_files import CHAMPION_DIR, write_manifest
-from monster_zoo.envs.core.contract import H_CURRENT
+from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.registry import declaration
 
 SHIPPING = [g for g in envs.available() if shipped.belief_versions(g)]
-ARENA = "monster_arena-v0"  # hides the others' hands; its version-2 search is among the cheapest
+GAME = "monstargh-v0"  # hides the others' hands and the deck; its version-2 search is among the cheapest
 MTM = "marry_the_monster-v0"
 
 
@@ -75,10 +75,10 @@ def test_the_belief_version_searches_its_network_at_its_settings_with_beliefs(ga
 
 
 def test_the_belief_version_refuses_another_game():
-    agent = make_agent("monster_arena-az-v3", ARENA, 0, {"num_players": 2})
-    other = other_game(ARENA)
+    agent = make_agent("monstargh-az-v3", GAME, 0, {"num_players": 2})
+    other = other_game(GAME)
     obs, mask, state = view(other, envs.spec(other).min_players)
-    with pytest.raises(WrongGameError, match=f"made for {ARENA} with num_players=2"):
+    with pytest.raises(WrongGameError, match=f"made for {GAME} with num_players=2"):
         agent.act(obs, mask, state)
     with pytest.raises(WrongGameError, match=f"this game is {other}"):
         agent.check_game(other, envs.config(other, {}))
@@ -89,7 +89,7 @@ def test_the_belief_version_refuses_another_game():
 def play_turns(agent, game_id: str, seed: int, turns: int, shown=lambda state, seat: state):
     """The first ``turns`` decisions of ``agent`` in seat 0 of a 2-player game against greedy,
     told the deal and every move as ``shown(state, 0)``: each decision's action, the belief's
-    particles and weights it searched from, and the search's policy."""
+    step, the belief's particles and weights it searched from, and the search's policy."""
     spec = envs.spec(game_id)
     state = np.zeros(spec.state_size, np.int32)
     game_rng, moves_rng = make_rng(seed), make_rng(seed + 1)
@@ -105,7 +105,15 @@ def play_turns(agent, game_id: str, seed: int, turns: int, shown=lambda state, s
             seen = shown(state, 0)
             action = agent.act(seat_view(spec, seen, 0), mask, seen)
             belief = agent.belief
-            decisions.append((action, belief.particles.copy(), belief.weights.copy(), agent.policy.copy()))
+            decisions.append(
+                (
+                    action,
+                    int(seen[H_STEPS]),
+                    belief.particles.copy(),
+                    belief.weights.copy(),
+                    agent.policy.copy(),
+                )
+            )
         else:
             action = greedy(state, mask, moves_rng)
         spec.apply_action(state, int(action), game_rng)
@@ -120,40 +128,35 @@ def same_decisions(first, second) -> bool:
     )
 
 
-def arena_v3(seed: int):
-    return make_agent("monster_arena-az-v3", ARENA, seed, {"num_players": 2})
+def game_v3(seed: int):
+    return make_agent("monstargh-az-v3", GAME, seed, {"num_players": 2})
 
 
 def test_the_belief_version_decides_the_same_for_a_seed():
-    first = play_turns(arena_v3(4), ARENA, 9, turns=4)
-    assert len(first) == 4 and same_decisions(first, play_turns(arena_v3(4), ARENA, 9, turns=4))
-    # the belief is live: the opponent's moves moved its weights away from uniform
-    assert any(not np.allclose(weights, weights[0]) for _, _, weights, _ in first)
+    agent = game_v3(4)
+    first = play_turns(agent, GAME, 9, turns=4)
+    assert len(first) == 4 and same_decisions(first, play_turns(game_v3(4), GAME, 9, turns=4))
+    # the belief is live: it weighed every move of the game up to its last decision
+    assert len(agent.belief.evidence) == first[-1][1] > 4
 
 
 def test_the_belief_version_reads_only_its_seat_view():
     """Told copies of the states with everything seat 0 cannot see redealt (afresh at every move),
     the version holds the same particles and weights and makes the same searches and moves."""
-    spec = envs.spec(ARENA)
+    spec = envs.spec(GAME)
     redeal_rng = make_rng(77)
+    changed = []
 
     def redealt(state, seat):
         twin = state.copy()
         spec.determinize(twin, seat, redeal_rng)
+        changed.append(not np.array_equal(twin, state))
         return twin
 
-    assert not np.array_equal(redealt(arena_state(), 0), arena_state())  # the redeal changes the state
-    true_game = play_turns(arena_v3(2), ARENA, 5, turns=4)
-    told_redeals = play_turns(arena_v3(2), ARENA, 5, turns=4, shown=redealt)
+    true_game = play_turns(game_v3(2), GAME, 5, turns=4)
+    told_redeals = play_turns(game_v3(2), GAME, 5, turns=4, shown=redealt)
+    assert any(changed)  # the redeals showed it other states than the game's
     assert same_decisions(true_game, told_redeals)
-
-
-def arena_state() -> np.ndarray:
-    """A dealt 2-player Monster Arena game."""
-    spec = envs.spec(ARENA)
-    state = np.zeros(spec.state_size, np.int32)
-    spec.init_state(state, envs.config(ARENA, {"num_players": 2}), make_rng(3))
-    return state
 
 
 # --- the version numbers -----------------------------------------------------------------------

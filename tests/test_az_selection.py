@@ -14,7 +14,7 @@ from test_az import MTM, clear_positions, decide, legal, reachable
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
-from monster_zoo.agents.az.network import MAX_SEATS, random_network, write_network
+from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network, write_network
 from monster_zoo.agents.az.search import (
     SELECTIONS,
     UCT,
@@ -269,7 +269,9 @@ def test_a_screen_plays_each_rule_on_the_same_deals_and_resumes(tmp_path, monkey
         # the reference wins every other deal, the other rule every deal
         outcomes = [WIN if search or i % 2 else LOSS for i in range(games)]
         return {
-            "network": "net",
+            "game": MTM,
+            "options": {"num_players": players},
+            "network": read_network(path).name,
             "num_players": players,
             "opponent": opponent,
             "seed": seed,
