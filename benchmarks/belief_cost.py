@@ -75,6 +75,7 @@ class BeliefClock:
         return action
 
 
+#: The searches whose belief this measures: the tuned search's version 3, or az's belief version.
 SEARCHES = ("mcts", "az")
 
 

@@ -47,9 +47,9 @@ from monster_zoo.envs.registry import declaration
 FIRST_VERSION = 1  # the version the flat settings describe, and the one a game's first network ships as
 SETTINGS_KEY = "az"  # the key of the shipped search's settings in a game declaration's agents mapping
 VERSIONS_FIELD = "versions"  # the field of those settings that holds each later version's own fields
-# Per game, each belief version of az -> the network version it searches with beliefs: the newest
-# network each game shipped when beliefs came, one version above it. A version listed here keeps
-# its meaning for good; a game's next network file takes the next number above every listed one.
+#: Per game, each belief version of az -> the network version it searches with beliefs: the newest
+#: network each game shipped when beliefs came, one version above it. A version listed here keeps
+#: its meaning for good; a game's next network file takes the next number above every listed one.
 BELIEF_VERSIONS = {
     "marry_the_monster": {3: 2},
     "mighty_monsters": {2: 1},

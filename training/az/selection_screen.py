@@ -37,7 +37,7 @@ from monster_zoo.evaluation.match import DRAW, WIN
 from monster_zoo.training.az.strength import measure
 from monster_zoo.training.az.strength_curve import CurveError, reuse_or_play
 
-# The catalogue of rules by name: the shipped rule first, then the alternatives to it.
+#: The catalogue of rules by name: the shipped rule first, then the alternatives to it.
 RULES = {
     "puct": {},
     "puct-c0.5": {"c_puct": 0.5},
@@ -49,7 +49,7 @@ RULES = {
     "halving-noise": {"gumbel_scale": 1.0},
 }
 DEFAULT_RULES = "puct,puct-c3,uct-1,uct-2,gumbel"
-# The search's fields a rule may set, with how a value is read.
+#: The search's fields a rule may set, with how a value is read.
 FIELDS = {
     "selection": str,
     "exploration": float,
