@@ -2,9 +2,11 @@
 
     python -m monster_zoo.benchmarks.belief_cost --games 4 --out results/belief_cost.jsonl
     python -m monster_zoo.benchmarks.belief_cost --games 1 --game-ids monstargh-v0 --out /tmp/c.jsonl  # a smoke test
+    python -m monster_zoo.benchmarks.belief_cost --search az --games 4 --out results/belief_cost_az.jsonl
 
 Per game (at its smallest player count, or ``--players``), ``<game>-mcts-v3`` (the tuned search
-with simulations dealt from its belief) plays seeded games in one seat against ``--opponent`` in
+with simulations dealt from its belief; with ``--search az`` the learned search's belief version,
+``<game>-az-vK`` of :data:`~monster_zoo.agents.az.shipped.BELIEF_VERSIONS`) plays seeded games in one seat against ``--opponent`` in
 the others, seats rotated. In the searching process, ``time.process_time`` measures each of its
 moves whole, the belief's part of it (bringing the particles up to the game: every move since the
 last one weighed and resampled), and what the belief does between its moves (keeping a redeal of
@@ -25,6 +27,7 @@ import time
 import numpy as np
 
 from monster_zoo import envs
+from monster_zoo.agents.az.shipped import belief_versions
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.benchmarks.bench import _git
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
@@ -72,9 +75,27 @@ class BeliefClock:
         return action
 
 
-def measure(game_id: str, opponent: str, num_players: int, games: int, seed: int) -> dict:
+#: The searches whose belief this measures: the tuned search's version 3, or az's belief version.
+SEARCHES = ("mcts", "az")
+
+
+def believing_search(game_id: str, search: str) -> str:
+    """The versioned name of ``game_id``'s ``search`` (one of :data:`SEARCHES`) with beliefs;
+    ValueError where the game ships no network for ``az`` to search."""
+    game = envs.spec(game_id).name
+    if search == "mcts":
+        return f"{game}-mcts-v3"
+    versions = belief_versions(game_id)
+    if not versions:
+        raise ValueError(f"--search az: no az network ships for {game_id}, so it has no belief version")
+    return f"{game}-az-v{max(versions)}"
+
+
+def measure(
+    game_id: str, opponent: str, num_players: int, games: int, seed: int, search: str = "mcts"
+) -> dict:
     """One game's line (see the module doc)."""
-    name = f"{envs.spec(game_id).name}-mcts-v3"
+    name = believing_search(game_id, search)
     options = {"num_players": num_players}
     clock = BeliefClock(make_agent(name, game_id, seed, options))
     field = [clock] + [make_agent(opponent, game_id, seed + i, options) for i in range(1, num_players)]
@@ -89,7 +110,7 @@ def measure(game_id: str, opponent: str, num_players: int, games: int, seed: int
         "num_players": num_players,
         "games": games,
         "moves": int(moves.size),
-        "simulations": clock.agent.simulations,
+        "simulations": getattr(clock.agent, "simulations", None) or clock.agent.settings.simulations,
         "particles": clock.agent.belief_settings.particles,
         "move_ms": round(1000 * float(moves.mean()), 3),
         "belief_ms": round(1000 * float(belief.mean()), 3),
@@ -107,6 +128,12 @@ def main(argv=None) -> int:
         description="The belief's CPU time as a share of a move's, at the shipped budgets.",
     )
     parser.add_argument("--game-ids", default=",".join(hidden), help="comma-separated game ids")
+    parser.add_argument(
+        "--search",
+        choices=SEARCHES,
+        default="mcts",
+        help="the search with beliefs: mcts-v3 or az's belief version",
+    )
     parser.add_argument("--opponent", default="greedy", help="agent name in the other seats")
     parser.add_argument("--games", type=int, default=4, help="games per game id, seats rotated")
     parser.add_argument("--players", type=int, default=None, help="player count (default: the smallest)")
@@ -137,7 +164,10 @@ def main(argv=None) -> int:
         n = args.players or spec.min_players
         if not spec.min_players <= n <= spec.max_players:
             parser.error(f"{game_id} plays {spec.min_players}-{spec.max_players} players, not {n}")
-        lines.append(measure(game_id, args.opponent, n, args.games, args.seed))
+        try:
+            lines.append(measure(game_id, args.opponent, n, args.games, args.seed, args.search))
+        except ValueError as error:  # no network to search, or a count the network does not play
+            parser.error(str(error))
         print(json.dumps(lines[-1]), flush=True)
     write_atomic(args.out, "".join(json.dumps(line) + "\n" for line in lines))
     return 0

@@ -849,7 +849,7 @@ def test_root_values_count_by_their_size_not_their_rank(min_spread, chosen):
     from monster_zoo.agents.az.search import _root_legal, _root_scores
 
     settings = SearchSettings()
-    assert settings.min_spread == 2.0 and settings.as_array().shape == (8,)
+    assert settings.min_spread == 2.0 and settings.as_array().shape == (10,)
     mask = np.array([1, 1, 0], np.int8)
     logits = np.array([1.0, 0.0, 0.0], np.float32)
     probs = np.array([0.73, 0.27, 0.0], np.float32)

@@ -101,7 +101,7 @@ def test_available_agents_lists_every_shipped_version(two_versions):
     names = available_agents(MTM)
     for short in ("az", "az-net", "az-timed"):
         assert short in names and {f"{GAME}-{short}-v1", f"{GAME}-{short}-v2"} <= set(names)
-    assert f"{GAME}-az-v3" not in names
+    assert f"{GAME}-az-v4" not in names and f"{GAME}-az-net-v3" not in names  # az-v3: v2 with beliefs
     assert not any("az" in name for name in available_agents("monstargh-v0"))  # none ships there here
 
 
@@ -183,15 +183,21 @@ def test_az_timed_sizes_each_versions_own_budget(two_versions, monkeypatch):
 
 
 def test_a_version_that_does_not_ship_is_refused_naming_those_that_do(two_versions):
-    for short in ("az", "az-net", "az-timed"):
-        with pytest.raises(ValueError, match=f"unknown agent '{GAME}-{short}-v3'") as refused:
-            make_agent(f"{GAME}-{short}-v3", MTM, 0, TWO)
+    """Version 3 is version 2 searched with beliefs (az, az-timed): no network of its own, so
+    az-net has none; version 4 is nothing."""
+    for short, version in (("az", 4), ("az-net", 3), ("az-net", 4), ("az-timed", 4)):
+        with pytest.raises(ValueError, match=f"unknown agent '{GAME}-{short}-v{version}'") as refused:
+            make_agent(f"{GAME}-{short}-v{version}", MTM, 0, TWO)
         assert f"{GAME}-{short}-v1, {GAME}-{short}-v2" in str(refused.value)
-    for make in (lambda: ShippedAZ(0, MTM, TWO, version=3), lambda: ShippedAZNet(0, MTM, TWO, version=3)):
+    for make, version in (
+        (lambda: ShippedAZ(0, MTM, TWO, version=4), 4),
+        (lambda: ShippedAZNet(0, MTM, TWO, version=3), 3),
+    ):
         with pytest.raises(
             ValueError,
-            match=rf"version 3 of the az network does not ship for {MTM}; the versions "
-            rf"that ship are 1, 2 \({GAME}-az-v1, {GAME}-az-v2; az plays the newest",
+            match=rf"version {version} of the az network does not ship for {MTM}; the versions "
+            rf"that ship are 1, 2 \({GAME}-az-v1, {GAME}-az-v2; az plays the newest, 2; "
+            rf"{GAME}-az-v3 searches version 2 with beliefs\)",
         ):
             make()
 

@@ -37,6 +37,18 @@ def test_the_epsilon_fit_scores_each_epsilon_on_the_same_recorded_games(tmp_path
     assert lines[0]["mean_log_evidence"] != lines[1]["mean_log_evidence"]
 
 
+def test_the_cost_run_times_the_learned_search_belief_version(tmp_path):
+    """``--search az`` times the game's az belief version: every move timed, the belief's part of
+    it a share of it, the agent named in the line."""
+    out = tmp_path / "cost.jsonl"
+    argv = ["--search", "az", "--game-ids", "monster_arena-v0", "--games", "1", "--out", str(out)]
+    assert belief_cost.main(argv) == 0
+    header, line = [json.loads(text) for text in out.read_text().splitlines()]
+    assert header["kind"] == "header" and line["agent"] == "monster_arena-az-v3"
+    assert line["moves"] > 0 and line["simulations"] > 1 and line["particles"] > 1
+    assert 0 < line["belief_ms"] < line["move_ms"] and 0 < line["share"] < 1
+
+
 @pytest.mark.parametrize(
     "module,argv,message",
     [

@@ -36,7 +36,9 @@ from monster_zoo import envs
 from monster_zoo.agents.az.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
 from monster_zoo.agents.az.search import AZTree, SearchSettings, belief_gumbel_search
 from monster_zoo.agents.az.shipped import (
+    belief_versions,
     network_ships,
+    network_version,
     newest_version,
     play_settings,
     shipped_network_path,
@@ -75,7 +77,8 @@ class AZAgent(Believing, Agent):
     :class:`~monster_zoo.agents.search.agent.MCTSAgent` takes it) starts the simulations from the
     seat's belief in a game that hides information, kept from what the game's loop tells
     :meth:`~monster_zoo.agents.belief.believing.Believing.watch`. After each move ``tree`` holds the
-    search and ``policy`` its improved policy.
+    search and ``policy`` its improved policy. ``selection`` and ``exploration`` choose the rule
+    that picks the simulations' actions and UCT's constant (:class:`~monster_zoo.agents.az.search.SearchSettings`).
 
     ``budget_ms`` (default None: ``simulations`` as given) makes the budget a CPU time per move,
     sized on the host: at its first move the agent times a search of :data:`PROBE_SIMULATIONS` on
@@ -103,6 +106,8 @@ class AZAgent(Believing, Agent):
         rollout_weight: float = 0.0,
         budget_ms: float | None = None,
         belief: BeliefSettings | dict | bool | None = None,
+        selection: str = SearchSettings.selection,
+        exploration: float = SearchSettings.exploration,
     ):
         if budget_ms is not None and (
             isinstance(budget_ms, bool)
@@ -125,6 +130,8 @@ class AZAgent(Believing, Agent):
             float(c_puct),
             min_spread=float(min_spread),
             rollout_weight=float(rollout_weight),
+            selection=selection,
+            exploration=float(exploration),
         )
         self.rollout = tuned_rollout(game_id)
         self.determinize = bool(determinize)
@@ -299,10 +306,13 @@ def _shipped(game_id: str, version: int | None = None) -> AZNetwork:
     path = shipped_network_path(game_id, version)
     if version is not None and version not in shipped:
         game = envs.spec(game_id).name
+        beliefs = "".join(
+            f"; {game}-az-v{v} searches version {n} with beliefs" for v, n in belief_versions(game_id).items()
+        )
         raise ValueError(
             f"version {version} of the az network does not ship for {game_id}; the versions that "
             f"ship are {', '.join(map(str, shipped))} ({', '.join(f'{game}-az-v{v}' for v in shipped)};"
-            f" az plays the newest, {shipped[-1]})"
+            f" az plays the newest, {shipped[-1]}{beliefs})"
         )
     verify_shipped(path)
     return read_network(path)
@@ -323,7 +333,10 @@ class ShippedAZ(AZAgent):
     (``budget_ms``, the game's ``mcts`` move's time on the development machine), its simulations
     sized on this host at its first move. Its moves then depend on the host's speed; the count it
     sized (``settings.simulations``, in its ``repr``) replays them on any machine as
-    ``AZAgent(seed, network, simulations=that count)``."""
+    ``AZAgent(seed, network, simulations=that count)``.
+
+    A belief version (:func:`~monster_zoo.agents.az.shipped.belief_versions`) searches its network
+    with the seat's belief at the belief's default settings."""
 
     def __init__(
         self,
@@ -336,8 +349,9 @@ class ShippedAZ(AZAgent):
         kind = "az-timed" if timed else "az"
         if game_id is None:
             raise ValueError(f"the shipped {kind} agent plays one game: pass game_id")
-        network = _shipped(game_id, version)
+        beliefs = belief_versions(game_id)
         self.version = newest_version(game_id) if version is None else version
+        network = _shipped(game_id, None if version is None else network_version(game_id, version))
         budget = play_settings(game_id, self.version)
         if timed and budget.budget_ms is None:
             raise ValueError(
@@ -353,6 +367,7 @@ class ShippedAZ(AZAgent):
             simulations=budget.simulations,
             rollout_weight=budget.rollout_weight,
             budget_ms=budget.budget_ms if timed else None,
+            belief=self.version in beliefs,
         )
         self.name = f"{self.spec.name}-{kind}-v{self.version}"
 

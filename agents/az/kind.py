@@ -2,13 +2,17 @@
 (``az-net:<network.npz>``); ``az`` / ``<game>-az-vK`` and ``az-net`` / ``<game>-az-net-vK`` play
 version K of the network shipped for the game (the short names the newest), listed only where one
 ships; ``az-timed`` / ``<game>-az-timed-vK`` its search at a CPU time per move sized on the host,
-for the versions whose settings give one. Per-game settings: the shipped search's budget,
+for the versions whose settings give one. The belief versions of ``az`` and ``az-timed``
+(:data:`~monster_zoo.agents.az.shipped.BELIEF_VERSIONS`: a shipped network searched with the seat's
+belief) answer by their versioned names; the short names play the newest network without beliefs
+until the belief version measures stronger. Per-game settings: the shipped search's budget,
 ``agents={"az": {"simulations": ..., "rollout_weight": ..., "budget_ms": ..., "versions": {K: {...}}}}``
 (:mod:`monster_zoo.agents.az.shipped`)."""
 
 from monster_zoo.agents.az.shipped import (
     FIRST_VERSION,
     SETTINGS_KEY,
+    belief_versions,
     network_ships,
     play_settings,
     read_play_settings,
@@ -21,20 +25,33 @@ AZ_NET_PREFIX = "az-net:"
 
 
 def names(game_id: str) -> dict:
-    """``az`` and ``az-net`` at every shipped version of the game's network, and ``az-timed`` at
-    those whose settings give a CPU-time budget."""
+    """``az`` and ``az-net`` at every shipped version of the game's network, ``az`` also at the
+    game's belief versions, and ``az-timed`` at those of ``az``'s whose settings give a CPU-time
+    budget."""
     # where none ships, version 1 still resolves, so that asking for it says how to train one
     versions = shipped_versions(game_id) or (FIRST_VERSION,)
-    timed = tuple(v for v in versions if play_settings(game_id, v).budget_ms is not None)
-    return {"az": versions, "az-net": versions, **({"az-timed": timed} if timed else {})}
+    searched = tuple(sorted({*versions, *belief_versions(game_id)}))
+    timed = tuple(v for v in searched if play_settings(game_id, v).budget_ms is not None)
+    return {"az": searched, "az-net": versions, **({"az-timed": timed} if timed else {})}
+
+
+def plays(game_id: str, short: str) -> int | None:
+    """The version ``short`` plays: the newest of its versions that is no belief version (None:
+    it has none)."""
+    beliefs = belief_versions(game_id)
+    plain = [v for v in names(game_id).get(short, ()) if v not in beliefs]
+    return plain[-1] if plain else None
 
 
 def make(request: Request):
-    """The search over the game's shipped network at ``request.version`` (None: the newest its name
-    plays; ``az-timed`` at its CPU-time budget), or that network alone (``az-net``)."""
+    """The search over the game's shipped network at ``request.version`` (None: the version its name
+    plays; ``az-timed`` at its CPU-time budget; a belief version with the seat's belief), or that
+    network alone (``az-net``)."""
     from monster_zoo.agents.az.agent import ShippedAZ, ShippedAZNet
 
-    version = request.version if request.version is not None else names(request.game_id)[request.name][-1]
+    version = request.version
+    if version is None:
+        version = plays(request.game_id, request.name) or names(request.game_id)[request.name][-1]
     if request.name == "az-net":
         return ShippedAZNet(request.seed, game_id=request.game_id, options=request.options, version=version)
     return ShippedAZ(
@@ -79,4 +96,5 @@ KIND = AgentKind(
         ModelPrefix(AZ_NET_PREFIX, f"{AZ_NET_PREFIX}<network.npz> (its network alone)", read_network_alone),
     ),
     settings=AgentSettings(SETTINGS_KEY, read_play_settings),
+    plays=plays,
 )

@@ -22,6 +22,11 @@ The search is the open-loop, single-observer information-set search of
   best of the most visited. ``sigma(q) = (c_visit + max visits) * c_scale * q`` over Q completed
   for unvisited actions by the network's mixed value and rescaled to [0, 1] among the legal
   actions. The improved policy ``softmax(logits + sigma(completed Q))`` is the training target.
+* **Other selection rules** (``SearchSettings.selection``): ``"uct"`` picks by UCT at every node,
+  the root included, the priors only ordering equals (an untried action first by its prior), and
+  plays the most visited root action; ``"gumbel"`` keeps the root's halving and below it picks the
+  action whose visits lag furthest behind the node's improved policy (the paper's rule for
+  non-root nodes). They are options to measure against the default, PUCT below the root.
 * **Rollouts mixed in, at play** (``rollout_weight`` ``lambda``, 0 by default and in self-play):
   a new leaf is also played to its end by the game's rollout policy (the tuned ``mcts``'s:
   uniform or the greedy kernel) and is worth ``(1 - lambda) * value head + lambda * rollout``, as
@@ -88,8 +93,22 @@ PRIORS = types.float32[:, ::1]
 SETTINGS = types.float64[::1]
 
 # Entries of the settings vector (see SearchSettings).
-S_SIMULATIONS, S_CONSIDERED, S_GUMBEL, S_C_PUCT, S_C_VISIT, S_C_SCALE, S_MIN_SPREAD, S_ROLLOUT = range(8)
+(
+    S_SIMULATIONS,
+    S_CONSIDERED,
+    S_GUMBEL,
+    S_C_PUCT,
+    S_C_VISIT,
+    S_C_SCALE,
+    S_MIN_SPREAD,
+    S_ROLLOUT,
+    S_SELECTION,
+    S_EXPLORATION,
+) = range(10)
 UNIT = 1.0 / 9007199254740992.0  # 2**-53
+# The selection rules (SearchSettings.selection), in the order of their codes in the settings vector.
+SELECTIONS = ("puct", "uct", "gumbel")
+PUCT, UCT, GUMBEL = range(len(SELECTIONS))
 
 
 @dataclass(frozen=True)
@@ -103,7 +122,20 @@ class SearchSettings:
     simulation each, that let noise outweigh the policy (in Monster Arena, 16 simulations with it
     won 0.22 of 60 games against greedy, the policy alone 0.70, the fixed scale 0.62).
     ``rollout_weight`` is the share of a leaf's value that comes from a rollout (0: the value head
-    alone)."""
+    alone).
+
+    ``selection`` is the rule that picks a simulation's actions:
+
+    * ``"puct"`` (the default): sequential halving at the root, PUCT below it (``c_puct``);
+    * ``"uct"``: UCT at every node, the root included: an action never tried first, the most
+      probable by the priors; then the highest ``Q + exploration * sqrt(ln N / n)``, equal scores
+      going to the more probable action; the move is the most visited action (the priors again
+      break ties), and the policy the root's visit shares. The priors only order equals, so the
+      tree grows as the rollout search ``mcts`` grows its own (with ``N`` the parent's visits);
+    * ``"gumbel"``: sequential halving at the root and, below it, the action that brings the
+      node's visit shares closest to its improved policy ``softmax(log P + sigma(completed Q))``:
+      the highest ``pi'(a) - n(a) / (1 + N)`` (Danihelka et al. 2022, section 5), Q completed for
+      unvisited actions by the node's mean value, on the root's fixed scale."""
 
     simulations: int = 64
     considered: int = 16
@@ -113,8 +145,12 @@ class SearchSettings:
     c_scale: float = 0.1
     min_spread: float = 2.0
     rollout_weight: float = 0.0
+    selection: str = "puct"
+    exploration: float = 1.0
 
     def __post_init__(self):
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}; got {self.selection!r}")
         problems = [
             f"{name} must be {what}, got {value!r}"
             for name, value, ok, what in (
@@ -126,6 +162,7 @@ class SearchSettings:
                 ("c_scale", self.c_scale, self.c_scale > 0, "> 0"),
                 ("min_spread", self.min_spread, self.min_spread > 0, "> 0"),
                 ("rollout_weight", self.rollout_weight, 0 <= self.rollout_weight <= 1, "from 0 to 1"),
+                ("exploration", self.exploration, self.exploration >= 0, ">= 0"),
             )
             if not ok
         ]
@@ -144,6 +181,8 @@ class SearchSettings:
                 self.c_scale,
                 self.min_spread,
                 self.rollout_weight,
+                SELECTIONS.index(self.selection),
+                self.exploration,
             ],
             np.float64,
         )
@@ -281,6 +320,116 @@ def _puct_action(node, legal, count, seat, c_puct, children, visits, values, pri
             best = score
             best_action = a
     return best_action
+
+
+@njit(cache=True)
+def _uct_action(node, legal, count, seat, exploration, children, visits, values, priors):
+    """The action of the ``count`` ``legal`` ones of ``node`` that UCT picks for ``seat``: an untried
+    one first, the most probable by the node's priors; else the highest
+    ``Q + exploration * sqrt(ln N / n)``, an equal score going to the more probable action (the
+    first of equals where the priors are equal too)."""
+    log_parent = np.log(max(visits[node], 1))
+    best = -np.inf
+    best_prior = -1.0
+    best_action = -1
+    untried = False
+    for i in range(count):
+        a = legal[i]
+        child = children[node, a]
+        n = visits[child] if child != UNTRIED else 0
+        prior = priors[node, a]
+        if n == 0:
+            if not untried or prior > best_prior:
+                untried = True
+                best_prior = prior
+                best_action = a
+            continue
+        if untried:
+            continue
+        score = values[child, seat] / n + exploration * np.sqrt(log_parent / n)
+        if score > best or (score == best and prior > best_prior):
+            best = score
+            best_prior = prior
+            best_action = a
+    return best_action
+
+
+@njit(cache=True)
+def _completed_q(node, a, seat, mean, children, visits, values):
+    """``(Q, visits)`` of action ``a`` of ``node`` for ``seat``: its mean value, or ``mean`` (the
+    completion of an unvisited action) and 0."""
+    child = children[node, a]
+    n = visits[child] if child != UNTRIED else 0
+    return (values[child, seat] / n if n > 0 else mean), n
+
+
+@njit(cache=True)
+def _gumbel_action(node, legal, count, seat, c_visit, c_scale, min_spread, children, visits, values, priors):
+    """The action of the ``count`` ``legal`` ones of ``node`` whose visits fall furthest behind the
+    improved policy for ``seat``: the highest ``pi'(a) - n(a) / (1 + N)``, ``pi'`` the softmax of
+    ``log P + sigma(completed Q)``, ``sigma`` as at the root (``(c_visit + most visits) * c_scale``
+    times Q on the fixed scale of ``min_spread``) and an unvisited action's Q the node's mean
+    value (the first of equals)."""
+    total_prior = 0.0
+    for i in range(count):
+        total_prior += priors[node, legal[i]]
+    mean = values[node, seat] / visits[node] if visits[node] > 0 else 0.0
+    most = 0
+    visited = 0
+    low = np.inf
+    high = -np.inf
+    for i in range(count):
+        q, n = _completed_q(node, legal[i], seat, mean, children, visits, values)
+        most = max(most, n)
+        visited += n
+        low = min(low, q)
+        high = max(high, q)
+    scale = (c_visit + most) * c_scale / max(high - low, min_spread)
+    # pi' is P * exp(sigma) normalised; exponents are taken from the largest sigma so none overflows
+    top = scale * (high - low)
+    norm = 0.0
+    for i in range(count):
+        a = legal[i]
+        prior = priors[node, a] / total_prior if total_prior > 0.0 else 1.0 / count
+        q, n = _completed_q(node, a, seat, mean, children, visits, values)
+        norm += prior * np.exp(scale * (q - low) - top)
+    best = -np.inf
+    best_action = -1
+    for i in range(count):
+        a = legal[i]
+        prior = priors[node, a] / total_prior if total_prior > 0.0 else 1.0 / count
+        q, n = _completed_q(node, a, seat, mean, children, visits, values)
+        improved = prior * np.exp(scale * (q - low) - top) / norm if norm > 0.0 else 1.0 / count
+        score = improved - n / (1.0 + visited)
+        if score > best:
+            best = score
+            best_action = a
+    return best_action
+
+
+@njit(cache=True)
+def _tree_action(selection, node, legal, count, seat, settings, children, visits, values, priors):
+    """The action the ``selection`` rule picks for ``seat`` among the ``count`` ``legal`` ones of
+    ``node`` below the root (and at the root under UCT)."""
+    if selection == UCT:
+        return _uct_action(
+            node, legal, count, seat, settings[S_EXPLORATION], children, visits, values, priors
+        )
+    if selection == GUMBEL:
+        return _gumbel_action(
+            node,
+            legal,
+            count,
+            seat,
+            settings[S_C_VISIT],
+            settings[S_C_SCALE],
+            settings[S_MIN_SPREAD],
+            children,
+            visits,
+            values,
+            priors,
+        )
+    return _puct_action(node, legal, count, seat, settings[S_C_PUCT], children, visits, values, priors)
 
 
 @njit(cache=True)
@@ -466,31 +615,38 @@ def _descend(
     particles,
     cumulative,
 ):
-    """Simulation ``k`` from ``root`` down to its leaf: the root action by sequential halving, PUCT
-    below, a new node for the first untried action. Return ``(leaf node, path depth, tree size)``,
-    the leaf's state in ``sim``; the leaf is -1 when the schedule asks for a visit count no root
-    action has (the budget is spent evenly: the search stops)."""
+    """Simulation ``k`` from ``root`` down to its leaf: the root action by sequential halving (by
+    UCT under the ``"uct"`` selection), the selection rule's below, a new node for the first untried
+    action. Return ``(leaf node, path depth, tree size)``, the leaf's state in ``sim``; the leaf is
+    -1 when the schedule asks for a visit count no root action has (the budget is spent evenly: the
+    search stops)."""
     player = root[H_CURRENT]
-    _root_scores(
-        root_legal,
-        root_count,
-        root_logits,
-        probs,
-        noise,
-        raw_value,
-        player,
-        settings[S_C_VISIT],
-        settings[S_C_SCALE],
-        settings[S_MIN_SPREAD],
-        children,
-        visits,
-        values,
-        sigma,
-        scores,
-    )
-    action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
-    if action < 0:
-        return -1, 0, size
+    selection = np.int64(settings[S_SELECTION])
+    if selection == UCT:
+        action = _tree_action(
+            selection, path[0], root_legal, root_count, player, settings, children, visits, values, priors
+        )
+    else:
+        _root_scores(
+            root_legal,
+            root_count,
+            root_logits,
+            probs,
+            noise,
+            raw_value,
+            player,
+            settings[S_C_VISIT],
+            settings[S_C_SCALE],
+            settings[S_MIN_SPREAD],
+            children,
+            visits,
+            values,
+            sigma,
+            scores,
+        )
+        action = _root_action(root_legal, root_count, schedule[k], scores, children, visits)
+        if action < 0:
+            return -1, 0, size
     start_from_belief(root, player, resample, rng, sim, sim_rng, determinize, particles, cumulative)
     node = path[0]
     depth = 1
@@ -510,8 +666,8 @@ def _descend(
             return node, depth, size
         legal_mask(sim, mask)
         count = nonzero_indices(mask, legal)
-        action = _puct_action(
-            node, legal, count, sim[H_CURRENT], settings[S_C_PUCT], children, visits, values, priors
+        action = _tree_action(
+            selection, node, legal, count, sim[H_CURRENT], settings, children, visits, values, priors
         )
 
 
@@ -542,6 +698,28 @@ def _finish_simulation(
 
 
 @njit(cache=True)
+def _most_visited(root_legal, root_count, probs, policy, children, visits):
+    """The root's visit shares into ``policy`` (0 for illegal actions); return the most visited of
+    the ``root_count`` ``root_legal`` actions, the more probable by ``probs`` among equals."""
+    policy[:] = 0.0
+    total = 0
+    best = -1
+    best_visits = -1
+    for i in range(root_count):
+        a = root_legal[i]
+        child = children[0, a]
+        n = visits[child] if child != UNTRIED else 0
+        policy[a] = n
+        total += n
+        if n > best_visits or (n == best_visits and probs[a] > probs[best]):
+            best = a
+            best_visits = n
+    for i in range(root_count):
+        policy[root_legal[i]] /= max(total, 1)
+    return best
+
+
+@njit(cache=True)
 def _root_finish(
     root,
     settings,
@@ -560,7 +738,10 @@ def _root_finish(
     values,
 ):
     """End a search: the improved policy into ``policy`` (0 for illegal actions); return the
-    chosen action, the best of the most visited."""
+    chosen action, the best of the most visited. Under UCT the policy is the root's visit shares
+    and the best of the most visited the most probable by the root's prior ``probs``."""
+    if np.int64(settings[S_SELECTION]) == UCT:
+        return _most_visited(root_legal, root_count, probs, policy, children, visits)
     most = _root_scores(
         root_legal,
         root_count,

@@ -26,6 +26,13 @@ changes, laid over the flat ones::
 A flat field is thus every version's that does not set it itself: to change how one version plays,
 give it its own value under ``versions``. An unknown field, a bad version key or a bad value is
 refused with a ValueError naming the valid ones (:func:`read_play_settings`).
+
+Some versions of ``az`` ship no file of their own: a *belief version* (:data:`BELIEF_VERSIONS`)
+searches a shipped network with its simulations dealt from the seat's belief over what it cannot
+see (:mod:`monster_zoo.agents.belief`, its default settings) instead of uniform redeals. It plays
+its network's weights and, unless the declaration lists the version under ``versions``, its
+network's settings; ``az-net`` has no belief version (the network alone does not search). Its
+number is taken: the game's next network ships as the next free version above it.
 """
 
 import re
@@ -40,6 +47,16 @@ from monster_zoo.envs.registry import declaration
 FIRST_VERSION = 1  # the version the flat settings describe, and the one a game's first network ships as
 SETTINGS_KEY = "az"  # the key of the shipped search's settings in a game declaration's agents mapping
 VERSIONS_FIELD = "versions"  # the field of those settings that holds each later version's own fields
+#: Per game, each belief version of az -> the network version it searches with beliefs: the newest
+#: network each game shipped when beliefs came, one version above it. A version listed here keeps
+#: its meaning for good; a game's next network file takes the next number above every listed one.
+BELIEF_VERSIONS = {
+    "marry_the_monster": {3: 2},
+    "mighty_monsters": {2: 1},
+    "monstargh": {3: 2},
+    "monster_arena": {3: 2},
+    "monster_factory": {3: 2},
+}
 DEFAULT_PLAY_SIMULATIONS = 200
 MAX_PLAY_BUDGET_MS = 100.0  # the learned search's play budget: at most 0.1 CPU s a move
 
@@ -148,13 +165,41 @@ def shipped_network_path(game_id: str, version: int | None = None) -> Path:
     return CHAMPION_DIR / f"{envs.spec(game_id).name}-az-v{version}.npz"
 
 
+def belief_versions(game_id: str) -> dict[int, int]:
+    """The belief versions of ``game_id``'s ``az`` whose network ships, each mapped to that network's
+    version (empty where none does); ValueError when a network file ships under a belief version's
+    number, naming the number it should ship as."""
+    declared = BELIEF_VERSIONS.get(envs.spec(game_id).name, {})
+    shipped = shipped_versions(game_id)
+    taken = sorted(set(declared) & set(shipped))
+    if taken:
+        free = max([*declared, *shipped]) + 1
+        raise ValueError(
+            f"{envs.spec(game_id).name}-az-v{taken[0]}.npz ships as a network, but version {taken[0]} "
+            f"of az is network version {declared[taken[0]]} searched with beliefs; ship the file as "
+            f"version {free} ({envs.spec(game_id).name}-az-v{free}.npz)"
+        )
+    return {version: network for version, network in declared.items() if network in shipped}
+
+
+def network_version(game_id: str, version: int) -> int:
+    """The version of the network file that version ``version`` of ``game_id``'s ``az`` searches:
+    its own, or a belief version's network."""
+    return BELIEF_VERSIONS.get(envs.spec(game_id).name, {}).get(version, version)
+
+
 def network_ships(game_id: str) -> bool:
     """Whether a network (any version) ships for ``game_id`` (its file is in the package)."""
     return bool(shipped_versions(game_id))
 
 
 def play_settings(game_id: str, version: int | None = None) -> PlaySettings:
-    """How version ``version`` (None: the newest) of the ``az`` shipped for ``game_id`` searches."""
+    """How version ``version`` (None: the newest) of the ``az`` shipped for ``game_id`` searches: a
+    belief version as its network does unless the declaration lists it under ``versions``."""
     game = declaration(game_id)
     declared = game.agents.get(SETTINGS_KEY, {}) if game is not None else {}
-    return read_play_settings(declared, newest_version(game_id) if version is None else version)
+    version = newest_version(game_id) if version is None else version
+    listed = declared.get(VERSIONS_FIELD, {}) if isinstance(declared, Mapping) else {}
+    if not (isinstance(listed, Mapping) and version in listed):
+        version = network_version(game_id, version)
+    return read_play_settings(declared, version)

@@ -16,7 +16,8 @@ their own (``--pilot-games``), then correct the count from both sides' CPU time 
 which greedy games' positions can misjudge: at equal time the search is sized to what the
 opponent spent in those same games. ``--rollout-weight`` mixes the game's rollouts into
 the search's leaf values, and the sizing counts their cost; ``--c-puct`` and ``--considered`` set
-the search's other constants, so they can be compared at equal time. ``--belief`` deals the
+the search's other constants and ``--selection`` (with ``--exploration`` and ``--gumbel-scale``)
+its selection rule, so they can be compared at equal time. ``--belief`` deals the
 search's simulations from its seat's belief (:mod:`monster_zoo.agents.belief`); ``--agent`` (with
 ``--game``) plays a named search of the registry in place of a network, sized the same way from
 its own simulations: ``<game>-mcts-v3`` against ``<game>-mcts-v2`` at equal time.
@@ -46,7 +47,7 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
 from monster_zoo.agents.az.network import read_network
-from monster_zoo.agents.az.search import SearchSettings
+from monster_zoo.agents.az.search import SELECTIONS, SearchSettings
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.evaluation.host import host_facts
@@ -123,7 +124,8 @@ def size_simulations(
     """The simulations per move that make the search cost ``budget_ms`` CPU milliseconds on
     ``positions`` (measured at :data:`SIZING_SIMULATIONS`; a simulation's cost is nearly constant,
     a rollout's on average over the positions). ``search`` holds the search's other constants
-    (``c_puct``, ``considered``), as :class:`~monster_zoo.agents.az.agent.AZAgent` takes them."""
+    (``c_puct``, ``considered``, ``selection``, ...), as :class:`~monster_zoo.agents.az.agent.AZAgent`
+    takes them."""
     probe = AZAgent(
         0,
         network,
@@ -284,7 +286,8 @@ def measure(
     search's simulations instead of sizing them to the budget; otherwise ``pilot_games`` (default:
     one per seat; 0: none) correct the sizing from both sides' CPU time in real games (at equal
     time the plan becomes the opponent's time there; :func:`pilot_simulations`); ``rollout_weight`` and ``search``
-    (``c_puct``, ``considered``; the agent's defaults where absent) are the search's
+    (``c_puct``, ``considered``, ``selection``, ``exploration``, ``gumbel_scale``; the agent's
+    defaults where absent) are the search's
     (:class:`~monster_zoo.agents.az.search.SearchSettings`). ``progress`` prints the sized budget
     as soon as it is known and shows a bar of games per worker, on standard error.
 
@@ -464,6 +467,26 @@ def build_parser() -> argparse.ArgumentParser:
         f"{SearchSettings.considered})",
     )
     parser.add_argument(
+        "--selection",
+        choices=SELECTIONS,
+        default=None,
+        help="the search's selection rule (SearchSettings: puct, the default; uct, the priors "
+        "breaking ties; gumbel, the Gumbel paper's rule below the root)",
+    )
+    parser.add_argument(
+        "--exploration",
+        type=float,
+        default=None,
+        help=f"UCT's exploration constant, with --selection uct (not given: {SearchSettings.exploration})",
+    )
+    parser.add_argument(
+        "--gumbel-scale",
+        type=float,
+        default=None,
+        help=f"scale of the Gumbel noise on the root's scores (not given: {SearchSettings.gumbel_scale}, "
+        "no noise; 1: the paper's)",
+    )
+    parser.add_argument(
         "--pilot-games",
         type=int,
         default=None,
@@ -498,6 +521,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("--rollout-weight", args.rollout_weight, 0 <= args.rollout_weight <= 1, "a number from 0 to 1"),
         ("--c-puct", args.c_puct, args.c_puct is None or args.c_puct > 0, "a number above 0"),
         ("--considered", args.considered, args.considered is None or args.considered >= 1, "at least 1"),
+        ("--exploration", args.exploration, args.exploration is None or args.exploration >= 0, "at least 0"),
+        (
+            "--gumbel-scale",
+            args.gumbel_scale,
+            args.gumbel_scale is None or args.gumbel_scale >= 0,
+            "at least 0",
+        ),
         (
             "--budget-ms",
             args.budget_ms,
@@ -528,7 +558,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             simulations=args.simulations,
             rollout_weight=args.rollout_weight,
             search={
-                k: v for k, v in (("c_puct", args.c_puct), ("considered", args.considered)) if v is not None
+                k: v
+                for k, v in (
+                    ("c_puct", args.c_puct),
+                    ("considered", args.considered),
+                    ("selection", args.selection),
+                    ("exploration", args.exploration),
+                    ("gumbel_scale", args.gumbel_scale),
+                )
+                if v is not None
             },
             progress=not args.no_progress,
             pilot_games=args.pilot_games,
