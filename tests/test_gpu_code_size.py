@@ -50,7 +50,7 @@ def test_code_sections_refuses_what_is_not_a_64_bit_elf_file():
 
 
 def test_readable_takes_the_last_name_of_a_numba_mangled_name():
-    mangled = "_ZN10monster_zoo4envs13monster_arena5rules9main_stepB2v7B42c8tJTIcFKzyF2ILShI4CrgQElJY_3dEAA"
+    mangled = "_ZN11monster_zoo4envs13monster_arena5rules9main_stepB2v7B42c8tJTIcFKzyF2ILShI4CrgQElJY_3dEAA"
     assert gpu_code_size.readable(mangled) == "main_step"
     assert gpu_code_size.readable("plain_entry") == "plain_entry"
 

@@ -148,7 +148,7 @@ def draw_part(state, rng):
     return -1
 
 
-@helper
+@standalone
 def start_draft_round(state, rng):
     """The dealer turns up 3 parts (AR-13); drafting ends when nothing is left to turn up."""
     drawn = 0
@@ -204,7 +204,7 @@ def take_prize(state, p, c, rng):
     end_draft_round(state, rng)
 
 
-@helper
+@standalone
 def end_draft_round(state, rng):
     """Discard the rest of the row, then apply the drafting end rules or pass the deck left (AR-16, AR-17)."""
     n = state[H_NUM_PLAYERS]

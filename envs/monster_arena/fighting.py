@@ -285,7 +285,7 @@ def start_turn(state, p):
     state[PHASE] = PH_MAIN
 
 
-@helper
+@standalone
 def start_arena_round(state, rng):
     """AR-23: the monster with the fewest parts starts (ties at random), then clockwise.
 
