@@ -15,8 +15,9 @@ One JSON line per game, kernel and capability: registers, stack frame, spill byt
 machine code bytes of all its functions (``code_bytes``) and of each one (``functions``, largest
 first: the entry and every device function that stayed a function of its own, ``@standalone``), the
 seconds the compile and link took, and the git commit, package versions and host. Lines are printed
-and appended to ``--json`` (default ``docs/measurements/gpu_code_size_<date>.jsonl``); ``--label``
-names the measured code (e.g. ``before``/``after`` a change).
+and appended to ``--json`` (default ``docs/measurements/kernel_code_size_<date>.jsonl``); ``--label``
+names the measured code (e.g. ``before``/``after`` a change). (The files are not named ``gpu_*``:
+those are the device check's runs, which the results pages render.)
 """
 
 from __future__ import annotations
@@ -140,7 +141,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--json",
         type=Path,
-        default=ROOT / "docs" / "measurements" / f"gpu_code_size_{datetime.date.today().isoformat()}.jsonl",
+        default=ROOT
+        / "docs"
+        / "measurements"
+        / f"kernel_code_size_{datetime.date.today().isoformat()}.jsonl",
         help="JSON-lines file the lines are appended to",
     )
     return parser.parse_args(argv)
