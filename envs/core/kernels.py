@@ -1,7 +1,7 @@
 """What every game's kernels share: the one decorator convention, array copies and lazy kernels.
 
 **The decorators** (written up in ``envs/README.md``, "Writing kernels"). Every numba function of
-a game is decorated with one of four names, each one fixed set of numba options:
+a game is decorated with one of five names, each one fixed set of numba options:
 
 * ``@kernel(SIG)``: a contract kernel (``init_state``, ``legal_mask``, ``apply_action``,
   ``returns``, ``observe_into``): compiled at import for its one signature, with every wrapper,
@@ -12,6 +12,10 @@ a game is decorated with one of four names, each one fixed set of numba options:
   ``@helper(sig, python=False)`` also drops the wrapper for calls from Python, for helpers only
   kernels call.
 * ``@inlined`` / ``@inlined(sig)``: a small function inlined into each caller.
+* ``@standalone``: a ``@helper`` that stays a function of its own on a GPU too, where numba-cuda's
+  NVVM would otherwise inline every device function into every caller: a game phase's step or
+  options, so that a kernel holds each phase's code once and a warp whose games are in one phase
+  runs only that phase's code.
 * ``@on_demand``: compiled at its first call with every wrapper; for kernels an adapter needs now
   and then (``determinize``) and helpers Python calls directly.
 
@@ -76,6 +80,14 @@ def helper(signature=None, *, python: bool = True):
         return njit(**INTERNAL)(signature)
     options = INTERNAL if python else {**INTERNAL, "no_cpython_wrapper": True}
     return njit(**options) if signature is None else njit(signature, **options)
+
+
+def standalone(func: Callable):
+    """Decorator of a helper that stays a function of its own on a GPU: ``njit(**INTERNAL)`` on the
+    CPU (as ``@helper``), a device function NVVM never inlines on a GPU (:func:`device_functions`)."""
+    dispatcher = njit(**INTERNAL)(func)
+    dispatcher.standalone = True  # read by device_functions
+    return dispatcher
 
 
 def inlined(signature=None):
@@ -237,16 +249,34 @@ def _local_array_maker(zeroed: bool):
 
 
 _CUDA_READY = False
+_STANDALONE: set[tuple[str, str]] = set()  # (module, qualified name) of the @standalone functions
+
+
+def _keep_standalone_apart() -> None:
+    """Make numba-cuda's lowering mark every function of :data:`_STANDALONE` ``noinline``: numba-cuda's
+    ``inline="never"`` only keeps numba from inlining at its IR level, and NVVM inlines the rest."""
+    from numba.cuda.lowering import CUDALower
+
+    lower = CUDALower.pre_lower
+
+    def pre_lower(self):
+        lower(self)
+        if (self.fndesc.modname, self.fndesc.qualname) in _STANDALONE:
+            self.builder.function.attributes.add("noinline")
+
+    CUDALower.pre_lower = pre_lower
 
 
 def use_cuda_target() -> None:
     """Make the kernels compilable as CUDA device functions (numba-cuda): registers the GPU side of
-    :func:`scratch`. Called by the GPU engine; imports ``numba.cuda`` only then."""
+    :func:`scratch` and keeps ``@standalone`` functions apart. Called by the GPU engine; imports
+    ``numba.cuda`` only then."""
     global _CUDA_READY
     if _CUDA_READY:
         return
     from numba.cuda.extending import overload as cuda_overload
 
+    _keep_standalone_apart()
     cuda_overload(scratch, target="cuda", prefer_literal=True, inline="always")(_local_array_maker(True))
     cuda_overload(scratch_empty, target="cuda", prefer_literal=True, inline="always")(
         _local_array_maker(False)
@@ -317,7 +347,8 @@ def _python_versions(dispatchers: list[CPUDispatcher]) -> dict[int, Callable]:
 def device_functions(roots: Iterable[Callable]) -> dict[int, Callable]:
     """The CUDA device version of every numba function reachable from ``roots`` (through the
     globals and closures of their Python source), compiled from the same Python function and inlined
-    where the CPU build inlines; returned by ``id`` of the CPU dispatcher. Under numba-cuda's
+    where the CPU build inlines (``@standalone`` functions never); returned by ``id`` of the CPU
+    dispatcher. Under numba-cuda's
     simulator (``NUMBA_ENABLE_CUDASIM=1``) the versions are the Python functions themselves.
 
     numba-cuda compiles a CPU dispatcher that device code calls from its Python function and keeps the
@@ -337,6 +368,9 @@ def device_functions(roots: Iterable[Callable]) -> dict[int, Callable]:
         device = getattr(dispatcher, "_CUDATypingContext__dispatcher", None)
         if device is None:
             inline = "always" if dispatcher.targetoptions.get("inline") == "always" else "never"
+            if getattr(dispatcher, "standalone", False):
+                func = dispatcher.py_func
+                _STANDALONE.add((func.__module__, func.__qualname__))
             device = cuda.jit(device=True, inline=inline)(dispatcher.py_func)
             dispatcher._CUDATypingContext__dispatcher = device
         made[id(dispatcher)] = device

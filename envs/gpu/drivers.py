@@ -6,15 +6,33 @@ slot index from ``cuda.grid(1)`` instead of a ``prange`` loop; the game's kernel
 device functions from their Python source (:func:`monster_zoo.envs.core.kernels.device_functions`).
 :func:`driver_sources` gives the Python functions and their argument types, so that the engine
 launches them and ``monster-zoo gpu check`` compiles and links them without a GPU.
+
+A game whose rules declare their phases (``phase_of(state)`` and ``NUM_PHASES`` beside the kernels)
+gets the in-launch ``random_steps`` loop that steps the games of a warp phase by phase
+(:func:`game_phases`): games in different phases would make the warp run every one of their phases'
+code in turn, each for a few of its threads.
 """
 
 from numba import cuda, types
 
 from ..core.batch import BOOLS, FLOATS2, INTS, MASKS, RNGS, STATES, play_random
 from ..core.contract import CONFIG, H_CURRENT, H_TERMINAL
+from ..core.header import running
 from ..core.header import truncated as truncated_game
 from ..core.kernels import copy_vector, device_functions
 from ..core.rng import rng_pick_counted
+
+THREADS_PER_BLOCK = 128  # a game's kernels hold much per-thread state: small blocks keep occupancy up
+WARP_SIZE = 32
+WARPS_PER_BLOCK = THREADS_PER_BLOCK // WARP_SIZE
+
+
+def game_phases(spec):
+    """``(phase_of, NUM_PHASES)`` of ``spec``'s rules where they declare their phases (``phase_of(state)``
+    gives the decision a game waits for, below ``NUM_PHASES``), else None."""
+    rules = getattr(spec, "rules", None)
+    phase_of = getattr(rules, "phase_of", None)
+    return None if phase_of is None else (phase_of, int(rules.NUM_PHASES))
 
 
 def driver_sources(spec) -> dict[str, tuple[object, tuple]]:
@@ -29,12 +47,16 @@ def driver_sources(spec) -> dict[str, tuple[object, tuple]]:
         truncated_game,
         play_random,
         copy_vector,
+        running,
     )
-    device = device_functions(cpu)
-    init_state, legal_mask, apply_action, returns, observe_into, pick, cut_off, play, copy = (
+    phases = game_phases(spec)
+    device = device_functions(cpu if phases is None else (*cpu, phases[0]))
+    init_state, legal_mask, apply_action, returns, observe_into, pick, cut_off, play, copy, is_running = (
         device[id(f)] for f in cpu
     )
+    phase_of, num_phases = (None, 1) if phases is None else (device[id(phases[0])], phases[1])
     state_size, num_actions = spec.state_size, spec.num_actions
+    votes_per_buffer = WARPS_PER_BLOCK * num_phases
 
     def reset(states, config, rngs, masks, counts, obs):
         """Start a new game in every slot and write the mover's mask, its count and observation."""
@@ -102,10 +124,64 @@ def driver_sources(spec) -> dict[str, tuple[object, tuple]]:
             counts[i] = legal_mask(states[i], masks[i])
             cuda.atomic.add(finished, 0, done)
 
+    def random_steps_by_phase(states, config, rngs, action_rngs, masks, counts, num_steps, finished):
+        """``random_steps`` with each warp's games stepped phase by phase: every round steps the games
+        of the warp's most common phase among those with steps left. Each game takes the very steps it
+        takes alone (its own state and generators); only the order of steps across games changes."""
+        # The phases are counted per warp in shared memory (block barriers: numba-cuda's simulator has
+        # no warp votes), in two buffers used in turn, so that a round clears the next round's counts
+        # while no thread reads them and needs two barriers, not three.
+        i = cuda.grid(1)
+        live = i < states.shape[0]
+        votes = cuda.shared.array((2, votes_per_buffer), types.int32)
+        first = (cuda.threadIdx.x // WARP_SIZE) * num_phases  # this warp's counts
+        state = cuda.local.array(state_size, types.int32)
+        mask = cuda.local.array(num_actions, types.int8)
+        rng = cuda.local.array(1, types.uint64)
+        action_rng = cuda.local.array(1, types.uint64)
+        left = 0
+        if live:
+            copy(state, states[i])
+            rng[0], action_rng[0] = rngs[i, 0], action_rngs[i, 0]
+            left = num_steps
+        for k in range(cuda.threadIdx.x, votes_per_buffer, cuda.blockDim.x):
+            votes[0, k] = 0
+            votes[1, k] = 0
+        cuda.syncthreads()
+        done = 0
+        turn = 0
+        while cuda.syncthreads_or(1 if left > 0 else 0):  # an integer predicate, as the barrier takes
+            now = turn % 2
+            for k in range(cuda.threadIdx.x, votes_per_buffer, cuda.blockDim.x):
+                votes[1 - now, k] = 0  # every read of them came before the barrier above
+            phase = phase_of(state) if left > 0 else 0
+            if left > 0:
+                cuda.atomic.add(votes, (now, first + phase), 1)
+            cuda.syncthreads()
+            best = 0
+            for k in range(1, num_phases):
+                if votes[now, first + k] > votes[now, first + best]:
+                    best = k
+            if left > 0 and phase == best:
+                apply_action(state, pick(mask, legal_mask(state, mask), action_rng), rng)
+                left -= 1
+                if not is_running(state):
+                    done += 1
+                    init_state(state, config, rng)
+            turn += 1
+        if live:
+            copy(states[i], state)
+            rngs[i, 0], action_rngs[i, 0] = rng[0], action_rng[0]
+            counts[i] = legal_mask(states[i], masks[i])
+            cuda.atomic.add(finished, 0, done)
+
     return {
         "reset": (reset, (STATES, CONFIG, RNGS, MASKS, INTS, FLOATS2)),
         "count_illegal": (count_illegal, (INTS, MASKS, INTS)),
         "step": (step, (STATES, CONFIG, RNGS, INTS, MASKS, INTS, FLOATS2, FLOATS2, BOOLS, BOOLS)),
         "random_actions": (random_actions, (MASKS, INTS, RNGS, INTS)),
-        "random_steps": (random_steps, (STATES, CONFIG, RNGS, RNGS, MASKS, INTS, types.int64, INTS)),
+        "random_steps": (
+            random_steps if phases is None else random_steps_by_phase,
+            (STATES, CONFIG, RNGS, RNGS, MASKS, INTS, types.int64, INTS),
+        ),
     }

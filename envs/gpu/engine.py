@@ -24,10 +24,8 @@ from ..core.illegal import IllegalActionError, batch_actions, batch_refusals
 from ..core.inputs import check_num_envs, check_seed
 from ..core.rng import consecutive_rngs
 from . import require_gpu
-from .drivers import driver_sources
+from .drivers import THREADS_PER_BLOCK, driver_sources
 from .tables import place_tables
-
-THREADS_PER_BLOCK = 128  # a game's kernels hold much per-thread state: small blocks keep occupancy up
 
 _COMPILED = {}  # (game id, driver sources) -> {name: numba-cuda kernel}, each compiled at its first launch
 

@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import functools
 import re
+import struct
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,9 @@ class LinkFigures:
     constant_bytes: int | None = None  # module-level constant data (the 64 KiB bank)
     global_bytes: int | None = None  # module-level data in global memory (the large tables among it)
     cubin_bytes: int | None = None
+    # machine code bytes of each function of the cubin, the kernel's entry and every device function
+    # that stayed a function of its own (``@standalone``), by its (mangled) name
+    function_bytes: dict[str, int] | None = None
     error: str | None = None
 
     @property
@@ -127,9 +131,33 @@ def link(ptx: str, cc: tuple[int, int]) -> LinkFigures:
                 constant_bytes=parse_constant_overflow(log), error=first_error(log) or str(error)
             )
         figures = parse_link_log(_log(nvjitlink.get_info_log_size, nvjitlink.get_info_log, handle))
-        return LinkFigures(**figures, cubin_bytes=nvjitlink.get_linked_cubin_size(handle))
+        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
+        nvjitlink.get_linked_cubin(handle, cubin)
+        return LinkFigures(**figures, cubin_bytes=len(cubin), function_bytes=code_sections(bytes(cubin)))
     finally:
         nvjitlink.destroy(handle)
+
+
+def code_sections(cubin: bytes) -> dict[str, int]:
+    """``{function: bytes of machine code}`` of a cubin (an ELF64 file holding each function's code in a
+    section ``.text.<function>``), read from its section headers."""
+    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        raise ValueError("not a 64-bit ELF cubin")
+    (offset,) = struct.unpack_from("<Q", cubin, 0x28)
+    entry_size, count, names_index = struct.unpack_from("<HHH", cubin, 0x3A)
+
+    def header(k):  # (name offset, file offset, size) of section k
+        name, _, _, _, start, size = struct.unpack_from("<IIQQQQ", cubin, offset + k * entry_size)
+        return name, start, size
+
+    _, names_start, _ = header(names_index)
+    sizes = {}
+    for k in range(count):
+        name_at, _, size = header(k)
+        name = cubin[names_start + name_at : cubin.index(b"\0", names_start + name_at)].decode()
+        if name.startswith(".text."):
+            sizes[name[len(".text.") :]] = size
+    return sizes
 
 
 _FINAL_USAGE = re.compile(r"used (\d+) registers.*?(\d+) stack")

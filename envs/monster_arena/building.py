@@ -9,7 +9,7 @@ this module imports ``fighting``). Rule ids (AR-n) refer to ``seeds/monster_aren
 from numba import types
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS
-from ..core.kernels import helper, inlined
+from ..core.kernels import helper, inlined, standalone
 from .components import ATTACH_COST, KIND, KIND_PART, MAX_SLOTS, NUM_CARDS, NUM_TORSOS, SLOTS
 from .fighting import start_arena_round
 from .queries import (
@@ -116,7 +116,7 @@ def attach(state, c, host, s):
     state[CHILD + host * MAX_SLOTS + s] = c
 
 
-@helper
+@standalone
 def finish_building(state, p, rng):
     """Seat ``p`` is done; after the last one every monster is revealed and the arena opens (AR-19)."""
     n = state[H_NUM_PLAYERS]

@@ -15,7 +15,7 @@ import numpy as np
 from numba import types
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS
-from ..core.kernels import helper, inlined
+from ..core.kernels import helper, inlined, standalone
 from ..core.rng import rng_below
 from .building import attach_reason, start_building
 from .components import DEALER_PRICE, DRAFT_TOKENS, NUM_CARDS, NUM_TORSOS, ROW_SIZE
@@ -148,7 +148,7 @@ def draw_part(state, rng):
     return -1
 
 
-@helper
+@standalone
 def start_draft_round(state, rng):
     """The dealer turns up 3 parts (AR-13); drafting ends when nothing is left to turn up."""
     drawn = 0
@@ -167,7 +167,7 @@ def start_draft_round(state, rng):
     state[H_CURRENT] = state[DEALER]
 
 
-@helper
+@standalone
 def start_auction(state, rng):
     """Open the auction on the remaining row cards from the dealer's left (AR-14)."""
     if count_loc(state, L_ROW) == 0:
@@ -180,7 +180,7 @@ def start_auction(state, rng):
     state[H_CURRENT] = next_seat(state, state[DEALER])
 
 
-@helper
+@standalone
 def auction_pass(state, rng):
     """A pass; the auction ends once all others passed in succession after the last bid,
     or everybody passed with no bid (no sale, AR-14)."""
@@ -195,7 +195,7 @@ def auction_pass(state, rng):
         state[H_CURRENT] = next_seat(state, state[H_CURRENT])
 
 
-@helper
+@standalone
 def take_prize(state, p, c, rng):
     """The auction winner pays the bid and takes card ``c`` (AR-14)."""
     give(state, c, p, 1)
@@ -204,7 +204,7 @@ def take_prize(state, p, c, rng):
     end_draft_round(state, rng)
 
 
-@helper
+@standalone
 def end_draft_round(state, rng):
     """Discard the rest of the row, then apply the drafting end rules or pass the deck left (AR-16, AR-17)."""
     n = state[H_NUM_PLAYERS]

@@ -12,7 +12,7 @@ import numpy as np
 from numba import types
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS
-from ..core.kernels import helper, inlined
+from ..core.kernels import helper, inlined, standalone
 from ..core.rng import rng_below
 from .components import (
     AB_AIM,
@@ -285,7 +285,7 @@ def start_turn(state, p):
     state[PHASE] = PH_MAIN
 
 
-@helper
+@standalone
 def start_arena_round(state, rng):
     """AR-23: the monster with the fewest parts starts (ties at random), then clockwise.
 
@@ -322,7 +322,7 @@ def start_arena_round(state, rng):
             pick -= 1
 
 
-@helper
+@standalone
 def end_turn(state, rng):
     """Pinches on the player's cards wear off (AR-34); the next seat clockwise that has not
     played this round goes next, else a new round starts."""
@@ -408,7 +408,7 @@ def destroy(state, c):
     state[ALIVE + p] = 0
 
 
-@helper
+@standalone
 def resolve_attack(state, rng):
     """AR-26: roll every attacking card's dice, add mods and ability modifiers, compare with the
     target's Defense; a hit destroys it. Then the attacker's turn goes on.

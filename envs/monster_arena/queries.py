@@ -11,7 +11,7 @@ inventory: drafting, cut limbs, the Grave Gland and the redeal of hidden cards a
 """
 
 from ..core.contract import H_CURRENT, H_NUM_PLAYERS, H_TERMINAL
-from ..core.kernels import helper, inlined
+from ..core.kernels import inlined, standalone
 from .components import (
     AB_CLAW,
     AB_INSECT,
@@ -252,7 +252,7 @@ def give(state, c, p, known):
     state[KNOWN + c] = known
 
 
-@helper
+@standalone
 def finish_game(state, winners_alive):
     """End the game; the winners are the seats still alive (AR-44, AR-45)."""
     n = state[H_NUM_PLAYERS]

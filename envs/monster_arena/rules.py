@@ -16,6 +16,10 @@ imported in this order (each imports only the ones before it):
 The AEC env and the batched engine call only the contract's kernels (from here and
 ``observation.py``); the greedy agent also asks the queries and reasons of the modules above.
 
+Each phase has a function of its own for its options (``*_options``, which ``legal_mask`` calls) and
+one for its step (``*_step``, which ``apply_action`` calls), all ``@standalone``: on a GPU a warp whose
+games are in one phase runs that phase's code alone, and a kernel holds each phase's code once.
+
 Masks ask the same reason functions as ``illegal_reason``, with the facts shared by a
 whole phase (an attacker available, an empty slot) computed once. The reason functions
 that mask loops call per card are inlined and read the state without branching, then
@@ -38,7 +42,7 @@ from ..core.contract import (
     RETURNS_SIG,
 )
 from ..core.header import start_game
-from ..core.kernels import helper, inlined, kernel, scratch
+from ..core.kernels import helper, inlined, kernel, scratch, standalone
 from ..core.rewards import c3_returns_scored
 from ..core.rng import rng_below
 from .actions import ABILITY0, ATTACKER0, BID0, NUM_ACTIONS, PASS, ROLL, SLOT0, TAKE0, TARGET0
@@ -121,6 +125,7 @@ from .state_layout import (
     PH_BUILD,
     PH_DEAL,
     PH_MAIN,
+    PH_OVER,
     PH_PINCH,
     PH_PLACE,
     PH_PRIZE,
@@ -152,7 +157,7 @@ C_QUIET_ENDING = CONFIG_COMMON  # option quiet_ending_rounds: 0 (default) or the
 
 
 # --- legality -----------------------------------------------------------------------
-@inlined
+@standalone
 def main_options(state, p, out):
     """Write the legal take (attach), target and ability actions of an arena turn (AR-24..AR-29)
     into the mask ``out``; return their count.
@@ -251,12 +256,98 @@ def illegal_reason(state, action):
     return pass_reason(state)
 
 
+@standalone
+def build_options(state, p, out):
+    """Write the parts ``p`` may choose to attach while building (AR-20) into ``out``; their count."""
+    open_slot = has_open_slot(state, p)
+    count = 0
+    for c in range(NUM_CARDS):
+        ok = attach_reason_of(state[LOC + c], state[OWNER + c], KIND[c], p, 0, False, open_slot) == OK
+        out[TAKE0 + c] = ok
+        count += ok
+    return count
+
+
+@standalone
+def pick_options(state, p, phase, out):
+    """Write the cards ``p`` may take in a drafting ``phase`` (a torso half, the dealer's pick, the
+    auction's prize) into ``out``; their count."""
+    count = 0
+    for c in range(NUM_CARDS):
+        ok = pick_reason(phase, state[LOC + c], state[TOKENS + p]) == OK
+        out[TAKE0 + c] = ok
+        count += ok
+    return count
+
+
+@standalone
+def place_options(state, p, out):
+    """Write the slots the selected part may go to (AR-21) into ``out``; their count."""
+    count = 0
+    for c in range(NUM_CARDS):
+        mine = on_monster(state, c, p)
+        for s in range(MAX_SLOTS):
+            ok = slot_reason_of(mine, c, s, child(state, c, s)) == OK
+            out[SLOT0 + c * MAX_SLOTS + s] = ok
+            count += ok
+    return count
+
+
+@standalone
+def auction_options(state, p, out):
+    """Write the bids ``p`` may make (AR-15) into ``out``; their count."""
+    count = 0
+    for k in range(1, TARGET0 - BID0 + 1):
+        ok = bid_reason(k, state[BID], state[TOKENS + p]) == OK
+        out[BID0 + k - 1] = ok
+        count += ok
+    return count
+
+
+@standalone
+def pinch_options(state, p, out):
+    """Write the parts a Pincer may pinch into ``out``; their count."""
+    count = 0
+    for c in range(NUM_CARDS):
+        ok = pinch_reason(state, p, c) == OK
+        out[TARGET0 + c] = ok
+        count += ok
+    return count
+
+
+@standalone
+def attack_options(state, p, out):
+    """Write the cards that may join the attack and the roll (AR-27, AR-28) into ``out``; their count."""
+    covered = is_covered(state, state[TARGET])
+    attacking = False
+    count = 0
+    for c in range(NUM_CARDS):
+        ok = join_reason(state, p, c, covered) == OK
+        out[ATTACKER0 + c] = ok
+        count += ok
+        attacking |= state[IN_ATTACK + c] != 0
+    roll = roll_reason_of(PH_ATTACK, attacking) == OK  # the only phase with a roll
+    out[ROLL] = roll
+    return count + roll
+
+
+@standalone
+def react_options(state, p, out):
+    """Write the reactive abilities the defender may use (AR-31, AR-38) into ``out``; their count."""
+    count = 0
+    for c in range(NUM_CARDS):
+        ok = reactive_reason(state, p, c) == OK
+        out[ABILITY0 + c] = ok
+        count += ok
+    return count
+
+
 @kernel(LEGAL_MASK_SIG)
 def legal_mask(state, out):
     """Fill ``out`` with 1 for each legal action of the player on move; return the count.
 
-    Only the action ranges of the current phase are asked, through the same reason functions
-    ``illegal_reason`` calls, so the mask and the reasons can never disagree.
+    Only the action ranges of the current phase are asked (by that phase's ``*_options``), through
+    the same reason functions ``illegal_reason`` calls, so the mask and the reasons can never disagree.
     """
     out[:] = 0
     if state[H_TERMINAL] != 0:
@@ -267,56 +358,26 @@ def legal_mask(state, out):
     if phase == PH_MAIN:
         count = main_options(state, p, out)
     elif phase == PH_BUILD:
-        open_slot = has_open_slot(state, p)
-        for c in range(NUM_CARDS):
-            ok = attach_reason_of(state[LOC + c], state[OWNER + c], KIND[c], p, 0, False, open_slot) == OK
-            out[TAKE0 + c] = ok
-            count += ok
+        count = build_options(state, p, out)
     elif phase == PH_TORSO or phase == PH_DEAL or phase == PH_PRIZE:
-        for c in range(NUM_CARDS):
-            ok = pick_reason(phase, state[LOC + c], state[TOKENS + p]) == OK
-            out[TAKE0 + c] = ok
-            count += ok
+        count = pick_options(state, p, phase, out)
     elif phase == PH_PLACE:
-        for c in range(NUM_CARDS):
-            mine = on_monster(state, c, p)
-            for s in range(MAX_SLOTS):
-                ok = slot_reason_of(mine, c, s, child(state, c, s)) == OK
-                out[SLOT0 + c * MAX_SLOTS + s] = ok
-                count += ok
+        count = place_options(state, p, out)
     elif phase == PH_AUCTION:
-        for k in range(1, TARGET0 - BID0 + 1):
-            ok = bid_reason(k, state[BID], state[TOKENS + p]) == OK
-            out[BID0 + k - 1] = ok
-            count += ok
+        count = auction_options(state, p, out)
     elif phase == PH_PINCH:
-        for c in range(NUM_CARDS):
-            ok = pinch_reason(state, p, c) == OK
-            out[TARGET0 + c] = ok
-            count += ok
+        count = pinch_options(state, p, out)
     elif phase == PH_ATTACK:
-        covered = is_covered(state, state[TARGET])
-        attacking = False
-        for c in range(NUM_CARDS):
-            ok = join_reason(state, p, c, covered) == OK
-            out[ATTACKER0 + c] = ok
-            count += ok
-            attacking |= state[IN_ATTACK + c] != 0
-        roll = roll_reason_of(phase, attacking) == OK  # the only phase with a roll
-        out[ROLL] = roll
-        return count + roll
+        return attack_options(state, p, out)  # no passing during an attack
     elif phase == PH_REACT:
-        for c in range(NUM_CARDS):
-            ok = reactive_reason(state, p, c) == OK
-            out[ABILITY0 + c] = ok
-            count += ok
+        count = react_options(state, p, out)
     done = pass_reason(state) == OK
     out[PASS] = done
     return count + done
 
 
 # --- turn flow ----------------------------------------------------------------------
-@helper
+@standalone
 def advance(state, rng):
     """Take the automatic steps (AR-6, ruling C6): passes of bidders who cannot raise, a prize with
     one card left, builders with nothing to attach, turns with nothing but ending, defenders with no
@@ -377,93 +438,174 @@ def init_state(state, config, rng):
     state[H_CURRENT] = state[FIRST_PLAYER]
 
 
-@kernel(APPLY_ACTION_SIG)
-def apply_action(state, action, rng):
-    """Apply a legal ``action`` of the player on move (legality is the caller's check)."""
-    state[H_STEPS] += 1  # the count the step limit truncates at (AR-9)
-    p = state[H_CURRENT]
-    phase = state[PHASE]
+@inlined
+def select_part(state, c):
+    """Choose part ``c`` to attach, building or in an arena turn; its slot is the next decision."""
+    state[SELECTED] = c
+    state[PHASE] = PH_PLACE
+    if state[ROUND] > 0:
+        state[KNOWN + c] = 1  # in the arena the part is shown as it is attached
+
+
+# --- the steps of each phase (legality is the caller's check) ------------------------
+@standalone
+def torso_step(state, p, action, rng):
+    """Take a torso half (AR-8); the last pick starts drafting."""
+    c = action - TAKE0
+    state[LOC + c] = L_TABLE
+    state[OWNER + c] = p
+    state[PICKS] += 1
+    if state[PICKS] == 2 * state[H_NUM_PLAYERS]:
+        start_drafting(state, rng)
+    else:
+        state[H_CURRENT] = torso_picker(state, state[PICKS])
+
+
+@standalone
+def deal_step(state, p, action, rng):
+    """The dealer takes a card of the row for a token, or passes; the auction follows (AR-14)."""
+    if action != PASS:
+        give(state, action - TAKE0, p, 1)
+        state[TOKENS + p] -= DEALER_PRICE
+        state[SPENT] = 1
+    start_auction(state, rng)
+
+
+@standalone
+def auction_step(state, p, action, rng):
+    """Raise the bid, or pass (AR-15)."""
+    if action == PASS:
+        auction_pass(state, rng)
+        return
+    state[BID] = action - BID0 + 1
+    state[HIGH] = p
+    state[PASSES] = 0
+    state[H_CURRENT] = next_seat(state, p)
+
+
+@standalone
+def prize_step(state, p, action, rng):
+    """The auction's winner takes a card of the row (AR-16)."""
+    take_prize(state, p, action - TAKE0, rng)
+
+
+@standalone
+def build_step(state, p, action, rng):
+    """Choose a part to attach, or finish building (AR-20)."""
+    if action == PASS:
+        finish_building(state, p, rng)
+    else:
+        select_part(state, action - TAKE0)
+
+
+@standalone
+def place_step(state, p, action):
+    """Attach the selected part to the slot ``action`` names (AR-21); in the arena it costs energy."""
+    host = (action - SLOT0) // MAX_SLOTS
+    attach(state, state[SELECTED], host, (action - SLOT0) % MAX_SLOTS)
+    state[SELECTED] = -1
+    if state[ROUND] > 0:
+        state[ENERGY + p] -= ATTACH_COST
+        state[PHASE] = PH_MAIN
+    else:
+        state[PHASE] = PH_BUILD
+
+
+@standalone
+def main_step(state, p, action, rng):
+    """An arena turn's decision: attach a part, attack a card, use an active ability or end the turn
+    (AR-24..AR-29)."""
     if action < SLOT0:
-        c = action - TAKE0
-        if phase == PH_TORSO:
-            state[LOC + c] = L_TABLE
-            state[OWNER + c] = p
-            state[PICKS] += 1
-            if state[PICKS] == 2 * state[H_NUM_PLAYERS]:
-                start_drafting(state, rng)
-            else:
-                state[H_CURRENT] = torso_picker(state, state[PICKS])
-        elif phase == PH_DEAL:
-            give(state, c, p, 1)
-            state[TOKENS + p] -= DEALER_PRICE
-            state[SPENT] = 1
-            start_auction(state, rng)
-        elif phase == PH_PRIZE:
-            take_prize(state, p, c, rng)
-        else:
-            state[SELECTED] = c
-            state[PHASE] = PH_PLACE
-            if state[ROUND] > 0:
-                state[KNOWN + c] = 1  # in the arena the part is shown as it is attached
-    elif action < BID0:
-        host = (action - SLOT0) // MAX_SLOTS
-        attach(state, state[SELECTED], host, (action - SLOT0) % MAX_SLOTS)
-        state[SELECTED] = -1
-        if state[ROUND] > 0:
-            state[ENERGY + p] -= ATTACH_COST
-            state[PHASE] = PH_MAIN
-        else:
-            state[PHASE] = PH_BUILD
-    elif action < TARGET0:
-        state[BID] = action - BID0 + 1
-        state[HIGH] = p
-        state[PASSES] = 0
-        state[H_CURRENT] = next_seat(state, p)
+        select_part(state, action - TAKE0)
     elif action < ATTACKER0:
-        c = action - TARGET0
-        if phase == PH_MAIN:
-            state[TARGET] = c
-            state[PHASE] = PH_ATTACK
-        else:
-            pincer = state[SELECTED]
-            state[ENERGY + p] -= ABILITY_COST[pincer]
-            state[USED + pincer] = 1
-            state[FROZEN + c] = 1
-            state[SELECTED] = -1
-            state[PHASE] = PH_MAIN
-    elif action < ABILITY0:
-        c = action - ATTACKER0
-        state[IN_ATTACK + c] = 1
-        state[USED + c] = 1
-        state[ENERGY + p] -= COST[c]
+        state[TARGET] = action - TARGET0
+        state[PHASE] = PH_ATTACK
     elif action < ROLL:
-        c = action - ABILITY0
-        if phase == PH_MAIN:
-            use_active(state, p, c)
-        else:
-            state[ENERGY + p] -= ABILITY_COST[c]
-            state[USED + c] = 1
-            if ABILITY[c] == AB_WEB:
-                state[WEB] += 2  # Spider Abdomen: +2 Defense against this attack (AR-31)
-            else:
-                state[WING] += 2  # Bat Wing: -2 to this attack, several wings add up (AR-38)
-    elif action == ROLL:  # the defender may react first (AR-27); the dice fall after (AR-28)
+        use_active(state, p, action - ABILITY0)
+    else:
+        end_turn(state, rng)
+
+
+@standalone
+def attack_step(state, p, action):
+    """Add a card to the attack, or roll: the defender may react first (AR-27), the dice fall after
+    (AR-28)."""
+    if action == ROLL:
         state[WEB] = 0
         state[WING] = 0
         state[PHASE] = PH_REACT
         state[H_CURRENT] = state[OWNER + state[TARGET]]
+        return
+    c = action - ATTACKER0
+    state[IN_ATTACK + c] = 1
+    state[USED + c] = 1
+    state[ENERGY + p] -= COST[c]
+
+
+@standalone
+def react_step(state, p, action, rng):
+    """The defender uses a reactive ability, or lets the dice fall."""
+    if action == PASS:
+        resolve_attack(state, rng)
+        return
+    c = action - ABILITY0
+    state[ENERGY + p] -= ABILITY_COST[c]
+    state[USED + c] = 1
+    if ABILITY[c] == AB_WEB:
+        state[WEB] += 2  # Spider Abdomen: +2 Defense against this attack (AR-31)
     else:
-        if phase == PH_DEAL:
-            start_auction(state, rng)
-        elif phase == PH_AUCTION:
-            auction_pass(state, rng)
-        elif phase == PH_BUILD:
-            finish_building(state, p, rng)
-        elif phase == PH_MAIN:
-            end_turn(state, rng)
-        else:
-            resolve_attack(state, rng)
+        state[WING] += 2  # Bat Wing: -2 to this attack, several wings add up (AR-38)
+
+
+@standalone
+def pinch_step(state, p, action):
+    """The selected Pincer pinches the part ``action`` names."""
+    pincer = state[SELECTED]
+    state[ENERGY + p] -= ABILITY_COST[pincer]
+    state[USED + pincer] = 1
+    state[FROZEN + action - TARGET0] = 1
+    state[SELECTED] = -1
+    state[PHASE] = PH_MAIN
+
+
+@kernel(APPLY_ACTION_SIG)
+def apply_action(state, action, rng):
+    """Apply a legal ``action`` of the player on move (legality is the caller's check): the step of
+    the current phase, then the automatic steps."""
+    state[H_STEPS] += 1  # the count the step limit truncates at (AR-9)
+    p = state[H_CURRENT]
+    phase = state[PHASE]
+    if phase == PH_MAIN:
+        main_step(state, p, action, rng)
+    elif phase == PH_ATTACK:
+        attack_step(state, p, action)
+    elif phase == PH_REACT:
+        react_step(state, p, action, rng)
+    elif phase == PH_PLACE:
+        place_step(state, p, action)
+    elif phase == PH_BUILD:
+        build_step(state, p, action, rng)
+    elif phase == PH_AUCTION:
+        auction_step(state, p, action, rng)
+    elif phase == PH_DEAL:
+        deal_step(state, p, action, rng)
+    elif phase == PH_PRIZE:
+        prize_step(state, p, action, rng)
+    elif phase == PH_TORSO:
+        torso_step(state, p, action, rng)
+    else:
+        pinch_step(state, p, action)
     advance(state, rng)
+
+
+@inlined
+def phase_of(state):
+    """The decision the game waits for (a ``PH_*`` below :data:`NUM_PHASES`): the GPU engine steps
+    the games of a warp that wait for the same decision together."""
+    return state[PHASE]
+
+
+NUM_PHASES = PH_OVER + 1
 
 
 @kernel(RETURNS_SIG)
