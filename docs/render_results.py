@@ -9,7 +9,9 @@ runs the same comparison). The sources:
   (``cpu_speed_*``, ``greedy_speed_*``, ``gpu_*``, ``device_train_*``, ``device_ppo_parts_*``,
   ``training_throughput_*``, ``az_strength_*``, ``commands_*``);
 * ``docs/leaderboard/*.json``: the leaderboard's tournaments (``monster-zoo leaderboard``);
-* ``training/results/champions/``: the PPO champions' training summaries and evaluations.
+* ``training/results/champions/``: the PPO champions' training summaries and evaluations;
+* ``training/results/belief_strength/*.json``: the searches with beliefs against those without
+  (``python -m monster_zoo.training.az.strength --out``).
 
 Every row carries its date, host, git commit and protocol where its record has them, and "not
 recorded" where it does not: a missing field is never filled in. The data files are parsed as
@@ -189,7 +191,8 @@ DESCRIPTIONS = {
     "speed": "the CPU engines against PettingZoo, OpenSpiel and Pgx; the greedy kernels; the commands' wall times.",
     "gpu": "the engine, Pgx and the trainer on a GPU; parity on the device.",
     "training": "training throughput; device-train against SB3; the champions' training runs.",
-    "agents": "the learned search's strength; the PPO champions' evaluations; the leaderboard's rankings.",
+    "agents": "the learned search's strength; the searches with beliefs; the PPO champions' evaluations; "
+    "the leaderboard's rankings.",
 }
 
 
