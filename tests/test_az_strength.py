@@ -279,10 +279,10 @@ def test_the_report_plans_the_pilots_target(monkeypatch, network_file):
     with ``budget_ms`` the plan stays the budget."""
     real = az_strength.play_piece
 
-    def fake_pilot(piece, progress=False, position=None):
+    def fake_pilot(piece, progress=False, position=None, results=None):
         if piece.seed >= az_strength.PILOT_SEED_OFFSET:
             return {"outcomes": [], "az_seconds": [0.002], "opponent_seconds": [0.001]}
-        return real(piece, progress, position)
+        return real(piece, progress, position, results)
 
     monkeypatch.setattr(az_strength, "play_piece", fake_pilot)
     report = measure(str(network_file), "random", 2, games=2, seed=3, pilot_games=2)
