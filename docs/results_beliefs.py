@@ -59,7 +59,7 @@ def belief_row(name: str, report: dict) -> list[str]:
         protocol(
             f"seed {exact(report.get('seed'))}",
             "seats rotated, deals paired",
-            f"equal CPU time: {exact(report.get('planned_ms_per_move'))} ms a move planned",
+            f"{exact(report.get('planned_ms_per_move'))} CPU ms a move planned",
             f"{exact(pilot.get('games'))} pilot games" if pilot else "",
             _loads(report),
             f"{exact(report.get('resumed_games'))} games read back on resuming"
@@ -85,9 +85,10 @@ def belief_section(src: Sources) -> str:
         "Search with beliefs",
         "The search dealing its simulations from its seat's belief over the hidden cards "
         "(`<game>-mcts-v3`) in one seat, the same search with uniform redeals (`<game>-mcts-v2`) in "
-        "every other seat, at equal CPU time per move (`python -m monster_zoo.training.az.strength "
-        "--agent <game>-mcts-v3 --opponent <game>-mcts-v2`; the believing search's simulations sized "
-        f"to the other's time). The target is a win rate of at least {TARGET} at the smallest player "
+        "every other seat, at equal CPU time per move up to the protocol's cap of 100 ms (`python -m "
+        "monster_zoo.training.az.strength --agent <game>-mcts-v3 --opponent <game>-mcts-v2`; the "
+        "believing search's simulations sized to the other's time, or to 100 ms where the other's "
+        f"moves cost more). The target is a win rate of at least {TARGET} at the smallest player "
         "count of every game with hidden cards.",
         table(header, rows, key=lambda row: (row[0], row[1].rjust(3), row[2])),
     )

@@ -72,7 +72,7 @@ def test_a_report_renders_its_row_with_date_host_commit_and_protocol():
     assert row[9:12] == ["2031-01-02 03:04", "Some CPU, 2 cores", "0123456789ab"]
     for part in (
         "seed 0",
-        "101.2 ms a move planned",
+        "101.2 CPU ms a move planned",
         "2 pilot games",
         "load 2.50-3.25",
         "50 games read back",

@@ -422,7 +422,7 @@ def measure(
         )
         for first, last in unplayed_ranges(set(kept), games, workers)
     ]
-    host = host_facts()
+    host, revision = host_facts(), git_revision()  # the code as the games start
     writer = None if kept_file is None else StrengthResults(kept_file.path, kept_file.settings)
     start = time.time()
     if workers == 1 or len(pieces) <= 1:
@@ -471,7 +471,7 @@ def measure(
         "resumed_games": len(every) - sum(len(part["games"]) for part in played),
         "wall_s": round(time.time() - start, 1),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "git": git_revision(),
+        "git": revision,
         "host": {**host, "load_1min_end": round(os.getloadavg()[0], 2)},
         "sizing_host": sizing["host"],
         "pieces": [asdict(p) for p in pieces],
