@@ -13,7 +13,9 @@ runs the same comparison). The sources:
   greedy and the candidates they were chosen from (``search_report``);
 * ``docs/leaderboard/*.json``: the leaderboard's tournaments (``monster-zoo leaderboard``);
 * ``training/results/champions/``: the PPO champions' training summaries, evaluations and
-  side-by-side batches (``batch_*.jsonl``).
+  side-by-side batches (``batch_*.jsonl``);
+* ``training/results/belief_strength/*.json``: the searches with beliefs against those without
+  (``python -m monster_zoo.training.az.strength --out``).
 
 Every row carries its date, host, git commit and protocol where its record has them, and "not
 recorded" where it does not: a missing field is never filled in. The data files are parsed as
@@ -195,7 +197,7 @@ DESCRIPTIONS = {
     "gpu": "the engine, Pgx and the trainer on a GPU; parity on the device.",
     "training": "training throughput; device-train against SB3 and its settings; the champions' training runs, alone and side by side.",
     "trainers": "the trainer adapters against what users reach the games with without them; the CleanRL-style example against device-train; torch threads in the trainer.",
-    "agents": "the search baselines against greedy and the candidates screened; the learned search's strength and findings; the PPO champions' evaluations; the leaderboard's rankings.",
+    "agents": "the search baselines against greedy and the candidates screened; the learned search's strength and findings; the searches with beliefs; the PPO champions' evaluations; the leaderboard's rankings.",
 }
 
 

@@ -8,6 +8,7 @@ used, for its notice) and formats every value through ``results_format``.
 from pathlib import Path
 
 from results_az import findings_section
+from results_beliefs import belief_section
 from results_format import (
     NOT_RECORDED,
     DataError,
@@ -322,8 +323,8 @@ def search_baseline_rows(src: Sources, pattern: str) -> list[list[str]]:
 
 
 def agents_page(root: Path) -> Page:
-    """The search baselines against greedy, the learned search's strength, the PPO champions'
-    evaluations and the leaderboard's rankings."""
+    """The search baselines against greedy, the learned search's strength, the searches with beliefs
+    against those without, the PPO champions' evaluations and the leaderboard's rankings."""
     src = Sources(root, set())
 
     def strength_row(name: str, r: dict) -> list[str]:
@@ -449,6 +450,7 @@ def agents_page(root: Path) -> Page:
             "deals paired. The budget says how `az`'s simulations were sized.",
             table(header, groups["against mcts"], key=lambda row: (row[0], row[1].rjust(3), row[4])),
         ),
+        belief_section(src),
         section(
             "Learned search against greedy",
             "`az` at its shipped simulation count against greedy in every other seat.",

@@ -1,128 +1,25 @@
 """The harness's results file: JSON lines, the run's settings first, then one line per finished game,
 each appended whole as the game ends, so that a run stopped anywhere (an endpoint down for good, a
-power cut, Ctrl-C) keeps every game it finished and ``--resume`` continues from them.
-
-A line is appended with a single ``write`` on a file opened for appending, then flushed to disk:
-a reader sees whole lines, and a line cut short by a crash (the last one, without its newline) is
-dropped when the file is read back and cut away before the next append. A new run refuses an
-existing file unless told to overwrite it; a resumed run refuses one whose settings differ from
-its own, naming the first that differs, since its games would not belong to one table.
+power cut, Ctrl-C) keeps every game it finished and ``--resume`` continues from them
+(:mod:`monster_zoo.evaluation.results_file` says how a line is kept whole and a resume checked).
 """
 
-import json
-import os
-from collections.abc import Iterable
 from pathlib import Path
 
-from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
+from monster_zoo.evaluation.results_file import GamesFile, ResultsError, first_difference
 
-FORMAT = "monster-zoo llm results"
-VERSION = 1
-MAX_LINE_BYTES = 1 << 20  # a game's line holds its per-request latencies: a few KB
-MAX_FILE_BYTES = 1 << 30
+__all__ = ["ResultsError", "ResultsFile", "first_difference", "read_results"]
 
 
-class ResultsError(ValueError):
-    """The results file cannot be used as asked (exists, differs, unreadable), with the fix."""
+class ResultsFile(GamesFile):
+    """The harness's results file: one line per game of a model against a baseline."""
 
-
-def header(settings: dict) -> dict:
-    """The first line of a results file: what the games depend on."""
-    return {"format": FORMAT, "version": VERSION, "settings": settings}
+    FORMAT = "monster-zoo llm results"
+    VERSION = 1
+    WRITER = "this harness"
+    GAME_FIELDS = {"baseline": str, "game": int}
 
 
 def read_results(path: Path) -> tuple[dict, list[dict], int]:
-    """``(settings, games, whole_bytes)`` of a results file: its settings line, every whole game
-    line after it and the length of the whole lines (a cut last line is left out). ResultsError
-    where it is not a results file."""
-    path = Path(path)
-    if not path.is_file() or path.is_symlink():
-        raise ResultsError(f"--resume: {path} is not a results file (a regular file this harness wrote)")
-    data = path.read_bytes()
-    if len(data) > MAX_FILE_BYTES:
-        raise ResultsError(f"--resume: {path} is larger than {MAX_FILE_BYTES} bytes")
-    whole = data[: data.rfind(b"\n") + 1]
-    lines = whole.splitlines()
-    try:
-        first = json.loads(lines[0]) if lines else None
-    except ValueError:
-        first = None
-    if not isinstance(first, dict) or first.get("format") != FORMAT or first.get("version") != VERSION:
-        raise ResultsError(
-            f"--resume: {path} is not a results file of this harness (format {FORMAT!r} v{VERSION})"
-        )
-    games = []
-    for number, line in enumerate(lines[1:], 2):
-        try:
-            game = json.loads(line)
-        except ValueError:
-            raise ResultsError(f"--resume: line {number} of {path} is not JSON") from None
-        if (
-            not isinstance(game, dict)
-            or not isinstance(game.get("baseline"), str)
-            or not isinstance(game.get("game"), int)
-        ):
-            raise ResultsError(f"--resume: line {number} of {path} is not a game's result")
-        games.append(game)
-    return first["settings"], games, len(whole)
-
-
-def first_difference(ours: dict, theirs: dict) -> str | None:
-    """The first setting (by name) that ``theirs`` gives otherwise than ``ours``, described."""
-    for name in sorted(set(ours) | set(theirs)):
-        if ours.get(name) != theirs.get(name):
-            return f"{name}: the file has {theirs.get(name)!r}, this run {ours.get(name)!r}"
-    return None
-
-
-class ResultsFile:
-    """A results file being written: :meth:`start` a new one or :meth:`resume` one, then
-    :meth:`append` each finished game."""
-
-    def __init__(self, path: Path, settings: dict, games: Iterable[dict] = ()):
-        self.path = Path(path)
-        self.settings = settings
-        self.games = list(games)
-
-    @classmethod
-    def start(cls, path, settings: dict, overwrite: bool = False) -> "ResultsFile":
-        """A new file at ``path`` holding the settings line; ResultsError where it exists (unless
-        ``overwrite``) or cannot be written, before any game is played."""
-        problem = output_problem("--results", Path(path), (), overwrite)
-        if problem:
-            raise ResultsError(problem + " (or --resume to continue the run it holds)")
-        # written whole through a new file: a link or an old file at the path is replaced, never followed
-        write_atomic(path, json.dumps(header(settings), separators=(",", ":")) + "\n")
-        return cls(path, settings)
-
-    @classmethod
-    def resume(cls, path, settings: dict) -> "ResultsFile":
-        """The run in ``path`` continued: its games kept, a cut last line dropped; ResultsError
-        where its settings differ from ``settings``."""
-        theirs, games, whole = read_results(path)
-        different = first_difference(settings, theirs)
-        if different:
-            raise ResultsError(
-                f"--resume: {path} holds a run with other settings ({different}); resume it with its "
-                "own settings, or start a new results file"
-            )
-        if Path(path).stat().st_size != whole:
-            os.truncate(path, whole)  # a line cut short by a stopped run: its game is played again
-        return cls(path, settings, games)
-
-    def append(self, game: dict) -> None:
-        """Add a finished game's line (whole, on disk before this returns)."""
-        self._append_line(game)
-        self.games.append(game)
-
-    def _append_line(self, data: dict) -> None:
-        line = (json.dumps(data, separators=(",", ":")) + "\n").encode()
-        if len(line) > MAX_LINE_BYTES:
-            raise ResultsError(f"a result line of {len(line)} bytes is over {MAX_LINE_BYTES}")
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.path, flags, 0o644)
-        try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    """``(settings, games, whole_bytes)`` of the harness's results file (:meth:`GamesFile.read`)."""
+    return ResultsFile.read(path)

@@ -10,7 +10,7 @@ kernel is asked for its action with the case's own generator, which it advances 
 record holds every action chosen (uint16, zlib-compressed, base64) and a SHA-256 of the generator's
 state after each call, so a faster kernel must choose the same actions AND draw the same ties.
 
-A greedy agent's id (``<game>-greedy-v1``) promises its play: re-record only after an intended
+A greedy agent's id (``<game>-greedy-v<version>``) promises its play: re-record only after an intended
 change of play, which also bumps the baseline's version (``Baseline.version``) and enters CHANGELOG.md.
 """
 

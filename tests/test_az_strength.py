@@ -2,10 +2,12 @@
 sized to a CPU budget, a seat-rotated series split over workers, the report and its refusals."""
 
 import json
+import re
 
 import pytest
 
 from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.evaluation.results_file import ResultsError
 from monster_zoo.training.az import strength as az_strength
 from monster_zoo.training.az.strength import (
     Timed,
@@ -277,10 +279,10 @@ def test_the_report_plans_the_pilots_target(monkeypatch, network_file):
     with ``budget_ms`` the plan stays the budget."""
     real = az_strength.play_piece
 
-    def fake_pilot(piece, progress=False, position=None):
+    def fake_pilot(piece, progress=False, position=None, results=None):
         if piece.seed >= az_strength.PILOT_SEED_OFFSET:
             return {"outcomes": [], "az_seconds": [0.002], "opponent_seconds": [0.001]}
-        return real(piece, progress, position)
+        return real(piece, progress, position, results)
 
     monkeypatch.setattr(az_strength, "play_piece", fake_pilot)
     report = measure(str(network_file), "random", 2, games=2, seed=3, pilot_games=2)
@@ -335,3 +337,56 @@ def test_a_named_search_plays_the_series_at_its_simulations_and_a_network_with_b
     assert searcher.belief is not None and searcher.settings.simulations == 8
     played = az_strength.play_piece(piece)
     assert len(played["outcomes"]) == 1 and played["az_seconds"]
+
+
+def test_unplayed_ranges_cover_exactly_the_missing_games_shared_over_workers():
+    assert az_strength.unplayed_ranges(set(), 6, 2) == [(0, 3), (3, 6)]
+    ranges = az_strength.unplayed_ranges({1, 2, 5}, 8, 2)
+    assert sorted(g for a, b in ranges for g in range(a, b)) == [0, 3, 4, 6, 7]
+    assert len(ranges) <= 4 and az_strength.unplayed_ranges(set(range(4)), 4, 3) == []
+
+
+def test_a_stopped_series_resumes_to_the_series_played_whole(network_file, tmp_path):
+    """The results file keeps every game as it ends; a series stopped after two games (its last
+    line cut short) and resumed plays only the games it lacks, at the recorded sizing, and reports
+    what the series played whole reports."""
+    whole = measure(str(network_file), "greedy", 2, games=4, seed=5, simulations=12)
+    path = tmp_path / "series.jsonl"
+    run = dict(network_path=str(network_file), opponent="greedy", num_players=2, games=4, seed=5)
+    measure(**run, simulations=12, results=str(path))
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 5 and json.loads(lines[0])["settings"]["sizing"]["simulations"] == 12
+    assert [json.loads(line)["game"] for line in lines[1:]] == [0, 1, 2, 3]
+    path.write_text("".join(lines[:3]) + lines[3][:20])  # stopped during game 2's line
+    resumed = measure(**run, simulations=12, results=str(path), resume=True, workers=2)
+    assert resumed["outcomes"] == whole["outcomes"] and resumed["resumed_games"] == 2
+    assert [(p["first"], p["last"]) for p in resumed["pieces"]] == [(2, 3), (3, 4)]
+    assert resumed["az"]["moves"] == whole["az"]["moves"]
+    # each worker appended its own game, whole
+    assert sorted(json.loads(line)["game"] for line in path.read_text().splitlines()[1:]) == [0, 1, 2, 3]
+
+
+def test_a_results_file_is_never_overwritten_nor_resumed_with_other_settings(network_file, tmp_path, capsys):
+    path = tmp_path / "series.jsonl"
+    run = dict(
+        network_path=str(network_file), opponent="greedy", num_players=2, games=2, seed=5, simulations=8
+    )
+    measure(**run, results=str(path))
+    before = path.read_bytes()
+    with pytest.raises(ResultsError, match="seed: the file has 5, this run 6"):
+        measure(**{**run, "seed": 6}, results=str(path), resume=True)
+    with pytest.raises(
+        ResultsError, match="not a results file of python -m monster_zoo.training.az.strength"
+    ):
+        measure(**run, results=str(network_file), resume=True)
+    assert path.read_bytes() == before
+    argv = ["--network", str(network_file), "--players", "2", "--games", "2", "--simulations", "8"]
+    for extra, message in (
+        (["--results", str(path)], "already exists.*--overwrite.*--resume"),
+        (["--resume"], "--resume needs --results FILE"),
+        (["--results", str(path), "--out", str(path), "--overwrite"], "must be different files"),
+    ):
+        with pytest.raises(SystemExit):
+            az_strength.main([*argv, "--no-progress", *extra])
+        assert re.search(message, capsys.readouterr().err)
+    assert path.read_bytes() == before

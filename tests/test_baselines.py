@@ -41,11 +41,19 @@ def play_with_greedy(game_id, seed, num_players, on_greedy):
 
 
 def test_greedy_answers_to_its_names(game_id):
+    """``greedy`` plays the version its game declares, by its short and its versioned name; an
+    earlier version's name is refused with the valid names (a greedy baseline keeps one version)."""
     name = envs.spec(game_id).name
+    version = envs.spec(game_id).baselines["greedy"].version
     names = available_agents(game_id)
-    assert {"greedy", "random", f"{name}-greedy-v1", f"{name}-random-v1"} <= set(names)
-    assert type(make_agent("greedy", game_id, 1)) is type(make_agent(f"{name}-greedy-v1", game_id, 1))
+    assert {"greedy", "random", f"{name}-greedy-v{version}", f"{name}-random-v1"} <= set(names)
+    assert type(make_agent("greedy", game_id, 1)) is type(make_agent(f"{name}-greedy-v{version}", game_id, 1))
     assert make_agent("greedy", game_id, 1).policy_kernel is not None  # plays inside numba in training
+    for earlier in range(1, version):
+        with pytest.raises(
+            ValueError, match=f"unknown agent '{name}-greedy-v{earlier}'.*{name}-greedy-v{version}"
+        ):
+            make_agent(f"{name}-greedy-v{earlier}", game_id, 1)
 
 
 def test_greedy_is_legal_pure_and_blind_to_hidden_information(game_id):

@@ -28,7 +28,8 @@ def test_plan_covers_every_game_at_its_smallest_count_and_four():
         assert (game_id, spec.min_players) in seen and (game_id, 4) in seen
     for t in tables:
         name = envs.spec(t.game_id).name
-        assert t.field[:2] == (f"{name}-random-v1", f"{name}-greedy-v1")
+        greedy = envs.spec(t.game_id).baselines["greedy"].version
+        assert t.field[:2] == (f"{name}-random-v1", f"{name}-greedy-v{greedy}")
         assert t.field[2:4] == (f"{name}-mcts-v2", f"{name}-mcts-fast-v1")
         has_champion = t.num_players in champion_games().get(name, [])
         newest = champion_versions(name, t.num_players)[-1] if has_champion else None

@@ -1,5 +1,8 @@
-"""The Monster Arena greedy baseline: its arena heuristic on hand-built positions (AR-11, AR-26)
-and its strength with more players (the checks shared by every game are in test_baselines.py)."""
+"""The Monster Arena greedy baseline: its arena heuristic on hand-built positions (AR-11, AR-26),
+its dice arithmetic, and its strength with more players (the checks shared by every game are in
+test_baselines.py)."""
+
+import itertools
 
 import numpy as np
 import pytest
@@ -7,7 +10,8 @@ import pytest
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.monster_arena import rules
 from monster_zoo.envs.monster_arena.actions import NUM_ACTIONS, action_to_str
-from monster_zoo.envs.monster_arena.greedy import greedy_action
+from monster_zoo.envs.monster_arena.components import MAX_DICE
+from monster_zoo.envs.monster_arena.greedy import DICE_TAIL, ENOUGH, _dice_tail, chance, greedy_action
 from monster_zoo.envs.monster_arena.state_layout import PH_ATTACK, PHASE
 from monster_zoo.evaluation.match import run_match, wilson_interval
 from tests.monster_arena_diagram import act, arena_state
@@ -49,6 +53,48 @@ def test_greedy_covers_its_own_exposed_torso_first():
         {0: "U3[HO1,-] + L5[HO2,HO3]", 1: "U1[-,-,-] + L1[-,-,-]"}, inventory={0: ["AP1", "BC1"]}
     )
     assert choose(state) == "attach AP1"
+
+
+def test_the_dice_table_holds_probabilities():
+    """Every row of the tail table is a probability: 1 at 0, within [0, 1], never rising; its shape
+    and dtype are the GPU's (a float64 table of MAX_DICE + 1 rows, placed by its size)."""
+    assert DICE_TAIL.shape == (MAX_DICE + 1, 6 * MAX_DICE + 2) and DICE_TAIL.dtype == np.float64
+    assert np.all(DICE_TAIL[:, 0] == 1.0)
+    assert np.all((DICE_TAIL >= 0.0) & (DICE_TAIL <= 1.0))
+    assert np.all(np.diff(DICE_TAIL, axis=1) <= 0.0)
+    for k in range(MAX_DICE + 1):  # k dice never sum beyond 6k, and always reach k
+        assert DICE_TAIL[k, 6 * k + 1 :].sum() == 0.0 and DICE_TAIL[k, k] == 1.0
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_the_dice_table_matches_every_roll_counted(k):
+    """P(sum of k d6 >= x) for every x, against all 6**k rolls enumerated."""
+    sums = np.array([sum(roll) for roll in itertools.product(range(1, 7), repeat=k)])
+    tail = _dice_tail(4)
+    for x in range(tail.shape[1]):
+        assert tail[k, x] == pytest.approx(np.mean(sums >= x), abs=1e-15), (k, x)
+
+
+def test_chance_reads_the_table_and_clips_what_it_needs():
+    assert chance(2, 7) == pytest.approx(21 / 36)
+    assert chance(1, -3) == 1.0 and chance(0, 0) == 1.0
+    assert chance(1, 7) == 0.0 and chance(1, DICE_TAIL.shape[1] + 5) == 0.0
+
+
+def test_greedy_adds_attackers_until_a_hit_is_likely():
+    """Against Defense 9, one Horn (1d6+3) hits on a 6 only: greedy adds the second Horn (2d6+6,
+    35/36) before it rolls. Counting rolls instead of weighing them (one way to hit read as a
+    chance of 1) would have rolled after the first Horn."""
+    assert chance(1, 9 - 3) < ENOUGH <= chance(2, 9 - 6)
+    state = arena_state({0: "U3[HO1,HO2] + L5[-,-]", 1: "U3[AP1[-,-],-] + L5[-,-]"}, energy={0: 5})
+    act(state, "target AP1")
+    picks = []
+    while state[PHASE] == PH_ATTACK and len(picks) < 5:
+        picks.append(choose(state))
+        if picks[-1] == "roll":
+            break
+        act(state, picks[-1])
+    assert len(picks) == 3 and picks[-1] == "roll" and {"HO1", "HO2"} == {p.split()[-1] for p in picks[:2]}
 
 
 @pytest.mark.parametrize("num_players", [4])

@@ -52,6 +52,7 @@ WRITTEN_BY_COMMANDS = (
     "docs/measurements/trainer_adapters_cpu.jsonl",
     "docs/measurements/commands_<cpu>.jsonl",
     "docs/pictures/belief",
+    "training/results/belief_strength/<game>_<n>p.json",  # a strength series' report, at its end
 )
 # files a documented step creates (a game's next version), named before they exist
 TO_BE_CREATED = {"CONTRIBUTING.md": ("envs/<game>_v1.py",)}

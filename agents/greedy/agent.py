@@ -1,4 +1,4 @@
-"""Every game's greedy baseline (``greedy`` / ``<game>-greedy-v1``): one agent class that plays the
+"""Every game's greedy baseline (``greedy`` / ``<game>-greedy-v<version>``): one agent class that plays the
 game's greedy kernel.
 
 The kernel lives with its game (``envs/<game>/greedy.py``, named by the ``baselines`` of the game's

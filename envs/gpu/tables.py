@@ -1,7 +1,7 @@
 """Where the GPU kernels keep the games' module-level tables: small ones in constant memory, large ones
 in global memory, each table once per kernel.
 
-A kernel reads a module-level numpy array (a card table, greedy's dice counts) as a constant that
+A kernel reads a module-level numpy array (a card table, greedy's dice chances) as a constant that
 numba-cuda embeds in the compiled module. numba-cuda puts every such array in the constant bank,
 whose size is fixed at 64 KiB per module, and embeds it anew at every place a device function reads
 it, so a kernel that inlines a game's rules and its greedy search asks for several copies of the same

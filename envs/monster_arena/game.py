@@ -57,7 +57,8 @@ GAME = Game(
     observation_version=3,  # what each version changed: CHANGELOG.md, "Pre-release history"
     rule_prefix="AR",
     picture_share=0.9,  # the docs picture once the monsters fight
-    baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy")},
+    # version 2: the chance of a hit is a probability (version 1 compared counts of dice outcomes)
+    baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy", version=2)},
     agents={
         "mcts": {"simulations": 1_200, "exploration": 1.0, "rollout": "greedy"},
         # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)

@@ -1,4 +1,4 @@
-"""A greedy heuristic for Monster Arena (``monster_arena-greedy-v1``).
+"""A greedy heuristic for Monster Arena (``monster_arena-greedy-v2``).
 
 Arena: attack the weakest reachable card that the available energy can most
 likely destroy, preferring an opponent's torso half whenever one is outer (a
@@ -77,17 +77,22 @@ BID_LIMIT = 4  # the most tokens the agent bids for a card
 
 
 def _dice_tail(max_dice):
-    """tail[k, x] = P(sum of k six-sided dice >= x), x clipped to 0..6k+1."""
+    """tail[k, x] = P(sum of k six-sided dice >= x), x clipped to 0..6k+1.
+
+    The outcomes are counted in exact integers (6**k of them for k dice, far beyond int64 at the
+    deck's dice) and each count divided by 6**k once, so every entry is the correctly rounded
+    probability: tail[k, 0] is exactly 1 and each row is nonincreasing."""
     size = 6 * max_dice + 2
     tail = np.zeros((max_dice + 1, size))
-    dist = np.zeros(size)
-    dist[0] = 1.0
+    counts = np.zeros(size, dtype=object)  # ways for k dice to sum to each total (Python ints)
+    counts[0] = 1
     for k in range(max_dice + 1):
-        tail[k] = np.cumsum(dist[::-1])[::-1]
-        nxt = np.zeros(size)
+        at_least = np.cumsum(counts[::-1])[::-1]
+        tail[k] = [ways / 6**k for ways in at_least]
+        nxt = np.zeros(size, dtype=object)
         for face in range(1, 7):
-            nxt[face:] += dist[: size - face]
-        dist = nxt
+            nxt[face:] += counts[: size - face]
+        counts = nxt
     return tail
 
 

@@ -30,6 +30,11 @@ pilot's correction, mean and 95th-percentile milliseconds per move of each side,
 the host (CPU name, cores, the load at the start and the end), since CPU times mean little
 without the CPU they were spent on.
 The result goes to ``--out`` as JSON (written atomically; an existing file needs ``--overwrite``).
+``--results FILE`` keeps every finished game (its outcome and both sides' CPU seconds per move)
+in a JSON-lines file as it ends, after the sizing's line (:mod:`monster_zoo.evaluation.results_file`);
+a series stopped anywhere continues with ``--resume``, which reuses the recorded sizing and plays
+only the games the file lacks: every game is seeded by its index, so the resumed series is the
+series played whole.
 """
 
 import argparse
@@ -50,14 +55,26 @@ from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SELECTIONS, SearchSettings
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
-from monster_zoo.evaluation.host import host_facts
+from monster_zoo.evaluation.host import git_revision, host_facts
 from monster_zoo.evaluation.match import DRAW, WIN, iter_games, progress_bar, seat_outcome, wilson_interval
+from monster_zoo.evaluation.results_file import GamesFile, ResultsError
 
 MAX_BUDGET_MS = 100.0  # the protocol's cap: at most 0.1 CPU s per move for the searching agent
 SAMPLE_GAMES = 3  # greedy games whose positions size the budget
 SAMPLE_POSITIONS = 24
 SIZING_SIMULATIONS = 400
 PILOT_SEED_OFFSET = 1_000_000  # pilot games play deals of their own, never the series'
+SECONDS_DIGITS = 6  # a move's CPU seconds in the results file: microseconds
+
+
+class StrengthResults(GamesFile):
+    """A strength series' results file (``--results``): the run's settings with its sizing, then a
+    line per game: its index, the searching seat's outcome, each side's CPU seconds per move."""
+
+    FORMAT = "monster-zoo strength results"
+    VERSION = 1
+    WRITER = "python -m monster_zoo.training.az.strength"
+    GAME_FIELDS = {"game": int, "outcome": str, "searcher_seconds": list, "opponent_seconds": list}
 
 
 class Timed:
@@ -203,15 +220,20 @@ def make_searcher(piece: Piece):
     )
 
 
-def play_piece(piece: Piece, progress: bool = False, position: int | None = None) -> dict:
-    """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side.
-    ``progress`` shows a bar of the piece's games (on terminal line ``position``)."""
+def play_piece(
+    piece: Piece, progress: bool = False, position: int | None = None, results: GamesFile | None = None
+) -> dict:
+    """Play a piece of the series; the az seat's outcomes and every move's CPU seconds by side, and
+    per game (``games``) its index, outcome and both sides' seconds, each also appended to
+    ``results`` as the game ends. ``progress`` shows a bar of the piece's games (on terminal line
+    ``position``)."""
     n = piece.options["num_players"]
     az = Timed(make_searcher(piece))
     opponents = [
         Timed(make_agent(piece.opponent, piece.game_id, piece.seed + i, piece.options)) for i in range(1, n)
     ]
-    outcomes = []
+    outcomes, games = [], []
+    marks = [0] * n  # each timer's moves before the game being played
     bar = progress_bar(
         piece.last - piece.first,
         f"{searcher_label(piece.agent, piece.belief)} vs {piece.opponent}, games {piece.first}-{piece.last - 1}",
@@ -228,9 +250,23 @@ def play_piece(piece: Piece, progress: bool = False, position: int | None = None
         first=piece.first,
     ):
         outcomes.append(seat_outcome(record["rewards"], record["seats"].index(0)))
+        # this game's moves: what each timer gained since the previous game ended
+        game = {
+            "game": int(record["game"]),
+            "outcome": outcomes[-1],
+            "searcher_seconds": [round(t, SECONDS_DIGITS) for t in az.seconds[marks[0] :]],
+            "opponent_seconds": [
+                round(t, SECONDS_DIGITS) for o, mark in zip(opponents, marks[1:]) for t in o.seconds[mark:]
+            ],
+        }
+        marks = [len(timed.seconds) for timed in (az, *opponents)]
+        games.append(game)
+        if results is not None:
+            results.append(game)
         bar.update()
     bar.close()
     return {
+        "games": games,
         "outcomes": outcomes,
         "az_seconds": az.seconds,
         "opponent_seconds": [s for o in opponents for s in o.seconds],
@@ -281,6 +317,9 @@ def measure(
     agent: str | None = None,
     game_id: str | None = None,
     belief: bool = False,
+    results: str | None = None,
+    resume: bool = False,
+    overwrite_results: bool = False,
 ) -> dict:
     """The whole protocol (see the module doc); the report as a dict. ``simulations`` fixes the
     search's simulations instead of sizing them to the budget; otherwise ``pilot_games`` (default:
@@ -293,10 +332,14 @@ def measure(
 
     ``agent`` (with ``game_id``) plays a named search of the registry instead of the network (an
     ``mcts`` version, ``<game>-mcts-v3``), sized and corrected as the network's search is;
-    ``belief`` deals the network search's simulations from its seat's belief."""
+    ``belief`` deals the network search's simulations from its seat's belief.
+
+    ``results`` keeps every finished game in that file (:class:`StrengthResults`; an existing one
+    is refused unless ``overwrite_results``); with ``resume`` the series it holds continues: its
+    sizing is reused and only the games it lacks are played (ResultsError where its settings
+    differ)."""
     search = dict(search or {})
     network = read_network(network_path) if agent is None else None
-    host = host_facts()
     if network is not None:
         game_id = network.game_id
     table = {
@@ -304,6 +347,161 @@ def measure(
         **(options or {}),
         "num_players": num_players,
     }
+    run = {
+        "game": game_id,
+        "options": table,
+        "network": None if network_path is None else str(network_path),
+        "agent": agent,
+        "belief": belief,
+        "opponent": opponent,
+        "games": games,
+        "seed": seed,
+        "budget_ms": budget_ms,
+        "simulations": simulations,
+        "pilot_games": pilot_games,
+        "rollout_weight": rollout_weight,
+        "search": search,
+    }
+    run = json.loads(json.dumps(run))  # as a results file gives it back (tuples read as lists)
+    if resume:
+        if results is None:
+            raise ResultsError("--resume needs --results FILE: the results file of the series to continue")
+        sizing = StrengthResults.read(results)[0].get("sizing")
+        if not isinstance(sizing, dict) or not isinstance(sizing.get("simulations"), int):
+            raise ResultsError(f"--resume: {results} holds no sizing line; start a new results file")
+        kept_file = StrengthResults.resume(results, {**run, "sizing": sizing})
+    else:
+        sizing = size_series(
+            network,
+            network_path,
+            opponent,
+            table,
+            seed,
+            budget_ms,
+            simulations,
+            rollout_weight,
+            search,
+            pilot_games,
+            agent,
+            game_id,
+            belief,
+        )
+        kept_file = (
+            None
+            if results is None
+            else StrengthResults.start(results, {**run, "sizing": sizing}, overwrite_results)
+        )
+    kept = {g["game"]: g for g in (kept_file.games if kept_file else ()) if 0 <= g["game"] < games}
+    simulations, planned, pilot = sizing["simulations"], sizing["planned_ms"], sizing["pilot"]
+    if progress:
+        # the sizing takes a minute and the games an hour: say what is being played before they start
+        corrected = (
+            f", {pilot['simulations_before']} before {pilot['games']} pilot games at "
+            f"{pilot['az_ms_per_move']:.1f} ms a move against {pilot['opponent_ms_per_move']:.1f}"
+            if pilot
+            else ""
+        )
+        print(
+            f"{game_id} {num_players}p: {searcher_label(agent, belief)} at {simulations} simulations ({planned:.1f} CPU ms a move planned"
+            f"{corrected}) vs {opponent} ({sizing['opponent_sized_ms']:.1f} ms measured on sample positions), {games} games"
+            + (f", {len(kept)} of them read back from {results}" if kept else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+    pieces = [
+        Piece(
+            game_id,
+            str(network_path),
+            simulations,
+            opponent,
+            table,
+            first,
+            last,
+            seed,
+            rollout_weight,
+            search,
+            agent,
+            belief,
+        )
+        for first, last in unplayed_ranges(set(kept), games, workers)
+    ]
+    host, revision = host_facts(), git_revision()  # the code as the games start
+    writer = None if kept_file is None else StrengthResults(kept_file.path, kept_file.settings)
+    start = time.time()
+    if workers == 1 or len(pieces) <= 1:
+        played = [play_piece(p, progress, results=writer) for p in pieces]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            played = list(
+                pool.map(
+                    play_piece,
+                    pieces,
+                    [progress] * len(pieces),
+                    range(len(pieces)),
+                    [writer] * len(pieces),
+                )
+            )
+    for part in played:
+        kept.update((g["game"], g) for g in part["games"])
+    every = [kept[g] for g in sorted(kept)]
+    outcomes = [g["outcome"] for g in every]
+    wins = sum(o == WIN for o in outcomes)
+    low, high = wilson_interval(wins, len(outcomes))
+    return {
+        "game": game_id,
+        "num_players": num_players,
+        "options": table,
+        "network": network.name if network is not None else None,
+        "searcher": searcher_label(agent, belief),
+        "opponent": opponent,
+        "games": len(outcomes),
+        "seed": seed,
+        "wins": wins,
+        "draws": sum(o == DRAW for o in outcomes),
+        "win_rate": round(wins / len(outcomes), 4),
+        "interval95": [round(low, 4), round(high, 4)],
+        "equal_share": round(1 / num_players, 4),
+        "az_simulations": simulations,
+        "az_rollout_weight": rollout_weight,
+        "az_search": search,
+        "planned_ms_per_move": round(planned, 2),
+        "opponent_sized_ms_per_move": round(sizing["opponent_sized_ms"], 2),
+        "pilot": pilot,
+        "az": _milliseconds([t for g in every for t in g["searcher_seconds"]]),
+        "opponent_moves": _milliseconds([t for g in every for t in g["opponent_seconds"]]),
+        "outcomes": outcomes,
+        "workers": min(workers, len(pieces)),
+        "resumed_games": len(every) - sum(len(part["games"]) for part in played),
+        "wall_s": round(time.time() - start, 1),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "git": revision,
+        "host": {**host, "load_1min_end": round(os.getloadavg()[0], 2)},
+        "sizing_host": sizing["host"],
+        "pieces": [asdict(p) for p in pieces],
+    }
+
+
+def size_series(
+    network,
+    network_path: str | None,
+    opponent: str,
+    table: dict,
+    seed: int,
+    budget_ms: float | None,
+    simulations: int | None,
+    rollout_weight: float,
+    search: dict,
+    pilot_games: int | None,
+    agent: str | None,
+    game_id: str,
+    belief: bool,
+) -> dict:
+    """The series' budget (the sizing and pilot of :func:`measure`): the searcher's ``simulations``,
+    the ``planned_ms`` a move, the opponent's ms a move on the sample positions
+    (``opponent_sized_ms``), the ``pilot``'s record (None without one) and the ``host`` it was
+    sized on."""
+    host = host_facts()
+    num_players = table["num_players"]
     positions = sample_positions(game_id, table)
     opponent_ms = cpu_ms_per_move(make_agent(opponent, game_id, 0, table), positions)
     # equal time up to the protocol's cap: an opponent slower than the cap meets az at the cap
@@ -337,76 +535,29 @@ def measure(
                 match_opponent=budget_ms is None,
             )
             simulations, planned = pilot["simulations"], pilot["target_ms"]
-    if progress:
-        # the sizing takes a minute and the games an hour: say what is being played before they start
-        corrected = (
-            f", {pilot['simulations_before']} before {pilot['games']} pilot games at "
-            f"{pilot['az_ms_per_move']:.1f} ms a move against {pilot['opponent_ms_per_move']:.1f}"
-            if pilot
-            else ""
-        )
-        print(
-            f"{game_id} {num_players}p: {searcher_label(agent, belief)} at {simulations} simulations ({planned:.1f} CPU ms a move planned"
-            f"{corrected}) vs {opponent} ({opponent_ms:.1f} ms measured on sample positions), {games} games",
-            file=sys.stderr,
-            flush=True,
-        )
-    bounds = np.linspace(0, games, workers + 1).astype(int)
-    pieces = [
-        Piece(
-            game_id,
-            str(network_path),
-            simulations,
-            opponent,
-            table,
-            int(a),
-            int(b),
-            seed,
-            rollout_weight,
-            search,
-            agent,
-            belief,
-        )
-        for a, b in zip(bounds[:-1], bounds[1:])
-        if b > a
-    ]
-    start = time.time()
-    if workers == 1:
-        results = [play_piece(p, progress) for p in pieces]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(play_piece, pieces, [progress] * len(pieces), range(len(pieces))))
-    outcomes = [o for r in results for o in r["outcomes"]]
-    wins = sum(o == WIN for o in outcomes)
-    low, high = wilson_interval(wins, len(outcomes))
     return {
-        "game": game_id,
-        "num_players": num_players,
-        "options": table,
-        "network": network.name if network is not None else None,
-        "searcher": searcher_label(agent, belief),
-        "opponent": opponent,
-        "games": len(outcomes),
-        "seed": seed,
-        "wins": wins,
-        "draws": sum(o == DRAW for o in outcomes),
-        "win_rate": round(wins / len(outcomes), 4),
-        "interval95": [round(low, 4), round(high, 4)],
-        "equal_share": round(1 / num_players, 4),
-        "az_simulations": simulations,
-        "az_rollout_weight": rollout_weight,
-        "az_search": search,
-        "planned_ms_per_move": round(planned, 2),
-        "opponent_sized_ms_per_move": round(opponent_ms, 2),
+        "simulations": simulations,
+        "planned_ms": planned,
+        "opponent_sized_ms": opponent_ms,
         "pilot": pilot,
-        "az": _milliseconds([s for r in results for s in r["az_seconds"]]),
-        "opponent_moves": _milliseconds([s for r in results for s in r["opponent_seconds"]]),
-        "outcomes": outcomes,
-        "workers": len(pieces),
-        "wall_s": round(time.time() - start, 1),
-        "host": {**host, "load_1min_end": round(os.getloadavg()[0], 2)},
-        "pieces": [asdict(p) for p in pieces],
+        "host": host,
     }
+
+
+def unplayed_ranges(played: set[int], games: int, workers: int) -> list[tuple[int, int]]:
+    """``(first, last)`` ranges covering the games ``0 .. games-1`` not in ``played``, shared over
+    ``workers`` about evenly (a worker's share split where it meets a played game)."""
+    missing = [g for g in range(games) if g not in played]
+    bounds = np.linspace(0, len(missing), workers + 1).astype(int)
+    ranges = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        share = missing[a:b]
+        for k, g in enumerate(share):
+            if k == 0 or g != share[k - 1] + 1:
+                ranges.append([g, g + 1])
+            else:
+                ranges[-1][1] = g + 1
+    return [(first, last) for first, last in ranges]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -497,9 +648,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the games")
     parser.add_argument("--out", default=None, help="JSON report to write")
     parser.add_argument(
+        "--results",
+        default=None,
+        metavar="FILE",
+        help="keep every finished game in this JSON-lines file as it ends (refused if it exists, "
+        "unless --overwrite or --resume)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --results: continue the series that file holds (same settings, its sizing), "
+        "playing only the games it lacks",
+    )
+    parser.add_argument(
         "--no-progress", action="store_true", help="no sizing line and no progress bars (standard error)"
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out and --results if they exist")
     return parser
 
 
@@ -546,6 +710,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     inputs = [args.network] if args.network else []
     if args.out and (problem := output_problem("--out", args.out, inputs, args.overwrite)):
         parser.error(problem)
+    if args.resume and args.results is None:
+        parser.error("--resume needs --results FILE: the results file of the series to continue")
+    if (
+        args.results
+        and not args.resume
+        and (problem := output_problem("--results", args.results, inputs, args.overwrite))
+    ):
+        parser.error(problem + " (or --resume to continue the series it holds)")
+    if args.results and args.out and Path(args.results).resolve() == Path(args.out).resolve():
+        parser.error("--results and --out must be different files")
     try:
         report = measure(
             args.network,
@@ -573,6 +747,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             agent=args.agent,
             game_id=args.game,
             belief=args.belief,
+            results=args.results,
+            resume=args.resume,
+            overwrite_results=args.overwrite,
         )
     except ValueError as error:
         parser.error(str(error))
