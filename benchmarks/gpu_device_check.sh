@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU engine's device check in one command, within about eight minutes on a machine with an NVIDIA
+# The GPU engine's device check in one command, within eight minutes (the parts' time limits on its
+# longest path add up to 460 s, tests/test_gpu_device_check.py holds them there) on a machine with an NVIDIA
 # GPU and no network. Installs the wheels of .whl/ (benchmarks/gpu_device_wheels.sh fetched them: the
 # project's dependencies the image lacks and, with --cuda there, the gpu extra's own CUDA wheels) and
 # monster-zoo itself into $SITE, then runs benchmarks/gpu_device_check.py's parts as separate
@@ -74,19 +75,19 @@ for game in $GAMES; do
 done
 sharing=()
 for game in "${others[@]}"; do
-    part "trainer-$game" 150 --parts trainer --trainer-games "$game" --parity-envs 64 \
+    part "trainer-$game" 140 --parts trainer --trainer-games "$game" --parity-envs 64 \
         --concurrent-trainers ${#others[@]} &
     sharing+=($!)
 done
-part parity 150 --parts parity --parity-envs 256 --games "${GAMES// /,}"
+part parity 140 --parts parity --parity-envs 256 --games "${GAMES// /,}"
 for pid in "${sharing[@]}"; do
     wait "$pid"
 done
-part bench 150 --parts bench,pgx --repeats 3 --seconds 0.2 --games "${GAMES// /,}"
+part bench 130 --parts bench,pgx --repeats 3 --seconds 0.2 --games "${GAMES// /,}"
 if [[ " $GAMES " == *" marry_the_monster-v0 "* ]]; then
-    part trainer-marry_the_monster-v0 120 --parts trainer --trainer-games marry_the_monster-v0 --parity-envs 128 \
+    part trainer-marry_the_monster-v0 110 --parts trainer --trainer-games marry_the_monster-v0 --parity-envs 128 \
         --trainer-envs 0
-    part variants-marry_the_monster-v0 110 --parts variants --trainer-games marry_the_monster-v0 \
+    part variants-marry_the_monster-v0 80 --parts variants --trainer-games marry_the_monster-v0 \
         --variant-seconds 10 --variants "${VARIANTS:-envs=16384,audit=1;envs=0,dtype=float32;envs=0,compile=reduce-overhead}"
 fi
 wait  # the link processes

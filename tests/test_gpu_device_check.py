@@ -6,6 +6,7 @@ themselves come from a GPU machine (the script's docstring says how)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,23 @@ def test_the_commit_comes_from_the_copy_record_else_from_git(monkeypatch):
     facts = host.provenance(["numpy", "no-such-distribution"])
     assert facts["versions"]["numpy"] and facts["versions"]["no-such-distribution"] is None
     assert facts["versions"]["python"] and facts["host"]["cores"] >= 1
+
+
+def test_the_device_script_fits_eight_minutes_on_its_longest_path():
+    """The parts' time limits of ``gpu_device_check.sh``: the link processes run beside everything,
+    parity beside the other games' trainers, then the bench, Marry the Monster's trainer and its
+    variants one after another; that path, with a margin for installing the wheels, stays within the
+    eight minutes a lent GPU gives the script."""
+    script = (Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_device_check.sh").read_text()
+    limits = {
+        name: int(limit)
+        for name, limit in re.findall(r'^\s*(?:\S+=\S+ )?part "?([\w$-]+)"? (\d+)', script, re.M)
+    }
+    assert {"link-$game", "trainer-$game", "parity", "bench", "trainer-marry_the_monster-v0"} <= set(limits)
+    longest = (
+        max(limits["parity"], limits["trainer-$game"])
+        + limits["bench"]
+        + limits["trainer-marry_the_monster-v0"]
+        + limits["variants-marry_the_monster-v0"]
+    )
+    assert longest <= 470 and limits["link-$game"] <= longest, limits
