@@ -356,12 +356,37 @@ class GameEnvironment(MCPEnvironment):
             raise refuse(err.message) from None
 
 
+class ClosedSessionsEndQuietly:
+    """ASGI middleware: a ``/ws`` session whose client has gone ends without an error.
+
+    OpenEnv's WebSocket handler still answers after its client closed the session (a client's
+    normal way to finish), and the send raises ``WebSocketDisconnect``, which uvicorn would report
+    as an error with a traceback; here it is logged at debug level. Errors of HTTP requests pass."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        """Run the app; for a WebSocket scope, a disconnect raised by a send ends the session."""
+        from starlette.websockets import WebSocketDisconnect
+
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect as gone:
+            LOG.debug("a /ws session ended by its client (code %s)", gone.code)
+
+
 def create_server(settings: Settings | None = None):
     """OpenEnv's FastAPI app serving a :class:`GameEnvironment` per session; its steps take a move or an
     MCP call (:class:`ServedAction`)."""
     from openenv.core.env_server.http_server import create_fastapi_app
 
-    return create_fastapi_app(lambda: GameEnvironment(settings), ServedAction, ServedObservation)
+    app = create_fastapi_app(lambda: GameEnvironment(settings), ServedAction, ServedObservation)
+    app.add_middleware(ClosedSessionsEndQuietly)
+    return app
 
 
 def main(argv=None) -> int:

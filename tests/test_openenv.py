@@ -196,3 +196,23 @@ def test_refused_calls_are_logged_once_at_debug_level_and_not_on_stderr(env, cap
     ours = [r for r in caplog.records if r.name == "monster_zoo.openenv"]
     assert len(ours) == 5 and all(r.levelno == logging.DEBUG for r in ours), [r.getMessage() for r in ours]
     assert "out of range" in ours[1].getMessage() and "game_info" in ours[3].getMessage()
+
+
+def test_a_session_its_client_closed_ends_quietly_and_http_errors_pass(caplog):
+    """The middleware ends a ``/ws`` session whose send meets a gone client at debug level, and lets
+    any error of an HTTP request through."""
+    import asyncio
+
+    from starlette.websockets import WebSocketDisconnect
+
+    from monster_zoo.llm.openenv_server import ClosedSessionsEndQuietly
+
+    async def gone(scope, receive, send):
+        raise WebSocketDisconnect(code=1006)
+
+    quiet = ClosedSessionsEndQuietly(gone)
+    with caplog.at_level(logging.DEBUG, logger="monster_zoo.openenv"):
+        asyncio.run(quiet({"type": "websocket"}, None, None))
+    assert "ended by its client (code 1006)" in caplog.text
+    with pytest.raises(WebSocketDisconnect):
+        asyncio.run(quiet({"type": "http"}, None, None))
