@@ -11,7 +11,7 @@ A model file (``.npz``) is a zip archive holding
 
 The kinds that read model files say what their architecture holds: PPO's policy files
 (:mod:`monster_zoo.agents.ppo.policy_file`: ``mlp`` and ``placement``) and learned search's
-networks (:mod:`monster_zoo.agents.az.network`: ``az-mlp``). :func:`read_model` checks the path,
+networks (:mod:`monster_zoo.agents.network`: ``az-mlp``). :func:`read_model` checks the path,
 opens the archive, reads and checks the common metadata (:func:`check_common`), asks the kind's
 ``arrays`` for its architecture's member names and shapes, and reads them.
 

@@ -24,7 +24,7 @@ from monster_zoo.agents.model_file import ModelFileError, read_metadata
 CHAMPION_DIR = Path(__file__).with_name("champions")
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "monster-zoo-champions"
-# The architecture of a learned-search network (monster_zoo.agents.az.network.ARCHITECTURE), named
+# The architecture of a learned-search network (monster_zoo.agents.network.ARCHITECTURE), named
 # here because this module only reads files and must not compile that module's kernels. A champion
 # version may be such a network, played alone.
 AZ_ARCHITECTURE = "az-mlp"

@@ -8,7 +8,7 @@ For each game's shipped ``az`` network (``<game>-az-v1.npz``) it times one forwa
 input row, over real inputs (the mover's observation of states reached by random play at the
 network's smallest player count), three ways in one run:
 
-- **az**: :func:`monster_zoo.agents.az.network.forward`, the kernel the search and the
+- **az**: :func:`monster_zoo.agents.network.forward`, the kernel the search and the
   network-alone agent call;
 - **plain 2-D numba**: a plain numba loop over the same network's 2-D weights (one ``[in, out]``
   array per layer, no zero-skipping), the reference ``az`` is held within 1.5x of;
@@ -20,7 +20,7 @@ it exits 1 where ``az / plain`` is above 1.5. The ratio is
 what to compare across machines; on a shared machine the load says what else ran.
 
 With ``--batch B1,B2,...`` it times instead, per network and batch size ``B``, the batched pass
-:func:`monster_zoo.agents.az.network.forward_batch` over the same inputs ``B`` rows at a time
+:func:`monster_zoo.agents.network.forward_batch` over the same inputs ``B`` rows at a time
 (what lock-step self-play calls), both ways: every layer through BLAS (**blas**) and the first
 layer row by row skipping zero inputs, the rest through BLAS (**sparse-first**), each beside
 ``az`` in the same interleaved repeats, in microseconds per row and as ``az / batched`` (above 1:
@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (
+from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.network import (
     MAX_SEATS,
     AZNetwork,
     forward,
@@ -46,7 +47,6 @@ from monster_zoo.agents.az.network import (
     network_input,
     read_network,
 )
-from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.envs.core.batch import random_playout
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.evaluation.host import cpu_name

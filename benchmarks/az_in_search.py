@@ -51,16 +51,6 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (
-    MAX_SEATS,
-    PARAMS,
-    SHAPES,
-    forward,
-    forward_legal,
-    network_input,
-    random_network,
-    read_network,
-)
 from monster_zoo.agents.az.search import (
     CHILDREN,
     COUNTS,
@@ -81,6 +71,16 @@ from monster_zoo.agents.az.search import (
     trees,
 )
 from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.network import (
+    MAX_SEATS,
+    PARAMS,
+    SHAPES,
+    forward,
+    forward_legal,
+    network_input,
+    random_network,
+    read_network,
+)
 from monster_zoo.agents.search.tree import no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks.az_forward import chosen_games

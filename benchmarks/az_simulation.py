@@ -41,17 +41,6 @@ import numpy as np
 from numba import njit, types
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (
-    MAX_SEATS,
-    PARAMS,
-    SHAPES,
-    forward,
-    forward_legal,
-    network_input,
-    nonzero_indices,
-    random_network,
-    read_network,
-)
 from monster_zoo.agents.az.search import (
     SETTINGS,
     SearchSettings,
@@ -65,6 +54,17 @@ from monster_zoo.agents.az.search import (
     trees,
 )
 from monster_zoo.agents.az.shipped import play_settings, shipped_network_path
+from monster_zoo.agents.network import (
+    MAX_SEATS,
+    PARAMS,
+    SHAPES,
+    forward,
+    forward_legal,
+    network_input,
+    nonzero_indices,
+    random_network,
+    read_network,
+)
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_simulation
 from monster_zoo.agents.search.tuned import tuned_rollout

@@ -31,9 +31,9 @@ import time
 from collections.abc import Callable
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import random_network, read_network
 from monster_zoo.agents.az.search import SearchSettings, trees
 from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.network import random_network, read_network
 from monster_zoo.benchmarks.az_forward import chosen_games
 from monster_zoo.envs.core import threads
 from monster_zoo.evaluation.host import cpu_name

@@ -29,9 +29,8 @@ import numpy as np
 from monster_zoo import envs
 from monster_zoo.agents.az.shipped import belief_versions
 from monster_zoo.agents.registry import make_agent
-from monster_zoo.benchmarks.bench import _git
+from monster_zoo.benchmarks.bench import measurement_header
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
-from monster_zoo.evaluation.host import host_facts
 from monster_zoo.evaluation.match import iter_games
 
 
@@ -151,14 +150,7 @@ def main(argv=None) -> int:
         parser.error("--games must be at least 1")
     if problem := output_problem("--out", args.out, overwrite=args.overwrite):
         parser.error(problem)
-    lines = [
-        {
-            "kind": "header",
-            "git_revision": _git("rev-parse", "HEAD"),
-            "host": host_facts(),
-            "argv": sys.argv[1:],
-        }
-    ]
+    lines = [measurement_header()]
     for game_id in game_ids:
         spec = envs.spec(game_id)
         n = args.players or spec.min_players

@@ -5,7 +5,8 @@
 
 Seeded games are played by one kind of player in every seat (by default ``greedy``, then the tuned
 search ``mcts``; ``--opponents`` names others), and every seat keeps the belief that ``<game>-mcts-v3`` keeps
-(:class:`~monster_zoo.agents.belief.tracker.Belief`, its default settings), told the deal and every
+(:class:`~monster_zoo.agents.belief.tracker.Belief`, the settings the game declares, with
+``--particles``, ``--epsilon`` and ``--refresh`` laid over them), told the deal and every
 move. At each decision the seat on move's belief is compared with the uniform redeal of the same
 view (the game's ``determinize``, as many samples as the belief has particles) on what the seat
 cannot see: each other seat's observation holds that seat's private cards, so for each entry of it
@@ -23,6 +24,7 @@ go to ``--out`` (written at the end, atomically; an existing file needs ``--over
 """
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -31,16 +33,16 @@ from pathlib import Path
 import numpy as np
 
 from monster_zoo import envs
+from monster_zoo.agents.belief.opponent import opponent_model
 from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.belief.tracker import Belief
-from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.registry import make_agent
-from monster_zoo.benchmarks.bench import _git
+from monster_zoo.agents.search.tuned import search_config
+from monster_zoo.benchmarks.bench import measurement_header
 from monster_zoo.envs.core.contract import H_STEPS
 from monster_zoo.envs.core.rng import make_rng
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.envs.registry import declaration
-from monster_zoo.evaluation.host import host_facts
 from monster_zoo.evaluation.plots import _pyplot, _save
 
 OPPONENTS = ("greedy", "mcts")
@@ -95,7 +97,7 @@ def play_and_measure(game_id: str, opponent: str, num_players: int, seed: int, s
     raw = env.unwrapped
     players = [make_agent(opponent, game_id, seed * 10 + s, options) for s in range(num_players)]
     rng, redeals = make_rng(seed), make_rng(seed + SAMPLE_SALT)
-    beliefs = [Belief(spec, settings, greedy_kernel(game_id), rng) for _ in range(num_players)]
+    beliefs = [Belief(spec, settings, opponent_model(game_id, settings), rng) for _ in range(num_players)]
     env.reset(seed=seed)
     for s, b in enumerate(beliefs):
         b.start(s, raw.engine_state)
@@ -175,9 +177,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=10, help="seeded games per game and opponent")
     parser.add_argument("--players", type=int, default=None, help="player count (default: the smallest)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed")
-    parser.add_argument("--particles", type=int, default=BeliefSettings.particles)
-    parser.add_argument("--epsilon", type=float, default=BeliefSettings.epsilon)
-    parser.add_argument("--refresh", type=float, default=BeliefSettings.refresh)
+    parser.add_argument("--particles", type=int, default=None, help="(default: the game's declared settings)")
+    parser.add_argument("--epsilon", type=float, default=None, help="(default: the game's declared settings)")
+    parser.add_argument("--refresh", type=float, default=None, help="(default: the game's declared settings)")
     parser.add_argument("--out", required=True, help="JSON-lines file to write")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     parser.add_argument("--plots", default=None, help="folder for one picture per game")
@@ -200,8 +202,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                 parser.error(f"--opponents: {error}")
     if args.games < 1:
         parser.error("--games must be at least 1")
+    given = {k: v for k in ("particles", "epsilon", "refresh") if (v := getattr(args, k)) is not None}
     try:
-        args.settings = BeliefSettings(particles=args.particles, epsilon=args.epsilon, refresh=args.refresh)
+        args.settings = {g: dataclasses.replace(search_config(g).belief, **given) for g in args.game_ids}
     except ValueError as error:
         parser.error(str(error))
     problem = output_problem("--out", args.out, overwrite=args.overwrite)
@@ -212,14 +215,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    lines = [
-        {
-            "kind": "header",
-            "git_revision": _git("rev-parse", "HEAD"),
-            "host": host_facts(),
-            "argv": sys.argv[1:],
-        }
-    ]
+    lines = [measurement_header()]
     start = time.perf_counter()
     for game_id in args.game_ids:
         spec = envs.spec(game_id)
@@ -229,8 +225,9 @@ def main(argv=None) -> int:
         per_game = []
         for opponent in args.opponents:
             seeds = list(range(args.seed, args.seed + args.games))
-            decisions = [d for s in seeds for d in play_and_measure(game_id, opponent, n, s, args.settings)]
-            line = summarise(game_id, opponent, n, seeds, args.settings, decisions)
+            settings = args.settings[game_id]
+            decisions = [d for s in seeds for d in play_and_measure(game_id, opponent, n, s, settings)]
+            line = summarise(game_id, opponent, n, seeds, settings, decisions)
             print(json.dumps(line), flush=True)
             per_game.append(line)
         lines += per_game

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from monster_zoo.benchmarks import anchors, side_by_side
-from monster_zoo.evaluation.host import cpu_name
+from monster_zoo.evaluation.host import cpu_name, host_facts
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO_ROOT / "benchmarks" / "results" / "results.jsonl"
@@ -386,6 +386,19 @@ def _git(*args: str) -> str | None:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
+
+
+def measurement_header() -> dict:
+    """The first line of a measurement file that the results pages read: when, the git commit (and
+    whether the tree had uncommitted changes), the host and the command line's arguments."""
+    return {
+        "kind": "header",
+        "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "git": _git("rev-parse", "HEAD"),
+        "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "host": host_facts(),
+        "argv": sys.argv[1:],
+    }
 
 
 def header_record(args: argparse.Namespace, run_id: str) -> dict:

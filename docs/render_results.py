@@ -8,7 +8,8 @@ runs the same comparison). The sources:
 * ``docs/measurements/*.jsonl``: one JSON object a line, written by the benchmark scripts
   (``cpu_speed_*``, ``greedy_speed_*``, ``gpu_*``, ``device_train_*``, ``device_ppo_parts_*``,
   ``training_throughput_*``, ``az_strength_*``, ``az_findings_*``, ``commands_*``,
-  ``trainer_adapters_*``, ``torch_threads_*``);
+  ``trainer_adapters_*``, ``torch_threads_*``, ``belief_model*``, ``belief_knowledge*``,
+  ``belief_cost*``);
 * ``training/results/search.jsonl`` and ``search_screen.jsonl``: the search baselines against
   greedy and the candidates they were chosen from (``search_report``);
 * ``docs/leaderboard/*.json``: the leaderboard's tournaments (``monster-zoo leaderboard``);

@@ -1,8 +1,11 @@
-"""The agents page's table of the searches with beliefs against the same searches without, from the
-``strength`` reports in ``training/results/belief_strength/`` (for ``render_results.py``).
+"""The agents page's tables of the searches with beliefs (for ``render_results.py``): their strength
+against the same searches without, from the ``strength`` reports in
+``training/results/belief_strength/``; and the belief's opponent model, what it knows and what it
+costs, from ``docs/measurements/belief_model*.jsonl``, ``belief_knowledge*.jsonl`` and
+``belief_cost*.jsonl`` (each file a header line, then a line per game).
 
-Each report is the JSON that ``python -m monster_zoo.training.az.strength --out`` writes; every value
-reaches the page through ``results_format``'s formatters.
+Each report is the JSON that its command writes; every value reaches the page through
+``results_format``'s formatters.
 """
 
 from results_format import (
@@ -14,6 +17,7 @@ from results_format import (
     host,
     is_number,
     load,
+    percent,
     protocol,
     rate_with_interval,
     section,
@@ -91,4 +95,150 @@ def belief_section(src: Sources) -> str:
         f"moves cost more). The target is a win rate of at least {TARGET} at the smallest player "
         "count of every game with hidden cards.",
         table(header, rows, key=lambda row: (row[0], row[1].rjust(3), row[2])),
+    )
+
+
+COST_LIMIT = 0.10  # the belief's largest share of a move's CPU time
+
+
+def _measured(src: Sources, pattern: str):
+    """``(file, header, line)`` for every line of the measurement files matching ``pattern`` after
+    its file's header (an empty header where the file has none)."""
+    headers: dict = {}
+    for name, record in src.jsonl(pattern):
+        if record.get("kind") == "header":
+            headers[name] = record
+        else:
+            yield name, headers.get(name, {}), record
+
+
+def _run(header: dict, name: str) -> list[str]:
+    """The date, host and git commit cells of a line, from its file's header."""
+    return [when(header, name), host(header), commit(header)]
+
+
+def model_section(src: Sources) -> str:
+    """The opponent model's fit: each model's likelihood of recorded games."""
+    rows = []
+    for name, header, line in _measured(src, "belief_model*.jsonl"):
+        network = line.get("model") == "network"
+        rows.append(
+            [
+                text(line.get("game")),
+                exact(line.get("num_players")),
+                text(line.get("opponent")),
+                text(line.get("model")),
+                text(line.get("network")) if network else "-",
+                exact(line.get("temperature")) if network else "-",
+                exact(line.get("greedy_share")) if network else "-",
+                exact(line.get("epsilon")),
+                fixed(line.get("mean_log_evidence"), 4),
+                exact(line.get("moves")),
+                exact(line.get("dealt_again")),
+                *_run(header, name),
+                protocol(f"{exact(line.get('games'))} games, seeds from 0", f"file {text(name)}"),
+            ]
+        )
+    header = columns(
+        "game | players | players' agent | model | network | temperature | greedy share | epsilon | "
+        "mean log evidence a move | moves | dealt again | date | host | git | protocol"
+    )
+    return section(
+        "The opponent model",
+        "How likely each opponent model makes the moves of recorded games of the players' agent in "
+        "every seat (`python -m monster_zoo.benchmarks.belief_model`): every seat's belief follows "
+        "the games, and each move's evidence (the probability the belief gave what the seat saw "
+        "after it) is averaged in logs; the higher, the likelier. A game's declared belief settings "
+        "(the `belief` mapping of its `mcts` settings) take the likeliest model.",
+        table(header, rows, key=lambda row: (row[0], row[2], row[8])),
+    )
+
+
+def knowledge_section(src: Sources) -> str:
+    """What the belief knows of the hidden cards against the uniform redeal, with its pictures."""
+    rows, pictures = [], set()
+    for name, header, line in _measured(src, "belief_knowledge*.jsonl"):
+        settings = line.get("settings") if isinstance(line.get("settings"), dict) else {}
+        game = line.get("game")
+        if isinstance(game, str):
+            pictures.add(game.rsplit("-v", 1)[0])
+        rows.append(
+            [
+                text(game),
+                exact(line.get("num_players")),
+                text(line.get("opponent")),
+                fixed(line.get("belief_log_p"), 4),
+                fixed(line.get("uniform_log_p"), 4),
+                fixed(line.get("gain"), 4),
+                exact(line.get("games")),
+                exact(line.get("decisions")),
+                *_run(header, name),
+                protocol(
+                    f"seeds {exact(line.get('seeds'))}",
+                    f"{exact(settings.get('particles'))} particles",
+                    f"model {text(settings.get('model'))} {text(settings.get('network'))}",
+                    f"temperature {exact(settings.get('temperature'))}",
+                    f"greedy share {exact(settings.get('greedy_share'))}",
+                    f"epsilon {exact(settings.get('epsilon'))}",
+                    f"file {text(name)}",
+                ),
+            ]
+        )
+    header = columns(
+        "game | players | players' agent | belief log p | uniform log p | gain (nats an entry) | games | "
+        "decisions | date | host | git | protocol"
+    )
+    shown = "\n\n".join(
+        f"![How the belief sharpens over a game of {text(game)}](../pictures/belief/{game}.png)"
+        for game in sorted(pictures)
+        if (src.root / "docs" / "pictures" / "belief" / f"{game}.png").is_file()
+    )
+    return section(
+        "What the belief knows",
+        "Seeded games played by one agent in every seat, every seat keeping the belief the game "
+        "declares (`python -m monster_zoo.benchmarks.belief_knowledge`). At each decision the "
+        "belief of the seat on move and the uniform redeal of its view give the true value of each "
+        "hidden entry of the other seats a probability; the table gives their mean logs and the "
+        "gain (above 0: the belief knows more than a redeal), the pictures the gain over tenths of "
+        "a game.",
+        table(header, rows, key=lambda row: (row[0], row[2])) + ("\n\n" + shown if shown else ""),
+    )
+
+
+def cost_section(src: Sources) -> str:
+    """What keeping the belief costs, as a share of a move's CPU time."""
+    rows = []
+    for name, header, line in _measured(src, "belief_cost*.jsonl"):
+        share = line.get("share")
+        rows.append(
+            [
+                text(line.get("game")),
+                exact(line.get("num_players")),
+                text(line.get("agent")),
+                text(line.get("opponent")),
+                exact(line.get("moves")),
+                fixed(line.get("move_ms"), 1),
+                fixed(line.get("belief_ms"), 2),
+                fixed(line.get("belief_p95_ms"), 2),
+                percent(share),
+                ("yes" if share <= COST_LIMIT else "no") if is_number(share) else text(share),
+                *_run(header, name),
+                protocol(
+                    f"{exact(line.get('games'))} games, seats rotated",
+                    f"{exact(line.get('particles'))} particles",
+                    f"load {load((line.get('load_1min') or [None])[0])}-{load((line.get('load_1min') or [None])[-1])}",
+                    f"file {text(name)}",
+                ),
+            ]
+        )
+    header = columns(
+        f"game | players | agent | opponent | moves | CPU ms a move | belief ms a move | belief ms, 95th "
+        f"percentile | belief's share | ≤ {percent(COST_LIMIT)} | date | host | git | protocol"
+    )
+    return section(
+        "What the belief costs",
+        "The believing searches at their shipped budgets against the opponent named, every move's "
+        "CPU time and the part of it spent bringing the belief up to the move "
+        "(`python -m monster_zoo.benchmarks.belief_cost`).",
+        table(header, rows, key=lambda row: (row[0], row[2])),
     )

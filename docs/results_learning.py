@@ -8,7 +8,7 @@ used, for its notice) and formats every value through ``results_format``.
 from pathlib import Path
 
 from results_az import findings_section
-from results_beliefs import belief_section
+from results_beliefs import belief_section, cost_section, knowledge_section, model_section
 from results_format import (
     NOT_RECORDED,
     DataError,
@@ -451,6 +451,9 @@ def agents_page(root: Path) -> Page:
             table(header, groups["against mcts"], key=lambda row: (row[0], row[1].rjust(3), row[4])),
         ),
         belief_section(src),
+        model_section(src),
+        knowledge_section(src),
+        cost_section(src),
         section(
             "Learned search against greedy",
             "`az` at its shipped simulation count against greedy in every other seat.",

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, trees
 from monster_zoo.agents.az.shipped import FIRST_VERSION, shipped_network_path
+from monster_zoo.agents.network import read_network
 from monster_zoo.agents.search.tree import UNTRIED, no_determinize
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.envs.core.batch import random_playout

@@ -22,8 +22,12 @@ from numba import njit
 from test_hostile_inputs import MB, finishes_within, lying_metadata_zip, peak_bytes, with_entries
 
 from monster_zoo import envs
-from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az, shipped_network_path
-from monster_zoo.agents.az.network import (
+from monster_zoo.agents.az.agent import AZAgent, AZNetAgent, load_az
+from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
+from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.game_rules import WrongGameError
+from monster_zoo.agents.model_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
+from monster_zoo.agents.network import (
     GATHERED_LOGIT_COST,
     MAX_SEATS,
     NONZERO_BLOCK,
@@ -41,9 +45,6 @@ from monster_zoo.agents.az.network import (
     read_network,
     write_network,
 )
-from monster_zoo.agents.az.search import SearchSettings, gumbel_search, schedule, search_and_play, trees
-from monster_zoo.agents.game_rules import WrongGameError
-from monster_zoo.agents.model_file import MAX_LAYER_UNITS, MAX_METADATA_BYTES, MAX_PARAMETERS, ModelFileError
 from monster_zoo.agents.ppo.champions import champion_path
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.agents.search.tree import no_determinize

@@ -20,10 +20,10 @@ from monster_zoo import envs
 from monster_zoo.agents import WrongGameError, available_agents, make_agent
 from monster_zoo.agents.az import shipped
 from monster_zoo.agents.az.agent import ShippedAZ, shipped_player_counts
-from monster_zoo.agents.az.network import read_network
-from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.greedy.agent import greedy_kernel
+from monster_zoo.agents.network import read_network
 from monster_zoo.agents.registry import versioned_name
+from monster_zoo.agents.search.tuned import search_config
 from monster_zoo.agents.shipped_files import CHAMPION_DIR, write_manifest
 from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
 from monster_zoo.envs.core.rng import make_rng
@@ -68,7 +68,7 @@ def test_the_belief_version_searches_its_network_at_its_settings_with_beliefs(ga
     assert agent.settings == plain.settings
     assert shipped.play_settings(game_id, version) == shipped.play_settings(game_id, network)
     hides = declaration(game_id).hides_information
-    assert agent.belief_settings == (BeliefSettings() if hides else None)
+    assert agent.belief_settings == (search_config(game_id).belief if hides else None)
     assert plain.belief_settings is None and make_agent("az", game_id, 0, table).belief_settings is None
     timed = make_agent(f"{game}-az-timed-v{version}", game_id, 0, table)
     assert timed.belief_settings == agent.belief_settings and timed.budget_ms is not None

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings, gumbel_search, trees
 from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.network import read_network
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.benchmarks import az_forward, az_in_search, az_simulation, az_targets
 from monster_zoo.envs.core.rng import make_rng

@@ -6,7 +6,9 @@ import pytest
 from test_az import reachable
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import (
+from monster_zoo.agents.az.search import SearchSettings, search_and_play_lockstep, trees
+from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.network import (
     BATCH_MIN_ROWS,
     MAX_SEATS,
     evaluate,
@@ -14,8 +16,6 @@ from monster_zoo.agents.az.network import (
     network_input,
     read_network,
 )
-from monster_zoo.agents.az.search import SearchSettings, search_and_play_lockstep, trees
-from monster_zoo.agents.az.shipped import shipped_network_path
 from monster_zoo.agents.search.evaluator import uniform_policy
 from monster_zoo.envs.core.contract import H_CURRENT
 from monster_zoo.envs.core.rng import make_rng

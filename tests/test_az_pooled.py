@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.agents.network import random_network, write_network
 from monster_zoo.evaluation.match import wilson_interval
 from monster_zoo.training.az import pooled
 from monster_zoo.training.az.pooled import ReportError, pool, read_report

@@ -14,9 +14,11 @@ from monster_zoo import envs
 from monster_zoo.agents import WrongGameError, available_agents, make_agent
 from monster_zoo.agents.az import agent as az_agent
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
-from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.agents.az.shipped import shipped_network_path
+from monster_zoo.agents.az.shipped_network import shipped_network
 from monster_zoo.agents.game_rules import GameRules
 from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.network import random_network, write_network
 from monster_zoo.agents.registry import agent_labels, is_model, model_file
 from monster_zoo.agents.shipped_files import write_manifest
 from monster_zoo.evaluation.match import run_match
@@ -105,7 +107,7 @@ def test_az_prefixes_name_model_files(network_file):
 # --- the shipped networks ---------------------------------------------------------------------------
 @pytest.mark.parametrize("game_id", envs.available())
 def test_no_network_ships_yet_so_az_is_listed_nowhere_and_asking_says_how_to_train_one(game_id):
-    if az_agent.shipped_network_path(game_id).exists():
+    if shipped_network_path(game_id).exists():
         pytest.skip("a network ships for this game")
     game = envs.spec(game_id).name
     names = available_agents(game_id)
@@ -190,7 +192,7 @@ def test_az_timed_sizes_the_declared_cpu_budget_on_the_host_and_its_count_replay
     assert mask[move] == 1 and timed.budget_ms is None and "budget_ms" not in repr(timed)
     sized = timed.settings.simulations
     assert sized >= 1 and f"simulations={sized}," in repr(timed)
-    replay = AZAgent(5, az_agent._shipped(MTM), MTM, TWO, simulations=sized)
+    replay = AZAgent(5, shipped_network(MTM), MTM, TWO, simulations=sized)
     assert replay.act(obs, mask, state) == move
     redeclare(monkeypatch, MTM, agents={**declared, "az": {"simulations": 37}})  # no CPU budget declared
     assert "az-timed" not in available_agents(MTM)

@@ -14,7 +14,6 @@ from test_az import MTM, clear_positions, decide, legal, reachable
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
-from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network, write_network
 from monster_zoo.agents.az.search import (
     SELECTIONS,
     UCT,
@@ -23,6 +22,7 @@ from monster_zoo.agents.az.search import (
     _most_visited,
     _uct_action,
 )
+from monster_zoo.agents.network import MAX_SEATS, random_network, read_network, write_network
 from monster_zoo.agents.search.tree import UNTRIED
 from monster_zoo.evaluation.match import DRAW, LOSS, WIN
 from monster_zoo.training.az import selection_screen

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.agents.network import random_network, write_network
 from monster_zoo.evaluation.results_file import ResultsError
 from monster_zoo.training.az import strength as az_strength
 from monster_zoo.training.az.strength import (
@@ -30,7 +30,7 @@ def network_file(tmp_path_factory):
 def test_the_search_is_sized_to_the_budget(network_file):
     """Twice the budget, about twice the simulations; the sized search spends about its budget."""
     from monster_zoo.agents.az.agent import AZAgent
-    from monster_zoo.agents.az.network import read_network
+    from monster_zoo.agents.network import read_network
 
     network = read_network(network_file)
     positions = sample_positions(MTM, {"num_players": 2}, count=8)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from monster_zoo.agents.az.network import random_network, write_network
+from monster_zoo.agents.network import random_network, write_network
 from monster_zoo.training.az import strength_curve
 from monster_zoo.training.az.strength_curve import CurveError, parse_multiples, run_networks
 

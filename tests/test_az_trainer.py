@@ -17,8 +17,8 @@ pytest.importorskip("tensorboard")
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
-from monster_zoo.agents.az.network import MAX_SEATS, random_network, read_network
 from monster_zoo.agents.az.search import SearchSettings
+from monster_zoo.agents.network import MAX_SEATS, random_network, read_network
 from monster_zoo.envs.core import threads
 from monster_zoo.training.az.learner import Batch, ReplayBuffer, value_targets
 from monster_zoo.training.az.selfplay import play_games
@@ -534,7 +534,7 @@ def test_init_network_starts_from_a_network_files_weights_and_refuses_one_that_d
     is written."""
     import torch
 
-    from monster_zoo.agents.az.network import write_network
+    from monster_zoo.agents.network import write_network
     from monster_zoo.training.az.learner import PolicyValueNet, export, load_weights
 
     start = random_network(MTM, (16,), seed=9, player_counts=[2], name="start")

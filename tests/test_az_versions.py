@@ -17,9 +17,9 @@ from monster_zoo.agents import available_agents, make_agent, shipped_files
 from monster_zoo.agents.az import agent as az_agent
 from monster_zoo.agents.az import shipped
 from monster_zoo.agents.az.agent import AZAgent, ShippedAZ, ShippedAZNet
-from monster_zoo.agents.az.network import random_network, read_network, write_network
 from monster_zoo.agents.az.shipped import PlaySettings, play_settings, read_play_settings
 from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.network import random_network, read_network, write_network
 from monster_zoo.envs.registry import declaration
 
 MTM = "marry_the_monster-v0"

@@ -13,7 +13,7 @@ pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import evaluate, masked_argmax, read_network
+from monster_zoo.agents.network import evaluate, masked_argmax, read_network
 from monster_zoo.agents.ppo.agent import PPOAgent
 from monster_zoo.agents.search.tuned import rollout_kernel
 from monster_zoo.envs.core import threads

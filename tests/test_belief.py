@@ -4,18 +4,23 @@ never contradicting it, and moved by each opponent move as the opponent model sa
 Every game that hides information runs each test: the belief of a seat is the same whether the
 game's loop shows it the true states or copies with everything the seat cannot see redealt; no
 particle it keeps shows the seat anything but what the game shows it; and after an opponent's move
-that the greedy opponent model expects in one deal and not in another, the two deals' weights are
-the ones the epsilon-greedy likelihood gives, worked out below.
+in two deals, the two deals' weights are the ones the opponent model's likelihoods give, worked
+out below for the greedy model and for the network model.
 """
+
+import dataclasses
 
 import numpy as np
 import pytest
 
 from monster_zoo import envs
 from monster_zoo.agents.belief.kernels import effective_size, pick_weighted, resample_particles
+from monster_zoo.agents.belief.opponent import opponent_model
 from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
 from monster_zoo.agents.belief.tracker import Belief
 from monster_zoo.agents.greedy.agent import greedy_kernel
+from monster_zoo.agents.network import evaluate, random_network
+from monster_zoo.agents.search.tuned import search_config
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS
 from monster_zoo.envs.core.rng import make_rng, rng_pick_set
 from monster_zoo.envs.registry import declaration
@@ -24,9 +29,10 @@ HIDDEN_GAMES = [g for g in envs.available() if declaration(g).hides_information]
 
 
 def belief(game_id: str, seed: int, **settings) -> Belief:
-    """A belief of ``game_id`` with small settings (tests stay fast)."""
-    chosen = {"particles": 16, **settings}
-    return Belief(envs.spec(game_id), BeliefSettings(**chosen), greedy_kernel(game_id), make_rng(seed))
+    """A belief of ``game_id`` with the settings it declares, few particles (tests stay fast) and
+    ``settings`` laid over them."""
+    chosen = dataclasses.replace(search_config(game_id).belief, **{"particles": 16, **settings})
+    return Belief(envs.spec(game_id), chosen, opponent_model(game_id, chosen), make_rng(seed))
 
 
 def seat_view(spec, state: np.ndarray, seat: int) -> np.ndarray:
@@ -180,7 +186,7 @@ def test_an_opponent_move_moves_the_weights_as_the_model_says(game_id):
     state, seat, expected, unexpected, action = telling_position(game_id)
     mover = int(state[H_CURRENT])
     epsilon = 0.2
-    b = belief(game_id, 3, particles=2, epsilon=epsilon, resample_below=0.0)
+    b = belief(game_id, 3, particles=2, model="greedy", epsilon=epsilon, resample_below=0.0)
     b.seat = seat
     b.particles[0], b.particles[1] = expected, unexpected
     b.weights[:] = 0.5
@@ -198,6 +204,72 @@ def test_an_opponent_move_moves_the_weights_as_the_model_says(game_id):
         moved = deal.copy()
         spec.apply_action(moved, action, make_rng(0))
         assert np.array_equal(particle, moved)
+
+
+@pytest.mark.parametrize("game_id", HIDDEN_GAMES)
+def test_the_network_model_weighs_a_move_by_the_mover_policy_in_each_deal(game_id):
+    """The same two deals under the network model: each deal's likelihood of the move is epsilon of
+    a uniform legal move, the greedy share if greedy plays it there, and the rest times the
+    network's softmax at the temperature over the mover's legal moves, read from the mover's own
+    observation of that deal; worked out here with the network evaluated in numpy's order,
+    compared with the update's."""
+    spec = envs.spec(game_id)
+    state, seat, expected, unexpected, action = telling_position(game_id)
+    mover, n = int(state[H_CURRENT]), int(state[H_NUM_PLAYERS])
+    epsilon, greedy_share, temperature = 0.3, 0.25, 1.7
+    b = belief(
+        game_id,
+        3,
+        particles=2,
+        epsilon=epsilon,
+        greedy_share=greedy_share,
+        temperature=temperature,
+        resample_below=0.0,
+    )
+    network = b.model.network
+    assert network is not None and n in network.player_counts
+    b.seat = seat
+    b.deal(state)  # the model for this table
+    b.particles[0], b.particles[1] = expected, unexpected
+    b.weights[:] = 0.5
+    likelihoods = []
+    for deal in (expected, unexpected):
+        mask = np.zeros(spec.num_actions, np.int8)
+        legal = spec.legal_mask(deal.copy(), mask)
+        logits, _ = evaluate(network, seat_view(spec, deal, mover), n)
+        scaled = logits[0].astype(np.float64)[mask != 0] / temperature
+        policy = np.exp(scaled - scaled.max()) / np.exp(scaled - scaled.max()).sum()
+        share = policy[int(np.flatnonzero(np.flatnonzero(mask) == action)[0])]
+        greedy = deterministic_greedy(b.model.policy, deal, mask.copy()) == action
+        likelihoods.append(epsilon / legal + greedy_share * greedy + (1 - epsilon - greedy_share) * share)
+    after = expected.copy()
+    spec.apply_action(after, action, make_rng(9))
+    b.update(mover, action, after)
+    first, second = likelihoods
+    assert b.weights[0] == pytest.approx(first / (first + second), rel=1e-5)
+    assert b.weights[1] == pytest.approx(second / (first + second), rel=1e-5)
+    assert first != pytest.approx(second)  # the two deals told apart
+
+
+def test_the_opponent_model_is_the_settings_network_where_it_plays_the_table():
+    """``model="greedy"`` carries no network; the network model takes the shipped network file the
+    settings name (the game's declared settings name one), else the searching agent's own network,
+    else none, and falls back to greedy (empty arrays) at a player count the network does not play;
+    a name that is not a shipped network file is refused, naming those that are."""
+    game_id = "monstargh-v0"
+    greedy = opponent_model(game_id, BeliefSettings(model="greedy"))
+    assert greedy.network is None and greedy.arrays(2)[0].size == 0
+    assert opponent_model(game_id, BeliefSettings()).network is None  # no network named, none own
+    shipped = opponent_model(game_id, search_config(game_id).belief)
+    assert shipped.network is not None and shipped.arrays(2)[0] is shipped.network.params
+    assert shipped.arrays(7)[0].size == 0
+    own = random_network(game_id, [8], seed=1)
+    assert opponent_model(game_id, BeliefSettings(), own).network is own
+    for bad in ("../manifest.json", "monstargh-2p.npz.missing", "manifest.json"):
+        with pytest.raises(
+            ValueError, match="is not a shipped network file; those are: .*monstargh-az-v2.npz"
+        ):
+            opponent_model(game_id, BeliefSettings(network=bad))
 
 
 @pytest.mark.parametrize("game_id", HIDDEN_GAMES)
@@ -247,6 +319,12 @@ def test_bad_belief_settings_are_refused_naming_the_valid_ones():
         BeliefSettings(particles=0)
     with pytest.raises(ValueError, match=r"epsilon must be a number in \(0, 1\]"):
         BeliefSettings(epsilon=0.0)
+    with pytest.raises(ValueError, match="model must be one of network, greedy, not 'oracle'"):
+        BeliefSettings(model="oracle")
+    with pytest.raises(ValueError, match="temperature must be a number above 0"):
+        BeliefSettings(temperature=0)
+    with pytest.raises(ValueError, match=r"greedy_share must be a number from 0 to 1 - epsilon \(0.7\)"):
+        BeliefSettings(epsilon=0.3, greedy_share=0.8)
     with pytest.raises(ValueError, match="unknown: particle"):
         belief_settings({"particle": 3})
     with pytest.raises(ValueError, match="belief must be True, False, None"):
@@ -280,7 +358,7 @@ def test_the_match_runner_tells_a_believing_search_every_move(search):
 
 
 def test_mcts_v3_deals_from_beliefs_and_mcts_still_plays_v2():
-    """``<game>-mcts-v3`` is version 2's search with the belief's default settings where the game
+    """``<game>-mcts-v3`` is version 2's search with the belief settings the game declares where it
     hides information (as version 2 where it hides nothing); the short name still plays version 2."""
     from monster_zoo.agents.registry import available_agents, make_agent, versioned_name
 
@@ -292,7 +370,7 @@ def test_mcts_v3_deals_from_beliefs_and_mcts_still_plays_v2():
         assert make_agent("mcts", game_id).belief_settings is None and v2.belief_settings is None
         assert (v3.simulations, v3.exploration, v3.rollout) == (v2.simulations, v2.exploration, v2.rollout)
         hides = declaration(game_id).hides_information
-        assert v3.belief_settings == (BeliefSettings() if hides else None)
+        assert v3.belief_settings == (search_config(game_id).belief if hides else None)
 
 
 def hidden_move(game_id: str):

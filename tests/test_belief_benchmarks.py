@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from monster_zoo.benchmarks import belief_cost, belief_epsilon, belief_knowledge
+from monster_zoo.benchmarks import belief_cost, belief_knowledge, belief_model
 
 
 def test_the_knowledge_run_writes_a_header_a_line_per_game_and_opponent_and_a_picture(tmp_path):
@@ -14,7 +14,9 @@ def test_the_knowledge_run_writes_a_header_a_line_per_game_and_opponent_and_a_pi
     argv = ["--game-ids", "marry_the_monster-v0", "--opponents", "greedy,random", "--games", "1"]
     assert belief_knowledge.main([*argv, "--particles", "8", "--out", str(out), "--plots", str(plots)]) == 0
     header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert header["kind"] == "header" and "cpu" in header["host"] and "git_revision" in header
+    assert (
+        header["kind"] == "header" and "cpu" in header["host"] and {"git", "git_dirty", "time"} <= set(header)
+    )
     assert [line["opponent"] for line in lines] == ["greedy", "random"]
     for line in lines:
         assert line["decisions"] > 0 and line["entries"] > 0 and line["settings"]["particles"] == 8
@@ -24,17 +26,26 @@ def test_the_knowledge_run_writes_a_header_a_line_per_game_and_opponent_and_a_pi
     assert (plots / "marry_the_monster.png").stat().st_size > 0
 
 
-def test_the_epsilon_fit_scores_each_epsilon_on_the_same_recorded_games(tmp_path):
-    """Each epsilon gets a line over the same moves; the likelihood differs between epsilons."""
-    out = tmp_path / "epsilon.jsonl"
+def test_the_model_fit_scores_each_model_on_the_same_recorded_games(tmp_path):
+    """Each model gets a line over the same moves; the likelihood differs between models, and greedy
+    players are likelier under the greedy model at a small epsilon than at a large one."""
+    out = tmp_path / "model.jsonl"
     argv = ["--game-ids", "marry_the_monster-v0", "--opponent", "greedy", "--games", "1"]
-    assert belief_epsilon.main([*argv, "--epsilons", "0.1,0.9", "--out", str(out)]) == 0
+    models = "greedy:0.1,greedy:0.9,network:2:0.1:0.2"
+    assert belief_model.main([*argv, "--models", models, "--out", str(out)]) == 0
     header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert header["kind"] == "header" and [line["epsilon"] for line in lines] == [0.1, 0.9]
-    assert lines[0]["moves"] == lines[1]["moves"] > 10 and all(
-        line["mean_log_evidence"] < 0 for line in lines
-    )
-    assert lines[0]["mean_log_evidence"] != lines[1]["mean_log_evidence"]
+    assert header["kind"] == "header"
+    assert [
+        (line["model"], line["temperature"], line["greedy_share"], line["epsilon"]) for line in lines
+    ] == [
+        ("greedy", None, None, 0.1),
+        ("greedy", None, None, 0.9),
+        ("network", 2.0, 0.1, 0.2),
+    ]
+    assert lines[2]["network"] == "marry_the_monster-az-v2.npz"  # the game's declared network
+    assert lines[0]["moves"] == lines[1]["moves"] == lines[2]["moves"] > 10
+    assert all(line["mean_log_evidence"] < 0 for line in lines)
+    assert lines[0]["mean_log_evidence"] > lines[1]["mean_log_evidence"] != lines[2]["mean_log_evidence"]
 
 
 def test_the_cost_run_times_the_learned_search_belief_version(tmp_path):
@@ -52,8 +63,13 @@ def test_the_cost_run_times_the_learned_search_belief_version(tmp_path):
 @pytest.mark.parametrize(
     "module,argv,message",
     [
-        (belief_epsilon, ["--epsilons", "0.1,2"], "epsilon must be a number in (0, 1]"),
-        (belief_epsilon, ["--opponent", "cleverest", "--game-ids", "marry_the_monster-v0"], "unknown agent"),
+        (belief_model, ["--models", "greedy:0.1,greedy:2"], "epsilon must be a number in (0, 1]"),
+        (
+            belief_model,
+            ["--models", "network:0.5"],
+            "'network:0.5' is not greedy:EPSILON or network:TEMPERATURE:GREEDY_SHARE:EPSILON",
+        ),
+        (belief_model, ["--opponent", "cleverest", "--game-ids", "marry_the_monster-v0"], "unknown agent"),
         (belief_knowledge, ["--game-ids", "monster_factory-v0"], "not among the games that hide information"),
         (belief_knowledge, ["--opponents", "cleverest"], "--opponents: unknown agent 'cleverest'"),
         (belief_knowledge, ["--games", "0"], "--games must be at least 1"),
@@ -69,7 +85,7 @@ def test_bad_arguments_are_refused_naming_the_valid_ones(module, argv, message, 
     assert not (tmp_path / "x.jsonl").exists()
 
 
-@pytest.mark.parametrize("module", [belief_knowledge, belief_cost, belief_epsilon])
+@pytest.mark.parametrize("module", [belief_knowledge, belief_cost, belief_model])
 def test_an_existing_output_is_kept_unless_overwrite_is_given(module, tmp_path, capsys):
     out = tmp_path / "kept.jsonl"
     out.write_text("keep")

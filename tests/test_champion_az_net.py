@@ -11,9 +11,9 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent, shipped_files
 from monster_zoo.agents.az.agent import AZNetAgent
-from monster_zoo.agents.az.network import random_network, write_network
 from monster_zoo.agents.az.shipped import shipped_versions
 from monster_zoo.agents.model_file import ModelFileError
+from monster_zoo.agents.network import random_network, write_network
 from monster_zoo.agents.ppo import champions
 from monster_zoo.agents.ppo.agent import PPOAgent
 from monster_zoo.agents.registry import available_agents

@@ -12,6 +12,7 @@ import pytest
 from monster_zoo import envs
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.az.shipped import PlaySettings, newest_version, play_settings
+from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.registry import versioned_name
 from monster_zoo.agents.search.settings import SearchConfig
 from monster_zoo.agents.search.tuned import search_config
@@ -49,7 +50,9 @@ def test_agents_and_search_read_the_declaration(game_id):
     greedy = game.baselines["greedy"]
     assert versioned_name(game_id, "greedy") == f"{game.name}-greedy-v{greedy.version}"
     assert make_agent("greedy", game_id).policy_kernel is importlib.import_module(greedy.module).greedy_action
-    assert search_config(game_id) == SearchConfig(**game.agents["mcts"])
+    declared = dict(game.agents["mcts"])
+    belief = BeliefSettings(**declared.pop("belief", {}))  # its fields laid over the defaults
+    assert search_config(game_id) == SearchConfig(**declared, belief=belief)
     flat = dict(game.agents.get("az", {}))
     own = flat.pop("versions", {})  # each later version's fields, laid over the flat ones
     assert play_settings(game_id, 1) == PlaySettings(**flat)

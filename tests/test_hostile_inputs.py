@@ -227,8 +227,8 @@ def test_a_trainer_can_refuse_a_network_too_big_to_save_before_training():
 
 
 def test_the_shipped_champions_fit_well_inside_the_caps():
-    from monster_zoo.agents.az.network import read_network
     from monster_zoo.agents.model_file import read_metadata
+    from monster_zoo.agents.network import read_network
     from monster_zoo.agents.shipped_files import AZ_ARCHITECTURE, CHAMPION_DIR
 
     for path in sorted(CHAMPION_DIR.glob("*.npz")):

@@ -11,8 +11,8 @@ pytest.importorskip("openskill")
 from conftest import redeclare
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.shipped import network_ships, newest_version, shipped_network_path
+from monster_zoo.agents.network import read_network
 from monster_zoo.agents.ppo.champions import champion_games, champion_versions
 from monster_zoo.envs.registry import declaration
 from monster_zoo.evaluation import leaderboard

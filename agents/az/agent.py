@@ -1,6 +1,6 @@
 """Agents of learned search: ``az`` (the network guiding a search) and ``az-net`` (the network alone).
 
-Both play a network file of :mod:`monster_zoo.agents.az.network` with numba alone (no torch),
+Both play a network file of :mod:`monster_zoo.agents.network` with numba alone (no torch),
 and refuse a game, rule option or player count the network was not trained for. An agent is
 made for one player count among the network's (the count is one of the network's inputs): its
 ``made_for`` is the game with that count and the network's rule options, and it refuses any
@@ -20,7 +20,7 @@ other game, count or rule option where it acts and where a game starts
 
 A network trained by ``python -m monster_zoo.training.az`` (``monster-zoo az``) loads from its
 file (:func:`load_az`; ``make_agent("az:<network.npz>", ...)``, ``"az-net:<network.npz>"``); each
-version of the network shipped for a game lies at :func:`shipped_network_path` and loads only if the
+version of the network shipped for a game lies at :func:`~monster_zoo.agents.az.shipped.shipped_network_path` and loads only if the
 champions' manifest lists it with its SHA-256 digest
 (:func:`monster_zoo.agents.shipped_files.verify_shipped`).
 """
@@ -33,7 +33,6 @@ from pathlib import Path
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
 from monster_zoo.agents.az.search import AZTree, SearchSettings, belief_gumbel_search
 from monster_zoo.agents.az.shipped import (
     belief_versions,
@@ -41,16 +40,15 @@ from monster_zoo.agents.az.shipped import (
     network_version,
     newest_version,
     play_settings,
-    shipped_network_path,
-    shipped_versions,
 )
+from monster_zoo.agents.az.shipped_network import shipped_network
 from monster_zoo.agents.base import Agent, state_needed
 from monster_zoo.agents.belief.believing import Believing
 from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.game_rules import GameRules
+from monster_zoo.agents.network import AZNetwork, check_fits, evaluate, masked_argmax, read_network
 from monster_zoo.agents.search.tree import no_determinize
-from monster_zoo.agents.search.tuned import tuned_rollout
-from monster_zoo.agents.shipped_files import verify_shipped
+from monster_zoo.agents.search.tuned import search_config, tuned_rollout
 
 DEFAULT_SIMULATIONS = 200
 PROBE_SIMULATIONS = 200  # the timed search that sizes a budget_ms agent's simulations
@@ -138,7 +136,7 @@ class AZAgent(Believing, Agent):
         self.tree = AZTree(self.settings.simulations + 1, self.spec.num_actions)
         self.policy = np.zeros(self.spec.num_actions, np.float32)
         self._settings = self.settings.as_array()
-        self.keep_belief(belief, game_id, self.determinize)
+        self.keep_belief(belief, game_id, self.determinize, self.network)
         self._particles = np.empty((0, self.spec.state_size), np.int32)
         self._cumulative = np.empty(0, np.float64)
         super().__init__(seed)
@@ -292,36 +290,10 @@ def load_az(
     return agent
 
 
-def _shipped(game_id: str, version: int | None = None) -> AZNetwork:
-    """Version ``version`` (None: the newest) of the network shipped for ``game_id``, checked against
-    the champions' manifest first; ValueError when none ships yet (saying how to train one) or that
-    version does not (naming those that do), ModelFileError when its file is not the one that shipped."""
-    shipped = shipped_versions(game_id)
-    if not shipped:
-        raise ValueError(
-            f"no az network ships for {game_id} yet, so az and az-net have nothing to play; train "
-            f"one with 'monster-zoo az --game {game_id}' (python -m monster_zoo.training.az) and "
-            f"play its file as az:<run folder>/network.npz or az-net:<run folder>/network.npz"
-        )
-    path = shipped_network_path(game_id, version)
-    if version is not None and version not in shipped:
-        game = envs.spec(game_id).name
-        beliefs = "".join(
-            f"; {game}-az-v{v} searches version {n} with beliefs" for v, n in belief_versions(game_id).items()
-        )
-        raise ValueError(
-            f"version {version} of the az network does not ship for {game_id}; the versions that "
-            f"ship are {', '.join(map(str, shipped))} ({', '.join(f'{game}-az-v{v}' for v in shipped)};"
-            f" az plays the newest, {shipped[-1]}{beliefs})"
-        )
-    verify_shipped(path)
-    return read_network(path)
-
-
 def shipped_player_counts(game_id: str, version: int | None = None) -> list[int]:
     """The player counts version ``version`` (None: the newest) of the network shipped for
     ``game_id`` plays (empty when none ships)."""
-    return list(_shipped(game_id, version).player_counts) if network_ships(game_id) else []
+    return list(shipped_network(game_id, version).player_counts) if network_ships(game_id) else []
 
 
 class ShippedAZ(AZAgent):
@@ -336,7 +308,7 @@ class ShippedAZ(AZAgent):
     ``AZAgent(seed, network, simulations=that count)``.
 
     A belief version (:func:`~monster_zoo.agents.az.shipped.belief_versions`) searches its network
-    with the seat's belief at the belief's default settings."""
+    with the seat's belief at the belief settings the game declares with its tuned search."""
 
     def __init__(
         self,
@@ -351,7 +323,7 @@ class ShippedAZ(AZAgent):
             raise ValueError(f"the shipped {kind} agent plays one game: pass game_id")
         beliefs = belief_versions(game_id)
         self.version = newest_version(game_id) if version is None else version
-        network = _shipped(game_id, None if version is None else network_version(game_id, version))
+        network = shipped_network(game_id, None if version is None else network_version(game_id, version))
         budget = play_settings(game_id, self.version)
         if timed and budget.budget_ms is None:
             raise ValueError(
@@ -367,7 +339,7 @@ class ShippedAZ(AZAgent):
             simulations=budget.simulations,
             rollout_weight=budget.rollout_weight,
             budget_ms=budget.budget_ms if timed else None,
-            belief=self.version in beliefs,
+            belief=search_config(game_id).belief if self.version in beliefs else None,
         )
         self.name = f"{self.spec.name}-{kind}-v{self.version}"
 
@@ -384,7 +356,7 @@ class ShippedAZNet(AZNetAgent):
     ):
         if game_id is None:
             raise ValueError("the shipped az-net agent plays one game: pass game_id")
-        network = _shipped(game_id, version)
+        network = shipped_network(game_id, version)
         self.version = newest_version(game_id) if version is None else version
         super().__init__(seed, network, game_id, options)
         self.name = f"{self.spec.name}-az-net-v{self.version}"

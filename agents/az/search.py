@@ -2,7 +2,7 @@
 
 The search is the open-loop, single-observer information-set search of
 :mod:`monster_zoo.agents.search.tree` with the random rollouts replaced by the network of
-:mod:`monster_zoo.agents.az.network`:
+:mod:`monster_zoo.agents.network`:
 
 * **Per-seat values (max^n).** A node sums every seat's value; each node chooses by the value of
   the seat on move in the current simulation. A leaf is worth the game's returns when the game
@@ -40,7 +40,7 @@ runs one search per game over a batch of games (self-play), a thread per game wh
 are allowed (:mod:`monster_zoo.envs.core.threads`).
 
 The loops over a node's actions run over the list of its legal actions
-(:func:`~monster_zoo.agents.az.network.nonzero_indices` of the mask), not over every action with
+(:func:`~monster_zoo.agents.network.nonzero_indices` of the mask), not over every action with
 a test of the mask: most actions are illegal in most states (Monster Arena: about 6 of 437 in
 play), and the same actions in the same order give the same sums and choices to the bit.
 """
@@ -51,7 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange, types
 
-from monster_zoo.agents.az.network import (
+from monster_zoo.agents.belief.kernels import PARTICLES, WEIGHTS
+from monster_zoo.agents.network import (
     MAX_SEATS,
     PARAMS,
     SHAPES,
@@ -62,7 +63,6 @@ from monster_zoo.agents.az.network import (
     network_input,
     nonzero_indices,
 )
-from monster_zoo.agents.belief.kernels import PARTICLES, WEIGHTS
 from monster_zoo.agents.search.evaluator import rollout_returns
 from monster_zoo.agents.search.tree import UNTRIED, backup, start_from_belief
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES
@@ -1162,7 +1162,7 @@ def search_and_play_lockstep(
 ):
     """:func:`search_and_play` with the games' searches in lock step, on one thread: the roots,
     then each simulation's leaves of every game, go through the network as one batch
-    (:func:`~monster_zoo.agents.az.network.forward_many`: BLAS from 16 leaves up), then every game
+    (:func:`~monster_zoo.agents.network.forward_many`: BLAS from 16 leaves up), then every game
     backs up.
 
     Each game's search is :func:`gumbel_search`'s, piece for piece and draw for draw from its

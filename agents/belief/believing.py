@@ -3,9 +3,10 @@ match runner's ``watch`` hook and the particles to deal simulations from."""
 
 import numpy as np
 
+from monster_zoo.agents.belief.opponent import opponent_model
 from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
 from monster_zoo.agents.belief.tracker import Belief
-from monster_zoo.agents.greedy.agent import greedy_kernel
+from monster_zoo.agents.network import AZNetwork
 
 
 class Believing:
@@ -17,13 +18,16 @@ class Believing:
     belief_settings: BeliefSettings | None = None
     belief: Belief | None = None
 
-    def keep_belief(self, option, game_id: str, determinize: bool) -> None:
+    def keep_belief(self, option, game_id: str, determinize: bool, network: AZNetwork | None = None) -> None:
         """Take the ``belief`` option (see :func:`~monster_zoo.agents.belief.settings.belief_settings`):
-        kept where the search redeals (``determinize``) a game that hides information."""
+        kept where the search redeals (``determinize``) a game that hides information; ``network``
+        is the searching agent's own, the opponent model's where the settings ask for a network."""
         chosen = belief_settings(option)
         hides = determinize and getattr(self.spec, "hides_information", True)
         self.belief_settings = chosen if hides else None
-        self.opponent_model = greedy_kernel(game_id) if self.belief_settings is not None else None
+        self.opponent_model = (
+            None if chosen is None or not hides else opponent_model(game_id, chosen, network)
+        )
 
     def reset(self, seed: int) -> None:
         """Reseed the agent and forget the last game's belief."""

@@ -3,9 +3,9 @@ saw, weighted by an opponent model and resampled when their weights degenerate.
 
 A particle is a whole engine state that agrees with everything the seat has seen: its observation
 of the particle equals its observation of the game. The kernels know no game: they call the game's
-own kernels (``legal_mask``, ``apply_action``, ``observe_into``, ``determinize``) and an opponent
-policy (``POLICY_SIG``, the game's greedy kernel) as first-class numba functions, so one compiled
-copy serves every game.
+own kernels (``legal_mask``, ``apply_action``, ``observe_into``, ``determinize``) and the greedy
+policy (``POLICY_SIG``) as first-class numba functions, and a policy network as its flat
+parameters, so one compiled copy serves every game.
 
 **The update after a move.** The seat knows the move as the game names it to the seat: the action
 itself, or, where the game hides which it was (Mighty Monsters' pair laid face down), any of the
@@ -14,9 +14,12 @@ candidate:
 
 * the candidate must be legal in the particle (else it adds nothing);
 * a move by another seat multiplies the weight by that seat's likelihood of the move under the
-  opponent model, epsilon-greedy on the game's greedy kernel run in the particle:
-  ``(1 - eps) [move = greedy's choice] + eps / legal moves`` (the greedy kernel breaks its ties with
-  the particle's generator, so over those draws a tied move gets its share of ``1 - eps``);
+  opponent model run in the particle: a mixture of a uniform choice among the legal moves
+  (``eps / legal moves``), the game's greedy kernel's choice (share ``g``) and a policy
+  network's softmax over the legal moves at a temperature, read from the mover's own observation
+  of the particle (what that seat would see were the particle the game; share ``1 - eps - g``).
+  Without a network the greedy choice takes ``1 - eps`` (the greedy kernel breaks its ties with
+  the particle's generator, so over those draws a tied move gets its share);
 * the move is applied with the particle's own generator, which deals any chance it holds (a card
   drawn). Where the move drew on chance, it is applied ``tries`` times from the same particle and
   the weight is multiplied by the share of tries whose result shows the seat what the game showed
@@ -33,13 +36,17 @@ Particles that die are dealt again from the view after the move and share a smal
 weight, the belief starts again from that view.
 """
 
+import math
+
 import numpy as np
 from numba import njit, types
 
+from monster_zoo.agents.network import MAX_SEATS, PARAMS, SHAPES, forward_legal, network_input
 from monster_zoo.envs.core.contract import (
     APPLY_ACTION_T,
     DETERMINIZE_T,
     FLOATS,
+    H_NUM_PLAYERS,
     LEGAL_MASK_T,
     MASK,
     OBSERVE_T,
@@ -106,6 +113,92 @@ def replay_share(particle, seat, action, seen, tries, rng, trial, kept, view, ap
     return hits / done
 
 
+LISTED = types.int32[::1]
+FLOATS_2D = types.float32[:, ::1]
+#: The opponent model's network and its work space, as :func:`network_model` makes it.
+NETWORK_MODEL = types.Tuple(
+    (PARAMS, SHAPES, types.float64, types.float64, FLOATS, FLOATS, FLOATS_2D, LISTED, FLOATS, FLOATS)
+)
+
+
+@njit(cache=True)
+def model_probabilities(
+    particle,
+    mover,
+    mask,
+    legal,
+    epsilon,
+    greedy_share,
+    rng,
+    policy,
+    params,
+    shapes,
+    temperature,
+    obs,
+    x,
+    scratch,
+    listed,
+    logits,
+    values,
+    observe_into,
+    out,
+):
+    """The opponent model's probability of each legal action of ``mover`` in ``particle`` (``mask``
+    its legal actions, ``legal`` their count) into ``out``: ``epsilon / legal``, plus ``greedy_share``
+    on the greedy ``policy``'s choice (drawn with ``rng``), plus the rest on the softmax at
+    ``temperature`` of the network ``params``/``shapes`` over the legal actions, read from
+    ``mover``'s observation of the particle; where ``params`` is empty (no network), the greedy
+    choice takes all but ``epsilon``. ``obs``, ``x``, ``scratch``, ``listed``, ``logits`` and
+    ``values`` are the network's work space."""
+    for a in range(mask.shape[0]):
+        out[a] = epsilon / legal if mask[a] != 0 else 0.0
+    network_share = 1.0 - epsilon - greedy_share if params.shape[0] > 0 else 0.0
+    out[policy(particle, mask, rng)] += 1.0 - epsilon - network_share
+    if network_share <= 0.0:
+        return
+    count = 0
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            listed[count] = a
+            count += 1
+    observe_into(particle, mover, obs)
+    network_input(obs, np.int64(particle[H_NUM_PLAYERS]), x)
+    forward_legal(params, shapes, x, scratch, listed, count, logits, values)
+    top = -np.inf
+    for i in range(count):
+        top = max(top, logits[listed[i]] / temperature)
+    total = 0.0
+    for i in range(count):
+        total += math.exp(logits[listed[i]] / temperature - top)
+    for i in range(count):
+        a = listed[i]
+        out[a] += network_share * math.exp(logits[a] / temperature - top) / total
+
+
+@njit(cache=True)
+def network_model(params, shapes, temperature, greedy_share, num_actions):
+    """The opponent model's network as :func:`advance_particle` reads it: ``params``/``shapes``
+    (empty: the greedy model) at ``temperature``, the greedy choice's share beside it, and the
+    network's work space for a game of ``num_actions`` actions."""
+    layers = shapes.shape[0]
+    width = 1
+    for layer in range(layers):
+        width = max(width, shapes[layer, 0], shapes[layer, 1])
+    inputs = shapes[0, 0] if layers > 0 else MAX_SEATS
+    return (
+        params,
+        shapes,
+        temperature,
+        greedy_share,
+        np.zeros(inputs - MAX_SEATS, np.float32),
+        np.zeros(inputs, np.float32),
+        np.zeros((2, width), np.float32),
+        np.zeros(num_actions, np.int32),
+        np.zeros(num_actions, np.float32),
+        np.zeros(MAX_SEATS, np.float32),
+    )
+
+
 @njit(
     types.float64(
         STATE,
@@ -123,7 +216,10 @@ def replay_share(particle, seat, action, seen, tries, rng, trial, kept, view, ap
         LEGAL_MASK_T,
         APPLY_ACTION_T,
         OBSERVE_T,
+        types.int64,
+        types.float64[::1],
         POLICY_T,
+        NETWORK_MODEL,
     ),
     cache=True,
 )
@@ -143,25 +239,49 @@ def advance_particle(
     legal_mask,
     apply_action,
     observe_into,
+    mover,
+    probabilities,
     policy,
+    model,
 ):
     """Advance ``particle`` by the move the seat saw (see the module doc) and return the factor its
     weight is multiplied by: the sum, over the ``candidates`` (the actions the seat cannot tell from
     the move: the move itself, unless the game hides which it was) legal in the particle, of the
     opponent model's likelihood of each times the share of its replays that show ``seat`` the
     observation ``seen``; 0 where none does. The particle becomes the result of one of them, drawn
-    in proportion. ``epsilon`` below 0 skips the opponent model (``seat``'s own move). ``trial``,
-    ``kept``, ``chosen``, ``mask`` and ``view`` are work space."""
+    in proportion. ``epsilon`` below 0 skips the opponent model (``seat``'s own move); ``policy`` is
+    the greedy model, ``model`` the network model and its work space (:func:`network_model`),
+    ``mover`` the seat that moved. ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
     legal = legal_mask(particle, mask)
-    greedy = policy(particle, mask, rng) if epsilon >= 0.0 else -1
+    if epsilon >= 0.0:
+        params, shapes, temperature, greedy_share, obs, x, scratch, listed, logits, values = model
+        model_probabilities(
+            particle,
+            mover,
+            mask,
+            legal,
+            epsilon,
+            greedy_share,
+            rng,
+            policy,
+            params,
+            shapes,
+            temperature,
+            obs,
+            x,
+            scratch,
+            listed,
+            logits,
+            values,
+            observe_into,
+            probabilities,
+        )
     total = 0.0
     for c in range(candidates.shape[0]):
         action = candidates[c]
         if mask[action] == 0:
             continue
-        likelihood = 1.0
-        if epsilon >= 0.0:
-            likelihood = epsilon / legal + (1.0 - epsilon if greedy == action else 0.0)
+        likelihood = probabilities[action] if epsilon >= 0.0 else 1.0
         part = likelihood * replay_share(
             particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into
         )
@@ -195,6 +315,10 @@ def advance_particle(
         OBSERVE_T,
         DETERMINIZE_T,
         POLICY_T,
+        PARAMS,
+        SHAPES,
+        types.float64,
+        types.float64,
     ),
     cache=True,
 )
@@ -217,11 +341,18 @@ def update_particles(
     observe_into,
     determinize,
     policy,
+    params,
+    shapes,
+    temperature,
+    greedy_share,
 ):
     """Advance every particle by ``mover``'s move and reweight it (see the module doc): the move is one
     of ``candidates``, the actions the seat cannot tell it from (the move alone, unless the game
     hides which it was); ``view_after`` is a state that shows ``seat`` what the game shows it after the move. ``mask``
-    (the game's actions), ``seen`` and ``view`` (its observation) are work space. Weights end
+    (the game's actions), ``seen`` and ``view`` (its observation) are work space. The opponent
+    model mixes the greedy ``policy`` (its choice gets ``greedy_share``) and the network
+    ``params``/``shapes`` at ``temperature``, or is the greedy policy alone where ``params`` is
+    empty (:func:`model_probabilities`). Weights end
     normalised; return the evidence of the move (the weighted mean factor), 0 where every particle
     died and the belief was dealt again from ``view_after``.
 
@@ -235,6 +366,8 @@ def update_particles(
     kept = np.empty(size, np.int32)
     chosen = np.empty(size, np.int32)
     observe_into(view_after, seat, seen)
+    model = network_model(params, shapes, temperature, greedy_share, mask.shape[0])
+    probabilities = np.zeros(mask.shape[0], np.float64)
     own = epsilon if mover != seat else -1.0
     total = 0.0
     for i in range(count):
@@ -256,7 +389,10 @@ def update_particles(
             legal_mask,
             apply_action,
             observe_into,
+            mover,
+            probabilities,
             policy,
+            model,
         )
         total += weights[i]
     if total <= 0.0:

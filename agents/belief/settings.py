@@ -1,26 +1,37 @@
-"""How a belief is kept: particles, the opponent model's epsilon, when to resample, and how many
+"""How a belief is kept: particles, the opponent model and its epsilon, when to resample, and how many
 times a move that draws on chance is replayed per particle."""
 
 from dataclasses import dataclass, fields
 from typing import Any
 
+MODELS = ("network", "greedy")  # the opponent models a belief may weigh moves by
+
 
 @dataclass(frozen=True)
 class BeliefSettings:
-    """``particles`` possible deals; ``epsilon`` of the epsilon-greedy opponent model (a player plays
-    the game's greedy choice with probability ``1 - epsilon`` and a uniformly random legal move
-    otherwise); ``resample_below`` the effective sample size, as a share of ``particles``, under
-    which the particles are resampled; ``chance_tries`` the replays of a move that draws on chance,
-    per particle, whose share of results that agree with the seat's view weighs the particle;
+    """``particles`` possible deals; ``model`` the opponent model: ``"network"`` (the softmax at
+    ``temperature`` of a learned search's policy network over the mover's legal moves, read from the
+    mover's own view of each particle, mixed with the game's greedy choice at ``greedy_share``: the
+    shipped network file ``network`` names (in the champions' folder), else the searching agent's
+    own network, where it plays the table's player count; elsewhere the greedy model) or
+    ``"greedy"`` (the game's greedy choice);
+    ``epsilon`` the share of a uniformly random legal move mixed into the model (a player plays
+    one of the model's moves with probability ``1 - epsilon``);
+    ``resample_below`` the effective sample size, as a share of ``particles``, under which the
+    particles are resampled; ``chance_tries`` the replays of a move that draws on chance, per
+    particle, whose share of results that agree with the seat's view weighs the particle;
     ``refresh`` the weight given to particles dealt again from the view in place of those a move
     ruled out (0: they stay out)."""
 
     particles: int = 64
-    # fitted by the likelihood of recorded games of the tuned search's tenth budget (mcts-fast) in
-    # every seat, 2 games per game at its smallest count (benchmarks/belief_epsilon.py): the likeliest
-    # epsilon was 0.5 in Mighty Monsters and 0.8 or above elsewhere, within 0.05 nats a move of 0.5
-    # (greedy players are likeliest at 0.05)
-    epsilon: float = 0.5
+    # the network predicts the tuned search's moves where the greedy kernel mispredicts them; the
+    # temperature and epsilon are fitted by the likelihood of recorded games of the tuned search
+    # in every seat (benchmarks/belief_model.py, rendered on the agents' results page)
+    model: str = "network"
+    network: str | None = None
+    temperature: float = 3.0
+    greedy_share: float = 0.2
+    epsilon: float = 0.2
     resample_below: float = 0.5
     chance_tries: int = 8
     refresh: float = 0.2
@@ -29,8 +40,22 @@ class BeliefSettings:
         problems = []
         if not _integer(self.particles) or self.particles < 1:
             problems.append(f"particles must be an integer >= 1, not {self.particles!r}")
+        if self.model not in MODELS:
+            problems.append(f"model must be one of {', '.join(MODELS)}, not {self.model!r}")
+        if self.network is not None and not (isinstance(self.network, str) and self.network):
+            problems.append(
+                f"network must be the name of a shipped network file or None, not {self.network!r}"
+            )
+        if not _number(self.temperature) or not self.temperature > 0.0:
+            problems.append(f"temperature must be a number above 0, not {self.temperature!r}")
         if not _number(self.epsilon) or not 0.0 < self.epsilon <= 1.0:
             problems.append(f"epsilon must be a number in (0, 1], not {self.epsilon!r}")
+        elif self.model == "network" and (
+            not _number(self.greedy_share) or not 0.0 <= self.greedy_share <= 1.0 - self.epsilon
+        ):
+            problems.append(
+                f"greedy_share must be a number from 0 to 1 - epsilon ({1.0 - self.epsilon:g}), not {self.greedy_share!r}"
+            )
         if not _number(self.resample_below) or not 0.0 <= self.resample_below <= 1.0:
             problems.append(f"resample_below must be a number in [0, 1], not {self.resample_below!r}")
         if not _integer(self.chance_tries) or self.chance_tries < 1:

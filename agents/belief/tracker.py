@@ -19,8 +19,9 @@ from monster_zoo.agents.belief.kernels import (
     resample_particles,
     update_particles,
 )
+from monster_zoo.agents.belief.opponent import OpponentModel
 from monster_zoo.agents.belief.settings import BeliefSettings
-from monster_zoo.envs.core.contract import H_CURRENT, H_STEPS
+from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS
 from monster_zoo.envs.core.rng import make_rng, rng_next
 
 START = -1  # the mover of the deal: no move, the belief starts from the view
@@ -28,13 +29,14 @@ NO_ACTIONS = np.zeros(0, np.int64)
 
 
 class Belief:
-    """The belief of one seat of one game of ``spec`` (a game declaration), with ``settings`` and
-    the generator ``rng`` (the owner's; the belief draws its own from it). After
+    """The belief of one seat of one game of ``spec`` (a game declaration), with ``settings``, the
+    opponent ``model`` and the generator ``rng`` (the owner's; the belief draws its own from it). After
     :meth:`catch_up`, ``particles[i]`` is a whole state the seat cannot tell from the game and
     ``weights[i]`` its probability."""
 
-    def __init__(self, spec, settings: BeliefSettings, policy, rng: np.ndarray):
-        self.spec, self.settings, self.policy = spec, settings, policy
+    def __init__(self, spec, settings: BeliefSettings, model: OpponentModel, rng: np.ndarray):
+        self.spec, self.settings, self.model = spec, settings, model
+        self._params, self._shapes = model.arrays(0)
         self.rng = make_rng(int(rng_next(rng)) & 0x7FFFFFFFFFFFFFFF)
         self.watch_rng = make_rng(int(rng_next(rng)) & 0x7FFFFFFFFFFFFFFF)
         count = settings.particles
@@ -114,7 +116,8 @@ class Belief:
 
     def deal(self, view: np.ndarray) -> None:
         """Particles dealt afresh from ``view`` (a state that shows the seat what the game shows it),
-        at equal weights, each with a generator of its own."""
+        at equal weights, each with a generator of its own; the opponent model for its table."""
+        self._params, self._shapes = self.model.arrays(int(view[H_NUM_PLAYERS]))
         for i in range(self.settings.particles):
             self.rngs[i, 0] = rng_next(self.rng)
         deal_particles(view, self.seat, self.particles, self.weights, self.rngs, self.spec.determinize)
@@ -143,7 +146,11 @@ class Belief:
             s.apply_action,
             s.observe_into,
             s.determinize,
-            self.policy,
+            self.model.policy,
+            self._params,
+            self._shapes,
+            self.model.temperature,
+            self.settings.greedy_share,
         )
         self.evidence.append(evidence)
         if effective_size(self.weights) < self.settings.resample_below * self.settings.particles:

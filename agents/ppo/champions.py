@@ -127,7 +127,7 @@ def load_champion(
     if read_metadata(path)["architecture"].get("type") == AZ_ARCHITECTURE:
         # imported here: listing the champions must not compile the learned search's kernels
         from monster_zoo.agents.az.agent import AZNetAgent
-        from monster_zoo.agents.az.network import read_network
+        from monster_zoo.agents.network import read_network
 
         agent = AZNetAgent(
             seed, read_network(path), game_id, options

@@ -5,6 +5,7 @@ game's tuned search plays it, declared with the game under the key ``"mcts"`` of
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
 from monster_zoo.envs.registry import declaration
 
 SETTINGS_KEY = "mcts"
@@ -17,17 +18,21 @@ VERSIONS = {"mcts": (UNTUNED_VERSION, TUNED_VERSION, BELIEF_VERSION), "mcts-fast
 # name until it measures stronger than version 2)
 PLAYED = {"mcts": TUNED_VERSION, "mcts-fast": 1}
 ROLLOUTS = ("random", "greedy")
+OPTIONAL = ("belief",)  # fields a declaration may leave out
 
 
 @dataclass(frozen=True)
 class SearchConfig:
     """How the game's tuned search baseline (``mcts``) searches: simulations per move, the UCB
-    exploration constant and the rollout policy (``"random"``, or ``"greedy"``: the game's greedy
-    kernel)."""
+    exploration constant, the rollout policy (``"random"``, or ``"greedy"``: the game's greedy
+    kernel) and the settings of the belief its believing version and the learned search's belief
+    versions keep (declared as a mapping of
+    :class:`~monster_zoo.agents.belief.settings.BeliefSettings` fields laid over the defaults)."""
 
     simulations: int
     exploration: float
     rollout: str
+    belief: BeliefSettings = BeliefSettings()
 
     def __post_init__(self):
         if self.rollout not in ROLLOUTS:
@@ -41,14 +46,19 @@ def read_search_config(settings: Mapping) -> SearchConfig:
     unknown or missing field, or a bad value."""
     valid = [f.name for f in fields(SearchConfig)]
     unknown = sorted(set(settings) - set(valid))
-    missing = [name for name in valid if name not in settings]
+    missing = [name for name in valid if name not in settings and name not in OPTIONAL]
     if unknown or missing:
         raise ValueError(
             f"the {SETTINGS_KEY!r} settings take {', '.join(valid)}"
             + (f"; unknown: {', '.join(unknown)}" if unknown else "")
             + (f"; missing: {', '.join(missing)}" if missing else "")
         )
-    return SearchConfig(**settings)
+    chosen = dict(settings)
+    if "belief" in chosen:
+        if not isinstance(chosen["belief"], Mapping):
+            raise ValueError(f"the {SETTINGS_KEY!r} settings' belief must be a mapping of belief settings")
+        chosen["belief"] = belief_settings(dict(chosen["belief"]))
+    return SearchConfig(**chosen)
 
 
 def declared_search(game_id: str) -> SearchConfig | None:

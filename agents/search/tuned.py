@@ -17,7 +17,6 @@ exploration 1.0, random rollouts in every game). How each configuration was chos
 and what it scores against greedy, is in ``agents/README.md``.
 """
 
-from monster_zoo.agents.belief.settings import BeliefSettings
 from monster_zoo.agents.greedy.agent import greedy_kernel
 from monster_zoo.agents.search.agent import MCTSAgent
 from monster_zoo.agents.search.evaluator import uniform_policy
@@ -64,7 +63,7 @@ class TunedMCTS(MCTSAgent):
 
     fraction = 1
 
-    belief_defaults: BeliefSettings | None = None  # uniform redeals
+    believes = False  # uniform redeals
 
     def __init__(self, seed: int = 0, game_id: str | None = None):
         if game_id is None:
@@ -76,18 +75,18 @@ class TunedMCTS(MCTSAgent):
             exploration=config.exploration,
             game_id=game_id,
             rollout_policy=rollout_kernel(game_id, config.rollout),
-            belief=self.belief_defaults,
+            belief=config.belief if self.believes else None,
         )
         self.rollout = config.rollout
 
 
 class BeliefTunedMCTS(TunedMCTS):
     """The search baseline with its simulations dealt from the seat's belief (``<game>-mcts-v3``): the
-    same simulations, exploration and rollouts as version 2, and the belief's default settings
-    (:class:`~monster_zoo.agents.belief.settings.BeliefSettings`). In a game that hides nothing it
-    plays as version 2."""
+    same simulations, exploration and rollouts as version 2, and the belief settings the game
+    declares with them (:class:`~monster_zoo.agents.belief.settings.BeliefSettings`, the defaults
+    where it declares none). In a game that hides nothing it plays as version 2."""
 
-    belief_defaults = BeliefSettings()
+    believes = True
 
 
 class FastTunedMCTS(TunedMCTS):

@@ -48,7 +48,14 @@ GAME = Game(
     rule_prefix="MTM",
     baselines={"greedy": Baseline("monster_zoo.envs.marry_the_monster.greedy")},
     agents={
-        "mcts": {"simulations": 10_000, "exploration": 1.0, "rollout": "random"},
+        "mcts": {
+            "simulations": 10_000,
+            "exploration": 1.0,
+            "rollout": "random",
+            # the belief of mcts-v3 and az's belief versions: its opponent model fitted to the
+            # tuned search's moves (python -m monster_zoo.benchmarks.belief_model)
+            "belief": {"network": "marry_the_monster-az-v2.npz", "temperature": 4.0},
+        },
         "az": {
             "simulations": 5763,
             "budget_ms": 100.0,

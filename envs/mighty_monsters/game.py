@@ -73,7 +73,14 @@ GAME = Game(
     rule_prefix="MM",
     baselines={"greedy": Baseline("monster_zoo.envs.mighty_monsters.greedy")},
     agents={
-        "mcts": {"simulations": 16_000, "exploration": 1.0, "rollout": "random"},
+        "mcts": {
+            "simulations": 16_000,
+            "exploration": 1.0,
+            "rollout": "random",
+            # the belief of mcts-v3 and az's belief versions: its opponent model fitted to the
+            # tuned search's moves (python -m monster_zoo.benchmarks.belief_model)
+            "belief": {"network": "mighty_monsters-az-v1.npz"},
+        },
         "az": {"simulations": 3580, "budget_ms": 77.0},
     },
 )

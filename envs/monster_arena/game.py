@@ -60,7 +60,14 @@ GAME = Game(
     # version 2: the chance of a hit is a probability (version 1 compared counts of dice outcomes)
     baselines={"greedy": Baseline("monster_zoo.envs.monster_arena.greedy", version=2)},
     agents={
-        "mcts": {"simulations": 1_200, "exploration": 1.0, "rollout": "greedy"},
+        "mcts": {
+            "simulations": 1_200,
+            "exploration": 1.0,
+            "rollout": "greedy",
+            # the belief of mcts-v3 and az's belief versions: its opponent model fitted to the
+            # tuned search's moves (python -m monster_zoo.benchmarks.belief_model)
+            "belief": {"network": "monster_arena-az-v2.npz", "greedy_share": 0.0},
+        },
         # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)
         "az": {
             "simulations": 965,

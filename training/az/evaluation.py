@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from monster_zoo.agents import make_agent
 from monster_zoo.agents.az.agent import AZAgent, AZNetAgent
-from monster_zoo.agents.az.network import AZNetwork
+from monster_zoo.agents.network import AZNetwork
 
 from ..learner_eval import WinRate, evaluate_against
 

@@ -24,7 +24,7 @@ import numpy as np
 from numba import prange, types
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import MAX_SEATS
+from monster_zoo.agents.network import MAX_SEATS
 from monster_zoo.agents.search.tree import UNTRIED, no_determinize, search
 from monster_zoo.agents.search.tuned import FAST_FRACTION, rollout_kernel, search_config
 from monster_zoo.envs.core.batch import FLOATS2, INTS, MASKS, RNGS, STATES

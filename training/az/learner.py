@@ -1,6 +1,6 @@
 """The learner of expert iteration: the policy-value network in torch, its replay buffer and its update.
 
-:class:`PolicyValueNet` is the torch twin of :mod:`monster_zoo.agents.az.network` (the same
+:class:`PolicyValueNet` is the torch twin of :mod:`monster_zoo.agents.network` (the same
 layers, so :func:`export` hands the search exactly the network torch trained, and
 ``tests/test_az.py`` checks that both forward passes agree). The loss is AlphaZero's without
 its weight term (Adam's ``weight_decay`` plays that part): cross-entropy between the search's
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork, from_layers, input_size
+from monster_zoo.agents.network import MAX_SEATS, AZNetwork, from_layers, input_size
 
 
 class PolicyValueNet(nn.Module):

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SearchSettings
+from monster_zoo.agents.network import read_network
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.evaluation.match import DRAW, WIN
 from monster_zoo.training.az.strength import measure

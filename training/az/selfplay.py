@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from monster_zoo import envs
-from monster_zoo.agents.az.network import MAX_SEATS, AZNetwork, input_size
 from monster_zoo.agents.az.search import SearchSettings, search_and_play, search_and_play_lockstep, trees
+from monster_zoo.agents.network import MAX_SEATS, AZNetwork, input_size
 from monster_zoo.agents.search.tuned import tuned_rollout
 from monster_zoo.envs.core.contract import H_CURRENT, H_TERMINAL
 from monster_zoo.envs.core.header import running

@@ -51,8 +51,8 @@ import numpy as np
 
 from monster_zoo import envs
 from monster_zoo.agents.az.agent import AZAgent
-from monster_zoo.agents.az.network import read_network
 from monster_zoo.agents.az.search import SELECTIONS, SearchSettings
+from monster_zoo.agents.network import read_network
 from monster_zoo.agents.registry import make_agent
 from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 from monster_zoo.evaluation.host import git_revision, host_facts

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from monster_zoo.agents.az.network import read_network
+from monster_zoo.agents.network import read_network
 from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.escaping import plot_text
 from monster_zoo.envs.core.safe_writing import write_atomic

@@ -374,7 +374,7 @@ def game_problem(args: Args) -> str | None:
     None. A network too large for a network file is refused here, before training, so a run never
     ends with a network it cannot save."""
     from monster_zoo import envs
-    from monster_zoo.agents.az.network import architecture_problem, check_player_counts, network_options
+    from monster_zoo.agents.network import architecture_problem, check_player_counts, network_options
     from monster_zoo.agents.registry import make_agent
     from monster_zoo.evaluation.arg_checks import int_list
 
@@ -489,8 +489,8 @@ def init_network_problem(args: Args) -> str | None:
         return None
     if args.branch_from:
         return "--init-network and --branch-from both choose the starting network: give one"
-    from monster_zoo.agents.az.network import network_options, read_network
     from monster_zoo.agents.model_file import ModelFileError
+    from monster_zoo.agents.network import network_options, read_network
     from monster_zoo.evaluation.arg_checks import int_list
 
     try:
@@ -580,7 +580,7 @@ class Learner:
         """Write the checkpoint beside the last one, then swap it in (a cut-off write leaves the last)."""
         import torch
 
-        from monster_zoo.agents.az.network import write_network
+        from monster_zoo.agents.network import write_network
 
         new, current, old = (run_dir / f"{CHECKPOINT}{suffix}" for suffix in (".new", "", ".old"))
         shutil.rmtree(new, ignore_errors=True)
@@ -807,8 +807,8 @@ def switched_settings(args: Args, settings):
 
 def _run(args: Args, device, lock) -> int:
     """The run itself (arguments already checked; ``lock`` held on a resumed run's folder)."""
-    from monster_zoo.agents.az.network import read_network, write_network
     from monster_zoo.agents.az.search import SearchSettings
+    from monster_zoo.agents.network import read_network, write_network
 
     from .evaluation import evaluate
     from .learner import export, train
