@@ -14,7 +14,7 @@ A trunk of ReLU layers feeds two heads:
 The forward pass runs in numba on float32 weights stored input-major (``[in, out]``, as policy
 files store them): each layer adds ``x[k] * row k`` for the inputs that are not zero, which
 skips most of an observation (one-hots, empty cells) and every unit a ReLU switched off. The
-search and the network-alone agent call the same kernel, :func:`forward`; no torch is needed.
+search and the network-alone agent call the same kernel, ``forward``; no torch is needed.
 
 **Network files** follow the policy-file conventions of :mod:`monster_zoo.agents.model_file`
 (an ``.npz`` zip of ``metadata.json`` and ``.npy`` arrays, nothing unpickled) with the
@@ -114,7 +114,7 @@ class AZNetwork:
         return out
 
     def scratch(self) -> np.ndarray:
-        """Two rows of work space for :func:`forward`."""
+        """Two rows of work space for ``forward``."""
         return np.zeros((2, self.width), np.float32)
 
 

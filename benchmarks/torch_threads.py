@@ -3,6 +3,7 @@
     python -m monster_zoo.benchmarks.torch_threads              # 1, 2 and torch's default thread count
     python -m monster_zoo.benchmarks.torch_threads --busy 2 --repeats 7
     python -m monster_zoo.benchmarks.torch_threads --quick      # a smoke test; numbers mean little
+    python -m monster_zoo.benchmarks.torch_threads --out docs/measurements/torch_threads_cpu.jsonl --other-load "none but this run"
 
 The trainer (:mod:`monster_zoo.training.ppo.trainer`) with its default network and PPO settings
 on its demo game (Marry the Monster, 2 players), greedy opponents, in this process. At each torch
@@ -19,18 +20,25 @@ Each is timed first with nothing of ours competing, then beside ``--busy`` proce
 on a core each (a stand-in for another job on a shared machine); thread counts are interleaved
 within each repeat, so a slow spell hits them alike, and medians of ``--repeats`` are reported
 with the range. The 1-minute load average is printed beside every condition: on a shared
-machine it says what else ran.
+machine it says what else ran. ``--out`` adds the medians to a JSON-lines file (a line per thread
+count, with the date, host, git commit, loads and ``--other-load``, what else ran on the machine),
+which the trainers' results page renders.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+from monster_zoo.benchmarks.bench import measurement_header
+from monster_zoo.envs.core.safe_writing import output_problem, write_atomic
 
 GAME = "marry_the_monster-v0"
 OPTIONS = {"num_players": 2}  # the demo's game (make demo)
@@ -168,6 +176,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--busy", type=int, default=1, help="spinning processes beside the loaded measurement"
     )
     parser.add_argument("--quick", action="store_true", help="one repeat, for a smoke test")
+    parser.add_argument("--out", default=None, help="JSON-lines file the medians are added to")
+    parser.add_argument(
+        "--other-load", default="not said", help="what else ran on the machine, for the --out records"
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -175,7 +187,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--busy must be at least 1, got {args.busy}")
     if args.quick:
         args.repeats = 1
+    if args.out is not None and (problem := output_problem("--out", args.out, overwrite=True)):
+        parser.error(problem)
     return args
+
+
+def records(results: list[dict], rollout: int, args: argparse.Namespace) -> list[dict]:
+    """A record per thread count: the medians alone and beside the busy processes, and the run's
+    facts (for the results pages)."""
+    alone, beside = results
+    header = measurement_header()
+    loads = [round(v, 2) for v in (alone["load"][0], beside["load"][1])]
+    out = []
+    for count, times in alone["times"].items():
+        out.append(
+            {
+                "time": header["time"],
+                "git": header["git"],
+                "git_dirty": header["git_dirty"],
+                "host": header["host"],
+                "other_load": args.other_load,
+                "load_range": loads,
+                "torch_threads": count,
+                "ppo_update_s": round(statistics.median(times["update"]), 4),
+                "forward_ms": round(1000 * statistics.median(times["forward"]), 3),
+                "trainer_steps_per_s": round(statistics.median([rollout / t for t in times["cycle"]])),
+                "trainer_steps_per_s_beside_busy": round(
+                    statistics.median([rollout / t for t in beside["times"][count]["cycle"]])
+                ),
+                "busy": args.busy,
+                "repeats": args.repeats,
+                "runs": 1,
+                "command": "python -m monster_zoo.benchmarks.torch_threads " + " ".join(header["argv"]),
+            }
+        )
+    return out
 
 
 def timed_condition(label: str, run: dict[str, Callable[[], float]], counts: list[int], repeats: int) -> dict:
@@ -208,6 +254,12 @@ def main(argv: list[str] | None = None) -> int:
         f"default network and PPO settings; medians of {args.repeats} repeats (min-max)"
     )
     print(table(results, model.n_envs * model.n_steps))
+    if args.out is not None:
+        lines = records(results, model.n_envs * model.n_steps, args)
+        path = Path(args.out)
+        kept = path.read_text() if path.exists() else ""
+        write_atomic(path, kept + "".join(json.dumps(line) + "\n" for line in lines))
+        print(f"added {len(lines)} records to {path}")
     return 0
 
 

@@ -447,6 +447,35 @@ def test_torch_threads_table_and_arguments(capsys):
         assert message in capsys.readouterr().err
 
 
+def test_torch_threads_records_are_the_medians_the_trainers_page_renders():
+    """``--out``'s records from fake times: a record per thread count with the medians alone and
+    beside the busy processes and the run's facts, rendered by the trainers' page as a row whose
+    speed against one thread is the ratio of the medians."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
+    from results_trainers import thread_rows
+
+    from monster_zoo.benchmarks import torch_threads
+
+    args = torch_threads.parse_args(["--repeats", "3", "--other-load", "none but this run"])
+    alone = {
+        1: {"update": [0.5, 0.7, 0.6], "forward": [0.002, 0.004, 0.003], "cycle": [1.0, 2.0, 0.5]},
+        2: {"update": [0.3, 0.4, 0.35], "forward": [0.001, 0.002, 0.003], "cycle": [0.5, 0.25, 1.0]},
+    }
+    beside = {1: {**alone[1], "cycle": [2.0, 4.0, 1.0]}, 2: {**alone[2], "cycle": [4.0, 8.0, 2.0]}}
+    results = [
+        {"label": "none", "load": (1.0, 1.2), "times": alone},
+        {"label": "1", "load": (2.0, 2.5), "times": beside},
+    ]
+    one, two = torch_threads.records(results, 4096, args)
+    assert (one["torch_threads"], one["ppo_update_s"], one["forward_ms"]) == (1, 0.6, 3.0)
+    assert (one["trainer_steps_per_s"], one["trainer_steps_per_s_beside_busy"]) == (4096, 2048)
+    assert (two["trainer_steps_per_s"], two["trainer_steps_per_s_beside_busy"]) == (8192, 1024)
+    assert one["load_range"] == [1.0, 2.5] and one["other_load"] == "none but this run"
+    assert {"time", "git", "git_dirty", "host"} <= set(one) and one["repeats"] == 3
+    rows = thread_rows([("torch_threads_cpu.jsonl", one), ("torch_threads_cpu.jsonl", two)])
+    assert rows[1][2:8] == ["2", "0.35 s", "8,192", "2.00×", "1,024", "0.50×"]
+
+
 def test_device_ppo_parts_quick_run_times_every_piece_and_refuses_bad_arguments(tmp_path, capsys):
     """The array-side trainer's torch pieces at tiny sizes in-process: every piece timed (positive µs a
     decision) and printed, the JSON record appended; bad arguments refused with the valid range."""
