@@ -9,6 +9,7 @@ Each report is the JSON that its command writes; every value reaches the page th
 """
 
 from results_format import (
+    NOT_RECORDED,
     Sources,
     columns,
     commit,
@@ -25,6 +26,8 @@ from results_format import (
     text,
     when,
 )
+
+from monster_zoo.agents.search.settings import declared_search
 
 BELIEF_STRENGTH = "training/results/belief_strength"
 TARGET = 0.55  # the believing search's win rate wanted against the same search without beliefs
@@ -117,8 +120,31 @@ def _run(header: dict, name: str) -> list[str]:
     return [when(header, name), host(header), commit(header)]
 
 
+def _declared(line: dict) -> str:
+    """ "yes" where the line's model is the one its game declares for its belief."""
+    try:
+        config = declared_search(str(line.get("game")))
+    except (KeyError, ValueError):
+        config = None
+    if config is None:
+        return NOT_RECORDED
+    declared = config.belief
+    keys = ("model", "network", "temperature", "greedy_share", "epsilon")
+    if line.get("model") == "greedy":
+        keys = ("model", "epsilon")
+    return "yes" if all(line.get(k) == getattr(declared, k) for k in keys) else ""
+
+
+def _number_key(cell: str) -> float:
+    """A table cell's number for sorting (the best likelihood first); missing ones last."""
+    try:
+        return -float(cell.replace(",", ""))
+    except ValueError:
+        return float("inf")
+
+
 def model_section(src: Sources) -> str:
-    """The opponent model's fit: each model's likelihood of recorded games."""
+    """The opponent model's fit: each model's likelihood of recorded games, the declared one marked."""
     rows = []
     for name, header, line in _measured(src, "belief_model*.jsonl"):
         network = line.get("model") == "network"
@@ -135,22 +161,23 @@ def model_section(src: Sources) -> str:
                 fixed(line.get("mean_log_evidence"), 4),
                 exact(line.get("moves")),
                 exact(line.get("dealt_again")),
+                _declared(line),
                 *_run(header, name),
                 protocol(f"{exact(line.get('games'))} games, seeds from 0", f"file {text(name)}"),
             ]
         )
     header = columns(
         "game | players | players' agent | model | network | temperature | greedy share | epsilon | "
-        "mean log evidence a move | moves | dealt again | date | host | git | protocol"
+        "mean log evidence a move | moves | dealt again | declared | date | host | git | protocol"
     )
     return section(
         "The opponent model",
         "How likely each opponent model makes the moves of recorded games of the players' agent in "
         "every seat (`python -m monster_zoo.benchmarks.belief_model`): every seat's belief follows "
         "the games, and each move's evidence (the probability the belief gave what the seat saw "
-        "after it) is averaged in logs; the higher, the likelier. A game's declared belief settings "
-        "(the `belief` mapping of its `mcts` settings) take the likeliest model.",
-        table(header, rows, key=lambda row: (row[0], row[2], row[8])),
+        "after it) is averaged in logs; the higher, the likelier. The model each game declares for "
+        "its belief (the `belief` mapping of its `mcts` settings) is marked.",
+        table(header, rows, key=lambda row: (row[0], row[2], _number_key(row[8]))),
     )
 
 

@@ -1,6 +1,8 @@
-"""The agents page's "Search with beliefs" table is what the strength reports in
-``training/results/belief_strength/`` render: one row per report, its figures as recorded, the
-target judged from the win rate, text kept inside its cell and a missing field "not recorded"."""
+"""The agents page's belief tables render their data. "Search with beliefs" is what the strength
+reports in ``training/results/belief_strength/`` render: one row per report, its figures as
+recorded, the target judged from the win rate, text kept inside its cell and a missing field "not
+recorded". The opponent model's fit, what the belief knows and what it costs are what their
+measurement files render, under each file's header's date, host and commit."""
 
 import json
 import shutil
@@ -97,4 +99,90 @@ def test_text_from_a_report_stays_in_its_cell():
     header, row = rows(root)
     page = agents_page(root).markdown()
     assert len(row) == len(header) and "<script>" not in page
+    shutil.rmtree(root)
+
+
+HEADER = {
+    "kind": "header",
+    "time": "2031-01-02T03:04:05+00:00",
+    "git": "0123456789abcdef0123",
+    "git_dirty": False,
+    "host": {"cpu": "Some CPU", "cores": 2},
+}
+
+
+def section_rows(root: Path, title: str) -> list[list[str]]:
+    """The cells of one section's table rows (header first)."""
+    page = agents_page(root).markdown()
+    part = page.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in part.splitlines() if line.startswith("|") and not line.startswith("|---")]
+    return [[cell.strip() for cell in line.strip()[1:-1].split(" | ")] for line in lines]
+
+
+def measured(name: str, lines: list[dict]) -> Path:
+    """A tree holding one measurement file: the header, then ``lines``."""
+    root = root_with({})
+    path = root / "docs" / "measurements" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in [HEADER, *lines]), encoding="utf-8")
+    return root
+
+
+def test_the_model_fit_lists_the_likeliest_first_and_marks_the_declared_model():
+    """Each model of a game's fit is a row, best mean log evidence first; the row of the model the
+    game declares for its belief says so; the file header's date, host and commit are on every row."""
+    from monster_zoo.agents.search.tuned import search_config
+
+    declared = search_config("monstargh-v0").belief
+    game = {"game": "monstargh-v0", "opponent": "mcts", "num_players": 2, "games": 4, "moves": 600}
+    chosen = {
+        "model": "network",
+        "network": declared.network,
+        "temperature": declared.temperature,
+        "greedy_share": declared.greedy_share,
+        "epsilon": declared.epsilon,
+    }
+    greedy = {"model": "greedy", "network": None, "temperature": None, "greedy_share": None, "epsilon": 0.8}
+    root = measured(
+        "belief_model.jsonl",
+        [{**game, **greedy, "mean_log_evidence": -1.52}, {**game, **chosen, "mean_log_evidence": -1.47}],
+    )
+    header, first, second = section_rows(root, "The opponent model")
+    assert first[3] == "network" and first[8] == "-1.4700" and first[header.index("declared")] == "yes"
+    assert second[3] == "greedy" and second[4] == "-" and second[header.index("declared")] == ""
+    assert first[header.index("git")] == "0123456789ab" and first[header.index("host")] == "Some CPU, 2 cores"
+
+
+def test_what_the_belief_knows_and_costs_render_with_the_target_and_pictures():
+    """The knowledge table gives the gain as recorded and shows the game's picture where it is in
+    the tree; the cost table judges the share against the 10% limit."""
+    knows = {
+        "game": "monstargh-v0",
+        "opponent": "mcts",
+        "num_players": 2,
+        "games": 6,
+        "seeds": [0, 1],
+        "decisions": 400,
+        "belief_log_p": -0.5,
+        "uniform_log_p": -0.6,
+        "gain": 0.1,
+        "settings": {"particles": 64, "model": "network", "temperature": 2.0},
+    }
+    root = measured("belief_knowledge.jsonl", [knows])
+    picture = root / "docs" / "pictures" / "belief" / "monstargh.png"
+    picture.parent.mkdir(parents=True)
+    picture.write_bytes(b"\x89PNG")
+    header, row = section_rows(root, "What the belief knows")
+    assert row[header.index("gain (nats an entry)")] == "0.1000" and "64 particles" in row[-1]
+    assert "](../pictures/belief/monstargh.png)" in agents_page(root).markdown()
+    costs = [
+        {"game": "monstargh-v0", "agent": "monstargh-mcts-v3", "opponent": "greedy", "share": 0.052},
+        {"game": "monster_arena-v0", "agent": "monster_arena-mcts-v3", "opponent": "greedy", "share": 0.12},
+    ]
+    (root / "docs" / "measurements" / "belief_cost_cpu.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in [HEADER, *costs]), encoding="utf-8"
+    )
+    header, argh, arena = section_rows(root, "What the belief costs")
+    limit = header.index("≤ 10.0%")
+    assert (argh[limit], arena[limit]) == ("yes", "no") and argh[header.index("belief's share")] == "5.2%"
     shutil.rmtree(root)

@@ -54,7 +54,7 @@ GAME = Game(
             "rollout": "random",
             # the belief of mcts-v3 and az's belief versions: its opponent model fitted to the
             # tuned search's moves (python -m monster_zoo.benchmarks.belief_model)
-            "belief": {"network": "marry_the_monster-az-v2.npz", "temperature": 4.0},
+            "belief": {"network": "marry_the_monster-az-v2.npz"},
         },
         "az": {
             "simulations": 5763,

@@ -66,7 +66,7 @@ GAME = Game(
             "rollout": "greedy",
             # the belief of mcts-v3 and az's belief versions: its opponent model fitted to the
             # tuned search's moves (python -m monster_zoo.benchmarks.belief_model)
-            "belief": {"network": "monster_arena-az-v2.npz", "greedy_share": 0.0},
+            "belief": {"network": "monster_arena-az-v2.npz", "temperature": 4.0},
         },
         # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)
         "az": {
