@@ -112,7 +112,12 @@ GAME = Game(
             "rollout": "random",
             # the belief of mcts-v3 and az's belief versions: its opponent model fitted to the
             # tuned search's moves (python -m monster_zoo.benchmarks.belief_model)
-            "belief": {"network": "monstargh-az-v2.npz", "temperature": 2.0, "greedy_share": 0.0, "particles": 256},
+            "belief": {
+                "network": "monstargh-az-v2.npz",
+                "temperature": 2.0,
+                "greedy_share": 0.0,
+                "particles": 256,
+            },
         },
         # az: rollout values alone (the network gives priors), at mcts's time (training/AZ.md)
         "az": {
