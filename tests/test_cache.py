@@ -81,7 +81,7 @@ def test_guard_fingerprints_every_module_the_kernels_import(package):
     if package.parent.name == "agents":
         assert {CORE_DIR / "contract.py", CORE_DIR / "header.py"} <= deps
     if package.name in ("benchmarks", "az") and package.parent.name != "agents":
-        assert {ROOT / "agents" / "az" / "network.py", ROOT / "agents" / "search" / "tree.py"} <= deps
+        assert {ROOT / "agents" / "network.py", ROOT / "agents" / "search" / "tree.py"} <= deps
 
 
 def _in_the_package(folder) -> bool:
