@@ -8,6 +8,7 @@ interval, the games and a note where they were recorded.
 """
 
 from results_format import (
+    NOT_RECORDED,
     Sources,
     columns,
     commit,
@@ -17,6 +18,7 @@ from results_format import (
     interval,
     is_number,
     protocol,
+    rate_with_interval,
     section,
     table,
     text,
@@ -93,3 +95,91 @@ TOPICS = (
     "targets missed",
     "what a move costs",
 )
+
+
+SELECTION = "training/results/selection"  # a folder per screened table: screen.json and a report per rule
+AZ_TARGET = 0.60  # the learned search's win rate wanted against mcts at the smallest player count
+
+
+def _constants(search) -> str:
+    """A rule's search constants as ``key=value`` pairs (the shipped defaults where it sets none)."""
+    if not isinstance(search, dict) or not search:
+        return "shipped defaults"
+    return ", ".join(
+        f"{text(key)}={exact(value) if is_number(value) else text(value)}" for key, value in search.items()
+    )
+
+
+def _against_first(paired, first) -> str:
+    """A rule's paired difference with the screen's first rule, with its interval."""
+    if not isinstance(paired, dict) or not is_number(paired.get("mean")):
+        return NOT_RECORDED
+    bounds = paired.get("interval95")
+    shown = f"{paired['mean']:+.3f}"
+    if isinstance(bounds, list) and len(bounds) == 2 and all(is_number(b) for b in bounds):
+        shown += f" [{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
+    return f"{shown} vs {text(first)}"
+
+
+def selection_rows(src: Sources) -> list[list[str]]:
+    """One row per rule of every screen in :data:`SELECTION`: the rule's series as its report
+    recorded it, its paired difference with the screen's first rule as the screen computed it."""
+    rows = []
+    for name, summary in src.json_files(SELECTION, "*/screen.json"):
+        if not isinstance(summary, dict) or not isinstance(summary.get("rules"), list):
+            continue
+        folder = name.rsplit("/", 1)[0]
+        reports = dict(src.json_files(folder, "*.json"))
+        for rule in summary["rules"]:
+            rule = rule if isinstance(rule, dict) else {}
+            report_name = f"{folder}/{rule.get('report')}"
+            report = reports.get(report_name)
+            report = report if isinstance(report, dict) and report_name != name else {}
+            rate = report.get("win_rate")
+            rows.append(
+                [
+                    text(report.get("game")),
+                    exact(summary.get("num_players")),
+                    text(rule.get("rule")),
+                    _constants(rule.get("search")),
+                    text(summary.get("opponent")),
+                    rate_with_interval(rate, report.get("interval95"), report.get("games"))
+                    if is_number(rate)
+                    else NOT_RECORDED,
+                    ("yes" if rate >= AZ_TARGET else "no") if is_number(rate) else NOT_RECORDED,
+                    _against_first(rule.get("against_first"), summary.get("first")),
+                    exact(report.get("az_simulations")),
+                    f"{exact(rule.get('az_ms'))} / {exact(rule.get('opponent_ms'))}",
+                    when(report, report_name) if report.get("time") else NOT_RECORDED,
+                    host(report),
+                    commit(report),
+                    protocol(
+                        f"seed {exact(summary.get('seed'))}",
+                        "seats rotated, deals paired",
+                        f"network {text(summary.get('network'))}",
+                        f"rollout weight {exact(summary.get('az_rollout_weight'))}",
+                        f"report {text(report_name)}",
+                    ),
+                ]
+            )
+    return rows
+
+
+def selection_section(src: Sources) -> str:
+    """The "Selection rules of the learned search" section of the agents page."""
+    return section(
+        "Selection rules of the learned search",
+        "Which rule picks a simulation's actions, screened at equal CPU time against the tuned search "
+        "(`python -m monster_zoo.training.az.selection_screen`): every rule plays its own `strength` "
+        "series from the same seed, so every rule meets the same deals, its simulations sized to its "
+        "opponent's CPU time a move; the paired difference with the first rule (the shipped one) is "
+        f"the measure of choice where the intervals overlap. The target is a win rate of at least {AZ_TARGET}.",
+        table(
+            columns(
+                f"game | players | rule | search constants | opponent | win rate [95%] | ≥ {AZ_TARGET} | "
+                "paired difference [95%] | simulations | CPU ms a move (az / opponent) | date | host | git | protocol"
+            ),
+            selection_rows(src),
+            key=lambda row: (row[0], row[1].rjust(3)),
+        ),
+    )

@@ -7,7 +7,7 @@ used, for its notice) and formats every value through ``results_format``.
 
 from pathlib import Path
 
-from results_az import findings_section
+from results_az import findings_section, selection_section
 from results_beliefs import belief_section, cost_section, knowledge_section, model_section
 from results_format import (
     NOT_RECORDED,
@@ -465,6 +465,7 @@ def agents_page(root: Path) -> Page:
             table(header, groups["network alone"], key=lambda row: (row[0], row[1].rjust(3), row[3])),
         ),
         findings_section(src),
+        selection_section(src),
         section(
             "PPO champions' evaluation",
             "Every seed trained for a champion, evaluated on the same deals; the shipped one is marked.",

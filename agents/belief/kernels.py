@@ -129,8 +129,7 @@ def model_probabilities(
     legal,
     epsilon,
     greedy_share,
-    rng,
-    policy,
+    greedy,
     params,
     shapes,
     temperature,
@@ -145,7 +144,7 @@ def model_probabilities(
 ):
     """The opponent model's probability of each legal action of ``mover`` in ``particle`` (``mask``
     its legal actions, ``legal`` their count) into ``out``: ``epsilon / legal``, plus ``greedy_share``
-    on the greedy ``policy``'s choice (drawn with ``rng``), plus the rest on the softmax at
+    on ``greedy`` (the greedy policy's choice there), plus the rest on the softmax at
     ``temperature`` of the network ``params``/``shapes`` over the legal actions, read from
     ``mover``'s observation of the particle; where ``params`` is empty (no network), the greedy
     choice takes all but ``epsilon``. ``obs``, ``x``, ``scratch``, ``listed``, ``logits`` and
@@ -153,7 +152,7 @@ def model_probabilities(
     for a in range(mask.shape[0]):
         out[a] = epsilon / legal if mask[a] != 0 else 0.0
     network_share = 1.0 - epsilon - greedy_share if params.shape[0] > 0 else 0.0
-    out[policy(particle, mask, rng)] += 1.0 - epsilon - network_share
+    out[greedy] += 1.0 - epsilon - network_share
     if network_share <= 0.0:
         return
     count = 0
@@ -253,38 +252,46 @@ def advance_particle(
     the greedy model, ``model`` the network model and its work space (:func:`network_model`),
     ``mover`` the seat that moved. ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
     legal = legal_mask(particle, mask)
-    if epsilon >= 0.0:
-        params, shapes, temperature, greedy_share, obs, x, scratch, listed, logits, values = model
-        model_probabilities(
-            particle,
-            mover,
-            mask,
-            legal,
-            epsilon,
-            greedy_share,
-            rng,
-            policy,
-            params,
-            shapes,
-            temperature,
-            obs,
-            x,
-            scratch,
-            listed,
-            logits,
-            values,
-            observe_into,
-            probabilities,
-        )
+    # The greedy choice is drawn first (it breaks ties with the particle's generator, before the
+    # replays draw on it); the network's part waits until some candidate's replay keeps the
+    # particle alive: where the seat's view rules the particle out (most particles, after a card
+    # is turned up), the forward pass, the update's dearest part, is spared.
+    greedy = policy(particle, mask, rng) if epsilon >= 0.0 else -1
+    modelled = epsilon < 0.0
     total = 0.0
     for c in range(candidates.shape[0]):
         action = candidates[c]
         if mask[action] == 0:
             continue
-        likelihood = probabilities[action] if epsilon >= 0.0 else 1.0
-        part = likelihood * replay_share(
+        share = replay_share(
             particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into
         )
+        if share <= 0.0:
+            continue
+        if not modelled:
+            params, shapes, temperature, greedy_share, obs, x, scratch, listed, logits, values = model
+            model_probabilities(
+                particle,
+                mover,
+                mask,
+                legal,
+                epsilon,
+                greedy_share,
+                greedy,
+                params,
+                shapes,
+                temperature,
+                obs,
+                x,
+                scratch,
+                listed,
+                logits,
+                values,
+                observe_into,
+                probabilities,
+            )
+            modelled = True
+        part = share * (probabilities[action] if epsilon >= 0.0 else 1.0)
         if part <= 0.0:
             continue
         total += part
