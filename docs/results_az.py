@@ -173,10 +173,10 @@ def selection_section(src: Sources) -> str:
         "(`python -m monster_zoo.training.az.selection_screen`): every rule plays its own `strength` "
         "series from the same seed, so every rule meets the same deals, its simulations sized to its "
         "opponent's CPU time a move; the paired difference with the first rule (the shipped one) is "
-        f"the measure of choice where the intervals overlap. The target is a win rate of at least {AZ_TARGET}.",
+        f"the measure of choice where the intervals overlap. The target is a win rate of at least {AZ_TARGET:.2f}.",
         table(
             columns(
-                f"game | players | rule | search constants | opponent | win rate [95%] | ≥ {AZ_TARGET} | "
+                f"game | players | rule | search constants | opponent | win rate [95%] | ≥ {AZ_TARGET:.2f} | "
                 "paired difference [95%] | simulations | CPU ms a move (az / opponent) | date | host | git | protocol"
             ),
             selection_rows(src),

@@ -88,7 +88,7 @@ def test_every_rule_renders_in_the_screens_order_from_its_own_report():
     root = screened(SCREEN, {"puct.json": report(0.41, 790), "uct-1.json": report(0.625, 812)})
     header, puct, uct, gumbel = section_rows(root)
     assert [row[2] for row in (puct, uct, gumbel)] == ["puct", "uct-1", "gumbel"]
-    target = header.index(f"≥ {AZ_TARGET}")
+    target = header.index(f"≥ {AZ_TARGET:.2f}")
     assert (puct[target], uct[target]) == ("no", "yes")
     assert puct[3] == "shipped defaults" and uct[3] == "selection=uct, exploration=1.0"
     assert uct[5] == "0.625 [0.555, 0.695] (200 games)" and uct[8] == "812"
