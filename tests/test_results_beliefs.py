@@ -13,7 +13,7 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "docs"))
 
-from results_beliefs import BELIEF_STRENGTH, TARGET  # noqa: E402
+from results_beliefs import AZ_TARGET, BELIEF_STRENGTH, TARGET  # noqa: E402
 from results_format import NOT_RECORDED  # noqa: E402
 from results_learning import agents_page  # noqa: E402
 
@@ -59,14 +59,14 @@ def root_with(reports: dict[str, dict]) -> Path:
 def test_a_report_renders_its_row_with_date_host_commit_and_protocol():
     root = root_with({"monster_factory_2p.json": REPORT})
     header, row = rows(root)
-    assert len(row) == len(header) and header[5] == f"≥ {TARGET}"
+    assert len(row) == len(header) and header[5] == "target met"
     assert row[:9] == [
         "monster_factory-v0",
         "2",
         "monster_factory-mcts-v3",
         "monster_factory-mcts-v2",
         "0.561 [0.492, 0.628] (200 games)",
-        "yes",
+        f"≥ {TARGET:.2f}: yes",
         "0.500",
         "870",
         "99.5 / 102.25",
@@ -89,8 +89,20 @@ def test_a_miss_says_no_and_missing_fields_read_not_recorded():
     _, first, second = rows(root)
     missed = next(row for row in (first, second) if row[0] == "monster_factory-v0")
     empty = next(row for row in (first, second) if row[0] != "monster_factory-v0")
-    assert missed[5] == "no"
+    assert missed[5] == f"≥ {TARGET:.2f}: no"
     assert empty[0] == empty[2] == empty[5] == empty[9] == empty[11] == NOT_RECORDED
+    shutil.rmtree(root)
+
+
+def test_the_learned_search_is_held_to_its_own_target():
+    """A rate between the two targets meets the tuned search's and misses the learned search's."""
+    between = round((TARGET + AZ_TARGET) / 2, 3)
+    learned = {**REPORT, "searcher": "monstargh-az-v3", "win_rate": between}
+    tuned = {**REPORT, "searcher": "monstargh-mcts-v3", "win_rate": between}
+    root = root_with({"az.json": learned, "mcts.json": tuned})
+    _, first, second = rows(root)
+    az, mcts = (first, second) if "-az-" in first[2] else (second, first)
+    assert az[5] == f"≥ {AZ_TARGET:.2f}: no" and mcts[5] == f"≥ {TARGET:.2f}: yes"
     shutil.rmtree(root)
 
 
