@@ -62,7 +62,9 @@ def belief_row(name: str, report: dict) -> list[str]:
         text(report.get("searcher")),
         text(report.get("opponent")),
         rate_with_interval(rate, report.get("interval95"), report.get("games")),
-        (f"≥ {target(report):.2f}: {'yes' if rate >= target(report) else 'no'}") if is_number(rate) else text(rate),
+        (f"≥ {target(report):.2f}: {'yes' if rate >= target(report) else 'no'}")
+        if is_number(rate)
+        else text(rate),
         fixed(report.get("equal_share"), 3),
         exact(report.get("az_simulations")),
         f"{_moves(report, 'az')} / {_moves(report, 'opponent_moves')}",
