@@ -144,7 +144,7 @@ def model_probabilities(
 ):
     """The opponent model's probability of each legal action of ``mover`` in ``particle`` (``mask``
     its legal actions, ``legal`` their count) into ``out``: ``epsilon / legal``, plus ``greedy_share``
-    on ``greedy`` (the greedy policy's choice there), plus the rest on the softmax at
+    on ``greedy`` (the greedy policy's choice there; -1 where its share is 0), plus the rest on the softmax at
     ``temperature`` of the network ``params``/``shapes`` over the legal actions, read from
     ``mover``'s observation of the particle; where ``params`` is empty (no network), the greedy
     choice takes all but ``epsilon``. ``obs``, ``x``, ``scratch``, ``listed``, ``logits`` and
@@ -152,7 +152,8 @@ def model_probabilities(
     for a in range(mask.shape[0]):
         out[a] = epsilon / legal if mask[a] != 0 else 0.0
     network_share = 1.0 - epsilon - greedy_share if params.shape[0] > 0 else 0.0
-    out[greedy] += 1.0 - epsilon - network_share
+    if greedy >= 0:
+        out[greedy] += 1.0 - epsilon - network_share
     if network_share <= 0.0:
         return
     count = 0
@@ -253,10 +254,12 @@ def advance_particle(
     ``mover`` the seat that moved. ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
     legal = legal_mask(particle, mask)
     # The greedy choice is drawn first (it breaks ties with the particle's generator, before the
-    # replays draw on it); the network's part waits until some candidate's replay keeps the
-    # particle alive: where the seat's view rules the particle out (most particles, after a card
-    # is turned up), the forward pass, the update's dearest part, is spared.
-    greedy = policy(particle, mask, rng) if epsilon >= 0.0 else -1
+    # replays draw on it), and only where the model gives it a share; the network's part waits
+    # until some candidate's replay keeps the particle alive: where the seat's view rules the
+    # particle out (most particles, after a card is turned up), the forward pass is spared.
+    params, shapes, temperature, greedy_share, obs, x, scratch, listed, logits, values = model
+    weighs_greedy = greedy_share > 0.0 or params.shape[0] == 0
+    greedy = policy(particle, mask, rng) if epsilon >= 0.0 and weighs_greedy else -1
     modelled = epsilon < 0.0
     total = 0.0
     for c in range(candidates.shape[0]):
@@ -269,7 +272,6 @@ def advance_particle(
         if share <= 0.0:
             continue
         if not modelled:
-            params, shapes, temperature, greedy_share, obs, x, scratch, listed, logits, values = model
             model_probabilities(
                 particle,
                 mover,
