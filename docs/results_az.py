@@ -121,52 +121,55 @@ def _against_first(paired, first) -> str:
     return f"{shown} vs {text(first)}"
 
 
-def selection_rows(src: Sources) -> list[list[str]]:
-    """One row per rule of every screen in :data:`SELECTION`: the rule's series as its report
-    recorded it, its paired difference with the screen's first rule as the screen computed it."""
+def selection_rows(src: Sources) -> list[tuple[str, int, list[str]]]:
+    """One row per rule of every screen in :data:`SELECTION`, as ``(screen, position, cells)``: the
+    rule's series as its report recorded it, its paired difference with the screen's first rule as
+    the screen computed it."""
     rows = []
     for name, summary in src.json_files(SELECTION, "*/screen.json"):
         if not isinstance(summary, dict) or not isinstance(summary.get("rules"), list):
             continue
         folder = name.rsplit("/", 1)[0]
         reports = dict(src.json_files(folder, "*.json"))
-        for rule in summary["rules"]:
+        for position, rule in enumerate(summary["rules"]):
             rule = rule if isinstance(rule, dict) else {}
             report_name = f"{folder}/{rule.get('report')}"
             report = reports.get(report_name)
             report = report if isinstance(report, dict) and report_name != name else {}
             rate = report.get("win_rate")
-            rows.append(
-                [
-                    text(report.get("game")),
-                    exact(summary.get("num_players")),
-                    text(rule.get("rule")),
-                    _constants(rule.get("search")),
-                    text(summary.get("opponent")),
-                    rate_with_interval(rate, report.get("interval95"), report.get("games"))
-                    if is_number(rate)
-                    else NOT_RECORDED,
-                    ("yes" if rate >= AZ_TARGET else "no") if is_number(rate) else NOT_RECORDED,
-                    _against_first(rule.get("against_first"), summary.get("first")),
-                    exact(report.get("az_simulations")),
-                    f"{exact(rule.get('az_ms'))} / {exact(rule.get('opponent_ms'))}",
-                    when(report, report_name) if report.get("time") else NOT_RECORDED,
-                    host(report),
-                    commit(report),
-                    protocol(
-                        f"seed {exact(summary.get('seed'))}",
-                        "seats rotated, deals paired",
-                        f"network {text(summary.get('network'))}",
-                        f"rollout weight {exact(summary.get('az_rollout_weight'))}",
-                        f"report {text(report_name)}",
-                    ),
-                ]
-            )
+            cells = [
+                text(report.get("game")),
+                exact(summary.get("num_players")),
+                text(rule.get("rule")),
+                _constants(rule.get("search")),
+                text(summary.get("opponent")),
+                rate_with_interval(rate, report.get("interval95"), report.get("games"))
+                if is_number(rate)
+                else NOT_RECORDED,
+                ("yes" if rate >= AZ_TARGET else "no") if is_number(rate) else NOT_RECORDED,
+                _against_first(rule.get("against_first"), summary.get("first")),
+                exact(report.get("az_simulations")),
+                f"{exact(rule.get('az_ms'))} / {exact(rule.get('opponent_ms'))}",
+                when(report, report_name) if report.get("time") else NOT_RECORDED,
+                host(report),
+                commit(report),
+                protocol(
+                    f"seed {exact(summary.get('seed'))}",
+                    "seats rotated, deals paired",
+                    f"network {text(summary.get('network'))}",
+                    f"rollout weight {exact(summary.get('az_rollout_weight'))}",
+                    f"report {text(report_name)}",
+                ),
+            ]
+            rows.append((folder, position, cells))
     return rows
 
 
 def selection_section(src: Sources) -> str:
-    """The "Selection rules of the learned search" section of the agents page."""
+    """The "Selection rules of the learned search" section of the agents page, each screen's rules
+    in the order it screened them (the shipped rule first)."""
+    rows = selection_rows(src)
+    order = {id(cells): (folder, position) for folder, position, cells in rows}
     return section(
         "Selection rules of the learned search",
         "Which rule picks a simulation's actions, screened at equal CPU time against the tuned search "
@@ -179,7 +182,7 @@ def selection_section(src: Sources) -> str:
                 f"game | players | rule | search constants | opponent | win rate [95%] | ≥ {AZ_TARGET:.2f} | "
                 "paired difference [95%] | simulations | CPU ms a move (az / opponent) | date | host | git | protocol"
             ),
-            selection_rows(src),
-            key=lambda row: (row[0], row[1].rjust(3)),
+            [cells for _, _, cells in rows],
+            key=lambda row: order[id(row)],
         ),
     )

@@ -35,8 +35,9 @@ AZ_TARGET = 0.60  # the learned search's with beliefs, against the tuned search 
 
 
 def target(report: dict) -> float:
-    """The win rate a series is held to: the learned search's where it searched, else the tuned's."""
-    return AZ_TARGET if "-az-" in str(report.get("searcher", "")) else TARGET
+    """The win rate a series is held to: the tuned search's where an ``mcts`` version searched with
+    beliefs, else the learned search's."""
+    return TARGET if "mcts" in str(report.get("searcher", "")) else AZ_TARGET
 
 
 def _loads(report: dict) -> str:

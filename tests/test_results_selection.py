@@ -60,7 +60,8 @@ SCREEN = {
         rule_row(
             "uct-1", {"selection": "uct", "exploration": 1.0}, {"mean": 0.215, "interval95": [0.12, 0.31]}
         ),
-        rule_row("gumbel", {"selection": "gumbel"}, None),
+        rule_row("uct-2", {"selection": "uct", "exploration": 2.0}, None),
+        rule_row("gumbel", {"selection": "gumbel"}, {"mean": -0.06, "interval95": [-0.15, 0.03]}),
     ],
 }
 
@@ -85,9 +86,15 @@ def section_rows(root: Path) -> list[list[str]]:
 
 
 def test_every_rule_renders_in_the_screens_order_from_its_own_report():
-    root = screened(SCREEN, {"puct.json": report(0.41, 790), "uct-1.json": report(0.625, 812)})
-    header, puct, uct, gumbel = section_rows(root)
-    assert [row[2] for row in (puct, uct, gumbel)] == ["puct", "uct-1", "gumbel"]
+    reports = {
+        "puct.json": report(0.41, 790),
+        "uct-1.json": report(0.625, 812),
+        "gumbel.json": report(0.35, 9),
+    }
+    root = screened(SCREEN, reports)
+    header, puct, uct, missing, gumbel = section_rows(root)
+    # the screen's order, not the cells' (a table sorted by its cells would put gumbel first)
+    assert [row[2] for row in (puct, uct, missing, gumbel)] == ["puct", "uct-1", "uct-2", "gumbel"]
     target = header.index(f"≥ {AZ_TARGET:.2f}")
     assert (puct[target], uct[target]) == ("no", "yes")
     assert puct[3] == "shipped defaults" and uct[3] == "selection=uct, exploration=1.0"
@@ -95,8 +102,9 @@ def test_every_rule_renders_in_the_screens_order_from_its_own_report():
     assert uct[7] == "+0.215 [+0.120, +0.310] vs puct" and uct[9] == "50.5 / 52.25"
     assert uct[10:13] == ["2031-01-02 03:04", "Some CPU, 2 cores", "0123456789ab"]
     assert "network monster_factory-az-v2" in uct[13] and "seed 0" in uct[13]
-    # gumbel's report is not there, nor its paired difference
-    assert gumbel[5] == gumbel[6] == gumbel[7] == gumbel[11] == NOT_RECORDED
+    # uct-2's report is not there, nor its paired difference
+    assert missing[5] == missing[6] == missing[7] == missing[11] == NOT_RECORDED
+    assert gumbel[5] == "0.350 [0.280, 0.420] (200 games)" and gumbel[6] == "no"
     sources = agents_page(root).sources
     assert f"{SELECTION}/monster_factory-2p/uct-1.json" in sources
     shutil.rmtree(root)
