@@ -206,49 +206,93 @@ def test_an_opponent_move_moves_the_weights_as_the_model_says(game_id):
         assert np.array_equal(particle, moved)
 
 
-@pytest.mark.parametrize("game_id", HIDDEN_GAMES)
-def test_the_network_model_weighs_a_move_by_the_mover_policy_in_each_deal(game_id):
-    """The same two deals under the network model: each deal's likelihood of the move is epsilon of
-    a uniform legal move, the greedy share if greedy plays it there, and the rest times the
-    network's softmax at the temperature over the mover's legal moves, read from the mover's own
-    observation of that deal; worked out here with the network evaluated in numpy's order,
-    compared with the update's."""
-    spec = envs.spec(game_id)
-    state, seat, expected, unexpected, action = telling_position(game_id)
-    mover, n = int(state[H_CURRENT]), int(state[H_NUM_PLAYERS])
-    epsilon, greedy_share, temperature = 0.3, 0.25, 1.7
-    b = belief(
-        game_id,
-        3,
-        particles=2,
-        epsilon=epsilon,
-        greedy_share=greedy_share,
-        temperature=temperature,
-        resample_below=0.0,
+NETWORK_MODEL = {"epsilon": 0.3, "greedy_share": 0.25, "temperature": 1.7}
+
+
+def network_likelihood(spec, b, deal, mover, action):
+    """The likelihood of ``mover``'s ``action`` in ``deal`` under ``b``'s network model (settings
+    :data:`NETWORK_MODEL`): epsilon of a uniform legal move, the greedy share if greedy plays it
+    there, and the rest times the network's softmax at the temperature over the mover's legal
+    moves, read from the mover's own observation of the deal, the network evaluated in numpy's
+    order; None where the greedy kernel's choice there depends on its generator (a tie)."""
+    epsilon, greedy_share, temperature = (
+        NETWORK_MODEL[k] for k in ("epsilon", "greedy_share", "temperature")
     )
-    network = b.model.network
-    assert network is not None and n in network.player_counts
+    mask = np.zeros(spec.num_actions, np.int8)
+    legal = spec.legal_mask(deal.copy(), mask)
+    logits, _ = evaluate(b.model.network, seat_view(spec, deal, mover), int(deal[H_NUM_PLAYERS]))
+    scaled = logits[0].astype(np.float64)[mask != 0] / temperature
+    policy = np.exp(scaled - scaled.max()) / np.exp(scaled - scaled.max()).sum()
+    share = policy[int(np.flatnonzero(np.flatnonzero(mask) == action)[0])]
+    greedy = deterministic_greedy(b.model.policy, deal, mask.copy())
+    if greedy < 0:
+        return None
+    return epsilon / legal + greedy_share * (greedy == action) + (1 - epsilon - greedy_share) * share
+
+
+def network_belief(game_id, state, seat, particles):
+    """A belief of ``seat`` under the network model of :data:`NETWORK_MODEL`, dealt for ``state``'s
+    table, holding ``particles`` at equal weights; no resampling, no refresh."""
+    b = belief(game_id, 3, particles=len(particles), resample_below=0.0, refresh=0.0, **NETWORK_MODEL)
+    assert b.model.network is not None and int(state[H_NUM_PLAYERS]) in b.model.network.player_counts
     b.seat = seat
     b.deal(state)  # the model for this table
-    b.particles[0], b.particles[1] = expected, unexpected
-    b.weights[:] = 0.5
-    likelihoods = []
-    for deal in (expected, unexpected):
-        mask = np.zeros(spec.num_actions, np.int8)
-        legal = spec.legal_mask(deal.copy(), mask)
-        logits, _ = evaluate(network, seat_view(spec, deal, mover), n)
-        scaled = logits[0].astype(np.float64)[mask != 0] / temperature
-        policy = np.exp(scaled - scaled.max()) / np.exp(scaled - scaled.max()).sum()
-        share = policy[int(np.flatnonzero(np.flatnonzero(mask) == action)[0])]
-        greedy = deterministic_greedy(b.model.policy, deal, mask.copy()) == action
-        likelihoods.append(epsilon / legal + greedy_share * greedy + (1 - epsilon - greedy_share) * share)
+    for i, particle in enumerate(particles):
+        b.particles[i] = particle
+    b.weights[:] = 1.0 / len(particles)
+    return b
+
+
+@pytest.mark.parametrize("game_id", HIDDEN_GAMES)
+def test_the_network_model_weighs_a_move_by_the_mover_policy_in_each_deal(game_id):
+    """The two deals of the telling position under the network model: each deal's weight after the
+    move is its share of the two likelihoods worked out by :func:`network_likelihood`."""
+    spec = envs.spec(game_id)
+    state, seat, expected, unexpected, action = telling_position(game_id)
+    mover = int(state[H_CURRENT])
+    b = network_belief(game_id, state, seat, [expected, unexpected])
+    first, second = (network_likelihood(spec, b, deal, mover, action) for deal in (expected, unexpected))
     after = expected.copy()
     spec.apply_action(after, action, make_rng(9))
     b.update(mover, action, after)
-    first, second = likelihoods
     assert b.weights[0] == pytest.approx(first / (first + second), rel=1e-5)
     assert b.weights[1] == pytest.approx(second / (first + second), rel=1e-5)
     assert first != pytest.approx(second)  # the two deals told apart
+
+
+@pytest.mark.parametrize("game_id", HIDDEN_GAMES)
+def test_particles_the_mover_cannot_tell_apart_share_the_model_answer_and_keep_their_own_weights(game_id):
+    """The update asks the opponent model once per view of the mover and hands the answer to every
+    particle that shows the mover that view. Over the telling position's two deals, a copy of each
+    (the same view) and further redeals for the seat in which the move is legal and draws on no
+    chance, every particle's weight still follows its own deal's likelihood: the ratio of any two
+    particles' weights is the ratio of their likelihoods (:func:`network_likelihood`), and a copy
+    weighs what its original weighs."""
+    spec = envs.spec(game_id)
+    state, seat, expected, unexpected, action = telling_position(game_id)
+    mover = int(state[H_CURRENT])
+    mask = np.zeros(spec.num_actions, np.int8)
+    deals = [expected, unexpected, expected.copy(), unexpected.copy()]
+    for k in range(40):
+        deal = state.copy()
+        spec.determinize(deal, seat, make_rng(7000 + k))
+        if spec.legal_mask(deal.copy(), mask) and mask[action] and draws_no_chance(spec, deal, action):
+            deals.append(deal)
+        if len(deals) == 10:
+            break
+    b = network_belief(game_id, state, seat, deals)
+    likelihoods = [network_likelihood(spec, b, deal, mover, action) for deal in deals]
+    after = expected.copy()
+    spec.apply_action(after, action, make_rng(9))
+    b.update(mover, action, after)
+    assert b.weights[2] == pytest.approx(b.weights[0], rel=1e-12)
+    assert b.weights[3] == pytest.approx(b.weights[1], rel=1e-12)
+    known = [i for i, likelihood in enumerate(likelihoods) if likelihood is not None]
+    assert {0, 1, 2, 3} <= set(known)
+    for i in known:
+        for j in known:
+            ratio = likelihoods[i] / likelihoods[j]
+            assert b.weights[i] / b.weights[j] == pytest.approx(ratio, rel=1e-5), (i, j)
 
 
 def test_the_opponent_model_is_the_settings_network_where_it_plays_the_table():

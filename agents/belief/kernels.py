@@ -18,8 +18,10 @@ candidate:
   (``eps / legal moves``), the game's greedy kernel's choice (share ``g``) and a policy
   network's softmax over the legal moves at a temperature, read from the mover's own observation
   of the particle (what that seat would see were the particle the game; share ``1 - eps - g``).
-  Without a network the greedy choice takes ``1 - eps`` (the greedy kernel breaks its ties with
-  the particle's generator, so over those draws a tied move gets its share);
+  Without a network the greedy choice takes ``1 - eps``. Both parts read only what the mover sees,
+  so the model is asked once per view of the mover in an update and particles the mover cannot
+  tell apart share its answer; the greedy kernel breaks its ties with the generator of the first
+  particle to show the mover that view, so over those draws a tied move gets its share;
 * the move is applied with the particle's own generator, which deals any chance it holds (a card
   drawn). Where the move drew on chance, it is applied ``tries`` times from the same particle and
   the weight is multiplied by the share of tries whose result shows the seat what the game showed
@@ -117,14 +119,19 @@ LISTED = types.int32[::1]
 FLOATS_2D = types.float32[:, ::1]
 #: The opponent model's network and its work space, as :func:`network_model` makes it.
 NETWORK_MODEL = types.Tuple(
-    (PARAMS, SHAPES, types.float64, types.float64, FLOATS, FLOATS, FLOATS_2D, LISTED, FLOATS, FLOATS)
+    (PARAMS, SHAPES, types.float64, types.float64, FLOATS, FLOATS_2D, LISTED, FLOATS, FLOATS)
+)
+#: The opponent model's answers kept through one update, one per view of the mover met (see
+#: :func:`cached_model`): the views, the legal masks, a checksum of each view, the probabilities,
+#: and how many are kept.
+MODEL_CACHE = types.Tuple(
+    (FLOATS_2D, types.int8[:, ::1], types.float64[::1], types.float64[:, ::1], types.int64[::1])
 )
 
 
 @njit(cache=True)
 def model_probabilities(
     particle,
-    mover,
     mask,
     legal,
     epsilon,
@@ -139,15 +146,14 @@ def model_probabilities(
     listed,
     logits,
     values,
-    observe_into,
     out,
 ):
-    """The opponent model's probability of each legal action of ``mover`` in ``particle`` (``mask``
+    """The opponent model's probability of each legal action of the mover in ``particle`` (``mask``
     its legal actions, ``legal`` their count) into ``out``: ``epsilon / legal``, plus ``greedy_share``
     on ``greedy`` (the greedy policy's choice there; -1 where its share is 0), plus the rest on the softmax at
     ``temperature`` of the network ``params``/``shapes`` over the legal actions, read from
-    ``mover``'s observation of the particle; where ``params`` is empty (no network), the greedy
-    choice takes all but ``epsilon``. ``obs``, ``x``, ``scratch``, ``listed``, ``logits`` and
+    ``obs``, the mover's observation of the particle; where ``params`` is empty (no network), the greedy
+    choice takes all but ``epsilon``. ``x``, ``scratch``, ``listed``, ``logits`` and
     ``values`` are the network's work space."""
     for a in range(mask.shape[0]):
         out[a] = epsilon / legal if mask[a] != 0 else 0.0
@@ -161,7 +167,6 @@ def model_probabilities(
         if mask[a] != 0:
             listed[count] = a
             count += 1
-    observe_into(particle, mover, obs)
     network_input(obs, np.int64(particle[H_NUM_PLAYERS]), x)
     forward_legal(params, shapes, x, scratch, listed, count, logits, values)
     top = -np.inf
@@ -190,13 +195,73 @@ def network_model(params, shapes, temperature, greedy_share, num_actions):
         shapes,
         temperature,
         greedy_share,
-        np.zeros(inputs - MAX_SEATS, np.float32),
         np.zeros(inputs, np.float32),
         np.zeros((2, width), np.float32),
         np.zeros(num_actions, np.int32),
         np.zeros(num_actions, np.float32),
         np.zeros(MAX_SEATS, np.float32),
     )
+
+
+@njit(cache=True)
+def model_cache(count, obs_size, num_actions):
+    """Room for the opponent model's answers to ``count`` views of ``obs_size`` entries, in a game
+    of ``num_actions`` actions (:data:`MODEL_CACHE`), none kept yet."""
+    return (
+        np.zeros((count, obs_size), np.float32),
+        np.zeros((count, num_actions), np.int8),
+        np.zeros(count, np.float64),
+        np.zeros((count, num_actions), np.float64),
+        np.zeros(1, np.int64),
+    )
+
+
+@njit(cache=True)
+def cached_model(particle, mover, mask, legal, epsilon, rng, view, observe_into, policy, model, cache, out):
+    """The opponent model's probabilities of ``mover``'s legal actions in ``particle`` into ``out``
+    (:func:`model_probabilities`; ``mask`` the legal actions, ``legal`` their count), asked once per
+    view of the mover: both parts of the model read only what the mover sees (the greedy kernel is
+    blind to what its seat cannot see, as ``tests/test_baselines.py`` checks, and the network reads
+    the mover's observation), and particles often differ only in what the mover cannot see (in
+    Mighty Monsters, 64 particles show the mover two views on average), so a view met before takes
+    the answer it got then, greedy tie break included. ``view`` is work space."""
+    params, shapes, temperature, greedy_share, x, scratch, listed, logits, values = model
+    views, masks, sums, answers, kept = cache
+    observe_into(particle, mover, view)
+    checksum = 0.0
+    for j in range(view.shape[0]):
+        checksum += view[j] * (j + 1)
+    for k in range(kept[0]):
+        if sums[k] == checksum and same_view(views[k], view) and same_view(masks[k], mask):
+            copy_vector(out, answers[k])
+            return
+    weighs_greedy = greedy_share > 0.0 or params.shape[0] == 0
+    greedy = policy(particle, mask, rng) if weighs_greedy else -1
+    model_probabilities(
+        particle,
+        mask,
+        legal,
+        epsilon,
+        greedy_share,
+        greedy,
+        params,
+        shapes,
+        temperature,
+        view,
+        x,
+        scratch,
+        listed,
+        logits,
+        values,
+        out,
+    )
+    k = kept[0]
+    if k < sums.shape[0]:
+        copy_vector(views[k], view)
+        copy_vector(masks[k], mask)
+        sums[k] = checksum
+        copy_vector(answers[k], out)
+        kept[0] = k + 1
 
 
 @njit(
@@ -220,6 +285,7 @@ def network_model(params, shapes, temperature, greedy_share, num_actions):
         types.float64[::1],
         POLICY_T,
         NETWORK_MODEL,
+        MODEL_CACHE,
     ),
     cache=True,
 )
@@ -243,6 +309,7 @@ def advance_particle(
     probabilities,
     policy,
     model,
+    cache,
 ):
     """Advance ``particle`` by the move the seat saw (see the module doc) and return the factor its
     weight is multiplied by: the sum, over the ``candidates`` (the actions the seat cannot tell from
@@ -251,15 +318,12 @@ def advance_particle(
     observation ``seen``; 0 where none does. The particle becomes the result of one of them, drawn
     in proportion. ``epsilon`` below 0 skips the opponent model (``seat``'s own move); ``policy`` is
     the greedy model, ``model`` the network model and its work space (:func:`network_model`),
-    ``mover`` the seat that moved. ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
+    ``cache`` the model's answers so far in this update (:func:`cached_model`), ``mover`` the seat
+    that moved. ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
     legal = legal_mask(particle, mask)
-    # The greedy choice is drawn first (it breaks ties with the particle's generator, before the
-    # replays draw on it), and only where the model gives it a share; the network's part waits
-    # until some candidate's replay keeps the particle alive: where the seat's view rules the
-    # particle out (most particles, after a card is turned up), the forward pass is spared.
-    params, shapes, temperature, greedy_share, obs, x, scratch, listed, logits, values = model
-    weighs_greedy = greedy_share > 0.0 or params.shape[0] == 0
-    greedy = policy(particle, mask, rng) if epsilon >= 0.0 and weighs_greedy else -1
+    # The opponent model waits until some candidate's replay keeps the particle alive: where the
+    # seat's view rules the particle out (most particles, after a card is turned up), neither the
+    # greedy kernel nor the forward pass runs.
     modelled = epsilon < 0.0
     total = 0.0
     for c in range(candidates.shape[0]):
@@ -272,24 +336,18 @@ def advance_particle(
         if share <= 0.0:
             continue
         if not modelled:
-            model_probabilities(
+            cached_model(
                 particle,
                 mover,
                 mask,
                 legal,
                 epsilon,
-                greedy_share,
-                greedy,
-                params,
-                shapes,
-                temperature,
-                obs,
-                x,
-                scratch,
-                listed,
-                logits,
-                values,
+                rng,
+                view,
                 observe_into,
+                policy,
+                model,
+                cache,
                 probabilities,
             )
             modelled = True
@@ -376,6 +434,7 @@ def update_particles(
     chosen = np.empty(size, np.int32)
     observe_into(view_after, seat, seen)
     model = network_model(params, shapes, temperature, greedy_share, mask.shape[0])
+    cache = model_cache(count, seen.shape[0], mask.shape[0])
     probabilities = np.zeros(mask.shape[0], np.float64)
     own = epsilon if mover != seat else -1.0
     total = 0.0
@@ -402,6 +461,7 @@ def update_particles(
             probabilities,
             policy,
             model,
+            cache,
         )
         total += weights[i]
     if total <= 0.0:
