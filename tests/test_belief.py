@@ -126,6 +126,121 @@ def test_no_particle_contradicts_the_seat_view(game_id):
     assert sum(checked) > 1000
 
 
+GRAFTING_GAMES = [g for g in HIDDEN_GAMES if envs.spec(g).graft_hidden is not None]
+
+
+def random_positions(game_id: str, count: int):
+    """``count`` positions of ``game_id`` after random moves, at every player count in turn, each
+    with a seat (not the one on move where the game is not over)."""
+    spec = envs.spec(game_id)
+    mask = np.zeros(spec.num_actions, np.int8)
+    counts = range(spec.min_players, spec.max_players + 1)
+    for i in range(count):
+        n = counts[i % len(counts)]
+        state = np.zeros(spec.state_size, np.int32)
+        rng = make_rng(i)
+        spec.init_state(state, envs.config(game_id, {"num_players": n}), rng)
+        for _ in range(i % 23):
+            if state[H_CURRENT] < 0:
+                break
+            spec.legal_mask(state, mask)
+            spec.apply_action(state, int(rng_pick_set(mask, rng)), rng)
+        yield state, (max(int(state[H_CURRENT]), 0) + 1 + i % 2) % n
+
+
+@pytest.mark.parametrize("game_id", GRAFTING_GAMES)
+def test_a_graft_gives_a_redeal_the_guessed_cards_and_every_seat_its_view(game_id):
+    """``graft_hidden(target, source, seat)`` with ``target`` a redeal of ``source`` for the seat
+    fits (1), and leaves ``target`` showing every seat what ``source`` shows it: the other seats'
+    own cards are ``source``'s, and what no seat has seen may still differ."""
+    spec = envs.spec(game_id)
+    differed = 0
+    for i, (state, seat) in enumerate(random_positions(game_id, 60)):
+        target = state.copy()
+        spec.determinize(target, seat, make_rng(500 + i))
+        assert spec.graft_hidden(target, state, seat) == 1
+        for viewer in range(int(state[H_NUM_PLAYERS])):
+            assert np.array_equal(seat_view(spec, target, viewer), seat_view(spec, state, viewer)), viewer
+        differed += not np.array_equal(target, state)
+    assert differed > 30  # the grafted redeals still differ in what nobody saw
+
+
+@pytest.mark.parametrize("game_id", GRAFTING_GAMES)
+def test_a_graft_that_does_not_fit_changes_nothing_and_one_that_fits_keeps_the_seat_view(game_id):
+    """Between positions of different games at the same table: where the source's guess does not
+    fit the target's view the graft answers 0 and leaves the target as it was; where it fits (1)
+    the target still shows the seat what it showed it. Both happen."""
+    spec = envs.spec(game_id)
+    positions = list(random_positions(game_id, 80))
+    answers = []
+    for i, (target, seat) in enumerate(positions):
+        for source, _ in positions[i + 1 : i + 6]:
+            if source[H_NUM_PLAYERS] != target[H_NUM_PLAYERS]:
+                continue
+            grafted = target.copy()
+            answer = spec.graft_hidden(grafted, source, seat)
+            if answer == 0:
+                assert np.array_equal(grafted, target)
+            else:
+                assert answer == 1
+                assert np.array_equal(seat_view(spec, grafted, seat), seat_view(spec, target, seat))
+            answers.append(answer)
+    assert 0 in answers and 1 in answers
+
+
+@pytest.mark.parametrize("game_id", GRAFTING_GAMES)
+def test_a_particle_holding_the_other_seats_cards_outlives_what_the_moves_turn_up(game_id):
+    """A belief started after every seat's first move (in Mighty Monsters, the pairs laid face
+    down: the moves the game hides), whose first particle holds the other seats' true cards but its
+    own guess at what no seat has seen (a redeal of the truth for the seat, the other seats' cards
+    grafted back), keeps that particle at a positive weight through the rest of the game, whatever
+    the fights turn up: without the graft, the first guard turned up that it guessed wrong would
+    rule it out."""
+    spec = envs.spec(game_id)
+    greedy, mask = greedy_kernel(game_id), np.zeros(spec.num_actions, np.int8)
+    for n in range(spec.min_players, spec.max_players + 1):
+        state = np.zeros(spec.state_size, np.int32)
+        game_rng, moves = make_rng(40 + n), make_rng(41 + n)
+        spec.init_state(state, envs.config(game_id, {"num_players": n}), game_rng)
+        for _ in range(n):
+            spec.legal_mask(state, mask)
+            spec.apply_action(state, int(greedy(state, mask, moves)), game_rng)
+        seat = 0
+        b = belief(game_id, 7, particles=8, resample_below=0.0, refresh=0.0)
+        b.start(seat, state)
+        b.absorb()
+        guess = state.copy()
+        spec.determinize(guess, seat, make_rng(99))
+        assert spec.graft_hidden(guess, state, seat) == 1 and not np.array_equal(guess, state)
+        b.particles[0] = guess
+        updates = 0
+        while state[H_CURRENT] >= 0:
+            mover = int(state[H_CURRENT])
+            spec.legal_mask(state, mask)
+            action = greedy(state, mask, moves) if moves[0] % 2 else rng_pick_set(mask, moves)
+            spec.apply_action(state, int(action), game_rng)
+            b.heard(mover, int(action), state)
+            b.absorb()
+            where = f"{n} players, update {updates}: {spec.to_text(state)}"
+            assert b.evidence[-1] > 0 and b.weights[0] > 0 and holds(spec, b.particles[0], state, seat), where
+            updates += 1
+        assert updates > 20
+
+
+def holds(spec, particle: np.ndarray, state: np.ndarray, seat: int) -> bool:
+    """Whether ``particle`` is ``state`` as the belief of ``seat`` keeps it: the same state, or, in a
+    game that grafts (``graft_hidden``), the same guess at the other seats' own cards and the same
+    view for every seat (what no seat has seen is the particle's own redeal)."""
+    if spec.graft_hidden is None:
+        return bool(np.array_equal(particle, state))
+    guessed = state.copy()
+    return spec.graft_hidden(guessed, particle, seat) == 1 and all(
+        np.array_equal(guessed, state)
+        and np.array_equal(seat_view(spec, particle, v), seat_view(spec, state, v))
+        for v in range(int(state[H_NUM_PLAYERS]))
+    )
+
+
 def deterministic_greedy(greedy, state, mask, tries=6):
     """The greedy kernel's choice in ``state`` when it makes the same one with any generator, else -1."""
     picks = {int(greedy(state.copy(), mask, make_rng(k))) for k in range(tries)}
@@ -203,7 +318,7 @@ def test_an_opponent_move_moves_the_weights_as_the_model_says(game_id):
     for particle, deal in zip(b.particles, (expected, unexpected)):  # each advanced by the move
         moved = deal.copy()
         spec.apply_action(moved, action, make_rng(0))
-        assert np.array_equal(particle, moved)
+        assert holds(spec, particle, moved, seat)
 
 
 NETWORK_MODEL = {"epsilon": 0.3, "greedy_share": 0.25, "temperature": 1.7}

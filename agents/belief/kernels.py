@@ -27,8 +27,13 @@ candidate:
   the weight is multiplied by the share of tries whose result shows the seat what the game showed
   it, an unbiased estimate of the probability of what the seat saw (the candidate's result is the
   first such replay). A move that drew on nothing (its generator untouched) is applied once: what the seat
-  sees after it is then certain or impossible. Where a game keeps a deck's order in the state, a
-  card turned up was fixed when the particle was dealt: certain or impossible in it too.
+  sees after it is then certain or impossible.
+* where a game keeps in its state what no seat has seen (Mighty Monsters' guard deck, face-down
+  guards and king tiles), replaying the move whole would hold the particle's guess at those
+  against what the move turns up, and a fight would rule out nearly every particle for a guess no
+  seat's play depends on. Such a game declares a ``graft_hidden`` kernel: the move is applied once,
+  and its result is a fresh redeal of the seat's view after the move holding the particle's guess
+  at the other seats' own cards; the share is 1 where that guess fits the view, else 0.
 
 The particle's factor sums its candidates' (likelihood times share), and the particle becomes the
 result of one of them, drawn in proportion.
@@ -48,6 +53,8 @@ from monster_zoo.envs.core.contract import (
     APPLY_ACTION_T,
     DETERMINIZE_T,
     FLOATS,
+    GRAFT_HIDDEN_SIG,
+    GRAFT_HIDDEN_T,
     H_NUM_PLAYERS,
     LEGAL_MASK_T,
     MASK,
@@ -113,6 +120,44 @@ def replay_share(particle, seat, action, seen, tries, rng, trial, kept, view, ap
         if rng[0] == before:  # the move drew on no chance: one application says it all
             break
     return hits / done
+
+
+@njit(cache=True)
+def graft_share(
+    particle,
+    seat,
+    action,
+    seen,
+    rng,
+    trial,
+    kept,
+    view,
+    view_after,
+    apply_action,
+    observe_into,
+    determinize,
+    graft,
+):
+    """1 where ``action`` played in ``particle`` leaves a guess at the other seats' own cards that
+    fits ``view_after`` (a state showing ``seat`` what the game shows it after the move), else 0;
+    the particle's result, left in ``kept``, is a redeal of ``view_after`` for ``seat`` holding that
+    guess (the game's ``graft`` kernel). For a game that keeps what no seat has seen (a guard deck's
+    order): the particle's own guess at those is never held against the seat's view, since no
+    seat's move depends on it."""
+    copy_vector(trial, particle)
+    apply_action(trial, action, rng)
+    copy_vector(kept, view_after)
+    determinize(kept, seat, rng)
+    if graft(kept, trial, seat) == 0:
+        return 0.0
+    observe_into(kept, seat, view)
+    return 1.0 if same_view(view, seen) else 0.0
+
+
+@njit(GRAFT_HIDDEN_SIG, cache=True)
+def no_graft(target, source, seat):
+    """The stand-in graft of a game that keeps nothing no seat has seen; the update never asks it."""
+    return 0
 
 
 LISTED = types.int32[::1]
@@ -286,6 +331,10 @@ def cached_model(particle, mover, mask, legal, epsilon, rng, view, observe_into,
         POLICY_T,
         NETWORK_MODEL,
         MODEL_CACHE,
+        STATE,
+        DETERMINIZE_T,
+        GRAFT_HIDDEN_T,
+        types.boolean,
     ),
     cache=True,
 )
@@ -310,6 +359,10 @@ def advance_particle(
     policy,
     model,
     cache,
+    view_after,
+    determinize,
+    graft,
+    grafts,
 ):
     """Advance ``particle`` by the move the seat saw (see the module doc) and return the factor its
     weight is multiplied by: the sum, over the ``candidates`` (the actions the seat cannot tell from
@@ -319,7 +372,9 @@ def advance_particle(
     in proportion. ``epsilon`` below 0 skips the opponent model (``seat``'s own move); ``policy`` is
     the greedy model, ``model`` the network model and its work space (:func:`network_model`),
     ``cache`` the model's answers so far in this update (:func:`cached_model`), ``mover`` the seat
-    that moved. ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
+    that moved. Where ``grafts`` (the game keeps what no seat has seen), a candidate's result is a
+    redeal of ``view_after`` holding the particle's guess at the other seats' cards
+    (:func:`graft_share`). ``trial``, ``kept``, ``chosen``, ``mask``, ``view`` and ``probabilities`` are work space."""
     legal = legal_mask(particle, mask)
     # The opponent model waits until some candidate's replay keeps the particle alive: where the
     # seat's view rules the particle out (most particles, after a card is turned up), neither the
@@ -330,9 +385,26 @@ def advance_particle(
         action = candidates[c]
         if mask[action] == 0:
             continue
-        share = replay_share(
-            particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into
-        )
+        if grafts:
+            share = graft_share(
+                particle,
+                seat,
+                action,
+                seen,
+                rng,
+                trial,
+                kept,
+                view,
+                view_after,
+                apply_action,
+                observe_into,
+                determinize,
+                graft,
+            )
+        else:
+            share = replay_share(
+                particle, seat, action, seen, tries, rng, trial, kept, view, apply_action, observe_into
+            )
         if share <= 0.0:
             continue
         if not modelled:
@@ -386,6 +458,8 @@ def advance_particle(
         SHAPES,
         types.float64,
         types.float64,
+        GRAFT_HIDDEN_T,
+        types.boolean,
     ),
     cache=True,
 )
@@ -412,6 +486,8 @@ def update_particles(
     shapes,
     temperature,
     greedy_share,
+    graft,
+    grafts,
 ):
     """Advance every particle by ``mover``'s move and reweight it (see the module doc): the move is one
     of ``candidates``, the actions the seat cannot tell it from (the move alone, unless the game
@@ -419,8 +495,8 @@ def update_particles(
     (the game's actions), ``seen`` and ``view`` (its observation) are work space. The opponent
     model mixes the greedy ``policy`` (its choice gets ``greedy_share``) and the network
     ``params``/``shapes`` at ``temperature``, or is the greedy policy alone where ``params`` is
-    empty (:func:`model_probabilities`). Weights end
-    normalised; return the evidence of the move (the weighted mean factor), 0 where every particle
+    empty (:func:`model_probabilities`). ``graft`` is the game's ``graft_hidden`` kernel where
+    ``grafts`` (:func:`graft_share`; else :func:`no_graft`). Weights end normalised; return the evidence of the move (the weighted mean factor), 0 where every particle
     died and the belief was dealt again from ``view_after``.
 
     The particles that died are dealt again from ``view_after`` and share the weight ``refresh``,
@@ -462,6 +538,10 @@ def update_particles(
             policy,
             model,
             cache,
+            view_after,
+            determinize,
+            graft,
+            grafts,
         )
         total += weights[i]
     if total <= 0.0:

@@ -16,6 +16,7 @@ import numpy as np
 from monster_zoo.agents.belief.kernels import (
     deal_particles,
     effective_size,
+    no_graft,
     resample_particles,
     update_particles,
 )
@@ -151,6 +152,8 @@ class Belief:
             self._shapes,
             self.model.temperature,
             self.settings.greedy_share,
+            s.graft_hidden or no_graft,
+            s.graft_hidden is not None,
         )
         self.evidence.append(evidence)
         if effective_size(self.weights) < self.settings.resample_below * self.settings.particles:

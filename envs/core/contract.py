@@ -47,6 +47,9 @@ APPLY_ACTION_SIG = types.void(STATE, types.int64, RNG)
 RETURNS_SIG = types.void(STATE, FLOATS)
 OBSERVE_SIG = types.void(STATE, types.int64, FLOATS)
 DETERMINIZE_SIG = types.void(STATE, types.int64, RNG)
+# (target, source, seat) -> 1 where source's guess at what the seat cannot see of the other seats'
+# own cards fits target's view and was copied into it, else 0 (a belief's particles keep it).
+GRAFT_HIDDEN_SIG = types.int64(STATE, STATE, types.int64)
 # A policy compiled for numba: (state, mask of the seat on move, the policy's own
 # generator) -> action. Embedded opponents that provide one are stepped inside numba.
 POLICY_SIG = types.int64(STATE, MASK, RNG)
@@ -57,6 +60,7 @@ APPLY_ACTION_T = types.FunctionType(APPLY_ACTION_SIG)
 RETURNS_T = types.FunctionType(RETURNS_SIG)
 OBSERVE_T = types.FunctionType(OBSERVE_SIG)
 DETERMINIZE_T = types.FunctionType(DETERMINIZE_SIG)
+GRAFT_HIDDEN_T = types.FunctionType(GRAFT_HIDDEN_SIG)
 POLICY_T = types.FunctionType(POLICY_SIG)
 
 
@@ -100,6 +104,10 @@ class GameSpec:
     draw: Callable = None  # (state, viewer=None, last=None) -> SVG text
     describe_action: Callable = None  # (state before, action, viewer=None) -> str
     public_scores: Callable = None  # state -> list of int, one per seat
+    # (target, source, seat) -> 1/0 (GRAFT_HIDDEN_SIG): where the state keeps what no seat has seen
+    # (a guard deck's order), a belief takes everything but the other seats' own cards from a
+    # redeal of the seat's view (None: the belief replays moves in its particles whole).
+    graft_hidden: Callable = None
     score_label: str = "score"  # what public_scores counts (points, gold, stars...)
     # Bumped whenever the observation's meaning changes, even at the same size, so that a policy
     # file trained on an older observation is refused instead of playing on misread inputs.

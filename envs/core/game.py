@@ -160,6 +160,12 @@ class Game:
         return self._observer.determinize
 
     @property
+    def graft_hidden(self) -> Callable | None:
+        """The kernel that copies one state's guess at the other seats' own cards into another
+        (``GRAFT_HIDDEN_SIG``), where the game keeps what no seat has seen; else None."""
+        return getattr(self._observer, "graft_hidden", None)
+
+    @property
     def to_text(self) -> Callable:
         """The public text view of a state."""
         return self.text_view.to_text

@@ -312,3 +312,42 @@ def determinize(state, player, rng):
     flipped = state[KINGS_FLIPPED]
     sort_ascending(state, KING_ORDER + flipped, NUM_KING_TILES - flipped)
     shuffle_range(state, KING_ORDER + flipped, NUM_KING_TILES - flipped, rng)
+
+
+@on_demand  # compiled when first needed (a belief that keeps what the other seats hold)
+def graft_hidden(target, source, player):
+    """Give ``target`` what ``source`` holds of the other seats' cards that seat ``player`` cannot
+    place (which of them are in hand and which face down), leaving the rest of ``target`` (the
+    public state, and the guards and king tiles nobody has seen) as it is. Returns 1 where
+    ``source``'s cards fit ``target``'s view (the same cards unknown to ``player``, as many of them
+    in each seat's hand), else 0 with ``target`` unchanged.
+
+    A belief keeps its guess at the other seats' hands in ``source`` and takes everything else from
+    a redeal of the game as the seat sees it now (``target``): the guards turned up in a fight then
+    never contradict a guess at the hands, since no seat's play depends on the guards nobody has
+    seen and the guess never held them.
+    """
+    n = target[H_NUM_PLAYERS]
+    if source[H_NUM_PLAYERS] != n:
+        return 0
+    # which cards are unknown, asked before any is moved (the answer reads the seat's counts)
+    unknown = scratch(MAX_PLAYERS * NUM_CARDS, np.int64)
+    for q in range(n):
+        if q == player:
+            continue
+        hand_target = 0
+        hand_source = 0
+        for k in range(NUM_CARDS):
+            hidden = seen_by(target, player, q, k) < 0
+            if hidden != (seen_by(source, player, q, k) < 0):
+                return 0
+            if hidden:
+                unknown[q * NUM_CARDS + k] = 1
+                hand_target += card_loc(target, q, k) == LOC_HAND
+                hand_source += card_loc(source, q, k) == LOC_HAND
+        if hand_target != hand_source:
+            return 0
+    for i in range(n * NUM_CARDS):
+        if unknown[i]:
+            target[CARD_LOC + i] = source[CARD_LOC + i]
+    return 1
