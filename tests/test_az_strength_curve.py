@@ -130,6 +130,64 @@ def test_the_training_curve_plays_every_network_at_the_first_ones_count(tmp_path
     ]  # three networks, not one thrice
 
 
+def test_a_named_search_and_az_with_beliefs_have_budget_curves_of_their_own(tmp_path, network_file, capsys):
+    agent = tmp_path / "agent"
+    named = ["budget", "--agent", "marry_the_monster-mcts-v3", "--game", MTM, "--multiples", "1,2"]
+    assert strength_curve.main([*named, *FAST, "--out-dir", str(agent)]) == 0
+    base, double = (json.loads((agent / f"{n}.json").read_text()) for n in ("x1", "x2"))
+    assert base["searcher"] == double["searcher"] == "marry_the_monster-mcts-v3" and base["network"] is None
+    assert double["az_simulations"] == 2 * base["az_simulations"]
+    curve = json.loads((agent / "curve.json").read_text())
+    assert curve["searcher"] == "marry_the_monster-mcts-v3"
+    assert [p["network_file"] for p in curve["points"]] == ["marry_the_monster-mcts-v3"] * 2
+    assert "x2: marry_the_monster-mcts-v3" in capsys.readouterr().out
+    # a folder of plain az is not a folder of az with beliefs: the belief's curve refuses it as it is
+    plain = tmp_path / "plain"
+    assert (
+        strength_curve.main(
+            ["budget", "--network", str(network_file), "--multiples", "1", *FAST, "--out-dir", str(plain)]
+        )
+        == 0
+    )
+    before = (plain / "x1.json").read_bytes()
+    with pytest.raises(SystemExit) as exit_info:
+        strength_curve.main(
+            [
+                "budget",
+                "--network",
+                str(network_file),
+                "--belief",
+                "--multiples",
+                "1",
+                *FAST,
+                "--out-dir",
+                str(plain),
+            ]
+        )
+    assert exit_info.value.code == 2 and "searcher" in capsys.readouterr().err
+    assert (plain / "x1.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--agent", "mcts-v3"], "give either --network"),
+        (["--game", "no_such_game-v0"], "--agent needs --game"),
+        (["--belief", "--game", MTM], "--belief is the network search's"),
+    ],
+)
+def test_a_named_search_needs_its_game_and_no_network(tmp_path, network_file, capsys, extra, message):
+    first = (
+        ["--network", str(network_file)]
+        if extra[0] == "--agent"
+        else ["--agent", "marry_the_monster-mcts-v3"]
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        strength_curve.main(["budget", *first, *extra, "--players", "2", "--out-dir", str(tmp_path / "o")])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(
     "extra,message",
     [

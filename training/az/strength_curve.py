@@ -4,6 +4,9 @@
     python -m monster_zoo.training.az.strength_curve budget --players 2 --opponent mcts \\
         --network agents/champions/monster_factory-az-v2.npz --rollout-weight 1 \\
         --multiples 1,2,4 --games 200 --out-dir results/monster_factory_budget
+    python -m monster_zoo.training.az.strength_curve budget --players 3 --opponent mighty_monsters-mcts-v2 \\
+        --agent mighty_monsters-mcts-v3 --game mighty_monsters-v0 --multiples 1,2 \\
+        --out-dir results/mighty_monsters_mcts_budget
     python -m monster_zoo.training.az.strength_curve training --players 2 --opponent mcts \\
         --run runs/<run> --rollout-weight 1 --games 100 --out-dir results/monster_factory_training
 
@@ -13,7 +16,9 @@ move? Where it does not, two curves say more:
 - ``budget`` plays ``az`` at multiples of its equal-time simulations: the multiple 1 is sized by
   ``strength`` (its pilot games included), every other multiple plays that count times the
   multiple. The curve shows the budget (as the ratio of CPU time per move spent by the two sides)
-  at which ``az`` reaches a target, if it does.
+  at which ``az`` reaches a target, if it does. ``--belief`` plays ``az`` with beliefs, and
+  ``--agent`` (with ``--game``) a named search of the registry in its place (an ``mcts`` version),
+  as ``strength`` does.
 - ``training`` plays the networks a training run saved (its ``--init-network`` first, then every
   ``--every``-th checkpoint and the last) at one count, sized at equal time for the first: the
   networks share one shape, so one count is one budget. The curve shows whether training moves
@@ -33,12 +38,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from monster_zoo import envs
 from monster_zoo.agents.network import read_network
 from monster_zoo.envs.core.bounded_reading import read_json_file
 from monster_zoo.envs.core.escaping import plot_text
 from monster_zoo.envs.core.safe_writing import write_atomic
 from monster_zoo.training.az.pooled import ReportError, read_report
-from monster_zoo.training.az.strength import MAX_BUDGET_MS, measure
+from monster_zoo.training.az.strength import MAX_BUDGET_MS, measure, searcher_label
 
 MAX_MULTIPLE = 64.0
 MAX_ARGS_BYTES = 1 << 20  # a run's args.json is about 1.5 KB
@@ -119,13 +125,15 @@ def reuse_or_play(path: Path, expected: dict, play) -> dict:
 
 def point(name: str, x: float, network_file: str, report: dict) -> dict:
     """A curve's point from its report. ``time_ratio`` is the CPU time per move the two sides
-    spent, ``az`` over its opponent (``None`` where the opponent's is too small to time)."""
+    spent, the searching side over its opponent (``None`` where the opponent's is too small to
+    time); ``network_file`` is the network's file, or the named search that played."""
     az_ms, opponent_ms = report["az"]["mean_ms"], report["opponent_moves"]["mean_ms"]
     return {
         "name": name,
         "x": x,
         "network": report["network"],
         "network_file": network_file,
+        "searcher": report.get("searcher", "az"),
         "simulations": report["az_simulations"],
         "az_ms": az_ms,
         "opponent_ms": opponent_ms,
@@ -138,7 +146,7 @@ def point(name: str, x: float, network_file: str, report: dict) -> dict:
 
 
 def budget_curve(
-    network: str,
+    network: str | None,
     players: int,
     opponent: str,
     multiples: Sequence[float],
@@ -149,15 +157,21 @@ def budget_curve(
     progress: bool = False,
 ) -> list[dict]:
     """The ``budget`` curve's points (see the module doc); ``series`` holds the rest of
-    :func:`~monster_zoo.training.az.strength.measure`'s arguments."""
+    :func:`~monster_zoo.training.az.strength.measure`'s arguments (``agent`` and ``game_id`` for a
+    named search in place of ``network``, ``belief`` for az with beliefs)."""
+    agent, belief = series.get("agent"), bool(series.get("belief"))
     expected = {
-        "network": read_network(network).name,
+        "network": read_network(network).name if network is not None else None,
         "num_players": players,
         "opponent": opponent,
         "seed": seed,
         "games": games,
         "az_rollout_weight": series.get("rollout_weight", 0.0),
     }
+    if agent is not None or belief:  # older plain az reports name no searcher, so only these check it
+        expected["searcher"] = searcher_label(agent, belief)
+    if agent is not None:  # a named search has no network to name its game
+        expected["game"] = series["game_id"]
     base = reuse_or_play(
         out_dir / "x1.json",
         expected,
@@ -186,7 +200,7 @@ def budget_curve(
                 ),
             )
         )
-        points.append(point(name, multiple, network, report))
+        points.append(point(name, multiple, network if network is not None else str(agent), report))
     return points
 
 
@@ -252,7 +266,10 @@ def plot_curve(curve: dict, path: Path) -> Path:
     rates = [p["win_rate"] for p in points]
     below = [r - p["interval95"][0] for r, p in zip(rates, points)]
     above = [p["interval95"][1] - r for r, p in zip(rates, points)]
-    axes.errorbar(xs, rates, yerr=[below, above], marker="o", capsize=3, label="az, 95% interval")
+    searcher = curve.get("searcher", "az")
+    axes.errorbar(
+        xs, rates, yerr=[below, above], marker="o", capsize=3, label=plot_text(f"{searcher}, 95% interval")
+    )
     axes.axhline(
         curve["equal_share"], color="grey", linestyle=":", label=f"equal share {curve['equal_share']:g}"
     )
@@ -263,17 +280,17 @@ def plot_curve(curve: dict, path: Path) -> Path:
         axes.set_xticks(xs, [f"{x:.2g}x" for x in xs])
         axes.minorticks_off()
         axes.set_xlabel(
-            "CPU time per move, az / opponent (as spent)"
+            plot_text(f"CPU time per move, {searcher} / opponent (as spent)")
             if by_ratio
-            else "az's simulations, multiple of its equal-time count"
+            else plot_text(f"{searcher}'s simulations, multiple of its equal-time count")
         )
     else:
         axes.set_xlabel("training round (0: the network it started from)")
-    axes.set_ylabel("win rate of the az seat")
+    axes.set_ylabel(plot_text(f"win rate of the {searcher} seat"))
     axes.set_ylim(0, 1)
     axes.set_title(
         plot_text(
-            f"{curve['game']} {curve['num_players']}p: az against {curve['opponent']}, "
+            f"{curve['game']} {curve['num_players']}p: {searcher} against {curve['opponent']}, "
             f"{curve['games']} games a point"
         ),
         fontsize=10,
@@ -295,7 +312,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="az at multiples of its equal-time simulations",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    budget.add_argument("--network", required=True, help="network file of monster-zoo az")
+    budget.add_argument("--network", default=None, help="network file of monster-zoo az")
+    budget.add_argument(
+        "--agent",
+        default=None,
+        help="a named search to play instead of a network (an mcts version: <game>-mcts-v3); needs --game",
+    )
+    budget.add_argument("--game", default=None, help="the game id, with --agent (a network names its own)")
+    budget.add_argument(
+        "--belief",
+        action="store_true",
+        help="the network's search deals its simulations from its seat's belief",
+    )
     budget.add_argument(
         "--multiples", default="1,2,4", help="multiples of the equal-time simulations, increasing, 1 included"
     )
@@ -371,6 +399,13 @@ def check_args(args: argparse.Namespace) -> str | None:
     ):
         if not ok:
             return f"{flag} must be {need}, got {value}"
+    if args.kind == "budget":
+        if (args.network is None) == (args.agent is None):
+            return "give either --network (the az search over a network) or --agent (a named search)"
+        if args.agent is not None and args.game not in envs.available():
+            return f"--agent needs --game, one of {', '.join(envs.available())}; got {args.game}"
+        if args.agent is not None and args.belief:
+            return "--belief is the network search's; a named search keeps its own (mcts-v3 has beliefs)"
     if args.out_dir.exists() and not args.out_dir.is_dir():
         return f"--out-dir {str(args.out_dir)!r} is a file, not a folder"
     return None
@@ -394,6 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.kind == "budget":
             multiples = parse_multiples(args.multiples)
             args.out_dir.mkdir(parents=True, exist_ok=True)
+            named = {"agent": args.agent, "game_id": args.game} if args.agent is not None else {}
             points = budget_curve(
                 args.network,
                 args.players,
@@ -402,7 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.games,
                 args.seed,
                 args.out_dir,
-                series,
+                {**series, **named, "belief": args.belief},
                 progress,
             )
         else:
@@ -423,6 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = read_report(args.out_dir / points[0]["report"])
     curve = {
         "kind": args.kind,
+        "searcher": first.get("searcher", "az"),
         "game": first["game"],
         "num_players": args.players,
         "opponent": args.opponent,
@@ -439,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for p in points:
         ratio = f"{p['time_ratio']:g}x" if p["time_ratio"] else "too fast to compare"
         print(
-            f"{p['name']}: az {p['simulations']} simulations, {p['az_ms']} ms/move against {p['opponent_ms']} "
+            f"{p['name']}: {p['searcher']} {p['simulations']} simulations, {p['az_ms']} ms/move against {p['opponent_ms']} "
             f"({ratio}): {p['win_rate']:.3f} [{p['interval95'][0]:.3f}, {p['interval95'][1]:.3f}] "
             f"over {p['games']} games"
         )
