@@ -16,7 +16,9 @@ runs the same comparison). The sources:
 * ``training/results/champions/``: the PPO champions' training summaries, evaluations and
   side-by-side batches (``batch_*.jsonl``);
 * ``training/results/belief_strength/*.json``: the searches with beliefs against those without
-  (``python -m monster_zoo.training.az.strength --out``).
+  (``python -m monster_zoo.training.az.strength --out``), and over their budgets
+  (``training/results/belief_budget/*/x*.json``, ``python -m monster_zoo.training.az.strength_curve
+  budget``).
 
 Every row carries its date, host, git commit and protocol where its record has them, and "not
 recorded" where it does not: a missing field is never filled in. The data files are parsed as

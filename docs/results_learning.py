@@ -8,7 +8,7 @@ used, for its notice) and formats every value through ``results_format``.
 from pathlib import Path
 
 from results_az import findings_section, selection_section
-from results_beliefs import belief_section, cost_section, knowledge_section, model_section
+from results_beliefs import belief_section, budget_section, cost_section, knowledge_section, model_section
 from results_format import (
     NOT_RECORDED,
     DataError,
@@ -451,6 +451,7 @@ def agents_page(root: Path) -> Page:
             table(header, groups["against mcts"], key=lambda row: (row[0], row[1].rjust(3), row[4])),
         ),
         belief_section(src),
+        budget_section(src),
         model_section(src),
         knowledge_section(src),
         cost_section(src),

@@ -13,15 +13,15 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "docs"))
 
-from results_beliefs import AZ_TARGET, BELIEF_STRENGTH, TARGET  # noqa: E402
+from results_beliefs import AZ_TARGET, BELIEF_BUDGET, BELIEF_STRENGTH, BUDGET_PICTURES, TARGET  # noqa: E402
 from results_format import NOT_RECORDED  # noqa: E402
 from results_learning import agents_page  # noqa: E402
 
 REPORT = {
-    "game": "monster_factory-v0",
+    "game": "monstargh-v0",
     "num_players": 2,
-    "searcher": "monster_factory-mcts-v3",
-    "opponent": "monster_factory-mcts-v2",
+    "searcher": "monstargh-mcts-v3",
+    "opponent": "monstargh-mcts-v2",
     "games": 200,
     "seed": 0,
     "win_rate": 0.5612,
@@ -57,14 +57,14 @@ def root_with(reports: dict[str, dict]) -> Path:
 
 
 def test_a_report_renders_its_row_with_date_host_commit_and_protocol():
-    root = root_with({"monster_factory_2p.json": REPORT})
+    root = root_with({"monstargh_2p.json": REPORT})
     header, row = rows(root)
     assert len(row) == len(header) and header[5] == "target met"
     assert row[:9] == [
-        "monster_factory-v0",
+        "monstargh-v0",
         "2",
-        "monster_factory-mcts-v3",
-        "monster_factory-mcts-v2",
+        "monstargh-mcts-v3",
+        "monstargh-mcts-v2",
         "0.561 [0.492, 0.628] (200 games)",
         f"≥ {TARGET:.2f}: yes",
         "0.500",
@@ -80,15 +80,15 @@ def test_a_report_renders_its_row_with_date_host_commit_and_protocol():
         "50 games read back",
     ):
         assert part in row[12]
-    assert f"{BELIEF_STRENGTH}/monster_factory_2p.json" in agents_page(root).sources
+    assert f"{BELIEF_STRENGTH}/monstargh_2p.json" in agents_page(root).sources
     shutil.rmtree(root)
 
 
 def test_a_miss_says_no_and_missing_fields_read_not_recorded():
     root = root_with({"a.json": {**REPORT, "win_rate": 0.43}, "b.json": {}})
     _, first, second = rows(root)
-    missed = next(row for row in (first, second) if row[0] == "monster_factory-v0")
-    empty = next(row for row in (first, second) if row[0] != "monster_factory-v0")
+    missed = next(row for row in (first, second) if row[0] == "monstargh-v0")
+    empty = next(row for row in (first, second) if row[0] != "monstargh-v0")
     assert missed[5] == f"≥ {TARGET:.2f}: no"
     assert empty[0] == empty[2] == empty[5] == empty[9] == empty[11] == NOT_RECORDED
     shutil.rmtree(root)
@@ -102,7 +102,84 @@ def test_the_learned_search_is_held_to_its_own_target():
     root = root_with({"az.json": learned, "mcts.json": tuned})
     _, first, second = rows(root)
     az, mcts = (first, second) if "mcts" not in first[2] else (second, first)
-    assert az[5] == f"≥ {AZ_TARGET:.2f}: no" and mcts[5] == f"≥ {TARGET:.2f}: yes"
+    assert az[5] == f"≥ {AZ_TARGET:.2f}, lower bound above 0.500: no" and mcts[5] == f"≥ {TARGET:.2f}: yes"
+    shutil.rmtree(root)
+
+
+def test_a_game_that_hides_nothing_holds_the_believing_search_to_no_target():
+    """Monster Factory hides nothing, so its mcts-v3 is version 2 and no belief has anything to learn."""
+    factory = {
+        **REPORT,
+        "game": "monster_factory-v0",
+        "searcher": "monster_factory-mcts-v3",
+        "win_rate": 0.46,
+    }
+    root = root_with({"factory.json": factory})
+    _, row = rows(root)
+    assert row[5] == "none: the game hides nothing"
+    shutil.rmtree(root)
+
+
+def test_the_learned_search_needs_its_lower_bound_above_the_share_and_at_four_players_the_share():
+    """At two players the rate must reach the target with the interval's lower bound above the
+    equal share; at four, one learned search against three tuned ones must have it above the share."""
+    az = {**REPORT, "searcher": "az with beliefs", "win_rate": AZ_TARGET + 0.01}
+    cases = {
+        "sure.json": ({**az, "interval95": [0.53, 0.68]}, "yes"),
+        "unsure.json": ({**az, "interval95": [0.48, 0.69]}, "no"),
+        "four_above.json": ({**az, "num_players": 4, "equal_share": 0.25, "interval95": [0.26, 0.4]}, "yes"),
+        "four_below.json": ({**az, "num_players": 4, "equal_share": 0.25, "interval95": [0.245, 0.37]}, "no"),
+    }
+    root = root_with({name: report for name, (report, _) in cases.items()})
+    by_report = {row[-1].rsplit("report ", 1)[1]: row for row in rows(root)[1:]}
+    for name, (report, met) in cases.items():
+        cell = by_report[f"{BELIEF_STRENGTH}/{name}"][5]
+        if report["num_players"] == 4:
+            assert cell == f"lower bound above 0.250: {met}"
+        else:
+            assert cell == f"≥ {AZ_TARGET:.2f}, lower bound above 0.500: {met}"
+    shutil.rmtree(root)
+
+
+def test_a_budget_curve_renders_a_row_per_point_with_its_multiple_time_ratio_and_picture():
+    root = root_with({})
+    points = {
+        "x1.json": {**REPORT, "win_rate": 0.46},
+        "x2.json": {**REPORT, "az_simulations": 1740, "az": {"mean_ms": 204.5}, "win_rate": 0.58},
+    }
+    for name, report in points.items():
+        path = root / BELIEF_BUDGET / "monstargh_mcts_2p" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report), encoding="utf-8")
+    picture = root / BUDGET_PICTURES / "monstargh_mcts_2p.png"
+    picture.parent.mkdir(parents=True)
+    picture.write_bytes(b"png")
+    header, first, second = section_rows(root, "Search with beliefs over its budget")
+    assert header[4:10] == [
+        "simulations, multiple",
+        "simulations",
+        "CPU ms a move (search / opponent)",
+        "time ratio",
+        "win rate [95%]",
+        "target met",
+    ]
+    assert first[4:10] == [
+        "x1",
+        "870",
+        "99.5 / 102.25",
+        "0.97",
+        "0.460 [0.492, 0.628] (200 games)",
+        "≥ 0.55: no",
+    ]
+    assert second[4:10] == [
+        "x2",
+        "1,740",
+        "204.5 / 102.25",
+        "2.00",
+        "0.580 [0.492, 0.628] (200 games)",
+        "≥ 0.55: yes",
+    ]
+    assert "(../pictures/belief_budget/monstargh_mcts_2p.png)" in agents_page(root).markdown()
     shutil.rmtree(root)
 
 
