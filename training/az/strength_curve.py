@@ -277,22 +277,26 @@ def plot_curve(curve: dict, path: Path) -> Path:
         axes.axhline(curve["target"], color="tab:red", linestyle="--", label=f"target {curve['target']:g}")
     if curve["kind"] == "budget":
         axes.set_xscale("log", base=2)
+        axes.margins(x=0.15)  # room for the points' names at the ends
         axes.set_xticks(xs, [f"{x:.2g}x" for x in xs])
         axes.minorticks_off()
         axes.set_xlabel(
-            plot_text(f"CPU time per move, {searcher} / opponent (as spent)")
+            "CPU time per move, searching seat / opponent (as spent)"
             if by_ratio
-            else plot_text(f"{searcher}'s simulations, multiple of its equal-time count")
+            else "the searching seat's simulations, multiple of its equal-time count"
         )
+        for x, rate, p in zip(xs, rates, points):  # which multiple each point played, where x is the time
+            axes.annotate(
+                plot_text(p["name"]), (x, rate), textcoords="offset points", xytext=(6, 6), fontsize=8
+            )
     else:
         axes.set_xlabel("training round (0: the network it started from)")
-    axes.set_ylabel(plot_text(f"win rate of the {searcher} seat"))
+    axes.set_ylabel("win rate of the searching seat")
     axes.set_ylim(0, 1)
     axes.set_title(
-        plot_text(
-            f"{curve['game']} {curve['num_players']}p: {searcher} against {curve['opponent']}, "
-            f"{curve['games']} games a point"
-        ),
+        plot_text(f"{curve['game']} {curve['num_players']}p: {searcher}")
+        + "\n"
+        + plot_text(f"against {curve['opponent']}, {curve['games']} games a point"),
         fontsize=10,
     )
     axes.legend(fontsize=8)
