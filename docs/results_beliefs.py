@@ -86,10 +86,15 @@ def _loads(report: dict) -> str:
     return f"load {load(facts.get('load_1min'))}-{load(facts.get('load_1min_end'))}"
 
 
-def _moves(report: dict, side: str) -> str:
-    """A side's mean CPU milliseconds a move as spent in the series."""
+def _mean_ms(report: dict, side: str):
+    """A side's mean CPU milliseconds a move as spent in the series (None where not recorded)."""
     spent = report.get(side) if isinstance(report.get(side), dict) else {}
-    return exact(spent.get("mean_ms"))
+    return spent.get("mean_ms")
+
+
+def _moves(report: dict, side: str) -> str:
+    """A side's mean CPU milliseconds a move as spent in the series, as a cell."""
+    return exact(_mean_ms(report, side))
 
 
 def belief_row(name: str, report: dict) -> list[str]:
@@ -154,14 +159,9 @@ def belief_section(src: Sources) -> str:
 def budget_row(name: str, report: dict) -> list[str]:
     """One point of a budget curve: the series' searches, the multiple of its equal-time
     simulations, the CPU time both sides spent, the result against the series' target."""
-    found = MULTIPLE.search(name.rsplit("/", 1)[-1])
-    az_ms = report.get("az", {}).get("mean_ms") if isinstance(report.get("az"), dict) else None
-    spent = report.get("opponent_moves") if isinstance(report.get("opponent_moves"), dict) else {}
-    ratio = (
-        az_ms / spent["mean_ms"]
-        if is_number(az_ms) and is_number(spent.get("mean_ms")) and spent["mean_ms"]
-        else None
-    )
+    found = MULTIPLE.fullmatch(name.rsplit("/", 1)[-1])
+    az_ms, opponent_ms = _mean_ms(report, "az"), _mean_ms(report, "opponent_moves")
+    ratio = az_ms / opponent_ms if is_number(az_ms) and is_number(opponent_ms) and opponent_ms else None
     return [
         text(report.get("game")),
         exact(report.get("num_players")),
