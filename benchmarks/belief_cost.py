@@ -7,7 +7,8 @@
 Per game (at its smallest player count, or ``--players``), ``<game>-mcts-v3`` (the tuned search
 with simulations dealt from its belief; with ``--search az`` the learned search's belief version,
 ``<game>-az-vK`` of :data:`~monster_zoo.agents.az.shipped.BELIEF_VERSIONS`) plays seeded games in one seat against ``--opponent`` in
-the others, seats rotated. In the searching process, ``time.process_time`` measures each of its
+the others, seats rotated, after ``--warm-up`` untimed games (default 1: a process's first moves
+load or compile the kernels). In the searching process, ``time.process_time`` measures each of its
 moves whole, the belief's part of it (bringing the particles up to the game: every move since the
 last one weighed and resampled), and what the belief does between its moves (keeping a redeal of
 each view it is told). The line per game gives the belief's CPU milliseconds per move, the move's,
@@ -90,16 +91,30 @@ def believing_search(game_id: str, search: str) -> str:
     return f"{game}-az-v{max(versions)}"
 
 
+#: Seeds of the warm-up games start here, far from any timed game's.
+WARM_UP_SEED = 1_000_000
+
+
 def measure(
-    game_id: str, opponent: str, num_players: int, games: int, seed: int, search: str = "mcts"
+    game_id: str,
+    opponent: str,
+    num_players: int,
+    games: int,
+    seed: int,
+    search: str = "mcts",
+    warm_up: int = 1,
 ) -> dict:
-    """One game's line (see the module doc)."""
+    """One game's line (see the module doc), after ``warm_up`` untimed games: a process's first
+    moves load or compile the kernels, which no move at play pays."""
     name = believing_search(game_id, search)
     options = {"num_players": num_players}
+    names = [name] + [opponent] * (num_players - 1)
+    for _ in iter_games(game_id, names, warm_up, seed + WARM_UP_SEED, options):
+        pass
     clock = BeliefClock(make_agent(name, game_id, seed, options))
     field = [clock] + [make_agent(opponent, game_id, seed + i, options) for i in range(1, num_players)]
     load = os.getloadavg()[0]
-    for _ in iter_games(game_id, [name] + [opponent] * (num_players - 1), games, seed, options, agents=field):
+    for _ in iter_games(game_id, names, games, seed, options, agents=field):
         pass
     moves, belief = np.asarray(clock.moves), np.asarray(clock.belief)
     return {
@@ -108,6 +123,7 @@ def measure(
         "opponent": opponent,
         "num_players": num_players,
         "games": games,
+        "warm_up_games": warm_up,
         "moves": int(moves.size),
         "simulations": getattr(clock.agent, "simulations", None) or clock.agent.settings.simulations,
         "particles": clock.agent.belief_settings.particles,
@@ -137,6 +153,9 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=4, help="games per game id, seats rotated")
     parser.add_argument("--players", type=int, default=None, help="player count (default: the smallest)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--warm-up", type=int, default=1, help="untimed games first (kernels load or compile)"
+    )
     parser.add_argument("--out", required=True, help="JSON-lines file to write")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     args = parser.parse_args(argv)
@@ -148,6 +167,8 @@ def main(argv=None) -> int:
         )
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.warm_up < 0:
+        parser.error("--warm-up must be 0 or more")
     if problem := output_problem("--out", args.out, overwrite=args.overwrite):
         parser.error(problem)
     lines = [measurement_header()]
@@ -157,7 +178,7 @@ def main(argv=None) -> int:
         if not spec.min_players <= n <= spec.max_players:
             parser.error(f"{game_id} plays {spec.min_players}-{spec.max_players} players, not {n}")
         try:
-            lines.append(measure(game_id, args.opponent, n, args.games, args.seed, args.search))
+            lines.append(measure(game_id, args.opponent, n, args.games, args.seed, args.search, args.warm_up))
         except ValueError as error:  # no network to search, or a count the network does not play
             parser.error(str(error))
         print(json.dumps(lines[-1]), flush=True)

@@ -365,6 +365,7 @@ def cost_section(src: Sources) -> str:
                 *_run(header, name),
                 protocol(
                     f"{exact(line.get('games'))} games, seats rotated",
+                    f"warm-up games (untimed): {exact(line.get('warm_up_games', 0))}",
                     f"{exact(line.get('particles'))} particles",
                     f"load {load((line.get('load_1min') or [None])[0])}-{load((line.get('load_1min') or [None])[-1])}",
                     f"file {text(name)}",

@@ -9,18 +9,22 @@ out below for the greedy model and for the network model.
 """
 
 import dataclasses
+import shutil
 
 import numpy as np
 import pytest
 
 from monster_zoo import envs
+from monster_zoo.agents.belief import opponent
 from monster_zoo.agents.belief.kernels import effective_size, pick_weighted, resample_particles
 from monster_zoo.agents.belief.opponent import opponent_model
 from monster_zoo.agents.belief.settings import BeliefSettings, belief_settings
 from monster_zoo.agents.belief.tracker import Belief
 from monster_zoo.agents.greedy.agent import greedy_kernel
+from monster_zoo.agents.model_file import ModelFileError
 from monster_zoo.agents.network import evaluate, random_network
 from monster_zoo.agents.search.tuned import search_config
+from monster_zoo.agents.shipped_files import CHAMPION_DIR, MANIFEST, verify_shipped
 from monster_zoo.envs.core.contract import H_CURRENT, H_NUM_PLAYERS, H_STEPS
 from monster_zoo.envs.core.rng import make_rng, rng_pick_set
 from monster_zoo.envs.registry import declaration
@@ -429,6 +433,26 @@ def test_the_opponent_model_is_the_settings_network_where_it_plays_the_table():
             ValueError, match="is not a shipped network file; those are: .*monstargh-az-v2.npz"
         ):
             opponent_model(game_id, BeliefSettings(network=bad))
+
+
+def test_the_opponent_model_network_is_verified_once_per_version_of_its_file(tmp_path, monkeypatch):
+    """Agents made one after another share the verified network; a file changed afterwards (new
+    bytes, so a new size) is verified again and refused for its digest."""
+    name = "monstargh-az-v2.npz"
+    for copied in (name, MANIFEST):
+        shutil.copyfile(CHAMPION_DIR / copied, tmp_path / copied)
+    monkeypatch.setattr(opponent, "CHAMPION_DIR", tmp_path)
+    verified = []
+    monkeypatch.setattr(
+        opponent, "verify_shipped", lambda path: verified.append(path) or verify_shipped(path)
+    )
+    first = opponent.shipped_model_network(name, "monstargh-v0")
+    assert opponent.shipped_model_network(name, "monstargh-v0") is first
+    assert verified == [tmp_path / name]
+    with open(tmp_path / name, "ab") as f:
+        f.write(b"changed")
+    with pytest.raises(ModelFileError, match="changed after it shipped"):
+        opponent.shipped_model_network(name, "monstargh-v0")
 
 
 @pytest.mark.parametrize("game_id", HIDDEN_GAMES)

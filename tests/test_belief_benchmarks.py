@@ -60,6 +60,15 @@ def test_the_cost_run_times_the_learned_search_belief_version(tmp_path):
     assert 0 < line["belief_ms"] < line["move_ms"] and 0 < line["share"] < 1
 
 
+def test_the_cost_run_times_only_its_own_games_after_the_warm_up():
+    """The warm-up games are played but not timed: the timed games' moves are the same with or
+    without them."""
+    cold = belief_cost.measure("marry_the_monster-v0", "greedy", 2, 1, 3, warm_up=0)
+    warm = belief_cost.measure("marry_the_monster-v0", "greedy", 2, 1, 3, warm_up=1)
+    assert (cold["warm_up_games"], warm["warm_up_games"]) == (0, 1)
+    assert warm["moves"] == cold["moves"] > 0
+
+
 @pytest.mark.parametrize(
     "module,argv,message",
     [
@@ -76,6 +85,7 @@ def test_the_cost_run_times_the_learned_search_belief_version(tmp_path):
         (belief_knowledge, ["--particles", "0"], "particles must be an integer >= 1"),
         (belief_cost, ["--game-ids", "monster_factory-v0"], "not among the games that hide information"),
         (belief_cost, ["--games", "0"], "--games must be at least 1"),
+        (belief_cost, ["--warm-up", "-1"], "--warm-up must be 0 or more"),
     ],
 )
 def test_bad_arguments_are_refused_naming_the_valid_ones(module, argv, message, tmp_path, capsys):

@@ -244,7 +244,8 @@ def test_the_model_fit_lists_the_likeliest_first_and_marks_the_declared_model():
 
 def test_what_the_belief_knows_and_costs_render_with_the_target_and_pictures():
     """The knowledge table gives the gain as recorded and shows the game's picture where it is in
-    the tree; the cost table judges the share against the 10% limit."""
+    the tree; the cost table judges the share against the 10% limit and says how many untimed
+    games warmed the kernels."""
     knows = {
         "game": "monstargh-v0",
         "opponent": "mcts",
@@ -266,7 +267,13 @@ def test_what_the_belief_knows_and_costs_render_with_the_target_and_pictures():
     assert "](../pictures/belief/monstargh.png)" in agents_page(root).markdown()
     costs = [
         {"game": "monstargh-v0", "agent": "monstargh-mcts-v3", "opponent": "greedy", "share": 0.052},
-        {"game": "monster_arena-v0", "agent": "monster_arena-mcts-v3", "opponent": "greedy", "share": 0.12},
+        {
+            "game": "monster_arena-v0",
+            "agent": "monster_arena-mcts-v3",
+            "opponent": "greedy",
+            "share": 0.12,
+            "warm_up_games": 1,
+        },
     ]
     (root / "docs" / "measurements" / "belief_cost_cpu.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in [HEADER, *costs]), encoding="utf-8"
@@ -274,4 +281,6 @@ def test_what_the_belief_knows_and_costs_render_with_the_target_and_pictures():
     header, argh, arena = section_rows(root, "What the belief costs")
     limit = header.index("≤ 10.0%")
     assert (argh[limit], arena[limit]) == ("yes", "no") and argh[header.index("belief's share")] == "5.2%"
+    assert "warm-up games (untimed): 0" in argh[-1]  # a line from before warm-ups were recorded
+    assert "warm-up games (untimed): 1" in arena[-1]
     shutil.rmtree(root)

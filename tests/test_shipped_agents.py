@@ -261,8 +261,11 @@ def greedy_rate(game_id: str, name: str, n: int, games: int, seed: int = 0):
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAMES)
 def test_search_beats_greedy_at_the_smallest_player_count(game_id):
-    rate, low = greedy_rate(game_id, "mcts", smallest(game_id), 200)
-    assert rate >= 0.65 and low > 0.55, (rate, low)
+    """At least 0.15 above the equal share with the lower bound 0.05 above it: 0.65 and 0.55 at two
+    players, the same margins over the third of a three-player game (Mighty Monsters)."""
+    n = smallest(game_id)
+    rate, low = greedy_rate(game_id, "mcts", n, 200)
+    assert rate >= 1.0 / n + 0.15 and low > 1.0 / n + 0.05, (rate, low)
 
 
 @pytest.mark.slow

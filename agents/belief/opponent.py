@@ -2,6 +2,8 @@
 with a policy network where the settings ask for one and a network plays the table's player count."""
 
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -41,9 +43,18 @@ def shipped_model_network(name: str, game_id: str) -> AZNetwork:
         raise ValueError(
             f"the belief's network {name!r} is not a shipped network file; those are: {', '.join(shipped)}"
         )
+    found = path.stat()
+    return _verified_network(path, found.st_mtime_ns, found.st_size, game_id)
+
+
+@lru_cache(maxsize=16)
+def _verified_network(path: Path, mtime_ns: int, size: int, game_id: str) -> AZNetwork:
+    """The shipped network file ``path``, verified and read once per version of the file (its
+    modification time and size are in the key, so a changed file is verified again): every search
+    agent with a belief reads its opponent model here at construction, once per game of a series."""
     verify_shipped(path)
     network = read_network(path)
-    check_fits(network, name, game_id, {"num_players": network.player_counts[0]})
+    check_fits(network, path.name, game_id, {"num_players": network.player_counts[0]})
     return network
 
 
