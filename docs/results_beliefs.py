@@ -60,13 +60,16 @@ def hides_information(game_id) -> bool:
 
 
 def target_met(report: dict) -> str:
-    """The cell saying whether a series met its target: at least the tuned search's (none where the
+    """The cell saying whether a series met its target: none for a control (the opponent's own
+    search against it); at least the tuned search's (none where the
     game hides nothing, so that a belief has nothing to learn); for the
     learned search at two or three players at least its rate with the interval's lower bound above
     the equal share; at four, the lower bound above the equal share."""
     rate, goal = report.get("win_rate"), target(report)
     if not is_number(rate) or not is_number(goal):
         return text(rate)
+    if report.get("searcher") is not None and report.get("searcher") == report.get("opponent"):
+        return "none: a control, the opponent's own search"
     if "mcts" in str(report.get("searcher", "")):
         if not hides_information(report.get("game")):
             return "none: the game hides nothing"
@@ -208,7 +211,8 @@ def budget_section(src: Sources) -> str:
         "as it was (`python -m monster_zoo.training.az.strength_curve budget --agent <game>-mcts-v3` "
         "or `--network <file> --belief`; the multiple 1 is the series of the table above). The "
         "time ratio is the CPU time a move the two sides spent, the believing search's over its "
-        "opponent's.",
+        "opponent's. A curve whose search is its opponent's own (`--agent <game>-mcts-v2` against "
+        "`<game>-mcts-v2`) is a control: what the extra time alone buys, without any belief.",
         table(header, rows, key=lambda row: (row[0], row[1].rjust(3), row[2], row[4].rjust(6)))
         + ("\n\n" + shown if shown else ""),
     )

@@ -120,6 +120,21 @@ def test_a_game_that_hides_nothing_holds_the_believing_search_to_no_target():
     shutil.rmtree(root)
 
 
+def test_a_control_of_the_opponent_own_search_is_held_to_no_target():
+    """Version 2 against itself at more time measures what time alone buys: whatever it scores,
+    no target applies to it."""
+    control = {
+        **REPORT,
+        "searcher": "monstargh-mcts-v2",
+        "opponent": "monstargh-mcts-v2",
+        "win_rate": 0.9,
+    }
+    root = root_with({"control.json": control})
+    _, row = rows(root)
+    assert row[5] == "none: a control, the opponent's own search"
+    shutil.rmtree(root)
+
+
 def test_the_learned_search_needs_its_lower_bound_above_the_share_and_at_four_players_the_share():
     """At two players the rate must reach the target with the interval's lower bound above the
     equal share; at four, one learned search against three tuned ones must have it above the share."""
