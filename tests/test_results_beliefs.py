@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY / "docs"))
 
@@ -106,32 +108,25 @@ def test_the_learned_search_is_held_to_its_own_target():
     shutil.rmtree(root)
 
 
-def test_a_game_that_hides_nothing_holds_the_believing_search_to_no_target():
-    """Monster Factory hides nothing, so its mcts-v3 is version 2 and no belief has anything to learn."""
-    factory = {
-        **REPORT,
-        "game": "monster_factory-v0",
-        "searcher": "monster_factory-mcts-v3",
-        "win_rate": 0.46,
-    }
-    root = root_with({"factory.json": factory})
+@pytest.mark.parametrize(
+    "changes,cell",
+    [
+        # Monster Factory hides nothing, so its mcts-v3 is version 2 and a belief has nothing to learn.
+        (
+            {"game": "monster_factory-v0", "searcher": "monster_factory-mcts-v3", "win_rate": 0.46},
+            "none: the game hides nothing",
+        ),
+        # Version 2 against itself at more time measures what time alone buys, whatever it scores.
+        (
+            {"searcher": "monstargh-mcts-v2", "opponent": "monstargh-mcts-v2", "win_rate": 0.9},
+            "none: a control, the opponent's own search",
+        ),
+    ],
+)
+def test_a_series_no_target_applies_to_says_why(changes, cell):
+    root = root_with({"series.json": {**REPORT, **changes}})
     _, row = rows(root)
-    assert row[5] == "none: the game hides nothing"
-    shutil.rmtree(root)
-
-
-def test_a_control_of_the_opponent_own_search_is_held_to_no_target():
-    """Version 2 against itself at more time measures what time alone buys: whatever it scores,
-    no target applies to it."""
-    control = {
-        **REPORT,
-        "searcher": "monstargh-mcts-v2",
-        "opponent": "monstargh-mcts-v2",
-        "win_rate": 0.9,
-    }
-    root = root_with({"control.json": control})
-    _, row = rows(root)
-    assert row[5] == "none: a control, the opponent's own search"
+    assert row[5] == cell
     shutil.rmtree(root)
 
 
