@@ -211,7 +211,8 @@ def budget_section(src: Sources) -> str:
         "as it was (`python -m monster_zoo.training.az.strength_curve budget --agent <game>-mcts-v3` "
         "or `--network <file> --belief`; the multiple 1 is the series of the table above). The "
         "time ratio is the CPU time a move the two sides spent, the believing search's over its "
-        "opponent's. A curve whose search is its opponent's own (`--agent <game>-mcts-v2` against "
+        "opponent's. Monster Factory hides nothing, so its curve plays `az` without beliefs (its "
+        "beliefs would change nothing). A curve whose search is its opponent's own (`--agent <game>-mcts-v2` against "
         "`<game>-mcts-v2`) is a control: what the extra time alone buys, without any belief.",
         table(header, rows, key=lambda row: (row[0], row[1].rjust(3), row[2], row[4].rjust(6)))
         + ("\n\n" + shown if shown else ""),
