@@ -100,6 +100,11 @@ def _moves(report: dict, side: str) -> str:
     return exact(_mean_ms(report, side))
 
 
+def _draws(report: dict) -> str:
+    """The series' drawn games (a shared best return), which the win rate counts as no win."""
+    return f"{exact(report.get('draws'))} draws (no win)"
+
+
 def belief_row(name: str, report: dict) -> list[str]:
     """One series' row: the table, both searches, the result against the target, the budgets
     as spent, and when, where and how it was measured."""
@@ -121,6 +126,7 @@ def belief_row(name: str, report: dict) -> list[str]:
         protocol(
             f"seed {exact(report.get('seed'))}",
             "seats rotated, deals paired",
+            _draws(report),
             f"{exact(report.get('planned_ms_per_move'))} CPU ms a move planned",
             f"{exact(pilot.get('games'))} pilot games" if pilot else "",
             _loads(report),
@@ -182,6 +188,7 @@ def budget_row(name: str, report: dict) -> list[str]:
         protocol(
             f"seed {exact(report.get('seed'))}",
             "seats rotated, deals paired",
+            _draws(report),
             _loads(report),
             f"report {text(name)}",
         ),
