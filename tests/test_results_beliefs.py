@@ -27,6 +27,7 @@ REPORT = {
     "games": 200,
     "seed": 0,
     "win_rate": 0.5612,
+    "draws": 23,
     "interval95": [0.492, 0.628],
     "equal_share": 0.5,
     "az_simulations": 870,
@@ -76,6 +77,7 @@ def test_a_report_renders_its_row_with_date_host_commit_and_protocol():
     assert row[9:12] == ["2031-01-02 03:04", "Some CPU, 2 cores", "0123456789ab"]
     for part in (
         "seed 0",
+        "23 draws (no win)",
         "101.2 CPU ms a move planned",
         "2 pilot games",
         "load 2.50-3.25",
@@ -189,6 +191,7 @@ def test_a_budget_curve_renders_a_row_per_point_with_its_multiple_time_ratio_and
         "0.580 [0.492, 0.628] (200 games)",
         "≥ 0.55: yes",
     ]
+    assert "23 draws (no win)" in first[-1]
     assert "(../pictures/belief_budget/monstargh_mcts_2p.png)" in agents_page(root).markdown()
     shutil.rmtree(root)
 
