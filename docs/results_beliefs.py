@@ -61,10 +61,10 @@ def hides_information(game_id) -> bool:
 
 def target_met(report: dict) -> str:
     """The cell saying whether a series met its target: none for a control (the opponent's own
-    search against it); at least the tuned search's (none where the
-    game hides nothing, so that a belief has nothing to learn); for the
-    learned search at two or three players at least its rate with the interval's lower bound above
-    the equal share; at four, the lower bound above the equal share."""
+    search against it); for an ``mcts`` version at least the tuned search's rate (none where the
+    game hides nothing, so that a belief has nothing to learn); for the learned search at two or
+    three players at least its rate with the interval's lower bound above the equal share; at four,
+    the lower bound above the equal share."""
     rate, goal = report.get("win_rate"), target(report)
     if not is_number(rate) or not is_number(goal):
         return text(rate)

@@ -95,6 +95,7 @@ def test_a_miss_says_no_and_missing_fields_read_not_recorded():
     empty = next(row for row in (first, second) if row[0] != "monstargh-v0")
     assert missed[5] == f"≥ {TARGET:.2f}: no"
     assert empty[0] == empty[2] == empty[5] == empty[9] == empty[11] == NOT_RECORDED
+    assert "draws" not in empty[-1]  # an unrecorded part is left out of the protocol
     shutil.rmtree(root)
 
 
